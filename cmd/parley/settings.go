@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+)
+
+// Settings is every PARLEY_* environment variable, read once at start.
+type Settings struct {
+	Addr          string
+	DataDir       string
+	DatabaseURL   string
+	SecretKey     string
+	PlatformToken string
+	LLMBaseURL    string
+	LLMAPIKey     string
+	LLMModel      string
+	OutboundAllow []string
+	OutboundPorts []int
+	MCPStdioAllow []string
+	LogLevel      slog.Level
+}
+
+// setting documents one environment variable for --help and the README.
+type setting struct {
+	name, def, help string
+}
+
+var settingsTable = []setting{
+	{"PARLEY_ADDR", "127.0.0.1:8080", "address the server listens on"},
+	{"PARLEY_DATA_DIR", "./data", "directory for the embedded SQLite database and generated key files"},
+	{"PARLEY_DATABASE_URL", "", "PostgreSQL URL (postgres://...); empty uses SQLite in the data dir"},
+	{"PARLEY_SECRET_KEY", "", "base64 or hex 32-byte key encrypting tenant secrets; empty generates a key file in the data dir"},
+	{"PARLEY_PLATFORM_TOKEN", "", "token that may create tenants; empty generates one in the data dir"},
+	{"PARLEY_LLM_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible API base URL (OpenAI, Azure, Ollama, vLLM, ...)"},
+	{"PARLEY_LLM_API_KEY", "", "API key for the LLM provider; falls back to OPENAI_API_KEY"},
+	{"PARLEY_LLM_MODEL", "gpt-4o-mini", "model used when a bot's config names none"},
+	{"PARLEY_OUTBOUND_ALLOW", "", "comma-separated CIDRs or host names tenant tools may reach despite the private-address block"},
+	{"PARLEY_OUTBOUND_PORTS", "", "comma-separated extra ports tenant tools may reach besides 80 and 443"},
+	{"PARLEY_MCP_STDIO_ALLOW", "", "comma-separated exact command lines of stdio MCP servers that may be started"},
+	{"PARLEY_LOG_LEVEL", "info", "debug, info, warn or error"},
+}
+
+// LoadSettings reads and validates the settings from getenv.
+func LoadSettings(getenv func(string) string) (Settings, error) {
+	get := func(name string) string {
+		v := strings.TrimSpace(getenv(name))
+		if v != "" {
+			return v
+		}
+		for _, s := range settingsTable {
+			if s.name == name {
+				return s.def
+			}
+		}
+		return ""
+	}
+	s := Settings{
+		Addr:          get("PARLEY_ADDR"),
+		DataDir:       get("PARLEY_DATA_DIR"),
+		DatabaseURL:   get("PARLEY_DATABASE_URL"),
+		SecretKey:     get("PARLEY_SECRET_KEY"),
+		PlatformToken: get("PARLEY_PLATFORM_TOKEN"),
+		LLMBaseURL:    get("PARLEY_LLM_BASE_URL"),
+		LLMAPIKey:     get("PARLEY_LLM_API_KEY"),
+		LLMModel:      get("PARLEY_LLM_MODEL"),
+		OutboundAllow: splitList(get("PARLEY_OUTBOUND_ALLOW")),
+		MCPStdioAllow: splitList(get("PARLEY_MCP_STDIO_ALLOW")),
+	}
+	if s.LLMAPIKey == "" {
+		s.LLMAPIKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
+	}
+	for _, p := range splitList(get("PARLEY_OUTBOUND_PORTS")) {
+		port, err := strconv.Atoi(p)
+		if err != nil || port < 1 || port > 65535 {
+			return Settings{}, fmt.Errorf("PARLEY_OUTBOUND_PORTS: %q is not a port number", p)
+		}
+		s.OutboundPorts = append(s.OutboundPorts, port)
+	}
+	if err := s.LogLevel.UnmarshalText([]byte(get("PARLEY_LOG_LEVEL"))); err != nil {
+		return Settings{}, fmt.Errorf("PARLEY_LOG_LEVEL: %q is not one of debug, info, warn, error", get("PARLEY_LOG_LEVEL"))
+	}
+	if s.DatabaseURL != "" && !strings.HasPrefix(s.DatabaseURL, "postgres://") && !strings.HasPrefix(s.DatabaseURL, "postgresql://") {
+		return Settings{}, fmt.Errorf("PARLEY_DATABASE_URL: must start with postgres:// or postgresql://")
+	}
+	return s, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// printSettings writes the settings table for --help.
+func printSettings(w io.Writer) {
+	fmt.Fprintln(w, "\nsettings (environment variables):")
+	for _, s := range settingsTable {
+		def := s.def
+		if def == "" {
+			def = `""`
+		}
+		fmt.Fprintf(w, "  %-24s default %-28s %s\n", s.name, def, s.help)
+	}
+}

@@ -1,0 +1,3 @@
+// Package auth handles credentials and permissions: API keys, passwords,
+// sessions and casbin role checks.
+package auth

@@ -1,0 +1,126 @@
+package botconfig
+
+import "encoding/json"
+
+// Config is a tenant's agent config exactly as authored. Only
+// BasicSettings.Name is required; Compile applies the documented defaults.
+type Config struct {
+	BasicSettings    BasicSettings     `json:"basic_settings"`
+	ActionBooks      []ActionBook      `json:"action_books,omitempty"`
+	Tools            []HTTPTool        `json:"tools,omitempty"`
+	NativeTools      []string          `json:"native_tools,omitempty"`
+	MCPServers       []MCPServer       `json:"mcp_servers,omitempty"`
+	ContextVariables []ContextVariable `json:"context_variables,omitempty"`
+	LLM              LLMSettings       `json:"llm"`
+	Runtime          RuntimeSettings   `json:"runtime"`
+}
+
+// BasicSettings is the bot's identity.
+type BasicSettings struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Background  string `json:"background,omitempty"`
+	Language    string `json:"language,omitempty"`
+	Tone        string `json:"tone,omitempty"`
+	ChatbotID   string `json:"chatbot_id,omitempty"`
+	Greeting    string `json:"greeting,omitempty"`
+}
+
+// ActionBook is one playbook rule: when Condition holds, do Action, using Tools.
+type ActionBook struct {
+	Condition string   `json:"condition"`
+	Action    string   `json:"action"`
+	Tools     []string `json:"tools,omitempty"`
+}
+
+// Tool execution modes.
+const (
+	ExecutionServer = "server" // the platform calls the endpoint (default)
+	ExecutionClient = "client" // the caller runs the tool; the loop pauses
+)
+
+// HTTPTool is a tool declared in the config: an HTTP endpoint the platform
+// calls, or (Execution "client") a call handed to the caller.
+type HTTPTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Endpoint    *Endpoint       `json:"endpoint,omitempty"`
+	// Execution is "server" (default) or "client".
+	Execution            string `json:"execution,omitempty"`
+	RequiresConfirmation bool   `json:"requires_confirmation,omitempty"`
+	// Ephemeral keeps only the most recent outputs of this tool in the model's
+	// context; older ones are replaced by a placeholder. 0 keeps all.
+	Ephemeral int `json:"ephemeral,omitempty"`
+}
+
+// Endpoint is an HTTP request template. See the README for the placeholder
+// rules: <param> for the model's arguments, {{var}} for context variables.
+type Endpoint struct {
+	URL         string            `json:"url"`
+	Method      string            `json:"method,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	QueryParams map[string]string `json:"query_params,omitempty"`
+	// Body is any JSON value; strings in it are templates.
+	Body json.RawMessage `json:"body,omitempty"`
+	// Timeout in seconds.
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// MCP transports.
+const (
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+	TransportStdio = "stdio"
+)
+
+// MCPServer is an MCP server whose tools the bot may use, exposed to the model
+// as <name>__<tool>.
+type MCPServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	// URL for the http and sse transports.
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Command and Args for the stdio transport.
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// Timeout per call, in seconds.
+	Timeout float64       `json:"timeout,omitempty"`
+	Tools   MCPToolFilter `json:"tools,omitempty"`
+}
+
+// MCPToolFilter narrows the server's tools: only Allow (when set), minus Deny.
+type MCPToolFilter struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// ContextVariable is a value the platform fills per dialog (from the API
+// caller or the widget), usable as {{name}} in endpoints.
+type ContextVariable struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+	// ExposeToLLM puts the value in the system prompt as a fact.
+	ExposeToLLM bool   `json:"expose_to_llm,omitempty"`
+	Default     string `json:"default,omitempty"`
+}
+
+// LLMSettings chooses the model.
+type LLMSettings struct {
+	Model          string   `json:"model,omitempty"`
+	Temperature    *float64 `json:"temperature,omitempty"`
+	MaxTokens      int      `json:"max_tokens,omitempty"`
+	FallbackModels []string `json:"fallback_models,omitempty"`
+}
+
+// RuntimeSettings limits one run of the loop.
+type RuntimeSettings struct {
+	MaxTurns          int   `json:"max_turns,omitempty"`
+	TokenBudget       int   `json:"token_budget,omitempty"`
+	TimeoutSeconds    int   `json:"timeout_seconds,omitempty"`
+	ParallelToolCalls *bool `json:"parallel_tool_calls,omitempty"`
+	RequireDoneTool   bool  `json:"require_done_tool,omitempty"`
+}

@@ -1,0 +1,56 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrorKind classifies a provider failure.
+type ErrorKind string
+
+// Provider failure kinds.
+const (
+	ErrAuth          ErrorKind = "auth"           // 401, 403: fix the key
+	ErrBadRequest    ErrorKind = "bad_request"    // 400, 404, 422: fix the request
+	ErrRateLimit     ErrorKind = "rate_limit"     // 429 that passes with time
+	ErrQuota         ErrorKind = "quota"          // 429 for an exhausted spend limit
+	ErrContextLength ErrorKind = "context_length" // the prompt is over the model's window
+	ErrServer        ErrorKind = "server"         // 5xx
+	ErrTimeout       ErrorKind = "timeout"
+	ErrNetwork       ErrorKind = "network"
+	ErrCanceled      ErrorKind = "canceled"
+)
+
+// Error is a typed provider failure. Message is safe to show: it never holds
+// the API key.
+type Error struct {
+	Kind       ErrorKind
+	Provider   string
+	StatusCode int
+	Message    string
+	// Retryable says whether the same request may succeed later.
+	Retryable bool
+	// RetryAfter is the provider's requested wait, zero when it named none.
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *Error) Error() string {
+	if e.StatusCode != 0 {
+		return fmt.Sprintf("%s: %s (status %d): %s", e.Provider, e.Kind, e.StatusCode, e.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsRetryable reports whether err is a provider error that may pass when retried,
+// and how long the provider asked to wait.
+func IsRetryable(err error) (bool, time.Duration) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Retryable, e.RetryAfter
+	}
+	return false, 0
+}

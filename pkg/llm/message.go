@@ -1,0 +1,106 @@
+package llm
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Role says who wrote a message.
+type Role string
+
+// The roles a provider understands. The system prompt travels in Request.System,
+// not as a message.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// BlockType names the kind of a content block.
+type BlockType string
+
+// Content block kinds.
+const (
+	BlockText       BlockType = "text"
+	BlockToolUse    BlockType = "tool_use"
+	BlockToolResult BlockType = "tool_result"
+)
+
+// Message is one provider-neutral chat message: a role and its content blocks.
+// User messages hold text; assistant messages hold text and tool uses; tool
+// messages hold exactly one tool result.
+type Message struct {
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
+}
+
+// Block is one piece of a message's content; exactly one of its payloads is set,
+// the one its Type names.
+type Block struct {
+	Type       BlockType   `json:"type"`
+	Text       string      `json:"text,omitempty"`
+	ToolUse    *ToolUse    `json:"tool_use,omitempty"`
+	ToolResult *ToolResult `json:"tool_result,omitempty"`
+}
+
+// ToolUse is the model's request to call a tool.
+type ToolUse struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolResult answers one ToolUse by its ID.
+type ToolResult struct {
+	ToolUseID string `json:"tool_use_id"`
+	Name      string `json:"name,omitempty"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// UserText returns a user message holding text.
+func UserText(text string) Message {
+	return Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: text}}}
+}
+
+// AssistantText returns an assistant message holding only text.
+func AssistantText(text string) Message {
+	return Message{Role: RoleAssistant, Content: []Block{{Type: BlockText, Text: text}}}
+}
+
+// ToolResultMessage returns a tool message answering one tool use.
+func ToolResultMessage(r ToolResult) Message {
+	return Message{Role: RoleTool, Content: []Block{{Type: BlockToolResult, ToolResult: &r}}}
+}
+
+// Text returns the concatenated text blocks of m.
+func (m Message) Text() string {
+	var b strings.Builder
+	for _, c := range m.Content {
+		if c.Type == BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// ToolUses returns the tool uses of m in order.
+func (m Message) ToolUses() []ToolUse {
+	var uses []ToolUse
+	for _, c := range m.Content {
+		if c.Type == BlockToolUse && c.ToolUse != nil {
+			uses = append(uses, *c.ToolUse)
+		}
+	}
+	return uses
+}
+
+// ToolResult returns the tool result of a tool message, or nil.
+func (m Message) ToolResult() *ToolResult {
+	for _, c := range m.Content {
+		if c.Type == BlockToolResult {
+			return c.ToolResult
+		}
+	}
+	return nil
+}

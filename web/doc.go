@@ -1,0 +1,3 @@
+// Package web embeds the admin UI and the chat widget: static files served as
+// they are, with no build step.
+package web
