@@ -1,0 +1,140 @@
+package apiclient
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Health asks /healthz whether the process is alive.
+func (c *Client) Health(ctx context.Context) error {
+	return c.Do(ctx, http.MethodGet, "/healthz", nil, nil)
+}
+
+// Ready asks /readyz whether the server can reach its database.
+func (c *Client) Ready(ctx context.Context) error {
+	return c.Do(ctx, http.MethodGet, "/readyz", nil, nil)
+}
+
+// CreateTenant creates a tenant (platform token only) and returns its first
+// admin key, shown this once.
+func (c *Client) CreateTenant(ctx context.Context, req CreateTenantRequest) (*CreateTenantResponse, error) {
+	var out CreateTenantResponse
+	return &out, c.Do(ctx, http.MethodPost, "/v1/tenants", req, &out)
+}
+
+// ListTenants lists tenants (platform token only).
+func (c *Client) ListTenants(ctx context.Context, cursor string) (*TenantList, error) {
+	var out TenantList
+	return &out, c.Do(ctx, http.MethodGet, withCursor("/v1/tenants", cursor), nil, &out)
+}
+
+// GetTenant returns a tenant by slug or id.
+func (c *Client) GetTenant(ctx context.Context, tenant string) (*Tenant, error) {
+	var out Tenant
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant), nil, &out)
+}
+
+// CreateAPIKey creates a key; its plaintext is in the answer only.
+func (c *Client) CreateAPIKey(ctx context.Context, tenant string, req CreateAPIKeyRequest) (*NewAPIKey, error) {
+	var out NewAPIKey
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "api-keys"), req, &out)
+}
+
+// ListAPIKeys lists a tenant's keys without their secrets.
+func (c *Client) ListAPIKeys(ctx context.Context, tenant, cursor string) (*APIKeyList, error) {
+	var out APIKeyList
+	return &out, c.Do(ctx, http.MethodGet, withCursor(tenantPath(tenant, "api-keys"), cursor), nil, &out)
+}
+
+// RevokeAPIKey revokes a key at once and returns it as revoked.
+func (c *Client) RevokeAPIKey(ctx context.Context, tenant, id string) (*APIKey, error) {
+	var out APIKey
+	return &out, c.Do(ctx, http.MethodDelete, tenantPath(tenant, "api-keys", id), nil, &out)
+}
+
+// PutSecret creates or replaces a tenant secret.
+func (c *Client) PutSecret(ctx context.Context, tenant, name, value string) (*Secret, error) {
+	var out Secret
+	return &out, c.Do(ctx, http.MethodPut, tenantPath(tenant, "secrets", name), PutSecretRequest{Value: value}, &out)
+}
+
+// ListSecrets lists a tenant's secret names; values are never returned.
+func (c *Client) ListSecrets(ctx context.Context, tenant string) (*SecretList, error) {
+	var out SecretList
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "secrets"), nil, &out)
+}
+
+// DeleteSecret deletes a tenant secret.
+func (c *Client) DeleteSecret(ctx context.Context, tenant, name string) error {
+	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "secrets", name), nil, nil)
+}
+
+// CreateBot creates a bot with config as its version 1.
+func (c *Client) CreateBot(ctx context.Context, tenant, slug string, config json.RawMessage) (*BotWithVersion, error) {
+	var out BotWithVersion
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots"), CreateBotRequest{Slug: slug, Config: config}, &out)
+}
+
+// ListBots lists a tenant's bots.
+func (c *Client) ListBots(ctx context.Context, tenant, cursor string) (*BotList, error) {
+	var out BotList
+	return &out, c.Do(ctx, http.MethodGet, withCursor(tenantPath(tenant, "bots"), cursor), nil, &out)
+}
+
+// GetBot returns a bot by slug or id.
+func (c *Client) GetBot(ctx context.Context, tenant, bot string) (*Bot, error) {
+	var out Bot
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "bots", bot), nil, &out)
+}
+
+// CreateVersion saves config as the bot's next version, or returns the
+// existing version with the same fingerprint. An invalid config is an
+// *Error with Code "invalid" and one Detail per problem.
+func (c *Client) CreateVersion(ctx context.Context, tenant, bot string, config json.RawMessage) (*Version, error) {
+	var out Version
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "versions"), CreateVersionRequest{Config: config}, &out)
+}
+
+// ListVersions lists a bot's versions, newest first.
+func (c *Client) ListVersions(ctx context.Context, tenant, bot, cursor string) (*VersionList, error) {
+	var out VersionList
+	return &out, c.Do(ctx, http.MethodGet, withCursor(tenantPath(tenant, "bots", bot, "versions"), cursor), nil, &out)
+}
+
+// GetVersion returns one version with its config and compiled prompt.
+func (c *Client) GetVersion(ctx context.Context, tenant, bot string, number int) (*Version, error) {
+	var out Version
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "bots", bot, "versions", strconv.Itoa(number)), nil, &out)
+}
+
+// Publish makes version the bot's live one; an older number rolls back.
+func (c *Client) Publish(ctx context.Context, tenant, bot string, version int) (*Bot, error) {
+	var out Bot
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "publish"), PublishRequest{Version: version}, &out)
+}
+
+// Validate checks a config without saving it.
+func (c *Client) Validate(ctx context.Context, config json.RawMessage) (*ValidateResponse, error) {
+	var out ValidateResponse
+	return &out, c.Do(ctx, http.MethodPost, "/v1/validate", ValidateRequest{Config: config}, &out)
+}
+
+// Login starts an admin UI session; the server answers with a session cookie,
+// so use WithHTTPClient with a cookie jar.
+func (c *Client) Login(ctx context.Context, email, password string) (*Me, error) {
+	var out Me
+	return &out, c.Do(ctx, http.MethodPost, "/v1/auth/login", LoginRequest{Email: email, Password: password}, &out)
+}
+
+// Logout ends the session.
+func (c *Client) Logout(ctx context.Context) error {
+	return c.Do(ctx, http.MethodPost, "/v1/auth/logout", nil, nil)
+}
+
+// Me says who the credential belongs to.
+func (c *Client) Me(ctx context.Context) (*Me, error) {
+	var out Me
+	return &out, c.Do(ctx, http.MethodGet, "/v1/auth/me", nil, &out)
+}

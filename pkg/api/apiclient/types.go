@@ -1,0 +1,244 @@
+package apiclient
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// This file is the wire format of Parley's HTTP API: the server (pkg/api)
+// encodes these types and the client decodes them, so the two cannot drift.
+
+// ErrorBody is the JSON of every error response.
+type ErrorBody struct {
+	Error Error `json:"error"`
+}
+
+// Error is an API error: a stable code, a human message and, for invalid
+// input, one detail per problem. It is also the error the client returns.
+type Error struct {
+	// Status is the HTTP status, filled by the client; it is not sent.
+	Status  int      `json:"-"`
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+	Details []Detail `json:"details,omitempty"`
+}
+
+// Error reads like "not_found: bot not found".
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Detail is one problem with a request: the JSON pointer of the offending
+// value ("" for the whole request) and what is wrong with it.
+type Detail struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+// Error codes. Each maps to exactly one HTTP status.
+const (
+	CodeBadRequest       = "bad_request"        // 400: malformed JSON or parameters
+	CodeUnauthorized     = "unauthorized"       // 401: no or bad credentials
+	CodeForbidden        = "forbidden"          // 403: credentials lack the permission
+	CodeNotFound         = "not_found"          // 404: no such resource for this caller
+	CodeMethodNotAllowed = "method_not_allowed" // 405
+	CodeConflict         = "conflict"           // 409: a slug or name is taken
+	CodeTooLarge         = "too_large"          // 413: request body over the limit
+	CodeInvalid          = "invalid"            // 422: well-formed but invalid; details say where
+	CodeRateLimited      = "rate_limited"       // 429: retry after the Retry-After header
+	CodeInternal         = "internal"           // 500: our fault; the log has the detail
+	CodeUnavailable      = "unavailable"        // 503: not ready (e.g. the database is down)
+)
+
+// Health is the body of /healthz and /readyz.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// Tenant is one customer of the platform.
+type Tenant struct {
+	ID        string    `json:"id"`
+	Slug      string    `json:"slug"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// CreateTenantRequest is the body of POST /v1/tenants.
+type CreateTenantRequest struct {
+	Slug string `json:"slug"`
+	Name string `json:"name,omitempty"`
+}
+
+// CreateTenantResponse is the new tenant and its first admin key, shown once.
+type CreateTenantResponse struct {
+	Tenant Tenant    `json:"tenant"`
+	APIKey NewAPIKey `json:"api_key"`
+}
+
+// TenantList is one page of tenants.
+type TenantList struct {
+	Tenants    []Tenant `json:"tenants"`
+	NextCursor string   `json:"next_cursor,omitempty"`
+}
+
+// API key kinds and scopes.
+const (
+	KeyKindServer      = "sk" // server key, scopes admin and/or chat
+	KeyKindPublishable = "pk" // widget key, bound to one bot and allowed origins
+	ScopeAdmin         = "admin"
+	ScopeChat          = "chat"
+)
+
+// APIKey describes a key without its secret: only the prefix and last four
+// characters are kept.
+type APIKey struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Kind       string     `json:"kind"`
+	Scopes     []string   `json:"scopes"`
+	Bot        string     `json:"bot,omitempty"`
+	Origins    []string   `json:"origins,omitempty"`
+	Prefix     string     `json:"prefix"`
+	Last4      string     `json:"last4"`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+}
+
+// NewAPIKey is a key just created: the only time its plaintext is shown.
+type NewAPIKey struct {
+	APIKey
+	Key string `json:"key"`
+}
+
+// CreateAPIKeyRequest is the body of POST /v1/tenants/{tenant}/api-keys.
+// Kind defaults to "sk"; a "pk" key needs Bot and Origins.
+type CreateAPIKeyRequest struct {
+	Name      string     `json:"name"`
+	Kind      string     `json:"kind,omitempty"`
+	Scopes    []string   `json:"scopes,omitempty"`
+	Bot       string     `json:"bot,omitempty"`
+	Origins   []string   `json:"origins,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// APIKeyList is one page of a tenant's keys, revoked ones included.
+type APIKeyList struct {
+	APIKeys    []APIKey `json:"api_keys"`
+	NextCursor string   `json:"next_cursor,omitempty"`
+}
+
+// PutSecretRequest is the body of PUT /v1/tenants/{tenant}/secrets/{name}.
+// Secrets are write-only: no response ever carries a value.
+type PutSecretRequest struct {
+	Value string `json:"value"`
+}
+
+// Secret names a stored secret.
+type Secret struct {
+	Name      string    `json:"name"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SecretList is every secret name of a tenant.
+type SecretList struct {
+	Secrets []Secret `json:"secrets"`
+}
+
+// Bot is a tenant's chatbot; its behaviour is its published version.
+type Bot struct {
+	ID               string    `json:"id"`
+	Slug             string    `json:"slug"`
+	Name             string    `json:"name"`
+	LatestVersion    int       `json:"latest_version"`
+	PublishedVersion int       `json:"published_version,omitempty"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// CreateBotRequest is the body of POST /v1/tenants/{tenant}/bots.
+type CreateBotRequest struct {
+	Slug   string          `json:"slug"`
+	Config json.RawMessage `json:"config"`
+}
+
+// BotWithVersion answers bot creation: the bot and its version 1.
+type BotWithVersion struct {
+	Bot     Bot     `json:"bot"`
+	Version Version `json:"version"`
+}
+
+// BotList is one page of a tenant's bots.
+type BotList struct {
+	Bots       []Bot  `json:"bots"`
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// Version is one immutable saved config of a bot with what it compiled to.
+type Version struct {
+	Number      int             `json:"number"`
+	Fingerprint string          `json:"fingerprint"`
+	Published   bool            `json:"published"`
+	Config      json.RawMessage `json:"config,omitempty"`
+	Prompt      string          `json:"prompt,omitempty"`
+	CreatedAt   time.Time       `json:"created_at"`
+}
+
+// CreateVersionRequest is the body of POST .../bots/{bot}/versions. Saving
+// a config identical to an existing version returns that version.
+type CreateVersionRequest struct {
+	Config json.RawMessage `json:"config"`
+}
+
+// VersionList is one page of a bot's versions, newest first; lists leave out
+// Config and Prompt.
+type VersionList struct {
+	Versions   []Version `json:"versions"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+}
+
+// PublishRequest is the body of POST .../bots/{bot}/publish; publishing an
+// older version is a rollback.
+type PublishRequest struct {
+	Version int `json:"version"`
+}
+
+// ValidateRequest is the body of POST /v1/validate.
+type ValidateRequest struct {
+	Config json.RawMessage `json:"config"`
+}
+
+// ValidateResponse says whether a config is valid and, when it is, what it
+// compiles to.
+type ValidateResponse struct {
+	Valid  bool          `json:"valid"`
+	Errors []Detail      `json:"errors"`
+	Prompt string        `json:"prompt,omitempty"`
+	Tools  []ToolSummary `json:"tools,omitempty"`
+}
+
+// ToolSummary is one tool a config gives the model.
+type ToolSummary struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Kind is "http", "client", "native" or "mcp" (an MCP server, whose tools
+	// are known only once it is reached).
+	Kind string `json:"kind"`
+}
+
+// LoginRequest is the body of POST /v1/auth/login.
+type LoginRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// Me says who the caller is.
+type Me struct {
+	// Kind is "platform", "api_key" or "session".
+	Kind   string   `json:"kind"`
+	Tenant string   `json:"tenant,omitempty"`
+	UserID string   `json:"user_id,omitempty"`
+	Email  string   `json:"email,omitempty"`
+	Role   string   `json:"role,omitempty"`
+	KeyID  string   `json:"key_id,omitempty"`
+	Scopes []string `json:"scopes,omitempty"`
+}
