@@ -1,0 +1,233 @@
+package mcptool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is the pooled connection to one target. The session is opened lazily
+// and replaced when it fails; active and lastUsed belong to the pool's lock.
+type conn struct {
+	pool   *Pool
+	target *target
+
+	// connecting is held by the one goroutine that opens the session, so
+	// concurrent first calls share a single connection attempt.
+	connecting chan struct{}
+
+	active   int
+	lastUsed time.Time
+
+	mu      sync.Mutex // guards the fields below
+	session *mcp.ClientSession
+	tools   []*mcp.Tool // nil until listed on the current session
+	closed  bool
+}
+
+func newConn(p *Pool, t *target) *conn {
+	return &conn{
+		pool:       p,
+		target:     t,
+		connecting: make(chan struct{}, 1),
+		lastUsed:   time.Now(),
+	}
+}
+
+func (c *conn) connected() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session != nil
+}
+
+// get returns the open session, connecting when there is none.
+func (c *conn) get(ctx context.Context) (*mcp.ClientSession, error) {
+	if s := c.current(); s != nil {
+		return s, nil
+	}
+	select {
+	case c.connecting <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-c.connecting }()
+	// Another caller may have connected while this one waited.
+	if s := c.current(); s != nil {
+		return s, nil
+	}
+	return c.connect(ctx)
+}
+
+func (c *conn) current() *mcp.ClientSession {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	t := c.target
+	// The SSE transport ties its event stream to the context given to
+	// Connect, so the session gets a context of its own, detached from the
+	// caller's; the caller's cancellation and the connect timeout still abort
+	// the attempt itself.
+	sessionCtx, endSession := context.WithCancel(context.WithoutCancel(ctx))
+	timer := time.AfterFunc(c.pool.opts.ConnectTimeout, endSession)
+	stopFollowing := context.AfterFunc(ctx, endSession)
+	s, err := c.open(sessionCtx)
+	if !timer.Stop() || !stopFollowing() {
+		err = errors.Join(err, fmt.Errorf("mcp server %q: connect: %w", t.server.Name, context.DeadlineExceeded))
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+	}
+	if err != nil {
+		endSession()
+		if s != nil {
+			_ = s.Close()
+		}
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		_ = s.Close()
+		endSession()
+		return nil, ErrClosed
+	}
+	c.session, c.tools = s, nil
+	c.mu.Unlock()
+	c.pool.countConnect()
+	c.pool.opts.Logger.Info("mcp connected", "tenant", t.tenantID, "server", t.server.Name, "transport", t.server.Transport)
+	// A session the server ends is forgotten at once, so the next call
+	// reconnects instead of failing first.
+	go func() {
+		_ = s.Wait()
+		endSession()
+		c.drop(s)
+	}()
+	return s, nil
+}
+
+// open dials the target and performs the MCP handshake.
+func (c *conn) open(ctx context.Context) (*mcp.ClientSession, error) {
+	tr, err := c.pool.dial(ctx, c.target)
+	if err != nil {
+		return nil, err
+	}
+	client := mcp.NewClient(c.pool.impl, &mcp.ClientOptions{
+		Logger:                 c.pool.opts.Logger,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.forgetTools() },
+	})
+	s, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %q: connect: %s", c.target.server.Name, c.target.redact.redact(err.Error()))
+	}
+	return s, nil
+}
+
+// drop forgets s if it is still the current session and closes it.
+func (c *conn) drop(s *mcp.ClientSession) {
+	c.mu.Lock()
+	if c.session == s {
+		c.session, c.tools = nil, nil
+	}
+	c.mu.Unlock()
+	_ = s.Close()
+}
+
+func (c *conn) forgetTools() {
+	c.mu.Lock()
+	c.tools = nil
+	c.mu.Unlock()
+}
+
+func (c *conn) close() {
+	c.mu.Lock()
+	s := c.session
+	c.session, c.tools, c.closed = nil, nil, true
+	c.mu.Unlock()
+	if s != nil {
+		_ = s.Close()
+	}
+}
+
+// listTools returns the server's tools, from the cache when the session that
+// listed them is still open and the server has not announced a change.
+func (c *conn) listTools(ctx context.Context) ([]*mcp.Tool, error) {
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		s, err := c.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		cached := c.tools
+		if c.session != s {
+			cached = nil
+		}
+		c.mu.Unlock()
+		if cached != nil {
+			return cached, nil
+		}
+		tools, err := listAll(ctx, s)
+		if err == nil {
+			c.mu.Lock()
+			if c.session == s {
+				c.tools = tools
+			}
+			c.mu.Unlock()
+			return tools, nil
+		}
+		lastErr = err
+		if !reconnectable(ctx, err) {
+			break
+		}
+		c.drop(s)
+	}
+	return nil, fmt.Errorf("mcp server %q: list tools: %s", c.target.server.Name, c.target.redact.redact(lastErr.Error()))
+}
+
+func listAll(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
+	tools := []*mcp.Tool{}
+	for t, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// call calls a tool, reconnecting and retrying once when the connection,
+// not the server, failed: a server that restarted forgets its sessions, and
+// the dialog should not see that. An error the server answered (JSON-RPC
+// error, isError result) and the caller's deadline are never retried.
+func (c *conn) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := c.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.CallTool(ctx, params)
+		if err == nil || attempt > 0 || !reconnectable(ctx, err) {
+			return res, err
+		}
+		c.pool.opts.Logger.Info("mcp call failed on the connection, reconnecting", "tenant", c.target.tenantID, "server", c.target.server.Name)
+		c.drop(s)
+	}
+}
+
+// reconnectable says whether err came from the connection rather than from
+// the server's answer.
+func reconnectable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var rpcErr *jsonrpc.Error
+	return !errors.As(err, &rpcErr)
+}

@@ -1,0 +1,112 @@
+package mcptool
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
+)
+
+// DefaultCallTimeout bounds one tool call when the server config sets none.
+const DefaultCallTimeout = 30 * time.Second
+
+// target is one server config resolved for one tenant and one set of dialog
+// vars: everything a connection needs, and the pool key that names it.
+type target struct {
+	tenantID string
+	server   botconfig.MCPServer
+	url      *url.URL          // http and sse
+	headers  map[string]string // substituted
+	env      map[string]string // substituted, stdio only
+	timeout  time.Duration
+	redact   redactor
+	// key identifies the connection: the tenant plus a hash of the config and
+	// of the substituted values, so an edited config or a rotated secret gets a
+	// new connection while identical dialogs share one.
+	key string
+}
+
+// resolve checks server and substitutes vars into its headers and env. It
+// never connects or spawns anything: a stdio command line that is not
+// allowed is refused here.
+func (p *Pool) resolve(tenantID string, server botconfig.MCPServer, vars botconfig.Vars) (*target, error) {
+	if server.Name == "" {
+		return nil, fmt.Errorf("mcp server: name is empty")
+	}
+	used := map[string]struct{}{}
+	headers, err := expand(server.Name, "header", server.Headers, vars, used)
+	if err != nil {
+		return nil, err
+	}
+	t := &target{tenantID: tenantID, server: server, headers: headers, timeout: DefaultCallTimeout}
+	if server.Timeout > 0 {
+		t.timeout = time.Duration(server.Timeout * float64(time.Second))
+	}
+	switch server.Transport {
+	case botconfig.TransportHTTP, botconfig.TransportSSE:
+		if t.url, err = parseRemoteURL(server); err != nil {
+			return nil, err
+		}
+		if p.opts.HTTPClient == nil {
+			return nil, fmt.Errorf("mcp server %q: remote servers are disabled: the pool has no outbound HTTP client", server.Name)
+		}
+	case botconfig.TransportStdio:
+		if err := p.allowStdio(server); err != nil {
+			return nil, err
+		}
+		if t.env, err = expand(server.Name, "env", server.Env, vars, used); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("mcp server %q: unknown transport %q (want http, sse or stdio)", server.Name, server.Transport)
+	}
+	t.redact = newRedactor(used)
+	t.key = tenantID + "/" + server.Name + "/" + fingerprint(server, headers, t.env)
+	return t, nil
+}
+
+func parseRemoteURL(server botconfig.MCPServer) (*url.URL, error) {
+	u, err := url.Parse(server.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("mcp server %q: url must be an absolute http or https URL", server.Name)
+	}
+	return u, nil
+}
+
+// commandLine is what the stdio allowlist holds: the command and its
+// arguments joined by single spaces.
+func commandLine(server botconfig.MCPServer) string {
+	return strings.Join(append([]string{server.Command}, server.Args...), " ")
+}
+
+func (p *Pool) allowStdio(server botconfig.MCPServer) error {
+	if server.Command == "" {
+		return fmt.Errorf("mcp server %q: stdio transport needs a command", server.Name)
+	}
+	if p.opts.StdioAllowAll {
+		return nil
+	}
+	line := commandLine(server)
+	for _, allowed := range p.opts.StdioAllow {
+		if allowed == line {
+			return nil
+		}
+	}
+	return fmt.Errorf("mcp server %q: stdio command %q is not on the operator's allowlist (PARLEY_MCP_STDIO_ALLOW)", server.Name, line)
+}
+
+func fingerprint(server botconfig.MCPServer, headers, env map[string]string) string {
+	// encoding/json sorts map keys, so equal configs hash equally.
+	b, _ := json.Marshal(struct {
+		Server  botconfig.MCPServer
+		Headers map[string]string
+		Env     map[string]string
+	}{server, headers, env})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}

@@ -1,0 +1,149 @@
+package mcptool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/tool"
+)
+
+// Tools connects to server (or reuses the pool's connection) and returns one
+// tool per server tool that the config's allow/deny lists let through, named
+// <server>__<tool>. vars fill {{name}} placeholders in headers and env. Call
+// it when a dialog starts, never when validating or saving a config: it may
+// open a connection or start a process.
+func Tools(ctx context.Context, pool *Pool, tenantID string, server botconfig.MCPServer, vars botconfig.Vars) ([]tool.Tool, error) {
+	t, err := pool.resolve(tenantID, server, vars)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pool.acquire(t)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.release(c)
+	remote, err := c.listTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return buildTools(pool, t, remote), nil
+}
+
+func buildTools(pool *Pool, t *target, remote []*mcp.Tool) []tool.Tool {
+	taken := map[string]bool{}
+	isTaken := func(name string) bool { return taken[name] }
+	var out []tool.Tool
+	for _, rt := range remote {
+		if !allowed(t.server.Tools, rt.Name) {
+			continue
+		}
+		name := uniqueName(exposedName(t.server.Name, rt.Name), t.server.Name, rt.Name, isTaken)
+		taken[name] = true
+		params, ok := normalizeSchema(rt.InputSchema)
+		if !ok {
+			pool.opts.Logger.Warn("mcp tool schema unusable, accepting any object", "tenant", t.tenantID, "server", t.server.Name, "tool", rt.Name)
+		}
+		out = append(out, &Tool{
+			pool:   pool,
+			target: t,
+			remote: rt.Name,
+			def:    tool.Definition{Name: name, Description: description(rt), Parameters: params},
+		})
+	}
+	return out
+}
+
+// allowed applies the config's filter: only Allow when it is set, minus Deny.
+func allowed(f botconfig.MCPToolFilter, name string) bool {
+	if len(f.Allow) > 0 && !slices.Contains(f.Allow, name) {
+		return false
+	}
+	return !slices.Contains(f.Deny, name)
+}
+
+func description(t *mcp.Tool) string {
+	switch {
+	case t.Description != "":
+		return t.Description
+	case t.Title != "":
+		return t.Title
+	}
+	return "MCP tool " + t.Name
+}
+
+// Tool is one tool of an MCP server, as the model sees it.
+type Tool struct {
+	pool   *Pool
+	target *target
+	remote string
+	def    tool.Definition
+}
+
+var _ tool.Tool = (*Tool)(nil)
+
+// Definition returns the exposed name, the server's description and the
+// normalised input schema.
+func (t *Tool) Definition() tool.Definition { return t.def }
+
+// Server returns the name of the MCP server in the config.
+func (t *Tool) Server() string { return t.target.server.Name }
+
+// RemoteName returns the tool's name on the server, which the exposed name
+// may have had to change.
+func (t *Tool) RemoteName() string { return t.remote }
+
+// Call calls the tool on the server within the server's timeout. Every
+// failure the model can act on comes back as an is_error result.
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	start := time.Now()
+	res := t.call(ctx, args)
+	res.Meta.Kind = "mcp"
+	res.Meta.Duration = time.Since(start)
+	res.Content = t.target.redact.redact(res.Content)
+	res.Content, res.Meta.Truncated = truncate(res.Content, t.pool.opts.MaxResultBytes)
+	return res, nil
+}
+
+func (t *Tool) call(ctx context.Context, args json.RawMessage) tool.Result {
+	c, err := t.pool.acquire(t.target)
+	if err != nil {
+		return tool.Errorf(err.Error())
+	}
+	defer t.pool.release(c)
+
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	callCtx, cancel := context.WithTimeout(ctx, t.target.timeout)
+	defer cancel()
+	res, err := c.call(callCtx, &mcp.CallToolParams{Name: t.remote, Arguments: args})
+	if err != nil {
+		return tool.Errorf(t.describeError(ctx, callCtx, err))
+	}
+	return tool.Result{Content: renderResult(res), IsError: res.IsError}
+}
+
+// describeError words a failed call for the model: what the server said for
+// a JSON-RPC error, a timeout as such, and otherwise that the server could
+// not be reached.
+func (t *Tool) describeError(ctx, callCtx context.Context, err error) string {
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return fmt.Sprintf("MCP server %q rejected the call to %q: %s (code %d)", t.target.server.Name, t.remote, rpcErr.Message, rpcErr.Code)
+	case ctx.Err() == nil && callCtx.Err() != nil:
+		return fmt.Sprintf("MCP tool %q of server %q did not answer within %s", t.remote, t.target.server.Name, t.target.timeout)
+	case ctx.Err() != nil:
+		return fmt.Sprintf("MCP tool %q of server %q was cancelled", t.remote, t.target.server.Name)
+	}
+	t.pool.opts.Logger.Warn("mcp call failed", "tenant", t.target.tenantID, "server", t.target.server.Name, "tool", t.remote, "error", t.target.redact.redact(err.Error()))
+	return fmt.Sprintf("MCP server %q is unavailable: %s", t.target.server.Name, err.Error())
+}

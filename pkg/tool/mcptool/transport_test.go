@@ -1,0 +1,53 @@
+package mcptool_test
+
+import (
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/tool/mcptool"
+)
+
+func TestToolsWorkOverEveryTransport(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer)
+	}{
+		{"in-memory sessions serve the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
+			return inMemoryPool(t), botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: "http://unused.invalid/mcp"}
+		}},
+		{"streamable HTTP serves the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
+			srv := startHTTPServer(t, false)
+			return newPool(t, mcptool.Options{HTTPClient: loopbackClient()}),
+				botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}
+		}},
+		{"SSE serves the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
+			srv := startHTTPServer(t, true)
+			return newPool(t, mcptool.Options{HTTPClient: loopbackClient()}),
+				botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportSSE, URL: srv.URL}
+		}},
+		{"an allowed stdio command serves the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
+			server := stdioServer("shop")
+			return newPool(t, mcptool.Options{StdioAllow: []string{"/bin/false", commandLineOf(server)}}), server
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pool, server := tc.setup(t)
+			tools := mustTools(t, pool, server, nil)
+			wantContent(t, mustCall(t, tools, "shop__echo", `{"message":"hello"}`), false, "echo: hello")
+			wantContent(t, mustCall(t, tools, "shop__add", `{"a":2,"b":40}`), false, "42")
+			wantContent(t, mustCall(t, tools, "shop__fail", `{}`), true, "the warehouse is closed")
+			if got := pool.Stats().Connects; got != 1 {
+				t.Errorf("Connects = %d after several calls, want 1 shared connection", got)
+			}
+		})
+	}
+}
+
+func commandLineOf(s botconfig.MCPServer) string {
+	line := s.Command
+	for _, a := range s.Args {
+		line += " " + a
+	}
+	return line
+}
