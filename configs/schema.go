@@ -1,0 +1,9 @@
+package configs
+
+import _ "embed"
+
+// AgentConfigSchema is the draft-07 JSON Schema of an agent config, for
+// editors and for pkg/botconfig's structural validation.
+//
+//go:embed agent-config.schema.json
+var AgentConfigSchema []byte

@@ -1,0 +1,139 @@
+package botconfig
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Runtime defaults, applied by Compile when the config leaves a setting out.
+const (
+	DefaultMaxTurns          = 8
+	DefaultTokenBudget       = 60000
+	DefaultTimeout           = 120 * time.Second
+	DefaultParallelToolCalls = true
+	DefaultMCPTimeout        = 30 * time.Second
+)
+
+// Compile validates cfg with the default options and compiles it: see
+// Options.Compile.
+func Compile(cfg *Config) (*Bot, error) { return Options{}.Compile(cfg) }
+
+// Compile turns a config into a Bot: the system prompt, tool specs with parsed
+// endpoint templates, runtime limits with defaults applied, and a fingerprint.
+// It is pure and deterministic: the same config always gives the same Bot.
+// An invalid config returns its Problems. The Bot shares no memory with cfg.
+func (o Options) Compile(cfg *Config) (*Bot, error) {
+	if cfg == nil {
+		return nil, Problems{{"", "config is missing"}}
+	}
+	tools, ps := o.check(cfg)
+	if len(ps) > 0 {
+		return nil, ps.sorted()
+	}
+	b := &Bot{
+		Name:             cfg.BasicSettings.Name,
+		ChatbotID:        cfg.BasicSettings.ChatbotID,
+		Greeting:         cfg.BasicSettings.Greeting,
+		Tools:            tools,
+		NativeTools:      slices.Clone(cfg.NativeTools),
+		MCPServers:       compileMCPServers(cfg.MCPServers),
+		ContextVariables: slices.Clone(cfg.ContextVariables),
+		LLM:              compileLLM(cfg.LLM),
+		Runtime:          compileRuntime(cfg.Runtime),
+		Fingerprint:      Fingerprint(cfg),
+	}
+	for i := range b.Tools {
+		b.Tools[i].Parameters = bytes.Clone(b.Tools[i].Parameters)
+	}
+	b.SystemPrompt = systemPrompt(cfg)
+	return b, nil
+}
+
+func compileRuntime(r RuntimeSettings) Runtime {
+	out := Runtime{
+		MaxTurns:          r.MaxTurns,
+		TokenBudget:       r.TokenBudget,
+		Timeout:           time.Duration(r.TimeoutSeconds) * time.Second,
+		ParallelToolCalls: DefaultParallelToolCalls,
+		RequireDoneTool:   r.RequireDoneTool,
+	}
+	if out.MaxTurns == 0 {
+		out.MaxTurns = DefaultMaxTurns
+	}
+	if out.TokenBudget == 0 {
+		out.TokenBudget = DefaultTokenBudget
+	}
+	if out.Timeout == 0 {
+		out.Timeout = DefaultTimeout
+	}
+	if r.ParallelToolCalls != nil {
+		out.ParallelToolCalls = *r.ParallelToolCalls
+	}
+	return out
+}
+
+func compileLLM(l LLMSettings) LLMSettings {
+	out := l
+	if l.Temperature != nil {
+		t := *l.Temperature
+		out.Temperature = &t
+	}
+	out.FallbackModels = slices.Clone(l.FallbackModels)
+	return out
+}
+
+// compileMCPServers copies the servers with the default timeout applied.
+func compileMCPServers(servers []MCPServer) []MCPServer {
+	out := make([]MCPServer, len(servers))
+	for i, s := range servers {
+		s.Headers = maps.Clone(s.Headers)
+		s.Env = maps.Clone(s.Env)
+		s.Args = slices.Clone(s.Args)
+		s.Tools = MCPToolFilter{Allow: slices.Clone(s.Tools.Allow), Deny: slices.Clone(s.Tools.Deny)}
+		if s.Timeout == 0 {
+			s.Timeout = DefaultMCPTimeout.Seconds()
+		}
+		out[i] = s
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Fingerprint is the hex SHA-256 of the config's canonical encoding: JSON with
+// object keys sorted, no insignificant whitespace and numbers as written. Two
+// configs that differ only in formatting or key order share a fingerprint.
+func Fingerprint(cfg *Config) string {
+	h := sha256.New()
+	h.Write([]byte("parley.agent-config.v1\n"))
+	h.Write(canonicalJSON(cfg))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON re-encodes cfg through a generic value: encoding/json sorts
+// map keys, which also normalises the embedded raw parameters and bodies.
+func canonicalJSON(cfg *Config) []byte {
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		// Only invalid raw JSON in Parameters or Body can fail here; hash
+		// the Go representation instead so Fingerprint stays total.
+		raw = []byte(err.Error())
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package botconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// MaxConfigSize is the largest config Load accepts. Real configs are a few
+// KiB; the cap keeps a hostile upload from costing memory and CPU.
+const MaxConfigSize = 1 << 20
+
+// LoadFile reads and loads the config at path with the default options.
+func LoadFile(path string) (*Config, error) { return Options{}.LoadFile(path) }
+
+// Load parses a config strictly and validates it with the default options:
+// see Options.Load.
+func Load(data []byte) (*Config, error) { return Options{}.Load(data) }
+
+// LoadFile reads and loads the config at path. A file that cannot be read is
+// a plain error; an invalid config is a Problems.
+func (o Options) LoadFile(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("botconfig: %w", err)
+	}
+	defer f.Close()
+	// Read one byte past the cap so Load can tell an oversized file apart.
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("botconfig: read %s: %w", path, err)
+	}
+	return o.Load(data)
+}
+
+// Load parses a config strictly and validates it: malformed JSON (reported
+// with line and column), trailing data, documents over MaxConfigSize, schema
+// violations (unknown fields, wrong types, out-of-range values) and semantic
+// mistakes (dangling tool references, unresolvable placeholders, ...) are all
+// reported at once as Problems.
+func (o Options) Load(data []byte) (*Config, error) {
+	if p := checkSyntax(data); p != nil {
+		return nil, Problems{*p}
+	}
+	problems := validateSchema(data)
+	cfg, err := decodeStrict(data)
+	if err != nil && len(problems) == 0 {
+		// The schema explains what is wrong in the author's terms; the decoder
+		// error is only a backstop for what the schema let through.
+		problems = append(problems, decodeProblem(err))
+	}
+	if cfg != nil {
+		problems = mergeProblems(problems, o.Validate(cfg))
+	}
+	if len(problems) > 0 {
+		return nil, problems.sorted()
+	}
+	return cfg, nil
+}
+
+// checkSyntax rejects what is not exactly one JSON object of sane size.
+func checkSyntax(data []byte) *Problem {
+	switch {
+	case len(data) > MaxConfigSize:
+		return &Problem{"", fmt.Sprintf("config is larger than %d KiB; move long background text elsewhere or split the bot", MaxConfigSize>>10)}
+	case len(bytes.TrimSpace(data)) == 0:
+		return &Problem{"", "config is empty; it must be a JSON object with at least basic_settings.name"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return syntaxProblem(data, err, dec.InputOffset())
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return &Problem{"", "config must be a JSON object ({...})"}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := lineCol(data, dec.InputOffset())
+		return &Problem{"", fmt.Sprintf("unexpected data after the config at line %d, column %d; a file holds exactly one JSON object", line, col)}
+	}
+	return nil
+}
+
+// syntaxProblem turns a JSON decoding error into a problem with line and column.
+func syntaxProblem(data []byte, err error, offset int64) *Problem {
+	var syn *json.SyntaxError
+	msg := err.Error()
+	if errors.As(err, &syn) {
+		offset = syn.Offset
+		msg = syn.Error()
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		offset = int64(len(data))
+		msg = "unexpected end of input (an unclosed {, [ or string?)"
+	}
+	line, col := lineCol(data, offset)
+	return &Problem{"", fmt.Sprintf("invalid JSON at line %d, column %d: %s", line, col, msg)}
+}
+
+// lineCol converts a byte offset to a 1-based line and column (in bytes).
+func lineCol(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	if col == 0 {
+		col = 1
+	}
+	return line, col
+}
+
+// decodeStrict decodes data into a Config, refusing unknown fields. After a
+// wrong type or an unknown field encoding/json keeps decoding the rest, so the
+// Config is still returned then: semantic checks can report the other
+// problems in the same pass.
+func decodeStrict(data []byte) (*Config, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var cfg Config
+	err := dec.Decode(&cfg)
+	var typ *json.UnmarshalTypeError
+	if err == nil || errors.As(err, &typ) || strings.HasPrefix(err.Error(), "json: unknown field") {
+		return &cfg, err
+	}
+	return nil, err
+}
+
+// decodeProblem explains a decoding error the schema did not catch.
+func decodeProblem(err error) Problem {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		p := ""
+		if typ.Field != "" {
+			p = "/" + string(bytes.ReplaceAll([]byte(typ.Field), []byte("."), []byte("/")))
+		}
+		return Problem{p, fmt.Sprintf("must be %s, not a JSON %s", typ.Type, typ.Value)}
+	}
+	return Problem{"", "config does not match the agent-config format: " + err.Error()}
+}
+
+// mergeProblems adds semantic problems to schema problems, leaving out those
+// about a value the schema already flagged: one clear message per mistake.
+func mergeProblems(schema, semantic Problems) Problems {
+	flagged := make(map[string]bool, len(schema))
+	for _, p := range schema {
+		flagged[p.Pointer] = true
+	}
+	for _, p := range semantic {
+		if !flagged[p.Pointer] {
+			schema = append(schema, p)
+		}
+	}
+	return schema
+}

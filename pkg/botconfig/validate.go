@@ -1,0 +1,224 @@
+package botconfig
+
+import (
+	"math"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// toolNamePattern is what LLM APIs accept as a function name.
+var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// MCPToolSeparator joins an MCP server's name and its tool's name into the
+// name the model sees.
+const MCPToolSeparator = "__"
+
+// maxMCPServerName leaves room for "__" and a tool name within 64 characters.
+const maxMCPServerName = 32
+
+// Validate checks a config with the default options and returns every problem
+// it has, sorted by pointer; nil when it is valid.
+func Validate(cfg *Config) Problems { return Options{}.Validate(cfg) }
+
+// Validate checks a config (however it was built) and returns every problem
+// it has, sorted by pointer; nil when it is valid. It repeats the schema's
+// range checks so a Config built in Go gets the same guarantees as a loaded one.
+func (o Options) Validate(cfg *Config) Problems {
+	_, ps := o.check(cfg)
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps.sorted()
+}
+
+// checker walks one config, collecting problems and the compiled tool specs.
+type checker struct {
+	opts  Options
+	cfg   *Config
+	ps    Problems
+	names map[string]string // every model-visible name or server name -> its pointer
+	vars  map[string]ContextVariable
+	tools []ToolSpec
+}
+
+// check validates cfg and, as a side effect, builds its tool specs; the
+// specs are only meaningful when there are no problems.
+func (o Options) check(cfg *Config) ([]ToolSpec, Problems) {
+	c := &checker{opts: o, cfg: cfg, names: map[string]string{}, vars: map[string]ContextVariable{}}
+	c.basicSettings()
+	c.contextVariables()
+	c.mcpServers() // before tools, so "<server>__x" tool names are caught
+	c.httpTools()
+	c.nativeTools()
+	c.actionBooks()
+	c.llm()
+	c.runtime()
+	return c.tools, c.ps
+}
+
+func (c *checker) basicSettings() {
+	b := c.cfg.BasicSettings
+	if strings.TrimSpace(b.Name) == "" {
+		c.ps.add("/basic_settings/name", "the bot needs a name; set basic_settings.name")
+	}
+	if b.ChatbotID != "" && !toolNamePattern.MatchString(b.ChatbotID) {
+		c.ps.add("/basic_settings/chatbot_id", "chatbot_id %q may use only letters, digits, '_' and '-', at most 64", b.ChatbotID)
+	}
+}
+
+func (c *checker) contextVariables() {
+	for i, v := range c.cfg.ContextVariables {
+		at := ptr("/context_variables", i)
+		switch {
+		case !isIdentifier(v.Name):
+			c.ps.add(ptr(at, "name"), "context variable name %q must start with a letter or '_' and use only letters, digits and '_' (at most 64)", v.Name)
+		case isSystemVariable(v.Name):
+			c.ps.add(ptr(at, "name"), "%q is a system variable the platform fills; remove this declaration or choose another name", v.Name)
+		case v.Name == "secrets":
+			c.ps.add(ptr(at, "name"), `"secrets" is reserved for {{secrets.NAME}}; choose another name`)
+		case c.vars[v.Name].Name != "":
+			c.ps.add(ptr(at, "name"), "context variable %q is declared twice; keep one", v.Name)
+		default:
+			c.vars[v.Name] = v
+		}
+		if v.Required && v.Default != "" {
+			c.ps.add(ptr(at, "default"), "a required variable never uses its default; drop default or set required to false")
+		}
+	}
+}
+
+// claim registers a model-visible name, reporting a clash with an earlier one.
+func (c *checker) claim(name, at string) {
+	if prev, ok := c.names[name]; ok {
+		c.ps.add(at, "name %q is already used at %s; tool, native tool and MCP server names must be unique", name, prev)
+		return
+	}
+	c.names[name] = at
+	for _, s := range c.cfg.MCPServers {
+		if s.Name != "" && strings.HasPrefix(name, s.Name+MCPToolSeparator) {
+			c.ps.add(at, "name %q looks like a tool of MCP server %q (\"%s__tool\"); rename it", name, s.Name, s.Name)
+		}
+	}
+}
+
+func (c *checker) nativeTools() {
+	for i, name := range c.cfg.NativeTools {
+		at := ptr("/native_tools", i)
+		if !c.opts.knownNative(name) {
+			c.ps.add(at, "unknown native tool %q; use one of %s, or declare an HTTP tool in tools", name, strings.Join(c.nativeList(), ", "))
+			continue
+		}
+		c.claim(name, at)
+	}
+}
+
+func (c *checker) nativeList() []string {
+	if c.opts.NativeTools != nil {
+		return c.opts.NativeTools
+	}
+	return DefaultNativeTools
+}
+
+func (c *checker) actionBooks() {
+	for i, ab := range c.cfg.ActionBooks {
+		at := ptr("/action_books", i)
+		if strings.TrimSpace(ab.Condition) == "" {
+			c.ps.add(ptr(at, "condition"), "condition is empty; say when this rule applies (\"When the customer ...\")")
+		}
+		if strings.TrimSpace(ab.Action) == "" {
+			c.ps.add(ptr(at, "action"), "action is empty; say what the bot should do")
+		}
+		for j, name := range ab.Tools {
+			if !c.toolExists(name) {
+				c.ps.add(ptr(ptr(at, "tools"), j), "unknown tool %q in action book; declare it in tools, native_tools or mcp_servers", name)
+			}
+		}
+	}
+}
+
+// toolExists resolves an action-book tool reference: a declared tool, an
+// enabled native tool, an MCP server (all its tools) or one exposed MCP tool.
+func (c *checker) toolExists(name string) bool {
+	if _, ok := c.names[name]; ok {
+		return true
+	}
+	server, tool, ok := strings.Cut(name, MCPToolSeparator)
+	if !ok {
+		return false
+	}
+	for _, s := range c.cfg.MCPServers {
+		if s.Name == server {
+			return s.Tools.exposes(tool)
+		}
+	}
+	return false
+}
+
+// exposes reports whether the filter lets tool through.
+func (f MCPToolFilter) exposes(tool string) bool {
+	for _, d := range f.Deny {
+		if d == tool {
+			return false
+		}
+	}
+	if len(f.Allow) == 0 {
+		return true
+	}
+	for _, a := range f.Allow {
+		if a == tool {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) llm() {
+	l := c.cfg.LLM
+	if l.Temperature != nil && (*l.Temperature < 0 || *l.Temperature > 2 || math.IsNaN(*l.Temperature)) {
+		c.ps.add("/llm/temperature", "temperature must be between 0 and 2")
+	}
+	if l.MaxTokens < 0 {
+		c.ps.add("/llm/max_tokens", "max_tokens must be 0 (the model's limit) or more")
+	}
+	for i, m := range l.FallbackModels {
+		if strings.TrimSpace(m) == "" {
+			c.ps.add(ptr("/llm/fallback_models", i), "fallback model name is empty; remove it")
+		}
+	}
+}
+
+func (c *checker) runtime() {
+	r := c.cfg.Runtime
+	checkRange(&c.ps, "/runtime/max_turns", "max_turns", r.MaxTurns, 1, 100)
+	checkRange(&c.ps, "/runtime/token_budget", "token_budget", r.TokenBudget, 1000, 10_000_000)
+	checkRange(&c.ps, "/runtime/timeout_seconds", "timeout_seconds", r.TimeoutSeconds, 1, 3600)
+}
+
+// checkRange checks an optional integer setting: 0 means "use the default".
+func checkRange(ps *Problems, at, name string, v, lo, hi int) {
+	if v != 0 && (v < lo || v > hi) {
+		ps.add(at, "%s must be between %d and %d (or left out for the default)", name, lo, hi)
+	}
+}
+
+// checkRemoteURL checks a URL the platform connects to (an MCP server).
+func checkRemoteURL(ps *Problems, at, raw string) {
+	if strings.Contains(raw, "<") || strings.Contains(raw, "{{") {
+		ps.add(at, "placeholders are not allowed in an MCP server URL; pass values in headers")
+		return
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		ps.add(at, "url is required for this transport; set the server's URL")
+	case err != nil:
+		ps.add(at, "URL is not valid: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		ps.add(at, "URL scheme %q is not allowed; use https (or http)", u.Scheme)
+	case u.Host == "":
+		ps.add(at, "URL has no host")
+	case u.User != nil:
+		ps.add(at, "URL must not contain credentials; send them in a header with {{secrets.NAME}}")
+	}
+}

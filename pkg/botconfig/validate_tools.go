@@ -1,0 +1,186 @@
+package botconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// httpTools checks the config's tools and builds their specs.
+func (c *checker) httpTools() {
+	for i := range c.cfg.Tools {
+		c.httpTool(&c.cfg.Tools[i], ptr("/tools", i))
+	}
+}
+
+func (c *checker) httpTool(t *HTTPTool, at string) {
+	if !toolNamePattern.MatchString(t.Name) {
+		c.ps.add(ptr(at, "name"), "tool name %q must be 1-64 letters, digits, '_' or '-'", t.Name)
+	} else {
+		c.claim(t.Name, ptr(at, "name"))
+	}
+	if strings.TrimSpace(t.Description) == "" {
+		c.ps.add(ptr(at, "description"), "description is empty; tell the model what the tool does and when to use it")
+	}
+	if t.Ephemeral < 0 {
+		c.ps.add(ptr(at, "ephemeral"), "ephemeral must be 0 (keep all outputs) or more")
+	}
+	args, params := checkParameters(&c.ps, ptr(at, "parameters"), t.Parameters)
+	spec := ToolSpec{
+		Name: t.Name, Description: t.Description, Parameters: params,
+		Execution: t.Execution, RequiresConfirmation: t.RequiresConfirmation, Ephemeral: t.Ephemeral,
+	}
+	switch t.Execution {
+	case "", ExecutionServer:
+		spec.Execution = ExecutionServer
+		if t.Endpoint == nil {
+			c.ps.add(ptr(at, "endpoint"), "a server tool needs an endpoint; add one, or set execution to \"client\" if the caller runs it")
+			break
+		}
+		var ps Problems
+		spec.Endpoint, ps = parseEndpoint(t.Endpoint, scope{args: args, vars: c.vars}, ptr(at, "endpoint"))
+		c.ps = append(c.ps, ps...)
+	case ExecutionClient:
+		if t.Endpoint != nil {
+			c.ps.add(ptr(at, "endpoint"), "a client tool is run by the caller and has no endpoint; remove it, or drop execution \"client\"")
+		}
+	default:
+		c.ps.add(ptr(at, "execution"), "execution must be \"server\" or \"client\"")
+	}
+	c.tools = append(c.tools, spec)
+}
+
+// emptyParameters is the schema of a tool without arguments.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// checkParameters checks that a tool's parameters are an object schema and
+// returns its properties (true when required) and the schema to give the model.
+func checkParameters(ps *Problems, at string, raw json.RawMessage) (map[string]bool, json.RawMessage) {
+	args := map[string]bool{}
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return args, emptyParameters
+	}
+	var schema struct {
+		Type       any                        `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		ps.add(at, `parameters must be a JSON Schema object like {"type": "object", "properties": {...}}: %v`, err)
+		return args, raw
+	}
+	if schema.Type != "object" {
+		ps.add(ptr(at, "type"), `parameters must have "type": "object" (tool arguments are always an object)`)
+	}
+	for name, prop := range schema.Properties {
+		args[name] = false
+		if !bytes.HasPrefix(bytes.TrimSpace(prop), []byte("{")) {
+			ps.add(ptr(ptr(at, "properties"), name), "property %q must be a schema object like {\"type\": \"string\"}", name)
+		}
+	}
+	for i, name := range schema.Required {
+		if _, ok := args[name]; !ok {
+			ps.add(ptr(ptr(at, "required"), i), "%q is required but not in properties; add it to properties or remove it here", name)
+			continue
+		}
+		args[name] = true
+	}
+	checkNoRemoteRefs(ps, at, raw)
+	return args, raw
+}
+
+// checkNoRemoteRefs rejects "$ref" and "$id" values that point outside the
+// schema: a validator resolving them would fetch tenant-chosen URLs.
+func checkNoRemoteRefs(ps *Problems, at string, raw json.RawMessage) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				if s, ok := x[k].(string); ok && (k == "$ref" || k == "$id") && !strings.HasPrefix(s, "#") {
+					ps.add(ptr(at, k), "%s must point inside the schema (\"#/...\"); remote schemas are not fetched", k)
+				}
+				walk(x[k], ptr(at, k))
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, ptr(at, i))
+			}
+		}
+	}
+	walk(v, at)
+}
+
+// mcpServers checks each MCP server's shape for its transport.
+func (c *checker) mcpServers() {
+	for i, s := range c.cfg.MCPServers {
+		at := ptr("/mcp_servers", i)
+		c.mcpServerName(s, at)
+		switch s.Transport {
+		case TransportHTTP, TransportSSE:
+			checkRemoteURL(&c.ps, ptr(at, "url"), s.URL)
+			if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 {
+				c.ps.add(ptr(at, "command"), "command, args and env are for the stdio transport; remove them or set transport to \"stdio\"")
+			}
+			c.mcpTemplates(s.Headers, ptr(at, "headers"))
+		case TransportStdio:
+			if strings.TrimSpace(s.Command) == "" {
+				c.ps.add(ptr(at, "command"), "the stdio transport needs a command to run")
+			}
+			if s.URL != "" || len(s.Headers) > 0 {
+				c.ps.add(ptr(at, "url"), "url and headers are for the http and sse transports; remove them or change transport")
+			}
+			c.mcpTemplates(s.Env, ptr(at, "env"))
+		default:
+			c.ps.add(ptr(at, "transport"), "transport must be \"http\", \"sse\" or \"stdio\"")
+		}
+		if s.Timeout < 0 || time.Duration(s.Timeout*float64(time.Second)) > MaxEndpointTimeout {
+			c.ps.add(ptr(at, "timeout"), "timeout must be more than 0 and at most %d seconds", int(MaxEndpointTimeout/time.Second))
+		}
+		c.mcpToolNames(s, s.Tools.Allow, ptr(ptr(at, "tools"), "allow"))
+		c.mcpToolNames(s, s.Tools.Deny, ptr(ptr(at, "tools"), "deny"))
+	}
+}
+
+func (c *checker) mcpServerName(s MCPServer, at string) {
+	at = ptr(at, "name")
+	switch {
+	case !toolNamePattern.MatchString(s.Name) || len(s.Name) > maxMCPServerName:
+		c.ps.add(at, "MCP server name %q must be 1-%d letters, digits, '_' or '-', leaving room for its tools' names", s.Name, maxMCPServerName)
+	case strings.Contains(s.Name, MCPToolSeparator):
+		c.ps.add(at, "MCP server name %q must not contain %q, which separates server and tool names", s.Name, MCPToolSeparator)
+	default:
+		if prev, ok := c.names[s.Name]; ok {
+			c.ps.add(at, "name %q is already used at %s; tool, native tool and MCP server names must be unique", s.Name, prev)
+			return
+		}
+		c.names[s.Name] = at
+	}
+}
+
+// mcpToolNames checks that allow/deny entries give valid exposed names.
+func (c *checker) mcpToolNames(s MCPServer, names []string, at string) {
+	for i, name := range names {
+		full := s.Name + MCPToolSeparator + name
+		if name == "" || !toolNamePattern.MatchString(full) {
+			c.ps.add(ptr(at, i), "MCP tool %q would be exposed as %q, which is not 1-64 letters, digits, '_' or '-'; shorten the server name or drop the tool", name, full)
+		}
+	}
+}
+
+// mcpTemplates checks MCP header or env values: variables and secrets only.
+func (c *checker) mcpTemplates(values map[string]string, at string) {
+	for _, k := range sortedKeys(values) {
+		t, err := parseTemplate(values[k])
+		if err != nil {
+			c.ps.add(ptr(at, k), "%v", err)
+			continue
+		}
+		checkRefs(t, scope{vars: c.vars}, ptr(at, k), &c.ps, refNoArgs)
+	}
+}
