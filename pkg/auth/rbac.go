@@ -1,0 +1,86 @@
+package auth
+
+import (
+	"fmt"
+
+	"github.com/casbin/casbin/v2"
+	"github.com/casbin/casbin/v2/model"
+	stringadapter "github.com/casbin/casbin/v2/persist/string-adapter"
+	"github.com/casbin/casbin/v2/util"
+
+	"github.com/parleyhq/parley/configs"
+)
+
+// Roles a user can have in a tenant, strongest first.
+const (
+	RoleOwner  = "owner"
+	RoleAdmin  = "admin"
+	RoleEditor = "editor"
+	RoleViewer = "viewer"
+)
+
+// Roles lists the valid roles, strongest first.
+var Roles = []string{RoleOwner, RoleAdmin, RoleEditor, RoleViewer}
+
+// Objects permissions are about.
+const (
+	ObjTenant   = "tenant"
+	ObjMembers  = "members"
+	ObjKeys     = "keys"
+	ObjSecrets  = "secrets"
+	ObjBots     = "bots"
+	ObjVersions = "versions"
+	ObjDialogs  = "dialogs"
+	ObjUsage    = "usage"
+)
+
+// Actions on objects.
+const (
+	ActRead    = "read"
+	ActWrite   = "write"
+	ActPublish = "publish"
+	ActChat    = "chat"
+)
+
+// ScopeSubject is the policy subject of an API key scope, kept apart from
+// role names so a scope and a role can never be confused.
+func ScopeSubject(scope string) string { return "scope:" + scope }
+
+// Authorizer answers permission questions from a casbin model and policy.
+// It is immutable after construction and safe for concurrent use.
+type Authorizer struct {
+	enforcer *casbin.SyncedEnforcer
+}
+
+// NewAuthorizer returns an Authorizer for the model and policy embedded in
+// configs/.
+func NewAuthorizer() (*Authorizer, error) {
+	return NewAuthorizerFrom(configs.RBACModel, configs.RBACPolicy)
+}
+
+// NewAuthorizerFrom returns an Authorizer for a casbin model and CSV policy
+// given as text, for operators who customise the policy.
+func NewAuthorizerFrom(modelText, policyCSV string) (*Authorizer, error) {
+	m, err := model.NewModelFromString(modelText)
+	if err != nil {
+		return nil, fmt.Errorf("auth: rbac model: %w", err)
+	}
+	e, err := casbin.NewSyncedEnforcer(m, stringadapter.NewAdapter(policyCSV))
+	if err != nil {
+		return nil, fmt.Errorf("auth: rbac policy: %w", err)
+	}
+	// Role links are written for domain "*"; let them hold in every tenant.
+	e.AddNamedDomainMatchingFunc("g", "keyMatch", util.KeyMatch)
+	if err := e.BuildRoleLinks(); err != nil {
+		return nil, fmt.Errorf("auth: rbac roles: %w", err)
+	}
+	return &Authorizer{enforcer: e}, nil
+}
+
+// Can reports whether subject (a role, or ScopeSubject of a key scope) may
+// perform action on object in tenant. Anything the policy does not allow,
+// including an evaluation error, is denied.
+func (a *Authorizer) Can(subject, tenant, object, action string) bool {
+	ok, err := a.enforcer.Enforce(subject, tenant, object, action)
+	return err == nil && ok
+}

@@ -1,0 +1,180 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// touchEvery limits last_used_at writes to one per key per minute, so a busy
+// key does not turn every request into a database write.
+const touchEvery = time.Minute
+
+// Authenticate turns a bearer token into a Principal: the platform token, an
+// sk_/pk_ API key, or an admin UI session token. Unknown, expired and
+// revoked credentials are unauthorized, effective on the next request.
+func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
+	token = strings.TrimSpace(token)
+	switch {
+	case token == "":
+		return nil, unauthorized("missing credentials")
+	case s.opts.PlatformToken != "" && auth.Equal(token, s.opts.PlatformToken):
+		return Operator(), nil
+	case auth.KeyKind(token) != "":
+		return s.authenticateKey(ctx, token)
+	case strings.HasPrefix(token, auth.SessionPrefix):
+		return s.authenticateSession(ctx, token)
+	default:
+		return nil, unauthorized("invalid credentials")
+	}
+}
+
+func (s *Service) authenticateKey(ctx context.Context, token string) (*Principal, error) {
+	k, err := s.store.GetAPIKeyByHash(ctx, auth.HashToken(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, unauthorized("invalid API key")
+	}
+	if err != nil {
+		return nil, s.internal(ctx, "authenticate key", err)
+	}
+	now := s.now()
+	if !k.ActiveAt(now) {
+		return nil, unauthorized("API key expired or revoked")
+	}
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) > touchEvery {
+		if err := s.store.TouchAPIKey(ctx, k.ID, now); err != nil {
+			s.log.WarnContext(ctx, "platform: record key use", "key_id", k.ID, "err", err)
+		}
+	}
+	p := &Principal{Kind: KindKey, TenantID: k.TenantID, KeyID: k.ID, KeyKind: k.Kind,
+		Scopes: k.Scopes, Origins: k.Origins}
+	if k.BotID != nil {
+		p.BotID = *k.BotID
+	}
+	return p, nil
+}
+
+func (s *Service) authenticateSession(ctx context.Context, token string) (*Principal, error) {
+	sess, err := s.store.GetSession(ctx, auth.HashToken(token), s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, unauthorized("session expired; sign in again")
+	}
+	if err != nil {
+		return nil, s.internal(ctx, "authenticate session", err)
+	}
+	u, err := s.store.GetUser(ctx, sess.UserID)
+	if err != nil {
+		return nil, s.internal(ctx, "authenticate session: user", err)
+	}
+	ms, err := s.store.Memberships(ctx, u.ID)
+	if err != nil {
+		return nil, s.internal(ctx, "authenticate session: memberships", err)
+	}
+	roles := make(map[string]string, len(ms))
+	for _, m := range ms {
+		roles[m.TenantID] = m.Role
+	}
+	return &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, Roles: roles}, nil
+}
+
+// Session is a new admin UI sign-in. Token is shown once; the store keeps
+// only its hash.
+type Session struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+	User      User      `json:"user"`
+}
+
+// Login checks an email and password and starts a session. A wrong email
+// and a wrong password give the same answer in about the same time.
+func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
+	fail := unauthorized("wrong email or password")
+	u, err := s.store.GetUserByEmail(ctx, email)
+	if errors.Is(err, store.ErrNotFound) {
+		s.opts.Passwords.DummyVerify(password)
+		return Session{}, fail
+	}
+	if err != nil {
+		return Session{}, s.internal(ctx, "login", err)
+	}
+	if err := s.opts.Passwords.Verify(u.PasswordHash, password); err != nil {
+		if errors.Is(err, auth.ErrWrongPassword) {
+			return Session{}, fail
+		}
+		return Session{}, s.internal(ctx, "login: verify", err)
+	}
+	token, hash, err := auth.NewSessionToken()
+	if err != nil {
+		return Session{}, s.internal(ctx, "login: token", err)
+	}
+	sess := store.Session{TokenHash: hash, UserID: u.ID, ExpiresAt: s.now().Add(s.opts.SessionTTL)}
+	if err := s.store.CreateSession(ctx, &sess); err != nil {
+		return Session{}, s.internal(ctx, "login: session", err)
+	}
+	return Session{Token: token, ExpiresAt: sess.ExpiresAt, User: userView(u)}, nil
+}
+
+// Logout ends the session with this token. Ending an unknown or expired
+// session succeeds, so logging out is always safe to retry.
+func (s *Service) Logout(ctx context.Context, token string) error {
+	if err := s.store.DeleteSession(ctx, auth.HashToken(token)); err != nil {
+		return s.internal(ctx, "logout", err)
+	}
+	return nil
+}
+
+// Me describes the caller: who they are and what they can act on.
+type Me struct {
+	Kind PrincipalKind `json:"kind"`
+	// User and Memberships are set for sessions.
+	User        *User        `json:"user,omitempty"`
+	Memberships []Membership `json:"memberships,omitempty"`
+	// Key is set for API keys.
+	Key *APIKey `json:"key,omitempty"`
+}
+
+// Membership is one tenant a user belongs to, with the role there.
+type Membership struct {
+	Tenant Tenant `json:"tenant"`
+	Role   string `json:"role"`
+}
+
+// Me returns what the admin UI shows about the signed-in caller.
+func (s *Service) Me(ctx context.Context, p *Principal) (Me, error) {
+	if p == nil {
+		return Me{}, unauthorized("authentication required")
+	}
+	me := Me{Kind: p.Kind}
+	switch p.Kind {
+	case KindSession:
+		u, err := s.store.GetUser(ctx, p.UserID)
+		if err != nil {
+			return Me{}, s.storeErr(ctx, "me", "user", "", err)
+		}
+		uv := userView(u)
+		me.User = &uv
+		ms, err := s.store.Memberships(ctx, u.ID)
+		if err != nil {
+			return Me{}, s.internal(ctx, "me: memberships", err)
+		}
+		for _, m := range ms {
+			t, err := s.store.GetTenant(ctx, m.TenantID)
+			if err != nil {
+				return Me{}, s.internal(ctx, "me: tenant", err)
+			}
+			me.Memberships = append(me.Memberships, Membership{Tenant: tenantView(t), Role: m.Role})
+		}
+	case KindKey:
+		k, err := s.store.GetAPIKey(ctx, p.TenantID, p.KeyID)
+		if err != nil {
+			return Me{}, s.storeErr(ctx, "me", "api key", "", err)
+		}
+		kv := keyView(k)
+		me.Key = &kv
+	}
+	return me, nil
+}

@@ -1,0 +1,94 @@
+package platform
+
+import (
+	"context"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// CreateBot validates and compiles config, then creates the bot with it as
+// version 1. The bot's name comes from the config. An invalid config is an
+// invalid Error whose details point into the config.
+func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug string, config []byte) (Bot, Version, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActWrite)
+	if err != nil {
+		return Bot{}, Version{}, err
+	}
+	var ps problems
+	ps.slug("/slug", slug)
+	if err := ps.err(); err != nil {
+		return Bot{}, Version{}, err
+	}
+	compiled, err := s.compile(ctx, config)
+	if err != nil {
+		return Bot{}, Version{}, err
+	}
+	b := store.Bot{TenantID: t.ID, Slug: slug, Name: compiled.Name}
+	v := store.BotVersion{TenantID: t.ID, Config: string(config), Prompt: compiled.SystemPrompt,
+		Fingerprint: compiled.Fingerprint, CreatedBy: p.actor()}
+	err = s.store.Tx(ctx, func(tx *store.Store) error {
+		if err := tx.CreateBot(ctx, &b); err != nil {
+			return s.storeErr(ctx, "create bot", "bot", "a bot with slug "+slug+" already exists", err)
+		}
+		v.BotID = b.ID
+		if err := tx.AddVersion(ctx, &v); err != nil {
+			return s.internal(ctx, "create bot: version 1", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Bot{}, Version{}, err
+	}
+	return botView(&b), versionView(&v), nil
+}
+
+// ListBots lists the tenant's bots, oldest first.
+func (s *Service) ListBots(ctx context.Context, p *Principal, tenant string, opts ListOptions) ([]Bot, string, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, next, err := s.store.ListBots(ctx, t.ID, opts.page())
+	if err != nil {
+		return nil, "", s.storeErr(ctx, "list bots", "bot", "", err)
+	}
+	return mapSlice(rows, botView), next, nil
+}
+
+// GetBot returns the tenant's bot by id or slug.
+func (s *Service) GetBot(ctx context.Context, p *Principal, tenant, bot string) (Bot, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
+	if err != nil {
+		return Bot{}, err
+	}
+	b, err := s.store.GetBot(ctx, t.ID, bot)
+	if err != nil {
+		return Bot{}, s.storeErr(ctx, "get bot", "bot", "", err)
+	}
+	return botView(b), nil
+}
+
+// AuthorizeChat checks that p may chat with the tenant's bot from a browser
+// origin ("" for server-to-server calls) and returns the bot. The dialog
+// routes call it before creating dialogs or sending messages: a pk key
+// works only with its own bot and only from its allowed origins.
+func (s *Service) AuthorizeChat(ctx context.Context, p *Principal, tenant, bot, origin string) (Bot, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+	if err != nil {
+		return Bot{}, err
+	}
+	b, err := s.store.GetBot(ctx, t.ID, bot)
+	if err != nil {
+		return Bot{}, s.storeErr(ctx, "authorize chat", "bot", "", err)
+	}
+	if p.KeyKind == auth.KindPublishable {
+		if p.BotID != b.ID {
+			return Bot{}, errorf(CodeForbidden, "this key may only chat with its own bot")
+		}
+		if !p.AllowsOrigin(origin) {
+			return Bot{}, errorf(CodeForbidden, "this key may not be used from this origin")
+		}
+	}
+	return botView(b), nil
+}

@@ -1,0 +1,38 @@
+package platform
+
+import (
+	"context"
+	"errors"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
+)
+
+// compileConfig is the default Options.Compile: strict load, then compile.
+func compileConfig(data []byte) (*botconfig.Bot, error) {
+	cfg, err := botconfig.Load(data)
+	if err != nil {
+		return nil, err
+	}
+	return botconfig.Compile(cfg)
+}
+
+// compile runs the compiler and turns its problems into an invalid Error
+// whose details point into the config (not into the request around it).
+func (s *Service) compile(ctx context.Context, config []byte) (*botconfig.Bot, error) {
+	if len(config) == 0 {
+		return nil, invalid(Detail{Pointer: "", Message: "a config is required"})
+	}
+	bot, err := s.opts.Compile(config)
+	var ps botconfig.Problems
+	switch {
+	case errors.As(err, &ps):
+		e := &Error{Code: CodeInvalid, Message: "the config is invalid", cause: err}
+		for _, p := range ps {
+			e.Details = append(e.Details, Detail{Pointer: p.Pointer, Message: p.Message})
+		}
+		return nil, e
+	case err != nil:
+		return nil, s.internal(ctx, "compile config", err)
+	}
+	return bot, nil
+}

@@ -1,0 +1,173 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// APIKeyInput describes a new key.
+type APIKeyInput struct {
+	Name string `json:"name"`
+	// Kind is "sk" or "pk"; empty means pk when Bot is set, else sk.
+	Kind string `json:"kind,omitempty"`
+	// Scopes of an sk key: "admin" and/or "chat". A pk key is always "chat".
+	Scopes []string `json:"scopes,omitempty"`
+	// Bot (id or slug) and Origins bind a pk key; both are required for pk.
+	Bot     string   `json:"bot,omitempty"`
+	Origins []string `json:"origins,omitempty"`
+	// ExpiresAt, when set, must be in the future.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// CreateAPIKey creates a key in the tenant and returns it in plaintext, this
+// once.
+func (s *Service) CreateAPIKey(ctx context.Context, p *Principal, tenant string, in APIKeyInput) (CreatedKey, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
+	if err != nil {
+		return CreatedKey{}, err
+	}
+	k, err := s.checkKeyInput(ctx, t.ID, in)
+	if err != nil {
+		return CreatedKey{}, err
+	}
+	gen, err := auth.GenerateAPIKey(k.Kind)
+	if err != nil {
+		return CreatedKey{}, s.internal(ctx, "create api key", err)
+	}
+	k.Hash, k.Prefix, k.Last4 = gen.Hash, gen.Prefix, gen.Last4
+	if err := s.store.CreateAPIKey(ctx, k); err != nil {
+		return CreatedKey{}, s.internal(ctx, "create api key", err)
+	}
+	return CreatedKey{APIKey: keyView(k), Key: gen.Plaintext}, nil
+}
+
+// checkKeyInput validates in (all problems at once) and returns the unsaved
+// key record.
+func (s *Service) checkKeyInput(ctx context.Context, tenantID string, in APIKeyInput) (*store.APIKey, error) {
+	var ps problems
+	ps.name("/name", in.Name, 200)
+	kind := in.Kind
+	if kind == "" {
+		kind = auth.KindSecret
+		if in.Bot != "" {
+			kind = auth.KindPublishable
+		}
+	}
+	k := &store.APIKey{TenantID: tenantID, Name: strings.TrimSpace(in.Name), Kind: kind, ExpiresAt: in.ExpiresAt}
+	switch kind {
+	case auth.KindSecret:
+		k.Scopes = checkScopes(&ps, in.Scopes)
+		if in.Bot != "" {
+			ps.add("/bot", "only pk keys are bound to a bot")
+		}
+		if len(in.Origins) > 0 {
+			ps.add("/origins", "only pk keys are bound to origins")
+		}
+	case auth.KindPublishable:
+		for i, sc := range in.Scopes {
+			if sc != auth.ScopeChat {
+				ps.add(fmt.Sprintf("/scopes/%d", i), "pk keys may only have the chat scope")
+			}
+		}
+		k.Scopes = store.StringList{auth.ScopeChat}
+		k.Origins = checkOrigins(&ps, in.Origins)
+		botID, err := s.keyBot(ctx, &ps, tenantID, in.Bot)
+		if err != nil {
+			return nil, err
+		}
+		k.BotID = botID
+	default:
+		ps.add("/kind", `must be "sk" or "pk"`)
+	}
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(s.now()) {
+		ps.add("/expires_at", "must be in the future")
+	}
+	return k, ps.err()
+}
+
+func checkScopes(ps *problems, scopes []string) store.StringList {
+	if len(scopes) == 0 {
+		ps.add("/scopes", `needs at least one of "admin", "chat"`)
+	}
+	out := store.StringList{}
+	for i, sc := range scopes {
+		switch {
+		case sc != auth.ScopeAdmin && sc != auth.ScopeChat:
+			ps.add(fmt.Sprintf("/scopes/%d", i), `must be "admin" or "chat"`)
+		case !slices.Contains(out, sc):
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// checkOrigins accepts exact web origins (scheme://host[:port]); a wildcard
+// would let any site spend the tenant's quota with the key.
+func checkOrigins(ps *problems, origins []string) store.StringList {
+	if len(origins) == 0 {
+		ps.add("/origins", "a pk key needs at least one allowed origin, such as https://www.example.com")
+	}
+	out := store.StringList{}
+	for i, o := range origins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			ps.add(fmt.Sprintf("/origins/%d", i), "must be an origin like https://www.example.com (scheme, host, optional port; no path)")
+			continue
+		}
+		out = append(out, strings.ToLower(o))
+	}
+	return out
+}
+
+// keyBot resolves the bot a pk key is bound to, within the tenant.
+func (s *Service) keyBot(ctx context.Context, ps *problems, tenantID, ref string) (*string, error) {
+	if ref == "" {
+		ps.add("/bot", "a pk key must name the bot it chats with")
+		return nil, nil
+	}
+	b, err := s.store.GetBot(ctx, tenantID, ref)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		ps.add("/bot", "no bot %q in this tenant", ref)
+		return nil, nil
+	case err != nil:
+		return nil, s.internal(ctx, "key bot", err)
+	}
+	return &b.ID, nil
+}
+
+// ListAPIKeys lists the tenant's keys, revoked and expired ones included.
+func (s *Service) ListAPIKeys(ctx context.Context, p *Principal, tenant string, opts ListOptions) ([]APIKey, string, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActRead)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, next, err := s.store.ListAPIKeys(ctx, t.ID, opts.page())
+	if err != nil {
+		return nil, "", s.storeErr(ctx, "list api keys", "api key", "", err)
+	}
+	return mapSlice(rows, keyView), next, nil
+}
+
+// RevokeAPIKey revokes the tenant's key at once: the next request with it
+// is unauthorized. Revoking a revoked key is not an error.
+func (s *Service) RevokeAPIKey(ctx context.Context, p *Principal, tenant, keyID string) (APIKey, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
+	if err != nil {
+		return APIKey{}, err
+	}
+	k, err := s.store.RevokeAPIKey(ctx, t.ID, keyID, s.now())
+	if err != nil {
+		return APIKey{}, s.storeErr(ctx, "revoke api key", "api key", "", err)
+	}
+	return keyView(k), nil
+}

@@ -1,0 +1,92 @@
+package platform
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/parleyhq/parley/pkg/auth"
+)
+
+// PrincipalKind says how a caller authenticated.
+type PrincipalKind string
+
+// Principal kinds.
+const (
+	// KindPlatform is the operator, with PARLEY_PLATFORM_TOKEN or on the
+	// command line: may do anything in any tenant.
+	KindPlatform PrincipalKind = "platform"
+	// KindKey is a tenant API key (sk_ or pk_).
+	KindKey PrincipalKind = "key"
+	// KindSession is a signed-in admin UI user.
+	KindSession PrincipalKind = "session"
+)
+
+// Principal is who is calling, as Authenticate found out. Pass it to every
+// method; the methods decide what it may do.
+type Principal struct {
+	Kind PrincipalKind `json:"kind"`
+	// TenantID is the key's tenant (KindKey only).
+	TenantID string `json:"tenant_id,omitempty"`
+	// KeyID, KeyKind ("sk"/"pk") and Scopes describe a key.
+	KeyID   string   `json:"key_id,omitempty"`
+	KeyKind string   `json:"key_kind,omitempty"`
+	Scopes  []string `json:"scopes,omitempty"`
+	// BotID and Origins bind a pk_ key to one bot and to the web origins the
+	// widget may run on.
+	BotID   string   `json:"bot_id,omitempty"`
+	Origins []string `json:"origins,omitempty"`
+	// UserID, Email and Roles (tenant id -> role) describe a session's user.
+	UserID string            `json:"user_id,omitempty"`
+	Email  string            `json:"email,omitempty"`
+	Roles  map[string]string `json:"roles,omitempty"`
+}
+
+// Operator returns the platform principal, for commands that act with the
+// operator's authority (parley tenant create, parley apply).
+func Operator() *Principal { return &Principal{Kind: KindPlatform} }
+
+// IsPlatform reports whether p is the platform operator.
+func (p *Principal) IsPlatform() bool { return p != nil && p.Kind == KindPlatform }
+
+// subjects are the policy subjects p acts as in tenantID; none means p has
+// no business in that tenant at all.
+func (p *Principal) subjects(tenantID string) []string {
+	switch p.Kind {
+	case KindKey:
+		if p.TenantID != tenantID {
+			return nil
+		}
+		subs := make([]string, len(p.Scopes))
+		for i, sc := range p.Scopes {
+			subs[i] = auth.ScopeSubject(sc)
+		}
+		return subs
+	case KindSession:
+		if role, ok := p.Roles[tenantID]; ok {
+			return []string{role}
+		}
+	}
+	return nil
+}
+
+// AllowsOrigin reports whether a browser request from origin may use p. Only
+// pk_ keys are restricted; origins compare case-insensitively, exactly
+// (scheme, host and port).
+func (p *Principal) AllowsOrigin(origin string) bool {
+	if p.KeyKind != auth.KindPublishable {
+		return true
+	}
+	return slices.ContainsFunc(p.Origins, func(o string) bool { return strings.EqualFold(o, origin) })
+}
+
+// actor names p in records such as a version's CreatedBy.
+func (p *Principal) actor() string {
+	switch p.Kind {
+	case KindKey:
+		return p.KeyID
+	case KindSession:
+		return p.UserID
+	default:
+		return string(KindPlatform)
+	}
+}

@@ -1,0 +1,94 @@
+package platform
+
+import (
+	"context"
+	"errors"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// MaxSecretSize caps one secret value; secrets are tokens and passwords, not
+// documents.
+const MaxSecretSize = 16 << 10
+
+// PutSecret creates or replaces the tenant's secret, encrypted before it
+// reaches the store. Secrets are write-only: nothing returns the value
+// except SecretVars, for the runtime.
+func (s *Service) PutSecret(ctx context.Context, p *Principal, tenant, name, value string) (SecretInfo, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+	if err != nil {
+		return SecretInfo{}, err
+	}
+	var ps problems
+	checkSecretName(&ps, name)
+	switch {
+	case value == "":
+		ps.add("/value", "is required")
+	case len(value) > MaxSecretSize:
+		ps.add("/value", "must be at most %d bytes", MaxSecretSize)
+	}
+	if err := ps.err(); err != nil {
+		return SecretInfo{}, err
+	}
+	nonce, ct, err := s.opts.Sealer.Seal(t.ID, name, []byte(value))
+	if err != nil {
+		return SecretInfo{}, s.internal(ctx, "seal secret", err)
+	}
+	sec := store.Secret{TenantID: t.ID, Name: name, Nonce: nonce, Ciphertext: ct}
+	if err := s.store.PutSecret(ctx, &sec); err != nil {
+		return SecretInfo{}, s.internal(ctx, "put secret", err)
+	}
+	return SecretInfo{Name: sec.Name, UpdatedAt: sec.UpdatedAt}, nil
+}
+
+func checkSecretName(ps *problems, name string) {
+	if !secretNamePattern.MatchString(name) {
+		ps.add("/name", "must be 1-128 letters, digits or underscores, not starting with a digit, so configs can use {{secrets.NAME}}")
+	}
+}
+
+// ListSecretNames lists the tenant's secret names, never their values.
+func (s *Service) ListSecretNames(ctx context.Context, p *Principal, tenant string) ([]SecretInfo, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.ListSecrets(ctx, t.ID)
+	if err != nil {
+		return nil, s.internal(ctx, "list secrets", err)
+	}
+	return mapSlice(rows, func(r *store.Secret) SecretInfo {
+		return SecretInfo{Name: r.Name, UpdatedAt: r.UpdatedAt}
+	}), nil
+}
+
+// DeleteSecret removes the tenant's secret.
+func (s *Service) DeleteSecret(ctx context.Context, p *Principal, tenant, name string) error {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+	if err != nil {
+		return err
+	}
+	return s.storeErr(ctx, "delete secret", "secret", "", s.store.DeleteSecret(ctx, t.ID, name))
+}
+
+// SecretVars decrypts every secret of the tenant (by id) for the runtime,
+// keyed "secrets.NAME" as botconfig.Vars expects. It takes no Principal:
+// it is for the platform's own dialog runner, never for an API handler.
+// A secret that fails to decrypt (wrong key) is an internal error rather
+// than a silently missing value.
+func (s *Service) SecretVars(ctx context.Context, tenantID string) (map[string]string, error) {
+	rows, err := s.store.ListSecrets(ctx, tenantID)
+	if err != nil {
+		return nil, s.internal(ctx, "secret vars", err)
+	}
+	vars := make(map[string]string, len(rows))
+	for _, r := range rows {
+		plain, err := s.opts.Sealer.Open(tenantID, r.Name, r.Nonce, r.Ciphertext)
+		if err != nil {
+			return nil, s.internal(ctx, "secret vars: open "+r.Name, errors.Join(err, errors.New("was PARLEY_SECRET_KEY changed?")))
+		}
+		vars["secrets."+r.Name] = string(plain)
+	}
+	return vars, nil
+}

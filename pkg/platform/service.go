@@ -1,0 +1,113 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// Options are the Service's collaborators. Sealer is required; the rest
+// have defaults.
+type Options struct {
+	// Sealer encrypts tenant secrets.
+	Sealer *auth.Sealer
+	// Authorizer decides permissions; default auth.NewAuthorizer().
+	Authorizer *auth.Authorizer
+	// Passwords hashes user passwords; the zero value is bcrypt's default
+	// cost.
+	Passwords auth.PasswordHasher
+	// PlatformToken authenticates the operator; empty disables it.
+	PlatformToken string
+	// SessionTTL is how long an admin UI sign-in lasts; default 12 hours.
+	SessionTTL time.Duration
+	// Compile validates and compiles a bot config; default botconfig's
+	// Load + Compile. Tests of other packages may narrow it, never widen.
+	Compile func(config []byte) (*botconfig.Bot, error)
+	// Clock returns the current time; default time.Now. Key expiry and
+	// sessions use it.
+	Clock func() time.Time
+	// Logger receives internal errors with their causes; default discards.
+	Logger *slog.Logger
+}
+
+// Service is the application layer: every operation on tenants, users,
+// keys, secrets, bots and versions, each authorised against the calling
+// Principal. It is safe for concurrent use.
+type Service struct {
+	store *store.Store
+	opts  Options
+	log   *slog.Logger
+}
+
+// New returns a Service over st.
+func New(st *store.Store, opts Options) (*Service, error) {
+	if st == nil {
+		return nil, errors.New("platform: a store is required")
+	}
+	if opts.Sealer == nil {
+		return nil, errors.New("platform: a secrets sealer is required")
+	}
+	if opts.Authorizer == nil {
+		a, err := auth.NewAuthorizer()
+		if err != nil {
+			return nil, err
+		}
+		opts.Authorizer = a
+	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = 12 * time.Hour
+	}
+	if opts.Compile == nil {
+		opts.Compile = compileConfig
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: st, opts: opts, log: log}, nil
+}
+
+// Ping checks that the database answers, for /readyz.
+func (s *Service) Ping(ctx context.Context) error {
+	if err := s.store.Ping(ctx); err != nil {
+		return s.internal(ctx, "ping", err)
+	}
+	return nil
+}
+
+func (s *Service) now() time.Time { return s.opts.Clock().UTC() }
+
+// internal logs err with where it happened and returns an Error that says
+// nothing about it, so database or driver text never reaches callers.
+func (s *Service) internal(ctx context.Context, op string, err error) *Error {
+	s.log.ErrorContext(ctx, "platform: internal error", "op", op, "err", err)
+	return &Error{Code: CodeInternal, Message: "internal error", cause: err}
+}
+
+// storeErr maps a store error: ErrNotFound becomes not_found for what,
+// ErrConflict a conflict saying conflictMsg, anything else internal.
+func (s *Service) storeErr(ctx context.Context, op, what, conflictMsg string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrNotFound):
+		e := notFound(what)
+		e.cause = err
+		return e
+	case errors.Is(err, store.ErrConflict) && conflictMsg != "":
+		return &Error{Code: CodeConflict, Message: conflictMsg, cause: err}
+	case errors.Is(err, store.ErrInvalidCursor):
+		return &Error{Code: CodeInvalid, Message: "invalid cursor", cause: err,
+			Details: []Detail{{Pointer: "/cursor", Message: "use the next_cursor of a previous page"}}}
+	default:
+		return s.internal(ctx, op, err)
+	}
+}

@@ -1,0 +1,109 @@
+package platform
+
+import (
+	"context"
+	"strings"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// CreateTenantInput describes a new tenant. OwnerEmail, when set, makes that
+// user (created with OwnerPassword if new) the tenant's owner, so the admin
+// UI has someone to sign in as.
+type CreateTenantInput struct {
+	Slug          string `json:"slug"`
+	Name          string `json:"name"`
+	OwnerEmail    string `json:"owner_email,omitempty"`
+	OwnerPassword string `json:"owner_password,omitempty"`
+}
+
+// CreateTenant creates a tenant with a first admin key (sk_, scope admin),
+// returned in plaintext this once. Only the platform operator may do it.
+// The tenant, key and owner are created together or not at all.
+func (s *Service) CreateTenant(ctx context.Context, p *Principal, in CreateTenantInput) (Tenant, CreatedKey, error) {
+	if err := requirePlatform(p); err != nil {
+		return Tenant{}, CreatedKey{}, err
+	}
+	var ps problems
+	ps.slug("/slug", in.Slug)
+	if strings.TrimSpace(in.Name) == "" {
+		in.Name = in.Slug
+	}
+	ps.name("/name", in.Name, 200)
+	if err := ps.err(); err != nil {
+		return Tenant{}, CreatedKey{}, err
+	}
+	// Hash before the transaction: bcrypt is slow and SQLite has one writer.
+	owner, err := s.prepareOwner(ctx, in)
+	if err != nil {
+		return Tenant{}, CreatedKey{}, err
+	}
+	gen, err := auth.GenerateAPIKey(auth.KindSecret)
+	if err != nil {
+		return Tenant{}, CreatedKey{}, s.internal(ctx, "create tenant: key", err)
+	}
+
+	t := store.Tenant{Slug: in.Slug, Name: strings.TrimSpace(in.Name)}
+	k := store.APIKey{Name: "first admin key", Kind: auth.KindSecret, Scopes: store.StringList{auth.ScopeAdmin},
+		Hash: gen.Hash, Prefix: gen.Prefix, Last4: gen.Last4}
+	err = s.store.Tx(ctx, func(tx *store.Store) error {
+		if err := tx.CreateTenant(ctx, &t); err != nil {
+			return s.storeErr(ctx, "create tenant", "tenant", "a tenant with slug "+in.Slug+" already exists", err)
+		}
+		k.TenantID = t.ID
+		if err := tx.CreateAPIKey(ctx, &k); err != nil {
+			return s.internal(ctx, "create tenant: key", err)
+		}
+		return s.addOwner(ctx, tx, t.ID, owner)
+	})
+	if err != nil {
+		return Tenant{}, CreatedKey{}, err
+	}
+	return tenantView(&t), CreatedKey{APIKey: keyView(&k), Key: gen.Plaintext}, nil
+}
+
+// ListTenants lists every tenant for the operator, and the tenants a user
+// belongs to (or a key's own tenant) for everyone else.
+func (s *Service) ListTenants(ctx context.Context, p *Principal, opts ListOptions) ([]Tenant, string, error) {
+	if p == nil {
+		return nil, "", unauthorized("authentication required")
+	}
+	if !p.IsPlatform() {
+		return s.ownTenants(ctx, p)
+	}
+	rows, next, err := s.store.ListTenants(ctx, opts.page())
+	if err != nil {
+		return nil, "", s.storeErr(ctx, "list tenants", "tenant", "", err)
+	}
+	return mapSlice(rows, tenantView), next, nil
+}
+
+// ownTenants is the short, unpaged list of tenants p can act in.
+func (s *Service) ownTenants(ctx context.Context, p *Principal) ([]Tenant, string, error) {
+	var ids []string
+	if p.Kind == KindKey {
+		ids = []string{p.TenantID}
+	}
+	for id := range p.Roles {
+		ids = append(ids, id)
+	}
+	out := make([]Tenant, 0, len(ids))
+	for _, id := range ids {
+		t, err := s.store.GetTenant(ctx, id)
+		if err != nil {
+			return nil, "", s.storeErr(ctx, "list own tenants", "tenant", "", err)
+		}
+		out = append(out, tenantView(t))
+	}
+	return out, "", nil
+}
+
+// GetTenant returns a tenant by id or slug.
+func (s *Service) GetTenant(ctx context.Context, p *Principal, tenant string) (Tenant, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActRead)
+	if err != nil {
+		return Tenant{}, err
+	}
+	return tenantView(t), nil
+}

@@ -1,0 +1,117 @@
+package platform
+
+import (
+	"context"
+	"errors"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// versionRetries bounds how often CreateVersion retries after losing a race
+// for the next number to a concurrent save.
+const versionRetries = 3
+
+// CreateVersion saves config as the bot's next version, unless it compiles
+// to the same fingerprint as the latest version: then the latest is
+// returned with created false and nothing is written. That makes saving the
+// same config twice (parley apply, a double click) a no-op.
+func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot string, config []byte) (Version, bool, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+	if err != nil {
+		return Version{}, false, err
+	}
+	compiled, err := s.compile(ctx, config)
+	if err != nil {
+		return Version{}, false, err
+	}
+	for attempt := 1; ; attempt++ {
+		v := store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: string(config),
+			Prompt: compiled.SystemPrompt, Fingerprint: compiled.Fingerprint, CreatedBy: p.actor()}
+		created, err := s.addVersionUnlessSame(ctx, &v, compiled.Name)
+		if errors.Is(err, store.ErrConflict) && attempt < versionRetries {
+			continue
+		}
+		if err != nil {
+			return Version{}, false, s.storeErr(ctx, "create version", "bot",
+				"another version was saved at the same time; try again", err)
+		}
+		return versionView(&v), created, nil
+	}
+}
+
+// addVersionUnlessSame adds v, or fills v with the latest version when that
+// has the same fingerprint. It also keeps the bot's name in step with its
+// newest config.
+func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion, name string) (bool, error) {
+	created := false
+	err := s.store.Tx(ctx, func(tx *store.Store) error {
+		latest, err := tx.LatestVersion(ctx, v.TenantID, v.BotID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if latest != nil && latest.Fingerprint == v.Fingerprint {
+			*v = *latest
+			return nil
+		}
+		if err := tx.AddVersion(ctx, v); err != nil {
+			return err
+		}
+		created = true
+		return tx.UpdateBotName(ctx, v.TenantID, v.BotID, name)
+	})
+	return created, err
+}
+
+// ListVersions lists the bot's versions, lowest number first.
+func (s *Service) ListVersions(ctx context.Context, p *Principal, tenant, bot string, opts ListOptions) ([]Version, string, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, next, err := s.store.ListVersions(ctx, b.TenantID, b.ID, opts.page())
+	if err != nil {
+		return nil, "", s.storeErr(ctx, "list versions", "version", "", err)
+	}
+	return mapSlice(rows, versionView), next, nil
+}
+
+// GetVersion returns version number n of the bot.
+func (s *Service) GetVersion(ctx context.Context, p *Principal, tenant, bot string, n int) (Version, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+	if err != nil {
+		return Version{}, err
+	}
+	v, err := s.store.GetVersion(ctx, b.TenantID, b.ID, n)
+	if err != nil {
+		return Version{}, s.storeErr(ctx, "get version", "version", "", err)
+	}
+	return versionView(v), nil
+}
+
+// Publish makes version n the bot's live version. Rolling back is
+// publishing an older number.
+func (s *Service) Publish(ctx context.Context, p *Principal, tenant, bot string, n int) (Bot, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+	if err != nil {
+		return Bot{}, err
+	}
+	pub, err := s.store.PublishVersion(ctx, b.TenantID, b.ID, n)
+	if err != nil {
+		return Bot{}, s.storeErr(ctx, "publish", "version", "", err)
+	}
+	return botView(pub), nil
+}
+
+// botFor resolves the tenant with a permission check, then its bot.
+func (s *Service) botFor(ctx context.Context, p *Principal, tenant, bot, object, action string) (*store.Bot, error) {
+	t, err := s.tenantFor(ctx, p, tenant, object, action)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.store.GetBot(ctx, t.ID, bot)
+	if err != nil {
+		return nil, s.storeErr(ctx, "resolve bot", "bot", "", err)
+	}
+	return b, nil
+}

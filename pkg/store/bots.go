@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Bot is a tenant's chatbot. Its configs live in numbered BotVersions; one
+// of them may be published.
+type Bot struct {
+	ID       string `gorm:"primaryKey"`
+	TenantID string
+	Slug     string
+	Name     string
+	// PublishedVersion is the number of the live version; 0 means none.
+	PublishedVersion int
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// CreateBot inserts b. A slug already used in the tenant is ErrConflict.
+func (s *Store) CreateBot(ctx context.Context, b *Bot) error {
+	if b.ID == "" {
+		b.ID = NewID(PrefixBot)
+	}
+	return wrap("create bot", s.q(ctx).Create(b).Error)
+}
+
+// GetBot finds the tenant's bot by id or slug.
+func (s *Store) GetBot(ctx context.Context, tenantID, idOrSlug string) (*Bot, error) {
+	var b Bot
+	err := s.q(ctx).Where("tenant_id = ? AND (id = ? OR slug = ?)", tenantID, idOrSlug, idOrSlug).
+		First(&b).Error
+	if err != nil {
+		return nil, wrap("get bot", err)
+	}
+	return &b, nil
+}
+
+// ListBots returns one page of the tenant's bots, oldest first.
+func (s *Store) ListBots(ctx context.Context, tenantID string, p Page) ([]Bot, string, error) {
+	var rows []Bot
+	if err := paged(s.q(ctx).Where("tenant_id = ?", tenantID), "id", p).Find(&rows).Error; err != nil {
+		return nil, "", wrap("list bots", err)
+	}
+	rows, next := nextCursor(rows, p, func(b Bot) string { return b.ID })
+	return rows, next, nil
+}
+
+// UpdateBotName renames the tenant's bot, keeping its display name in step
+// with the latest config.
+func (s *Store) UpdateBotName(ctx context.Context, tenantID, botID, name string) error {
+	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).Update("name", name)
+	if res.Error != nil {
+		return wrap("update bot name", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("update bot name", ErrNotFound)
+	}
+	return nil
+}
+
+// PublishVersion makes version number n of the tenant's bot the live one.
+// A number that does not exist is ErrNotFound.
+func (s *Store) PublishVersion(ctx context.Context, tenantID, botID string, n int) (*Bot, error) {
+	if _, err := s.GetVersion(ctx, tenantID, botID, n); err != nil {
+		return nil, err
+	}
+	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).
+		Update("published_version", n)
+	if res.Error != nil {
+		return nil, wrap("publish version", res.Error)
+	}
+	return s.GetBot(ctx, tenantID, botID)
+}

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// migration is one versioned schema step. Steps are append-only: once
+// released, a step's body never changes, because databases in the field
+// have already run it. Each step therefore declares the table shapes it
+// creates itself (see schema_v1.go) instead of using the live models.
+type migration struct {
+	version int
+	name    string
+	up      func(tx *gorm.DB) error
+}
+
+// migrations lists every step in order. Later issues add steps here (dialogs,
+// messages, leases, usage) with the next version number.
+var migrations = []migration{
+	{1, "tenants, users, keys, secrets, sessions, bots, versions", migrateV1},
+}
+
+// schemaMigration records an applied step.
+type schemaMigration struct {
+	Version   int `gorm:"primaryKey;autoIncrement:false"`
+	Name      string
+	AppliedAt time.Time
+}
+
+func (schemaMigration) TableName() string { return "schema_migrations" }
+
+// Migrate applies every step the database has not run yet, each in its own
+// transaction together with its schema_migrations row, so a failed step
+// leaves no half-applied schema and running Migrate again is a no-op.
+func (s *Store) Migrate(ctx context.Context) error {
+	db := s.q(ctx)
+	if err := db.Migrator().AutoMigrate(&schemaMigration{}); err != nil {
+		return fmt.Errorf("store: migrate: create schema_migrations: %w", err)
+	}
+	for _, m := range migrations {
+		if err := s.applyOnce(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SchemaVersion returns the highest applied step, 0 on an empty database.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.q(ctx).Model(&schemaMigration{}).Select("COALESCE(MAX(version), 0)").Scan(&v).Error
+	if err != nil {
+		return 0, fmt.Errorf("store: schema version: %w", err)
+	}
+	return v, nil
+}
+
+func (s *Store) applyOnce(ctx context.Context, m migration) error {
+	return s.q(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.dialect == DialectPostgres {
+			// Serialise concurrent starters (several replicas booting at
+			// once); the lock ends with the transaction.
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(7234001)").Error; err != nil {
+				return fmt.Errorf("store: migrate: lock: %w", err)
+			}
+		}
+		var n int64
+		if err := tx.Model(&schemaMigration{}).Where("version = ?", m.version).Count(&n).Error; err != nil {
+			return fmt.Errorf("store: migrate: read schema_migrations: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		if err := m.up(tx); err != nil {
+			return fmt.Errorf("store: migrate step %d (%s): %w", m.version, m.name, err)
+		}
+		rec := schemaMigration{Version: m.version, Name: m.name, AppliedAt: time.Now().UTC()}
+		if err := tx.Create(&rec).Error; err != nil {
+			return fmt.Errorf("store: migrate: record step %d: %w", m.version, err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,46 @@
+package store
+
+import "gorm.io/gorm"
+
+// DefaultPageSize and MaxPageSize bound list queries.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 200
+)
+
+// Page asks for one page of a list: the items after Cursor (the NextCursor of
+// the previous page, empty for the first), at most Limit of them.
+type Page struct {
+	Cursor string
+	Limit  int
+}
+
+func (p Page) limit() int {
+	switch {
+	case p.Limit <= 0:
+		return DefaultPageSize
+	case p.Limit > MaxPageSize:
+		return MaxPageSize
+	default:
+		return p.Limit
+	}
+}
+
+// paged applies keyset paging on a unique, sortable string column. It asks
+// for one extra row to learn whether another page exists without a count.
+func paged(q *gorm.DB, column string, p Page) *gorm.DB {
+	if p.Cursor != "" {
+		q = q.Where(column+" > ?", p.Cursor)
+	}
+	return q.Order(column).Limit(p.limit() + 1)
+}
+
+// nextCursor trims the extra row paged asked for and returns the cursor of
+// the next page, or "" on the last one.
+func nextCursor[T any](rows []T, p Page, key func(T) string) ([]T, string) {
+	if len(rows) <= p.limit() {
+		return rows, ""
+	}
+	rows = rows[:p.limit()]
+	return rows, key(rows[len(rows)-1])
+}

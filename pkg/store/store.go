@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Config says which database to open.
+type Config struct {
+	// DatabaseURL selects PostgreSQL (postgres:// or postgresql://). Empty
+	// means the embedded SQLite database in DataDir.
+	DatabaseURL string
+	// DataDir holds parley.db when DatabaseURL is empty; it is created if
+	// missing.
+	DataDir string
+	// Logger receives slow-query warnings and driver errors. Nil discards.
+	Logger *slog.Logger
+}
+
+// Store is the database. It is safe for concurrent use.
+type Store struct {
+	db      *gorm.DB
+	dialect string
+	where   string
+}
+
+// Dialect names.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// Open connects to the database described by cfg. It does not migrate; call
+// Migrate before use.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	gcfg := &gorm.Config{
+		TranslateError: true,
+		Logger:         newGormLogger(log),
+		NowFunc:        func() time.Time { return time.Now().UTC() },
+	}
+	if cfg.DatabaseURL != "" {
+		return openPostgres(ctx, cfg.DatabaseURL, gcfg)
+	}
+	return openSQLite(ctx, cfg.DataDir, gcfg)
+}
+
+func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config) (*Store, error) {
+	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+		return nil, errors.New("store: database URL must start with postgres:// or postgresql://")
+	}
+	db, err := gorm.Open(postgres.Open(dsn), gcfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
+	}
+	s := &Store{db: db, dialect: DialectPostgres, where: redactURL(dsn)}
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: connect to postgres at %s: %w", s.where, err)
+	}
+	return s, nil
+}
+
+func openSQLite(ctx context.Context, dir string, gcfg *gorm.Config) (*Store, error) {
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: create data dir: %w", err)
+	}
+	path := filepath.Join(dir, "parley.db")
+	// WAL lets readers run beside the writer; busy_timeout waits for a lock
+	// instead of failing; _txlock=immediate takes the write lock at BEGIN so
+	// two transactions never deadlock upgrading read locks.
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := gorm.Open(sqlite.Open(dsn), gcfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	// SQLite has one writer at a time; one connection serialises access in
+	// the pool instead of in busy retries, and keeps the per-connection
+	// pragmas above in force.
+	sqlDB.SetMaxOpenConns(1)
+	sqlDB.SetConnMaxLifetime(0)
+	s := &Store{db: db, dialect: DialectSQLite, where: path}
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Dialect is DialectSQLite or DialectPostgres.
+func (s *Store) Dialect() string { return s.dialect }
+
+// Location says where the data lives, for start-up messages: the SQLite
+// file, or the PostgreSQL URL without its password.
+func (s *Store) Location() string { return s.where }
+
+// Ping checks that the database answers, for readiness probes.
+func (s *Store) Ping(ctx context.Context) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	if err := sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
+}
+
+// Close releases the connections.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// DB is the underlying gorm handle, for tests that must inspect raw rows.
+// Application code uses the typed methods, which enforce tenant scoping.
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// Tx runs fn in one transaction: all of its writes happen or none do.
+func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
+		return fn(&Store{db: db, dialect: s.dialect, where: s.where})
+	})
+}
+
+// q starts a query bound to ctx.
+func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// redactURL drops the password from a database URL so it can be logged.
+func redactURL(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres (unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// newGormLogger sends gorm's warnings (slow queries) and errors to slog,
+// never the SQL arguments, which may hold hashes or ciphertext.
+func newGormLogger(log *slog.Logger) logger.Interface {
+	return logger.NewSlogLogger(log, logger.Config{
+		SlowThreshold:             500 * time.Millisecond,
+		LogLevel:                  logger.Warn,
+		IgnoreRecordNotFoundError: true,
+		ParameterizedQueries:      true,
+	})
+}
