@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parleyhq/parley/pkg/tool"
 )
 
 // DialInMemory makes p reach every server through an in-memory transport to
@@ -27,3 +28,11 @@ var ExposedName = exposedName
 
 // NormalizeSchema is normalizeSchema, for the schema tests.
 var NormalizeSchema = normalizeSchema
+
+// WithRemoteName returns a copy of an MCP tool that calls remote on its
+// server instead, to provoke the server's unknown-tool error.
+func WithRemoteName(tl tool.Tool, remote string) tool.Tool {
+	c := *tl.(*Tool)
+	c.remote = remote
+	return &c
+}

@@ -1,9 +1,12 @@
 package mcptool_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -95,7 +98,7 @@ func newTestServer() *mcp.Server {
 // knew is gone, as after a real server restart.
 type httpServer struct {
 	*httptest.Server
-	sessions atomic.Int64 // sessions the server has started
+	sessions atomic.Int64 // initialize requests: the SDK's server answers discover with an error, so each connect sends one
 	mu       sync.Mutex
 	handler  http.Handler
 	headers  []http.Header
@@ -111,6 +114,9 @@ func startHTTPServer(t testing.TB, sse bool) *httpServer {
 		handler := h.handler
 		h.headers = append(h.headers, r.Header.Clone())
 		h.mu.Unlock()
+		if isHandshake(r) {
+			h.sessions.Add(1)
+		}
 		handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(h.Close)
@@ -119,10 +125,10 @@ func startHTTPServer(t testing.TB, sse bool) *httpServer {
 
 // Restart replaces the handler, forgetting every session.
 func (h *httpServer) Restart() {
-	newServer := func(*http.Request) *mcp.Server {
-		h.sessions.Add(1)
-		return newTestServer()
-	}
+	// One server for the handler's lifetime: the stateless protocol asks for
+	// a server per request, and a restart is a new handler.
+	server := newTestServer()
+	newServer := func(*http.Request) *mcp.Server { return server }
 	var handler http.Handler
 	if h.sse {
 		handler = mcp.NewSSEHandler(newServer, nil)
@@ -139,4 +145,21 @@ func (h *httpServer) Headers() []http.Header {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]http.Header(nil), h.headers...)
+}
+
+// isHandshake reports whether r opens an MCP session with initialize.
+func isHandshake(r *http.Request) bool {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &msg)
+	return msg.Method == "initialize"
 }

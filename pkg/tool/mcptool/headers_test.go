@@ -1,0 +1,72 @@
+package mcptool_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/tool/mcptool"
+)
+
+func TestHeadersCarryDialogVarsAndSecrets(t *testing.T) {
+	srv := startHTTPServer(t, false)
+	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	server := botconfig.MCPServer{Name: "docs", Transport: botconfig.TransportHTTP, URL: srv.URL,
+		Headers: map[string]string{"Authorization": "Bearer {{ secrets.docs_token }}", "X-Dialog": "{{dialog_id}}"}}
+	vars := botconfig.Vars{"secrets.docs_token": "s3cr3t-value", "dialog_id": "d-42"}
+
+	tools := mustTools(t, pool, server, vars)
+
+	t.Run("the substituted headers reach the server", func(t *testing.T) {
+		found := false
+		for _, h := range srv.Headers() {
+			if h.Get("Authorization") == "Bearer s3cr3t-value" && h.Get("X-Dialog") == "d-42" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no request carried the substituted headers")
+		}
+	})
+	t.Run("a secret the server echoes back is redacted", func(t *testing.T) {
+		res := mustCall(t, tools, "docs__whoami", `{}`)
+		wantContent(t, res, false, "auth=Bearer [redacted]")
+		if strings.Contains(res.Content, "s3cr3t-value") {
+			t.Errorf("secret leaked into the result: %q", res.Content)
+		}
+	})
+}
+
+func TestBadHeaderValuesAreRefusedBeforeConnecting(t *testing.T) {
+	srv := startHTTPServer(t, false)
+	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	cases := []struct {
+		name    string
+		header  string
+		vars    botconfig.Vars
+		wantErr string
+	}{
+		{"a variable with no value is named in the error", "Bearer {{secrets.missing}}", nil, `uses {{secrets.missing}}, which has no value`},
+		{"a value that would inject a header line is refused", "{{user_id}}", botconfig.Vars{"user_id": "bob\r\nX-Admin: 1"}, "line break"},
+		{"a secret with a line break is refused without showing it", "Bearer {{secrets.t}}", botconfig.Vars{"secrets.t": "abc\ndef"}, "line break"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			server := botconfig.MCPServer{Name: "docs", Transport: botconfig.TransportHTTP, URL: srv.URL,
+				Headers: map[string]string{"Authorization": tc.header}}
+			_, err := mcptool.Tools(context.Background(), pool, tenant, server, tc.vars)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+			for _, v := range tc.vars {
+				if strings.Contains(err.Error(), v) {
+					t.Errorf("error %q shows the value %q", err, v)
+				}
+			}
+		})
+	}
+	if n := srv.sessions.Load(); n != 0 {
+		t.Errorf("server saw %d sessions, want none: bad configs must fail before connecting", n)
+	}
+}
