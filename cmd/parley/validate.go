@@ -2,9 +2,144 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
+// validateResult is one file's outcome in `parley validate --json`.
+type validateResult struct {
+	File   string               `json:"file"`
+	Valid  bool                 `json:"valid"`
+	Errors []botconfig.Problem  `json:"errors"`
+	Prompt string               `json:"prompt,omitempty"`
+	Tools  []validateToolResult `json:"tools,omitempty"`
+}
+
+// validateToolResult is one tool the model will see, as --json lists it.
+type validateToolResult struct {
+	Name        string          `json:"name"`
+	Kind        string          `json:"kind"` // http, client, native or mcp
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// validate checks agent config files: `parley validate [--print-prompt] [--json] FILE...`.
 func (m *Main) validate(ctx context.Context, args []string) error {
-	return errors.New("not implemented yet")
+	fs := flag.NewFlagSet("parley validate", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	printPrompt := fs.Bool("print-prompt", false, "print the compiled system prompt of each valid file")
+	asJSON := fs.Bool("json", false, "print the results as a JSON array")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "usage: parley validate [--print-prompt] [--json] FILE...\n\nChecks agent config files; exits 1 when any is invalid.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	results := make([]validateResult, 0, fs.NArg())
+	for _, file := range fs.Args() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		results = append(results, validateFile(file))
+	}
+	var err error
+	if *asJSON {
+		err = writeValidateJSON(m.Stdout, results)
+	} else {
+		err = writeValidateText(m.Stdout, results, *printPrompt)
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		if !r.Valid {
+			return exitError{1}
+		}
+	}
+	return nil
+}
+
+// validateFile loads and compiles one file. A file that cannot be read is
+// reported like a config problem at the document root.
+func validateFile(file string) validateResult {
+	res := validateResult{File: file, Errors: []botconfig.Problem{}}
+	cfg, err := botconfig.LoadFile(file)
+	var bot *botconfig.Bot
+	if err == nil {
+		bot, err = botconfig.Compile(cfg)
+	}
+	var problems botconfig.Problems
+	switch {
+	case errors.As(err, &problems):
+		res.Errors = problems
+	case err != nil:
+		res.Errors = []botconfig.Problem{{Pointer: "", Message: strings.TrimPrefix(err.Error(), "botconfig: ")}}
+	default:
+		res.Valid = true
+		res.Prompt = bot.SystemPrompt
+		res.Tools = toolResults(bot)
+	}
+	return res
+}
+
+// toolResults lists what the model will be offered. MCP servers appear as one
+// entry each: their tools are only known once the server is reached.
+func toolResults(bot *botconfig.Bot) []validateToolResult {
+	var out []validateToolResult
+	for _, t := range bot.Tools {
+		kind := "http"
+		if t.Execution == botconfig.ExecutionClient {
+			kind = "client"
+		}
+		out = append(out, validateToolResult{Name: t.Name, Kind: kind, Description: t.Description, Parameters: t.Parameters})
+	}
+	for _, n := range bot.NativeTools {
+		out = append(out, validateToolResult{Name: n, Kind: "native"})
+	}
+	for _, s := range bot.MCPServers {
+		desc := "tools of MCP server " + s.Name + ", named " + s.Name + botconfig.MCPToolSeparator + "<tool>"
+		out = append(out, validateToolResult{Name: s.Name, Kind: "mcp", Description: desc})
+	}
+	return out
+}
+
+func writeValidateJSON(w io.Writer, results []validateResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(results)
+}
+
+// writeValidateText prints "FILE: POINTER: message" per problem, "FILE: ok"
+// per valid file, or the prompts when asked for.
+func writeValidateText(w io.Writer, results []validateResult, printPrompt bool) error {
+	var b strings.Builder
+	for _, r := range results {
+		for _, p := range r.Errors {
+			fmt.Fprintf(&b, "%s: %s: %s\n", r.File, botconfig.DisplayPointer(p.Pointer), p.Message)
+		}
+		switch {
+		case r.Valid && printPrompt && len(results) > 1:
+			fmt.Fprintf(&b, "==> %s <==\n%s\n\n", r.File, r.Prompt)
+		case r.Valid && printPrompt:
+			fmt.Fprintf(&b, "%s\n", r.Prompt)
+		case r.Valid:
+			fmt.Fprintf(&b, "%s: ok\n", r.File)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
