@@ -1,0 +1,271 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Options configures a fake server.
+type Options struct {
+	// APIKey, when set, must arrive as "Authorization: Bearer <APIKey>".
+	APIKey string
+	// FragmentSize is how many characters of text or tool arguments go in
+	// one streamed chunk; 0 means 8.
+	FragmentSize int
+	// Latency delays every reply, before its first byte.
+	Latency time.Duration
+	// ChunkDelay pauses between streamed chunks, for demos.
+	ChunkDelay time.Duration
+	// Handler answers requests once the queue of scripted replies is empty;
+	// it receives the parsed request so tests can inspect what was sent.
+	Handler func(*ChatRequest) ServerReply
+}
+
+// Record is one request the server received, kept for assertions.
+type Record struct {
+	// At is when the request arrived, as the server saw it.
+	At     time.Time
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+	// Request is the parsed body, nil when it did not parse.
+	Request *ChatRequest
+	// Status is the HTTP status the server answered with.
+	Status int
+}
+
+// Server is a fake OpenAI-compatible chat-completions API, as strict as the
+// real one about the conversation it is sent. It is an http.Handler; use
+// NewServer in tests, NewHandler to serve it yourself.
+type Server struct {
+	opts Options
+	ts   *httptest.Server
+
+	mu      sync.Mutex
+	queue   []ServerReply
+	records []Record
+	seq     int
+}
+
+// NewHandler returns an unstarted fake, to mount on a server of your own.
+func NewHandler(opts Options) *Server {
+	if opts.FragmentSize <= 0 {
+		opts.FragmentSize = 8
+	}
+	return &Server{opts: opts}
+}
+
+// NewServer starts a fake on a loopback port and closes it when tb ends.
+func NewServer(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	s := NewHandler(opts)
+	s.ts = httptest.NewServer(s)
+	tb.Cleanup(s.ts.Close)
+	return s
+}
+
+// URL returns the base URL clients are configured with, ending in /v1; ""
+// for a server made by NewHandler.
+func (s *Server) URL() string {
+	if s.ts == nil {
+		return ""
+	}
+	return s.ts.URL + "/v1"
+}
+
+// Close stops a server started by NewServer; tests need not call it.
+func (s *Server) Close() {
+	if s.ts != nil {
+		s.ts.Close()
+	}
+}
+
+// Enqueue appends scripted replies; each request that passes validation
+// takes the next one.
+func (s *Server) Enqueue(replies ...ServerReply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+// Pending returns how many scripted replies are left.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// Requests returns every request received so far, in arrival order.
+func (s *Server) Requests() []Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Record(nil), s.records...)
+}
+
+// LastRequest returns the last parsed chat request, or nil.
+func (s *Server) LastRequest() *ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.records) - 1; i >= 0; i-- {
+		if s.records[i].Request != nil {
+			return s.records[i].Request
+		}
+	}
+	return nil
+}
+
+const maxBody = 32 << 20
+
+// ServeHTTP implements the chat-completions and models routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	rec := Record{At: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+
+	if e := s.authorize(r); e != nil {
+		s.fail(w, &rec, e, "")
+		return
+	}
+	switch {
+	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
+		s.record(rec, http.StatusOK)
+		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]string{{"id": "fake-model", "object": "model", "owned_by": "llmtest"}}})
+	case r.URL.Path == "/v1/chat/completions" && r.Method == http.MethodPost:
+		s.chat(w, r, rec)
+	case r.URL.Path == "/v1/chat/completions":
+		s.fail(w, &rec, &apiError{status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+			Message: fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path)}, "")
+	default:
+		s.fail(w, &rec, &apiError{status: http.StatusNotFound, Type: "invalid_request_error",
+			Message: fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path)}, "")
+	}
+}
+
+// authorize echoes a wrong key back in full. The real API masks most of it;
+// being harsher here proves that clients keep error text free of keys.
+func (s *Server) authorize(r *http.Request) *apiError {
+	if s.opts.APIKey == "" {
+		return nil
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if ok && got == s.opts.APIKey {
+		return nil
+	}
+	code := "invalid_api_key"
+	msg := fmt.Sprintf("Incorrect API key provided: %s. You can find your API key at https://platform.openai.com/account/api-keys.", got)
+	if got == "" {
+		msg = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth."
+	}
+	return &apiError{status: http.StatusUnauthorized, Type: "invalid_request_error", Code: &code, Message: msg}
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec Record) {
+	var req ChatRequest
+	if err := json.Unmarshal(rec.Body, &req); err != nil {
+		s.fail(w, &rec, invalidRequest("", "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.) %v", err), "")
+		return
+	}
+	rec.Request = &req
+	if e := validate(&req); e != nil {
+		s.fail(w, &rec, e, "")
+		return
+	}
+	reply, ok := s.next(&req)
+	if !ok {
+		s.fail(w, &rec, invalidRequest("", "llmtest: no scripted reply left and no Handler set (%d requests so far)", len(s.Requests())), "")
+		return
+	}
+	f := reply.Fault
+	if f == nil {
+		f = &Fault{}
+	}
+	if !waitOrDone(r, s.opts.Latency+f.Latency) {
+		s.record(rec, 499) // the client went away while we waited
+		return
+	}
+	if f.Status != 0 {
+		e := &apiError{status: f.Status, Type: f.Type, Message: f.Message}
+		if f.Code != "" {
+			e.Code = &f.Code
+		}
+		s.fail(w, &rec, e, f.RetryAfter)
+		return
+	}
+	s.record(rec, http.StatusOK)
+	id := s.nextID()
+	if req.Stream {
+		s.stream(w, r, &req, reply, id)
+		return
+	}
+	writeJSON(w, http.StatusOK, completion(&req, reply, id))
+}
+
+// next pops the next scripted reply, or asks the Handler.
+func (s *Server) next(req *ChatRequest) (ServerReply, bool) {
+	s.mu.Lock()
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return r, true
+	}
+	s.mu.Unlock()
+	if s.opts.Handler != nil {
+		return s.opts.Handler(req), true
+	}
+	return ServerReply{}, false
+}
+
+func (s *Server) nextID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return s.seq
+}
+
+func (s *Server) record(rec Record, status int) {
+	rec.Status = status
+	s.mu.Lock()
+	s.records = append(s.records, rec)
+	s.mu.Unlock()
+}
+
+func (s *Server) fail(w http.ResponseWriter, rec *Record, e *apiError, retryAfter string) {
+	s.record(*rec, e.status)
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.status)
+	_, _ = w.Write(errorBody(e))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// sleep waits d unless the request is cancelled first; it reports whether
+// the wait completed.
+func waitOrDone(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
