@@ -11,7 +11,7 @@ import (
 
 func TestHeadersCarryDialogVarsAndSecrets(t *testing.T) {
 	srv := startHTTPServer(t, false)
-	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 	server := botconfig.MCPServer{Name: "docs", Transport: botconfig.TransportHTTP, URL: srv.URL,
 		Headers: map[string]string{"Authorization": "Bearer {{ secrets.docs_token }}", "X-Dialog": "{{dialog_id}}"}}
 	vars := botconfig.Vars{"secrets.docs_token": "s3cr3t-value", "dialog_id": "d-42"}
@@ -40,7 +40,7 @@ func TestHeadersCarryDialogVarsAndSecrets(t *testing.T) {
 
 func TestBadHeaderValuesAreRefusedBeforeConnecting(t *testing.T) {
 	srv := startHTTPServer(t, false)
-	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 	cases := []struct {
 		name    string
 		header  string

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 )
@@ -27,14 +30,29 @@ func newPool(t testing.TB, opts mcptool.Options) *mcptool.Pool {
 // inMemoryPool returns a pool whose every connection is a fresh in-process
 // session of newTestServer.
 func inMemoryPool(t testing.TB) *mcptool.Pool {
-	p := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	p := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, "http://127.0.0.1:1")})
 	mcptool.DialInMemory(p, newTestServer)
 	return p
 }
 
-// loopbackClient stands in for the outbound client in tests: the outbound
-// policy denies loopback, where the test servers listen.
-func loopbackClient() *http.Client { return new(http.Client) }
+// outboundClient is the SSRF-safe client with the exception an operator
+// would configure for a server on this machine: loopback, on its port.
+func outboundClient(t testing.TB, rawURL string) *http.Client {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outbound.NewClient(policy, outbound.Options{})
+}
 
 // stdioServer is a config that runs this test binary as a stdio MCP server.
 func stdioServer(name string) botconfig.MCPServer {

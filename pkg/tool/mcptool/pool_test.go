@@ -3,6 +3,7 @@ package mcptool_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 )
 
@@ -22,7 +24,7 @@ func TestAServerRestartIsInvisibleToTheDialog(t *testing.T) {
 		}
 		t.Run("over "+transport+" the next call reconnects and succeeds", func(t *testing.T) {
 			srv := startHTTPServer(t, sse)
-			pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+			pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 			tools := mustTools(t, pool, botconfig.MCPServer{Name: "shop", Transport: transport, URL: srv.URL}, nil)
 			wantContent(t, mustCall(t, tools, "shop__echo", `{"message":"before"}`), false, "echo: before")
 
@@ -55,7 +57,7 @@ func TestAClosedSessionIsReopenedOnTheNextCall(t *testing.T) {
 
 func TestConcurrentFirstUsesShareOneConnection(t *testing.T) {
 	srv := startHTTPServer(t, false)
-	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 	server := botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -82,7 +84,7 @@ func TestConcurrentFirstUsesShareOneConnection(t *testing.T) {
 
 func TestConnectionsAreKeyedByTenantAndConfig(t *testing.T) {
 	srv := startHTTPServer(t, false)
-	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 	base := botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}
 	edited := base
 	edited.Timeout = 5
@@ -176,7 +178,7 @@ func TestRemoteServersNeedTheOutboundClient(t *testing.T) {
 }
 
 func TestInvalidServerConfigsAreRefused(t *testing.T) {
-	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, "http://127.0.0.1:1")})
 	cases := []struct {
 		name    string
 		server  botconfig.MCPServer
@@ -202,7 +204,7 @@ func TestAnUnreachableServerIsAnErrorNamingIt(t *testing.T) {
 	srv := startHTTPServer(t, false)
 	url := srv.URL
 	srv.Close()
-	pool := newPool(t, mcptool.Options{HTTPClient: loopbackClient()})
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 	_, err := mcptool.Tools(context.Background(), pool, tenant, botconfig.MCPServer{Name: "gone", Transport: "http", URL: url}, nil)
 	if err == nil || !strings.Contains(err.Error(), `mcp server "gone"`) {
 		t.Errorf("err = %v, want one naming the server", err)
@@ -224,4 +226,27 @@ func TestClosedPoolRefusesWork(t *testing.T) {
 	if open := pool.Stats().Open; open != 0 {
 		t.Errorf("Open = %d after Close, want 0", open)
 	}
+}
+
+func TestTheOutboundPolicyGuardsRemoteServers(t *testing.T) {
+	for _, transport := range []string{botconfig.TransportHTTP, botconfig.TransportSSE} {
+		t.Run("a loopback "+transport+" server is unreachable without an operator exception", func(t *testing.T) {
+			srv := startHTTPServer(t, transport == botconfig.TransportSSE)
+			pool := newPool(t, mcptool.Options{HTTPClient: outbound.NewClient(outbound.Policy{}, outbound.Options{})})
+			_, err := mcptool.Tools(context.Background(), pool, tenant, botconfig.MCPServer{Name: "internal", Transport: transport, URL: srv.URL}, nil)
+			if err == nil {
+				t.Fatal("Tools reached a loopback server through the outbound client")
+			}
+			if n := len(srv.Headers()); n != 0 {
+				t.Errorf("server received %d requests, want none", n)
+			}
+		})
+	}
+	t.Run("a client without the outbound transport is refused", func(t *testing.T) {
+		pool := newPool(t, mcptool.Options{HTTPClient: &http.Client{}})
+		_, err := mcptool.Tools(context.Background(), pool, tenant, botconfig.MCPServer{Name: "docs", Transport: "http", URL: "https://mcp.example.com/mcp"}, nil)
+		if err == nil || !strings.Contains(err.Error(), "no outbound HTTP client") {
+			t.Errorf("err = %v, want a refusal", err)
+		}
+	})
 }

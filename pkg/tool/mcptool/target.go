@@ -52,7 +52,9 @@ func (p *Pool) resolve(tenantID string, server botconfig.MCPServer, vars botconf
 		if t.url, err = parseRemoteURL(server); err != nil {
 			return nil, err
 		}
-		if p.opts.HTTPClient == nil {
+		// A client without a Transport would use net/http's default one,
+		// which dials anything: only the outbound client may reach tenant URLs.
+		if p.opts.HTTPClient == nil || p.opts.HTTPClient.Transport == nil {
 			return nil, fmt.Errorf("mcp server %q: remote servers are disabled: the pool has no outbound HTTP client", server.Name)
 		}
 	case botconfig.TransportStdio:

@@ -37,11 +37,7 @@ func (p *Pool) httpClient(t *target) *http.Client {
 	c := *p.opts.HTTPClient
 	c.Timeout = 0
 	if len(t.headers) > 0 {
-		base := c.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		c.Transport = &headerTransport{base: base, headers: t.headers, scheme: t.url.Scheme, host: t.url.Host}
+		c.Transport = &headerTransport{base: c.Transport, headers: t.headers, scheme: t.url.Scheme, host: t.url.Host}
 	}
 	return &c
 }

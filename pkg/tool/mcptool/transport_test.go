@@ -17,12 +17,12 @@ func TestToolsWorkOverEveryTransport(t *testing.T) {
 		}},
 		{"streamable HTTP serves the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
 			srv := startHTTPServer(t, false)
-			return newPool(t, mcptool.Options{HTTPClient: loopbackClient()}),
+			return newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)}),
 				botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}
 		}},
 		{"SSE serves the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
 			srv := startHTTPServer(t, true)
-			return newPool(t, mcptool.Options{HTTPClient: loopbackClient()}),
+			return newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)}),
 				botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportSSE, URL: srv.URL}
 		}},
 		{"an allowed stdio command serves the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
