@@ -1,3 +1,24 @@
-// Package api is Parley's HTTP layer (gin): routes, authentication, SSE
-// streaming and the mapping of errors to statuses.
+// Package api is Parley's HTTP layer on gin: routes, authentication, request
+// ids, logs, metrics and the mapping of errors to statuses. Handlers only
+// decode, call the platform Service with the caller's Principal, and encode;
+// the platform decides what each caller may do.
+//
+//	h := api.New(api.Options{Platform: svc, Logger: log, Metrics: reg, Web: web.Files()})
+//	http.ListenAndServe(addr, h)
+//
+// Layout: routes.go declares every route in one place; one file per resource
+// (tenants.go, keys.go, secrets.go, bots.go, versions.go, auth.go,
+// validate.go, health.go); the request and response types live in
+// apiclient/types.go, shared with the Go client.
+//
+// Credentials: "Authorization: Bearer <token>" with an sk_ or pk_ key, the
+// platform token or a session token, or the HttpOnly session cookie set by
+// POST /v1/auth/login. Unsafe requests authenticated by the cookie must also
+// carry the X-Parley-CSRF header or a same-origin Origin header, so another
+// site cannot forge them. POST /v1/validate needs any valid credential and
+// no permission.
+//
+// Errors are {"error": {"code", "message", "details"}}; statusOf in
+// errors.go is the one table from code to status. Internal errors are
+// logged with their cause and reach clients only as "internal".
 package api

@@ -97,7 +97,7 @@ func (c *Client) CreateVersion(ctx context.Context, tenant, bot string, config j
 	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "versions"), CreateVersionRequest{Config: config}, &out)
 }
 
-// ListVersions lists a bot's versions, newest first.
+// ListVersions lists a bot's versions, oldest first.
 func (c *Client) ListVersions(ctx context.Context, tenant, bot, cursor string) (*VersionList, error) {
 	var out VersionList
 	return &out, c.Do(ctx, http.MethodGet, withCursor(tenantPath(tenant, "bots", bot, "versions"), cursor), nil, &out)

@@ -64,7 +64,11 @@ type Tenant struct {
 // CreateTenantRequest is the body of POST /v1/tenants.
 type CreateTenantRequest struct {
 	Slug string `json:"slug"`
-	Name string `json:"name,omitempty"`
+	Name string `json:"name"`
+	// OwnerEmail, when set, makes that user (created with OwnerPassword if
+	// new) the tenant's owner, who can then sign in to the admin UI.
+	OwnerEmail    string `json:"owner_email,omitempty"`
+	OwnerPassword string `json:"owner_password,omitempty"`
 }
 
 // CreateTenantResponse is the new tenant and its first admin key, shown once.
@@ -146,11 +150,11 @@ type SecretList struct {
 
 // Bot is a tenant's chatbot; its behaviour is its published version.
 type Bot struct {
-	ID               string    `json:"id"`
-	Slug             string    `json:"slug"`
-	Name             string    `json:"name"`
-	LatestVersion    int       `json:"latest_version"`
-	PublishedVersion int       `json:"published_version,omitempty"`
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+	// PublishedVersion is the live version's number; 0 means none yet.
+	PublishedVersion int       `json:"published_version"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
 }
@@ -175,11 +179,12 @@ type BotList struct {
 
 // Version is one immutable saved config of a bot with what it compiled to.
 type Version struct {
+	ID          string          `json:"id"`
 	Number      int             `json:"number"`
 	Fingerprint string          `json:"fingerprint"`
-	Published   bool            `json:"published"`
 	Config      json.RawMessage `json:"config,omitempty"`
 	Prompt      string          `json:"prompt,omitempty"`
+	CreatedBy   string          `json:"created_by"`
 	CreatedAt   time.Time       `json:"created_at"`
 }
 
@@ -189,7 +194,7 @@ type CreateVersionRequest struct {
 	Config json.RawMessage `json:"config"`
 }
 
-// VersionList is one page of a bot's versions, newest first; lists leave out
+// VersionList is one page of a bot's versions, oldest first; lists leave out
 // Config and Prompt.
 type VersionList struct {
 	Versions   []Version `json:"versions"`
@@ -231,14 +236,23 @@ type LoginRequest struct {
 	Password string `json:"password"`
 }
 
-// Me says who the caller is.
+// Me says who the caller is: a session's user and memberships, or a key.
 type Me struct {
-	// Kind is "platform", "api_key" or "session".
-	Kind   string   `json:"kind"`
-	Tenant string   `json:"tenant,omitempty"`
-	UserID string   `json:"user_id,omitempty"`
-	Email  string   `json:"email,omitempty"`
-	Role   string   `json:"role,omitempty"`
-	KeyID  string   `json:"key_id,omitempty"`
-	Scopes []string `json:"scopes,omitempty"`
+	// Kind is "platform", "key" or "session".
+	Kind        string       `json:"kind"`
+	User        *User        `json:"user,omitempty"`
+	Memberships []Membership `json:"memberships,omitempty"`
+	Key         *APIKey      `json:"key,omitempty"`
+}
+
+// User is an admin UI user.
+type User struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+// Membership is a tenant a user belongs to, with the role there.
+type Membership struct {
+	Tenant Tenant `json:"tenant"`
+	Role   string `json:"role"`
 }

@@ -1,0 +1,117 @@
+package api
+
+import (
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// DefaultMaxBodyBytes caps request bodies: room for the largest config
+// botconfig accepts plus its JSON envelope.
+const DefaultMaxBodyBytes = botconfig.MaxConfigSize + 64<<10
+
+// Options is what the HTTP layer needs from its wiring.
+type Options struct {
+	// Platform is the application layer every handler calls; it authorises
+	// each operation against the caller's Principal.
+	Platform *platform.Service
+	// Logger receives one line per request and the detail of internal
+	// errors. Nil discards.
+	Logger *slog.Logger
+	// Metrics is the private registry the HTTP metrics join and /metrics
+	// serves. Nil creates one, so /metrics still works.
+	Metrics *prometheus.Registry
+	// MaxBodyBytes caps request bodies; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Web is the static tree served at "/" (web.Files()). Nil serves no page.
+	Web fs.FS
+	// InsecureCookies drops the Secure flag from the session cookie, for
+	// plain-http development on localhost only.
+	InsecureCookies bool
+}
+
+// Handler is Parley's HTTP API. It is an http.Handler.
+type Handler struct {
+	engine *gin.Engine
+}
+
+// Route is one registered method and path template.
+type Route struct {
+	Method string
+	Path   string
+}
+
+// New builds the API handler. It fails only on a broken Options.Web tree.
+func New(opts Options) (*Handler, error) {
+	// Release mode silences gin's debug route dump. It is a process-wide
+	// setting in gin, and every caller wants the same value, so setting it
+	// here is idempotent.
+	gin.SetMode(gin.ReleaseMode)
+	s, err := newServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.ContextWithFallback = true
+	s.register(e)
+	return &Handler{engine: e}, nil
+}
+
+// ServeHTTP serves one request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.engine.ServeHTTP(w, r)
+}
+
+// Routes lists every registered route, so tests can check each is covered.
+func (h *Handler) Routes() []Route {
+	var out []Route
+	for _, r := range h.engine.Routes() {
+		out = append(out, Route{Method: r.Method, Path: r.Path})
+	}
+	return out
+}
+
+// server holds what handlers share.
+type server struct {
+	platform        *platform.Service
+	log             *slog.Logger
+	registry        *prometheus.Registry
+	metrics         *httpMetrics
+	maxBody         int64
+	landingPage     []byte
+	insecureCookies bool
+}
+
+func newServer(opts Options) (*server, error) {
+	s := &server{
+		platform:        opts.Platform,
+		log:             opts.Logger,
+		registry:        opts.Metrics,
+		maxBody:         opts.MaxBodyBytes,
+		insecureCookies: opts.InsecureCookies,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.registry == nil {
+		s.registry = prometheus.NewRegistry()
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	s.metrics = newHTTPMetrics(s.registry)
+	page, err := loadLanding(opts.Web)
+	if err != nil {
+		return nil, err
+	}
+	s.landingPage = page
+	return s, nil
+}

@@ -1,0 +1,90 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// login: POST /v1/auth/login {email, password}. The session token goes
+// only into an HttpOnly cookie, so page scripts (and XSS) never see it;
+// SameSite=Strict keeps other sites' requests from carrying it.
+func (s *server) login(c *gin.Context) {
+	var req apiclient.LoginRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	sess, err := s.platform.Login(ctx, req.Email, req.Password)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	p, err := s.platform.Authenticate(ctx, sess.Token)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	me, err := s.platform.Me(ctx, p)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: sessionCookie, Value: sess.Token, Path: "/", Expires: sess.ExpiresAt,
+		HttpOnly: true, Secure: !s.insecureCookies, SameSite: http.SameSiteStrictMode,
+	})
+	c.Set(ctxPrincipal, p)
+	c.JSON(http.StatusOK, meOut(me))
+}
+
+// logout: POST /v1/auth/logout. It needs no valid session (logging out
+// twice is fine) and always clears the cookie.
+func (s *server) logout(c *gin.Context) {
+	token, fromCookie, _ := credential(c.Request)
+	if fromCookie && !sameOriginOrMarked(c.Request) {
+		writeError(c, errCSRF)
+		return
+	}
+	if strings.HasPrefix(token, auth.SessionPrefix) {
+		if err := s.platform.Logout(c.Request.Context(), token); err != nil {
+			s.fail(c, err)
+			return
+		}
+	}
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: !s.insecureCookies, SameSite: http.SameSiteStrictMode,
+	})
+	c.Status(http.StatusNoContent)
+}
+
+// me: GET /v1/auth/me.
+func (s *server) me(c *gin.Context) {
+	me, err := s.platform.Me(c.Request.Context(), principal(c))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, meOut(me))
+}
+
+func meOut(me platform.Me) apiclient.Me {
+	out := apiclient.Me{Kind: string(me.Kind)}
+	if me.User != nil {
+		out.User = &apiclient.User{ID: me.User.ID, Email: me.User.Email}
+	}
+	for _, m := range me.Memberships {
+		out.Memberships = append(out.Memberships, apiclient.Membership{Tenant: tenantOut(m.Tenant), Role: m.Role})
+	}
+	if me.Key != nil {
+		k := keyOut(*me.Key)
+		out.Key = &k
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// sessionCookie holds an admin UI session token.
+const sessionCookie = "parley_session"
+
+// ctxPrincipal is the gin context key of the authenticated caller.
+const ctxPrincipal = "parley.principal"
+
+var errNoCredentials = &apiclient.Error{Code: apiclient.CodeUnauthorized,
+	Message: "authentication required: send Authorization: Bearer <key> or sign in"}
+
+var errCSRF = &apiclient.Error{Code: apiclient.CodeForbidden,
+	Message: "a request authenticated by the session cookie must send the " + apiclient.HeaderCSRF + " header or a same-origin Origin header"}
+
+var errOrigin = &apiclient.Error{Code: apiclient.CodeForbidden,
+	Message: "this key may not be used from this origin"}
+
+// authenticate resolves the caller to a platform Principal, or stops with
+// 401. A bearer credential wins over the session cookie. Handlers behind it
+// read the caller with principal(c).
+func (s *server) authenticate(c *gin.Context) {
+	token, fromCookie, err := credential(c.Request)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	// The browser attaches cookies to cross-site requests too; only a
+	// request a page of ours made can carry the custom header or our origin.
+	if fromCookie && !safeMethod(c.Request.Method) && !sameOriginOrMarked(c.Request) {
+		writeError(c, errCSRF)
+		return
+	}
+	p, aerr := s.platform.Authenticate(c.Request.Context(), token)
+	if aerr != nil {
+		s.fail(c, aerr)
+		return
+	}
+	if origin := c.GetHeader("Origin"); origin != "" && !p.AllowsOrigin(origin) {
+		writeError(c, errOrigin)
+		return
+	}
+	c.Set(ctxPrincipal, p)
+	c.Next()
+}
+
+// credential extracts the bearer token or the session cookie.
+func credential(r *http.Request) (token string, fromCookie bool, err *apiclient.Error) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		tok = strings.TrimSpace(tok)
+		if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+			return "", false, &apiclient.Error{Code: apiclient.CodeUnauthorized, Message: "the Authorization header must be \"Bearer <key>\""}
+		}
+		return tok, false, nil
+	}
+	if ck, cerr := r.Cookie(sessionCookie); cerr == nil && ck.Value != "" {
+		return ck.Value, true, nil
+	}
+	return "", false, errNoCredentials
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// sameOriginOrMarked reports whether a cookie-authenticated unsafe request
+// is safe from CSRF: it carries our custom header, or its Origin is this
+// very host.
+func sameOriginOrMarked(r *http.Request) bool {
+	if r.Header.Get(apiclient.HeaderCSRF) != "" {
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || origin == "null" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+// principalOf returns the caller, when authenticate ran.
+func principalOf(c *gin.Context) (*platform.Principal, bool) {
+	v, ok := c.Get(ctxPrincipal)
+	if !ok {
+		return nil, false
+	}
+	p, ok := v.(*platform.Principal)
+	return p, ok
+}
+
+// principal returns the caller of a route behind authenticate.
+func principal(c *gin.Context) *platform.Principal {
+	p, _ := principalOf(c)
+	return p
+}

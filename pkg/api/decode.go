@@ -1,0 +1,96 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+)
+
+// decodeJSON reads the request body into dst strictly: unknown fields are
+// errors because they are almost always typos that would otherwise be
+// silently ignored. Errors are API errors ready to write.
+func decodeJSON(c *gin.Context, dst any) error {
+	dec := json.NewDecoder(c.Request.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err == nil {
+		if dec.More() {
+			return badRequest("", "request body must be a single JSON object")
+		}
+		return nil
+	}
+	var tooLarge *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return &apiclient.Error{Code: apiclient.CodeTooLarge, Message: fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)}
+	case errors.Is(err, io.EOF):
+		return badRequest("", "request body is empty; send a JSON object")
+	case errors.As(err, &syntax):
+		return badRequest("", fmt.Sprintf("request body is not valid JSON (at byte %d)", syntax.Offset))
+	case errors.As(err, &typeErr):
+		return badRequest(jsonPointer(typeErr.Field), fmt.Sprintf("must be %s, not %s", typeErr.Type, typeErr.Value))
+	default:
+		// DisallowUnknownFields reports `json: unknown field "x"`; it is safe to
+		// show, since it only echoes the client's own input.
+		return badRequest("", "request body: "+trimJSONPrefix(err.Error()))
+	}
+}
+
+// badRequest is a 400 with one detail.
+func badRequest(pointer, message string) *apiclient.Error {
+	return &apiclient.Error{
+		Code:    apiclient.CodeBadRequest,
+		Message: "the request is malformed",
+		Details: []apiclient.Detail{{Pointer: pointer, Message: message}},
+	}
+}
+
+// invalid is a 422 for a single field.
+func invalid(pointer, message string) *apiclient.Error {
+	return &apiclient.Error{
+		Code:    apiclient.CodeInvalid,
+		Message: "the request is invalid",
+		Details: []apiclient.Detail{{Pointer: pointer, Message: message}},
+	}
+}
+
+// jsonPointer turns encoding/json's dotted field path into a JSON pointer.
+func jsonPointer(field string) string {
+	if field == "" {
+		return ""
+	}
+	out := ""
+	start := 0
+	for i := 0; i <= len(field); i++ {
+		if i == len(field) || field[i] == '.' {
+			out += "/" + field[start:i]
+			start = i + 1
+		}
+	}
+	return out
+}
+
+func trimJSONPrefix(s string) string {
+	const p = "json: "
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
+
+// pathInt reads a positive integer path parameter.
+func pathInt(c *gin.Context, name string) (int, error) {
+	n, err := strconv.Atoi(c.Param(name))
+	if err != nil || n < 1 {
+		return 0, &apiclient.Error{Code: apiclient.CodeNotFound, Message: name + " not found"}
+	}
+	return n, nil
+}

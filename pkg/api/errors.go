@@ -1,0 +1,64 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+)
+
+// statusOf is the one table from error code to HTTP status.
+var statusOf = map[string]int{
+	apiclient.CodeBadRequest:       http.StatusBadRequest,
+	apiclient.CodeUnauthorized:     http.StatusUnauthorized,
+	apiclient.CodeForbidden:        http.StatusForbidden,
+	apiclient.CodeNotFound:         http.StatusNotFound,
+	apiclient.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
+	apiclient.CodeConflict:         http.StatusConflict,
+	apiclient.CodeTooLarge:         http.StatusRequestEntityTooLarge,
+	apiclient.CodeInvalid:          http.StatusUnprocessableEntity,
+	apiclient.CodeRateLimited:      http.StatusTooManyRequests,
+	apiclient.CodeInternal:         http.StatusInternalServerError,
+	apiclient.CodeUnavailable:      http.StatusServiceUnavailable,
+}
+
+// errInternal is what clients see for anything we did not expect: never the
+// internal text, which may name tables, hosts or worse.
+var errInternal = &apiclient.Error{Code: apiclient.CodeInternal, Message: "internal error; the server log has the details"}
+
+// writeError answers with err as the API's error JSON and stops the chain.
+// Errors that are not API or platform errors are logged with their detail
+// and reach the client as a bare "internal".
+func (s *server) fail(c *gin.Context, err error) {
+	apiErr := s.toAPIError(err)
+	if apiErr == errInternal {
+		s.log.Error("request failed", "request_id", c.GetString(ctxRequestID), "route", routeLabel(c), "err", err)
+	}
+	writeError(c, apiErr)
+}
+
+// writeError writes an API error with the status of its code.
+func writeError(c *gin.Context, e *apiclient.Error) {
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if e.Details == nil {
+		e.Details = []apiclient.Detail{}
+	}
+	c.AbortWithStatusJSON(status, apiclient.ErrorBody{Error: *e})
+}
+
+// toAPIError classifies err: API errors as they are, platform errors by the
+// platform's code table, anything else as internal.
+func (s *server) toAPIError(err error) *apiclient.Error {
+	var apiErr *apiclient.Error
+	if errors.As(err, &apiErr) {
+		return apiErr
+	}
+	if e, ok := fromPlatform(err); ok {
+		return e
+	}
+	return errInternal
+}

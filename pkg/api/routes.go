@@ -1,0 +1,55 @@
+package api
+
+import (
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+var errNotFound = &apiclient.Error{Code: apiclient.CodeNotFound, Message: "no such route"}
+
+var errMethod = &apiclient.Error{Code: apiclient.CodeMethodNotAllowed, Message: "this route does not accept this method"}
+
+// register is the one place routes are declared. Every route added here must
+// also be added to the route table of the isolation test, which fails
+// otherwise.
+func (s *server) register(e *gin.Engine) {
+	e.Use(requestID(), observe(s.log, s.metrics), recoverPanics(s.log), limitBody(s.maxBody))
+	e.NoRoute(func(c *gin.Context) { writeError(c, errNotFound) })
+	e.NoMethod(func(c *gin.Context) { writeError(c, errMethod) })
+
+	e.GET("/", s.landing)
+	e.GET("/healthz", s.health)
+	e.GET("/readyz", s.ready)
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
+
+	v1 := e.Group("/v1")
+	v1.POST("/auth/login", s.login)
+	v1.POST("/auth/logout", s.logout)
+
+	authed := v1.Group("", s.authenticate)
+	authed.GET("/auth/me", s.me)
+	authed.POST("/validate", s.validate)
+	authed.POST("/tenants", s.createTenant)
+	authed.GET("/tenants", s.listTenants)
+
+	t := authed.Group("/tenants/:tenant")
+	t.GET("", s.getTenant)
+
+	t.POST("/api-keys", s.createKey)
+	t.GET("/api-keys", s.listKeys)
+	t.DELETE("/api-keys/:id", s.revokeKey)
+
+	t.PUT("/secrets/:name", s.putSecret)
+	t.GET("/secrets", s.listSecrets)
+	t.DELETE("/secrets/:name", s.deleteSecret)
+
+	t.POST("/bots", s.createBot)
+	t.GET("/bots", s.listBots)
+	t.GET("/bots/:bot", s.getBot)
+	t.POST("/bots/:bot/versions", s.createVersion)
+	t.GET("/bots/:bot/versions", s.listVersions)
+	t.GET("/bots/:bot/versions/:n", s.getVersion)
+	t.POST("/bots/:bot/publish", s.publish)
+	// Dialog, message and usage routes join this group in a later issue.
+}

@@ -1,0 +1,51 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// createTenant: POST /v1/tenants (platform token only).
+func (s *server) createTenant(c *gin.Context) {
+	var req apiclient.CreateTenantRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	t, key, err := s.platform.CreateTenant(c.Request.Context(), principal(c), platform.CreateTenantInput{
+		Slug: req.Slug, Name: req.Name, OwnerEmail: req.OwnerEmail, OwnerPassword: req.OwnerPassword,
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, apiclient.CreateTenantResponse{Tenant: tenantOut(t), APIKey: newKeyOut(key)})
+}
+
+// listTenants: GET /v1/tenants. The operator sees all; others their own.
+func (s *server) listTenants(c *gin.Context) {
+	opts, err := listOptions(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ts, next, err := s.platform.ListTenants(c.Request.Context(), principal(c), opts)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.TenantList{Tenants: mapAll(ts, tenantOut), NextCursor: next})
+}
+
+// getTenant: GET /v1/tenants/{tenant}.
+func (s *server) getTenant(c *gin.Context) {
+	t, err := s.platform.GetTenant(c.Request.Context(), principal(c), c.Param("tenant"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, tenantOut(t))
+}

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/botconfig"
+)
+
+// validate: POST /v1/validate {config} -> {valid, errors, prompt, tools}.
+// It needs a valid credential of any kind (any tenant's key, a session, the
+// platform token) but no permission: it reads and writes nothing, and the
+// credential only keeps anonymous clients from spending our CPU on
+// compiling. An invalid config is a 200 with valid=false, since checking
+// it was the request and that succeeded.
+func (s *server) validate(c *gin.Context) {
+	var req apiclient.ValidateRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	bot, err := compileConfig(req.Config)
+	var problems botconfig.Problems
+	switch {
+	case errors.As(err, &problems):
+		out := apiclient.ValidateResponse{Valid: false, Errors: make([]apiclient.Detail, len(problems))}
+		for i, p := range problems {
+			out.Errors[i] = apiclient.Detail{Pointer: p.Pointer, Message: p.Message}
+		}
+		c.JSON(http.StatusOK, out)
+	case err != nil:
+		s.fail(c, err)
+	default:
+		c.JSON(http.StatusOK, apiclient.ValidateResponse{
+			Valid: true, Errors: []apiclient.Detail{}, Prompt: bot.SystemPrompt, Tools: toolSummaries(bot),
+		})
+	}
+}
+
+// compileConfig is what the platform does before saving a version.
+func compileConfig(data []byte) (*botconfig.Bot, error) {
+	if len(data) == 0 {
+		return nil, botconfig.Problems{{Pointer: "", Message: "a config is required"}}
+	}
+	cfg, err := botconfig.Load(data)
+	if err != nil {
+		return nil, err
+	}
+	return botconfig.Compile(cfg)
+}
+
+// toolSummaries lists what the model is given, in the order the prompt
+// describes it.
+func toolSummaries(b *botconfig.Bot) []apiclient.ToolSummary {
+	var out []apiclient.ToolSummary
+	for _, t := range b.Tools {
+		kind := "http"
+		if t.Execution == botconfig.ExecutionClient {
+			kind = "client"
+		}
+		out = append(out, apiclient.ToolSummary{Name: t.Name, Description: t.Description, Kind: kind})
+	}
+	for _, name := range b.NativeTools {
+		out = append(out, apiclient.ToolSummary{Name: name, Kind: "native"})
+	}
+	for _, m := range b.MCPServers {
+		out = append(out, apiclient.ToolSummary{Name: m.Name, Description: "MCP server (" + m.Transport + ")", Kind: "mcp"})
+	}
+	return out
+}
