@@ -145,16 +145,23 @@ func decodeProblem(err error) Problem {
 }
 
 // mergeProblems adds semantic problems to schema problems, leaving out those
-// about a value the schema already flagged: one clear message per mistake.
+// about a value the schema already flagged, or inside it: one clear message
+// per mistake.
 func mergeProblems(schema, semantic Problems) Problems {
-	flagged := make(map[string]bool, len(schema))
-	for _, p := range schema {
-		flagged[p.Pointer] = true
-	}
+	out := schema
 	for _, p := range semantic {
-		if !flagged[p.Pointer] {
-			schema = append(schema, p)
+		if !coveredBy(p.Pointer, schema) {
+			out = append(out, p)
 		}
 	}
-	return schema
+	return out
+}
+
+func coveredBy(pointer string, ps Problems) bool {
+	for _, p := range ps {
+		if p.Pointer != "" && (pointer == p.Pointer || strings.HasPrefix(pointer, p.Pointer+"/")) {
+			return true
+		}
+	}
+	return false
 }
