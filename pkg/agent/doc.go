@@ -1,5 +1,28 @@
-// Package agent runs the loop every dialog of every tenant shares: call the
-// model, record its message, run its tool calls, repeat until it answers
-// without tools or a limit stops it. It knows nothing of databases or HTTP
-// servers; the application injects providers, tools and hooks.
+// Package agent runs the loop every dialog of every tenant shares: resolve
+// the provider, shape the context, stream the model's answer, record it, run
+// its tool calls, repeat until the model answers without tools (or calls done
+// in require_done_tool mode) or a limit stops the run. It knows nothing of
+// databases or HTTP servers; the application injects the provider resolver,
+// tools, hooks and an event sink.
+//
+// The platform runs it per HTTP request:
+//
+//	a, err := agent.New(agent.Config{Resolver: r, Tools: set, System: prompt,
+//		Limits: agent.Limits{MaxTurns: 8}, Hooks: hooks, Sink: sse})
+//	out, err := a.Send(ctx, state, userText)       // a new user message
+//	out, err = a.SubmitToolResults(ctx, state, rs)  // after client_tool_request
+//	out, err = a.Confirm(ctx, state, id, true)      // after confirmation_request
+//
+// State is plain JSON (messages, counters, usage, pending calls, loop
+// memory), so a paused run resumes in another request or on another server.
+// Every message is handed to Hooks.OnMessage as it is appended; events
+// (turn_start, text_delta, tool_call, ..., done) go to the Sink with the JSON
+// of DESIGN.md section 4. Every run ends with exactly one done event.
+//
+// Context management happens before each model call and never edits the
+// stored messages: app-only kinds are left out, tool results were truncated
+// when recorded, outputs of ephemeral tools beyond their last N are replaced
+// by a placeholder, and near the model's context window the older messages
+// are summarised into a summary message that stands in for them, cut so that
+// a tool call and its results are never separated.
 package agent

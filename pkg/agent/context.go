@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/llm"
+)
+
+// view is what the model sees of the dialog, kept up to date message by
+// message so a turn costs the new messages, not the whole history: app-only
+// kinds are left out, a summary stands in for the messages it covers, and
+// the outputs of ephemeral tools beyond their last N are replaced by a
+// placeholder. It is rebuilt only when a run starts and after a compaction.
+type view struct {
+	msgs []llm.Message
+	// src[i] is the index in State.Messages that msgs[i] comes from.
+	src []int
+	// chars is the size of msgs, for the token estimate.
+	chars int
+	// shown lists, per ephemeral tool, the positions of its outputs still shown.
+	shown map[string][]int
+}
+
+func (v *view) build(a *Agent, st *State) {
+	v.msgs, v.src, v.chars = v.msgs[:0], v.src[:0], 0
+	clear(v.shown)
+	start := 0
+	if i := lastSummary(st.Messages); i >= 0 {
+		s := &st.Messages[i]
+		v.push(llm.UserText(summaryPreamble+s.Text()), i)
+		start = s.Covers
+	}
+	for i := start; i < len(st.Messages); i++ {
+		if st.Messages[i].Kind != KindSummary {
+			v.add(a, st.Messages, i)
+		}
+	}
+}
+
+func lastSummary(msgs []Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Kind == KindSummary {
+			return i
+		}
+	}
+	return -1
+}
+
+// add shows msgs[i] to the model if its kind is sent.
+func (v *view) add(a *Agent, msgs []Message, i int) {
+	m := &msgs[i]
+	if !m.Kind.Sent() || m.Kind == KindSummary {
+		return
+	}
+	if m.Kind == KindAssistant && len(m.Content) == 0 {
+		// An empty answer would make the API refuse every later request.
+		return
+	}
+	v.push(m.Message, i)
+	if r := m.Message.ToolResult(); r != nil {
+		if n := a.keepLast[r.Name]; n > 0 {
+			v.keepLatest(r.Name, n)
+		}
+	}
+}
+
+func (v *view) push(m llm.Message, src int) {
+	v.msgs = append(v.msgs, m)
+	v.src = append(v.src, src)
+	v.chars += size(m)
+}
+
+// keepLatest replaces all but the latest n outputs of an ephemeral tool.
+// The replaced entry is a new message value, never an edit of the stored
+// one, so the State keeps the full output.
+func (v *view) keepLatest(name string, n int) {
+	if v.shown == nil {
+		v.shown = map[string][]int{}
+	}
+	shown := append(v.shown[name], len(v.msgs)-1)
+	for len(shown) > n {
+		i := shown[0]
+		shown = shown[1:]
+		old := v.msgs[i].ToolResult()
+		v.chars -= size(v.msgs[i])
+		v.msgs[i] = llm.ToolResultMessage(llm.ToolResult{ToolUseID: old.ToolUseID, Name: old.Name, Content: ephemeralPlaceholder})
+		v.chars += size(v.msgs[i])
+	}
+	v.shown[name] = shown
+}
+
+// tokens estimates the tokens of a request made from the view: about four
+// characters a token, which overestimates English and underestimates CJK
+// text a little; compaction starts early enough for both.
+func (v *view) tokens(a *Agent) int {
+	return (v.chars + a.fixedChars) / 4
+}
+
+// size is a message's length in bytes of text, arguments and results.
+func size(m llm.Message) int {
+	n := 8
+	for _, b := range m.Content {
+		n += len(b.Text)
+		if b.ToolUse != nil {
+			n += len(b.ToolUse.Name) + len(b.ToolUse.Arguments)
+		}
+		if b.ToolResult != nil {
+			n += len(b.ToolResult.Content)
+		}
+	}
+	return n
+}
+
+// truncate cuts s to at most max bytes on a rune boundary and says so at the
+// end, so the model knows the output is incomplete.
+func truncate(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown]", cut, len(s)), true
+}

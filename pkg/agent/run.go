@@ -1,0 +1,288 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/parleyhq/parley/pkg/llm"
+)
+
+// Outcome is how a run ended.
+type Outcome struct {
+	StopReason StopReason
+	// Text is the final answer: the model's last text, the done tool's
+	// message, or the termination summary.
+	Text  string
+	Turns int
+	Usage llm.Usage
+	// Pending are the calls a paused run waits for.
+	Pending []PendingCall
+}
+
+// maxAttempts bounds model calls per turn, failovers included, whatever the
+// resolver keeps offering.
+const maxAttempts = 4
+
+// run is one Send or resume: the loop's working memory around a State.
+type run struct {
+	a  *Agent
+	st *State
+	// parent is the caller's context, used for hooks; ctx adds the timeout.
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	view   view
+	req    llm.Request
+	// inTurn is the turn whose turn_end is still owed, 0 when none.
+	inTurn    int
+	turnUsage llm.Usage
+	// finalText is the done tool's message, when it was called.
+	finalText string
+	onDelta   func(llm.Delta)
+}
+
+func (a *Agent) start(ctx context.Context, st *State) *run {
+	r := &run{a: a, st: st, parent: ctx, ctx: ctx, cancel: func() {}}
+	if t := a.cfg.Limits.Timeout; t > 0 {
+		r.ctx, r.cancel = context.WithTimeout(ctx, t)
+	}
+	r.view.build(a, st)
+	r.onDelta = func(d llm.Delta) {
+		if d.Type == llm.DeltaText && d.Text != "" {
+			a.sink.Send(TextDelta{Text: d.Text})
+		}
+	}
+	return r
+}
+
+// Send appends the user's text and runs the loop until a stop reason. A run
+// paused on client tools or confirmations is given up first: its calls get
+// results saying the user moved on. The error is non-nil exactly when the
+// stop reason is "error"; the events have already told the client.
+func (a *Agent) Send(ctx context.Context, st *State, text string) (Outcome, error) {
+	r := a.start(ctx, st)
+	defer r.cancel()
+	st.resetRun()
+	if err := r.answerLeftovers(); err != nil {
+		return r.fail(err)
+	}
+	if err := r.add(Message{Kind: KindUser, Message: llm.UserText(text)}); err != nil {
+		return r.fail(err)
+	}
+	return r.loop()
+}
+
+// answerLeftovers gives every call left open by a paused or interrupted run a
+// result, so the history is one the model's API accepts.
+func (r *run) answerLeftovers() error {
+	for _, p := range r.st.Pending {
+		use := llm.ToolUse{ID: p.ID, Name: p.Name, Arguments: p.Arguments}
+		if err := r.recordSkipped(0, use, skippedMovedOn); err != nil {
+			return err
+		}
+	}
+	r.st.Pending = nil
+	for _, use := range r.st.unanswered() {
+		if err := r.recordSkipped(0, use, skippedInterrupted); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) loop() (Outcome, error) {
+	for {
+		reason, err := r.turn()
+		if err != nil {
+			return r.fail(err)
+		}
+		if reason != "" {
+			return r.finish(reason)
+		}
+	}
+}
+
+// turn is one model call and the tool calls it asks for. It returns the stop
+// reason when the run ends here, "" to go on.
+func (r *run) turn() (StopReason, error) {
+	turn := r.st.Turns + 1
+	r.turnUsage = llm.Usage{}
+	resp, choice, err := r.callModel(turn)
+	if err != nil {
+		return "", err
+	}
+	r.st.Turns = turn
+	r.count(resp.Usage)
+	msg := Message{Kind: KindAssistant, Message: resp.Message, Model: choice.Model,
+		Provider: choice.Provider.Name(), Turn: turn, Usage: resp.Usage}
+	msg.Role = llm.RoleAssistant
+	if err := r.add(msg); err != nil {
+		return "", err
+	}
+	calls := msg.ToolUses()
+	ok, err := r.meter(TurnInfo{Turn: turn, Purpose: PurposeTurn, Model: choice.Model,
+		Provider: msg.Provider, Usage: resp.Usage, ToolCalls: len(calls)})
+	if err != nil {
+		return "", err
+	}
+	var reason StopReason
+	switch {
+	case !ok:
+		reason, err = StopQuota, r.skipAll(turn, calls, skippedStopped)
+	case len(calls) == 0:
+		reason, err = r.answered()
+	case r.st.Loop.observe(callSignature(calls), r.a.cfg.Limits.LoopRepeats):
+		reason, err = StopLoopDetected, r.skipAll(turn, calls, skippedLoop)
+	default:
+		reason, err = r.runTools(turn, calls)
+	}
+	if err != nil {
+		return "", err
+	}
+	if reason == "" {
+		reason = r.limitReached()
+	}
+	r.endTurn(reason)
+	return reason, nil
+}
+
+// answered handles a model answer without tool calls: queued user input
+// keeps the run going, so does a missing done call; otherwise it is complete.
+func (r *run) answered() (StopReason, error) {
+	queued := append(r.a.drainSteering(), r.a.drainFollowUp()...)
+	if len(queued) > 0 {
+		return "", r.addUserTexts(queued)
+	}
+	if r.a.cfg.RequireDoneTool {
+		nudge := Message{Kind: KindUser, Message: llm.UserText(doneNudge), Origin: OriginLoop, Turn: r.st.Turns}
+		return "", r.add(nudge)
+	}
+	return StopCompleted, nil
+}
+
+func (r *run) addUserTexts(texts []string) error {
+	for _, t := range texts {
+		if err := r.add(Message{Kind: KindUser, Message: llm.UserText(t)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// limitReached returns the limit that forbids another turn, or "".
+func (r *run) limitReached() StopReason {
+	lim := r.a.cfg.Limits
+	switch {
+	case r.timedOut():
+		return StopTimeout
+	case r.st.ConsecutiveErrors >= lim.MaxConsecutiveErrors:
+		return StopTooManyErrors
+	case r.st.Turns >= lim.MaxTurns:
+		return StopMaxTurns
+	case lim.TokenBudget > 0 && r.st.Usage.Total() >= lim.TokenBudget:
+		return StopTokenBudget
+	}
+	return ""
+}
+
+// timedOut tells the run's own deadline from the caller giving up.
+func (r *run) timedOut() bool {
+	return errors.Is(r.ctx.Err(), context.DeadlineExceeded) && r.parent.Err() == nil
+}
+
+func (r *run) endTurn(reason StopReason) {
+	if r.inTurn == 0 {
+		return
+	}
+	r.a.sink.Send(TurnEnd{Turn: r.inTurn, StopReason: reason, Usage: r.turnUsage})
+	r.inTurn = 0
+}
+
+// finish ends the run with reason: the termination summary when configured,
+// a stop note for the dialog view, and the done event.
+func (r *run) finish(reason StopReason) (Outcome, error) {
+	r.endTurn(reason)
+	text := r.finalText
+	if text == "" {
+		text = r.st.lastAssistantText()
+	}
+	if r.a.cfg.TerminationSummary && reason.summarised() {
+		summary, err := r.summarise(reason)
+		if err != nil {
+			r.notify(fmt.Errorf("agent: termination summary: %w", err))
+		} else if summary != "" {
+			text = summary
+		}
+	}
+	if reason != StopCompleted && reason != StopPaused {
+		note := Message{Kind: KindSystemEvent, Message: llm.UserText("run stopped: " + string(reason)), Origin: OriginLoop, Turn: r.st.Turns}
+		if err := r.add(note); err != nil {
+			return r.fail(err)
+		}
+	}
+	r.st.StopReason = reason
+	r.a.sink.Send(Done{Text: text, Turns: r.st.Turns, Usage: r.st.Usage, StopReason: reason})
+	return Outcome{StopReason: reason, Text: text, Turns: r.st.Turns, Usage: r.st.Usage, Pending: r.st.Pending}, nil
+}
+
+// fail ends the run with "error" (or "timeout" when the deadline caused it).
+func (r *run) fail(err error) (Outcome, error) {
+	if r.timedOut() {
+		return r.finish(StopTimeout)
+	}
+	r.notify(err)
+	ev := describe(err)
+	r.a.sink.Send(ev)
+	r.endTurn(StopError)
+	r.st.StopReason = StopError
+	r.a.sink.Send(Done{Turns: r.st.Turns, Usage: r.st.Usage, StopReason: StopError})
+	return Outcome{StopReason: StopError, Turns: r.st.Turns, Usage: r.st.Usage}, err
+}
+
+func (r *run) notify(err error) {
+	if h := r.a.cfg.Hooks.OnError; h != nil {
+		h(r.parent, err)
+	}
+}
+
+// add appends m to the State and the model's view, then lets the
+// application persist it.
+func (r *run) add(m Message) error {
+	if m.Time.IsZero() {
+		m.Time = r.a.cfg.Now()
+	}
+	r.st.Messages = append(r.st.Messages, m)
+	if m.Kind == KindSummary {
+		r.view.build(r.a, r.st)
+	} else {
+		r.view.add(r.a, r.st.Messages, len(r.st.Messages)-1)
+	}
+	if h := r.a.cfg.Hooks.OnMessage; h != nil {
+		if err := h(r.parent, m); err != nil {
+			return &HookError{Hook: "OnMessage", Err: err}
+		}
+	}
+	return nil
+}
+
+// count adds one model call's usage everywhere it is totalled.
+func (r *run) count(u llm.Usage) {
+	r.turnUsage = r.turnUsage.Add(u)
+	r.st.Usage = r.st.Usage.Add(u)
+	r.st.TotalUsage = r.st.TotalUsage.Add(u)
+}
+
+// meter reports a model call to OnTurnEnd.
+func (r *run) meter(info TurnInfo) (bool, error) {
+	h := r.a.cfg.Hooks.OnTurnEnd
+	if h == nil {
+		return true, nil
+	}
+	info.RunUsage = r.st.Usage
+	ok, err := h(r.parent, info)
+	if err != nil {
+		return false, &HookError{Hook: "OnTurnEnd", Err: err}
+	}
+	return ok, nil
+}
