@@ -1,6 +1,7 @@
 package httptool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -43,6 +44,7 @@ func newAPIServer(t *testing.T, handle http.HandlerFunc) *apiServer {
 	s := &apiServer{handle: handle}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body)) // handlers may read it again
 		s.mu.Lock()
 		s.requests = append(s.requests, received{r.Method, r.RequestURI, r.URL.Query(), r.Header.Clone(), string(body)})
 		s.mu.Unlock()
