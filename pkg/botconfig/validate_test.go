@@ -19,7 +19,9 @@ const (
 	okEndpoint = `{"url": "https://api.example.com/items/<id>"}`
 )
 
-func withEndpoint(endpoint string, extra ...string) string { return toolDoc(objParams, endpoint, extra...) }
+func withEndpoint(endpoint string, extra ...string) string {
+	return toolDoc(objParams, endpoint, extra...)
+}
 
 var structureMistakes = []mistakeCase{
 	{"a config without a name says name is required", `{"basic_settings": {}}`, "/basic_settings/name", `"name" is required`},
