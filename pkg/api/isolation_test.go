@@ -1,0 +1,371 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+)
+
+// Roles ranked by what they may do in a tenant. Chat-only keys (sk chat,
+// pk) rank below every role: they may use no route of this API yet.
+const (
+	rankChat = iota
+	rankViewer
+	rankEditor
+	rankAdmin
+	rankOwner
+)
+
+// access is what a route requires.
+type access struct {
+	public   bool // no credential needed
+	any      bool // any valid credential
+	platform bool // the platform token only
+	minRank  int  // otherwise: this role or better in the route's tenant
+}
+
+var (
+	public       = access{public: true}
+	anyValid     = access{any: true}
+	platformOnly = access{platform: true}
+)
+
+func role(rank int) access { return access{minRank: rank} }
+
+// tenantFixture is one tenant's resources as routes name them.
+type tenantFixture struct {
+	slug, adminKey, botSlug, botID, keyID, secret string
+}
+
+// routeCase is one registered route with a request that succeeds for a
+// caller who may use it.
+type routeCase struct {
+	method, path string
+	need         access
+	// request builds a concrete path and body against tenant f; it may
+	// arrange fixtures first (a secret to delete, a key to revoke).
+	request func(t *testing.T, w *world, f tenantFixture) (string, any)
+}
+
+func fixed(path string) func(*testing.T, *world, tenantFixture) (string, any) {
+	return func(*testing.T, *world, tenantFixture) (string, any) { return path, nil }
+}
+
+// routeTable lists every route of the API. A route registered in
+// routes.go but missing here fails TestEveryRouteIsInTheIsolationTable.
+func routeTable() []routeCase {
+	return []routeCase{
+		{"GET", "/", public, fixed("/")},
+		{"GET", "/healthz", public, fixed("/healthz")},
+		{"GET", "/readyz", public, fixed("/readyz")},
+		{"GET", "/metrics", public, fixed("/metrics")},
+		{"POST", "/v1/auth/login", public, func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/auth/login", apiclient.LoginRequest{Email: "owner@alpha.test", Password: "member-password"}
+		}},
+		{"POST", "/v1/auth/logout", public, fixed("/v1/auth/logout")},
+		{"GET", "/v1/auth/me", anyValid, fixed("/v1/auth/me")},
+		{"POST", "/v1/validate", anyValid, func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/validate", apiclient.ValidateRequest{Config: botConfig(t)}
+		}},
+		{"POST", "/v1/tenants", platformOnly, func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants", apiclient.CreateTenantRequest{Slug: w.unique("tenant"), Name: "New Tenant"}
+		}},
+		{"GET", "/v1/tenants", anyValid, fixed("/v1/tenants")},
+		{"GET", "/v1/tenants/:tenant", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug, nil
+		}},
+		{"POST", "/v1/tenants/:tenant/api-keys", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/api-keys", apiclient.CreateAPIKeyRequest{Name: "ci", Scopes: []string{"chat"}}
+		}},
+		{"GET", "/v1/tenants/:tenant/api-keys", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/api-keys", nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/api-keys/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			k := w.mustKey(t, f.slug, platform.APIKeyInput{Name: "doomed", Scopes: []string{"chat"}})
+			return "/v1/tenants/" + f.slug + "/api-keys/" + k.ID, nil
+		}},
+		{"PUT", "/v1/tenants/:tenant/secrets/:name", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/secrets/" + f.secret, apiclient.PutSecretRequest{Value: "s3cret-value"}
+		}},
+		{"GET", "/v1/tenants/:tenant/secrets", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/secrets", nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/secrets/:name", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			name := strings.ReplaceAll(w.unique("doomed"), "-", "_")
+			if _, err := w.svc.PutSecret(context.Background(), platform.Operator(), f.slug, name, "v"); err != nil {
+				t.Fatal(err)
+			}
+			return "/v1/tenants/" + f.slug + "/secrets/" + name, nil
+		}},
+		{"POST", "/v1/tenants/:tenant/bots", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots", apiclient.CreateBotRequest{Slug: w.unique("bot"), Config: botConfig(t)}
+		}},
+		{"GET", "/v1/tenants/:tenant/bots", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/bots/:bot", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug, nil
+		}},
+		{"POST", "/v1/tenants/:tenant/bots/:bot/versions", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/versions", apiclient.CreateVersionRequest{Config: botConfig(t)}
+		}},
+		{"GET", "/v1/tenants/:tenant/bots/:bot/versions", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/versions", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/bots/:bot/versions/:n", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/versions/1", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/bots/:bot/publish", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/publish", apiclient.PublishRequest{Version: 1}
+		}},
+	}
+}
+
+// caller is one way of calling the API.
+type caller struct {
+	name string
+	// token returns the bearer credential; "" sends none. Sessions log in
+	// afresh each time, so a logout in one request cannot spoil the next.
+	token func(t *testing.T) string
+	// valid is false for callers that must be turned away with 401.
+	valid bool
+	// platform is the operator; otherTenant belongs to tenant beta only.
+	platform, otherTenant bool
+	rank                  int
+}
+
+// world is two tenants, alpha and beta, each with a bot, a key and a secret,
+// and a caller of every kind.
+type world struct {
+	*env
+	alpha, beta tenantFixture
+	callers     []caller
+	n           atomic.Int64
+}
+
+func (w *world) unique(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, w.n.Add(1))
+}
+
+func (w *world) mustKey(t *testing.T, tenant string, in platform.APIKeyInput) platform.CreatedKey {
+	t.Helper()
+	k, err := w.svc.CreateAPIKey(context.Background(), platform.Operator(), tenant, in)
+	if err != nil {
+		t.Fatalf("create key in %s: %v", tenant, err)
+	}
+	return k
+}
+
+func (w *world) mustTenant(t *testing.T, slug string) tenantFixture {
+	t.Helper()
+	ctx, op := context.Background(), platform.Operator()
+	f := tenantFixture{slug: slug, adminKey: w.mustCreateTenant(t, slug), botSlug: "helper", secret: "shop_token"}
+	b, _, err := w.svc.CreateBot(ctx, op, slug, f.botSlug, botConfig(t))
+	if err != nil {
+		t.Fatalf("create bot in %s: %v", slug, err)
+	}
+	f.botID = b.ID
+	f.keyID = w.mustKey(t, slug, platform.APIKeyInput{Name: "spare", Scopes: []string{"chat"}}).ID
+	if _, err := w.svc.PutSecret(ctx, op, slug, f.secret, "value-of-"+slug); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// session returns a caller that signs in as email each time.
+func (w *world) session(email string) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		s, err := w.svc.Login(context.Background(), email, "member-password")
+		if err != nil {
+			t.Fatalf("login %s: %v", email, err)
+		}
+		return s.Token
+	}
+}
+
+func (w *world) member(t *testing.T, tenant, roleName string) string {
+	t.Helper()
+	ctx, op := context.Background(), platform.Operator()
+	email := roleName + "@" + tenant + ".test"
+	if roleName == "owner" {
+		return email // made with the tenant
+	}
+	if _, err := w.svc.CreateUser(ctx, op, email, "member-password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.svc.AddMember(ctx, op, tenant, email, roleName); err != nil {
+		t.Fatal(err)
+	}
+	return email
+}
+
+func newWorld(t *testing.T, st *store.Store) *world {
+	t.Helper()
+	w := &world{env: newEnv(t, st)}
+	w.alpha, w.beta = w.mustTenant(t, "alpha"), w.mustTenant(t, "beta")
+	constant := func(s string) func(*testing.T) string { return func(*testing.T) string { return s } }
+	revoked := w.mustKey(t, "alpha", platform.APIKeyInput{Name: "revoked", Scopes: []string{"admin"}})
+	if _, err := w.svc.RevokeAPIKey(context.Background(), platform.Operator(), "alpha", revoked.ID); err != nil {
+		t.Fatal(err)
+	}
+	chatKey := w.mustKey(t, "alpha", platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
+	pk := w.mustKey(t, "alpha", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{"https://alpha.example"}})
+	w.callers = []caller{
+		{name: "no credentials", token: constant("")},
+		{name: "an unknown key", token: constant("sk_000000000000000000000000000")},
+		{name: "a revoked admin key", token: constant(revoked.Key)},
+		{name: "the platform token", token: constant(testPlatformToken), valid: true, platform: true},
+		{name: "alpha's admin-scoped key", token: constant(w.alpha.adminKey), valid: true, rank: rankAdmin},
+		{name: "alpha's chat-scoped key", token: constant(chatKey.Key), valid: true, rank: rankChat},
+		{name: "alpha's publishable key", token: constant(pk.Key), valid: true, rank: rankChat},
+		{name: "alpha's owner session", token: w.session(w.member(t, "alpha", "owner")), valid: true, rank: rankOwner},
+		{name: "alpha's admin session", token: w.session(w.member(t, "alpha", "admin")), valid: true, rank: rankAdmin},
+		{name: "alpha's editor session", token: w.session(w.member(t, "alpha", "editor")), valid: true, rank: rankEditor},
+		{name: "alpha's viewer session", token: w.session(w.member(t, "alpha", "viewer")), valid: true, rank: rankViewer},
+		{name: "beta's admin-scoped key", token: constant(w.beta.adminKey), valid: true, otherTenant: true, rank: rankAdmin},
+		{name: "beta's owner session", token: w.session(w.member(t, "beta", "owner")), valid: true, otherTenant: true, rank: rankOwner},
+	}
+	return w
+}
+
+// expect is the status class a caller must get on a route of tenant alpha.
+func expect(r routeCase, c caller) int {
+	switch {
+	case r.need.public:
+		return http.StatusOK
+	case !c.valid:
+		return http.StatusUnauthorized
+	case r.need.any, c.platform:
+		return http.StatusOK
+	case r.need.platform:
+		return http.StatusForbidden
+	case c.otherTenant:
+		return http.StatusNotFound
+	case c.rank < r.need.minRank:
+		return http.StatusForbidden
+	default:
+		return http.StatusOK
+	}
+}
+
+// call sends one request and returns its status; for errors it also checks
+// the error body has the code of its status.
+func call(t *testing.T, cl *apiclient.Client, method, path string, body any) int {
+	t.Helper()
+	err := cl.Do(context.Background(), method, path, body, nil)
+	if err == nil {
+		return http.StatusOK
+	}
+	var apiErr *apiclient.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	if want := codeFor[apiErr.Status]; apiErr.Code != want {
+		t.Errorf("%s %s: status %d came with code %q, want %q", method, path, apiErr.Status, apiErr.Code, want)
+	}
+	return apiErr.Status
+}
+
+var codeFor = map[int]string{
+	400: apiclient.CodeBadRequest, 401: apiclient.CodeUnauthorized, 403: apiclient.CodeForbidden,
+	404: apiclient.CodeNotFound, 405: apiclient.CodeMethodNotAllowed, 409: apiclient.CodeConflict,
+	413: apiclient.CodeTooLarge, 422: apiclient.CodeInvalid, 429: apiclient.CodeRateLimited,
+	500: apiclient.CodeInternal, 503: apiclient.CodeUnavailable,
+}
+
+// TestEveryRouteIsolatesTenantsAndEnforcesPermissions walks every route with
+// every kind of caller: no or bad credentials get 401, another tenant's
+// callers get 404, callers without the permission 403, the rest succeed.
+func TestEveryRouteIsolatesTenantsAndEnforcesPermissions(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		w := newWorld(t, st)
+		for _, r := range routeTable() {
+			for _, c := range w.callers {
+				t.Run(fmt.Sprintf("%s %s by %s", r.method, r.path, c.name), func(t *testing.T) {
+					path, body := r.request(t, w, w.alpha)
+					got := call(t, w.client(c.token(t)), r.method, path, body)
+					if want := expect(r, c); got != want && !(want == http.StatusOK && got < 300) {
+						t.Errorf("%s %s: got status %d, want %d", r.method, path, got, want)
+					}
+				})
+			}
+		}
+	})
+}
+
+// TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant names
+// beta's ids under alpha's path: the store's tenant scoping must answer 404
+// although the caller may act in alpha.
+func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		w := newWorld(t, st)
+		cl := w.client(w.alpha.adminKey)
+		a, b := "/v1/tenants/alpha", w.beta
+		cases := []struct {
+			name, method, path string
+			body               any
+		}{
+			{"reading beta's bot by id", "GET", a + "/bots/" + b.botID, nil},
+			{"listing versions of beta's bot", "GET", a + "/bots/" + b.botID + "/versions", nil},
+			{"reading a version of beta's bot", "GET", a + "/bots/" + b.botID + "/versions/1", nil},
+			{"adding a version to beta's bot", "POST", a + "/bots/" + b.botID + "/versions", apiclient.CreateVersionRequest{Config: botConfig(t)}},
+			{"publishing beta's bot", "POST", a + "/bots/" + b.botID + "/publish", apiclient.PublishRequest{Version: 1}},
+			{"revoking beta's key", "DELETE", a + "/api-keys/" + b.keyID, nil},
+			{"reading beta by id with alpha's key", "GET", "/v1/tenants/" + mustTenantID(t, w, "beta"), nil},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				if got := call(t, cl, tc.method, tc.path, tc.body); got != http.StatusNotFound {
+					t.Errorf("got status %d, want 404", got)
+				}
+			})
+		}
+		// And beta's key still works: nothing above touched it.
+		if got := call(t, w.client(w.beta.adminKey), "GET", "/v1/tenants/beta/api-keys", nil); got != http.StatusOK {
+			t.Errorf("beta's admin key: got %d after alpha's attempts, want 200", got)
+		}
+	})
+}
+
+func mustTenantID(t *testing.T, w *world, slug string) string {
+	t.Helper()
+	tn, err := w.svc.GetTenant(context.Background(), platform.Operator(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn.ID
+}
+
+// TestEveryRouteIsInTheIsolationTable keeps the table honest: a new route
+// must be added to it, with the access it requires.
+func TestEveryRouteIsInTheIsolationTable(t *testing.T) {
+	w := newEnv(t, storetest.OpenSQLite(t))
+	inTable := map[string]bool{}
+	for _, r := range routeTable() {
+		inTable[r.method+" "+r.path] = true
+	}
+	var registered []string
+	for _, r := range w.h.Routes() {
+		key := r.Method + " " + r.Path
+		registered = append(registered, key)
+		if !inTable[key] {
+			t.Errorf("route %s is registered but missing from routeTable in isolation_test.go", key)
+		}
+		delete(inTable, key)
+	}
+	for key := range inTable {
+		t.Errorf("routeTable lists %s, which is not registered", key)
+	}
+	sort.Strings(registered)
+	t.Logf("%d routes: %s", len(registered), strings.Join(registered, ", "))
+}
