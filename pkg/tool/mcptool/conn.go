@@ -206,7 +206,10 @@ func listAll(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
 // call calls a tool, reconnecting and retrying once when the connection,
 // not the server, failed: a server that restarted forgets its sessions, and
 // the dialog should not see that. An error the server answered (JSON-RPC
-// error, isError result) and the caller's deadline are never retried.
+// error, isError result) and the caller's deadline are never retried. The
+// trade-off: a connection that breaks after the server ran the tool but
+// before the answer arrived runs it twice; MCP has no idempotency key to
+// prevent that, and failing every call after a server restart is worse.
 func (c *conn) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	for attempt := 0; ; attempt++ {
 		s, err := c.get(ctx)

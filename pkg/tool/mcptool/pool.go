@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -128,10 +130,18 @@ func (p *Pool) Close() error {
 
 	close(p.stop)
 	<-p.done
-	for _, c := range conns {
-		c.close()
-	}
+	closeAll(slices.Collect(maps.Values(conns)))
 	return nil
+}
+
+// closeAll closes conns in parallel: each stdio server may take
+// StdioTerminateTimeout to exit, and shutdown should not add them up.
+func closeAll(conns []*conn) {
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(c.close)
+	}
+	wg.Wait()
 }
 
 // Stats reports the pool's connection counts.
@@ -206,6 +216,6 @@ func (p *Pool) closeIdle(now time.Time) {
 	p.mu.Unlock()
 	for _, c := range idle {
 		p.opts.Logger.Debug("mcp connection idle, closing", "tenant", c.target.tenantID, "server", c.target.server.Name)
-		c.close()
 	}
+	closeAll(idle)
 }

@@ -1,0 +1,46 @@
+package mcptool_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/tool/mcptool"
+)
+
+// BenchmarkCallOverStreamableHTTP measures what one MCP tool call costs the
+// loop over a pooled streamable HTTP session on loopback, through the
+// outbound client: JSON-RPC framing, HTTP round trip and result rendering.
+func BenchmarkCallOverStreamableHTTP(b *testing.B) {
+	srv := startHTTPServer(b, false)
+	pool := newPool(b, mcptool.Options{HTTPClient: outboundClient(b, srv.URL)})
+	tools := mustTools(b, pool, botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}, nil)
+	echo := tools["shop__echo"]
+	args := json.RawMessage(`{"message":"hello"}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := echo.Call(ctx, args)
+		if err != nil || res.IsError {
+			b.Fatalf("call failed: %v %q", err, res.Content)
+		}
+	}
+}
+
+// BenchmarkCallInMemory is the same call without the network, to separate
+// the SDK's and this package's cost from HTTP's.
+func BenchmarkCallInMemory(b *testing.B) {
+	pool := inMemoryPool(b)
+	tools := mustTools(b, pool, botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: "http://unused.invalid/mcp"}, nil)
+	echo := tools["shop__echo"]
+	args := json.RawMessage(`{"message":"hello"}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := echo.Call(ctx, args)
+		if err != nil || res.IsError {
+			b.Fatalf("call failed: %v %q", err, res.Content)
+		}
+	}
+}
