@@ -111,7 +111,9 @@ func TestRenderHeadersRejectLineBreaks(t *testing.T) {
 }
 
 func TestRenderBodyKeepsJSONTypes(t *testing.T) {
-	ep := func(body string) string { return `{"url": "https://api.example.com/", "method": "POST", "body": ` + body + `}` }
+	ep := func(body string) string {
+		return `{"url": "https://api.example.com/", "method": "POST", "body": ` + body + `}`
+	}
 	runRenderCases(t, []renderCase{
 		{name: "an exact placeholder keeps an integer", endpoint: ep(`{"seats": "<seats>"}`), args: `{"id": "1", "seats": 3}`, body: `{"seats":3}`},
 		{name: "an exact placeholder keeps a boolean, array and object", endpoint: ep(`{"vip": "<vip>", "tags": "<tags>", "address": "<address>"}`), args: `{"id": "1", "vip": false, "tags": ["a", 1], "address": {"city": "Oslo"}}`, body: `{"vip":false,"tags":["a",1],"address":{"city":"Oslo"}}`},
