@@ -45,6 +45,8 @@ type Fault struct {
 	// CutAfterChunks, for streamed replies, drops the connection after this
 	// many chunks, as a proxy or a crashing backend would.
 	CutAfterChunks int `json:"cut_after_chunks,omitempty"`
+	// Disconnect drops the connection without answering at all.
+	Disconnect bool `json:"disconnect,omitempty"`
 }
 
 // RateLimited is a 429 that passes with time, asking to wait retryAfter

@@ -34,11 +34,13 @@ type Record struct {
 	At     time.Time
 	Method string
 	Path   string
+	Query  string // the raw query, as Azure's api-version travels there
 	Header http.Header
 	Body   []byte
 	// Request is the parsed body, nil when it did not parse.
 	Request *ChatRequest
-	// Status is the HTTP status the server answered with.
+	// Status is the HTTP status the server answered with; 0 while the
+	// request is in progress or when the connection was dropped on purpose.
 	Status int
 }
 
@@ -127,23 +129,23 @@ const maxBody = 32 << 20
 // ServeHTTP implements the chat-completions and models routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	rec := Record{At: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	rec := s.add(Record{At: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 
 	if e := s.authorize(r); e != nil {
-		s.fail(w, &rec, e, "")
+		s.fail(w, rec, e, "")
 		return
 	}
 	switch {
 	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
-		s.record(rec, http.StatusOK)
+		s.setStatus(rec, http.StatusOK)
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]string{{"id": "fake-model", "object": "model", "owned_by": "llmtest"}}})
 	case r.URL.Path == "/v1/chat/completions" && r.Method == http.MethodPost:
 		s.chat(w, r, rec)
 	case r.URL.Path == "/v1/chat/completions":
-		s.fail(w, &rec, &apiError{status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+		s.fail(w, rec, &apiError{status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
 			Message: fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path)}, "")
 	default:
-		s.fail(w, &rec, &apiError{status: http.StatusNotFound, Type: "invalid_request_error",
+		s.fail(w, rec, &apiError{status: http.StatusNotFound, Type: "invalid_request_error",
 			Message: fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path)}, "")
 	}
 }
@@ -166,20 +168,22 @@ func (s *Server) authorize(r *http.Request) *apiError {
 	return &apiError{status: http.StatusUnauthorized, Type: "invalid_request_error", Code: &code, Message: msg}
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec Record) {
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec int) {
 	var req ChatRequest
-	if err := json.Unmarshal(rec.Body, &req); err != nil {
-		s.fail(w, &rec, invalidRequest("", "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.) %v", err), "")
+	if err := json.Unmarshal(s.body(rec), &req); err != nil {
+		s.fail(w, rec, invalidRequest("", "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.) %v", err), "")
 		return
 	}
-	rec.Request = &req
+	s.mu.Lock()
+	s.records[rec].Request = &req
+	s.mu.Unlock()
 	if e := validate(&req); e != nil {
-		s.fail(w, &rec, e, "")
+		s.fail(w, rec, e, "")
 		return
 	}
 	reply, ok := s.next(&req)
 	if !ok {
-		s.fail(w, &rec, invalidRequest("", "llmtest: no scripted reply left and no Handler set (%d requests so far)", len(s.Requests())), "")
+		s.fail(w, rec, invalidRequest("", "llmtest: no scripted reply left and no Handler set (%d requests so far)", len(s.Requests())), "")
 		return
 	}
 	f := reply.Fault
@@ -187,18 +191,21 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec Record) {
 		f = &Fault{}
 	}
 	if !waitOrDone(r, s.opts.Latency+f.Latency) {
-		s.record(rec, 499) // the client went away while we waited
+		s.setStatus(rec, 499) // the client went away while we waited
 		return
+	}
+	if f.Disconnect {
+		panic(http.ErrAbortHandler) // closes the connection with nothing sent
 	}
 	if f.Status != 0 {
 		e := &apiError{status: f.Status, Type: f.Type, Message: f.Message}
 		if f.Code != "" {
 			e.Code = &f.Code
 		}
-		s.fail(w, &rec, e, f.RetryAfter)
+		s.fail(w, rec, e, f.RetryAfter)
 		return
 	}
-	s.record(rec, http.StatusOK)
+	s.setStatus(rec, http.StatusOK)
 	id := s.nextID()
 	if req.Stream {
 		s.stream(w, r, &req, reply, id)
@@ -230,15 +237,29 @@ func (s *Server) nextID() int {
 	return s.seq
 }
 
-func (s *Server) record(rec Record, status int) {
-	rec.Status = status
+// add records a request on arrival, so its time is when it came in and
+// tests can see a request the server is still working on.
+func (s *Server) add(rec Record) int {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.records = append(s.records, rec)
+	return len(s.records) - 1
+}
+
+func (s *Server) body(rec int) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.records[rec].Body
+}
+
+func (s *Server) setStatus(rec, status int) {
+	s.mu.Lock()
+	s.records[rec].Status = status
 	s.mu.Unlock()
 }
 
-func (s *Server) fail(w http.ResponseWriter, rec *Record, e *apiError, retryAfter string) {
-	s.record(*rec, e.status)
+func (s *Server) fail(w http.ResponseWriter, rec int, e *apiError, retryAfter string) {
+	s.setStatus(rec, e.status)
 	if retryAfter != "" {
 		w.Header().Set("Retry-After", retryAfter)
 	}
