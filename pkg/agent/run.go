@@ -232,9 +232,8 @@ func (r *run) fail(err error) (Outcome, error) {
 		return r.finish(StopTimeout)
 	}
 	r.notify(err)
-	ev := describe(err)
-	r.a.sink.Send(ev)
 	r.endTurn(StopError)
+	r.a.sink.Send(describe(err))
 	r.st.StopReason = StopError
 	r.a.sink.Send(Done{Turns: r.st.Turns, Usage: r.st.Usage, StopReason: StopError})
 	return Outcome{StopReason: StopError, Turns: r.st.Turns, Usage: r.st.Usage}, err
