@@ -103,8 +103,11 @@ func (s *Set) Validate(name string, args json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("unknown tool %q; available tools: %s", name, strings.Join(s.names(), ", "))
 	}
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage(`{}`)
+	args = normalizeArgs(args)
+	// The schema loader decodes only the first JSON value and ignores what
+	// follows, so `{"a":1} garbage` would pass; check the whole text first.
+	if !json.Valid(args) {
+		return errors.New("arguments are not valid JSON: send one JSON object")
 	}
 	res, err := s.schemas[i].Validate(gojsonschema.NewBytesLoader(args))
 	if err != nil {
@@ -137,6 +140,7 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 	if err := s.Validate(name, args); err != nil {
 		return Errorf(err.Error())
 	}
+	args = normalizeArgs(args) // the tool sees the {} that was validated
 	t, _ := s.Lookup(name)
 	r, err := t.Call(ctx, args)
 	if err != nil {
@@ -157,4 +161,13 @@ func (s *Set) names() []string {
 		names[i] = d.Name
 	}
 	return names
+}
+
+// normalizeArgs turns absent arguments (models send "" for no-parameter
+// tools) into an empty object.
+func normalizeArgs(args json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return args
 }
