@@ -58,8 +58,8 @@ func TestCreateTenant(t *testing.T) {
 func TestCreateTenantValidation(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		cases := []struct {
-			name    string
-			in      platform.CreateTenantInput
+			name     string
+			in       platform.CreateTenantInput
 			pointers []string
 		}{
 			{"an empty slug and name are both reported", platform.CreateTenantInput{}, []string{"/slug", "/name"}},

@@ -1,0 +1,106 @@
+package platform_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// TestNoCredentialInPlainTextAtRest creates keys, a secret and a user, then
+// reads every column of every row of every table and looks for any of those
+// credentials in the clear.
+func TestNoCredentialInPlainTextAtRest(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		const (
+			secretValue = "s3cr3t-crm-value-91b2"
+			password    = "owner-password-77"
+		)
+		tn, first, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{
+			Slug: "acme", OwnerEmail: "ada@acme.example", OwnerPassword: password})
+		if err != nil {
+			t.Fatal(err)
+		}
+		admin := e.authenticate(t, first.Key)
+		e.bot(t, admin, tn.ID, "widget")
+		sk, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, platform.APIKeyInput{Name: "sk", Scopes: []string{"chat"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, platform.APIKeyInput{Name: "pk", Bot: "widget", Origins: []string{"https://a.example"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.PutSecret(ctx, admin, tn.ID, "crm", secretValue); err != nil {
+			t.Fatal(err)
+		}
+		sess, err := e.svc.Login(ctx, "ada@acme.example", password)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// The random part of each key: its prefix and last four are stored
+		// for display on purpose, so look for the middle.
+		middle := func(k string) string { return k[7 : len(k)-4] }
+		needles := map[string]string{
+			"first admin key": middle(first.Key), "sk key": middle(sk.Key), "pk key": middle(pk.Key),
+			"secret value": secretValue, "password": password, "session token": sess.Token[4:],
+		}
+		cells := dumpEveryCell(t, e.store)
+		if len(cells) < 20 {
+			t.Fatalf("only %d cells read; the dump is not looking at the data", len(cells))
+		}
+		for what, needle := range needles {
+			t.Run("the "+what+" is not stored in plain text", func(t *testing.T) {
+				for where, cell := range cells {
+					if strings.Contains(cell, needle) {
+						t.Fatalf("found the %s in %s", what, where)
+					}
+				}
+			})
+		}
+	})
+}
+
+// dumpEveryCell returns every non-null cell of every table as text, keyed
+// by table, row number and column.
+func dumpEveryCell(t *testing.T, st *store.Store) map[string]string {
+	t.Helper()
+	db := st.DB()
+	tables, err := db.Migrator().GetTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]string{}
+	for _, table := range tables {
+		rows, err := db.Table(table).Rows()
+		if err != nil {
+			t.Fatalf("read %s: %v", table, err)
+		}
+		cols, _ := rows.Columns()
+		for r := 0; rows.Next(); r++ {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatalf("scan %s: %v", table, err)
+			}
+			for i, v := range vals {
+				if v == nil {
+					continue
+				}
+				text := fmt.Sprint(v)
+				if b, ok := v.([]byte); ok {
+					text = string(b)
+				}
+				cells[fmt.Sprintf("%s row %d column %s", table, r, cols[i])] = text
+			}
+		}
+		rows.Close()
+	}
+	return cells
+}
