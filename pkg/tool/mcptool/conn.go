@@ -192,6 +192,10 @@ func (c *conn) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	return nil, fmt.Errorf("mcp server %q: list tools: %s", c.target.server.Name, c.target.redact.redact(lastErr.Error()))
 }
 
+// maxListedTools bounds a server's tool list: a server that pages forever
+// must not hold a dialog's start hostage, and no model takes more tools.
+const maxListedTools = 1000
+
 func listAll(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
 	tools := []*mcp.Tool{}
 	for t, err := range s.Tools(ctx, nil) {
@@ -199,6 +203,9 @@ func listAll(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
 			return nil, err
 		}
 		tools = append(tools, t)
+		if len(tools) == maxListedTools {
+			break
+		}
 	}
 	return tools, nil
 }

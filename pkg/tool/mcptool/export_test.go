@@ -2,6 +2,8 @@ package mcptool
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,4 +37,14 @@ func WithRemoteName(tl tool.Tool, remote string) tool.Tool {
 	c := *tl.(*Tool)
 	c.remote = remote
 	return &c
+}
+
+// HeaderTransport wraps base so it adds headers to requests for rawURL's
+// origin, as the pool does for a remote server.
+func HeaderTransport(base http.RoundTripper, headers map[string]string, rawURL string) http.RoundTripper {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		panic(err)
+	}
+	return &headerTransport{base: base, headers: headers, scheme: u.Scheme, host: u.Host}
 }

@@ -2,10 +2,14 @@ package mcptool_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 )
 
@@ -68,5 +72,44 @@ func TestBadHeaderValuesAreRefusedBeforeConnecting(t *testing.T) {
 	}
 	if n := srv.sessions.Load(); n != 0 {
 		t.Errorf("server saw %d sessions, want none: bad configs must fail before connecting", n)
+	}
+}
+
+func TestHeadersGoOnlyToTheServersOwnOrigin(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	record := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[name] = r.Header.Get("Authorization")
+			mu.Unlock()
+		})
+	}
+	own := httptest.NewServer(record("own"))
+	defer own.Close()
+	other := httptest.NewServer(record("other"))
+	defer other.Close()
+
+	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{portOf(t, own.URL), portOf(t, other.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := outbound.NewClient(policy, outbound.Options{})
+	client.Transport = mcptool.HeaderTransport(client.Transport, map[string]string{"Authorization": "Bearer tok"}, own.URL)
+
+	// An SSE server announces where to post messages; if it names another
+	// origin, the tenant's credentials must not follow.
+	for _, u := range []string{own.URL + "/sse", other.URL + "/message"} {
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if seen["own"] != "Bearer tok" {
+		t.Errorf("the server's own origin got Authorization %q, want the configured one", seen["own"])
+	}
+	if seen["other"] != "" {
+		t.Errorf("another origin got Authorization %q, want none", seen["other"])
 	}
 }

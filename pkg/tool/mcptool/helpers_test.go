@@ -39,6 +39,15 @@ func inMemoryPool(t testing.TB) *mcptool.Pool {
 // would configure for a server on this machine: loopback, on its port.
 func outboundClient(t testing.TB, rawURL string) *http.Client {
 	t.Helper()
+	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{portOf(t, rawURL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outbound.NewClient(policy, outbound.Options{})
+}
+
+func portOf(t testing.TB, rawURL string) int {
+	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		t.Fatal(err)
@@ -47,11 +56,7 @@ func outboundClient(t testing.TB, rawURL string) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return outbound.NewClient(policy, outbound.Options{})
+	return port
 }
 
 // stdioServer is a config that runs this test binary as a stdio MCP server.

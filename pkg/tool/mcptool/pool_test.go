@@ -232,10 +232,15 @@ func TestTheOutboundPolicyGuardsRemoteServers(t *testing.T) {
 	for _, transport := range []string{botconfig.TransportHTTP, botconfig.TransportSSE} {
 		t.Run("a loopback "+transport+" server is unreachable without an operator exception", func(t *testing.T) {
 			srv := startHTTPServer(t, transport == botconfig.TransportSSE)
-			pool := newPool(t, mcptool.Options{HTTPClient: outbound.NewClient(outbound.Policy{}, outbound.Options{})})
+			// The port is allowed, so only the address check can refuse.
+			policy := outbound.Policy{ExtraPorts: []int{portOf(t, srv.URL)}}
+			pool := newPool(t, mcptool.Options{HTTPClient: outbound.NewClient(policy, outbound.Options{})})
 			_, err := mcptool.Tools(context.Background(), pool, tenant, botconfig.MCPServer{Name: "internal", Transport: transport, URL: srv.URL}, nil)
 			if err == nil {
 				t.Fatal("Tools reached a loopback server through the outbound client")
+			}
+			if !strings.Contains(err.Error(), "loopback") {
+				t.Errorf("err = %v, want the outbound policy's loopback refusal", err)
 			}
 			if n := len(srv.Headers()); n != 0 {
 				t.Errorf("server received %d requests, want none", n)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,14 +70,27 @@ func allowed(f botconfig.MCPToolFilter, name string) bool {
 	return !slices.Contains(f.Deny, name)
 }
 
+// maxDescription caps a server's tool description, which goes into every
+// model request of the dialog: a third-party server should not be able to
+// spend the tenant's tokens (or smuggle a long prompt) through it.
+const maxDescription = 2048
+
 func description(t *mcp.Tool) string {
-	switch {
-	case t.Description != "":
-		return t.Description
-	case t.Title != "":
-		return t.Title
+	d := t.Description
+	if d == "" {
+		d = t.Title
 	}
-	return "MCP tool " + t.Name
+	if d == "" {
+		return "MCP tool " + t.Name
+	}
+	if len(d) > maxDescription {
+		cut := maxDescription
+		for cut > 0 && !utf8.RuneStart(d[cut]) {
+			cut--
+		}
+		d = d[:cut] + "…"
+	}
+	return d
 }
 
 // Tool is one tool of an MCP server, as the model sees it.
