@@ -1,0 +1,129 @@
+// Command fakellm serves the strict fake OpenAI-compatible API of
+// pkg/llm/llmtest, for demos and manual testing of `parley chat`, the admin
+// UI preview or curl, without an API key or a bill.
+//
+//	fakellm [-addr 127.0.0.1:8089] [-key KEY] [-script FILE] [-latency 0s] [-chunk-delay 0s] [-fragment 8]
+//	PARLEY_LLM_BASE_URL=http://127.0.0.1:8089/v1 parley chat --config bot.json
+//
+// Replies come from the script file in order, one per request that passes
+// validation; once it runs out (or without one) the server echoes: it answers
+// the last user message with "You said: ..." and a tool result with
+// "Tool <id> returned: ...". The script is a JSON array of replies:
+//
+//	[
+//	  {"text": "Let me check.",
+//	   "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}],
+//	   "usage": {"input_tokens": 120, "output_tokens": 15}},
+//	  {"text": "It is sunny in Paris.", "finish_reason": "stop"},
+//	  {"fault": {"status": 429, "retry_after": "1", "type": "requests",
+//	             "code": "rate_limit_exceeded", "message": "slow down"}},
+//	  {"text": "cut short", "fault": {"cut_after_chunks": 2}},
+//	  {"fault": {"disconnect": true}}
+//	]
+//
+// Arguments are sent verbatim, so malformed JSON can be scripted too.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "fakellm:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, log io.Writer) error {
+	fs := flag.NewFlagSet("fakellm", flag.ContinueOnError)
+	fs.SetOutput(log)
+	addr := fs.String("addr", "127.0.0.1:8089", "address to listen on")
+	key := fs.String("key", "", "API key clients must send as a bearer token; empty accepts any")
+	script := fs.String("script", "", "JSON file of scripted replies (see the command's doc)")
+	opts := llmtest.Options{Handler: echo}
+	fs.DurationVar(&opts.Latency, "latency", 0, "delay before every reply")
+	fs.DurationVar(&opts.ChunkDelay, "chunk-delay", 0, "pause between streamed chunks, e.g. 30ms for a typing effect")
+	fs.IntVar(&opts.FragmentSize, "fragment", 8, "characters per streamed chunk")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts.APIKey = *key
+	replies, err := loadScript(*script)
+	if err != nil {
+		return err
+	}
+	fake := llmtest.NewHandler(opts)
+	fake.Enqueue(replies...)
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "fakellm: serving http://%s/v1 with %d scripted replies, then echoing\n", ln.Addr(), len(replies))
+	return serve(ctx, ln, fake)
+}
+
+// serve runs h on ln until ctx ends, then gives open streams a moment.
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdown); err != nil {
+			return err
+		}
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+func loadScript(path string) ([]llmtest.ServerReply, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var replies []llmtest.ServerReply
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&replies); err != nil {
+		return nil, fmt.Errorf("script %s: %w", path, err)
+	}
+	return replies, nil
+}
+
+// echo answers whatever came last, so a demo conversation never runs dry and
+// a tool loop always ends.
+func echo(req *llmtest.ChatRequest) llmtest.ServerReply {
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" {
+		last := req.Messages[n-1]
+		return llmtest.ServerReply{Text: fmt.Sprintf("Tool %s returned: %s", last.ToolCallID, last.Text())}
+	}
+	return llmtest.ServerReply{Text: "You said: " + req.LastUserText()}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/llm/openai"
+)
+
+func TestFakeLLMServesTheScriptThenEchoes(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "replies.json")
+	if err := os.WriteFile(script, []byte(`[{"text": "scripted hello", "usage": {"input_tokens": 3, "output_tokens": 2}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	replies, err := loadScript(script)
+	if err != nil {
+		t.Fatalf("loadScript: %v", err)
+	}
+	fake := llmtest.NewHandler(llmtest.Options{Handler: echo})
+	fake.Enqueue(replies...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- serve(ctx, ln, fake) }()
+
+	p, err := openai.New(openai.Config{BaseURL: "http://" + ln.Addr().String() + "/v1", APIKey: "any"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &llm.Request{Model: "fake-model", Messages: []llm.Message{llm.UserText("ping")}}
+	for _, want := range []string{"scripted hello", "You said: ping"} {
+		resp, err := p.Stream(context.Background(), req, nil)
+		if err != nil || resp.Message.Text() != want {
+			t.Fatalf("reply = %v, %v; want %q", resp, err, want)
+		}
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("serve returned %v after shutdown", err)
+	}
+}
+
+func TestLoadScriptRejectsTypos(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "replies.json")
+	if err := os.WriteFile(script, []byte(`[{"txet": "hi"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadScript(script); err == nil || !strings.Contains(err.Error(), "txet") {
+		t.Fatalf("loadScript = %v; want an error naming the unknown field", err)
+	}
+}
