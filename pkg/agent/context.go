@@ -23,6 +23,10 @@ type view struct {
 }
 
 func (v *view) build(a *Agent, st *State) {
+	if need := len(st.Messages) + 8; cap(v.msgs) < need {
+		// One allocation for the run: turns then append into the spare room.
+		v.msgs, v.src = make([]llm.Message, 0, need), make([]int, 0, need)
+	}
 	v.msgs, v.src, v.chars = v.msgs[:0], v.src[:0], 0
 	clear(v.shown)
 	start := 0
