@@ -251,15 +251,23 @@ func CheckRequest(req *llm.Request) error {
 			if len(pending) > 0 {
 				return fmt.Errorf("messages[%d]: assistant message while tool call %q has no result", i, pending[0])
 			}
-			calls := m.ToolUses()
-			if len(calls) == 0 && strings.TrimSpace(m.Text()) == "" {
-				return fmt.Errorf("messages[%d]: assistant message has neither text nor tool calls", i)
-			}
-			for _, c := range calls {
-				if err := checkCall(c, seen); err != nil {
-					return fmt.Errorf("messages[%d]: %w", i, err)
+			// Blocks are walked directly: this runs on every call of every
+			// benchmark, over the whole history.
+			hasText, hasCalls := false, false
+			for _, b := range m.Content {
+				switch {
+				case b.Type == llm.BlockText && strings.TrimSpace(b.Text) != "":
+					hasText = true
+				case b.Type == llm.BlockToolUse && b.ToolUse != nil:
+					hasCalls = true
+					if err := checkCall(*b.ToolUse, seen); err != nil {
+						return fmt.Errorf("messages[%d]: %w", i, err)
+					}
+					pending = append(pending, b.ToolUse.ID)
 				}
-				pending = append(pending, c.ID)
+			}
+			if !hasText && !hasCalls {
+				return fmt.Errorf("messages[%d]: assistant message has neither text nor tool calls", i)
 			}
 		case llm.RoleTool:
 			r := m.ToolResult()
