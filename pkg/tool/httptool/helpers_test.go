@@ -39,7 +39,7 @@ type apiServer struct {
 	handle   http.HandlerFunc
 }
 
-func newAPIServer(t *testing.T, handle http.HandlerFunc) *apiServer {
+func newAPIServer(t testing.TB, handle http.HandlerFunc) *apiServer {
 	t.Helper()
 	s := &apiServer{handle: handle}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +85,7 @@ func (s *apiServer) last(t *testing.T) received {
 
 // clientFor returns an outbound client that may reach the given servers
 // (they listen on 127.0.0.1, which the default policy refuses).
-func clientFor(t *testing.T, servers ...*apiServer) *http.Client {
+func clientFor(t testing.TB, servers ...*apiServer) *http.Client {
 	t.Helper()
 	var ports []int
 	for _, s := range servers {
@@ -101,7 +101,7 @@ func clientFor(t *testing.T, servers ...*apiServer) *http.Client {
 // compileTool compiles a config holding one tool (toolJSON) and the given
 // context variables, returning its spec. {base} in toolJSON is replaced by
 // base.
-func compileTool(t *testing.T, base, toolJSON, contextVars string) botconfig.ToolSpec {
+func compileTool(t testing.TB, base, toolJSON, contextVars string) botconfig.ToolSpec {
 	t.Helper()
 	if contextVars == "" {
 		contextVars = "[]"
@@ -165,3 +165,5 @@ func jsonEqual(t *testing.T, got, want string) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
