@@ -2,21 +2,46 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/parleyhq/parley/pkg/api"
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/web"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// serve runs the HTTP server until ctx ends.
+// shutdownTimeout bounds how long serve waits for requests in flight after
+// it was told to stop; then it closes what is left.
+const shutdownTimeout = 15 * time.Second
+
+// Names of the files serve generates in the data dir when the settings
+// leave the secrets key or the platform token empty.
+const (
+	secretKeyFile     = "secret.key"
+	platformTokenFile = "platform_token"
+)
+
+// serve runs the HTTP server until ctx ends: `parley serve`.
 func (m *Main) serve(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := flag.NewFlagSet("parley serve", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "usage: parley serve")
+		fmt.Fprintln(m.Stderr, "usage: parley serve\n\nRuns the server; stops gracefully on SIGTERM or Ctrl-C.")
 		printSettings(m.Stderr)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -29,29 +54,156 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: settings.LogLevel}))
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintln(w, `{"status":"ok"}`)
-	})
-	ln, err := net.Listen("tcp", settings.Addr)
+	log := m.logger(settings)
+	st, err := openStore(ctx, settings, log)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("parley listening", "addr", ln.Addr().String(), "data_dir", settings.DataDir)
-	fmt.Fprintf(m.Stdout, "Parley listening on http://%s\n", ln.Addr())
+	defer st.Close()
+	svc, where, err := openPlatform(settings, st, log, true)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	handler, err := api.New(api.Options{Platform: svc, Logger: log, Metrics: reg, Web: web.Files()})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", settings.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", settings.Addr, err)
+	}
+	m.announce(st, where, ln.Addr().String())
+	log.Info("parley listening", "addr", ln.Addr().String(), "database", st.Dialect())
+	return runServer(ctx, ln, handler, log)
+}
 
+// announce says what the server uses; never a secret value, only where
+// it lives. The last line names the bound address, which tests read to
+// find a server started on port 0.
+func (m *Main) announce(st *store.Store, where credentialSources, addr string) {
+	fmt.Fprintf(m.Stdout, "Database:        %s at %s\n", st.Dialect(), st.Location())
+	fmt.Fprintf(m.Stdout, "Secrets key:     %s\n", where.secretKey)
+	fmt.Fprintf(m.Stdout, "Platform token:  %s\n", where.platformToken)
+	fmt.Fprintf(m.Stdout, "Parley listening on http://%s\n", addr)
+}
+
+// runServer serves until ctx ends, then stops accepting, lets requests in
+// flight finish for up to shutdownTimeout and closes the rest.
+func runServer(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return err
+		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	log.Info("parley shutting down", "timeout", shutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutdown: requests still running after %s were cut off: %w", shutdownTimeout, err)
+	}
+	log.Info("parley stopped")
+	return nil
+}
+
+// credentialSources says where the secrets key and platform token came
+// from, for the start-up message.
+type credentialSources struct {
+	secretKey, platformToken string
+}
+
+// openPlatform builds the platform service over st. withToken loads or
+// generates the platform token; the command-line tools act as the operator
+// directly and need none.
+func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool) (*platform.Service, credentialSources, error) {
+	var where credentialSources
+	key, keySource, err := secretsKey(s)
+	if err != nil {
+		return nil, where, err
+	}
+	where.secretKey = keySource
+	sealer, err := auth.NewSealer(key)
+	if err != nil {
+		return nil, where, err
+	}
+	opts := platform.Options{Sealer: sealer, Logger: log}
+	if withToken {
+		opts.PlatformToken, where.platformToken, err = platformToken(s)
+		if err != nil {
+			return nil, where, err
+		}
+	}
+	svc, err := platform.New(st, opts)
+	return svc, where, err
+}
+
+// secretsKey is PARLEY_SECRET_KEY, or the key file in the data dir, made on
+// first use so the embedded default encrypts secrets with no setup.
+func secretsKey(s Settings) ([]byte, string, error) {
+	if s.SecretKey != "" {
+		key, err := auth.ParseKey(s.SecretKey)
+		if err != nil {
+			return nil, "", fmt.Errorf("PARLEY_SECRET_KEY: %w", err)
+		}
+		return key, "from PARLEY_SECRET_KEY", nil
+	}
+	path := filepath.Join(s.DataDir, secretKeyFile)
+	key, err := auth.LoadOrCreateKeyFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	return key, "key file " + path + " (back it up: losing it loses every tenant secret)", nil
+}
+
+// platformToken is PARLEY_PLATFORM_TOKEN, or a token generated once into
+// the data dir (mode 0600) and reused after.
+func platformToken(s Settings) (string, string, error) {
+	if s.PlatformToken != "" {
+		return s.PlatformToken, "from PARLEY_PLATFORM_TOKEN", nil
+	}
+	path := filepath.Join(s.DataDir, platformTokenFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if tok := strings.TrimSpace(string(b)); tok != "" {
+			return tok, "in " + path, nil
+		}
+		return "", "", fmt.Errorf("platform token file %s is empty; delete it to generate a new one", path)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("read platform token file: %w", err)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", fmt.Errorf("generate platform token: %w", err)
+	}
+	tok := "plt_" + hex.EncodeToString(raw)
+	if err := os.MkdirAll(s.DataDir, 0o700); err != nil {
+		return "", "", fmt.Errorf("create data dir: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return platformToken(s) // another process made it meanwhile; use theirs
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("create platform token file: %w", err)
+	}
+	_, werr := f.WriteString(tok + "\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		return "", "", fmt.Errorf("write platform token file: %w", werr)
+	}
+	return tok, "generated into " + path + " (mode 0600)", nil
 }

@@ -70,6 +70,9 @@ func observe(log *slog.Logger, m *httpMetrics) gin.HandlerFunc {
 		if p, ok := principalOf(c); ok && p.TenantID != "" {
 			attrs = append(attrs, slog.String("tenant_id", p.TenantID))
 		}
+		if t := c.Param("tenant"); t != "" {
+			attrs = append(attrs, slog.String("tenant", t)) // as the path named it: slug or id
+		}
 		level := slog.LevelInfo
 		if c.Writer.Status() >= 500 {
 			level = slog.LevelError

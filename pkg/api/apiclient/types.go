@@ -20,7 +20,7 @@ type Error struct {
 	Status  int      `json:"-"`
 	Code    string   `json:"code"`
 	Message string   `json:"message"`
-	Details []Detail `json:"details,omitempty"`
+	Details []Detail `json:"details"`
 }
 
 // Error reads like "not_found: bot not found".
