@@ -26,7 +26,7 @@ func history(n int) []agent.Message {
 			agent.Message{Kind: agent.KindAssistant, Message: llm.AssistantText("Your order shipped with UPS and arrives tomorrow.")},
 		)
 	}
-	return msgs[:n:n+16]
+	return msgs[: n : n+16]
 }
 
 func benchTools(b *testing.B, n int) *tool.Set {
