@@ -10,22 +10,27 @@
 //	})
 //	defer pool.Close()
 //
-// When a dialog starts, Tools turns each of the bot's mcp_servers into
+// When a dialog starts, Tools turns one of the bot's mcp_servers into
 // tool.Tools named <server>__<tool> (sanitised to ^[a-zA-Z0-9_-]{1,64}$,
-// with a short hash when cut), after the config's allow/deny lists:
+// with a short hash when cut), after the config's allow/deny lists; All does
+// every server in parallel and names the ones that failed:
 //
-//	tools, err := mcptool.Tools(ctx, pool, tenantID, server, vars)
+//	tools, err := mcptool.All(ctx, pool, tenantID, bot.Config.MCPServers, vars)
+//	if err != nil {
+//		log.Warn("some MCP servers are unavailable", "error", err) // tools holds the rest
+//	}
 //
-// Only Tools and Tool.Call touch the network or start processes. Validating
+// Only Tools, All and Tool.Call touch the network or start processes. Validating
 // or saving a config must never call them: a tenant's config would otherwise
 // make the platform dial arbitrary hosts or run commands at save time. A
 // stdio server starts only if its exact command line (command and args
 // joined by single spaces) is on the operator's allowlist, and sees only
 // PATH, HOME and the env its config sets.
 //
-// Connections are keyed by tenant and a hash of the server config and of
-// the substituted header and env values, so tenants never share a session
-// and an edited config or rotated secret gets a fresh one. A connection
+// Connections are keyed by tenant and a hash of what a connection depends
+// on (transport, URL, command line, substituted headers and env), so tenants
+// never share a session and an edited endpoint or rotated secret gets a
+// fresh one; editing only the allow list or timeout keeps the session. A connection
 // opens on first use (concurrent first uses share one attempt), caches the
 // tool list until the session changes or the server announces
 // notifications/tools/list_changed, reconnects and retries once when a call

@@ -86,8 +86,13 @@ func TestConnectionsAreKeyedByTenantAndConfig(t *testing.T) {
 	srv := startHTTPServer(t, false)
 	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 	base := botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}
-	edited := base
-	edited.Timeout = 5
+	filtered := base
+	filtered.Timeout = 5
+	filtered.Tools.Deny = []string{"sleep"}
+	moved := base
+	moved.URL = srv.URL + "/v2"
+	withHeader := base
+	withHeader.Headers = map[string]string{"Authorization": "Bearer {{secrets.t}}"}
 	ctx := context.Background()
 	steps := []struct {
 		name     string
@@ -99,7 +104,11 @@ func TestConnectionsAreKeyedByTenantAndConfig(t *testing.T) {
 		{"the first use connects", "acme", base, nil, 1},
 		{"the same tenant and config reuse it", "acme", base, nil, 1},
 		{"another tenant with the same config gets its own", "globex", base, nil, 2},
-		{"an edited config gets its own", "acme", edited, nil, 3},
+		{"a changed timeout or allow list reuses it", "acme", filtered, nil, 2},
+		{"a changed URL gets its own", "acme", moved, nil, 3},
+		{"a header gets its own", "acme", withHeader, botconfig.Vars{"secrets.t": "one"}, 4},
+		{"the same header value reuses that", "acme", withHeader, botconfig.Vars{"secrets.t": "one"}, 4},
+		{"a rotated secret gets its own", "acme", withHeader, botconfig.Vars{"secrets.t": "two"}, 5},
 	}
 	for _, s := range steps {
 		if _, err := mcptool.Tools(ctx, pool, s.tenant, s.server, s.vars); err != nil {

@@ -25,9 +25,11 @@ type target struct {
 	env      map[string]string // substituted, stdio only
 	timeout  time.Duration
 	redact   redactor
-	// key identifies the connection: the tenant plus a hash of the config and
-	// of the substituted values, so an edited config or a rotated secret gets a
-	// new connection while identical dialogs share one.
+	// key identifies the connection: the tenant plus a hash of what the
+	// connection depends on (transport, URL, command line, substituted headers
+	// and env), so an edited endpoint or a rotated secret gets a new
+	// connection, while identical dialogs, or an edited allow list or
+	// timeout, share one.
 	key string
 }
 
@@ -105,10 +107,10 @@ func (p *Pool) allowStdio(server botconfig.MCPServer) error {
 func fingerprint(server botconfig.MCPServer, headers, env map[string]string) string {
 	// encoding/json sorts map keys, so equal configs hash equally.
 	b, _ := json.Marshal(struct {
-		Server  botconfig.MCPServer
-		Headers map[string]string
-		Env     map[string]string
-	}{server, headers, env})
+		Name, Transport, URL, Command string
+		Args                          []string
+		Headers, Env                  map[string]string
+	}{server.Name, server.Transport, server.URL, server.Command, server.Args, headers, env})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
