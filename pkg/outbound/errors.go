@@ -25,6 +25,7 @@ type DeniedError struct {
 	Setting string
 }
 
+// Error says what was refused, why, and which setting would allow it.
 func (e *DeniedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "destination %s %s", e.Host, e.Reason)
@@ -42,6 +43,7 @@ type RedirectError struct {
 	Reason string
 }
 
+// Error names the stripped target and the reason.
 func (e *RedirectError) Error() string {
 	return fmt.Sprintf("redirect to %s refused: %s", e.To, e.Reason)
 }
