@@ -49,10 +49,7 @@ type env struct {
 func forEachBackend(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
-		sealer, err := auth.NewSealer(bytes.Repeat([]byte{42}, auth.KeySize))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sealer := mustSealer(t)
 		c := &clock{now: time.Now().UTC()}
 		svc, err := platform.New(st, platform.Options{
 			Sealer:        sealer,
@@ -131,4 +128,13 @@ func wantInvalid(t *testing.T, err error, pointers ...string) {
 	if !slices.Equal(got, pointers) {
 		t.Fatalf("details %+v, want pointers %q", pe.Details, pointers)
 	}
+}
+
+func mustSealer(t testing.TB) *auth.Sealer {
+	t.Helper()
+	s, err := auth.NewSealer(bytes.Repeat([]byte{42}, auth.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
