@@ -169,6 +169,21 @@ func TestTimeouts(t *testing.T) {
 			t.Fatalf("result = %+v, want a timeout error", res)
 		}
 	})
+	t.Run("a response that stalls mid-body times out too", func(t *testing.T) {
+		stall := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = io.WriteString(w, "partial ")
+			http.NewResponseController(w).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+		res := call(t, newTool(t, stall, slow, "", dialogVars, Options{}), `{}`)
+		if !res.IsError || !strings.Contains(res.Content, "timed out after 200ms") || res.Meta.Status != 200 {
+			t.Fatalf("result = %+v, want a timeout error with status 200", res)
+		}
+	})
 	t.Run("a timed-out GET is not retried", func(t *testing.T) {
 		before := srv.count()
 		call(t, newTool(t, srv, slow, "", dialogVars, Options{Backoff: time.Millisecond}), `{}`)
