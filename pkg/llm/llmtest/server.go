@@ -24,7 +24,8 @@ type Options struct {
 	// ChunkDelay pauses between streamed chunks, for demos.
 	ChunkDelay time.Duration
 	// Handler answers requests once the queue of scripted replies is empty;
-	// it receives the parsed request so tests can inspect what was sent.
+	// it receives the parsed request so tests can inspect what was sent. It
+	// is called concurrently when requests are.
 	Handler func(*ChatRequest) ServerReply
 }
 

@@ -110,6 +110,10 @@ func TestServerRejectsWhatTheRealAPIRejects(t *testing.T) {
 			"messages":[{"role":"user","content":"hi"}]}`, "only allowed when 'stream' is enabled"},
 		{"parallel_tool_calls without tools", `{"model":"m","parallel_tool_calls":true,
 			"messages":[{"role":"user","content":"hi"}]}`, "only allowed when 'tools' are specified"},
+		{"a user message without content", `{"model":"m","messages":[{"role":"user"}]}`, "Missing required parameter: 'messages[0].content'"},
+		{"an assistant message with neither content nor tool calls",
+			`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null},{"role":"user","content":"?"}]}`,
+			"Missing required parameter: 'messages[1].content'"},
 		{"a body that is not JSON", `{"model":`, "could not parse the JSON body"},
 	}
 	for _, tt := range tests {

@@ -94,6 +94,9 @@ func validateMessages(msgs []ChatMessage) *apiError {
 		if _, err := contentText(m.Content); err != nil {
 			return invalidRequest(fmt.Sprintf("messages[%d].content", i), "Invalid 'messages[%d].content': %v.", i, err)
 		}
+		if noContent(m.Content) && (m.Role != "assistant" || len(m.ToolCalls) == 0) {
+			return invalidRequest(fmt.Sprintf("messages[%d].content", i), "Missing required parameter: 'messages[%d].content'.", i)
+		}
 		if m.Role == "tool" {
 			if !pending[m.ToolCallID] {
 				return invalidRequest(fmt.Sprintf("messages.[%d].role", i), "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
@@ -148,4 +151,10 @@ func missingToolResults(from int, pending map[string]bool) *apiError {
 	return invalidRequest(fmt.Sprintf("messages.[%d].role", from),
 		"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s",
 		strings.Join(ids, ", "))
+}
+
+// noContent reports an absent or null content; only an assistant message
+// carrying tool calls may go without.
+func noContent(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
 }

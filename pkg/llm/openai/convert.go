@@ -85,6 +85,9 @@ func toMessages(system string, msgs []llm.Message) ([]goopenai.ChatCompletionMes
 		case llm.RoleUser:
 			out = append(out, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: m.Text()})
 		case llm.RoleAssistant:
+			if m.Text() == "" && len(m.ToolUses()) == 0 {
+				continue // an empty reply carries nothing, and the API rejects it
+			}
 			out = append(out, toAssistant(m))
 		case llm.RoleTool:
 			results := toToolResults(m)

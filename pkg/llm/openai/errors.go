@@ -58,6 +58,9 @@ func (p *Provider) toError(ctx context.Context, c *call, err error) error {
 		e.Kind, e.RetryAfter = llm.ErrBadRequest, 0
 		e.Message = err.Error()
 	}
+	if e.StatusCode != 0 && c != nil && c.attempts > 1 {
+		e.Message = fmt.Sprintf("%s (after %d attempts)", e.Message, c.attempts)
+	}
 	e.Message = p.redact(e.Message)
 	e.Err = &safeError{msg: p.redact(err.Error())}
 	return e
@@ -81,7 +84,8 @@ func classify(e *llm.Error, status int, code, typ, message string) {
 		e.Kind, e.Retryable = llm.ErrRateLimit, true
 	case status == http.StatusRequestTimeout:
 		e.Kind, e.Retryable = llm.ErrTimeout, true
-	case status >= 500:
+	case status >= 500 || (status == 0 && typ == "server_error"):
+		// Status 0 is an error event inside a stream that had begun well.
 		e.Kind, e.Retryable = llm.ErrServer, true
 	case code == "context_length_exceeded" || strings.Contains(message, "maximum context length"):
 		e.Kind = llm.ErrContextLength

@@ -212,3 +212,17 @@ func TestAzureSendsTheKeyHeaderAndAPIVersion(t *testing.T) {
 		t.Fatalf("Azure authenticates by the api-key header alone")
 	}
 }
+
+func TestAnEmptyAssistantMessageIsLeftOut(t *testing.T) {
+	p, s := newProvider(t, llmtest.Options{})
+	s.Enqueue(llmtest.ServerReply{Text: "ok"})
+	req := &llm.Request{Model: "gpt-4o-mini", Messages: []llm.Message{
+		llm.UserText("hi"), {Role: llm.RoleAssistant}, llm.UserText("anyone there?"),
+	}}
+	if _, err := p.Complete(context.Background(), req); err != nil {
+		t.Fatalf("Complete: %v; the strict fake rejects an assistant message without content", err)
+	}
+	if got := s.LastRequest().Messages; len(got) != 2 {
+		t.Fatalf("sent %d messages; want the two user messages", len(got))
+	}
+}

@@ -3,7 +3,9 @@ package openai_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,6 +144,9 @@ func TestGivingUpReportsTheLastFailure(t *testing.T) {
 			}
 			if n := len(s.Requests()); n != tt.wantAttempts {
 				t.Fatalf("server saw %d attempts; want %d", n, tt.wantAttempts)
+			}
+			if tt.wantAttempts > 1 && !strings.Contains(e.Message, fmt.Sprintf("after %d attempts", tt.wantAttempts)) {
+				t.Fatalf("message %q does not say how often it was tried", e.Message)
 			}
 		})
 	}
