@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// copyTree copies the example tenants so a test may edit them.
+func copyTree(t *testing.T, from string) string {
+	t.Helper()
+	to := t.TempDir()
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// versionCounts opens the database the way the commands do and counts each
+// bot's versions, keyed "tenant/bot".
+func versionCounts(t *testing.T, env parleyEnv) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	settings, err := LoadSettings(env.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Main{Stderr: os.Stderr}
+	st, err := openStore(ctx, settings, m.logger(settings))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc, _, err := openPlatform(settings, st, m.logger(settings), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := platform.Operator()
+	counts := map[string]int{}
+	tenants, _, err := svc.ListTenants(ctx, op, platform.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tn := range tenants {
+		bots, _, err := svc.ListBots(ctx, op, tn.Slug, platform.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bots {
+			vs, _, err := svc.ListVersions(ctx, op, tn.Slug, b.Slug, platform.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts[tn.Slug+"/"+b.Slug] = len(vs)
+			if b.PublishedVersion != len(vs) {
+				t.Errorf("%s/%s publishes version %d, want the newest, %d", tn.Slug, b.Slug, b.PublishedVersion, len(vs))
+			}
+		}
+	}
+	return counts
+}
+
+var adminKeyLine = regexp.MustCompile(`admin API key \(shown this once; store it now\): sk_\w+`)
+
+func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T) {
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		dir := copyTree(t, "../../tenants")
+		code, first, stderr := runParley(t, env, "apply", dir)
+		if code != 0 {
+			t.Fatalf("first apply exited %d:\n%s%s", code, first, stderr)
+		}
+		tenants, _ := tenantDirs(dir)
+		if got := len(adminKeyLine.FindAllString(first, -1)); got != len(tenants) {
+			t.Errorf("first apply printed %d admin keys, want one per tenant (%d):\n%s", got, len(tenants), first)
+		}
+		before := versionCounts(t, env)
+		if len(before) == 0 {
+			t.Fatal("the first apply created no bots")
+		}
+		for bot, n := range before {
+			if n != 1 {
+				t.Errorf("%s has %d versions after the first apply, want 1", bot, n)
+			}
+		}
+
+		code, second, stderr := runParley(t, env, "apply", dir)
+		if code != 0 {
+			t.Fatalf("second apply exited %d:\n%s%s", code, second, stderr)
+		}
+		if adminKeyLine.MatchString(second) || !strings.Contains(second, "0 tenants created, 0 bots created, 0 new versions, 0 publishes") {
+			t.Errorf("the second apply changed something:\n%s", second)
+		}
+		after := versionCounts(t, env)
+		for bot, n := range before {
+			if after[bot] != n {
+				t.Errorf("%s went from %d to %d versions on the second apply", bot, n, after[bot])
+			}
+		}
+
+		t.Run("then one edited config makes exactly one new, published version", func(t *testing.T) {
+			path := filepath.Join(dir, "acme-outdoor", "bots", "support.json")
+			cfg, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, withGreeting(t, cfg, "Edited greeting"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, out, stderr := runParley(t, env, "apply", dir); code != 0 {
+				t.Fatalf("apply after the edit exited %d:\n%s%s", code, out, stderr)
+			}
+			edited := versionCounts(t, env)
+			for bot, n := range before {
+				want := n
+				if bot == "acme-outdoor/support" {
+					want = n + 1
+				}
+				if edited[bot] != want {
+					t.Errorf("%s has %d versions after editing support.json, want %d", bot, edited[bot], want)
+				}
+			}
+		})
+	})
+}
+
+func TestApplyReportsABrokenConfigByFileAndPointerAndAppliesTheRest(t *testing.T) {
+	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("shop/tenant.json", `{"name": "Shop"}`)
+	write("shop/bots/broken.json", `{"basic_settings": {"name": "B", "colour": "red"}}`)
+	write("shop/bots/fine.json", `{"basic_settings": {"name": "Fine"}}`)
+	code, stdout, stderr := runParley(t, env, "apply", dir)
+	if code != 1 {
+		t.Errorf("exit code %d, want 1 for a broken file", code)
+	}
+	if want := filepath.Join(dir, "shop", "bots", "broken.json") + ": /basic_settings/colour: "; !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not name the file and pointer %q:\n%s", want, stderr)
+	}
+	if !strings.Contains(stdout, "bot fine: created, version 1 published") {
+		t.Errorf("the valid bot was not applied:\n%s", stdout)
+	}
+}
+
+func TestTenantCreatePrintsTheAdminKeyOnceAndRefusesATakenSlug(t *testing.T) {
+	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
+	code, stdout, stderr := runParley(t, env, "tenant", "create", "acme", "--name", "Acme Inc.")
+	if code != 0 || !regexp.MustCompile(`(?m)^sk_\w+$`).MatchString(stdout) {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s\nwant 0 and the key on its own line", code, stdout, stderr)
+	}
+	code, _, stderr = runParley(t, env, "tenant", "create", "acme")
+	if code != 1 || !strings.Contains(stderr, "already exists") {
+		t.Errorf("second create: exit %d, stderr %q; want 1 and a conflict message", code, stderr)
+	}
+	if code, _, _ := runParley(t, env, "tenant", "delete", "acme"); code != 2 {
+		t.Errorf("unknown subcommand: exit %d, want 2", code)
+	}
+}
+
+func TestMigrateTwiceLeavesTheSchemaAtTheSameVersion(t *testing.T) {
+	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
+	code, first, stderr := runParley(t, env, "migrate")
+	if code != 0 || !strings.Contains(first, "schema version") {
+		t.Fatalf("migrate: exit %d, %s%s", code, first, stderr)
+	}
+	if _, second, _ := runParley(t, env, "migrate"); second != first {
+		t.Errorf("second migrate said %q, first %q", second, first)
+	}
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+)
+
+// parleyEnv is the environment of one in-process run of the program.
+type parleyEnv map[string]string
+
+func (e parleyEnv) getenv(name string) string { return e[name] }
+
+// forEachDatabase runs fn with the settings of a fresh SQLite data dir, and
+// of a fresh PostgreSQL schema when PARLEY_TEST_DATABASE_URL is set.
+func forEachDatabase(t *testing.T, fn func(t *testing.T, env parleyEnv)) {
+	t.Run(store.DialectSQLite, func(t *testing.T) {
+		fn(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
+	})
+	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
+		t.Run(store.DialectPostgres, func(t *testing.T) {
+			fn(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": freshSchema(t, u)})
+		})
+	}
+}
+
+// freshSchema makes a schema private to t and returns a URL that uses it.
+func freshSchema(t *testing.T, databaseURL string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := store.Open(ctx, store.Config{DatabaseURL: databaseURL})
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "cmd_" + hex.EncodeToString(b)
+	if err := admin.DB().Exec(`CREATE SCHEMA "` + schema + `"`).Error; err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.DB().Exec(`DROP SCHEMA "` + schema + `" CASCADE`)
+		admin.Close()
+	})
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// runParley runs one command to completion and returns its exit code and
+// output.
+func runParley(t *testing.T, env parleyEnv, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: env.getenv}
+	code = m.Run(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+// server is the real program serving on a free port.
+type server struct {
+	URL    string
+	stdout string // what it printed before it was ready
+	stop   func() int
+}
+
+// startParley starts `parley serve` in-process on 127.0.0.1:0 and waits for
+// the line naming its address. stop ends it the way SIGTERM does and
+// returns the exit code.
+func startParley(t *testing.T, env parleyEnv) *server {
+	t.Helper()
+	env["PARLEY_ADDR"] = "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &lockedBuffer{}
+	m := &Main{Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Getenv: env.getenv}
+	done := make(chan int, 1)
+	go func() {
+		code := m.Run(ctx, []string{"serve"})
+		pw.Close()
+		done <- code
+	}()
+	var printed strings.Builder
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		line := sc.Text()
+		printed.WriteString(line + "\n")
+		if addr, ok := strings.CutPrefix(line, "Parley listening on "); ok {
+			go io.Copy(io.Discard, pr) // keep draining so later writes never block
+			var once sync.Once
+			code := -1
+			stop := func() int {
+				once.Do(func() {
+					cancel()
+					select {
+					case code = <-done:
+					case <-time.After(30 * time.Second):
+						t.Errorf("parley serve did not stop; stderr:\n%s", stderr.String())
+					}
+				})
+				return code
+			}
+			t.Cleanup(func() { stop() })
+			return &server{URL: addr, stdout: printed.String(), stop: stop}
+		}
+	}
+	cancel()
+	t.Fatalf("parley serve exited (code %d) before listening.\nstdout:\n%s\nstderr:\n%s", <-done, printed.String(), stderr.String())
+	return nil
+}
+
+func (s *server) client(token string) *apiclient.Client { return apiclient.New(s.URL, token) }
+
+// lockedBuffer is a buffer the server's goroutines may write while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestServeGeneratesAPlatformTokenFileAndNeverPrintsSecrets(t *testing.T) {
+	dir := t.TempDir()
+	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir})
+	path := dir + "/" + platformTokenFile
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("platform token file: %v", err)
+	}
+	if mode := info.Mode().Perm(); mode != 0o600 {
+		t.Errorf("platform token file has mode %o, want 600", mode)
+	}
+	raw, _ := os.ReadFile(path)
+	token := strings.TrimSpace(string(raw))
+	key, _ := os.ReadFile(dir + "/" + secretKeyFile)
+	for _, secret := range []string{token, strings.TrimSpace(string(key))} {
+		if secret == "" || strings.Contains(srv.stdout, secret) {
+			t.Errorf("start-up output shows a secret or the secret is empty:\n%s", srv.stdout)
+		}
+	}
+	for _, want := range []string{"sqlite at " + dir, path, secretKeyFile} {
+		if !strings.Contains(srv.stdout, want) {
+			t.Errorf("start-up output does not say %q:\n%s", want, srv.stdout)
+		}
+	}
+	ctx := context.Background()
+	if _, err := srv.client(token).ListTenants(ctx, ""); err != nil {
+		t.Errorf("the generated token does not work: %v", err)
+	}
+	if code := srv.stop(); code != 0 {
+		t.Errorf("serve exited with %d after a graceful stop, want 0", code)
+	}
+	// A restart reuses the token instead of making a new one.
+	srv = startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir})
+	if _, err := srv.client(token).ListTenants(ctx, ""); err != nil {
+		t.Errorf("the token stopped working after a restart: %v", err)
+	}
+}
+
+func TestServeRefusesABadSecretKeyWithoutEchoingIt(t *testing.T) {
+	code, _, stderr := runParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_ADDR": "127.0.0.1:0",
+		"PARLEY_SECRET_KEY": "not-a-key-zzzz"}, "serve")
+	if code != 1 || !strings.Contains(stderr, "PARLEY_SECRET_KEY") {
+		t.Errorf("exit %d, stderr %q; want 1 naming PARLEY_SECRET_KEY", code, stderr)
+	}
+	if strings.Contains(stderr, "not-a-key-zzzz") {
+		t.Errorf("the error echoes the key: %s", stderr)
+	}
+}
