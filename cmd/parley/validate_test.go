@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runParley runs the program in-process and returns its exit code and output.
+func runValidateCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+	code = m.Run(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+func writeValidateFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestValidateExampleTenantsExitZero(t *testing.T) {
+	bots, _ := filepath.Glob("../../tenants/*/bots/*.json")
+	if len(bots) == 0 {
+		t.Fatal("no example bots")
+	}
+	code, out, errOut := runValidateCmd(t, append([]string{"validate"}, bots...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Count(out, ": ok\n") != len(bots) {
+		t.Fatalf("output = %q, want one ok line per file", out)
+	}
+}
+
+func TestValidateReportsProblemsPerFile(t *testing.T) {
+	dir := t.TempDir()
+	good := writeValidateFile(t, dir, "good.json", `{"basic_settings": {"name": "Good"}}`)
+	bad := writeValidateFile(t, dir, "bad.json", `{"basic_settings": {"name": "Bad", "colour": 1}, "action_books": [{"condition": "c", "action": "a", "tools": ["x"]}]}`)
+	broken := writeValidateFile(t, dir, "broken.json", "{\n  \"basic_settings\": \n}")
+	missing := filepath.Join(dir, "missing.json")
+
+	tests := []struct {
+		name  string
+		files []string
+		code  int
+		lines []string
+	}{
+		{"a valid file prints ok and exits 0", []string{good}, 0, []string{good + ": ok"}},
+		{"an invalid file prints FILE: POINTER: message and exits 1", []string{good, bad}, 1, []string{
+			good + ": ok",
+			bad + `: /action_books/0/tools/0: unknown tool "x" in action book; declare it in tools, native_tools or mcp_servers`,
+			bad + `: /basic_settings/colour: unknown field "colour"; check its spelling or remove it (see configs/agent-config.schema.json)`,
+		}},
+		{"malformed JSON shows the root as / with line and column", []string{broken}, 1, []string{
+			broken + ": /: invalid JSON at line 3, column 1: invalid character '}' looking for beginning of value",
+		}},
+		{"an unreadable file is reported, not fatal", []string{missing, good}, 1, []string{
+			missing + ": /: open " + missing + ": no such file or directory",
+			good + ": ok",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, _ := runValidateCmd(t, append([]string{"validate"}, tt.files...)...)
+			want := strings.Join(tt.lines, "\n") + "\n"
+			if code != tt.code || out != want {
+				t.Fatalf("exit %d, output:\n%s\nwant exit %d, output:\n%s", code, out, tt.code, want)
+			}
+		})
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	dir := t.TempDir()
+	good := writeValidateFile(t, dir, "good.json", `{"basic_settings": {"name": "Good"}, "native_tools": ["current_time"], "tools": [{"name": "c", "description": "client tool", "execution": "client"}]}`)
+	bad := writeValidateFile(t, dir, "bad.json", `{"basic_settings": {}}`)
+	code, out, _ := runValidateCmd(t, "validate", "--json", good, bad)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	var results []struct {
+		File   string `json:"file"`
+		Valid  bool   `json:"valid"`
+		Errors []struct {
+			Pointer string `json:"pointer"`
+			Message string `json:"message"`
+		} `json:"errors"`
+		Prompt string `json:"prompt"`
+		Tools  []struct {
+			Name string `json:"name"`
+			Kind string `json:"kind"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &results); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(results) != 2 {
+		t.Fatalf("results = %+v", results)
+	}
+	g, b := results[0], results[1]
+	if g.File != good || !g.Valid || len(g.Errors) != 0 || !strings.Contains(g.Prompt, "You are Good.") ||
+		len(g.Tools) != 2 || g.Tools[0].Kind != "client" || g.Tools[1].Name != "current_time" || g.Tools[1].Kind != "native" {
+		t.Errorf("valid result = %+v", g)
+	}
+	if b.File != bad || b.Valid || len(b.Errors) != 1 || b.Errors[0].Pointer != "/basic_settings/name" || b.Prompt != "" {
+		t.Errorf("invalid result = %+v", b)
+	}
+	if !strings.Contains(out, `"errors": []`) {
+		t.Errorf("a valid file's errors should be [] not null:\n%s", out)
+	}
+}
+
+func TestValidatePrintPrompt(t *testing.T) {
+	dir := t.TempDir()
+	a := writeValidateFile(t, dir, "a.json", `{"basic_settings": {"name": "Alpha"}}`)
+	b := writeValidateFile(t, dir, "b.json", `{"basic_settings": {"name": "Beta"}}`)
+	t.Run("one file prints just its prompt", func(t *testing.T) {
+		code, out, _ := runValidateCmd(t, "validate", "--print-prompt", a)
+		if code != 0 || !strings.HasPrefix(out, "## Identity\nYou are Alpha.") || strings.Contains(out, ": ok") {
+			t.Fatalf("exit %d, output:\n%s", code, out)
+		}
+	})
+	t.Run("several files get a header each", func(t *testing.T) {
+		code, out, _ := runValidateCmd(t, "validate", "--print-prompt", a, b)
+		if code != 0 || !strings.Contains(out, "==> "+a+" <==\n## Identity\nYou are Alpha.") || !strings.Contains(out, "==> "+b+" <==\n## Identity\nYou are Beta.") {
+			t.Fatalf("exit %d, output:\n%s", code, out)
+		}
+	})
+}
+
+func TestValidateUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no files is a usage error", []string{"validate"}, 2, "usage: parley validate"},
+		{"an unknown flag is a usage error", []string{"validate", "--yaml", "x.json"}, 2, "flag provided but not defined"},
+		{"--help prints usage and exits 0", []string{"validate", "--help"}, 0, "--print-prompt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runValidateCmd(t, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit %d and %q", code, errOut, tt.code, tt.want)
+			}
+		})
+	}
+}
