@@ -37,10 +37,6 @@ func (schemaMigration) TableName() string { return "schema_migrations" }
 // transaction together with its schema_migrations row, so a failed step
 // leaves no half-applied schema and running Migrate again is a no-op.
 func (s *Store) Migrate(ctx context.Context) error {
-	db := s.q(ctx)
-	if err := db.Migrator().AutoMigrate(&schemaMigration{}); err != nil {
-		return fmt.Errorf("store: migrate: create schema_migrations: %w", err)
-	}
 	for _, m := range migrations {
 		if err := s.applyOnce(ctx, m); err != nil {
 			return err
@@ -51,6 +47,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 
 // SchemaVersion returns the highest applied step, 0 on an empty database.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	if !s.q(ctx).Migrator().HasTable(&schemaMigration{}) {
+		return 0, nil
+	}
 	var v int
 	err := s.q(ctx).Model(&schemaMigration{}).Select("COALESCE(MAX(version), 0)").Scan(&v).Error
 	if err != nil {
@@ -67,6 +66,10 @@ func (s *Store) applyOnce(ctx context.Context, m migration) error {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(7234001)").Error; err != nil {
 				return fmt.Errorf("store: migrate: lock: %w", err)
 			}
+		}
+		// Created under the lock, so two starters never race to create it.
+		if err := tx.Migrator().AutoMigrate(&schemaMigration{}); err != nil {
+			return fmt.Errorf("store: migrate: create schema_migrations: %w", err)
 		}
 		var n int64
 		if err := tx.Model(&schemaMigration{}).Where("version = ?", m.version).Count(&n).Error; err != nil {

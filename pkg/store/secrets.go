@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm/clause"
 )
 
 // Secret is a tenant's named secret, sealed by the caller (pkg/auth.Sealer)
@@ -16,11 +18,15 @@ type Secret struct {
 	UpdatedAt  time.Time
 }
 
-// PutSecret creates or replaces the tenant's secret named sec.Name.
+// PutSecret creates or replaces the tenant's secret named sec.Name in one
+// statement (an upsert), so two concurrent puts cannot collide.
 func (s *Store) PutSecret(ctx context.Context, sec *Secret) error {
-	err := s.q(ctx).Where("tenant_id = ? AND name = ?", sec.TenantID, sec.Name).
-		Assign(Secret{Nonce: sec.Nonce, Ciphertext: sec.Ciphertext}).
-		FirstOrCreate(sec).Error
+	now := s.db.NowFunc()
+	sec.CreatedAt, sec.UpdatedAt = now, now
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "name"}},
+		DoUpdates: clause.AssignmentColumns([]string{"nonce", "ciphertext", "updated_at"}),
+	}).Create(sec).Error
 	return wrap("put secret", err)
 }
 

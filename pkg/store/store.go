@@ -68,6 +68,13 @@ func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config) (*Store, e
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
 	}
+	if sqlDB, err := db.DB(); err == nil {
+		// Bounded, so many replicas stay under the server's max_connections;
+		// idle connections are recycled so a failover is picked up.
+		sqlDB.SetMaxOpenConns(20)
+		sqlDB.SetMaxIdleConns(10)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	}
 	s := &Store{db: db, dialect: DialectPostgres, where: redactURL(dsn)}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"gorm.io/gorm/clause"
 )
 
 // User is a person who signs in to the admin UI. Users are global; what
@@ -54,11 +56,14 @@ func (s *Store) GetUserByEmail(ctx context.Context, email string) (*User, error)
 	return &u, nil
 }
 
-// PutMembership gives userID the role in tenantID, replacing an earlier role.
+// PutMembership gives userID the role in tenantID, replacing an earlier role
+// (an upsert, safe against concurrent calls).
 func (s *Store) PutMembership(ctx context.Context, tenantID, userID, role string) (*Membership, error) {
 	m := Membership{TenantID: tenantID, UserID: userID, Role: role}
-	err := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).
-		Assign(Membership{Role: role}).FirstOrCreate(&m).Error
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "user_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"role"}),
+	}).Create(&m).Error
 	if err != nil {
 		return nil, wrap("put membership", err)
 	}
