@@ -111,6 +111,9 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 	if err != nil {
 		return Session{}, s.internal(ctx, "login: token", err)
 	}
+	if err := s.store.DeleteExpiredSessions(ctx, s.now()); err != nil {
+		s.log.WarnContext(ctx, "platform: prune sessions", "err", err)
+	}
 	sess := store.Session{TokenHash: hash, UserID: u.ID, ExpiresAt: s.now().Add(s.opts.SessionTTL)}
 	if err := s.store.CreateSession(ctx, &sess); err != nil {
 		return Session{}, s.internal(ctx, "login: session", err)

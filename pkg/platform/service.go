@@ -25,8 +25,9 @@ type Options struct {
 	PlatformToken string
 	// SessionTTL is how long an admin UI sign-in lasts; default 12 hours.
 	SessionTTL time.Duration
-	// Compile validates and compiles a bot config; default botconfig's
-	// Load + Compile. Tests of other packages may narrow it, never widen.
+	// Compile validates and compiles a bot config; default botconfig.Load
+	// then botconfig.Compile. An operator may wrap it to add checks; a
+	// botconfig.Problems error becomes an invalid Error with its pointers.
 	Compile func(config []byte) (*botconfig.Bot, error)
 	// Clock returns the current time; default time.Now. Key expiry and
 	// sessions use it.

@@ -193,6 +193,19 @@ func TestSessions(t *testing.T) {
 			_, err := st.GetSession(ctx, "h1", now.Add(2*time.Hour))
 			wantErr(t, err, store.ErrNotFound)
 		})
+		t.Run("pruning removes only ended sessions", func(t *testing.T) {
+			if err := st.CreateSession(ctx, &store.Session{TokenHash: "old", UserID: u.ID, ExpiresAt: now.Add(-time.Minute)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.DeleteExpiredSessions(ctx, now); err != nil {
+				t.Fatal(err)
+			}
+			var left []string
+			st.DB().Model(&store.Session{}).Order("token_hash").Pluck("token_hash", &left)
+			if len(left) != 1 || left[0] != "h1" {
+				t.Fatalf("sessions left %v", left)
+			}
+		})
 		t.Run("deleting a session twice is fine", func(t *testing.T) {
 			for range 2 {
 				if err := st.DeleteSession(ctx, "h1"); err != nil {

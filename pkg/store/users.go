@@ -118,3 +118,9 @@ func (s *Store) GetSession(ctx context.Context, tokenHash string, now time.Time)
 func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 	return wrap("delete session", s.q(ctx).Where("token_hash = ?", tokenHash).Delete(&Session{}).Error)
 }
+
+// DeleteExpiredSessions removes sessions that ended before now, so the table
+// does not grow with every sign-in.
+func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) error {
+	return wrap("delete expired sessions", s.q(ctx).Where("expires_at <= ?", now).Delete(&Session{}).Error)
+}
