@@ -1,0 +1,129 @@
+package toolbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/tool/builtin"
+	"github.com/parleyhq/parley/pkg/tool/httptool"
+	"github.com/parleyhq/parley/pkg/tool/mcptool"
+)
+
+// Options are the process-wide parts a dialog's tools are built from, plus
+// the dialog's own variables.
+type Options struct {
+	// TenantID keys the tenant's MCP connections.
+	TenantID string
+	// Vars holds the dialog's system and context variables and the tenant's
+	// secrets as "secrets.NAME".
+	Vars botconfig.Vars
+	// HTTPClient is the SSRF-safe client from outbound.NewClient, used by
+	// HTTP tools.
+	HTTPClient *http.Client
+	// HTTP tunes HTTP tools.
+	HTTP httptool.Options
+	// MCP is the process's MCP connection pool; nil leaves MCP servers out
+	// with a warning.
+	MCP *mcptool.Pool
+	// Natives resolves native tool names; nil means builtin.NewRegistry().
+	Natives *builtin.Registry
+	// Native is the dialog's environment for native tools (clock, memory).
+	Native builtin.Env
+	// Schemas shares compiled argument schemas across dialogs; may be nil.
+	Schemas *tool.SchemaCache
+}
+
+// Box is one dialog's tools.
+type Box struct {
+	Set *tool.Set
+	// Warnings name tools left out because their source was unreachable
+	// (an MCP server that is down), so the dialog still runs without them.
+	Warnings []string
+}
+
+// Build returns the dialog's tools in a stable order: config tools, native
+// tools, then MCP tools server by server. A config error (which validation
+// should have caught) fails the build; an unreachable MCP server only adds a
+// warning.
+func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) {
+	var tools []tool.Tool
+	for _, spec := range bot.Tools {
+		t, err := configTool(spec, opts)
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+
+	natives := opts.Natives
+	if natives == nil {
+		natives = builtin.NewRegistry()
+	}
+	nt, err := natives.Build(bot.NativeTools, opts.Native)
+	if err != nil {
+		return nil, err
+	}
+	tools = append(tools, nt...)
+
+	box := &Box{}
+	if len(bot.MCPServers) > 0 {
+		if opts.MCP == nil {
+			box.Warnings = append(box.Warnings, "MCP servers are not available here; their tools are left out")
+		} else {
+			mt, err := mcptool.All(ctx, opts.MCP, opts.TenantID, bot.MCPServers, opts.Vars)
+			if err != nil {
+				box.Warnings = append(box.Warnings, warnings(err)...)
+			}
+			tools = append(tools, mt...)
+		}
+	}
+
+	box.Set, err = tool.NewSet(opts.Schemas, tools...)
+	if err != nil {
+		return nil, err
+	}
+	return box, nil
+}
+
+func configTool(spec botconfig.ToolSpec, opts Options) (tool.Tool, error) {
+	if spec.Execution == botconfig.ExecutionClient {
+		return clientTool{spec: spec}, nil
+	}
+	return httptool.New(spec, opts.HTTPClient, opts.Vars, opts.HTTP)
+}
+
+// warnings splits a joined error into one line per failed source.
+func warnings(err error) []string {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		var out []string
+		for _, e := range joined.Unwrap() {
+			out = append(out, e.Error())
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
+
+// clientTool is a config tool the caller runs; the loop pauses on it and
+// never calls Call.
+type clientTool struct{ spec botconfig.ToolSpec }
+
+func (c clientTool) Definition() tool.Definition {
+	return tool.Definition{Name: c.spec.Name, Description: c.spec.Description, Parameters: c.spec.Parameters}
+}
+
+func (c clientTool) Call(context.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Result{}, fmt.Errorf("tool %q is executed by the client", c.spec.Name)
+}
+
+// ClientExecuted implements tool.ClientExecuted.
+func (clientTool) ClientExecuted() bool { return true }
+
+// RequiresConfirmation implements tool.ConfirmationRequired.
+func (c clientTool) RequiresConfirmation() bool { return c.spec.RequiresConfirmation }
