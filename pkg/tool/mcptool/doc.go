@@ -15,7 +15,7 @@
 // with a short hash when cut), after the config's allow/deny lists; All does
 // every server in parallel and names the ones that failed:
 //
-//	tools, err := mcptool.All(ctx, pool, tenantID, bot.Config.MCPServers, vars)
+//	tools, err := mcptool.All(ctx, pool, tenantID, bot.MCPServers, vars)
 //	if err != nil {
 //		log.Warn("some MCP servers are unavailable", "error", err) // tools holds the rest
 //	}

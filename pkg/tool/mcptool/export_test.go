@@ -48,3 +48,8 @@ func HeaderTransport(base http.RoundTripper, headers map[string]string, rawURL s
 	}
 	return &headerTransport{base: base, headers: headers, scheme: u.Scheme, host: u.Host}
 }
+
+// Substitute fills one header or env value, as Tools does.
+func Substitute(s string, vars map[string]string) (string, error) {
+	return substitute(s, vars, map[string]struct{}{})
+}

@@ -17,15 +17,16 @@ func TestHeadersCarryDialogVarsAndSecrets(t *testing.T) {
 	srv := startHTTPServer(t, false)
 	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
 	server := botconfig.MCPServer{Name: "docs", Transport: botconfig.TransportHTTP, URL: srv.URL,
-		Headers: map[string]string{"Authorization": "Bearer {{ secrets.docs_token }}", "X-Dialog": "{{dialog_id}}"}}
+		Headers: map[string]string{"Authorization": "Bearer {{ secrets.docs_token }}", "X-Dialog": "{{dialog_id}}",
+			"X-Literal": "{{{{raw}} <<angle>"}}
 	vars := botconfig.Vars{"secrets.docs_token": "s3cr3t-value", "dialog_id": "d-42"}
 
 	tools := mustTools(t, pool, server, vars)
 
-	t.Run("the substituted headers reach the server", func(t *testing.T) {
+	t.Run("the substituted headers, with escapes undone, reach the server", func(t *testing.T) {
 		found := false
 		for _, h := range srv.Headers() {
-			if h.Get("Authorization") == "Bearer s3cr3t-value" && h.Get("X-Dialog") == "d-42" {
+			if h.Get("Authorization") == "Bearer s3cr3t-value" && h.Get("X-Dialog") == "d-42" && h.Get("X-Literal") == "{{raw}} <angle>" {
 				found = true
 			}
 		}
@@ -54,6 +55,8 @@ func TestBadHeaderValuesAreRefusedBeforeConnecting(t *testing.T) {
 		{"a variable with no value is named in the error", "Bearer {{secrets.missing}}", nil, `uses {{secrets.missing}}, which has no value`},
 		{"a value that would inject a header line is refused", "{{user_id}}", botconfig.Vars{"user_id": "bob\r\nX-Admin: 1"}, "line break"},
 		{"a secret with a line break is refused without showing it", "Bearer {{secrets.t}}", botconfig.Vars{"secrets.t": "abc\ndef"}, "line break"},
+		{"an argument placeholder has no meaning in a header", "Bearer <token>", nil, "arguments cannot be used here"},
+		{"an unclosed placeholder is refused", "Bearer {{secrets.t", nil, "not closed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
 // maxToolName is the longest tool name the LLM providers accept
@@ -15,11 +17,11 @@ const maxToolName = 64
 // "_". A name longer than 64 characters is cut and given a short hash of the
 // full original name, so two long names that share a prefix stay distinct.
 func exposedName(server, remote string) string {
-	name := sanitize(server) + "__" + sanitize(remote)
+	name := sanitize(server) + botconfig.MCPToolSeparator + sanitize(remote)
 	if len(name) <= maxToolName {
 		return name
 	}
-	return name[:maxToolName-9] + "_" + shortHash(server+"__"+remote)
+	return name[:maxToolName-9] + "_" + shortHash(server+botconfig.MCPToolSeparator+remote)
 }
 
 // uniqueName returns name, or, when taken is true for it (two remote names
@@ -29,7 +31,7 @@ func uniqueName(name, server, remote string, taken func(string) bool) string {
 	if !taken(name) {
 		return name
 	}
-	suffix := "_" + shortHash(server+"__"+remote)
+	suffix := "_" + shortHash(server+botconfig.MCPToolSeparator+remote)
 	base := name
 	if len(base)+len(suffix) > maxToolName {
 		base = base[:maxToolName-len(suffix)]

@@ -2,50 +2,31 @@ package mcptool
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
-// placeholder matches {{name}} and {{ secrets.NAME }} in header and env values.
-//
-// botconfig's template engine renders endpoints, whose rules (argument
-// placeholders, escaping per URL part) do not apply here: a header or env
-// value only ever takes dialog variables, so this package substitutes them
-// itself.
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}`)
-
 // secretPrefix marks the tenant secrets among the vars.
-const secretPrefix = "secrets."
+const secretPrefix = botconfig.SecretPrefix
 
-// expand replaces every {{name}} in the values of m from vars. what names the
-// map in errors ("header", "env"); errors name keys and variables, never values.
-// The secrets used are added to used, for redaction.
+// expand fills the {{name}} placeholders in the values of m from vars,
+// following botconfig's template grammar (which validated these values when
+// the config was saved): "{{name}}" or "{{ secrets.NAME }}" is a variable,
+// "{{{{" a literal "{{", "<<" a literal "<"; argument placeholders do not
+// exist here. what names the map in errors ("header", "env"); errors name
+// keys and variables, never values. Secret values used are added to used,
+// for redaction.
 func expand(server, what string, m map[string]string, vars botconfig.Vars, used map[string]struct{}) (map[string]string, error) {
 	if len(m) == 0 {
 		return nil, nil
 	}
 	out := make(map[string]string, len(m))
 	for _, key := range sortedKeys(m) {
-		var missing string
-		val := placeholder.ReplaceAllStringFunc(m[key], func(match string) string {
-			name := placeholder.FindStringSubmatch(match)[1]
-			v, ok := vars[name]
-			if !ok {
-				if missing == "" {
-					missing = name
-				}
-				return ""
-			}
-			if strings.HasPrefix(name, secretPrefix) && v != "" {
-				used[v] = struct{}{}
-			}
-			return v
-		})
-		if missing != "" {
-			return nil, fmt.Errorf("mcp server %q: %s %q uses {{%s}}, which has no value", server, what, key, missing)
+		val, err := substitute(m[key], vars, used)
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %q: %s %q %w", server, what, key, err)
 		}
 		// A CR or LF in a header value would let a variable inject headers.
 		if strings.ContainsAny(val, "\r\n\x00") {
@@ -54,6 +35,41 @@ func expand(server, what string, m map[string]string, vars botconfig.Vars, used 
 		out[key] = val
 	}
 	return out, nil
+}
+
+func substitute(s string, vars botconfig.Vars, used map[string]struct{}) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "<<"):
+			b.WriteByte('<')
+			i += 2
+		case s[i] == '<':
+			return "", fmt.Errorf(`has "<" at character %d: arguments cannot be used here; write "<<" for a literal "<"`, i+1)
+		case strings.HasPrefix(s[i:], "{{{{"):
+			b.WriteString("{{")
+			i += 4
+		case strings.HasPrefix(s[i:], "{{"):
+			end := strings.Index(s[i+2:], "}}")
+			if end < 0 {
+				return "", fmt.Errorf(`has "{{" at character %d that is not closed by "}}"`, i+1)
+			}
+			name := strings.TrimSpace(s[i+2 : i+2+end])
+			v, ok := vars[name]
+			if !ok {
+				return "", fmt.Errorf("uses {{%s}}, which has no value", name)
+			}
+			if strings.HasPrefix(name, secretPrefix) && v != "" {
+				used[v] = struct{}{}
+			}
+			b.WriteString(v)
+			i += end + 4
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String(), nil
 }
 
 func sortedKeys(m map[string]string) []string {
