@@ -68,6 +68,11 @@ var ssrfCases = []struct{ url, want string }{
 	{"http://LocalHost.:{p4}/", "local host name"},
 	{"http://sub.localhost:{p4}/", "local host name"},
 	{"http://a.b.localhost:{p6}/", "local host name"},
+	// Unicode look-alikes: the transport maps hosts through IDNA before
+	// dialing, so the checks see the ASCII form.
+	{"http://ｌｏｃａｌｈｏｓｔ:{p4}/", "local host name"},
+	{"http://１２７.０.０.１:{p4}/", "loopback"},
+	{"http://127。0。0。1:{p4}/", "loopback"},
 	// Names that resolve to denied addresses.
 	{"http://localhost.localdomain:{p4}/", "resolves to a loopback"},
 	{"http://loop.example.test:{p4}/", "resolves to a loopback"},
