@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/tool"
 )
 
 const chatTestConfig = `{
@@ -121,6 +126,86 @@ func TestChatRefusesBadInput(t *testing.T) {
 			code, _, stderr := chatRun(t, srv, tt.config, "", tt.args...)
 			if code != tt.wantCode || !strings.Contains(stderr, tt.wantErr) {
 				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+}
+
+// chatTestTool is a Go tool that needs a confirmation or runs on the client.
+type chatTestTool struct {
+	name    string
+	confirm bool
+	client  bool
+	calls   int
+}
+
+func (c *chatTestTool) Definition() tool.Definition {
+	return tool.Definition{Name: c.name, Description: c.name, Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (c *chatTestTool) Call(context.Context, json.RawMessage) (tool.Result, error) {
+	c.calls++
+	return tool.Result{Content: c.name + " done"}, nil
+}
+
+func (c *chatTestTool) RequiresConfirmation() bool { return c.confirm }
+func (c *chatTestTool) ClientExecuted() bool       { return c.client }
+
+func TestChatAsksOnStdinForConfirmationsAndClientResults(t *testing.T) {
+	tests := []struct {
+		name     string
+		answer   string
+		wantPaid int
+		wantSeen string
+	}{
+		{"yes runs the confirmed tool", "y", 1, "pay done"},
+		{"no tells the model the user declined", "n", 0, "declined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pay := &chatTestTool{name: "pay", confirm: true}
+			locate := &chatTestTool{name: "locate", client: true}
+			set, err := tool.NewSet(nil, pay, locate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := llmtest.NewScripted(
+				llmtest.Calls(llmtest.Call("p1", "pay", `{"amount":5}`)),
+				llmtest.Reply{ToolCalls: []llm.ToolUse{llmtest.Call("g1", "locate", `{}`)}, Check: func(r *llm.Request) error {
+					if res := r.Messages[len(r.Messages)-1].ToolResult(); res == nil || !strings.Contains(res.Content, tt.wantSeen) {
+						t.Errorf("the model saw %+v, want %q", r.Messages[len(r.Messages)-1], tt.wantSeen)
+					}
+					return nil
+				}},
+				llmtest.Reply{Text: "All done; you are in Oslo.", Check: func(r *llm.Request) error {
+					if res := r.Messages[len(r.Messages)-1].ToolResult(); res == nil || res.Content != `{"city":"Oslo"}` {
+						t.Errorf("the client result did not reach the model: %+v", r.Messages[len(r.Messages)-1])
+					}
+					return nil
+				}},
+			)
+			var out, errOut bytes.Buffer
+			m := &Main{Stdin: strings.NewReader("pay 5 please\n" + tt.answer + "\n{\"city\":\"Oslo\"}\n"), Stdout: &out, Stderr: &errOut}
+			c := &chatSession{m: m, in: bufio.NewScanner(m.Stdin)}
+			a, err := agent.New(agent.Config{Resolver: agent.Models(model, 0, "m"), Tools: set, Sink: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.agent = a
+			if err := c.run(context.Background(), &botconfig.Bot{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := model.Err(); err != nil || model.Remaining() != 0 {
+				t.Fatalf("model: %v, %d replies left", err, model.Remaining())
+			}
+			if pay.calls != tt.wantPaid || locate.calls != 0 {
+				t.Fatalf("pay ran %d times, locate %d; want %d and 0 (clients run their own tools)", pay.calls, locate.calls, tt.wantPaid)
+			}
+			if out.String() != "All done; you are in Oslo.\n" {
+				t.Fatalf("stdout = %q", out.String())
+			}
+			if !strings.Contains(errOut.String(), `Run pay {"amount":5}? [y/N]`) || !strings.Contains(errOut.String(), "Client tool locate {}") {
+				t.Fatalf("stderr did not ask: %q", errOut.String())
 			}
 		})
 	}
