@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -68,10 +70,20 @@ func (t *Tool) send(ctx context.Context, r *botconfig.RenderedRequest) (*http.Re
 		if attempt >= retries || !retryable(resp, err) {
 			return resp, err
 		}
+		wait := backoff(t.opts.Backoff, attempt)
 		if resp != nil {
+			if after, ok := retryAfter(resp); ok {
+				if after > maxBackoff {
+					// The server asks for a longer pause than a dialog can
+					// wait; its answer is more useful to the model than a
+					// timeout.
+					return resp, nil
+				}
+				wait = after
+			}
 			drain(resp)
 		}
-		if !sleep(ctx, backoff(t.opts.Backoff, attempt)) {
+		if !sleep(ctx, wait) {
 			if err == nil {
 				err = ctx.Err()
 			}
@@ -135,6 +147,16 @@ func retryable(resp *http.Response, err error) bool {
 		return false
 	}
 	return true
+}
+
+// retryAfter reads a Retry-After header given in seconds (the HTTP-date form
+// is rare for the statuses retried here and is ignored).
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	seconds, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
+	if err != nil || seconds < 0 {
+		return 0, false
+	}
+	return time.Duration(seconds) * time.Second, true
 }
 
 // backoff doubles base per attempt, with jitter so a fleet of dialogs

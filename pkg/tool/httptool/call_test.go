@@ -221,6 +221,8 @@ func TestRetries(t *testing.T) {
 		{"a POST whose connection drops is not retried", "POST", 1, hangUp, 1, true},
 		{"a PATCH is never retried", "PATCH", 1, status(502), 1, true},
 		{"a GET is not retried after 500", "GET", 1, status(500), 1, true},
+		{"a GET is retried at once when Retry-After says 0", "GET", 1, statusAfter(503, "0"), 2, false},
+		{"a GET is not retried when Retry-After asks for an hour", "GET", 1, statusAfter(503, "3600"), 1, true},
 		{"a GET is not retried after 429", "GET", 1, status(429), 1, true},
 	}
 	for _, tc := range cases {
@@ -252,6 +254,13 @@ func TestRetries(t *testing.T) {
 
 func status(code int) func(http.ResponseWriter) {
 	return func(w http.ResponseWriter) { w.WriteHeader(code) }
+}
+
+func statusAfter(code int, after string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", after)
+		w.WriteHeader(code)
+	}
 }
 
 // hangUp closes the connection without answering.
