@@ -61,7 +61,13 @@ func (s *Service) checkKeyInput(ctx context.Context, tenantID string, in APIKeyI
 			kind = auth.KindPublishable
 		}
 	}
-	k := &store.APIKey{TenantID: tenantID, Name: strings.TrimSpace(in.Name), Kind: kind, ExpiresAt: in.ExpiresAt}
+	k := &store.APIKey{TenantID: tenantID, Name: strings.TrimSpace(in.Name), Kind: kind}
+	if in.ExpiresAt != nil {
+		// Stored in UTC like every other time, so SQLite's text timestamps
+		// compare correctly.
+		exp := in.ExpiresAt.UTC()
+		k.ExpiresAt = &exp
+	}
 	switch kind {
 	case auth.KindSecret:
 		k.Scopes = checkScopes(&ps, in.Scopes)
