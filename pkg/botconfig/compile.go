@@ -119,7 +119,9 @@ func Fingerprint(cfg *Config) string {
 // canonicalJSON re-encodes cfg through a generic value: encoding/json sorts
 // map keys, which also normalises the embedded raw parameters and bodies.
 func canonicalJSON(cfg *Config) []byte {
-	raw, err := json.Marshal(cfg)
+	c := *cfg
+	c.Schema = "" // editor help only; moving a file must not change its version
+	raw, err := json.Marshal(&c)
 	if err != nil {
 		// Only invalid raw JSON in Parameters or Body can fail here; hash
 		// the Go representation instead so Fingerprint stays total.

@@ -95,6 +95,12 @@ func TestFingerprint(t *testing.T) {
 			t.Fatalf("fingerprints differ: %s vs %s", fa, fb)
 		}
 	})
+	t.Run("ignores the editor's $schema", func(t *testing.T) {
+		withSchema := strings.Replace(a, "{", `{"$schema": "../configs/agent-config.schema.json", `, 1)
+		if fb := mustCompile(t, withSchema).Fingerprint; fb != fa {
+			t.Fatalf("$schema changed the fingerprint")
+		}
+	})
 	t.Run("changes with any value", func(t *testing.T) {
 		changed := strings.Replace(a, `"B": "2"`, `"B": "3"`, 1)
 		if fc := mustCompile(t, changed).Fingerprint; fc == fa {

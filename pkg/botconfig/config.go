@@ -5,6 +5,9 @@ import "encoding/json"
 // Config is a tenant's agent config exactly as authored. Only
 // BasicSettings.Name is required; Compile applies the documented defaults.
 type Config struct {
+	// Schema lets editors find configs/agent-config.schema.json; it is
+	// otherwise ignored.
+	Schema           string            `json:"$schema,omitempty"`
 	BasicSettings    BasicSettings     `json:"basic_settings"`
 	ActionBooks      []ActionBook      `json:"action_books,omitempty"`
 	Tools            []HTTPTool        `json:"tools,omitempty"`

@@ -62,6 +62,7 @@ type TemplateError struct {
 	Msg    string
 }
 
+// Error says where in the string the problem starts (1-based) and what to do.
 func (e *TemplateError) Error() string {
 	return fmt.Sprintf("character %d: %s", e.Offset+1, e.Msg)
 }
