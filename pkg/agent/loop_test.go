@@ -294,3 +294,25 @@ func TestSendAfterAnInterruptedReplyAnswersTheOpenCalls(t *testing.T) {
 		t.Fatalf("outcome %+v, results %v", out, toolResults(h.state))
 	}
 }
+
+func TestSteeringDuringAParallelBatchSkipsTheCallsThatWouldPause(t *testing.T) {
+	var a *agent.Agent
+	steerer := &goTool{name: "search", fn: func(context.Context, json.RawMessage) (tool.Result, error) {
+		a.Steer("forget it")
+		return tool.Result{Content: "found"}, nil
+	}}
+	h := newHarness(t, agent.Config{ParallelToolCalls: true,
+		Tools: toolSet(t, steerer, echo("lookup"), &goTool{name: "show", client: true})},
+		llmtest.Calls(llmtest.Call("s", "search", `{}`), llmtest.Call("l", "lookup", `{}`), llmtest.Call("c", "show", `{}`)),
+		llmtest.Text("OK, forgotten."))
+	a = h.agent
+	out := h.send("search and show")
+	h.strict()
+	steer := find[agent.Steering](h.events)
+	if out.StopReason != agent.StopCompleted || len(steer) != 1 || !reflect.DeepEqual(steer[0].Skipped, []string{"c"}) {
+		t.Fatalf("outcome %+v, steering %+v", out, steer)
+	}
+	if len(find[agent.ClientToolRequest](h.events)) != 0 {
+		t.Fatal("the run paused for a call the user's new message made moot")
+	}
+}

@@ -21,7 +21,9 @@ func (c Choice) label() string { return c.Provider.Name() + "/" + c.Model }
 type ResolveInfo struct {
 	Turn int
 	// Attempt is 0 for a turn's first call and counts calls after retryable
-	// failures; Failed is the last failure.
+	// failures; Failed is the last failure. A resolver that offers the same
+	// model again should first wait what llm.IsRetryable(Failed) asks: the
+	// loop does not sleep on its own, and providers already retry with backoff.
 	Attempt int
 	Failed  error
 }

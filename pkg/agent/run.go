@@ -126,13 +126,15 @@ func (r *run) turn() (StopReason, error) {
 	if err != nil {
 		return "", err
 	}
+	// Loop memory only learns batches that would run.
+	looping := ok && len(calls) > 0 && r.st.Loop.observe(callSignature(calls), r.a.cfg.Limits.LoopRepeats)
 	var reason StopReason
 	switch {
 	case !ok:
 		reason, err = StopQuota, r.skipAll(turn, calls, skippedStopped)
 	case len(calls) == 0:
 		reason, err = r.answered()
-	case r.st.Loop.observe(callSignature(calls), r.a.cfg.Limits.LoopRepeats):
+	case looping:
 		reason, err = StopLoopDetected, r.skipAll(turn, calls, skippedLoop)
 	default:
 		reason, err = r.runTools(turn, calls)

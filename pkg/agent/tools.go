@@ -113,7 +113,9 @@ func (r *run) runServerCalls(turn int, batch []planned) (bool, error) {
 			}
 			batch[i].recorded = true
 		}
-		return false, nil
+		// Input that arrived while the batch ran still skips what is left:
+		// client calls, confirmations and done.
+		return r.a.steeringWaiting(), nil
 	}
 	for _, i := range todo {
 		if r.a.steeringWaiting() {
