@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -73,7 +74,7 @@ func (s *Service) DeleteSecret(ctx context.Context, p *Principal, tenant, name s
 }
 
 // SecretVars decrypts every secret of the tenant (by id) for the runtime,
-// keyed "secrets.NAME" as botconfig.Vars expects. It takes no Principal:
+// keyed "secrets.NAME" (botconfig.SecretPrefix) as botconfig.Vars expects. It takes no Principal:
 // it is for the platform's own dialog runner, never for an API handler.
 // A secret that fails to decrypt (wrong key) is an internal error rather
 // than a silently missing value.
@@ -88,7 +89,7 @@ func (s *Service) SecretVars(ctx context.Context, tenantID string) (map[string]s
 		if err != nil {
 			return nil, s.internal(ctx, "secret vars: open "+r.Name, errors.Join(err, errors.New("was PARLEY_SECRET_KEY changed?")))
 		}
-		vars["secrets."+r.Name] = string(plain)
+		vars[botconfig.SecretPrefix+r.Name] = string(plain)
 	}
 	return vars, nil
 }
