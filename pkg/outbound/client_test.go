@@ -122,6 +122,12 @@ func TestRedirects(t *testing.T) {
 	t.Run("a same-origin redirect is followed", func(t *testing.T) {
 		mustGet(t, client, base+"/moved", "final")
 	})
+	t.Run("a negative MaxRedirects refuses even same-origin redirects", func(t *testing.T) {
+		_, err := NewClient(policy, Options{Resolver: resolver, MaxRedirects: -1}).Get(base + "/moved")
+		if err == nil || !strings.Contains(err.Error(), "more than 0 redirects") {
+			t.Fatalf("err = %v, want a redirect limit error", err)
+		}
+	})
 	t.Run("a redirect loop stops after the limit", func(t *testing.T) {
 		_, err := client.Get(base + "/loop")
 		var rerr *RedirectError

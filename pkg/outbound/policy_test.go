@@ -59,6 +59,15 @@ func TestParsePolicy(t *testing.T) {
 	}
 }
 
+func TestBodyLimitDefaultsTo64KiB(t *testing.T) {
+	if got := (Policy{}).BodyLimit(); got != 64<<10 {
+		t.Errorf("default = %d", got)
+	}
+	if got := (Policy{MaxBodyBytes: 10}).BodyLimit(); got != 10 {
+		t.Errorf("set = %d", got)
+	}
+}
+
 func TestEveryRangeOfTheSSRFPackageIsDenied(t *testing.T) {
 	// We name ranges ourselves for clearer errors; this keeps the union with
 	// the upstream IANA lists honest when either side changes.
