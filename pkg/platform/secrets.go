@@ -74,10 +74,10 @@ func (s *Service) DeleteSecret(ctx context.Context, p *Principal, tenant, name s
 }
 
 // SecretVars decrypts every secret of the tenant (by id) for the runtime,
-// keyed "secrets.NAME" (botconfig.SecretPrefix) as botconfig.Vars expects. It takes no Principal:
-// it is for the platform's own dialog runner, never for an API handler.
-// A secret that fails to decrypt (wrong key) is an internal error rather
-// than a silently missing value.
+// keyed "secrets.NAME" (botconfig.SecretPrefix) as botconfig.Vars expects.
+// It takes no Principal: it is for the platform's own dialog runner, never
+// for an API handler. A secret that fails to decrypt (wrong key) is an
+// internal error rather than a silently missing value.
 func (s *Service) SecretVars(ctx context.Context, tenantID string) (map[string]string, error) {
 	rows, err := s.store.ListSecrets(ctx, tenantID)
 	if err != nil {
