@@ -28,6 +28,11 @@ type conn struct {
 	session *mcp.ClientSession
 	tools   []*mcp.Tool // nil until listed on the current session
 	closed  bool
+	// attempts counts finished connection attempts and lastErr holds the
+	// last one's error, so callers that waited for an attempt share its
+	// failure instead of each trying again in turn (N callers x timeout).
+	attempts int
+	lastErr  error
 }
 
 func newConn(p *Pool, t *target) *conn {
@@ -45,28 +50,48 @@ func (c *conn) connected() bool {
 	return c.session != nil
 }
 
-// get returns the open session, connecting when there is none.
+// get returns the open session, connecting when there is none. Callers
+// that arrive while an attempt is under way wait for it and share its
+// outcome.
 func (c *conn) get(ctx context.Context) (*mcp.ClientSession, error) {
-	if s := c.current(); s != nil {
+	c.mu.Lock()
+	s, seen := c.session, c.attempts
+	c.mu.Unlock()
+	if s != nil {
 		return s, nil
 	}
 	select {
 	case c.connecting <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+		if c.pool.waiting != nil {
+			c.pool.waiting()
+		}
+		select {
+		case c.connecting <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	defer func() { <-c.connecting }()
-	// Another caller may have connected while this one waited.
-	if s := c.current(); s != nil {
-		return s, nil
-	}
-	return c.connect(ctx)
-}
-
-func (c *conn) current() *mcp.ClientSession {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.session
+	s, attempts, lastErr := c.session, c.attempts, c.lastErr
+	c.mu.Unlock()
+	switch {
+	case s != nil:
+		return s, nil
+	case attempts != seen && lastErr != nil:
+		return nil, lastErr
+	}
+	s, err := c.connect(ctx)
+	// An attempt this caller gave up on says nothing about the server:
+	// waiters try for themselves.
+	if ctx.Err() == nil {
+		c.mu.Lock()
+		c.attempts++
+		c.lastErr = err
+		c.mu.Unlock()
+	}
+	return s, err
 }
 
 func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {

@@ -53,3 +53,13 @@ func HeaderTransport(base http.RoundTripper, headers map[string]string, rawURL s
 func Substitute(s string, vars map[string]string) (string, error) {
 	return substitute(s, vars, map[string]struct{}{})
 }
+
+// DialFunc makes p open every connection with dial, which returns the
+// transport to use.
+func DialFunc(p *Pool, dial func(ctx context.Context) (mcp.Transport, error)) {
+	p.dial = func(ctx context.Context, _ *target) (mcp.Transport, error) { return dial(ctx) }
+}
+
+// OnWait makes p call f whenever a caller starts waiting for another
+// caller's connection attempt.
+func OnWait(p *Pool, f func()) { p.waiting = f }

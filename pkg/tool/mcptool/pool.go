@@ -70,6 +70,9 @@ type Pool struct {
 	// dial builds the transport of a target; tests replace it with in-memory
 	// transports.
 	dial func(context.Context, *target) (mcp.Transport, error)
+	// waiting, when set, is called by a caller about to wait for another's
+	// connection attempt; tests use it to line callers up.
+	waiting func()
 
 	mu       sync.Mutex
 	conns    map[string]*conn

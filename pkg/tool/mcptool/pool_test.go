@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
@@ -263,4 +265,47 @@ func TestTheOutboundPolicyGuardsRemoteServers(t *testing.T) {
 			t.Errorf("err = %v, want a refusal", err)
 		}
 	})
+}
+
+func TestCallersWaitingForAFailedAttemptShareItsError(t *testing.T) {
+	const callers = 8
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, "http://127.0.0.1:1")})
+	var dials atomic.Int64
+	release := make(chan struct{})
+	waiting := make(chan struct{}, callers)
+	mcptool.OnWait(pool, func() { waiting <- struct{}{} })
+	mcptool.DialFunc(pool, func(ctx context.Context) (mcp.Transport, error) {
+		dials.Add(1)
+		<-release
+		return nil, errors.New("handshake refused")
+	})
+	server := botconfig.MCPServer{Name: "flaky", Transport: botconfig.TransportHTTP, URL: "http://unused.invalid/mcp"}
+
+	errs := make(chan error, callers)
+	for range callers {
+		go func() {
+			_, err := mcptool.Tools(context.Background(), pool, tenant, server, nil)
+			errs <- err
+		}()
+	}
+	// One caller dials; release it only when all the others wait for it.
+	for range callers - 1 {
+		<-waiting
+	}
+	close(release)
+	for range callers {
+		if err := <-errs; err == nil || !strings.Contains(err.Error(), "handshake refused") {
+			t.Errorf("err = %v, want the shared handshake failure", err)
+		}
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("dialled %d times, want 1: waiters must share the failed attempt", n)
+	}
+	// A later caller tries again.
+	if _, err := mcptool.Tools(context.Background(), pool, tenant, server, nil); err == nil {
+		t.Fatal("Tools succeeded against a server that refuses")
+	}
+	if n := dials.Load(); n != 2 {
+		t.Errorf("dialled %d times after a new call, want 2", n)
+	}
 }
