@@ -27,6 +27,9 @@ type EndpointTemplate struct {
 	body    *bodyNode // nil: no body
 	timeout time.Duration
 	vars    map[string]ContextVariable // declared context variables, for defaults
+	// chatbotID fills {{chatbot_id}} when the dialog's vars do not: the
+	// config already knows it.
+	chatbotID string
 }
 
 // queryParam is one query parameter. Keys are stored escaped.
@@ -58,8 +61,9 @@ func (t *EndpointTemplate) Timeout() time.Duration { return t.timeout }
 
 // scope is what the placeholders of one tool's endpoint may refer to.
 type scope struct {
-	args map[string]bool            // declared parameters; true when required
-	vars map[string]ContextVariable // declared context variables
+	args      map[string]bool            // declared parameters; true when required
+	vars      map[string]ContextVariable // declared context variables
+	chatbotID string                     // basic_settings.chatbot_id
 }
 
 // headersSetByPlatform cannot be set by a config: the HTTP client owns them and
@@ -76,7 +80,7 @@ var allowedMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, h
 // are problems.
 func parseEndpoint(ep *Endpoint, sc scope, at string) (*EndpointTemplate, Problems) {
 	var ps Problems
-	t := &EndpointTemplate{vars: sc.vars, timeout: DefaultEndpointTimeout}
+	t := &EndpointTemplate{vars: sc.vars, chatbotID: sc.chatbotID, timeout: DefaultEndpointTimeout}
 	t.parseURL(ep.URL, sc, ptr(at, "url"), &ps)
 	t.parseQueryParams(ep.QueryParams, sc, ptr(at, "query_params"), &ps)
 	t.parseHeaders(ep.Headers, sc, ptr(at, "headers"), &ps)

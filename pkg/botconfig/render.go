@@ -121,6 +121,9 @@ func (r *renderer) value(s segment) (value, error) {
 		if v == "" {
 			v = cv.Default
 		}
+		if v == "" && s.text == "chatbot_id" {
+			v = r.t.chatbotID
+		}
 		if v == "" {
 			if cv.Required {
 				return value{}, fmt.Errorf("context variable %q is required but has no value in this dialog", s.text)

@@ -132,6 +132,22 @@ func TestRenderBodyKeepsJSONTypes(t *testing.T) {
 	})
 }
 
+func TestRenderFillsChatbotIDFromTheConfig(t *testing.T) {
+	data := strings.Replace(toolDoc(`{"type": "object"}`, `{"url": "https://api.example.com/bots/{{chatbot_id}}", "body": {"chatbotId": "todo_autofill_by_system"}}`),
+		`"name": "Test Bot"`, `"name": "Test Bot", "chatbot_id": "acme-support"`, 1)
+	tmpl := mustCompile(t, data).Tools[0].Endpoint
+	req, err := tmpl.Render(nil, Vars{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.URL != "https://api.example.com/bots/acme-support" || string(req.Body) != `{"chatbotId":"acme-support"}` {
+		t.Fatalf("request = %s %s", req.URL, req.Body)
+	}
+	if req, _ := tmpl.Render(nil, Vars{"chatbot_id": "from-dialog"}); req.URL != "https://api.example.com/bots/from-dialog" {
+		t.Fatalf("the dialog's chatbot_id should win, got %s", req.URL)
+	}
+}
+
 func TestRenderMethodAndTimeoutDefaults(t *testing.T) {
 	tests := []struct {
 		name     string

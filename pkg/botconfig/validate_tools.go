@@ -39,7 +39,7 @@ func (c *checker) httpTool(t *HTTPTool, at string) {
 			break
 		}
 		var ps Problems
-		spec.Endpoint, ps = parseEndpoint(t.Endpoint, scope{args: args, vars: c.vars}, ptr(at, "endpoint"))
+		spec.Endpoint, ps = parseEndpoint(t.Endpoint, scope{args: args, vars: c.vars, chatbotID: c.cfg.BasicSettings.ChatbotID}, ptr(at, "endpoint"))
 		c.ps = append(c.ps, ps...)
 	case ExecutionClient:
 		if t.Endpoint != nil {
