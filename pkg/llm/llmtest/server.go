@@ -71,7 +71,7 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	tb.Helper()
 	s := NewHandler(opts)
 	s.ts = httptest.NewServer(s)
-	tb.Cleanup(s.ts.Close)
+	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -84,9 +84,12 @@ func (s *Server) URL() string {
 	return s.ts.URL + "/v1"
 }
 
-// Close stops a server started by NewServer; tests need not call it.
+// Close stops a server started by NewServer; tests need not call it. Open
+// connections are cut first, so a reply scripted to wait a minute does not
+// hold the test up.
 func (s *Server) Close() {
 	if s.ts != nil {
+		s.ts.CloseClientConnections()
 		s.ts.Close()
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
@@ -405,4 +406,25 @@ func TestServerAnswersUnknownRoutesLikeTheAPI(t *testing.T) {
 		t.Fatalf("status %d; want 404", resp.StatusCode)
 	}
 	decodeError(t, b)
+}
+
+func TestCloseCutsARequestTheServerIsStillDelaying(t *testing.T) {
+	s := llmtest.NewServer(t, llmtest.Options{Latency: time.Hour})
+	s.Enqueue(llmtest.ServerReply{Text: "never"})
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.Post(s.URL()+"/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	for len(s.Requests()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	s.Close()
+	if err := <-errc; err == nil {
+		t.Fatal("the delayed request was answered; want its connection cut")
+	}
 }
