@@ -30,9 +30,6 @@ type Options struct {
 	MaxBodyBytes int64
 	// Web is the static tree served at "/" (web.Files()). Nil serves no page.
 	Web fs.FS
-	// InsecureCookies drops the Secure flag from the session cookie, for
-	// plain-http development on localhost only.
-	InsecureCookies bool
 }
 
 // Handler is Parley's HTTP API. It is an http.Handler.
@@ -81,22 +78,20 @@ func (h *Handler) Routes() []Route {
 
 // server holds what handlers share.
 type server struct {
-	platform        *platform.Service
-	log             *slog.Logger
-	registry        *prometheus.Registry
-	metrics         *httpMetrics
-	maxBody         int64
-	landingPage     []byte
-	insecureCookies bool
+	platform    *platform.Service
+	log         *slog.Logger
+	registry    *prometheus.Registry
+	metrics     *httpMetrics
+	maxBody     int64
+	landingPage []byte
 }
 
 func newServer(opts Options) (*server, error) {
 	s := &server{
-		platform:        opts.Platform,
-		log:             opts.Logger,
-		registry:        opts.Metrics,
-		maxBody:         opts.MaxBodyBytes,
-		insecureCookies: opts.InsecureCookies,
+		platform: opts.Platform,
+		log:      opts.Logger,
+		registry: opts.Metrics,
+		maxBody:  opts.MaxBodyBytes,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

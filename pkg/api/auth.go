@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
@@ -35,10 +36,7 @@ func (s *server) login(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	http.SetCookie(c.Writer, &http.Cookie{
-		Name: sessionCookie, Value: sess.Token, Path: "/", Expires: sess.ExpiresAt,
-		HttpOnly: true, Secure: !s.insecureCookies, SameSite: http.SameSiteStrictMode,
-	})
+	http.SetCookie(c.Writer, sessionCookieFor(sess.Token, sess.ExpiresAt))
 	c.Set(ctxPrincipal, p)
 	c.JSON(http.StatusOK, meOut(me))
 }
@@ -57,11 +55,19 @@ func (s *server) logout(c *gin.Context) {
 			return
 		}
 	}
-	http.SetCookie(c.Writer, &http.Cookie{
-		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: !s.insecureCookies, SameSite: http.SameSiteStrictMode,
-	})
+	gone := sessionCookieFor("", time.Time{})
+	gone.MaxAge = -1
+	http.SetCookie(c.Writer, gone)
 	c.Status(http.StatusNoContent)
+}
+
+// sessionCookieFor is the session cookie. Secure holds on plain-http
+// localhost too: browsers treat localhost as a secure context.
+func sessionCookieFor(token string, expires time.Time) *http.Cookie {
+	return &http.Cookie{
+		Name: sessionCookie, Value: token, Path: "/", Expires: expires,
+		HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode,
+	}
 }
 
 // me: GET /v1/auth/me.

@@ -37,7 +37,7 @@ type env struct {
 	logs *syncBuffer
 }
 
-func newEnv(t *testing.T, st *store.Store) *env {
+func newEnv(t testing.TB, st *store.Store) *env {
 	t.Helper()
 	key := make([]byte, auth.KeySize)
 	if _, err := rand.Read(key); err != nil {
