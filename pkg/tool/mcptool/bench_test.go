@@ -44,3 +44,20 @@ func BenchmarkCallInMemory(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolsFromCache measures what a dialog start pays per MCP server
+// once the pool holds the session and its tool list.
+func BenchmarkToolsFromCache(b *testing.B) {
+	pool := inMemoryPool(b)
+	server := botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: "http://unused.invalid/mcp",
+		Headers: map[string]string{"Authorization": "Bearer {{secrets.t}}"}}
+	vars := botconfig.Vars{"secrets.t": "tok"}
+	ctx := context.Background()
+	mustTools(b, pool, server, vars)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := mcptool.Tools(ctx, pool, tenant, server, vars); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

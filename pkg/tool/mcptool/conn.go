@@ -26,7 +26,7 @@ type conn struct {
 
 	mu      sync.Mutex // guards the fields below
 	session *mcp.ClientSession
-	tools   []*mcp.Tool // nil until listed on the current session
+	tools   []remoteTool // nil until listed on the current session
 	closed  bool
 	// attempts counts finished connection attempts and lastErr holds the
 	// last one's error, so callers that waited for an attempt share its
@@ -183,7 +183,7 @@ func (c *conn) close() {
 
 // listTools returns the server's tools, from the cache when the session that
 // listed them is still open and the server has not announced a change.
-func (c *conn) listTools(ctx context.Context) ([]*mcp.Tool, error) {
+func (c *conn) listTools(ctx context.Context) ([]remoteTool, error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		s, err := c.get(ctx)
@@ -199,8 +199,9 @@ func (c *conn) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 		if cached != nil {
 			return cached, nil
 		}
-		tools, err := listAll(ctx, s)
+		listed, err := listAll(ctx, s)
 		if err == nil {
+			tools := c.prepare(listed)
 			c.mu.Lock()
 			if c.session == s {
 				c.tools = tools

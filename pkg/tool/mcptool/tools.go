@@ -38,25 +38,42 @@ func Tools(ctx context.Context, pool *Pool, tenantID string, server botconfig.MC
 	return buildTools(pool, t, remote), nil
 }
 
-func buildTools(pool *Pool, t *target, remote []*mcp.Tool) []tool.Tool {
+// remoteTool is a server tool as listed, with what every dialog's
+// definition needs worked out once per listing.
+type remoteTool struct {
+	name        string
+	description string
+	params      json.RawMessage
+}
+
+// prepare normalises a fresh listing.
+func (c *conn) prepare(listed []*mcp.Tool) []remoteTool {
+	out := make([]remoteTool, 0, len(listed))
+	for _, rt := range listed {
+		params, ok := normalizeSchema(rt.InputSchema)
+		if !ok {
+			c.pool.opts.Logger.Warn("mcp tool schema unusable, accepting any object", "tenant", c.target.tenantID, "server", c.target.server.Name, "tool", rt.Name)
+		}
+		out = append(out, remoteTool{name: rt.Name, description: description(rt), params: params})
+	}
+	return out
+}
+
+func buildTools(pool *Pool, t *target, remote []remoteTool) []tool.Tool {
 	taken := map[string]bool{}
 	isTaken := func(name string) bool { return taken[name] }
 	var out []tool.Tool
 	for _, rt := range remote {
-		if !allowed(t.server.Tools, rt.Name) {
+		if !allowed(t.server.Tools, rt.name) {
 			continue
 		}
-		name := uniqueName(exposedName(t.server.Name, rt.Name), t.server.Name, rt.Name, isTaken)
+		name := uniqueName(exposedName(t.server.Name, rt.name), t.server.Name, rt.name, isTaken)
 		taken[name] = true
-		params, ok := normalizeSchema(rt.InputSchema)
-		if !ok {
-			pool.opts.Logger.Warn("mcp tool schema unusable, accepting any object", "tenant", t.tenantID, "server", t.server.Name, "tool", rt.Name)
-		}
 		out = append(out, &Tool{
 			pool:   pool,
 			target: t,
-			remote: rt.Name,
-			def:    tool.Definition{Name: name, Description: description(rt), Parameters: params},
+			remote: rt.name,
+			def:    tool.Definition{Name: name, Description: rt.description, Parameters: rt.params},
 		})
 	}
 	return out
