@@ -3,6 +3,7 @@ package mcptool_test
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,8 +14,14 @@ import (
 // their MCP server, so they need nothing installed.
 const stdioServerEnv = "MCPTOOL_TEST_STDIO_SERVER"
 
+// pidFileEnv, when set, names a file the stdio server writes its PID to.
+const pidFileEnv = "MCPTOOL_TEST_PIDFILE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(stdioServerEnv) == "1" {
+		if f := os.Getenv(pidFileEnv); f != "" {
+			_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		}
 		if err := newTestServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			os.Exit(1)
 		}

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -222,12 +224,24 @@ func TestAnUnreachableServerIsAnErrorNamingIt(t *testing.T) {
 	}
 }
 
-func TestClosedPoolRefusesWork(t *testing.T) {
+func TestClosedPoolRefusesWorkAndStopsItsServers(t *testing.T) {
 	server := stdioServer("shop")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	server.Env[pidFileEnv] = pidFile
 	pool := mcptool.New(mcptool.Options{StdioAllow: []string{commandLineOf(server)}})
 	tools := mustTools(t, pool, server, nil)
+	pidText, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(pidText))
+
 	if err := pool.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// Close waits for the process to exit and reaps it, so it is gone now.
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("stdio server %d still exists after Close (kill -0: %v)", pid, err)
 	}
 	if _, err := mcptool.Tools(context.Background(), pool, tenant, server, nil); !errors.Is(err, mcptool.ErrClosed) {
 		t.Errorf("Tools after Close: err = %v, want ErrClosed", err)
