@@ -43,8 +43,8 @@ func (o Options) LoadFile(path string) (*Config, error) {
 // mistakes (dangling tool references, unresolvable placeholders, ...) are all
 // reported at once as Problems.
 func (o Options) Load(data []byte) (*Config, error) {
-	if p := checkSyntax(data); p != nil {
-		return nil, Problems{*p}
+	if ps := checkSyntax(data); len(ps) > 0 {
+		return nil, ps.sorted()
 	}
 	problems := validateSchema(data)
 	cfg, err := decodeStrict(data)
@@ -60,59 +60,6 @@ func (o Options) Load(data []byte) (*Config, error) {
 		return nil, problems.sorted()
 	}
 	return cfg, nil
-}
-
-// checkSyntax rejects what is not exactly one JSON object of sane size.
-func checkSyntax(data []byte) *Problem {
-	switch {
-	case len(data) > MaxConfigSize:
-		return &Problem{"", fmt.Sprintf("config is larger than %d KiB; move long background text elsewhere or split the bot", MaxConfigSize>>10)}
-	case len(bytes.TrimSpace(data)) == 0:
-		return &Problem{"", "config is empty; it must be a JSON object with at least basic_settings.name"}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return syntaxProblem(data, err, dec.InputOffset())
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return &Problem{"", "config must be a JSON object ({...})"}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		line, col := lineCol(data, dec.InputOffset())
-		return &Problem{"", fmt.Sprintf("unexpected data after the config at line %d, column %d; a file holds exactly one JSON object", line, col)}
-	}
-	return nil
-}
-
-// syntaxProblem turns a JSON decoding error into a problem with line and column.
-func syntaxProblem(data []byte, err error, offset int64) *Problem {
-	var syn *json.SyntaxError
-	msg := err.Error()
-	if errors.As(err, &syn) {
-		offset = syn.Offset
-		msg = syn.Error()
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		offset = int64(len(data))
-		msg = "unexpected end of input (an unclosed {, [ or string?)"
-	}
-	line, col := lineCol(data, offset)
-	return &Problem{"", fmt.Sprintf("invalid JSON at line %d, column %d: %s", line, col, msg)}
-}
-
-// lineCol converts a byte offset to a 1-based line and column (in bytes).
-func lineCol(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
-	if col == 0 {
-		col = 1
-	}
-	return line, col
 }
 
 // decodeStrict decodes data into a Config, refusing unknown fields. After a

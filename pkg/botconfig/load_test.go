@@ -21,6 +21,8 @@ func TestLoadRejectsDocumentsThatAreNotOneConfigObject(t *testing.T) {
 		{"an empty file is rejected", "  \n", "config is empty"},
 		{"an array is not a config", "[]", "must be a JSON object"},
 		{"a string is not a config", `"hello"`, "must be a JSON object"},
+		{"an error on the first line reports column 1 for the first byte", "x", "line 1, column 1"},
+		{"hostile nesting is refused before it costs recursion", `{"a": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, "nests more than 64 levels deep at line 1, column 70"},
 		{"a document over the size cap is rejected", `{"basic_settings": {"name": "x", "background": "` + strings.Repeat("a", MaxConfigSize) + `"}}`, "larger than 1024 KiB"},
 	}
 	for _, tt := range tests {
@@ -50,6 +52,17 @@ func TestLoadReportsEveryProblemAtOnceSortedByPointer(t *testing.T) {
 	want := []string{"/action_books/0/tools/0", "/basic_settings/colour", "/runtime/max_turns", "/tools/0/endpoint/url", "/tools/0/name"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("pointers = %v, want %v\nproblems:\n%v", got, want, ps)
+	}
+}
+
+func TestLoadRejectsDuplicateKeys(t *testing.T) {
+	ps := loadProblems(t, `{"basic_settings": {"name": "a", "name": "b"}, "runtime": {"max_turns": 3}, "runtime": {}}`)
+	want := Problems{
+		{"/basic_settings/name", `key "name" appears twice in this object; keep one (the last would silently win)`},
+		{"/runtime", `key "runtime" appears twice in this object; keep one (the last would silently win)`},
+	}
+	if len(ps) != len(want) || ps[0] != want[0] || ps[1] != want[1] {
+		t.Fatalf("problems = %v, want %v", ps, want)
 	}
 }
 
