@@ -44,35 +44,20 @@ DIR may also be one tenant's directory. Missing tenants are created (their
 first admin key is printed once); a bot gets a new version only when its
 config changed, and its newest version is published.`)
 	}
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil || len(pos) != 1 {
-		if err == nil {
-			fs.Usage()
-		}
-		return errUsage
+	pos, helped, err := parseArgs(fs, args, 1)
+	if helped || err != nil {
+		return err
 	}
 	dirs, err := tenantDirs(pos[0])
 	if err != nil {
 		return err
 	}
-	settings, err := LoadSettings(m.Getenv)
+	d, err := m.openData(ctx, false)
 	if err != nil {
 		return err
 	}
-	log := m.logger(settings)
-	st, err := openStore(ctx, settings, log)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc, _, err := openPlatform(settings, st, log, false)
-	if err != nil {
-		return err
-	}
-	a := &applier{svc: svc, out: m.Stdout, errw: m.Stderr}
+	defer d.Close()
+	a := &applier{svc: d.platform, out: m.Stdout, errw: m.Stderr}
 	for _, dir := range dirs {
 		if err := ctx.Err(); err != nil {
 			return err

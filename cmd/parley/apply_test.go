@@ -40,21 +40,12 @@ func copyTree(t *testing.T, from string) string {
 func versionCounts(t *testing.T, env parleyEnv) map[string]int {
 	t.Helper()
 	ctx := context.Background()
-	settings, err := LoadSettings(env.getenv)
+	d, err := (&Main{Stderr: os.Stderr, Getenv: env.getenv}).openData(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Main{Stderr: os.Stderr}
-	st, err := openStore(ctx, settings, m.logger(settings))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc, _, err := openPlatform(settings, st, m.logger(settings), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op := platform.Operator()
+	defer d.Close()
+	svc, op := d.platform, platform.Operator()
 	counts := map[string]int{}
 	tenants, _, err := svc.ListTenants(ctx, op, platform.ListOptions{})
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -18,11 +17,8 @@ func (m *Main) migrate(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "usage: parley migrate\n\nBrings the database schema up to date; running it again changes nothing.")
 		printSettings(m.Stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if _, helped, err := parseArgs(fs, args, 0); helped || err != nil {
+		return err
 	}
 	settings, err := LoadSettings(m.Getenv)
 	if err != nil {

@@ -44,40 +44,61 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "usage: parley serve\n\nRuns the server; stops gracefully on SIGTERM or Ctrl-C.")
 		printSettings(m.Stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if _, helped, err := parseArgs(fs, args, 0); helped || err != nil {
+		return err
 	}
-	settings, err := LoadSettings(m.Getenv)
+	d, err := m.openData(ctx, true)
 	if err != nil {
 		return err
 	}
-	log := m.logger(settings)
-	st, err := openStore(ctx, settings, log)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc, where, err := openPlatform(settings, st, log, true)
-	if err != nil {
-		return err
-	}
+	defer d.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	handler, err := api.New(api.Options{Platform: svc, Logger: log, Metrics: reg, Web: web.Files()})
+	handler, err := api.New(api.Options{Platform: d.platform, Logger: d.log, Metrics: reg, Web: web.Files()})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", settings.Addr)
+	ln, err := net.Listen("tcp", d.settings.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", settings.Addr, err)
+		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", d.settings.Addr, err)
 	}
-	m.announce(st, where, ln.Addr().String())
-	log.Info("parley listening", "addr", ln.Addr().String(), "database", st.Dialect())
-	return runServer(ctx, ln, handler, log)
+	m.announce(d.store, d.where, ln.Addr().String())
+	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect())
+	return runServer(ctx, ln, handler, d.log)
 }
+
+// data is what the commands that touch tenants work with: the settings,
+// the migrated database and the platform service over it.
+type data struct {
+	settings Settings
+	log      *slog.Logger
+	store    *store.Store
+	platform *platform.Service
+	where    credentialSources
+}
+
+// openData reads the settings, opens and migrates the database and builds
+// the platform service. withToken also loads or generates the platform
+// token, which only the server needs: the command-line tools act as the
+// operator directly.
+func (m *Main) openData(ctx context.Context, withToken bool) (*data, error) {
+	settings, err := LoadSettings(m.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	d := &data{settings: settings, log: m.logger(settings)}
+	if d.store, err = openStore(ctx, settings, d.log); err != nil {
+		return nil, err
+	}
+	if d.platform, d.where, err = openPlatform(settings, d.store, d.log, withToken); err != nil {
+		d.store.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *data) Close() error { return d.store.Close() }
 
 // announce says what the server uses; never a secret value, only where
 // it lives. The last line names the bound address, which tests read to
@@ -122,9 +143,8 @@ type credentialSources struct {
 	secretKey, platformToken string
 }
 
-// openPlatform builds the platform service over st. withToken loads or
-// generates the platform token; the command-line tools act as the operator
-// directly and need none.
+// openPlatform builds the platform service over st, with the platform
+// token when withToken is set.
 func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool) (*platform.Service, credentialSources, error) {
 	var where credentialSources
 	key, keySource, err := secretsKey(s)

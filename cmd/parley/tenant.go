@@ -30,58 +30,52 @@ func (m *Main) tenant(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterleaved(fs, args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil || len(pos) != 1 {
-		if err == nil {
-			fs.Usage()
-		}
-		return errUsage
+	pos, helped, err := parseArgs(fs, args[1:], 1)
+	if helped || err != nil {
+		return err
 	}
 	slug := pos[0]
 	if *name == "" {
 		*name = slug
 	}
-	settings, err := LoadSettings(m.Getenv)
+	d, err := m.openData(ctx, false)
 	if err != nil {
 		return err
 	}
-	log := m.logger(settings)
-	st, err := openStore(ctx, settings, log)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc, _, err := openPlatform(settings, st, log, false)
-	if err != nil {
-		return err
-	}
-	t, key, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: slug, Name: *name})
+	defer d.Close()
+	t, key, err := d.platform.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: slug, Name: *name})
 	if err != nil {
 		return describePlatformError(err)
 	}
-	fmt.Fprintf(m.Stdout, "Created tenant %s (%s) in the %s database at %s.\n", t.Slug, t.ID, st.Dialect(), st.Location())
+	fmt.Fprintf(m.Stdout, "Created tenant %s (%s) in the %s database at %s.\n", t.Slug, t.ID, d.store.Dialect(), d.store.Location())
 	fmt.Fprintf(m.Stdout, "Admin API key (shown this once; store it now):\n%s\n", key.Key)
 	return nil
 }
 
-// parseInterleaved parses flags that may come before, between or after
-// positional arguments, as in `tenant create acme --name Acme`; the flag
-// package alone stops at the first positional one.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
+// parseArgs parses flags that may come before, between or after the
+// positional arguments, as in `tenant create acme --name Acme` (the flag
+// package alone stops at the first positional one), and expects exactly
+// want positional ones. helped reports that --help printed the usage;
+// mistakes print it too and return errUsage.
+func parseArgs(fs *flag.FlagSet, args []string, want int) (pos []string, helped bool, err error) {
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, true, nil
+			}
+			return nil, false, errUsage
 		}
 		if fs.NArg() == 0 {
-			return pos, nil
+			break
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	if want >= 0 && len(pos) != want {
+		fs.Usage()
+		return nil, false, errUsage
+	}
+	return pos, false, nil
 }
 
 // describePlatformError turns a platform error into a message for the
