@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
+	"encoding/base64"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/api"
@@ -186,44 +181,17 @@ func secretsKey(s Settings) ([]byte, string, error) {
 }
 
 // platformToken is PARLEY_PLATFORM_TOKEN, or a token generated once into
-// the data dir (mode 0600) and reused after.
+// the data dir and reused after. The file is made like the secrets key file
+// (256 random bits, base64, mode 0600, refused when others may read it), and
+// its one line is the token, ready to paste into an Authorization header.
 func platformToken(s Settings) (string, string, error) {
 	if s.PlatformToken != "" {
 		return s.PlatformToken, "from PARLEY_PLATFORM_TOKEN", nil
 	}
 	path := filepath.Join(s.DataDir, platformTokenFile)
-	b, err := os.ReadFile(path)
-	if err == nil {
-		if tok := strings.TrimSpace(string(b)); tok != "" {
-			return tok, "in " + path, nil
-		}
-		return "", "", fmt.Errorf("platform token file %s is empty; delete it to generate a new one", path)
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", "", fmt.Errorf("read platform token file: %w", err)
-	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", "", fmt.Errorf("generate platform token: %w", err)
-	}
-	tok := "plt_" + hex.EncodeToString(raw)
-	if err := os.MkdirAll(s.DataDir, 0o700); err != nil {
-		return "", "", fmt.Errorf("create data dir: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return platformToken(s) // another process made it meanwhile; use theirs
-	}
+	raw, err := auth.LoadOrCreateKeyFile(path)
 	if err != nil {
-		return "", "", fmt.Errorf("create platform token file: %w", err)
+		return "", "", fmt.Errorf("platform token file: %w", err)
 	}
-	_, werr := f.WriteString(tok + "\n")
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-		return "", "", fmt.Errorf("write platform token file: %w", werr)
-	}
-	return tok, "generated into " + path + " (mode 0600)", nil
+	return base64.StdEncoding.EncodeToString(raw), "in " + path + " (mode 0600; use its content as a bearer token)", nil
 }
