@@ -301,7 +301,7 @@ func checkRefs(t strTemplate, sc scope, at string, ps *Problems, where refPlace)
 				continue
 			}
 			if _, ok := sc.vars[s.text]; !ok {
-				ps.add(at, "{{%s}} is not a known variable; declare it in context_variables, use a system variable (%s) or {{secrets.NAME}}", s.text, strings.Join(SystemVariables, ", "))
+				ps.add(at, "{{%s}} is not a known variable; declare it in context_variables, use a system variable (%s) or {{secrets.NAME}}", s.text, strings.Join(systemVariables, ", "))
 			}
 		}
 	}

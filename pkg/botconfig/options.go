@@ -1,8 +1,14 @@
 package botconfig
 
-// DefaultNativeTools are the native tools every Parley build registers. An
-// operator who registers more passes the full list in Options.NativeTools.
-var DefaultNativeTools = []string{"current_time", "handoff_to_human", "end_dialog", "remember", "recall"}
+import "slices"
+
+// defaultNativeTools are the native tools every Parley build registers.
+var defaultNativeTools = []string{"current_time", "handoff_to_human", "end_dialog", "remember", "recall"}
+
+// DefaultNativeTools returns the native tools every Parley build registers:
+// current_time, handoff_to_human, end_dialog, remember and recall. An operator
+// who registers more passes the full list in Options.NativeTools.
+func DefaultNativeTools() []string { return slices.Clone(defaultNativeTools) }
 
 // Options tune loading, validation and compilation. The zero value uses the
 // defaults.
@@ -15,7 +21,7 @@ type Options struct {
 func (o Options) knownNative(name string) bool {
 	list := o.NativeTools
 	if list == nil {
-		list = DefaultNativeTools
+		list = defaultNativeTools
 	}
 	for _, n := range list {
 		if n == name {

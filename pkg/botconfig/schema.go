@@ -82,8 +82,11 @@ func patternHint(p string) string {
 // article turns a gojsonschema type list ("string", "integer", "array") into
 // words ("a string", "an integer").
 func article(t string) string {
-	if t == "" {
+	switch t {
+	case "":
 		return "a value"
+	case "null":
+		return "null"
 	}
 	if strings.ContainsAny(t[:1], "aeiou") {
 		return "an " + t

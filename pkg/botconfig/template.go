@@ -2,6 +2,7 @@ package botconfig
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -10,8 +11,13 @@ import (
 // locale, now), the config's context variables, and "secrets.NAME" entries.
 type Vars map[string]string
 
-// SystemVariables are the {{var}} names the platform fills for every dialog.
-var SystemVariables = []string{"dialog_id", "tenant_id", "bot_id", "chatbot_id", "user_id", "channel", "locale", "now"}
+// systemVariables are the {{var}} names the platform fills for every dialog.
+var systemVariables = []string{"dialog_id", "tenant_id", "bot_id", "chatbot_id", "user_id", "channel", "locale", "now"}
+
+// SystemVariables returns the {{var}} names the platform fills for every
+// dialog: dialog_id, tenant_id, bot_id, chatbot_id, user_id, channel, locale
+// and now.
+func SystemVariables() []string { return slices.Clone(systemVariables) }
 
 // SecretPrefix starts a {{secrets.NAME}} placeholder and the Vars key of a
 // tenant secret.
@@ -29,7 +35,7 @@ var sentinelKeys = map[string]string{
 }
 
 func isSystemVariable(name string) bool {
-	for _, v := range SystemVariables {
+	for _, v := range systemVariables {
 		if v == name {
 			return true
 		}

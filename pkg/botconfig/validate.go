@@ -117,7 +117,7 @@ func (c *checker) nativeList() []string {
 	if c.opts.NativeTools != nil {
 		return c.opts.NativeTools
 	}
-	return DefaultNativeTools
+	return defaultNativeTools
 }
 
 func (c *checker) actionBooks() {

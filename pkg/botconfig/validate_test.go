@@ -153,7 +153,7 @@ func TestNativeToolsCanBeExtendedByTheOperator(t *testing.T) {
 	if _, err := Load(data); err == nil {
 		t.Fatal("default options accepted an unregistered native tool")
 	}
-	opts := Options{NativeTools: append([]string{"lookup_weather"}, DefaultNativeTools...)}
+	opts := Options{NativeTools: append([]string{"lookup_weather"}, DefaultNativeTools()...)}
 	if _, err := opts.Load(data); err != nil {
 		t.Fatalf("operator-registered native tool rejected: %v", err)
 	}
