@@ -17,8 +17,10 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool"
-	"github.com/parleyhq/parley/pkg/tool/builtin"
+	"github.com/parleyhq/parley/pkg/tool/mcptool"
+	"github.com/parleyhq/parley/pkg/tool/toolbox"
 )
 
 // chatFlags are the flags of parley chat.
@@ -87,13 +89,11 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 		return err
 	}
 	vars := dialogVars(bot, f)
-	if n := len(bot.Tools) + len(bot.MCPServers); n > 0 {
-		fmt.Fprintf(m.Stderr, "parley chat: note: the config's HTTP, client and MCP tools (%d) are not loaded yet; native tools are\n", n)
-	}
-	tools, err := chatTools(bot, vars)
+	tools, closeTools, err := m.chatTools(ctx, settings, f, bot, vars)
 	if err != nil {
 		return err
 	}
+	defer closeTools()
 	resolver, err := chatResolver(settings, bot)
 	if err != nil {
 		return err
@@ -144,13 +144,26 @@ func dialogVars(bot *botconfig.Bot, f chatFlags) botconfig.Vars {
 	return vars
 }
 
-// chatTools builds the bot's native tools for the terminal dialog.
-func chatTools(bot *botconfig.Bot, vars botconfig.Vars) (*tool.Set, error) {
-	natives, err := builtin.NewRegistry().Build(bot.NativeTools, builtin.Env{})
+// chatTools builds the bot's tools exactly as the server does, through the
+// same outbound policy; --allow-stdio lets the config's stdio MCP servers run
+// even when PARLEY_MCP_STDIO_ALLOW does not list them. The returned func
+// stops the MCP connections.
+func (m *Main) chatTools(ctx context.Context, s Settings, f chatFlags, bot *botconfig.Bot, vars botconfig.Vars) (*tool.Set, func() error, error) {
+	policy, err := outbound.ParsePolicy(s.OutboundAllow, s.OutboundPorts)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("outbound policy: %w", err)
 	}
-	return tool.NewSet(nil, natives...)
+	client := outbound.NewClient(policy, outbound.Options{})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioAllowAll: f.allowStdio})
+	box, err := toolbox.Build(ctx, bot, toolbox.Options{TenantID: "local", Vars: vars, HTTPClient: client, MCP: pool})
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	for _, w := range box.Warnings {
+		fmt.Fprintf(m.Stderr, "parley chat: warning: %s\n", w)
+	}
+	return box.Set, pool.Close, nil
 }
 
 // chatResolver uses the bot's model (or PARLEY_LLM_MODEL) on the configured

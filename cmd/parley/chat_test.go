@@ -5,6 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,5 +212,55 @@ func TestChatAsksOnStdinForConfirmationsAndClientResults(t *testing.T) {
 				t.Fatalf("stderr did not ask: %q", errOut.String())
 			}
 		})
+	}
+}
+
+func TestChatRunsConfigHTTPToolsWithSecretsAfterConfirmation(t *testing.T) {
+	var got []string
+	crm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got = append(got, r.Method+" "+r.URL.Path+" "+string(body)+" "+r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status":"saved"}`)
+	}))
+	defer crm.Close()
+	port := crm.URL[strings.LastIndex(crm.URL, ":")+1:]
+	config := `{
+  "basic_settings": {"name": "CRM Bot"},
+  "tools": [{"name": "save_contact", "description": "Save a contact",
+    "parameters": {"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]},
+    "endpoint": {"url": "` + crm.URL + `/contacts/<email>", "method": "POST",
+      "headers": {"Authorization": "Bearer {{secrets.crm_token}}"}, "body": {"email": "<email>"}},
+    "requires_confirmation": true}],
+  "native_tools": ["current_time"]
+}`
+	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-chat-test"})
+	srv.Enqueue(
+		llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "s1", Name: "save_contact", Arguments: `{"email":"ann@example.com"}`}}},
+		llmtest.ServerReply{Text: "Saved Ann."},
+	)
+	path := filepath.Join(t.TempDir(), "bot.json")
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PARLEY_LLM_BASE_URL": srv.URL(), "PARLEY_LLM_API_KEY": "sk-chat-test",
+		"PARLEY_OUTBOUND_ALLOW": "127.0.0.1/32", "PARLEY_OUTBOUND_PORTS": port}
+	var out, errOut bytes.Buffer
+	m := &Main{Stdin: strings.NewReader("save ann@example.com\ny\n"), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}
+	code := m.Run(context.Background(), []string{"chat", "--config", path, "--json", "--secret", "crm_token=tok-secret-123"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if len(got) != 1 || got[0] != `POST /contacts/ann@example.com {"email":"ann@example.com"} Bearer tok-secret-123` {
+		t.Fatalf("the CRM saw %q", got)
+	}
+	stdout := out.String()
+	for _, want := range []string{`"type":"confirmation_request","id":"s1"`, `"type":"tool_result","id":"s1","name":"save_contact","is_error":false`, `"text":"Saved Ann."`} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("stdout lacks %s:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout+errOut.String(), "tok-secret-123") {
+		t.Fatal("a secret was printed")
 	}
 }
