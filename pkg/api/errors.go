@@ -27,7 +27,7 @@ var statusOf = map[string]int{
 // internal text, which may name tables, hosts or worse.
 var errInternal = &apiclient.Error{Code: apiclient.CodeInternal, Message: "internal error; the server log has the details"}
 
-// writeError answers with err as the API's error JSON and stops the chain.
+// fail answers with err as the API's error JSON and stops the chain.
 // Errors that are not API or platform errors are logged with their detail
 // and reach the client as a bare "internal".
 func (s *server) fail(c *gin.Context, err error) {
@@ -44,10 +44,11 @@ func writeError(c *gin.Context, e *apiclient.Error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	if e.Details == nil {
-		e.Details = []apiclient.Detail{}
+	body := *e // a copy: the package-level errors are shared by all requests
+	if body.Details == nil {
+		body.Details = []apiclient.Detail{} // always a list, so clients can range over it
 	}
-	c.AbortWithStatusJSON(status, apiclient.ErrorBody{Error: *e})
+	c.AbortWithStatusJSON(status, apiclient.ErrorBody{Error: body})
 }
 
 // toAPIError classifies err: API errors as they are, platform errors by the
