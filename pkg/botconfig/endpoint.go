@@ -88,7 +88,7 @@ func parseEndpoint(ep *Endpoint, sc scope, at string) (*EndpointTemplate, Proble
 	}
 	t.method = endpointMethod(ep, t.body != nil, at, &ps)
 	switch {
-	case ep.Timeout < 0 || time.Duration(ep.Timeout*float64(time.Second)) > MaxEndpointTimeout:
+	case !validTimeout(ep.Timeout):
 		ps.add(ptr(at, "timeout"), "timeout must be more than 0 and at most %d seconds", int(MaxEndpointTimeout/time.Second))
 	case ep.Timeout > 0:
 		t.timeout = time.Duration(ep.Timeout * float64(time.Second))
@@ -97,6 +97,12 @@ func parseEndpoint(ep *Endpoint, sc scope, at string) (*EndpointTemplate, Proble
 		return nil, ps
 	}
 	return t, nil
+}
+
+// validTimeout accepts 0 (the default) up to MaxEndpointTimeout seconds. It
+// compares floats: converting a huge value to a Duration first would overflow.
+func validTimeout(seconds float64) bool {
+	return seconds >= 0 && seconds <= MaxEndpointTimeout.Seconds()
 }
 
 // endpointMethod applies the default method (POST with a body, GET without)

@@ -28,7 +28,7 @@ func (c *checker) mcpServers() {
 		default:
 			c.ps.add(ptr(at, "transport"), "transport must be \"http\", \"sse\" or \"stdio\"")
 		}
-		if s.Timeout < 0 || time.Duration(s.Timeout*float64(time.Second)) > MaxEndpointTimeout {
+		if !validTimeout(s.Timeout) {
 			c.ps.add(ptr(at, "timeout"), "timeout must be more than 0 and at most %d seconds", int(MaxEndpointTimeout/time.Second))
 		}
 		c.mcpToolNames(s, s.Tools.Allow, ptr(ptr(at, "tools"), "allow"))

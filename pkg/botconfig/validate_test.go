@@ -1,6 +1,7 @@
 package botconfig
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -133,6 +134,8 @@ func TestValidateCatchesSchemaRulesForConfigsBuiltInGo(t *testing.T) {
 	}{
 		{"an unsupported method", Config{BasicSettings: BasicSettings{Name: "x"}, Tools: []HTTPTool{{Name: "t", Description: "d", Endpoint: &Endpoint{URL: "https://a.example.com", Method: "FETCH"}}}}, "/tools/0/endpoint/method", "use GET, POST, PUT, PATCH or DELETE"},
 		{"a negative endpoint timeout", Config{BasicSettings: BasicSettings{Name: "x"}, Tools: []HTTPTool{{Name: "t", Description: "d", Endpoint: &Endpoint{URL: "https://a.example.com", Timeout: -1}}}}, "/tools/0/endpoint/timeout", "more than 0"},
+		{"a timeout too large for a Duration", Config{BasicSettings: BasicSettings{Name: "x"}, Tools: []HTTPTool{{Name: "t", Description: "d", Endpoint: &Endpoint{URL: "https://a.example.com", Timeout: 1e300}}}}, "/tools/0/endpoint/timeout", "at most 120 seconds"},
+		{"a NaN MCP timeout", Config{BasicSettings: BasicSettings{Name: "x"}, MCPServers: []MCPServer{{Name: "m", Transport: "http", URL: "https://a.example.com", Timeout: math.NaN()}}}, "/mcp_servers/0/timeout", "at most 120 seconds"},
 		{"an unknown execution", Config{BasicSettings: BasicSettings{Name: "x"}, Tools: []HTTPTool{{Name: "t", Description: "d", Execution: "edge"}}}, "/tools/0/execution", `"server" or "client"`},
 		{"a temperature out of range", Config{BasicSettings: BasicSettings{Name: "x"}, LLM: LLMSettings{Temperature: &temp}}, "/llm/temperature", "between 0 and 2"},
 		{"a runtime limit out of range", Config{BasicSettings: BasicSettings{Name: "x"}, Runtime: RuntimeSettings{TimeoutSeconds: -5}}, "/runtime/timeout_seconds", "between 1 and 3600"},

@@ -22,8 +22,8 @@ func (c *checker) httpTool(t *HTTPTool, at string) {
 	if strings.TrimSpace(t.Description) == "" {
 		c.ps.add(ptr(at, "description"), "description is empty; tell the model what the tool does and when to use it")
 	}
-	if t.Ephemeral < 0 {
-		c.ps.add(ptr(at, "ephemeral"), "ephemeral must be 0 (keep all outputs) or more")
+	if t.Ephemeral < 0 || t.Ephemeral > 100 {
+		c.ps.add(ptr(at, "ephemeral"), "ephemeral must be between 0 (keep all outputs) and 100")
 	}
 	args, params := checkParameters(&c.ps, ptr(at, "parameters"), t.Parameters)
 	spec := ToolSpec{
