@@ -22,6 +22,7 @@ type migration struct {
 // messages, leases, usage) with the next version number.
 var migrations = []migration{
 	{1, "tenants, users, keys, secrets, sessions, bots, versions", migrateV1},
+	{2, "dialogs, messages, tool calls, leases, idempotency keys, usage", migrateV2},
 }
 
 // schemaMigration records an applied step.

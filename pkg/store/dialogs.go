@@ -1,0 +1,114 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Id prefixes of the dialog subject (see ids.go for the others).
+const (
+	PrefixDialog  = "dlg"
+	PrefixMessage = "msg"
+)
+
+// Dialog statuses.
+const (
+	DialogActive  = "active"  // the bot answers
+	DialogPaused  = "paused"  // a run waits for client tool results or a confirmation
+	DialogHandoff = "handoff" // a human took over; messages are stored, not answered
+	DialogClosed  = "closed"  // the conversation is over
+)
+
+// Dialog is one conversation between a user and a bot version.
+type Dialog struct {
+	ID       string `gorm:"primaryKey"`
+	TenantID string
+	BotID    string
+	// VersionNumber is the bot version the dialog runs, pinned at creation
+	// so publishing a new version never changes a conversation midway.
+	VersionNumber int
+	// Preview marks a dialog on a draft version, started by an editor.
+	Preview bool
+	UserID  string
+	Channel string
+	// Context is the JSON object of the dialog's context variables.
+	Context string
+	Status  string
+	// State is the agent loop's state without its messages (those are rows
+	// of their own), kept so a paused run can resume anywhere.
+	State     string
+	LastSeq   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// DialogFilter narrows ListDialogs; empty fields match everything.
+type DialogFilter struct {
+	BotID  string
+	Status string
+}
+
+// CreateDialog inserts d as active, giving it an id when it has none.
+func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
+	if d.ID == "" {
+		d.ID = NewID(PrefixDialog)
+	}
+	if d.Status == "" {
+		d.Status = DialogActive
+	}
+	if d.Context == "" {
+		d.Context = "{}"
+	}
+	return wrap("create dialog", s.q(ctx).Create(d).Error)
+}
+
+// GetDialog finds the tenant's dialog by id.
+func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, error) {
+	var d Dialog
+	if err := s.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).First(&d).Error; err != nil {
+		return nil, wrap("get dialog", err)
+	}
+	return &d, nil
+}
+
+// ListDialogs returns one page of the tenant's dialogs matching f, oldest
+// first.
+func (s *Store) ListDialogs(ctx context.Context, tenantID string, f DialogFilter, p Page) ([]Dialog, string, error) {
+	q := s.q(ctx).Where("tenant_id = ?", tenantID)
+	if f.BotID != "" {
+		q = q.Where("bot_id = ?", f.BotID)
+	}
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	var rows []Dialog
+	if err := paged(q, "id", p).Find(&rows).Error; err != nil {
+		return nil, "", wrap("list dialogs", err)
+	}
+	rows, next := nextCursor(rows, p, func(d Dialog) string { return d.ID })
+	return rows, next, nil
+}
+
+// SaveDialogState stores the loop state and status of the tenant's dialog
+// together, so a reader never sees a paused status without its state.
+func (s *Store) SaveDialogState(ctx context.Context, tenantID, id, status, state string) error {
+	return s.updateDialog(ctx, "save dialog state", tenantID, id,
+		map[string]any{"status": status, "state": state, "updated_at": s.db.NowFunc()})
+}
+
+// SetDialogStatus changes only the status of the tenant's dialog.
+func (s *Store) SetDialogStatus(ctx context.Context, tenantID, id, status string) error {
+	return s.updateDialog(ctx, "set dialog status", tenantID, id,
+		map[string]any{"status": status, "updated_at": s.db.NowFunc()})
+}
+
+func (s *Store) updateDialog(ctx context.Context, op, tenantID, id string, fields map[string]any) error {
+	res := s.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap(op, ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,226 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+func mustDialog(t *testing.T, st *store.Store, b *store.Bot) *store.Dialog {
+	t.Helper()
+	d := &store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: 1, UserID: "u1", Context: `{"tier":"gold"}`}
+	if err := st.CreateDialog(context.Background(), d); err != nil {
+		t.Fatalf("create dialog: %v", err)
+	}
+	return d
+}
+
+func mustAppend(t *testing.T, st *store.Store, d *store.Dialog, kind, status string) *store.Message {
+	t.Helper()
+	m := &store.Message{TenantID: d.TenantID, DialogID: d.ID, Kind: kind, Role: "user", Text: kind, Status: status}
+	if err := st.AppendMessage(context.Background(), m); err != nil {
+		t.Fatalf("append %s: %v", kind, err)
+	}
+	return m
+}
+
+// sameIDs reports whether rows are exactly the dialogs ids, in any order:
+// ids made in the same millisecond have no defined order.
+func sameIDs(rows []store.Dialog, ids ...string) bool {
+	if len(rows) != len(ids) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.ID] = true
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDialogs(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
+		support, sales := mustBot(t, st, tn.ID, "support"), mustBot(t, st, tn.ID, "sales")
+		d1, d2, d3 := mustDialog(t, st, support), mustDialog(t, st, sales), mustDialog(t, st, support)
+
+		t.Run("a new dialog is active with its context and an id that names it", func(t *testing.T) {
+			got, err := st.GetDialog(ctx, tn.ID, d1.ID)
+			if err != nil || got.Status != store.DialogActive || got.Context != `{"tier":"gold"}` || got.ID[:4] != "dlg_" {
+				t.Fatalf("dialog %+v, %v", got, err)
+			}
+		})
+		t.Run("dialogs filter by bot and status and page by cursor", func(t *testing.T) {
+			if err := st.SetDialogStatus(ctx, tn.ID, d3.ID, store.DialogHandoff); err != nil {
+				t.Fatal(err)
+			}
+			rows, _, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{BotID: support.ID}, store.Page{})
+			if err != nil || !sameIDs(rows, d1.ID, d3.ID) {
+				t.Fatalf("support dialogs %+v, %v", rows, err)
+			}
+			rows, _, err = st.ListDialogs(ctx, tn.ID, store.DialogFilter{Status: store.DialogHandoff}, store.Page{})
+			if err != nil || len(rows) != 1 || rows[0].ID != d3.ID {
+				t.Fatalf("handoff dialogs %+v, %v", rows, err)
+			}
+			page1, next, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{}, store.Page{Limit: 2})
+			if err != nil || len(page1) != 2 || next == "" {
+				t.Fatalf("page 1 %d rows, next %q, %v", len(page1), next, err)
+			}
+			page2, next, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{}, store.Page{Limit: 2, Cursor: next})
+			if err != nil || len(page2) != 1 || next != "" {
+				t.Fatalf("page 2 %+v, next %q, %v", page2, next, err)
+			}
+			if !sameIDs(append(page1, page2...), d1.ID, d2.ID, d3.ID) {
+				t.Fatalf("pages %+v and %+v", page1, page2)
+			}
+		})
+		t.Run("saving the state sets status and state together", func(t *testing.T) {
+			if err := st.SaveDialogState(ctx, tn.ID, d1.ID, store.DialogPaused, `{"pending":[1]}`); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := st.GetDialog(ctx, tn.ID, d1.ID)
+			if got.Status != store.DialogPaused || got.State != `{"pending":[1]}` {
+				t.Fatalf("dialog %+v", got)
+			}
+		})
+	})
+}
+
+func TestMessages(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
+		bot := mustBot(t, st, tn.ID, "support")
+		d, other := mustDialog(t, st, bot), mustDialog(t, st, bot)
+
+		t.Run("messages are numbered from 1 per dialog", func(t *testing.T) {
+			for want := int64(1); want <= 3; want++ {
+				if m := mustAppend(t, st, d, "user", ""); m.Seq != want || m.Status != store.MessageComplete {
+					t.Fatalf("seq %d status %s, want %d complete", m.Seq, m.Status, want)
+				}
+			}
+			if m := mustAppend(t, st, other, "user", ""); m.Seq != 1 {
+				t.Fatalf("the other dialog's first seq is %d", m.Seq)
+			}
+		})
+		t.Run("concurrent appends get distinct consecutive seqs", func(t *testing.T) {
+			var wg sync.WaitGroup
+			errs := make([]error, 8)
+			for i := range errs {
+				wg.Go(func() {
+					errs[i] = st.AppendMessage(ctx, &store.Message{TenantID: tn.ID, DialogID: other.ID, Kind: "user", Role: "user"})
+				})
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows, err := st.ListMessages(ctx, tn.ID, other.ID, 0)
+			if err != nil || len(rows) != 9 {
+				t.Fatalf("%d rows, %v", len(rows), err)
+			}
+			for i, m := range rows {
+				if m.Seq != int64(i+1) {
+					t.Fatalf("row %d has seq %d", i, m.Seq)
+				}
+			}
+		})
+		t.Run("a crash leaves a streaming reply that MarkInterrupted flags", func(t *testing.T) {
+			reply := mustAppend(t, st, d, "assistant", store.MessageStreaming)
+			n, err := st.MarkInterrupted(ctx, tn.ID, d.ID)
+			if err != nil || n != 1 {
+				t.Fatalf("marked %d, %v", n, err)
+			}
+			rows, _ := st.ListMessages(ctx, tn.ID, d.ID, reply.Seq-1)
+			if len(rows) != 1 || rows[0].Status != store.MessageInterrupted {
+				t.Fatalf("rows %+v", rows)
+			}
+			if n, _ := st.MarkInterrupted(ctx, tn.ID, d.ID); n != 0 {
+				t.Fatalf("marked %d again", n)
+			}
+		})
+		t.Run("a streaming reply is completed in place", func(t *testing.T) {
+			reply := mustAppend(t, st, d, "assistant", store.MessageStreaming)
+			err := st.UpdateMessage(ctx, tn.ID, reply.ID, store.MessageUpdate{Content: `[{"type":"text","text":"hi"}]`,
+				Text: "hi", Model: "m", Provider: "p", Meta: "{}", Status: store.MessageComplete, Turn: 1, InputTokens: 5, OutputTokens: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, _ := st.ListMessages(ctx, tn.ID, d.ID, reply.Seq-1)
+			if len(rows) != 1 || rows[0].Text != "hi" || rows[0].Status != store.MessageComplete || rows[0].OutputTokens != 2 {
+				t.Fatalf("rows %+v", rows)
+			}
+		})
+		t.Run("a tool call is announced then given its result", func(t *testing.T) {
+			call := &store.ToolCall{TenantID: tn.ID, DialogID: d.ID, CallID: "c1", MessageID: "msg_x", Name: "lookup",
+				Arguments: `{"q":1}`, Status: store.ToolCallPending}
+			if err := st.PutToolCall(ctx, call); err != nil {
+				t.Fatal(err)
+			}
+			res := &store.ToolCall{TenantID: tn.ID, DialogID: d.ID, CallID: "c1", Result: "ok", IsError: true, Status: store.ToolCallDone, DurationMS: 12}
+			if err := st.PutToolCall(ctx, res); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := st.ListToolCalls(ctx, tn.ID, d.ID)
+			if err != nil || len(rows) != 1 || rows[0].MessageID != "msg_x" || rows[0].Result != "ok" || !rows[0].IsError || rows[0].DurationMS != 12 {
+				t.Fatalf("rows %+v, %v", rows, err)
+			}
+		})
+		t.Run("a result for a call never announced is not found", func(t *testing.T) {
+			err := st.PutToolCall(ctx, &store.ToolCall{TenantID: tn.ID, DialogID: d.ID, CallID: "ghost", Status: store.ToolCallDone})
+			wantErr(t, err, store.ErrNotFound)
+		})
+	})
+}
+
+func TestDialogScoping(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		a, b := mustTenant(t, st, "tenant-a"), mustTenant(t, st, "tenant-b")
+		d := mustDialog(t, st, mustBot(t, st, a.ID, "support"))
+		msg := mustAppend(t, st, d, "user", "")
+		cases := []struct {
+			name string
+			call func() error
+		}{
+			{"getting A's dialog", func() error { _, err := st.GetDialog(ctx, b.ID, d.ID); return err }},
+			{"closing A's dialog", func() error { return st.SetDialogStatus(ctx, b.ID, d.ID, store.DialogClosed) }},
+			{"saving A's dialog state", func() error { return st.SaveDialogState(ctx, b.ID, d.ID, store.DialogPaused, "{}") }},
+			{"appending to A's dialog", func() error {
+				return st.AppendMessage(ctx, &store.Message{TenantID: b.ID, DialogID: d.ID, Kind: "user", Role: "user"})
+			}},
+			{"rewriting A's message", func() error {
+				return st.UpdateMessage(ctx, b.ID, msg.ID, store.MessageUpdate{Text: "stolen", Status: "complete"})
+			}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name+" as tenant B is not found", func(t *testing.T) { wantErr(t, tc.call(), store.ErrNotFound) })
+		}
+		t.Run("tenant B sees no dialogs, messages or tool calls of A", func(t *testing.T) {
+			ds, _, _ := st.ListDialogs(ctx, b.ID, store.DialogFilter{}, store.Page{})
+			ms, _ := st.ListMessages(ctx, b.ID, d.ID, 0)
+			tc, _ := st.ListToolCalls(ctx, b.ID, d.ID)
+			if len(ds)+len(ms)+len(tc) != 0 {
+				t.Fatalf("dialogs %v messages %v calls %v", ds, ms, tc)
+			}
+		})
+		t.Run("tenant B cannot take A's dialog lease", func(t *testing.T) {
+			if ok, err := st.AcquireLease(ctx, a.ID, d.ID, "a-proc", now(), minute); !ok || err != nil {
+				t.Fatalf("A's own acquire: %v, %v", ok, err)
+			}
+			ok, err := st.AcquireLease(ctx, b.ID, d.ID, "a-proc", now().Add(2*minute), minute)
+			if ok || err != nil {
+				t.Fatalf("B's acquire of an expired lease: %v, %v", ok, err)
+			}
+		})
+	})
+}

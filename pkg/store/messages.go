@@ -1,0 +1,198 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Message statuses.
+const (
+	MessageComplete    = "complete"    // fully produced and stored
+	MessageStreaming   = "streaming"   // an assistant reply being generated right now
+	MessageInterrupted = "interrupted" // a reply whose run died midway (a crash)
+)
+
+// Message is one stored entry of a dialog, in the order Seq gives.
+type Message struct {
+	ID       string `gorm:"primaryKey"`
+	TenantID string
+	DialogID string
+	// Seq orders a dialog's messages: 1, 2, 3, ... with no reuse.
+	Seq  int64
+	Kind string
+	Role string
+	// Content is the JSON array of the message's blocks (text, tool_use,
+	// tool_result); Text is its plain text, for lists and search.
+	Content string
+	Text    string
+	// Model and Provider produced an assistant message; BotVersion is the
+	// version of the bot that did.
+	Model      string
+	Provider   string
+	BotVersion int
+	Status     string
+	Turn       int
+	// Meta is a JSON object of what the loop knows besides the blocks (tool
+	// timing, summary coverage, origin).
+	Meta         string
+	InputTokens  int
+	OutputTokens int
+	CreatedAt    time.Time
+}
+
+// AppendMessage stores m as the next message of its dialog, giving it an
+// id and the next seq. The seq comes from an atomic increment of the
+// dialog's counter, so concurrent writers (a running loop and a new user
+// message) never collide; a dialog of another tenant is ErrNotFound.
+func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
+	if m.ID == "" {
+		m.ID = NewID(PrefixMessage)
+	}
+	if m.Status == "" {
+		m.Status = MessageComplete
+	}
+	if m.Content == "" {
+		m.Content = "[]"
+	}
+	if m.Meta == "" {
+		m.Meta = "{}"
+	}
+	return s.Tx(ctx, func(tx *Store) error {
+		seq, err := tx.nextSeq(ctx, m.TenantID, m.DialogID)
+		if err != nil {
+			return err
+		}
+		m.Seq = seq
+		return wrap("append message", tx.q(ctx).Create(m).Error)
+	})
+}
+
+// nextSeq bumps the dialog's counter and returns the new value. RETURNING
+// works on PostgreSQL and on SQLite 3.35+, and the row lock (or SQLite's
+// single writer) makes the increment atomic.
+func (s *Store) nextSeq(ctx context.Context, tenantID, dialogID string) (int64, error) {
+	var seqs []int64
+	err := s.q(ctx).Raw("UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq",
+		s.db.NowFunc(), tenantID, dialogID).Scan(&seqs).Error
+	if err != nil {
+		return 0, wrap("next message seq", err)
+	}
+	if len(seqs) == 0 {
+		return 0, wrap("next message seq", ErrNotFound)
+	}
+	return seqs[0], nil
+}
+
+// MessageUpdate is the final form of a message first stored as streaming.
+type MessageUpdate struct {
+	Content, Text, Model, Provider, Meta string
+	Status                               string
+	Turn                                 int
+	InputTokens, OutputTokens            int
+}
+
+// UpdateMessage replaces the content of the tenant's message, typically a
+// streaming reply that is now complete.
+func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u MessageUpdate) error {
+	res := s.q(ctx).Model(&Message{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(map[string]any{
+		"content": u.Content, "text": u.Text, "model": u.Model, "provider": u.Provider, "meta": u.Meta,
+		"status": u.Status, "turn": u.Turn, "input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
+	})
+	if res.Error != nil {
+		return wrap("update message", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("update message", ErrNotFound)
+	}
+	return nil
+}
+
+// MarkInterrupted turns every streaming message of the tenant's dialog into
+// an interrupted one and says how many there were. Call it when taking the
+// dialog's lease: whoever was streaming them is gone.
+func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) (int64, error) {
+	res := s.q(ctx).Model(&Message{}).
+		Where("tenant_id = ? AND dialog_id = ? AND status = ?", tenantID, dialogID, MessageStreaming).
+		Update("status", MessageInterrupted)
+	if res.Error != nil {
+		return 0, wrap("mark interrupted", res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+// ListMessages returns the tenant's dialog's messages with seq greater than
+// afterSeq, in order.
+func (s *Store) ListMessages(ctx context.Context, tenantID, dialogID string, afterSeq int64) ([]Message, error) {
+	var rows []Message
+	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND seq > ?", tenantID, dialogID, afterSeq).
+		Order("seq").Find(&rows).Error
+	if err != nil {
+		return nil, wrap("list messages", err)
+	}
+	return rows, nil
+}
+
+// Tool call statuses.
+const (
+	ToolCallPending = "pending" // waiting for a client result or a confirmation
+	ToolCallDone    = "done"    // ran (or failed) and has a result
+	ToolCallSkipped = "skipped" // never ran: steering, a stop, a loop
+)
+
+// ToolCall is one tool call of a dialog and, once known, its result.
+type ToolCall struct {
+	TenantID   string
+	DialogID   string `gorm:"primaryKey"`
+	CallID     string `gorm:"primaryKey"`
+	MessageID  string
+	Name       string
+	Arguments  string
+	Result     string
+	IsError    bool
+	Status     string
+	DurationMS int64 `gorm:"column:duration_ms"`
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// PutToolCall creates the call or updates its result, status and duration
+// (an upsert on dialog and call id), so announcing a call and recording its
+// result are two writes of the same row.
+func (s *Store) PutToolCall(ctx context.Context, c *ToolCall) error {
+	if c.Arguments == "" {
+		c.Arguments = "{}"
+	}
+	now := s.db.NowFunc()
+	c.CreatedAt, c.UpdatedAt = now, now
+	update := []string{"result", "is_error", "status", "duration_ms", "updated_at"}
+	if c.MessageID == "" {
+		// A result arriving without its message keeps the announced one.
+		res := s.q(ctx).Model(&ToolCall{}).Where("tenant_id = ? AND dialog_id = ? AND call_id = ?", c.TenantID, c.DialogID, c.CallID).
+			Updates(map[string]any{"result": c.Result, "is_error": c.IsError, "status": c.Status, "duration_ms": c.DurationMS, "updated_at": now})
+		if res.Error == nil && res.RowsAffected == 0 {
+			return wrap("put tool call result", ErrNotFound)
+		}
+		return wrap("put tool call result", res.Error)
+	}
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "dialog_id"}, {Name: "call_id"}},
+		DoUpdates: clause.AssignmentColumns(update),
+		Where:     clause.Where{Exprs: []clause.Expression{gorm.Expr("tool_calls.tenant_id = excluded.tenant_id")}},
+	}).Create(c).Error
+	return wrap("put tool call", err)
+}
+
+// ListToolCalls returns the tenant's dialog's tool calls in the order they
+// were made.
+func (s *Store) ListToolCalls(ctx context.Context, tenantID, dialogID string) ([]ToolCall, error) {
+	var rows []ToolCall
+	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, dialogID).
+		Order("created_at, call_id").Find(&rows).Error
+	if err != nil {
+		return nil, wrap("list tool calls", err)
+	}
+	return rows, nil
+}

@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// DayFormat is how usage days are written: UTC calendar days, which sort
+// as strings.
+const DayFormat = "2006-01-02"
+
+// Usage is what one tenant's bot spent through one key on one UTC day.
+// KeyID is "" for calls made without a key (sessions, the operator).
+type Usage struct {
+	TenantID     string `gorm:"primaryKey"`
+	Day          string `gorm:"primaryKey"`
+	BotID        string `gorm:"primaryKey"`
+	KeyID        string `gorm:"primaryKey"`
+	InputTokens  int64
+	OutputTokens int64
+	// CostMicroUSD is the price in millionths of a US dollar: integers add
+	// up exactly where floats would drift.
+	CostMicroUSD int64 `gorm:"column:cost_micro_usd"`
+	ToolCalls    int64
+	Turns        int64
+	UpdatedAt    time.Time
+}
+
+// TableName pins the table step 2 created.
+func (Usage) TableName() string { return "usage_daily" }
+
+// AddUsage adds u's counters to its row (tenant, day, bot, key), creating
+// the row on first use, in one statement so concurrent turns never lose an
+// increment.
+func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
+	u.UpdatedAt = s.db.NowFunc()
+	add := func(col string) clause.Assignment {
+		return clause.Assignment{Column: clause.Column{Name: col},
+			Value: gorm.Expr("usage_daily." + col + " + excluded." + col)}
+	}
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}},
+		DoUpdates: clause.Set{add("input_tokens"), add("output_tokens"), add("cost_micro_usd"),
+			add("tool_calls"), add("turns"), {Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}},
+	}).Create(u).Error
+	return wrap("add usage", err)
+}
+
+// Usage groupings for SumUsage.
+const (
+	GroupByDay = "day"
+	GroupByBot = "bot"
+	GroupByKey = "key"
+)
+
+// UsageTotal is the sum of usage rows sharing one Group value (a day, a
+// bot id or a key id).
+type UsageTotal struct {
+	Group        string
+	InputTokens  int64
+	OutputTokens int64
+	CostMicroUSD int64 `gorm:"column:cost_micro_usd"`
+	ToolCalls    int64
+	Turns        int64
+}
+
+// SumUsage totals the tenant's usage for days from..to (inclusive, in
+// DayFormat; empty means unbounded), grouped by day, bot or key, ordered by
+// the group.
+func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string) ([]UsageTotal, error) {
+	col, ok := map[string]string{GroupByDay: "day", GroupByBot: "bot_id", GroupByKey: "key_id"}[groupBy]
+	if !ok {
+		return nil, fmt.Errorf("store: sum usage: cannot group by %q", groupBy)
+	}
+	q := s.q(ctx).Model(&Usage{}).Where("tenant_id = ?", tenantID)
+	if from != "" {
+		q = q.Where("day >= ?", from)
+	}
+	if to != "" {
+		q = q.Where("day <= ?", to)
+	}
+	var rows []UsageTotal
+	err := q.Select(col + " AS " + `"group"` + ", SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens," +
+		" SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(turns) AS turns").
+		Group(col).Order(col).Scan(&rows).Error
+	if err != nil {
+		return nil, wrap("sum usage", err)
+	}
+	return rows, nil
+}
+
+// DayTokens returns the tenant's input plus output tokens on day, for
+// daily quotas.
+func (s *Store) DayTokens(ctx context.Context, tenantID, day string) (int64, error) {
+	var n int64
+	err := s.q(ctx).Model(&Usage{}).Where("tenant_id = ? AND day = ?", tenantID, day).
+		Select("COALESCE(SUM(input_tokens + output_tokens), 0)").Scan(&n).Error
+	if err != nil {
+		return 0, wrap("day tokens", err)
+	}
+	return n, nil
+}

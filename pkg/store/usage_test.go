@@ -1,0 +1,138 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+func TestUsage(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "other")
+		add := func(tenant, day, bot, key string, in, out, cost int64) {
+			t.Helper()
+			u := &store.Usage{TenantID: tenant, Day: day, BotID: bot, KeyID: key, InputTokens: in, OutputTokens: out,
+				CostMicroUSD: cost, ToolCalls: 1, Turns: 1}
+			if err := st.AddUsage(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Run("concurrent increments of one row all count", func(t *testing.T) {
+			var wg sync.WaitGroup
+			for range 10 {
+				wg.Go(func() { add(tn.ID, "2030-05-01", "bot_a", "key_1", 10, 5, 7) })
+			}
+			wg.Wait()
+			rows, err := st.SumUsage(ctx, tn.ID, "", "", store.GroupByDay)
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("rows %+v, %v", rows, err)
+			}
+			if r := rows[0]; r.InputTokens != 100 || r.OutputTokens != 50 || r.CostMicroUSD != 70 || r.Turns != 10 || r.ToolCalls != 10 {
+				t.Fatalf("sum %+v", r)
+			}
+		})
+		add(tn.ID, "2030-05-02", "bot_b", "key_1", 1, 1, 1)
+		add(tn.ID, "2030-05-03", "bot_a", "", 2, 2, 2)
+		add(other.ID, "2030-05-02", "bot_z", "key_9", 1000, 1000, 1000)
+		cases := []struct {
+			name, from, to, group string
+			want                  map[string]int64 // group -> input tokens
+		}{
+			{"by day over every day", "", "", store.GroupByDay, map[string]int64{"2030-05-01": 100, "2030-05-02": 1, "2030-05-03": 2}},
+			{"by bot", "", "", store.GroupByBot, map[string]int64{"bot_a": 102, "bot_b": 1}},
+			{"by key, calls without a key under the empty key", "", "", store.GroupByKey, map[string]int64{"key_1": 101, "": 2}},
+			{"by day within from and to, both inclusive", "2030-05-02", "2030-05-03", store.GroupByDay, map[string]int64{"2030-05-02": 1, "2030-05-03": 2}},
+		}
+		for _, tc := range cases {
+			t.Run("usage sums "+tc.name, func(t *testing.T) {
+				rows, err := st.SumUsage(ctx, tn.ID, tc.from, tc.to, tc.group)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]int64{}
+				for _, r := range rows {
+					got[r.Group] = r.InputTokens
+				}
+				if len(got) != len(tc.want) {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+				for k, v := range tc.want {
+					if got[k] != v {
+						t.Fatalf("got %v, want %v", got, tc.want)
+					}
+				}
+			})
+		}
+		t.Run("a day's tokens count every bot and key of the tenant only", func(t *testing.T) {
+			n, err := st.DayTokens(ctx, tn.ID, "2030-05-02")
+			if err != nil || n != 2 {
+				t.Fatalf("tokens %d, %v", n, err)
+			}
+		})
+		t.Run("grouping by something else is refused", func(t *testing.T) {
+			if _, err := st.SumUsage(ctx, tn.ID, "", "", "tenant"); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	})
+}
+
+func TestIdempotencyKeys(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "other")
+		stale := 10 * time.Minute
+		claim := func(tenant, key, fp string, at time.Time) *store.IdempotencyKey {
+			t.Helper()
+			rec, err := st.ClaimIdempotencyKey(ctx, tenant, key, fp, at, stale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rec
+		}
+		t.Run("the first request with a key wins the claim", func(t *testing.T) {
+			if rec := claim(tn.ID, "k1", "fp", now()); rec != nil {
+				t.Fatalf("existing record %+v", rec)
+			}
+		})
+		t.Run("a duplicate while the first runs sees it in progress", func(t *testing.T) {
+			rec := claim(tn.ID, "k1", "fp", now().Add(time.Second))
+			if rec == nil || rec.Done() {
+				t.Fatalf("record %+v", rec)
+			}
+		})
+		t.Run("the same key in another tenant is independent", func(t *testing.T) {
+			if rec := claim(other.ID, "k1", "fp", now()); rec != nil {
+				t.Fatalf("existing record %+v", rec)
+			}
+		})
+		t.Run("a retry after completion gets the stored response", func(t *testing.T) {
+			if err := st.CompleteIdempotencyKey(ctx, tn.ID, "k1", 200, "application/json", `{"ok":true}`); err != nil {
+				t.Fatal(err)
+			}
+			rec := claim(tn.ID, "k1", "fp", now().Add(time.Hour))
+			if rec == nil || rec.Status != 200 || rec.Body != `{"ok":true}` || rec.Fingerprint != "fp" {
+				t.Fatalf("record %+v", rec)
+			}
+		})
+		t.Run("a claim whose server died is handed over once stale", func(t *testing.T) {
+			claim(tn.ID, "k2", "fp", now())
+			if rec := claim(tn.ID, "k2", "fp2", now().Add(stale+time.Second)); rec != nil {
+				t.Fatalf("stale claim not handed over: %+v", rec)
+			}
+		})
+		t.Run("a forgotten claim may be made again", func(t *testing.T) {
+			claim(tn.ID, "k3", "fp", now())
+			if err := st.ForgetIdempotencyKey(ctx, tn.ID, "k3"); err != nil {
+				t.Fatal(err)
+			}
+			if rec := claim(tn.ID, "k3", "fp", now()); rec != nil {
+				t.Fatalf("record %+v", rec)
+			}
+		})
+	})
+}
