@@ -48,12 +48,20 @@ var ErrNoFallback = errors.New("no fallback model left")
 
 // Models returns a resolver that uses models[0] and, after a retryable
 // failure within a turn, the next model in order. Every turn starts again
-// with models[0], so a recovered primary is used again.
+// with models[0], so a recovered primary is used again. All models share one
+// context window; Fallback looks each one up.
 func Models(p llm.Provider, contextWindow int, models ...string) ProviderResolver {
+	return Fallback(p, func(string) int { return contextWindow }, models...)
+}
+
+// Fallback is Models with each model's context window from window, usually
+// a catalog lookup.
+func Fallback(p llm.Provider, window func(model string) int, models ...string) ProviderResolver {
 	return ResolverFunc(func(ctx context.Context, info ResolveInfo) (Choice, error) {
 		if info.Attempt >= len(models) {
 			return Choice{}, ErrNoFallback
 		}
-		return Choice{Provider: p, Model: models[info.Attempt], ContextWindow: contextWindow}, nil
+		m := models[info.Attempt]
+		return Choice{Provider: p, Model: m, ContextWindow: window(m)}, nil
 	})
 }
