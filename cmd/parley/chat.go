@@ -181,14 +181,8 @@ func chatResolver(s Settings, bot *botconfig.Bot) (agent.ProviderResolver, error
 	if model == "" {
 		model = s.LLMModel
 	}
-	models := append([]string{model}, bot.LLM.FallbackModels...)
-	return agent.ResolverFunc(func(ctx context.Context, info agent.ResolveInfo) (agent.Choice, error) {
-		if info.Attempt >= len(models) {
-			return agent.Choice{}, agent.ErrNoFallback
-		}
-		name := models[info.Attempt]
-		return agent.Choice{Provider: p, Model: name, ContextWindow: catalog.Info(name).ContextWindow}, nil
-	}), nil
+	window := func(m string) int { return catalog.Info(m).ContextWindow }
+	return agent.Fallback(p, window, append([]string{model}, bot.LLM.FallbackModels...)...), nil
 }
 
 func agentConfig(bot *botconfig.Bot, vars botconfig.Vars, r agent.ProviderResolver, tools *tool.Set, sink agent.Sink) agent.Config {
