@@ -86,7 +86,10 @@ func ptr(parent string, token any) string {
 	case int:
 		return parent + "/" + strconv.Itoa(t)
 	case string:
-		return parent + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(t)
+		if strings.ContainsAny(t, "~/") {
+			t = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+		}
+		return parent + "/" + t
 	default:
 		panic(fmt.Sprintf("botconfig: pointer token of type %T", token))
 	}
