@@ -20,6 +20,9 @@ type view struct {
 	chars int
 	// shown lists, per ephemeral tool, the positions of its outputs still shown.
 	shown map[string][]int
+	// reported is the provider's token count for the view as it was when
+	// chars was reportedAt; 0 until a call reports usage.
+	reported, reportedAt int
 }
 
 func (v *view) build(a *Agent, st *State) {
@@ -27,7 +30,7 @@ func (v *view) build(a *Agent, st *State) {
 		// One allocation for the run: turns then append into the spare room.
 		v.msgs, v.src = make([]llm.Message, 0, need), make([]int, 0, need)
 	}
-	v.msgs, v.src, v.chars = v.msgs[:0], v.src[:0], 0
+	v.msgs, v.src, v.chars, v.reported = v.msgs[:0], v.src[:0], 0, 0
 	clear(v.shown)
 	start := 0
 	if i := lastSummary(st.Messages); i >= 0 {
@@ -95,10 +98,23 @@ func (v *view) keepLatest(name string, n int) {
 }
 
 // tokens estimates the tokens of a request made from the view: about four
-// characters a token, which overestimates English and underestimates CJK
-// text a little; compaction starts early enough for both.
+// characters a token, or, when larger, the provider's last count plus the
+// estimate of what was added since. The count keeps CJK text, which runs
+// nearer one character a token, from slipping past compaction.
 func (v *view) tokens(a *Agent) int {
-	return (v.chars + a.fixedChars) / 4
+	est := (v.chars + a.fixedChars) / 4
+	if v.reported > 0 {
+		est = max(est, v.reported+(v.chars-v.reportedAt)/4)
+	}
+	return est
+}
+
+// report records a provider's usage for the view it was just sent, the
+// answer included.
+func (v *view) report(u llm.Usage) {
+	if u.InputTokens > 0 {
+		v.reported, v.reportedAt = u.Total(), v.chars
+	}
 }
 
 // size is a message's length in bytes of text, arguments and results.

@@ -132,3 +132,36 @@ func TestAppOnlyMessagesAreNeverSent(t *testing.T) {
 	h.send("hi")
 	h.strict()
 }
+
+func TestTheProvidersTokenCountTriggersCompaction(t *testing.T) {
+	// Short text that the provider counts as many tokens, as CJK text is.
+	model := llmtest.NewScripted(
+		llmtest.Reply{ToolCalls: []llm.ToolUse{llmtest.Call("c1", "lookup", `{}`)}, Usage: usage(900, 50)},
+		llmtest.Reply{Text: "SUMMARY", Check: func(r *llm.Request) error {
+			if len(r.Tools) != 0 {
+				return errors.New("expected the compaction call")
+			}
+			return nil
+		}},
+		llmtest.Text("done"),
+	)
+	a, err := agent.New(agent.Config{Resolver: agent.Models(model, 1000, "m"), Tools: toolSet(t, echo("lookup")),
+		Context: agent.ContextPolicy{KeepRecent: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &agent.State{Messages: []agent.Message{
+		{Kind: agent.KindUser, Message: llm.UserText("你好")},
+		{Kind: agent.KindAssistant, Message: llm.AssistantText("你好！")},
+	}}
+	out, err := a.Send(context.Background(), st, "查订单")
+	if err != nil || out.Text != "done" {
+		t.Fatalf("outcome %+v, err %v", out, err)
+	}
+	if err := model.Err(); err != nil || model.Remaining() != 0 {
+		t.Fatalf("model: %v, %d left", err, model.Remaining())
+	}
+	if s := st.Messages[len(st.Messages)-2]; s.Kind != agent.KindSummary || s.Covers != 3 {
+		t.Fatalf("want a summary covering the first three messages before the answer, got %+v", s)
+	}
+}

@@ -120,6 +120,7 @@ func (r *run) turn() (StopReason, error) {
 	if err := r.add(msg); err != nil {
 		return "", err
 	}
+	r.view.report(resp.Usage)
 	calls := msg.ToolUses()
 	ok, err := r.meter(TurnInfo{Turn: turn, Purpose: PurposeTurn, Model: choice.Model,
 		Provider: msg.Provider, Usage: resp.Usage, ToolCalls: len(calls)})
