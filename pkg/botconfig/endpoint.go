@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -115,12 +116,8 @@ func endpointMethod(ep *Endpoint, hasBody bool, at string, ps *Problems) string 
 		}
 		return http.MethodGet
 	}
-	ok := false
-	for _, a := range allowedMethods {
-		ok = ok || a == m
-	}
 	switch {
-	case !ok:
+	case !slices.Contains(allowedMethods, m):
 		ps.add(ptr(at, "method"), "method %q is not supported; use GET, POST, PUT, PATCH or DELETE (upper case)", m)
 	case m == http.MethodGet && hasBody:
 		ps.add(ptr(at, "body"), "a GET request cannot have a body; use method POST, or move the values to query_params")

@@ -1,6 +1,7 @@
 package botconfig
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -103,6 +104,16 @@ func TestProblemsErrorShowsTheRootPointerAsSlash(t *testing.T) {
 	ps := Problems{{"", "bad"}, {"/tools/0", "worse"}}
 	if got, want := ps.Error(), "/: bad\n/tools/0: worse"; got != want {
 		t.Fatalf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestProblemsEncodeAsAPIDetails(t *testing.T) {
+	got, err := json.Marshal(Problems{{"/tools/0/name", "bad name"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"pointer":"/tools/0/name","message":"bad name"}]`; string(got) != want {
+		t.Fatalf("JSON = %s, want %s", got, want)
 	}
 }
 
