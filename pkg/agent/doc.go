@@ -19,6 +19,14 @@
 // (turn_start, text_delta, tool_call, ..., done) go to the Sink with the JSON
 // of DESIGN.md section 4. Every run ends with exactly one done event.
 //
+// Steer and FollowUp may be called from other goroutines while a run goes:
+// steering input is taken between tool calls (the calls not yet started get
+// a "not run" result and a steering event lists them), follow-ups when the
+// run would end. Limits (Limits) and tools asking to stop (tool.Result.Stop)
+// end a run with their stop reason; with TerminationSummary a run cut short
+// by a limit ends with one more model call, without tools, whose text is the
+// final answer. Hooks document how each one's failure ends a run.
+//
 // Context management happens before each model call and never edits the
 // stored messages: app-only kinds are left out, tool results were truncated
 // when recorded, outputs of ephemeral tools beyond their last N are replaced
