@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -96,8 +97,10 @@ func validateFile(file string) validateResult {
 	return res
 }
 
-// toolResults lists what the model will be offered. MCP servers appear as one
-// entry each: their tools are only known once the server is reached.
+// toolResults lists what the model will be offered. An MCP server with an
+// allow list appears as its allowed tools; without one, as "<server>__*":
+// its tools are only known once the server is reached, which validating
+// never does.
 func toolResults(bot *botconfig.Bot) []validateToolResult {
 	var out []validateToolResult
 	for _, t := range bot.Tools {
@@ -111,8 +114,15 @@ func toolResults(bot *botconfig.Bot) []validateToolResult {
 		out = append(out, validateToolResult{Name: n, Kind: "native"})
 	}
 	for _, s := range bot.MCPServers {
-		desc := "tools of MCP server " + s.Name + ", named " + s.Name + botconfig.MCPToolSeparator + "<tool>"
-		out = append(out, validateToolResult{Name: s.Name, Kind: "mcp", Description: desc})
+		names := []string{"*"}
+		if len(s.Tools.Allow) > 0 {
+			names = s.Tools.Allow
+		}
+		for _, n := range names {
+			if !slices.Contains(s.Tools.Deny, n) {
+				out = append(out, validateToolResult{Name: s.Name + botconfig.MCPToolSeparator + n, Kind: "mcp"})
+			}
+		}
 	}
 	return out
 }
@@ -120,6 +130,7 @@ func toolResults(bot *botconfig.Bot) []validateToolResult {
 func writeValidateJSON(w io.Writer, results []validateResult) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(results)
 }
 

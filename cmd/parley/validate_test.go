@@ -82,7 +82,10 @@ func TestValidateReportsProblemsPerFile(t *testing.T) {
 
 func TestValidateJSON(t *testing.T) {
 	dir := t.TempDir()
-	good := writeValidateFile(t, dir, "good.json", `{"basic_settings": {"name": "Good"}, "native_tools": ["current_time"], "tools": [{"name": "c", "description": "client tool", "execution": "client"}]}`)
+	good := writeValidateFile(t, dir, "good.json", `{"basic_settings": {"name": "Good <3"}, "native_tools": ["current_time"],
+	  "tools": [{"name": "c", "description": "client tool", "execution": "client"}],
+	  "mcp_servers": [{"name": "docs", "transport": "http", "url": "https://mcp.example.com", "tools": {"allow": ["search", "drop"], "deny": ["drop"]}},
+	                  {"name": "all", "transport": "sse", "url": "https://mcp.example.com"}]}`)
 	bad := writeValidateFile(t, dir, "bad.json", `{"basic_settings": {}}`)
 	code, out, _ := runValidateCmd(t, "validate", "--json", good, bad)
 	if code != 1 {
@@ -108,9 +111,16 @@ func TestValidateJSON(t *testing.T) {
 		t.Fatalf("results = %+v", results)
 	}
 	g, b := results[0], results[1]
-	if g.File != good || !g.Valid || len(g.Errors) != 0 || !strings.Contains(g.Prompt, "You are Good.") ||
-		len(g.Tools) != 2 || g.Tools[0].Kind != "client" || g.Tools[1].Name != "current_time" || g.Tools[1].Kind != "native" {
-		t.Errorf("valid result = %+v", g)
+	var tools []string
+	for _, tl := range g.Tools {
+		tools = append(tools, tl.Kind+":"+tl.Name)
+	}
+	if g.File != good || !g.Valid || len(g.Errors) != 0 || !strings.Contains(g.Prompt, "You are Good <3.") ||
+		strings.Join(tools, " ") != "client:c native:current_time mcp:docs__search mcp:all__*" {
+		t.Errorf("valid result = %+v, tools %v", g, tools)
+	}
+	if strings.Contains(out, `\u003c`) {
+		t.Errorf("output escapes HTML characters, which makes prompts unreadable:\n%s", out)
 	}
 	if b.File != bad || b.Valid || len(b.Errors) != 1 || b.Errors[0].Pointer != "/basic_settings/name" || b.Prompt != "" {
 		t.Errorf("invalid result = %+v", b)
