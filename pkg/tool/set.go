@@ -42,6 +42,9 @@ func (c *SchemaCache) compile(params json.RawMessage) (*gojsonschema.Schema, err
 	if s, ok := c.schemas[key]; ok {
 		return s, nil
 	}
+	if err := checkSelfContained(params); err != nil {
+		return nil, err
+	}
 	s, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(params))
 	if err != nil {
 		return nil, err

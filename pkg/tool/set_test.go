@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -281,5 +283,46 @@ func BenchmarkValidate(b *testing.B) {
 				_ = set.Validate("t", args)
 			}
 		})
+	}
+}
+
+// remoteRefTool declares a schema that would make the schema library fetch a URL.
+type remoteRefTool struct{ params string }
+
+func (r remoteRefTool) Definition() Definition {
+	return Definition{Name: "fetchy", Parameters: json.RawMessage(r.params)}
+}
+
+func (remoteRefTool) Call(context.Context, json.RawMessage) (Result, error) {
+	return Result{}, nil
+}
+
+func TestNewSetRefusesSchemasThatReachOutside(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		fmt.Fprint(w, `{"type":"string"}`)
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name   string
+		params string
+		ok     bool
+	}{
+		{"a local reference is allowed", `{"type":"object","properties":{"a":{"$ref":"#/definitions/s"}},"definitions":{"s":{"type":"string"}}}`, true},
+		{"a remote reference is refused", `{"type":"object","properties":{"a":{"$ref":"` + srv.URL + `/s.json"}}}`, false},
+		{"a relative reference is refused", `{"type":"object","properties":{"a":{"$ref":"other.json"}}}`, false},
+		{"a remote base id is refused", `{"$id":"` + srv.URL + `/base.json","type":"object","properties":{"a":{"$ref":"#/definitions/s"}},"definitions":{"s":{"type":"string"}}}`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewSet(nil, remoteRefTool{tc.params})
+			if (err == nil) != tc.ok {
+				t.Fatalf("NewSet error = %v, want ok=%v", err, tc.ok)
+			}
+		})
+	}
+	if hits != 0 {
+		t.Errorf("the schema library fetched %d remote documents", hits)
 	}
 }
