@@ -13,6 +13,9 @@ const (
 	MessageComplete    = "complete"    // fully produced and stored
 	MessageStreaming   = "streaming"   // an assistant reply being generated right now
 	MessageInterrupted = "interrupted" // a reply whose run died midway (a crash)
+	// MessageQueued is a user message stored on arrival and not yet taken
+	// by the loop; taking it moves it to the end (DequeueMessage).
+	MessageQueued = "queued"
 )
 
 // Message is one stored entry of a dialog, in the order Seq gives.
@@ -121,6 +124,37 @@ func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) 
 		return 0, wrap("mark interrupted", res.Error)
 	}
 	return res.RowsAffected, nil
+}
+
+// DequeueMessage marks the tenant's queued message complete and gives it
+// the dialog's next seq, so it sits where the loop took it: after the
+// messages the loop wrote while it waited, exactly as the model saw it.
+func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id string) (*Message, error) {
+	var m Message
+	err := s.Tx(ctx, func(tx *Store) error {
+		err := tx.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?", tenantID, dialogID, id, MessageQueued).
+			First(&m).Error
+		if err != nil {
+			return wrap("dequeue message", err)
+		}
+		var last int64
+		err = tx.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, dialogID).Select("last_seq").Scan(&last).Error
+		if err != nil {
+			return wrap("dequeue message", err)
+		}
+		if m.Seq != last { // something was written after it: move it to the end
+			if m.Seq, err = tx.nextSeq(ctx, tenantID, dialogID); err != nil {
+				return err
+			}
+		}
+		m.Status = MessageComplete
+		return wrap("dequeue message", tx.q(ctx).Model(&Message{}).Where("tenant_id = ? AND id = ?", tenantID, id).
+			Updates(map[string]any{"seq": m.Seq, "status": m.Status}).Error)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
 }
 
 // ListMessages returns the tenant's dialog's messages with seq greater than
