@@ -1,0 +1,142 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/agent"
+)
+
+// wantsSSE reports whether the client asked for an event stream.
+func wantsSSE(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// maxRecorded caps how much of a stream is kept for Idempotency-Key
+// replays; a longer reply is replayed cut, with a final error event.
+const maxRecorded = 1 << 20
+
+// sseStream writes a run's events as server-sent events: "event: <type>"
+// and "data: <json>" per event, flushed at once, and a ": ping" comment
+// while nothing else is sent. It answers 200 with its first event, so
+// errors found before the run starts still get a proper status. It is the
+// run's agent.Sink and safe to call from the loop's goroutine while the
+// ping ticks.
+type sseStream struct {
+	c    *gin.Context
+	ping time.Duration
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	broken  bool // the client went away; the run goes on and is stored
+	rec     bytes.Buffer
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+func newSSE(c *gin.Context, ping time.Duration) *sseStream {
+	return &sseStream{c: c, ping: ping, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Send writes one event.
+func (s *sseStream) Send(e agent.Event) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		data, _ = json.Marshal(agent.Error{Code: "internal", Message: "an event could not be encoded"})
+	}
+	s.write(frame(e.Type(), data))
+}
+
+// frame is one SSE event. encoding/json never writes a raw newline, so the
+// data fits the one data line the format allows per field.
+func frame(typ string, data []byte) []byte {
+	b := make([]byte, 0, len(typ)+len(data)+16)
+	b = append(b, "event: "...)
+	b = append(b, typ...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
+}
+
+func (s *sseStream) write(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if !s.started {
+		s.begin()
+	}
+	if s.rec.Len()+len(b) <= maxRecorded {
+		s.rec.Write(b)
+	}
+	s.send(b)
+}
+
+// begin writes the headers and starts the pings. Call with mu held.
+func (s *sseStream) begin() {
+	s.started = true
+	h := s.c.Writer.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold the events back
+	s.c.Writer.WriteHeader(http.StatusOK)
+	s.c.Writer.Flush()
+	go s.pings()
+}
+
+// send writes to the client unless it went away. Call with mu held.
+func (s *sseStream) send(b []byte) {
+	if s.broken {
+		return
+	}
+	if _, err := s.c.Writer.Write(b); err != nil {
+		s.broken = true
+		return
+	}
+	s.c.Writer.Flush()
+}
+
+func (s *sseStream) pings() {
+	defer close(s.done)
+	t := time.NewTicker(s.ping)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			if !s.closed {
+				s.send([]byte(": ping\n\n"))
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+// close stops the pings; nothing is written after it, so the handler may
+// return.
+func (s *sseStream) close() {
+	s.mu.Lock()
+	started := s.started && !s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if started {
+		close(s.stop)
+		<-s.done
+	}
+}
+
+// recorded is what was streamed, for Idempotency-Key replays.
+func (s *sseStream) recorded() (bool, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started, s.rec.String()
+}
