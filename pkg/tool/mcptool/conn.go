@@ -264,6 +264,31 @@ func reconnectable(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
+	_, answered := serverError(err)
+	return !answered
+}
+
+// The SDK reports its own transport failures as JSON-RPC errors with these
+// codes (its jsonrpc2 ErrClientClosing, ErrServerClosing, ErrRejected): they
+// mean the request did not get an answer, not that the server refused it.
+const (
+	codeClientClosing = -32003
+	codeServerClosing = -32004
+	codeRejected      = -32005
+)
+
+// serverError returns the JSON-RPC error the server answered with, if err
+// carries one. When the server did answer over HTTP, the SDK wraps its error
+// before the transport marker, so the first JSON-RPC error in the chain is
+// the server's.
+func serverError(err error) (*jsonrpc.Error, bool) {
 	var rpcErr *jsonrpc.Error
-	return !errors.As(err, &rpcErr)
+	if !errors.As(err, &rpcErr) {
+		return nil, false
+	}
+	switch rpcErr.Code {
+	case codeClientClosing, codeServerClosing, codeRejected:
+		return nil, false
+	}
+	return rpcErr, true
 }

@@ -323,3 +323,16 @@ func TestCallersWaitingForAFailedAttemptShareItsError(t *testing.T) {
 		t.Errorf("dialled %d times after a new call, want 2", n)
 	}
 }
+
+func TestACallToAVanishedServerSaysSoWithoutTransportDetails(t *testing.T) {
+	srv := startHTTPServer(t, false)
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
+	tools := mustTools(t, pool, botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}, nil)
+	srv.Vanish()
+
+	res := mustCall(t, tools, "shop__echo", `{"message":"anyone?"}`)
+	wantContent(t, res, true, `MCP server "shop" is unavailable right now`)
+	if strings.Contains(res.Content, "127.0.0.1") {
+		t.Errorf("the model sees a transport detail: %q", res.Content)
+	}
+}

@@ -54,16 +54,37 @@ func TestResultsReadWellForTheModel(t *testing.T) {
 	})
 }
 
-func TestUnknownRemoteToolIsAProtocolErrorResult(t *testing.T) {
-	server := botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: "http://unused.invalid/mcp"}
-	pool := inMemoryPool(t)
-	tools := mustTools(t, pool, server, nil)
-	// A tool the server does not know is answered with a JSON-RPC error, not
-	// an isError result.
-	missing := mcptool.WithRemoteName(tools["shop__echo"], "no-such-tool")
-	res := mustCall(t, map[string]tool.Tool{"x": missing}, "x", `{}`)
-	wantContent(t, res, true, `MCP server "shop" rejected the call to "no-such-tool"`)
-	if got := pool.Stats().Connects; got != 1 {
-		t.Errorf("Connects = %d, want 1: a server's error answer must not cause a reconnect", got)
+func TestAServersJSONRPCErrorIsAResultAndNoReconnect(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer)
+	}{
+		{"in memory", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
+			return inMemoryPool(t), botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: "http://unused.invalid/mcp"}
+		}},
+		{"over streamable HTTP", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
+			srv := startHTTPServer(t, false)
+			return newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)}),
+				botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}
+		}},
+		{"over SSE", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
+			srv := startHTTPServer(t, true)
+			return newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)}),
+				botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportSSE, URL: srv.URL}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+" an unknown tool is answered with the server's error", func(t *testing.T) {
+			pool, server := tc.setup(t)
+			tools := mustTools(t, pool, server, nil)
+			// A tool the server does not know is answered with a JSON-RPC
+			// error, not an isError result.
+			missing := mcptool.WithRemoteName(tools["shop__echo"], "no-such-tool")
+			res := mustCall(t, map[string]tool.Tool{"x": missing}, "x", `{}`)
+			wantContent(t, res, true, `MCP server "shop" rejected the call to "no-such-tool"`)
+			if got := pool.Stats().Connects; got != 1 {
+				t.Errorf("Connects = %d, want 1: a server's error answer must not cause a reconnect", got)
+			}
+		})
 	}
 }

@@ -163,3 +163,11 @@ func isHandshake(r *http.Request) bool {
 	_ = json.Unmarshal(body, &msg)
 	return msg.Method == "initialize"
 }
+
+// Vanish makes the server disappear mid-session: new connections are
+// refused and open ones cut. (httptest's Close would wait for the client's
+// open event stream.)
+func (h *httpServer) Vanish() {
+	h.Listener.Close()
+	h.CloseClientConnections()
+}

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/tool"
@@ -146,7 +145,7 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (tool.Result, err
 func (t *Tool) call(ctx context.Context, args json.RawMessage) tool.Result {
 	c, err := t.pool.acquire(t.target)
 	if err != nil {
-		return tool.Errorf(err.Error())
+		return tool.Errorf(t.describeError(ctx, ctx, err))
 	}
 	defer t.pool.release(c)
 
@@ -163,18 +162,21 @@ func (t *Tool) call(ctx context.Context, args json.RawMessage) tool.Result {
 }
 
 // describeError words a failed call for the model: what the server said for
-// a JSON-RPC error, a timeout as such, and otherwise that the server could
-// not be reached.
+// a JSON-RPC error, a timeout as such, and otherwise only that the server
+// cannot be reached. Transport details (resolved addresses, the outbound
+// policy's reasons) go to the log, not into the dialog.
 func (t *Tool) describeError(ctx, callCtx context.Context, err error) string {
-	var rpcErr *jsonrpc.Error
+	rpcErr, answered := serverError(err)
 	switch {
-	case errors.As(err, &rpcErr):
+	case answered:
 		return fmt.Sprintf("MCP server %q rejected the call to %q: %s (code %d)", t.target.server.Name, t.remote, rpcErr.Message, rpcErr.Code)
+	case errors.Is(err, ErrClosed):
+		return fmt.Sprintf("MCP server %q is closed: the platform is shutting down", t.target.server.Name)
 	case ctx.Err() == nil && callCtx.Err() != nil:
 		return fmt.Sprintf("MCP tool %q of server %q did not answer within %s", t.remote, t.target.server.Name, t.target.timeout)
 	case ctx.Err() != nil:
 		return fmt.Sprintf("MCP tool %q of server %q was cancelled", t.remote, t.target.server.Name)
 	}
 	t.pool.opts.Logger.Warn("mcp call failed", "tenant", t.target.tenantID, "server", t.target.server.Name, "tool", t.remote, "error", t.target.redact.redact(err.Error()))
-	return fmt.Sprintf("MCP server %q is unavailable: %s", t.target.server.Name, err.Error())
+	return fmt.Sprintf("MCP server %q is unavailable right now; the call to %q did not run or its answer was lost", t.target.server.Name, t.remote)
 }
