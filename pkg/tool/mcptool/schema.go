@@ -1,9 +1,10 @@
 package mcptool
 
 import (
+	"context"
 	"encoding/json"
 
-	"github.com/xeipuuv/gojsonschema"
+	"github.com/parleyhq/parley/pkg/tool"
 )
 
 // permissiveSchema stands in for a server schema that cannot be used: the
@@ -12,9 +13,14 @@ var permissiveSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // normalizeSchema makes a server's input schema fit a tool definition: a
 // JSON object schema with "type": "object" and "properties", without the
-// "$schema" marker that some providers reject. A schema the argument
-// validator in pkg/tool cannot compile is replaced by permissiveSchema, so one
-// odd tool cannot break the whole tool set of a dialog; ok reports that.
+// "$schema" marker that some providers reject.
+//
+// A schema that pkg/tool would refuse is replaced by permissiveSchema, so one
+// odd tool cannot break the whole tool set of a dialog; ok reports that. The
+// check is pkg/tool's own (tool.NewSet): it refuses references outside the
+// schema before compiling, because the schema library would fetch a remote
+// $ref itself, past pkg/outbound, letting a server make Parley request
+// internal addresses.
 func normalizeSchema(schema any) (out json.RawMessage, ok bool) {
 	raw, err := json.Marshal(schema)
 	if err != nil {
@@ -33,8 +39,19 @@ func normalizeSchema(schema any) (out json.RawMessage, ok bool) {
 	if err != nil {
 		return permissiveSchema, false
 	}
-	if _, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(out)); err != nil {
+	if _, err := tool.NewSet(nil, schemaProbe(out)); err != nil {
 		return permissiveSchema, false
 	}
 	return out, true
+}
+
+// schemaProbe is a tool that exists only to have its schema checked.
+type schemaProbe json.RawMessage
+
+func (p schemaProbe) Definition() tool.Definition {
+	return tool.Definition{Name: "probe", Parameters: json.RawMessage(p)}
+}
+
+func (schemaProbe) Call(context.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Result{}, nil
 }
