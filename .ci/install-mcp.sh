@@ -18,6 +18,10 @@ if [ -x "$bin" ] && [ "$(cat "$prefix/.version" 2>/dev/null)" = "$version" ]; th
   exit 0
 fi
 mkdir -p "$prefix"
-npm install --silent --no-audit --no-fund --prefix "$prefix" "@modelcontextprotocol/server-everything@$version"
+# A registry outage should cost these suites (they skip, saying why), not the whole CI run.
+if ! npm install --silent --no-audit --no-fund --prefix "$prefix" "@modelcontextprotocol/server-everything@$version"; then
+  echo "install-mcp: WARNING: npm install failed; the server-everything suites will skip"
+  exit 0
+fi
 echo "$version" >"$prefix/.version"
 echo "install-mcp: installed server-everything $version under $prefix"

@@ -5,7 +5,7 @@
 // One Pool per process, built in cmd/parley and closed on shutdown:
 //
 //	pool := mcptool.New(mcptool.Options{
-//		HTTPClient: outboundClient,          // pkg/outbound: SSRF-safe
+//		HTTPClient: outboundClient,         // pkg/outbound: SSRF-safe
 //		StdioAllow: settings.MCPStdioAllow, // PARLEY_MCP_STDIO_ALLOW
 //	})
 //	defer pool.Close()
@@ -38,7 +38,8 @@
 // closes after Options.IdleTimeout unused.
 //
 // Header and env values may hold {{var}} and {{secrets.NAME}} placeholders,
-// filled from the dialog's botconfig.Vars; a value with a line break after
+// filled from the dialog's botconfig.Vars with botconfig's escapes ("{{{{"
+// for a literal "{{", "<<" for "<"); a value with a line break after
 // substitution is refused. Secret values are redacted from results and
 // errors, since a server may echo them back.
 //
