@@ -145,6 +145,9 @@ func (c *conn) open(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, err
 	}
 	client := mcp.NewClient(c.pool.impl, &mcp.ClientOptions{
+		// Parley offers servers nothing back: no roots (a tenant's server has
+		// no business with the platform's files), no sampling, no elicitation.
+		Capabilities:           &mcp.ClientCapabilities{},
 		Logger:                 c.pool.opts.Logger,
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.forgetTools() },
 	})
