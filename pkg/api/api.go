@@ -30,6 +30,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// Web is the static tree served at "/" (web.Files()). Nil serves no page.
 	Web fs.FS
+	// Runtime answers dialogs. Nil makes one without a language model:
+	// dialogs work, and each reply is an error event saying so.
+	Runtime *platform.Runtime
 }
 
 // Handler is Parley's HTTP API. It is an http.Handler.
@@ -79,6 +82,7 @@ func (h *Handler) Routes() []Route {
 // server holds what handlers share.
 type server struct {
 	platform    *platform.Service
+	runtime     *platform.Runtime
 	log         *slog.Logger
 	registry    *prometheus.Registry
 	metrics     *httpMetrics
@@ -89,6 +93,7 @@ type server struct {
 func newServer(opts Options) (*server, error) {
 	s := &server{
 		platform: opts.Platform,
+		runtime:  opts.Runtime,
 		log:      opts.Logger,
 		registry: opts.Metrics,
 		maxBody:  opts.MaxBodyBytes,

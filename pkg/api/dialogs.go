@@ -45,7 +45,12 @@ const defaultPing = 15 * time.Second
 // four bytes each, escaped, in a JSON envelope.
 const defaultMaxMessageBody = 512 << 10
 
-func newDialogAPI(s *server, rt *platform.Runtime) *dialogAPI {
+func newDialogAPI(s *server) *dialogAPI {
+	rt := s.runtime
+	if rt == nil && s.platform != nil {
+		// NewRuntime fails only without a service.
+		rt, _ = platform.NewRuntime(s.platform, platform.RuntimeOptions{})
+	}
 	return &dialogAPI{server: s, rt: rt, ping: defaultPing, maxMessageBody: defaultMaxMessageBody}
 }
 

@@ -32,6 +32,9 @@ type access struct {
 	any      bool // any valid credential
 	platform bool // the platform token only
 	minRank  int  // otherwise: this role or better in the route's tenant
+	// chat also lets chat-scoped keys in; a publishable key only with its
+	// Origin, which these requests do not send.
+	chat bool
 }
 
 var (
@@ -41,6 +44,9 @@ var (
 )
 
 func role(rank int) access { return access{minRank: rank} }
+
+// chatOr is a dialog route: chat-scoped keys, or this role or better.
+func chatOr(rank int) access { return access{minRank: rank, chat: true} }
 
 // tenantFixture is one tenant's resources as routes name them.
 type tenantFixture struct {
@@ -128,6 +134,30 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/bots/:bot/publish", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/publish", apiclient.PublishRequest{Version: 1}
 		}},
+		{"POST", "/v1/tenants/:tenant/bots/:bot/dialogs", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			w.mustPublish(t, f)
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/dialogs", map[string]any{"user_id": "u1"}
+		}},
+		{"GET", "/v1/tenants/:tenant/dialogs", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/dialogs/:dialog", chatOr(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f), nil
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/messages", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/messages", map[string]any{"text": "hello"}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/tool-results", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustPausedDialog(t, f, "client") + "/tool-results",
+				map[string]any{"results": []map[string]any{{"id": "call_1", "content": "here"}}}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/confirmations", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustPausedDialog(t, f, "confirmation") + "/confirmations",
+				map[string]any{"id": "call_1", "approved": false}
+		}},
+		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
+		}},
 	}
 }
 
@@ -141,7 +171,9 @@ type caller struct {
 	valid bool
 	// platform is the operator; otherTenant belongs to tenant beta only.
 	platform, otherTenant bool
-	rank                  int
+	// pk is a publishable key, bound to browser origins.
+	pk   bool
+	rank int
 }
 
 // world is two tenants, alpha and beta, each with a bot, a key and a secret,
@@ -150,6 +182,7 @@ type world struct {
 	*env
 	alpha, beta tenantFixture
 	callers     []caller
+	st          *store.Store
 	n           atomic.Int64
 }
 
@@ -211,7 +244,7 @@ func (w *world) member(t *testing.T, tenant, roleName string) string {
 
 func newWorld(t *testing.T, st *store.Store) *world {
 	t.Helper()
-	w := &world{env: newEnv(t, st)}
+	w := &world{env: newEnv(t, st), st: st}
 	w.alpha, w.beta = w.mustTenant(t, "alpha"), w.mustTenant(t, "beta")
 	constant := func(s string) func(*testing.T) string { return func(*testing.T) string { return s } }
 	revoked := w.mustKey(t, "alpha", platform.APIKeyInput{Name: "revoked", Scopes: []string{"admin"}})
@@ -227,7 +260,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		{name: "the platform token", token: constant(testPlatformToken), valid: true, platform: true},
 		{name: "alpha's admin-scoped key", token: constant(w.alpha.adminKey), valid: true, rank: rankAdmin},
 		{name: "alpha's chat-scoped key", token: constant(chatKey.Key), valid: true, rank: rankChat},
-		{name: "alpha's publishable key", token: constant(pk.Key), valid: true, rank: rankChat},
+		{name: "alpha's publishable key", token: constant(pk.Key), valid: true, rank: rankChat, pk: true},
 		{name: "alpha's owner session", token: w.session(w.member(t, "alpha", "owner")), valid: true, rank: rankOwner},
 		{name: "alpha's admin session", token: w.session(w.member(t, "alpha", "admin")), valid: true, rank: rankAdmin},
 		{name: "alpha's editor session", token: w.session(w.member(t, "alpha", "editor")), valid: true, rank: rankEditor},
@@ -251,6 +284,10 @@ func expect(r routeCase, c caller) int {
 		return http.StatusForbidden
 	case c.otherTenant:
 		return http.StatusNotFound
+	case r.need.chat && c.rank == rankChat && c.pk:
+		return http.StatusForbidden
+	case r.need.chat && c.rank == rankChat:
+		return http.StatusOK
 	case c.rank < r.need.minRank:
 		return http.StatusForbidden
 	default:
@@ -368,4 +405,39 @@ func TestEveryRouteIsInTheIsolationTable(t *testing.T) {
 	}
 	sort.Strings(registered)
 	t.Logf("%d routes: %s", len(registered), strings.Join(registered, ", "))
+}
+
+// mustPublish makes version 1 of the fixture's bot live, so dialogs can
+// start.
+func (w *world) mustPublish(t *testing.T, f tenantFixture) {
+	t.Helper()
+	if _, err := w.svc.Publish(context.Background(), platform.Operator(), f.slug, f.botSlug, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustDialog starts a dialog with the fixture's bot as its admin.
+func (w *world) mustDialog(t *testing.T, f tenantFixture) string {
+	t.Helper()
+	w.mustPublish(t, f)
+	var d struct {
+		ID string `json:"id"`
+	}
+	err := w.client(f.adminKey).Do(context.Background(), "POST", "/v1/tenants/"+f.slug+"/bots/"+f.botSlug+"/dialogs", map[string]any{}, &d)
+	if err != nil || d.ID == "" {
+		t.Fatalf("create dialog: %v", err)
+	}
+	return d.ID
+}
+
+// mustPausedDialog starts a dialog paused on call_1, as a run waiting for
+// a client tool's result or a confirmation leaves it.
+func (w *world) mustPausedDialog(t *testing.T, f tenantFixture, kind string) string {
+	t.Helper()
+	id := w.mustDialog(t, f)
+	state := `{"messages":null,"pending":[{"id":"call_1","name":"current_time","arguments":{},"kind":"` + kind + `"}]}`
+	if err := w.st.SaveDialogState(context.Background(), mustTenantID(t, w, f.slug), id, store.DialogPaused, state); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -51,5 +51,13 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/bots/:bot/versions", s.listVersions)
 	t.GET("/bots/:bot/versions/:n", s.getVersion)
 	t.POST("/bots/:bot/publish", s.publish)
-	// Dialog, message and usage routes join this group in a later issue.
+
+	d := newDialogAPI(s)
+	t.POST("/bots/:bot/dialogs", d.createDialog)
+	t.GET("/dialogs", d.listDialogs)
+	t.GET("/dialogs/:dialog", d.getDialog)
+	t.POST("/dialogs/:dialog/messages", d.postMessage)
+	t.POST("/dialogs/:dialog/tool-results", d.postToolResults)
+	t.POST("/dialogs/:dialog/confirmations", d.postConfirmation)
+	t.GET("/usage", d.usage)
 }

@@ -319,12 +319,11 @@ func (r *Runtime) chatDialog(ctx context.Context, p *Principal, tenant, dialog, 
 	if err != nil {
 		return nil, r.svc.storeErr(ctx, "get dialog", "dialog", "", err)
 	}
+	if p.KeyKind == auth.KindPublishable && p.BotID != d.BotID {
+		// A widget key must not learn that another bot's dialog exists.
+		return nil, notFound("dialog")
+	}
 	if _, err := r.svc.AuthorizeChat(ctx, p, t.ID, d.BotID, origin); err != nil {
-		var pe *Error
-		if errors.As(err, &pe) && pe.Code == CodeForbidden {
-			// A widget key must not learn that another bot's dialog exists.
-			return nil, notFound("dialog")
-		}
 		return nil, err
 	}
 	return d, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
@@ -30,14 +31,15 @@ import (
 // model, the tools' network access and the limits.
 type RuntimeOptions struct {
 	// Provider answers every model call (the server's configured
-	// OpenAI-compatible API). Without one, dialogs can be created and read
-	// but not answered.
+	// OpenAI-compatible API). Without one, messages are stored and their
+	// runs end with an error event saying no model is available.
 	Provider llm.Provider
 	// DefaultModel is used when a bot's config names none.
 	DefaultModel string
 	// Catalog gives context windows and prices; default configs.Models().
 	Catalog *llm.Catalog
-	// HTTPClient is the SSRF-safe client (outbound.NewClient) for HTTP tools.
+	// HTTPClient is the SSRF-safe client (outbound.NewClient) for HTTP
+	// tools; default one with the default policy.
 	HTTPClient *http.Client
 	// HTTP tunes HTTP tools.
 	HTTP httptool.Options
@@ -90,6 +92,11 @@ func NewRuntime(svc *Service, opts RuntimeOptions) (*Runtime, error) {
 	}
 	if opts.Natives == nil {
 		opts.Natives = builtin.NewRegistry()
+	}
+	if opts.HTTPClient == nil {
+		// Tenant URLs only ever go through the SSRF-safe client; without
+		// the operator's exceptions it reaches public addresses only.
+		opts.HTTPClient = outbound.NewClient(outbound.Policy{}, outbound.Options{})
 	}
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = time.Minute
@@ -307,6 +314,9 @@ func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, orig
 	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
 }
 
+// errNoProvider stops runs on a server configured without a model.
+var errNoProvider = errors.New("platform: no language model is configured (RuntimeOptions.Provider is nil)")
+
 // errBusy is the answer when another process is answering the dialog.
 func errBusy() *Error {
 	return errorf(CodeConflict, "a reply to this dialog is being generated elsewhere; retry when it is done")
@@ -521,10 +531,6 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 
 func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error {
 	r := run.r
-	if r.opts.Provider == nil {
-		return &Error{Code: CodeInternal, Message: "no language model is configured",
-			cause: errors.New("platform: RuntimeOptions.Provider is nil")}
-	}
 	d, err := r.svc.store.GetDialog(ctx, tenantID, dialogID)
 	if err != nil {
 		return r.svc.storeErr(ctx, "run: dialog", "dialog", "", err)
@@ -614,6 +620,11 @@ func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
 	}
 	models := append([]string{model}, bot.LLM.FallbackModels...)
 	return agent.ResolverFunc(func(ctx context.Context, info agent.ResolveInfo) (agent.Choice, error) {
+		if r.opts.Provider == nil {
+			// The user's text is stored all the same; the reply is an error
+			// event saying no model is available.
+			return agent.Choice{}, errNoProvider
+		}
 		if info.Attempt >= len(models) {
 			return agent.Choice{}, agent.ErrNoFallback
 		}
