@@ -70,7 +70,7 @@ func (p *Pool) resolve(tenantID string, server botconfig.MCPServer, vars botconf
 		return nil, fmt.Errorf("mcp server %q: unknown transport %q (want http, sse or stdio)", server.Name, server.Transport)
 	}
 	t.redact = newRedactor(used)
-	t.key = tenantID + "/" + server.Name + "/" + fingerprint(server, headers, t.env)
+	t.key = fingerprint(tenantID, server, headers, t.env)
 	return t, nil
 }
 
@@ -104,13 +104,14 @@ func (p *Pool) allowStdio(server botconfig.MCPServer) error {
 	return fmt.Errorf("mcp server %q: stdio command %q is not on the operator's allowlist (PARLEY_MCP_STDIO_ALLOW)", server.Name, line)
 }
 
-func fingerprint(server botconfig.MCPServer, headers, env map[string]string) string {
-	// encoding/json sorts map keys, so equal configs hash equally.
+func fingerprint(tenantID string, server botconfig.MCPServer, headers, env map[string]string) string {
+	// encoding/json sorts map keys and quotes every field, so equal inputs
+	// hash equally and no two inputs run together.
 	b, _ := json.Marshal(struct {
-		Name, Transport, URL, Command string
-		Args                          []string
-		Headers, Env                  map[string]string
-	}{server.Name, server.Transport, server.URL, server.Command, server.Args, headers, env})
+		Tenant, Name, Transport, URL, Command string
+		Args                                  []string
+		Headers, Env                          map[string]string
+	}{tenantID, server.Name, server.Transport, server.URL, server.Command, server.Args, headers, env})
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
+	return hex.EncodeToString(sum[:16])
 }
