@@ -1,0 +1,314 @@
+package api_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+func twoToolTurn(e *chatEnv) {
+	e.llm.Enqueue(
+		llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{
+			{ID: "c1", Name: "lookup_order", Arguments: `{"order":"A7"}`},
+			{ID: "c2", Name: "check_stock", Arguments: `{"item":"tent"}`}}},
+		llmtest.ServerReply{Text: "A7 shipped and tents are in stock."},
+	)
+}
+
+func TestAStreamedTwoToolTurn(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		d := e.dialog(t)
+		twoToolTurn(e)
+		r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"A7? tents?"}`, "Accept", "text/event-stream")
+		if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("status %d, content type %q: %s", r.StatusCode, r.Header.Get("Content-Type"), r.body)
+		}
+		evs := readSSE(t, r.body)
+		t.Run("the events arrive in order", func(t *testing.T) {
+			want := "dialog message turn_start message tool_call tool_call message tool_result message tool_result turn_end " +
+				"turn_start text_delta… message turn_end done"
+			if got := types(evs); got != want {
+				t.Fatalf("events\n got %s\nwant %s", got, want)
+			}
+		})
+		t.Run("the dialog event names the dialog and the last event is done", func(t *testing.T) {
+			if evs[0].data["dialog_id"] != d {
+				t.Fatalf("dialog event %v", evs[0].data)
+			}
+			last := evs[len(evs)-1].data
+			if last["stop_reason"] != "completed" || last["text"] != "A7 shipped and tents are in stock." {
+				t.Fatalf("done %v", last)
+			}
+		})
+		t.Run("tool calls carry object arguments and results their content", func(t *testing.T) {
+			for _, ev := range evs {
+				if ev.typ == "tool_call" {
+					if _, ok := ev.data["arguments"].(map[string]any); !ok {
+						t.Fatalf("tool_call %v", ev.data)
+					}
+				}
+				if ev.typ == "tool_result" && ev.data["name"] == "lookup_order" && !strings.Contains(strings.ReplaceAll(ev.data["content"].(string), " ", ""), `"auth_ok":true`) {
+					t.Fatalf("tool_result %v", ev.data)
+				}
+			}
+		})
+		t.Run("the secret never reaches the stream", func(t *testing.T) {
+			if strings.Contains(r.body, chatSecret) {
+				t.Fatal("the stream holds the secret")
+			}
+		})
+		t.Run("the dialog holds the messages and tool calls", func(t *testing.T) {
+			g := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "")
+			var got platform.DialogDetail
+			if err := json.Unmarshal([]byte(g.body), &got); err != nil || g.StatusCode != 200 {
+				t.Fatalf("%d %s", g.StatusCode, g.body)
+			}
+			if len(got.Messages) != 5 || len(got.ToolCalls) != 2 || got.Messages[4].Version != 1 {
+				t.Fatalf("dialog %+v", got)
+			}
+		})
+	})
+}
+
+func TestTheSameTurnAsJSON(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		d := e.dialog(t)
+		twoToolTurn(e)
+		r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"A7? tents?"}`)
+		if r.StatusCode != http.StatusOK {
+			t.Fatalf("%d %s", r.StatusCode, r.body)
+		}
+		var turn platform.Turn
+		if err := json.Unmarshal([]byte(r.body), &turn); err != nil {
+			t.Fatal(err)
+		}
+		kinds := []string{}
+		for _, m := range turn.Messages {
+			kinds = append(kinds, m.Kind)
+		}
+		if strings.Join(kinds, " ") != "user assistant tool_result tool_result assistant" {
+			t.Fatalf("messages %v", kinds)
+		}
+		if turn.Done == nil || turn.Done.Text != "A7 shipped and tents are in stock." || turn.DialogID != d {
+			t.Fatalf("turn %+v", turn)
+		}
+	})
+}
+
+func TestPauseAndResumeOverHTTP(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		t.Run("a client tool result resumes the dialog", func(t *testing.T) {
+			d := e.dialog(t)
+			e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "g1", Name: "locate", Arguments: `{}`}}},
+				llmtest.ServerReply{Text: "You are in Oslo."})
+			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"where am I?"}`, "Accept", "text/event-stream")
+			if !strings.Contains(types(readSSE(t, r.body)), "client_tool_request turn_end done") {
+				t.Fatalf("stream %s", r.body)
+			}
+			r = e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/tool-results", e.key, `{"results":[{"id":"g1","content":"{\"city\":\"Oslo\"}"}]}`)
+			var turn platform.Turn
+			json.Unmarshal([]byte(r.body), &turn)
+			if r.StatusCode != 200 || turn.Done == nil || turn.Done.Text != "You are in Oslo." {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
+		t.Run("results for a dialog that waits for nothing are a conflict", func(t *testing.T) {
+			d := e.dialog(t)
+			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/tool-results", e.key, `{"results":[{"id":"zz","content":"x"}]}`)
+			if r.StatusCode != http.StatusConflict {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
+		t.Run("an approved confirmation runs the call", func(t *testing.T) {
+			d := e.dialog(t)
+			e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "k1", Name: "cancel_order", Arguments: `{"order":"Z9"}`}}},
+				llmtest.ServerReply{Text: "Cancelled Z9."})
+			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"cancel Z9"}`)
+			if !strings.Contains(r.body, `"kind":"confirmation"`) || e.shopCalls("POST /orders/Z9/cancel") != 0 {
+				t.Fatalf("%s", r.body)
+			}
+			r = e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/confirmations", e.key, `{"id":"k1"}`)
+			if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, "/approved") {
+				t.Fatalf("a confirmation without approved: %d %s", r.StatusCode, r.body)
+			}
+			r = e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/confirmations", e.key, `{"id":"k1","approved":true}`)
+			if r.StatusCode != 200 || !strings.Contains(r.body, "Cancelled Z9.") || e.shopCalls("POST /orders/Z9/cancel") != 1 {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
+	})
+}
+
+func TestHandoffOverHTTP(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		d := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
+		r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"a person please"}`)
+		if !strings.Contains(r.body, `"stop_reason":"handoff"`) {
+			t.Fatalf("%s", r.body)
+		}
+		before := len(e.llm.Requests())
+		r = e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"still there?"}`, "Accept", "text/event-stream")
+		if got := types(readSSE(t, r.body)); got != "dialog message done" || len(e.llm.Requests()) != before {
+			t.Fatalf("after handoff: %s (model asked %d more times)", got, len(e.llm.Requests())-before)
+		}
+		r = e.raw(t, "GET", "/v1/tenants/shop/dialogs?status=handoff", e.key, "")
+		if !strings.Contains(r.body, d) {
+			t.Fatalf("handoff list %s", r.body)
+		}
+	})
+}
+
+func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
+	cases := []struct {
+		name   string
+		limits platform.Limits
+	}{
+		{"a key over its message rate", platform.Limits{KeyRate: 0.01, KeyBurst: 1}},
+		{"a tenant over its rate", platform.Limits{TenantRate: 0.01, TenantBurst: 1}},
+		{"a tenant over its daily tokens", platform.Limits{DailyTokens: 5}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachChat(t, tc.limits, func(t *testing.T, e *chatEnv) {
+				d := e.dialog(t)
+				e.llm.Enqueue(llmtest.ServerReply{Text: "first"})
+				if r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"1"}`); r.StatusCode != 200 {
+					t.Fatalf("first: %d %s", r.StatusCode, r.body)
+				}
+				r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"2"}`, "Accept", "text/event-stream")
+				secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
+				if r.StatusCode != http.StatusTooManyRequests || err != nil || secs < 1 || !strings.Contains(r.body, `"rate_limited"`) {
+					t.Fatalf("second: %d Retry-After %q: %s", r.StatusCode, r.Header.Get("Retry-After"), r.body)
+				}
+			})
+		})
+	}
+}
+
+func TestIdempotencyKeys(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		send := func(d, key, body string, headers ...string) rawResponse {
+			return e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, body, append([]string{"Idempotency-Key", key}, headers...)...)
+		}
+		for _, form := range []struct{ name, accept string }{{"JSON", "application/json"}, {"SSE", "text/event-stream"}} {
+			t.Run("a retried "+form.name+" message replays the first response and runs once", func(t *testing.T) {
+				d := e.dialog(t)
+				e.llm.Enqueue(llmtest.ServerReply{Text: "Only once."})
+				before := len(e.llm.Requests())
+				first := send(d, "key-"+form.name, `{"text":"hi"}`, "Accept", form.accept)
+				again := send(d, "key-"+form.name, `{"text":"hi"}`, "Accept", form.accept)
+				if first.StatusCode != 200 || again.StatusCode != first.StatusCode || again.body != first.body {
+					t.Fatalf("first %d %q\nagain %d %q", first.StatusCode, first.body, again.StatusCode, again.body)
+				}
+				if again.Header.Get("Idempotent-Replayed") != "true" || len(e.llm.Requests()) != before+1 {
+					t.Fatalf("replayed %q, model calls %d", again.Header.Get("Idempotent-Replayed"), len(e.llm.Requests())-before)
+				}
+				var dd platform.DialogDetail
+				json.Unmarshal([]byte(e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "").body), &dd)
+				if len(dd.Messages) != 2 {
+					t.Fatalf("%d messages stored", len(dd.Messages))
+				}
+			})
+		}
+		t.Run("the same key on another request is 422", func(t *testing.T) {
+			d := e.dialog(t)
+			e.llm.Enqueue(llmtest.ServerReply{Text: "ok"})
+			send(d, "reused", `{"text":"one"}`)
+			if r := send(d, "reused", `{"text":"two"}`); r.StatusCode != http.StatusUnprocessableEntity {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
+		t.Run("a refused request frees its key for the retry", func(t *testing.T) {
+			d := e.dialog(t)
+			if r := send(d, "refused", `{"text":""}`); r.StatusCode != http.StatusUnprocessableEntity {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+			e.llm.Enqueue(llmtest.ServerReply{Text: "ok"})
+			if r := send(d, "refused", `{"text":"now with text"}`); r.StatusCode != 200 {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
+		t.Run("a duplicate while the first still runs is 409", func(t *testing.T) {
+			d := e.dialog(t)
+			e.llm.Enqueue(llmtest.ServerReply{Text: "slow", Fault: &llmtest.Fault{Latency: 500 * time.Millisecond}})
+			var wg sync.WaitGroup
+			var first rawResponse
+			before := len(e.llm.Requests())
+			wg.Go(func() { first = send(d, "dup", `{"text":"hi"}`) })
+			for len(e.llm.Requests()) == before {
+				time.Sleep(2 * time.Millisecond)
+			}
+			dup := send(d, "dup", `{"text":"hi"}`)
+			wg.Wait()
+			if dup.StatusCode != http.StatusConflict || first.StatusCode != 200 {
+				t.Fatalf("first %d, duplicate %d %s", first.StatusCode, dup.StatusCode, dup.body)
+			}
+		})
+	})
+}
+
+func TestDialogEdgeCases(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		d := e.dialog(t)
+		t.Run("the user message is stored even when the model fails", func(t *testing.T) {
+			e.llm.Enqueue(llmtest.ServerFailure(), llmtest.ServerFailure(), llmtest.ServerFailure(), llmtest.ServerFailure())
+			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"are you there?"}`, "Accept", "text/event-stream")
+			evs := readSSE(t, r.body)
+			if got := types(evs); !strings.HasSuffix(got, "error done") {
+				t.Fatalf("events %s", got)
+			}
+			var dd platform.DialogDetail
+			json.Unmarshal([]byte(e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "").body), &dd)
+			if len(dd.Messages) == 0 || dd.Messages[0].Text != "are you there?" || dd.Messages[0].Status != "complete" {
+				t.Fatalf("messages %+v", dd.Messages)
+			}
+		})
+		t.Run("another tenant's dialog is 404", func(t *testing.T) {
+			other := e.mustCreateTenant(t, "other")
+			for _, path := range []string{"/v1/tenants/other/dialogs/" + d, "/v1/tenants/shop/dialogs/" + d} {
+				if r := e.raw(t, "GET", path, other, ""); r.StatusCode != http.StatusNotFound {
+					t.Fatalf("GET %s: %d %s", path, r.StatusCode, r.body)
+				}
+				if r := e.raw(t, "POST", path+"/messages", other, `{"text":"hi"}`); r.StatusCode != http.StatusNotFound {
+					t.Fatalf("POST %s: %d %s", path, r.StatusCode, r.body)
+				}
+			}
+		})
+		t.Run("an oversized message is 413 before anything is stored", func(t *testing.T) {
+			big := `{"text":"` + strings.Repeat("x", 600<<10) + `"}`
+			if r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, big); r.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Fatalf("%d %s", r.StatusCode, r.body[:min(200, len(r.body))])
+			}
+		})
+		t.Run("a message over the length limit is 422 at /text", func(t *testing.T) {
+			long := `{"text":"` + strings.Repeat("y", platform.MaxMessageChars+1) + `"}`
+			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, long)
+			if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"/text"`) {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
+		t.Run("unknown context variables are 422 with their pointers", func(t *testing.T) {
+			r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", e.key, `{"context":{"nope":"x"}}`)
+			if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"/context/nope"`) {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
+		t.Run("usage reports the tenant's tokens by bot", func(t *testing.T) {
+			r := e.raw(t, "GET", "/v1/tenants/shop/usage?group_by=bot", e.key, "")
+			if r.StatusCode != 200 || !strings.Contains(r.body, `"group_by":"bot"`) {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+			if r := e.raw(t, "GET", "/v1/tenants/shop/usage?group_by=week", e.key, ""); r.StatusCode != http.StatusUnprocessableEntity {
+				t.Fatalf("group_by=week: %d %s", r.StatusCode, r.body)
+			}
+		})
+	})
+}
