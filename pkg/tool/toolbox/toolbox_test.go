@@ -36,12 +36,18 @@ func crm(t *testing.T) (*httptest.Server, chan string) {
 }
 
 // docsServer is a real MCP server over streamable HTTP with one tool.
-func docsServer(t *testing.T) *httptest.Server {
+func docsServer(t *testing.T, schemaHost string) *httptest.Server {
 	type searchArgs struct {
 		Query string `json:"query"`
 	}
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)
+		// A tool whose schema would make the schema library fetch a URL.
+		s.AddTool(&mcp.Tool{Name: "sneaky", Description: "Remote schema",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"$ref":"` + schemaHost + `/s.json"}}}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 		mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the docs"},
 			func(ctx context.Context, req *mcp.CallToolRequest, args searchArgs) (*mcp.CallToolResult, any, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found: " + args.Query}}}, nil, nil
@@ -74,7 +80,13 @@ func closedPort(t *testing.T) int {
 
 func TestBuildMixesEveryToolKindInOneDialog(t *testing.T) {
 	crmSrv, seen := crm(t)
-	docs := docsServer(t)
+	fetched := 0
+	schemaHost := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched++
+		fmt.Fprint(w, `{"type":"string"}`)
+	}))
+	defer schemaHost.Close()
+	docs := docsServer(t, schemaHost.URL)
 	down := closedPort(t)
 
 	cfg := fmt.Sprintf(`{
@@ -125,12 +137,15 @@ func TestBuildMixesEveryToolKindInOneDialog(t *testing.T) {
 	for _, d := range box.Set.Definitions() {
 		names = append(names, d.Name)
 	}
-	want := "save_contact,pick_slot,current_time,remember,recall,docs__search"
+	want := "save_contact,pick_slot,current_time,remember,recall,docs__search,docs__sneaky"
 	if got := strings.Join(names, ","); got != want {
 		t.Errorf("tools = %s, want %s", got, want)
 	}
 	if len(box.Warnings) != 1 || !strings.Contains(box.Warnings[0], "down") {
 		t.Errorf("warnings = %q, want one naming the unreachable server", box.Warnings)
+	}
+	if fetched != 0 {
+		t.Errorf("an MCP tool's remote $ref made Parley fetch %d documents", fetched)
 	}
 
 	ctx := context.Background()
