@@ -13,8 +13,11 @@ import (
 
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/tool/mcptool"
 	"github.com/parleyhq/parley/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -49,10 +52,26 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	defer d.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	handler, err := api.New(api.Options{Platform: d.platform, Logger: d.log, Metrics: reg, Web: web.Files()})
+	rt, closeTools, err := openRuntime(d)
 	if err != nil {
 		return err
 	}
+	defer closeTools()
+	handler, err := api.New(api.Options{Platform: d.platform, Runtime: rt, Logger: d.log, Metrics: reg, Web: web.Files()})
+	if err != nil {
+		return err
+	}
+	// Running loops do not end with their requests (a reply is stored even
+	// when its client left), so stopping cancels them: each open stream
+	// gets a final error event and the requests can finish.
+	stopped := context.AfterFunc(ctx, func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := rt.Shutdown(stopCtx); err != nil {
+			d.log.Warn("dialog runs still going at shutdown", "err", err)
+		}
+	})
+	defer stopped()
 	ln, err := net.Listen("tcp", d.settings.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", d.settings.Addr, err)
@@ -60,6 +79,30 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	m.announce(d.store, d.where, ln.Addr().String())
 	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect())
 	return runServer(ctx, ln, handler, d.log)
+}
+
+// openRuntime builds what answers dialogs: the configured
+// OpenAI-compatible provider, and the SSRF-safe client and MCP pool that
+// tenant tools use. The returned func closes the MCP connections.
+func openRuntime(d *data) (*platform.Runtime, func() error, error) {
+	s := d.settings
+	policy, err := outbound.ParsePolicy(s.OutboundAllow, s.OutboundPorts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("outbound policy (PARLEY_OUTBOUND_ALLOW, PARLEY_OUTBOUND_PORTS): %w", err)
+	}
+	client := outbound.NewClient(policy, outbound.Options{})
+	provider, err := openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey, Logger: d.log})
+	if err != nil {
+		return nil, nil, fmt.Errorf("LLM provider (PARLEY_LLM_BASE_URL): %w", err)
+	}
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow})
+	rt, err := platform.NewRuntime(d.platform, platform.RuntimeOptions{Provider: provider, DefaultModel: s.LLMModel,
+		HTTPClient: client, MCP: pool})
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return rt, pool.Close, nil
 }
 
 // data is what the commands that touch tenants work with: the settings,

@@ -614,23 +614,19 @@ func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, tools *to
 // resolver uses the bot's model (or the server's default), then its
 // fallback models after retryable failures, each with its catalog window.
 func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
+	if r.opts.Provider == nil {
+		// The user's text is stored all the same; the reply is an error
+		// event saying no model is available.
+		return agent.ResolverFunc(func(context.Context, agent.ResolveInfo) (agent.Choice, error) {
+			return agent.Choice{}, errNoProvider
+		})
+	}
 	model := bot.LLM.Model
 	if model == "" {
 		model = r.opts.DefaultModel
 	}
-	models := append([]string{model}, bot.LLM.FallbackModels...)
-	return agent.ResolverFunc(func(ctx context.Context, info agent.ResolveInfo) (agent.Choice, error) {
-		if r.opts.Provider == nil {
-			// The user's text is stored all the same; the reply is an error
-			// event saying no model is available.
-			return agent.Choice{}, errNoProvider
-		}
-		if info.Attempt >= len(models) {
-			return agent.Choice{}, agent.ErrNoFallback
-		}
-		name := models[info.Attempt]
-		return agent.Choice{Provider: r.opts.Provider, Model: name, ContextWindow: r.opts.Catalog.Info(name).ContextWindow}, nil
-	})
+	window := func(m string) int { return r.opts.Catalog.Info(m).ContextWindow }
+	return agent.Fallback(r.opts.Provider, window, append([]string{model}, bot.LLM.FallbackModels...)...)
 }
 
 // renew keeps the lease while the run lasts; losing it (this process
