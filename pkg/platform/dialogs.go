@@ -274,6 +274,9 @@ func (r *Runtime) GetDialog(ctx context.Context, p *Principal, tenant, dialog, o
 	if err != nil {
 		return DialogDetail{}, r.svc.internal(ctx, "get dialog: messages", err)
 	}
+	if err := r.settleAbandoned(ctx, d, msgs); err != nil {
+		return DialogDetail{}, err
+	}
 	calls, err := r.svc.store.ListToolCalls(ctx, d.TenantID, d.ID)
 	if err != nil {
 		return DialogDetail{}, r.svc.internal(ctx, "get dialog: tool calls", err)
@@ -290,6 +293,35 @@ func (r *Runtime) GetDialog(ctx context.Context, p *Principal, tenant, dialog, o
 		out.ToolCalls[i] = toolCallView(&calls[i])
 	}
 	return out, nil
+}
+
+// settleAbandoned marks streaming replies interrupted when no live lease
+// stands behind them (their server crashed), so a reader never waits on a
+// reply that will not come. The next run would mark them anyway.
+func (r *Runtime) settleAbandoned(ctx context.Context, d *store.Dialog, msgs []store.Message) error {
+	streaming := false
+	for i := range msgs {
+		streaming = streaming || msgs[i].Status == store.MessageStreaming
+	}
+	if !streaming {
+		return nil
+	}
+	l, err := r.svc.store.GetLease(ctx, d.TenantID, d.ID)
+	switch {
+	case err == nil && l.ExpiresAt.After(r.svc.now()):
+		return nil // a live run is writing them
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return r.svc.internal(ctx, "get dialog: lease", err)
+	}
+	if _, err := r.svc.store.MarkInterrupted(ctx, d.TenantID, d.ID); err != nil {
+		return r.svc.internal(ctx, "get dialog: mark interrupted", err)
+	}
+	for i := range msgs {
+		if msgs[i].Status == store.MessageStreaming {
+			msgs[i].Status = store.MessageInterrupted
+		}
+	}
+	return nil
 }
 
 func (r *Runtime) readableDialog(ctx context.Context, p *Principal, tenant, dialog, origin string) (*store.Dialog, error) {

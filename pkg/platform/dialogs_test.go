@@ -197,7 +197,13 @@ func TestLeases(t *testing.T) {
 			if ok, err := e.store.AcquireLease(ctx, e.tenant.ID, d.ID, "dead-process", e.clock.Now(), time.Minute); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
+			if h := e.history(t, d.ID); h[1] != "assistant:streaming:" {
+				t.Fatalf("while the lease lives the reply looks alive: %q", h)
+			}
 			e.clock.Advance(2 * time.Minute)
+			if h := e.history(t, d.ID); h[1] != "assistant:interrupted:" {
+				t.Fatalf("once the lease expired a reader sees the reply interrupted: %q", h)
+			}
 			e.llm.Enqueue(llmtest.ServerReply{Text: "Back again."})
 			turn, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "second"}, nil)
 			if err != nil || turn.Done.Text != "Back again." {

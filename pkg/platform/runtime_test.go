@@ -263,3 +263,25 @@ func TestLimits(t *testing.T) {
 		})
 	})
 }
+
+func TestAServerWithoutAModelStoresTheMessageAndSaysSo(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		rt, err := platform.NewRuntime(e.svc, platform.RuntimeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, admin := e.tenantWithKey(t, "shop")
+		e.bot(t, admin, "shop", "helper")
+		if _, err := e.svc.Publish(ctx, admin, "shop", "helper", 1); err != nil {
+			t.Fatal(err)
+		}
+		d, err := rt.CreateDialog(ctx, admin, "shop", "helper", platform.CreateDialogInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn, err := rt.SendMessage(ctx, admin, "shop", d.ID, platform.SendInput{Text: "hello"}, nil)
+		if err != nil || turn.Error == nil || turn.Error.Code != "provider_unavailable" || len(turn.Messages) != 1 {
+			t.Fatalf("turn %+v, %v", turn, err)
+		}
+	})
+}

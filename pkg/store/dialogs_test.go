@@ -224,3 +224,31 @@ func TestDialogScoping(t *testing.T) {
 		})
 	})
 }
+
+func TestDequeueMessage(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
+		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
+		t.Run("a queued message that is still last keeps its seq", func(t *testing.T) {
+			q := mustAppend(t, st, d, "user", store.MessageQueued)
+			got, err := st.DequeueMessage(ctx, tn.ID, d.ID, q.ID)
+			if err != nil || got.Seq != q.Seq || got.Status != store.MessageComplete {
+				t.Fatalf("dequeued %+v, %v", got, err)
+			}
+		})
+		t.Run("a queued message overtaken by others moves to the end", func(t *testing.T) {
+			q := mustAppend(t, st, d, "user", store.MessageQueued)
+			later := mustAppend(t, st, d, "assistant", "")
+			got, err := st.DequeueMessage(ctx, tn.ID, d.ID, q.ID)
+			if err != nil || got.Seq <= later.Seq {
+				t.Fatalf("dequeued %+v after %d, %v", got, later.Seq, err)
+			}
+		})
+		t.Run("a message that is not queued cannot be dequeued", func(t *testing.T) {
+			m := mustAppend(t, st, d, "user", "")
+			_, err := st.DequeueMessage(ctx, tn.ID, d.ID, m.ID)
+			wantErr(t, err, store.ErrNotFound)
+		})
+	})
+}
