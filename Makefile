@@ -25,12 +25,23 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) $(PKGS)
 
-# A short fuzzing pass over the parsers; FUZZTIME=5m for a longer one.
+# A short fuzzing pass over every parser; FUZZTIME=5m for a longer one.
 FUZZTIME ?= 20s
+FUZZ_TARGETS := \
+	./pkg/botconfig:FuzzLoad \
+	./pkg/botconfig:FuzzParseTemplate \
+	./pkg/botconfig:FuzzRender \
+	./pkg/outbound:FuzzLegacyIPv4 \
+	./pkg/llm/openai:FuzzNormalizeArguments \
+	./pkg/llm/llmtest:FuzzServerRequest \
+	./pkg/tool/mcptool:FuzzSubstitute \
+	./pkg/api:FuzzSSEFrameRoundTrips
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/botconfig
-	$(GO) test -run '^$$' -fuzz FuzzParseTemplate -fuzztime $(FUZZTIME) ./pkg/botconfig
-	$(GO) test -run '^$$' -fuzz FuzzRender -fuzztime $(FUZZTIME) ./pkg/botconfig
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name in $$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 clean:
 	rm -rf bin
