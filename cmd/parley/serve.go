@@ -52,7 +52,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	defer d.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt, closeTools, err := openRuntime(d)
+	rt, closeTools, err := openRuntime(d, reg)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 // openRuntime builds what answers dialogs: the configured
 // OpenAI-compatible provider, and the SSRF-safe client and MCP pool that
 // tenant tools use. The returned func closes the MCP connections.
-func openRuntime(d *data) (*platform.Runtime, func() error, error) {
+func openRuntime(d *data, reg prometheus.Registerer) (*platform.Runtime, func() error, error) {
 	s := d.settings
 	policy, err := outbound.ParsePolicy(s.OutboundAllow, s.OutboundPorts)
 	if err != nil {
@@ -97,7 +97,7 @@ func openRuntime(d *data) (*platform.Runtime, func() error, error) {
 	}
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow})
 	rt, err := platform.NewRuntime(d.platform, platform.RuntimeOptions{Provider: provider, DefaultModel: s.LLMModel,
-		HTTPClient: client, MCP: pool})
+		HTTPClient: client, MCP: pool, Metrics: reg})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

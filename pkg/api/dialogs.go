@@ -1,12 +1,14 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The wire types of the dialog routes. They belong with the others in
@@ -36,6 +38,8 @@ type dialogAPI struct {
 	ping time.Duration
 	// maxMessageBody caps the body of the routes that run a turn.
 	maxMessageBody int64
+	// streams counts open event streams.
+	streams prometheus.Gauge
 }
 
 // defaultPing is the SSE keep-alive interval of DESIGN.md section 6.
@@ -51,7 +55,15 @@ func newDialogAPI(s *server) *dialogAPI {
 		// NewRuntime fails only without a service.
 		rt, _ = platform.NewRuntime(s.platform, platform.RuntimeOptions{})
 	}
-	return &dialogAPI{server: s, rt: rt, ping: defaultPing, maxMessageBody: defaultMaxMessageBody}
+	streams := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "parley_active_streams", Help: "Event streams (SSE) open right now."})
+	if err := s.registry.Register(streams); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			streams = are.ExistingCollector.(prometheus.Gauge) // a second handler on one registry
+		}
+	}
+	return &dialogAPI{server: s, rt: rt, ping: defaultPing, maxMessageBody: defaultMaxMessageBody, streams: streams}
 }
 
 // fail writes err like server.fail, adding Retry-After to rate limits.

@@ -22,6 +22,7 @@ import (
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -88,12 +89,13 @@ func newChatEnv(t *testing.T, st *store.Store, limits platform.Limits) *chatEnv 
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg := prometheus.NewRegistry()
 	e.rt, err = platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "gpt-4o-mini",
-		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits})
+		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := api.New(api.Options{Platform: svc, Runtime: e.rt})
+	h, err := api.New(api.Options{Platform: svc, Runtime: e.rt, Metrics: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func (d *dialogAPI) turn(c *gin.Context, prepare func(body []byte) (runTurn, err
 // stream answers with an event stream; it returns what to replay, nil
 // when the request failed before anything happened.
 func (d *dialogAPI) stream(c *gin.Context, run runTurn) *platform.Replay {
-	s := newSSE(c, d.ping)
+	s := newSSE(c, d.ping, d.streams)
 	turn, err := run(c.Request.Context(), s)
 	started, _ := s.recorded()
 	if err != nil && started {

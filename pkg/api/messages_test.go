@@ -64,6 +64,20 @@ func TestAStreamedTwoToolTurn(t *testing.T) {
 				t.Fatal("the stream holds the secret")
 			}
 		})
+		t.Run("metrics count the model calls, tool calls, the run and no open stream", func(t *testing.T) {
+			m := e.raw(t, "GET", "/metrics", "", "").body
+			for _, want := range []string{
+				`parley_tool_calls_total{kind="http",outcome="ok"} 2`,
+				`parley_dialog_runs_total{stop_reason="completed"} 1`,
+				`parley_llm_request_duration_seconds_count{model="gpt-4o-mini",outcome="ok",provider="openai"} 2`,
+				`parley_llm_tokens_total{direction="output",model="gpt-4o-mini",provider="openai"}`,
+				"parley_active_streams 0",
+			} {
+				if !strings.Contains(m, want) {
+					t.Errorf("metrics lack %s", want)
+				}
+			}
+		})
 		t.Run("the dialog holds the messages and tool calls", func(t *testing.T) {
 			g := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "")
 			var got platform.DialogDetail

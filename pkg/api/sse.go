@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // wantsSSE reports whether the client asked for an event stream.
@@ -30,6 +31,7 @@ const maxRecorded = 1 << 20
 type sseStream struct {
 	c    *gin.Context
 	ping time.Duration
+	open prometheus.Gauge // open streams; nil counts nothing
 
 	mu      sync.Mutex
 	started bool
@@ -40,8 +42,8 @@ type sseStream struct {
 	done    chan struct{}
 }
 
-func newSSE(c *gin.Context, ping time.Duration) *sseStream {
-	return &sseStream{c: c, ping: ping, stop: make(chan struct{}), done: make(chan struct{})}
+func newSSE(c *gin.Context, ping time.Duration, open prometheus.Gauge) *sseStream {
+	return &sseStream{c: c, ping: ping, open: open, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Send writes one event.
@@ -88,6 +90,9 @@ func (s *sseStream) begin() {
 	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold the events back
 	s.c.Writer.WriteHeader(http.StatusOK)
 	s.c.Writer.Flush()
+	if s.open != nil {
+		s.open.Inc()
+	}
 	go s.pings()
 }
 
@@ -131,6 +136,9 @@ func (s *sseStream) close() {
 	if started {
 		close(s.stop)
 		<-s.done
+		if s.open != nil {
+			s.open.Dec()
+		}
 	}
 }
 

@@ -48,7 +48,7 @@ func parseSSE(t testing.TB, stream string) (events [][2]string, comments int) {
 func newTestStream(ping time.Duration) (*sseStream, *httptest.ResponseRecorder) {
 	rec := httptest.NewRecorder()
 	c, _ := gin.CreateTestContext(rec)
-	return newSSE(c, ping), rec
+	return newSSE(c, ping, nil), rec
 }
 
 func TestSSEFramesEachEventWithItsType(t *testing.T) {

@@ -2,11 +2,15 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -86,5 +90,116 @@ func checkDay(ps *problems, pointer, day string) {
 	}
 	if _, err := time.Parse(store.DayFormat, day); err != nil {
 		ps.add(pointer, "must be a date like 2030-01-31")
+	}
+}
+
+// runtimeMetrics are the Prometheus series of running dialogs. Every label
+// has a bounded set of values: models outside the catalog count as
+// "other", since a tenant may name any model in its config.
+type runtimeMetrics struct {
+	llmSeconds *prometheus.HistogramVec
+	llmTokens  *prometheus.CounterVec
+	toolCalls  *prometheus.CounterVec
+	runs       *prometheus.CounterVec
+}
+
+func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
+	m := &runtimeMetrics{
+		llmSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "parley_llm_request_duration_seconds",
+			Help:    "Model call latency by provider, model and outcome (ok or error).",
+			Buckets: []float64{0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120},
+		}, []string{"provider", "model", "outcome"}),
+		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_llm_tokens_total",
+			Help: "Tokens by provider, model and direction (input or output).",
+		}, []string{"provider", "model", "direction"}),
+		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_tool_calls_total",
+			Help: "Tool calls by kind (http, mcp, native, client) and outcome (ok, error, skipped).",
+		}, []string{"kind", "outcome"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_dialog_runs_total",
+			Help: "Runs of the dialog loop by stop reason.",
+		}, []string{"stop_reason"}),
+	}
+	if reg != nil {
+		m.llmSeconds = register(reg, m.llmSeconds)
+		m.llmTokens = register(reg, m.llmTokens)
+		m.toolCalls = register(reg, m.toolCalls)
+		m.runs = register(reg, m.runs)
+	}
+	return m
+}
+
+// register adds c to reg, or returns the collector already registered
+// under its name, so two runtimes may share one registry.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+	}
+	return c
+}
+
+// toolCall counts one recorded tool result.
+func (m *runtimeMetrics) toolCall(msg agent.Message) {
+	res := msg.ToolResult()
+	if res == nil {
+		return
+	}
+	kind, outcome := "unknown", "ok"
+	if msg.Tool != nil && msg.Tool.Kind != "" {
+		kind = msg.Tool.Kind
+	}
+	switch {
+	case msg.Tool != nil && msg.Tool.Skipped:
+		outcome = "skipped"
+	case res.IsError:
+		outcome = "error"
+	}
+	m.toolCalls.WithLabelValues(kind, outcome).Inc()
+}
+
+// meteredProvider times every model call and counts its tokens.
+type meteredProvider struct {
+	llm.Provider
+	m       *runtimeMetrics
+	catalog *llm.Catalog
+}
+
+// Complete implements llm.Provider.
+func (p meteredProvider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	start := time.Now()
+	resp, err := p.Provider.Complete(ctx, req)
+	p.observe(req.Model, time.Since(start), resp, err)
+	return resp, err
+}
+
+// Stream implements llm.Provider.
+func (p meteredProvider) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	start := time.Now()
+	resp, err := p.Provider.Stream(ctx, req, onDelta)
+	p.observe(req.Model, time.Since(start), resp, err)
+	return resp, err
+}
+
+func (p meteredProvider) observe(model string, took time.Duration, resp *llm.Response, err error) {
+	label := "other"
+	if info, ok := p.catalog.Lookup(model); ok {
+		label = info.Name
+	}
+	name, outcome := p.Name(), "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	p.m.llmSeconds.WithLabelValues(name, label, outcome).Observe(took.Seconds())
+	if resp != nil {
+		p.m.llmTokens.WithLabelValues(name, label, "input").Add(float64(resp.Usage.InputTokens))
+		p.m.llmTokens.WithLabelValues(name, label, "output").Add(float64(resp.Usage.OutputTokens))
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/parleyhq/parley/configs"
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
@@ -56,6 +58,9 @@ type RuntimeOptions struct {
 	// Owner names this process in leases; default host, pid and a random
 	// suffix.
 	Owner string
+	// Metrics receives model latency and tokens, tool calls and runs by
+	// stop reason; nil keeps them unexported.
+	Metrics prometheus.Registerer
 }
 
 // Runtime runs dialogs: it creates and reads them and answers their
@@ -64,6 +69,7 @@ type RuntimeOptions struct {
 type Runtime struct {
 	svc     *Service
 	opts    RuntimeOptions
+	metrics *runtimeMetrics
 	limits  *limiter
 	schemas *tool.SchemaCache
 	bots    *botCache
@@ -105,8 +111,12 @@ func NewRuntime(svc *Service, opts RuntimeOptions) (*Runtime, error) {
 		host, _ := os.Hostname()
 		opts.Owner = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), randomHex(4))
 	}
+	metrics := newRuntimeMetrics(opts.Metrics)
+	if opts.Provider != nil {
+		opts.Provider = meteredProvider{Provider: opts.Provider, m: metrics, catalog: opts.Catalog}
+	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Runtime{svc: svc, opts: opts, limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
+	return &Runtime{svc: svc, opts: opts, metrics: metrics, limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
 		bots: newBotCache(256), base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
 }
 
@@ -772,6 +782,7 @@ func (run *dialogRun) onEvent(e agent.Event) {
 		run.partial = append(run.partial, ev.Text...)
 	case agent.Done:
 		run.turn.Done = &ev
+		run.r.metrics.runs.WithLabelValues(string(ev.StopReason)).Inc()
 	case agent.Error:
 		run.turn.Error = &ev
 	}
@@ -819,6 +830,9 @@ func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
 	}
 	if err := run.persistToolCalls(ctx, row, m); err != nil {
 		return err
+	}
+	if m.Kind == agent.KindToolResult {
+		run.r.metrics.toolCall(m)
 	}
 	view := messageView(row)
 	run.turn.Messages = append(run.turn.Messages, view)
