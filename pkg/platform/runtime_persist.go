@@ -1,0 +1,182 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// DialogEvent opens every stream with the dialog's id.
+type DialogEvent struct {
+	DialogID string `json:"dialog_id"`
+}
+
+// MessageEvent carries a message as soon as it is stored.
+type MessageEvent struct {
+	Message Message `json:"message"`
+}
+
+// Type is the event's "type" field.
+func (DialogEvent) Type() string { return "dialog" }
+
+// Type is the event's "type" field.
+func (MessageEvent) Type() string { return "message" }
+
+// MarshalJSON writes the event with its type, like the loop's events.
+func (e DialogEvent) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type     string `json:"type"`
+		DialogID string `json:"dialog_id"`
+	}{e.Type(), e.DialogID})
+}
+
+// MarshalJSON writes the event with its type, like the loop's events.
+func (e MessageEvent) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type    string  `json:"type"`
+		Message Message `json:"message"`
+	}{e.Type(), e.Message})
+}
+
+// emit sends an event to the caller's sink.
+func (run *dialogRun) emit(e agent.Event) {
+	if run.sink != nil {
+		run.sink.Send(e)
+	}
+}
+
+// onEvent is the loop's sink: it stores a streaming reply at its first
+// text, keeps the final events for the JSON answer, and forwards all.
+func (run *dialogRun) onEvent(e agent.Event) {
+	switch ev := e.(type) {
+	case agent.TextDelta:
+		run.startStreaming()
+		run.partial = append(run.partial, ev.Text...)
+	case agent.Done:
+		run.turn.Done = &ev
+		run.r.metrics.runs.WithLabelValues(string(ev.StopReason)).Inc()
+	case agent.Error:
+		run.turn.Error = &ev
+	}
+	run.emit(e)
+}
+
+func (run *dialogRun) startStreaming() {
+	if run.streaming != nil {
+		return
+	}
+	m := &store.Message{TenantID: run.dialog.TenantID, DialogID: run.dialog.ID, Kind: string(agent.KindAssistant),
+		Role: string(llm.RoleAssistant), BotVersion: run.dialog.VersionNumber, Status: store.MessageStreaming,
+		CreatedAt: run.r.svc.now()}
+	if err := run.r.svc.store.AppendMessage(context.WithoutCancel(run.ctx), m); err != nil {
+		// The reply still streams and is stored whole at its end; only a
+		// crash in between would now leave no trace of it.
+		run.r.svc.log.Error("platform: store streaming reply", "dialog", run.dialog.ID, "err", err)
+		return
+	}
+	run.streaming = m
+}
+
+// closeStreaming ends a streaming row the loop never completed (an error
+// or a cancel midway), keeping the text that did arrive.
+func (run *dialogRun) closeStreaming(status string) {
+	m := run.streaming
+	if m == nil {
+		return
+	}
+	text := string(run.partial)
+	run.streaming, run.partial = nil, run.partial[:0]
+	content, _ := json.Marshal(llm.AssistantText(text).Content)
+	err := run.r.svc.store.UpdateMessage(context.WithoutCancel(run.ctx), m.TenantID, m.ID, store.MessageUpdate{
+		Content: string(content), Text: text, Meta: "{}", Status: status})
+	if err != nil {
+		run.r.svc.log.Error("platform: close streaming reply", "dialog", run.dialog.ID, "err", err)
+	}
+}
+
+// onMessage persists each message the loop appends, as it appends it.
+func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
+	row, err := run.persist(ctx, m)
+	if err != nil {
+		return err
+	}
+	if err := run.persistToolCalls(ctx, row, m); err != nil {
+		return err
+	}
+	if m.Kind == agent.KindToolResult {
+		run.r.metrics.toolCall(m)
+	}
+	view := messageView(row)
+	run.turn.Messages = append(run.turn.Messages, view)
+	run.emit(MessageEvent{Message: view})
+	return nil
+}
+
+func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Message, error) {
+	st := run.r.svc.store
+	if m.Kind == agent.KindUser && m.Origin == "" {
+		run.r.mu.Lock()
+		id, ok := run.lr.take(m.Text())
+		run.r.mu.Unlock()
+		if ok {
+			return st.DequeueMessage(ctx, run.dialog.TenantID, run.dialog.ID, id)
+		}
+	}
+	row, err := storeMessage(run.dialog, m)
+	if err != nil {
+		return nil, err
+	}
+	if m.Kind == agent.KindAssistant && run.streaming != nil {
+		row.ID, row.Seq = run.streaming.ID, run.streaming.Seq
+		run.streaming, run.partial = nil, run.partial[:0]
+		err := st.UpdateMessage(ctx, row.TenantID, row.ID, store.MessageUpdate{Content: row.Content, Text: row.Text,
+			Model: row.Model, Provider: row.Provider, Meta: row.Meta, Status: store.MessageComplete, Turn: row.Turn,
+			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens})
+		return row, err
+	}
+	return row, st.AppendMessage(ctx, row)
+}
+
+// persistToolCalls records the calls of an assistant message and the
+// results of tool_result messages.
+func (run *dialogRun) persistToolCalls(ctx context.Context, row *store.Message, m agent.Message) error {
+	st := run.r.svc.store
+	for _, use := range m.ToolUses() {
+		args := string(use.Arguments)
+		if !json.Valid(use.Arguments) {
+			args, _ = marshalString(map[string]string{"_raw": string(use.Arguments)})
+		}
+		c := &store.ToolCall{TenantID: row.TenantID, DialogID: row.DialogID, CallID: use.ID, MessageID: row.ID,
+			Name: use.Name, Arguments: args, Status: store.ToolCallPending}
+		if err := st.PutToolCall(ctx, c); err != nil {
+			return err
+		}
+	}
+	if res := m.ToolResult(); res != nil && m.Kind == agent.KindToolResult {
+		c := &store.ToolCall{TenantID: row.TenantID, DialogID: row.DialogID, CallID: res.ToolUseID,
+			Result: res.Content, IsError: res.IsError, Status: store.ToolCallDone}
+		if m.Tool != nil {
+			c.DurationMS = m.Tool.DurationMS
+			if m.Tool.Skipped {
+				c.Status = store.ToolCallSkipped
+			}
+		}
+		if err := st.PutToolCall(ctx, c); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+func marshalString(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func (run *dialogRun) onError(ctx context.Context, err error) {
+	run.r.svc.log.WarnContext(ctx, "platform: dialog run error", "dialog", run.dialog.ID, "err", err)
+}

@@ -1,0 +1,285 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/tool/builtin"
+	"github.com/parleyhq/parley/pkg/tool/toolbox"
+)
+
+// dialogRun is one request's run of a dialog's loop: it holds the lease,
+// builds the agent, persists what the loop produces and saves the state.
+type dialogRun struct {
+	r       *Runtime
+	p       *Principal
+	dialog  *store.Dialog
+	version *store.BotVersion
+	bot     *botconfig.Bot
+	lr      *liveRun
+	sink    agent.Sink
+	cfg     agent.Config
+	st      agent.State
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	unhook func() bool   // detaches cancel from Runtime.base
+	stop   chan struct{} // ends the lease renewal
+
+	turn Turn
+	// streaming is the assistant row being streamed, stored at its first
+	// text so a crash leaves it behind as interrupted.
+	streaming *store.Message
+	partial   []byte
+}
+
+// start prepares a run once the caller holds the dialog's lease: it
+// reloads the dialog (another process may have changed it before the lease
+// was ours), its version and state, and the agent's configuration.
+func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *liveRun, sink agent.Sink) (*dialogRun, error) {
+	run := &dialogRun{r: r, p: p, lr: lr, sink: sink, stop: make(chan struct{}),
+		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
+	run.ctx, run.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	run.unhook = context.AfterFunc(r.base, run.cancel)
+	r.runs.Add(1)
+	run.dialog = d // released by end even when loading fails
+	if err := run.load(ctx, d.TenantID, d.ID); err != nil {
+		run.end()
+		return nil, err
+	}
+	go run.renew()
+	run.emit(DialogEvent{DialogID: d.ID})
+	return run, nil
+}
+
+func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error {
+	r := run.r
+	d, err := r.svc.store.GetDialog(ctx, tenantID, dialogID)
+	if err != nil {
+		return r.svc.storeErr(ctx, "run: dialog", "dialog", "", err)
+	}
+	run.dialog = d
+	if run.version, err = r.svc.store.GetVersion(ctx, d.TenantID, d.BotID, d.VersionNumber); err != nil {
+		return r.svc.storeErr(ctx, "run: version", "version", "", err)
+	}
+	if run.bot, err = r.compiled(ctx, run.version); err != nil {
+		return err
+	}
+	if run.st, err = r.state(ctx, d); err != nil {
+		return r.svc.internal(ctx, "run: state", err)
+	}
+	vars, err := r.vars(ctx, d, run.bot)
+	if err != nil {
+		return err
+	}
+	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
+		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
+		Native: builtin.Env{Now: r.svc.opts.Clock}, Schemas: r.schemas})
+	if err != nil {
+		return r.svc.internal(ctx, "run: tools", err)
+	}
+	for _, w := range box.Warnings {
+		r.svc.log.WarnContext(ctx, "platform: dialog runs without some tools", "dialog", d.ID, "warning", w)
+	}
+	run.cfg = r.agentConfig(run.bot, vars, box.Set, agent.Hooks{
+		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
+	}, agent.SinkFunc(run.onEvent))
+	return nil
+}
+
+// vars are the dialog's template variables: system variables, the
+// context (with the bot's defaults) and the tenant's secrets.
+func (r *Runtime) vars(ctx context.Context, d *store.Dialog, bot *botconfig.Bot) (botconfig.Vars, error) {
+	vars := botconfig.Vars{
+		"dialog_id": d.ID, "tenant_id": d.TenantID, "bot_id": d.BotID, "chatbot_id": bot.ChatbotID,
+		"user_id": d.UserID, "channel": d.Channel, "locale": "en", "now": r.svc.now().Format(time.RFC3339),
+	}
+	for _, cv := range bot.ContextVariables {
+		if cv.Default != "" {
+			vars[cv.Name] = cv.Default
+		}
+	}
+	given := map[string]string{}
+	if err := json.Unmarshal([]byte(d.Context), &given); err != nil {
+		return nil, r.svc.internal(ctx, "run: context", err)
+	}
+	for k, v := range given {
+		vars[k] = v
+	}
+	secrets, err := r.svc.SecretVars(ctx, d.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range secrets {
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
+	return agent.Config{
+		Resolver:           r.resolver(bot),
+		Tools:              tools,
+		System:             bot.Prompt(vars),
+		Temperature:        bot.LLM.Temperature,
+		MaxTokens:          bot.LLM.MaxTokens,
+		ParallelToolCalls:  bot.Runtime.ParallelToolCalls,
+		RequireDoneTool:    bot.Runtime.RequireDoneTool,
+		TerminationSummary: true,
+		Limits: agent.Limits{MaxTurns: bot.Runtime.MaxTurns, TokenBudget: bot.Runtime.TokenBudget,
+			Timeout: bot.Runtime.Timeout},
+		Hooks: hooks,
+		Sink:  sink,
+		Now:   r.svc.opts.Clock,
+	}
+}
+
+// resolver uses the bot's model (or the server's default), then its
+// fallback models after retryable failures, each with its catalog window.
+func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
+	if r.opts.Provider == nil {
+		// The user's text is stored all the same; the reply is an error
+		// event saying no model is available.
+		return agent.ResolverFunc(func(context.Context, agent.ResolveInfo) (agent.Choice, error) {
+			return agent.Choice{}, errNoProvider
+		})
+	}
+	model := bot.LLM.Model
+	if model == "" {
+		model = r.opts.DefaultModel
+	}
+	window := func(m string) int { return r.opts.Catalog.Info(m).ContextWindow }
+	return agent.Fallback(r.opts.Provider, window, append([]string{model}, bot.LLM.FallbackModels...)...)
+}
+
+// renew keeps the lease while the run lasts; losing it (this process
+// stalled past the TTL and another took over) cancels the run, so two
+// loops never write to one dialog.
+func (run *dialogRun) renew() {
+	r, d := run.r, run.dialog
+	t := time.NewTicker(r.opts.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-run.stop:
+			return
+		case <-t.C:
+			if err := r.svc.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL); err != nil {
+				r.svc.log.Error("platform: dialog lease lost; stopping its run", "dialog", d.ID, "err", err)
+				run.cancel()
+				return
+			}
+		}
+	}
+}
+
+// queue stores the request's text as queued and registers it, so the
+// loop's user message becomes that row.
+func (run *dialogRun) queue(ctx context.Context, text string) error {
+	m, err := run.r.storeQueued(ctx, run.dialog, text)
+	if err != nil {
+		return err
+	}
+	run.r.mu.Lock()
+	run.lr.queue = append(run.lr.queue, queuedText{text: text, id: m.ID})
+	run.r.mu.Unlock()
+	return nil
+}
+
+// exec runs act, then the texts that arrived too late for it, and saves
+// the state after each.
+func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn, error) {
+	r := run.r
+	for {
+		a, err := agent.New(run.cfg)
+		if err != nil {
+			return run.turn, r.svc.internal(run.ctx, "run: agent", err)
+		}
+		r.mu.Lock()
+		run.lr.agent = a
+		for _, q := range run.lr.queue[min(len(run.lr.queue), 1):] {
+			a.Steer(q.text) // the first is the text act sends itself
+		}
+		r.mu.Unlock()
+		out, runErr := act(a)
+		run.closeStreaming(store.MessageInterrupted)
+		if err := run.save(out); err != nil {
+			return run.turn, err
+		}
+		if runErr != nil {
+			r.svc.log.Warn("platform: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
+		}
+		next, ok := run.leftover(out)
+		if !ok {
+			return run.turn, nil
+		}
+		act = func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, next) }
+	}
+}
+
+// leftover returns a text queued after the loop last looked, to answer
+// next; a run that paused or handed off leaves it stored, unanswered.
+func (run *dialogRun) leftover(out agent.Outcome) (string, bool) {
+	run.r.mu.Lock()
+	defer run.r.mu.Unlock()
+	run.lr.agent = nil
+	if len(run.lr.queue) == 0 || run.ctx.Err() != nil || out.StopReason == agent.StopHandoff {
+		return "", false
+	}
+	return run.lr.queue[0].text, true
+}
+
+// save stores the loop state (without messages, which are rows) and the
+// dialog status the outcome implies.
+func (run *dialogRun) save(out agent.Outcome) error {
+	status := DialogActive
+	switch out.StopReason {
+	case agent.StopPaused:
+		status = DialogPaused
+	case agent.StopHandoff:
+		status = DialogHandoff
+	}
+	st := run.st
+	st.Messages = nil
+	b, err := json.Marshal(st)
+	if err != nil {
+		return run.r.svc.internal(run.ctx, "save state", err)
+	}
+	ctx := context.WithoutCancel(run.ctx)
+	if err := run.r.svc.store.SaveDialogState(ctx, run.dialog.TenantID, run.dialog.ID, status, string(b)); err != nil {
+		return run.r.svc.internal(ctx, "save state", err)
+	}
+	run.dialog.Status = status
+	run.turn.Pending = nil
+	for _, pc := range out.Pending {
+		run.turn.Pending = append(run.turn.Pending, PendingCall{ID: pc.ID, Name: pc.Name, Arguments: pc.Arguments, Kind: pc.Kind})
+	}
+	return nil
+}
+
+// end releases the lease and the dialog's live entry.
+func (run *dialogRun) end() {
+	close(run.stop)
+	run.cancel()
+	run.unhook()
+	r := run.r
+	defer r.runs.Done()
+	r.mu.Lock()
+	for id, lr := range r.live {
+		if lr == run.lr {
+			delete(r.live, id)
+		}
+	}
+	r.mu.Unlock()
+	if run.dialog != nil {
+		ctx := context.WithoutCancel(run.ctx)
+		if err := r.svc.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
+			r.svc.log.Error("platform: release dialog lease", "dialog", run.dialog.ID, "err", err)
+		}
+	}
+}

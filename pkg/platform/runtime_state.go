@@ -1,0 +1,106 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// messageMeta is what a stored message keeps of the loop's message besides
+// its blocks.
+type messageMeta struct {
+	Tool   *agent.ToolInfo `json:"tool,omitempty"`
+	Covers int             `json:"covers,omitempty"`
+	Origin string          `json:"origin,omitempty"`
+}
+
+// storeMessage converts a loop message into a row of dialog d.
+func storeMessage(d *store.Dialog, m agent.Message) (*store.Message, error) {
+	content, err := json.Marshal(m.Content)
+	if err != nil {
+		return nil, fmt.Errorf("message content: %w", err)
+	}
+	meta, err := json.Marshal(messageMeta{Tool: m.Tool, Covers: m.Covers, Origin: m.Origin})
+	if err != nil {
+		return nil, fmt.Errorf("message meta: %w", err)
+	}
+	row := &store.Message{TenantID: d.TenantID, DialogID: d.ID, Kind: string(m.Kind), Role: string(m.Role),
+		Content: string(content), Text: messageText(m), Model: m.Model, Provider: m.Provider, Status: store.MessageComplete,
+		Turn: m.Turn, Meta: string(meta), InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens,
+		CreatedAt: m.Time.UTC()}
+	if m.Kind == agent.KindAssistant || m.Kind == agent.KindSummary {
+		row.BotVersion = d.VersionNumber
+	}
+	return row, nil
+}
+
+// messageText is a message's text for lists: a tool result's content
+// when it has no text block.
+func messageText(m agent.Message) string {
+	if t := m.Text(); t != "" {
+		return t
+	}
+	if r := m.ToolResult(); r != nil {
+		return r.Content
+	}
+	return ""
+}
+
+// agentMessage converts a stored row back into the loop's message.
+func agentMessage(m *store.Message) (agent.Message, error) {
+	var blocks []llm.Block
+	if err := json.Unmarshal([]byte(m.Content), &blocks); err != nil {
+		return agent.Message{}, fmt.Errorf("message %s: content: %w", m.ID, err)
+	}
+	var meta messageMeta
+	if err := json.Unmarshal([]byte(m.Meta), &meta); err != nil {
+		return agent.Message{}, fmt.Errorf("message %s: meta: %w", m.ID, err)
+	}
+	return agent.Message{Kind: agent.Kind(m.Kind), Message: llm.Message{Role: llm.Role(m.Role), Content: blocks},
+		Model: m.Model, Provider: m.Provider, Turn: m.Turn,
+		Usage: llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens},
+		Tool:  meta.Tool, Covers: meta.Covers, Origin: meta.Origin, Time: m.CreatedAt}, nil
+}
+
+// loadState reads the dialog's saved loop state, without messages.
+func loadState(d *store.Dialog) (agent.State, error) {
+	var st agent.State
+	if d.State == "" {
+		return st, nil
+	}
+	if err := json.Unmarshal([]byte(d.State), &st); err != nil {
+		return st, fmt.Errorf("dialog %s: state: %w", d.ID, err)
+	}
+	return st, nil
+}
+
+// state is the loop state of dialog d: its saved counters and pending
+// calls, and the complete messages in order. Queued texts (not yet taken
+// by a loop) and interrupted replies are left out: the model never saw
+// them, so a summary's Covers index counts exactly the rows kept.
+func (r *Runtime) state(ctx context.Context, d *store.Dialog) (agent.State, error) {
+	st, err := loadState(d)
+	if err != nil {
+		return st, err
+	}
+	rows, err := r.svc.store.ListMessages(ctx, d.TenantID, d.ID, 0)
+	if err != nil {
+		return st, err
+	}
+	st.Messages = make([]agent.Message, 0, len(rows))
+	for i := range rows {
+		if rows[i].Status != store.MessageComplete {
+			continue
+		}
+		m, err := agentMessage(&rows[i])
+		if err != nil {
+			return st, err
+		}
+		st.Messages = append(st.Messages, m)
+	}
+	return st, nil
+}

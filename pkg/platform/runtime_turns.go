@@ -1,0 +1,194 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// SendInput is one user message.
+type SendInput struct {
+	Text string
+	// Origin is the browser origin of the request, "" server to server.
+	Origin string
+}
+
+// Turn is what one request to a dialog produced.
+type Turn struct {
+	DialogID string `json:"dialog_id"`
+	// Messages are the messages stored by this request, in order.
+	Messages []Message `json:"messages"`
+	// Done ends every answered request; nil when the text was queued.
+	Done *agent.Done `json:"done,omitempty"`
+	// Error says why the run stopped with stop reason "error".
+	Error *agent.Error `json:"error,omitempty"`
+	// Pending are the calls the dialog now waits for.
+	Pending []PendingCall `json:"pending,omitempty"`
+	// Queued says the text joined a reply already being generated in this
+	// dialog; that reply's stream carries the answer.
+	Queued bool `json:"queued,omitempty"`
+}
+
+// SendMessage stores the user's text, then answers it with the loop,
+// sending events to sink as they happen (sink may be nil). The text is
+// stored before any model call, so a failing model never loses it. While
+// another request of this process is answering the dialog, the text joins
+// that run (steering); while another process is, it is a conflict.
+func (r *Runtime) SendMessage(ctx context.Context, p *Principal, tenant, dialog string, in SendInput, sink agent.Sink) (Turn, error) {
+	d, err := r.chatDialog(ctx, p, tenant, dialog, in.Origin)
+	if err != nil {
+		return Turn{}, err
+	}
+	if err := checkText(in.Text); err != nil {
+		return Turn{}, err
+	}
+	if err := r.admit(ctx, p, d.TenantID); err != nil {
+		return Turn{}, err
+	}
+	switch d.Status {
+	case DialogClosed:
+		return Turn{}, errorf(CodeConflict, "this dialog is closed; start a new one")
+	case DialogHandoff:
+		return r.storeForHuman(ctx, d, in.Text, sink)
+	}
+	lr, queued, err := r.join(ctx, d, in.Text)
+	if err != nil || queued != nil {
+		return Turn{DialogID: d.ID, Messages: msgList(queued), Queued: queued != nil}, err
+	}
+	run, err := r.start(ctx, p, d, lr, sink)
+	if err != nil {
+		return Turn{}, err
+	}
+	defer run.end()
+	if err := run.queue(ctx, in.Text); err != nil {
+		return Turn{}, err
+	}
+	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
+}
+
+func msgList(m *store.Message) []Message {
+	if m == nil {
+		return []Message{}
+	}
+	return []Message{messageView(m)}
+}
+
+func checkText(text string) error {
+	switch n := len([]rune(text)); {
+	case len(text) == 0 || n == 0:
+		return invalid(Detail{Pointer: "/text", Message: "is required"})
+	case n > MaxMessageChars:
+		return invalid(Detail{Pointer: "/text", Message: fmt.Sprintf("must have at most %d characters", MaxMessageChars)})
+	}
+	return nil
+}
+
+// storeForHuman keeps a message of a handed-off dialog without answering:
+// a human agent reads it from the dialog.
+func (r *Runtime) storeForHuman(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
+	m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
+	if err != nil {
+		return Turn{}, r.svc.internal(ctx, "handoff message", err)
+	}
+	if err := r.svc.store.AppendMessage(ctx, m); err != nil {
+		return Turn{}, r.svc.internal(ctx, "handoff message", err)
+	}
+	done := &agent.Done{StopReason: agent.StopHandoff}
+	if sink != nil {
+		sink.Send(DialogEvent{DialogID: d.ID})
+		sink.Send(MessageEvent{Message: messageView(m)})
+		sink.Send(*done)
+	}
+	return Turn{DialogID: d.ID, Messages: []Message{messageView(m)}, Done: done}, nil
+}
+
+// SubmitToolResults resumes a dialog paused on client tools with their
+// results.
+func (r *Runtime) SubmitToolResults(ctx context.Context, p *Principal, tenant, dialog, origin string, results []agent.ClientResult, sink agent.Sink) (Turn, error) {
+	var ps problems
+	if len(results) == 0 {
+		ps.add("/results", "give at least one result")
+	}
+	for i, res := range results {
+		if len(res.Content) > MaxMessageChars*4 {
+			ps.add(fmt.Sprintf("/results/%d/content", i), "must be at most %d bytes", MaxMessageChars*4)
+		}
+	}
+	if err := ps.err(); err != nil {
+		return Turn{}, err
+	}
+	return r.resume(ctx, p, tenant, dialog, origin, sink, func(st *agent.State) error {
+		var ps problems
+		for i, res := range results {
+			if !isPending(st, res.ID, agent.PendingClient) {
+				ps.add(fmt.Sprintf("/results/%d/id", i), "is not a client tool call this dialog waits for")
+			}
+		}
+		return ps.err()
+	}, func(run *dialogRun, a *agent.Agent) (agent.Outcome, error) {
+		return a.SubmitToolResults(run.ctx, &run.st, results)
+	})
+}
+
+// Confirm resumes a dialog paused on a confirmation: an approved call runs,
+// a declined one tells the model no.
+func (r *Runtime) Confirm(ctx context.Context, p *Principal, tenant, dialog, origin, id string, approved bool, sink agent.Sink) (Turn, error) {
+	return r.resume(ctx, p, tenant, dialog, origin, sink, func(st *agent.State) error {
+		if !isPending(st, id, agent.PendingConfirmation) {
+			return invalid(Detail{Pointer: "/id", Message: "is not a call this dialog waits to have confirmed"})
+		}
+		return nil
+	}, func(run *dialogRun, a *agent.Agent) (agent.Outcome, error) {
+		return a.Confirm(run.ctx, &run.st, id, approved)
+	})
+}
+
+func isPending(st *agent.State, id, kind string) bool {
+	for _, pc := range st.Pending {
+		if pc.ID == id && pc.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// resume runs act on a paused dialog after check accepts its state.
+func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, origin string, sink agent.Sink,
+	check func(*agent.State) error, act func(*dialogRun, *agent.Agent) (agent.Outcome, error)) (Turn, error) {
+	d, err := r.chatDialog(ctx, p, tenant, dialog, origin)
+	if err != nil {
+		return Turn{}, err
+	}
+	if d.Status != DialogPaused {
+		return Turn{}, errorf(CodeConflict, "this dialog is not waiting for tool results or a confirmation")
+	}
+	st, err := loadState(d)
+	if err != nil {
+		return Turn{}, r.svc.internal(ctx, "resume: state", err)
+	}
+	if err := check(&st); err != nil {
+		return Turn{}, err
+	}
+	if err := r.admit(ctx, p, d.TenantID); err != nil {
+		return Turn{}, err
+	}
+	lr, queued, err := r.join(ctx, d, "")
+	if err != nil || queued != nil {
+		return Turn{}, err
+	}
+	run, err := r.start(ctx, p, d, lr, sink)
+	if err != nil {
+		return Turn{}, err
+	}
+	defer run.end()
+	if run.dialog.Status != DialogPaused {
+		return Turn{}, errorf(CodeConflict, "this dialog is no longer waiting; another request answered it")
+	}
+	if err := check(&run.st); err != nil {
+		return Turn{}, err
+	}
+	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
+}
