@@ -8,8 +8,17 @@
 //
 // Layout: routes.go declares every route in one place; one file per resource
 // (tenants.go, keys.go, secrets.go, bots.go, versions.go, auth.go,
-// validate.go, health.go); the request and response types live in
-// apiclient/types.go, shared with the Go client.
+// validate.go, health.go, dialogs.go, messages.go, usage.go; sse.go writes
+// event streams); the request and response types live in
+// apiclient/types.go, shared with the Go client (the dialog routes' types
+// still live beside their handlers).
+//
+// Message routes answer JSON (the turn's new messages and its done event),
+// or server-sent events with "Accept: text/event-stream": one
+// "event: <type>" and "data: <json>" per event, flushed at once, and a
+// ": ping" comment every 15 s. An Idempotency-Key header replays the first
+// response of a finished request and turns a concurrent duplicate away
+// with 409; rate limits answer 429 with Retry-After.
 //
 // Credentials: "Authorization: Bearer <token>" with an sk_ or pk_ key, the
 // platform token or a session token, or the HttpOnly session cookie set by
