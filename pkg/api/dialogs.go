@@ -7,26 +7,10 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/prometheus/client_golang/prometheus"
 )
-
-// The wire types of the dialog routes. They belong with the others in
-// apiclient/types.go; they live here until the client learns dialogs.
-
-// CreateDialogRequest is the body of POST .../bots/{bot}/dialogs.
-type CreateDialogRequest struct {
-	UserID  string            `json:"user_id,omitempty"`
-	Context map[string]string `json:"context,omitempty"`
-	// Version previews a version other than the published one (editors).
-	Version int `json:"version,omitempty"`
-}
-
-// DialogList is one page of dialogs.
-type DialogList struct {
-	Dialogs    []platform.Dialog `json:"dialogs"`
-	NextCursor string            `json:"next_cursor,omitempty"`
-}
 
 // dialogAPI serves dialogs, their messages and the tenant's usage over the
 // platform's dialog runtime.
@@ -76,7 +60,7 @@ func (d *dialogAPI) fail(c *gin.Context, err error) {
 
 // createDialog: POST /v1/tenants/{tenant}/bots/{bot}/dialogs -> the dialog.
 func (d *dialogAPI) createDialog(c *gin.Context) {
-	var req CreateDialogRequest
+	var req apiclient.CreateDialogRequest
 	if err := decodeJSON(c, &req); err != nil {
 		d.fail(c, err)
 		return
@@ -87,7 +71,7 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, dlg)
+	c.JSON(http.StatusCreated, dialogOut(dlg))
 }
 
 // listDialogs: GET /v1/tenants/{tenant}/dialogs?bot=&status=&cursor=.
@@ -103,7 +87,7 @@ func (d *dialogAPI) listDialogs(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, DialogList{Dialogs: ds, NextCursor: next})
+	c.JSON(http.StatusOK, apiclient.DialogList{Dialogs: mapAll(ds, dialogOut), NextCursor: next})
 }
 
 // getDialog: GET /v1/tenants/{tenant}/dialogs/{dialog} -> the dialog with
@@ -114,5 +98,43 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, dd)
+	c.JSON(http.StatusOK, apiclient.DialogDetail{Dialog: dialogOut(dd.Dialog),
+		Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut)})
+}
+
+func dialogOut(d platform.Dialog) apiclient.Dialog {
+	return apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
+		Channel: d.Channel, Context: d.Context, Status: d.Status, Greeting: d.Greeting,
+		Pending: mapAll(d.Pending, pendingOut), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+}
+
+func pendingOut(p platform.PendingCall) apiclient.PendingCall {
+	return apiclient.PendingCall{ID: p.ID, Name: p.Name, Arguments: p.Arguments, Kind: p.Kind}
+}
+
+func messageOut(m platform.Message) apiclient.Message {
+	out := apiclient.Message{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: m.Content, Text: m.Text,
+		Model: m.Model, Provider: m.Provider, Version: m.Version, Status: m.Status, CreatedAt: m.CreatedAt}
+	if m.Usage != nil {
+		out.Usage = &apiclient.Usage{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
+	}
+	return out
+}
+
+func toolCallOut(c platform.ToolCall) apiclient.ToolCall {
+	return apiclient.ToolCall{ID: c.ID, MessageID: c.MessageID, Name: c.Name, Arguments: c.Arguments,
+		Result: c.Result, IsError: c.IsError, Status: c.Status, DurationMS: c.DurationMS}
+}
+
+func turnOut(t platform.Turn) apiclient.Turn {
+	out := apiclient.Turn{DialogID: t.DialogID, Messages: mapAll(t.Messages, messageOut),
+		Pending: mapAll(t.Pending, pendingOut), Queued: t.Queued}
+	if t.Done != nil {
+		out.Done = &apiclient.Done{Text: t.Done.Text, Turns: t.Done.Turns, StopReason: string(t.Done.StopReason),
+			Usage: apiclient.Usage{InputTokens: t.Done.Usage.InputTokens, OutputTokens: t.Done.Usage.OutputTokens}}
+	}
+	if t.Error != nil {
+		out.Error = &apiclient.EventError{Code: t.Error.Code, Message: t.Error.Message, Retryable: t.Error.Retryable}
+	}
+	return out
 }

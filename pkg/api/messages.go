@@ -17,29 +17,6 @@ import (
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
-// SendMessageRequest is the body of POST .../dialogs/{dialog}/messages.
-type SendMessageRequest struct {
-	Text string `json:"text"`
-}
-
-// ToolResultsRequest is the body of POST .../dialogs/{dialog}/tool-results.
-type ToolResultsRequest struct {
-	Results []ToolResult `json:"results"`
-}
-
-// ToolResult is the caller's result of one client tool call.
-type ToolResult struct {
-	ID      string `json:"id"`
-	Content string `json:"content"`
-	IsError bool   `json:"is_error,omitempty"`
-}
-
-// ConfirmationRequest is the body of POST .../dialogs/{dialog}/confirmations.
-type ConfirmationRequest struct {
-	ID       string `json:"id"`
-	Approved *bool  `json:"approved"`
-}
-
 // Headers of the turn routes.
 const (
 	headerIdempotencyKey = "Idempotency-Key"
@@ -53,7 +30,7 @@ type runTurn func(ctx context.Context, sink agent.Sink) (platform.Turn, error)
 // postMessage: POST /v1/tenants/{tenant}/dialogs/{dialog}/messages {text}.
 func (d *dialogAPI) postMessage(c *gin.Context) {
 	d.turn(c, func(body []byte) (runTurn, error) {
-		var req SendMessageRequest
+		var req apiclient.SendMessageRequest
 		if err := decodeBytes(c, body, &req); err != nil {
 			return nil, err
 		}
@@ -67,7 +44,7 @@ func (d *dialogAPI) postMessage(c *gin.Context) {
 // postToolResults: POST .../dialogs/{dialog}/tool-results {results}.
 func (d *dialogAPI) postToolResults(c *gin.Context) {
 	d.turn(c, func(body []byte) (runTurn, error) {
-		var req ToolResultsRequest
+		var req apiclient.ToolResultsRequest
 		if err := decodeBytes(c, body, &req); err != nil {
 			return nil, err
 		}
@@ -84,7 +61,7 @@ func (d *dialogAPI) postToolResults(c *gin.Context) {
 // postConfirmation: POST .../dialogs/{dialog}/confirmations {id, approved}.
 func (d *dialogAPI) postConfirmation(c *gin.Context) {
 	d.turn(c, func(body []byte) (runTurn, error) {
-		var req ConfirmationRequest
+		var req apiclient.ConfirmationRequest
 		if err := decodeBytes(c, body, &req); err != nil {
 			return nil, err
 		}
@@ -168,7 +145,7 @@ func (d *dialogAPI) writeTurn(c *gin.Context, turn platform.Turn, err error) *pl
 		d.fail(c, err)
 		return nil
 	}
-	body, err := json.Marshal(turn)
+	body, err := json.Marshal(turnOut(turn))
 	if err != nil {
 		d.fail(c, err)
 		return nil

@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -322,6 +325,73 @@ func TestDialogEdgeCases(t *testing.T) {
 			}
 			if r := e.raw(t, "GET", "/v1/tenants/shop/usage?group_by=week", e.key, ""); r.StatusCode != http.StatusUnprocessableEntity {
 				t.Fatalf("group_by=week: %d %s", r.StatusCode, r.body)
+			}
+		})
+	})
+}
+
+func TestTheGoClientDrivesADialog(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		ctx := context.Background()
+		cl := e.client(e.key)
+		d, err := cl.CreateDialog(ctx, "shop", "helper", apiclient.CreateDialogRequest{UserID: "u7"})
+		if err != nil || d.Status != "active" || d.Version != 1 {
+			t.Fatalf("dialog %+v, %v", d, err)
+		}
+		t.Run("a streamed message arrives event by event", func(t *testing.T) {
+			e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "x1", Name: "cancel_order", Arguments: `{"order":"Q1"}`}}})
+			var got []string
+			err := cl.StreamMessage(ctx, "shop", d.ID, "cancel Q1", "", func(ev apiclient.Event) error {
+				got = append(got, ev.Type)
+				return nil
+			})
+			if err != nil || !strings.HasSuffix(strings.Join(got, " "), "confirmation_request turn_end done") {
+				t.Fatalf("events %v, %v", got, err)
+			}
+		})
+		t.Run("the paused dialog lists its pending call and a confirmation resumes it", func(t *testing.T) {
+			paused, err := cl.ListDialogs(ctx, "shop", "helper", "paused", "")
+			if err != nil || len(paused.Dialogs) != 1 || len(paused.Dialogs[0].Pending) != 1 || paused.Dialogs[0].Pending[0].Kind != "confirmation" {
+				t.Fatalf("paused %+v, %v", paused, err)
+			}
+			e.llm.Enqueue(llmtest.ServerReply{Text: "Kept it."})
+			turn, err := cl.Confirm(ctx, "shop", d.ID, "x1", false)
+			if err != nil || turn.Done == nil || turn.Done.Text != "Kept it." || turn.Done.StopReason != "completed" {
+				t.Fatalf("turn %+v, %v", turn, err)
+			}
+		})
+		t.Run("a retried stream with the same key replays without a model call", func(t *testing.T) {
+			e.llm.Enqueue(llmtest.ServerReply{Text: "Once."})
+			collect := func() (string, error) {
+				var b strings.Builder
+				err := cl.StreamMessage(ctx, "shop", d.ID, "again?", "retry-1", func(ev apiclient.Event) error {
+					b.WriteString(ev.Type + " " + string(ev.Data) + "\n")
+					return nil
+				})
+				return b.String(), err
+			}
+			before := len(e.llm.Requests())
+			first, err1 := collect()
+			second, err2 := collect()
+			if err1 != nil || err2 != nil || first != second || len(e.llm.Requests()) != before+1 {
+				t.Fatalf("first %q (%v)\nsecond %q (%v)", first, err1, second, err2)
+			}
+		})
+		t.Run("the history and usage read back through the client", func(t *testing.T) {
+			dd, err := cl.GetDialog(ctx, "shop", d.ID)
+			if err != nil || len(dd.ToolCalls) != 1 || dd.ToolCalls[0].Status != "done" || !dd.ToolCalls[0].IsError {
+				t.Fatalf("dialog %+v, %v", dd, err)
+			}
+			u, err := cl.Usage(ctx, "shop", "", "", "day")
+			if err != nil || len(u.Usage) != 1 || u.Usage[0].Turns != 3 {
+				t.Fatalf("usage %+v, %v", u, err)
+			}
+		})
+		t.Run("errors come back as API errors with their status", func(t *testing.T) {
+			_, err := cl.SendMessage(ctx, "shop", "dlg_missing", "hi")
+			var apiErr *apiclient.Error
+			if !errors.As(err, &apiErr) || apiErr.Status != http.StatusNotFound {
+				t.Fatalf("error %v", err)
 			}
 		})
 	})

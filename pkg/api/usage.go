@@ -4,16 +4,9 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/platform"
 )
-
-// UsageReport is the body of GET /v1/tenants/{tenant}/usage.
-type UsageReport struct {
-	From    string              `json:"from,omitempty"`
-	To      string              `json:"to,omitempty"`
-	GroupBy string              `json:"group_by"`
-	Usage   []platform.UsageRow `json:"usage"`
-}
 
 // usage: GET /v1/tenants/{tenant}/usage?from=&to=&group_by=day|bot|key.
 func (d *dialogAPI) usage(c *gin.Context) {
@@ -23,8 +16,10 @@ func (d *dialogAPI) usage(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	if rows == nil {
-		rows = []platform.UsageRow{}
-	}
-	c.JSON(http.StatusOK, UsageReport{From: q.From, To: q.To, GroupBy: q.GroupBy, Usage: rows})
+	c.JSON(http.StatusOK, apiclient.UsageReport{From: q.From, To: q.To, GroupBy: q.GroupBy, Usage: mapAll(rows, usageOut)})
+}
+
+func usageOut(u platform.UsageRow) apiclient.UsageRow {
+	return apiclient.UsageRow{Group: u.Group, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CostMicroUSD: u.CostMicroUSD, CostUSD: u.CostUSD, ToolCalls: u.ToolCalls, Turns: u.Turns}
 }

@@ -1,0 +1,300 @@
+package apiclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// This file is the wire format and the calls of dialogs, messages and
+// usage (DESIGN.md section 6).
+
+// CreateDialogRequest starts a dialog with a bot.
+type CreateDialogRequest struct {
+	UserID  string            `json:"user_id,omitempty"`
+	Context map[string]string `json:"context,omitempty"`
+	// Version previews a version other than the published one (editors).
+	Version int `json:"version,omitempty"`
+}
+
+// Dialog is one conversation with a bot version.
+type Dialog struct {
+	ID       string            `json:"id"`
+	BotID    string            `json:"bot_id"`
+	Version  int               `json:"version"`
+	Preview  bool              `json:"preview,omitempty"`
+	UserID   string            `json:"user_id,omitempty"`
+	Channel  string            `json:"channel"`
+	Context  map[string]string `json:"context"`
+	Status   string            `json:"status"`
+	Greeting string            `json:"greeting,omitempty"`
+	// Pending are the calls a paused dialog waits for.
+	Pending   []PendingCall `json:"pending,omitempty"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
+}
+
+// PendingCall is a client tool call to run, or a call to confirm (Kind
+// "client" or "confirmation").
+type PendingCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Kind      string          `json:"kind"`
+}
+
+// Message is one stored message of a dialog.
+type Message struct {
+	ID   string `json:"id"`
+	Seq  int64  `json:"seq"`
+	Kind string `json:"kind"`
+	Role string `json:"role"`
+	// Content is the message's blocks (text, tool_use, tool_result).
+	Content  json.RawMessage `json:"content"`
+	Text     string          `json:"text"`
+	Model    string          `json:"model,omitempty"`
+	Provider string          `json:"provider,omitempty"`
+	// Version is the bot version that produced an assistant message.
+	Version int `json:"version,omitempty"`
+	// Status is complete, streaming, interrupted or queued.
+	Status    string    `json:"status"`
+	Usage     *Usage    `json:"usage,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// ToolCall is a tool call of a dialog and its result.
+type ToolCall struct {
+	ID         string          `json:"id"`
+	MessageID  string          `json:"message_id"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Result     string          `json:"result"`
+	IsError    bool            `json:"is_error"`
+	Status     string          `json:"status"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// DialogDetail is a dialog with its whole history.
+type DialogDetail struct {
+	Dialog
+	Messages  []Message  `json:"messages"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+}
+
+// DialogList is one page of dialogs.
+type DialogList struct {
+	Dialogs    []Dialog `json:"dialogs"`
+	NextCursor string   `json:"next_cursor,omitempty"`
+}
+
+// SendMessageRequest is a user message.
+type SendMessageRequest struct {
+	Text string `json:"text"`
+}
+
+// ToolResultsRequest hands back the results of client tool calls.
+type ToolResultsRequest struct {
+	Results []ToolResult `json:"results"`
+}
+
+// ToolResult is the caller's result of one client tool call.
+type ToolResult struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// ConfirmationRequest approves or declines a call awaiting confirmation.
+type ConfirmationRequest struct {
+	ID       string `json:"id"`
+	Approved *bool  `json:"approved"`
+}
+
+// Turn is the JSON answer of the message, tool-result and confirmation
+// routes: the messages stored by the request and how the run ended.
+type Turn struct {
+	DialogID string    `json:"dialog_id"`
+	Messages []Message `json:"messages"`
+	// Done is nil when the text was queued behind a reply in progress.
+	Done    *Done         `json:"done,omitempty"`
+	Error   *EventError   `json:"error,omitempty"`
+	Pending []PendingCall `json:"pending,omitempty"`
+	// Queued says the text joined a reply already being generated (202).
+	Queued bool `json:"queued,omitempty"`
+}
+
+// Done is how a run ended: its final text, turns, usage and stop reason.
+type Done struct {
+	Text       string `json:"text"`
+	Turns      int    `json:"turns"`
+	Usage      Usage  `json:"usage"`
+	StopReason string `json:"stop_reason"`
+}
+
+// EventError says why a run stopped with stop reason "error".
+type EventError struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
+}
+
+// UsageRow is the usage of one day, bot or key.
+type UsageRow struct {
+	// Group is the day, bot id or key id ("" for use without a key).
+	Group        string  `json:"group"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostMicroUSD int64   `json:"cost_micro_usd"`
+	CostUSD      float64 `json:"cost_usd"`
+	ToolCalls    int64   `json:"tool_calls"`
+	Turns        int64   `json:"turns"`
+}
+
+// UsageReport is a tenant's usage between two days, grouped.
+type UsageReport struct {
+	From    string     `json:"from,omitempty"`
+	To      string     `json:"to,omitempty"`
+	GroupBy string     `json:"group_by"`
+	Usage   []UsageRow `json:"usage"`
+}
+
+// Event is one server-sent event: its type and its JSON (which repeats the
+// type in its "type" field).
+type Event struct {
+	Type string
+	Data json.RawMessage
+}
+
+// CreateDialog starts a dialog with the tenant's bot.
+func (c *Client) CreateDialog(ctx context.Context, tenant, bot string, req CreateDialogRequest) (*Dialog, error) {
+	var out Dialog
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "dialogs"), req, &out)
+}
+
+// ListDialogs lists the tenant's dialogs, optionally of one bot or status.
+func (c *Client) ListDialogs(ctx context.Context, tenant, bot, status, cursor string) (*DialogList, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"bot": bot, "status": status, "cursor": cursor} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	path := tenantPath(tenant, "dialogs")
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out DialogList
+	return &out, c.Do(ctx, http.MethodGet, path, nil, &out)
+}
+
+// GetDialog returns a dialog with its messages and tool calls.
+func (c *Client) GetDialog(ctx context.Context, tenant, dialog string) (*DialogDetail, error) {
+	var out DialogDetail
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "dialogs", dialog), nil, &out)
+}
+
+// SendMessage sends a user message and waits for the whole turn.
+func (c *Client) SendMessage(ctx context.Context, tenant, dialog, text string) (*Turn, error) {
+	var out Turn
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "messages"), SendMessageRequest{Text: text}, &out)
+}
+
+// SubmitToolResults resumes a dialog paused on client tools.
+func (c *Client) SubmitToolResults(ctx context.Context, tenant, dialog string, results []ToolResult) (*Turn, error) {
+	var out Turn
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "tool-results"), ToolResultsRequest{Results: results}, &out)
+}
+
+// Confirm approves or declines a call the dialog waits to have confirmed.
+func (c *Client) Confirm(ctx context.Context, tenant, dialog, id string, approved bool) (*Turn, error) {
+	var out Turn
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "confirmations"), ConfirmationRequest{ID: id, Approved: &approved}, &out)
+}
+
+// Usage reports the tenant's usage for days from..to (YYYY-MM-DD, empty
+// for unbounded) grouped by "day", "bot" or "key".
+func (c *Client) Usage(ctx context.Context, tenant, from, to, groupBy string) (*UsageReport, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"from": from, "to": to, "group_by": groupBy} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	var out UsageReport
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "usage")+"?"+q.Encode(), nil, &out)
+}
+
+// StreamMessage sends a user message and calls onEvent with each event of
+// the reply as it arrives, until the stream ends or onEvent returns an
+// error. idempotencyKey, when not empty, makes a retry replay the first
+// stream instead of running the turn again.
+func (c *Client) StreamMessage(ctx context.Context, tenant, dialog, text, idempotencyKey string, onEvent func(Event) error) error {
+	path := tenantPath(tenant, "dialogs", dialog, "messages")
+	body, _ := json.Marshal(SendMessageRequest{Text: text})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("apiclient: POST %s: %w", path, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderCSRF, "1")
+	if idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", idempotencyKey)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("apiclient: POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return decodeError(resp)
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return fmt.Errorf("apiclient: POST %s: answered %s, not an event stream (the text was queued behind a reply in progress)", path, resp.Header.Get("Content-Type"))
+	}
+	return readEvents(bufio.NewReader(resp.Body), onEvent)
+}
+
+// readEvents parses "event:" and "data:" lines; comments (pings) and
+// unknown fields are skipped, as EventSource does.
+func readEvents(r *bufio.Reader, onEvent func(Event) error) error {
+	var ev Event
+	for {
+		line, err := r.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && ev.Type != "":
+			if cerr := onEvent(ev); cerr != nil {
+				return cerr
+			}
+			ev = Event{}
+		case strings.HasPrefix(line, "event: "):
+			ev.Type = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			ev.Data = json.RawMessage(strings.TrimPrefix(line, "data: "))
+		}
+		if errors.Is(err, io.EOF) {
+			return nil // the stream ended
+		}
+		if err != nil {
+			return fmt.Errorf("apiclient: read event stream: %w", err)
+		}
+	}
+}
