@@ -10,8 +10,7 @@
 // (tenants.go, keys.go, secrets.go, bots.go, versions.go, auth.go,
 // validate.go, health.go, dialogs.go, messages.go, usage.go; sse.go writes
 // event streams); the request and response types live in
-// apiclient/types.go, shared with the Go client (the dialog routes' types
-// still live beside their handlers).
+// apiclient/types.go and apiclient/dialogs.go, shared with the Go client.
 //
 // Message routes answer JSON (the turn's new messages and its done event),
 // or server-sent events with "Accept: text/event-stream": one
