@@ -70,7 +70,7 @@ func shopConfig(shopURL string) string {
     {"name": "locate", "description": "Ask the browser where the user is", "execution": "client",
      "parameters": {"type": "object", "properties": {}}}
   ],
-  "native_tools": ["handoff_to_human"],
+  "native_tools": ["handoff_to_human", "remember", "recall"],
   "context_variables": [
     {"name": "tier", "description": "Customer plan", "required": true, "expose_to_llm": true},
     {"name": "region", "description": "Customer region"}

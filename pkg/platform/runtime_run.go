@@ -25,6 +25,8 @@ type dialogRun struct {
 	sink    agent.Sink
 	cfg     agent.Config
 	st      agent.State
+	// memory holds the remember/recall notes, saved with the state.
+	memory *builtin.MapMemory
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -70,8 +72,16 @@ func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error
 	if run.bot, err = r.compiled(ctx, run.version); err != nil {
 		return err
 	}
-	if run.st, err = r.state(ctx, d); err != nil {
+	saved, err := r.state(ctx, d)
+	if err != nil {
 		return r.svc.internal(ctx, "run: state", err)
+	}
+	run.st = saved.State
+	run.memory = builtin.NewMemory()
+	for k, v := range saved.Memory {
+		if err := run.memory.Set(ctx, k, v); err != nil {
+			return r.svc.internal(ctx, "run: memory", err)
+		}
 	}
 	vars, err := r.vars(ctx, d, run.bot)
 	if err != nil {
@@ -79,7 +89,7 @@ func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error
 	}
 	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
-		Native: builtin.Env{Now: r.svc.opts.Clock}, Schemas: r.schemas})
+		Native: builtin.Env{Now: r.svc.opts.Clock, Memory: run.memory}, Schemas: r.schemas})
 	if err != nil {
 		return r.svc.internal(ctx, "run: tools", err)
 	}
@@ -244,13 +254,20 @@ func (run *dialogRun) save(out agent.Outcome) error {
 	case agent.StopHandoff:
 		status = DialogHandoff
 	}
-	st := run.st
-	st.Messages = nil
-	b, err := json.Marshal(st)
-	if err != nil {
-		return run.r.svc.internal(run.ctx, "save state", err)
-	}
 	ctx := context.WithoutCancel(run.ctx)
+	saved := savedState{State: run.st}
+	saved.Messages = nil
+	notes, err := run.memory.All(ctx)
+	if err != nil {
+		return run.r.svc.internal(ctx, "save memory", err)
+	}
+	if len(notes) > 0 {
+		saved.Memory = notes
+	}
+	b, err := json.Marshal(saved)
+	if err != nil {
+		return run.r.svc.internal(ctx, "save state", err)
+	}
 	if err := run.r.svc.store.SaveDialogState(ctx, run.dialog.TenantID, run.dialog.ID, status, string(b)); err != nil {
 		return run.r.svc.internal(ctx, "save state", err)
 	}

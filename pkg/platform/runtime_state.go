@@ -66,9 +66,17 @@ func agentMessage(m *store.Message) (agent.Message, error) {
 		Tool:  meta.Tool, Covers: meta.Covers, Origin: meta.Origin, Time: m.CreatedAt}, nil
 }
 
-// loadState reads the dialog's saved loop state, without messages.
-func loadState(d *store.Dialog) (agent.State, error) {
-	var st agent.State
+// savedState is what a dialog row keeps between requests: the loop state
+// without its messages (they are rows of their own) and the notes of the
+// remember and recall tools.
+type savedState struct {
+	agent.State
+	Memory map[string]string `json:"memory,omitempty"`
+}
+
+// loadState reads the dialog's saved state, without messages.
+func loadState(d *store.Dialog) (savedState, error) {
+	var st savedState
 	if d.State == "" {
 		return st, nil
 	}
@@ -78,11 +86,11 @@ func loadState(d *store.Dialog) (agent.State, error) {
 	return st, nil
 }
 
-// state is the loop state of dialog d: its saved counters and pending
-// calls, and the complete messages in order. Queued texts (not yet taken
-// by a loop) and interrupted replies are left out: the model never saw
-// them, so a summary's Covers index counts exactly the rows kept.
-func (r *Runtime) state(ctx context.Context, d *store.Dialog) (agent.State, error) {
+// state is the saved state of dialog d with the complete messages in
+// order. Queued texts (not yet taken by a loop) and interrupted replies are
+// left out: the model never saw them, so a summary's Covers index counts
+// exactly the rows kept.
+func (r *Runtime) state(ctx context.Context, d *store.Dialog) (savedState, error) {
 	st, err := loadState(d)
 	if err != nil {
 		return st, err

@@ -285,3 +285,31 @@ func TestAServerWithoutAModelStoresTheMessageAndSaysSo(t *testing.T) {
 		}
 	})
 }
+
+func TestNotesSurviveBetweenMessages(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		d := e.dialog(t)
+		e.llm.Enqueue(
+			llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "r1", Name: "remember", Arguments: `{"key":"order","value":"A7"}`}}},
+			llmtest.ServerReply{Text: "Noted."},
+			llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "r2", Name: "recall", Arguments: `{"key":"order"}`}}},
+			llmtest.ServerReply{Text: "Your order is A7."},
+		)
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "my order is A7"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "what was my order?"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+		var recalled string
+		for _, c := range got.ToolCalls {
+			if c.ID == "r2" {
+				recalled = c.Result
+			}
+		}
+		if recalled != "A7" {
+			t.Fatalf("recall in a later request returned %q", recalled)
+		}
+	})
+}

@@ -169,7 +169,7 @@ func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, orig
 	if err != nil {
 		return Turn{}, r.svc.internal(ctx, "resume: state", err)
 	}
-	if err := check(&st); err != nil {
+	if err := check(&st.State); err != nil {
 		return Turn{}, err
 	}
 	if err := r.admit(ctx, p, d.TenantID); err != nil {
