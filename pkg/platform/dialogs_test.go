@@ -3,6 +3,7 @@ package platform_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -261,5 +262,52 @@ func TestSteeringWhileAReplyIsGenerated(t *testing.T) {
 		if n := len(e.shopSeen.all()); n != 0 {
 			t.Fatalf("the steered-over tool ran %d times", n)
 		}
+	})
+}
+
+func TestARunKeepsItsLeaseAndStopsWhenItLosesIt(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		rt, err := platform.NewRuntime(e.svc, platform.RuntimeOptions{Provider: e.rtProvider(t), LeaseTTL: 30 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{Text: "too late", Fault: &llmtest.Fault{Latency: 20 * time.Second}})
+		done := make(chan platform.Turn, 1)
+		go func() {
+			turn, _ := rt.SendMessage(context.Background(), e.admin, "shop", d.ID, platform.SendInput{Text: "hi"}, nil)
+			done <- turn
+		}()
+		for len(e.llm.Requests()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		// Far past the TTL in the service's clock: only renewal keeps the
+		// lease alive now.
+		e.clock.Advance(time.Hour)
+		t.Run("the running loop renews its lease", func(t *testing.T) {
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				l, err := e.store.GetLease(ctx, e.tenant.ID, d.ID)
+				if err == nil && l.ExpiresAt.After(e.clock.Now()) {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("lease %+v never renewed, %v", l, err)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+		t.Run("a lease taken over stops the run", func(t *testing.T) {
+			if err := e.store.DB().Exec("UPDATE dialog_leases SET owner = 'thief'").Error; err != nil {
+				t.Fatal(err)
+			}
+			turn := <-done
+			if turn.Done == nil || turn.Done.StopReason != "error" || turn.Error == nil {
+				t.Fatalf("turn %+v", turn)
+			}
+			if !strings.Contains(turn.Error.Code, "cancel") {
+				t.Fatalf("error event %+v", *turn.Error)
+			}
+		})
 	})
 }

@@ -91,10 +91,7 @@ func forEachRuntime(t *testing.T, limits platform.Limits, fn func(t *testing.T, 
 		}))
 		t.Cleanup(e.shop.Close)
 		e.llm = llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 4})
-		provider, err := openai.New(openai.Config{BaseURL: e.llm.URL(), APIKey: "sk-test", MaxRetries: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		provider := e.rtProvider(t)
 		policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{portOf(t, e.shop.URL)})
 		if err != nil {
 			t.Fatal(err)
@@ -209,4 +206,14 @@ func readAll(t *testing.T, r io.Reader) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// rtProvider is the real OpenAI provider pointed at the fake server.
+func (e *rtEnv) rtProvider(t *testing.T) *openai.Provider {
+	t.Helper()
+	p, err := openai.New(openai.Config{BaseURL: e.llm.URL(), APIKey: "sk-test", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -179,7 +179,11 @@ func (run *dialogRun) renew() {
 		case <-run.stop:
 			return
 		case <-t.C:
-			if err := r.svc.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL); err != nil {
+			err := r.svc.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL)
+			if err != nil && run.ctx.Err() != nil {
+				return // the run ended while renewing
+			}
+			if err != nil {
 				r.svc.log.Error("platform: dialog lease lost; stopping its run", "dialog", d.ID, "err", err)
 				run.cancel()
 				return
