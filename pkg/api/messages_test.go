@@ -312,6 +312,12 @@ func TestDialogEdgeCases(t *testing.T) {
 				t.Fatalf("%d %s", r.StatusCode, r.body)
 			}
 		})
+		t.Run("a blank message is 422 at /text", func(t *testing.T) {
+			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":" \n\t "}`)
+			if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"/text"`) {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
 		t.Run("unknown context variables are 422 with their pointers", func(t *testing.T) {
 			r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", e.key, `{"context":{"nope":"x"}}`)
 			if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"/context/nope"`) {

@@ -3,6 +3,8 @@ package platform
 import (
 	"context"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/llm"
@@ -76,11 +78,13 @@ func msgList(m *store.Message) []Message {
 	return []Message{messageView(m)}
 }
 
+// checkText refuses an empty or blank message (the model's API refuses
+// content-less messages too) and one over MaxMessageChars.
 func checkText(text string) error {
-	switch n := len([]rune(text)); {
-	case len(text) == 0 || n == 0:
+	switch {
+	case strings.TrimSpace(text) == "":
 		return invalid(Detail{Pointer: "/text", Message: "is required"})
-	case n > MaxMessageChars:
+	case utf8.RuneCountInString(text) > MaxMessageChars:
 		return invalid(Detail{Pointer: "/text", Message: fmt.Sprintf("must have at most %d characters", MaxMessageChars)})
 	}
 	return nil
