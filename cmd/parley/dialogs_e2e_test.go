@@ -230,9 +230,16 @@ func TestACrashMidStreamLeavesTheReplyInterrupted(t *testing.T) {
 	llm.Enqueue(llmtest.ServerReply{Text: strings.Repeat("never finished ", 40)})
 	resp := openStream(t, base, key, d, "tell me a story")
 	sc := bufio.NewScanner(resp.Body)
-	for typ, ok := nextEvent(sc); typ != "text_delta"; typ, ok = nextEvent(sc) {
+	// The fake sends a fragment at most every 100 ms, so fifteen fragments
+	// span more than the second after which the server writes the text so
+	// far to the reply's row.
+	for deltas := 0; deltas < 15; {
+		typ, ok := nextEvent(sc)
 		if !ok {
-			t.Fatal("the stream ended before any text")
+			t.Fatal("the stream ended early")
+		}
+		if typ == "text_delta" {
+			deltas++
 		}
 	}
 	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
@@ -252,9 +259,9 @@ func TestACrashMidStreamLeavesTheReplyInterrupted(t *testing.T) {
 	if err := st.DB().Exec("UPDATE dialog_leases SET expires_at = ?", time.Now().UTC().Add(-time.Hour)).Error; err != nil {
 		t.Fatal(err)
 	}
-	t.Run("the user message is there and the reply is interrupted", func(t *testing.T) {
+	t.Run("the user message is there and the reply is interrupted with the text streamed so far", func(t *testing.T) {
 		m := dialogMessages(t, base, key, d)
-		if len(m) != 2 || m[0] != "user:complete:tell me a story" || !strings.HasPrefix(m[1], "assistant:interrupted:") {
+		if len(m) != 2 || m[0] != "user:complete:tell me a story" || !strings.HasPrefix(m[1], "assistant:interrupted:never finished") {
 			t.Fatalf("messages %q", m)
 		}
 	})

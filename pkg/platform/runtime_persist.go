@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/llm"
@@ -56,6 +57,7 @@ func (run *dialogRun) onEvent(e agent.Event) {
 	case agent.TextDelta:
 		run.startStreaming()
 		run.partial = append(run.partial, ev.Text...)
+		run.flushStreaming()
 	case agent.Done:
 		run.turn.Done = &ev
 		run.r.metrics.runs.WithLabelValues(string(ev.StopReason)).Inc()
@@ -78,24 +80,44 @@ func (run *dialogRun) startStreaming() {
 		run.r.svc.log.Error("platform: store streaming reply", "dialog", run.dialog.ID, "err", err)
 		return
 	}
-	run.streaming = m
+	run.streaming, run.flushedAt = m, time.Now()
+}
+
+// streamFlushEvery is how often a streaming reply's text so far is
+// written to its row: what a crash can lose, against a write per interval
+// per open stream.
+const streamFlushEvery = time.Second
+
+// flushStreaming writes the text so far to the streaming row, at most once
+// per streamFlushEvery, so a crash keeps most of what the user already saw.
+func (run *dialogRun) flushStreaming() {
+	if run.streaming == nil || time.Since(run.flushedAt) < streamFlushEvery {
+		return
+	}
+	run.flushedAt = time.Now()
+	if err := run.writeStreaming(store.MessageStreaming); err != nil {
+		run.r.svc.log.Warn("platform: flush streaming reply", "dialog", run.dialog.ID, "err", err)
+	}
+}
+
+// writeStreaming writes the text so far to the streaming row with status.
+func (run *dialogRun) writeStreaming(status string) error {
+	m, text := run.streaming, string(run.partial)
+	content, _ := json.Marshal(llm.AssistantText(text).Content)
+	return run.r.svc.store.UpdateMessage(context.WithoutCancel(run.ctx), m.TenantID, m.ID, store.MessageUpdate{
+		Content: string(content), Text: text, Meta: "{}", Status: status})
 }
 
 // closeStreaming ends a streaming row the loop never completed (an error
 // or a cancel midway), keeping the text that did arrive.
 func (run *dialogRun) closeStreaming(status string) {
-	m := run.streaming
-	if m == nil {
+	if run.streaming == nil {
 		return
 	}
-	text := string(run.partial)
-	run.streaming, run.partial = nil, run.partial[:0]
-	content, _ := json.Marshal(llm.AssistantText(text).Content)
-	err := run.r.svc.store.UpdateMessage(context.WithoutCancel(run.ctx), m.TenantID, m.ID, store.MessageUpdate{
-		Content: string(content), Text: text, Meta: "{}", Status: status})
-	if err != nil {
+	if err := run.writeStreaming(status); err != nil {
 		run.r.svc.log.Error("platform: close streaming reply", "dialog", run.dialog.ID, "err", err)
 	}
+	run.streaming, run.partial = nil, run.partial[:0]
 }
 
 // onMessage persists each message the loop appends, as it appends it.

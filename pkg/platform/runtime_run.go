@@ -38,6 +38,7 @@ type dialogRun struct {
 	// text so a crash leaves it behind as interrupted.
 	streaming *store.Message
 	partial   []byte
+	flushedAt time.Time
 }
 
 // start prepares a run once the caller holds the dialog's lease: it
