@@ -38,6 +38,7 @@ type sseStream struct {
 	closed  bool
 	broken  bool // the client went away; the run goes on and is stored
 	rec     bytes.Buffer
+	cut     bool // rec reached maxRecorded
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -75,8 +76,10 @@ func (s *sseStream) write(b []byte) {
 	if !s.started {
 		s.begin()
 	}
-	if s.rec.Len()+len(b) <= maxRecorded {
+	if !s.cut && s.rec.Len()+len(b) <= maxRecorded {
 		s.rec.Write(b)
+	} else {
+		s.cut = true
 	}
 	s.send(b)
 }
@@ -142,9 +145,16 @@ func (s *sseStream) close() {
 	}
 }
 
-// recorded is what was streamed, for Idempotency-Key replays.
+// recorded is what was streamed, for Idempotency-Key replays. A recording
+// cut at maxRecorded ends with an error event, so a replay never looks
+// like a whole reply that just stopped.
 func (s *sseStream) recorded() (bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.started, s.rec.String()
+	if !s.cut {
+		return s.started, s.rec.String()
+	}
+	data, _ := json.Marshal(agent.Error{Code: "replay_truncated",
+		Message: "this replay is cut short; read the dialog for the whole reply"})
+	return s.started, s.rec.String() + string(frame("error", data))
 }

@@ -136,3 +136,21 @@ func FuzzSSEFrameRoundTrips(f *testing.F) {
 		}
 	})
 }
+
+func TestSSEARecordingOverTheCapEndsWithAnErrorEvent(t *testing.T) {
+	s, rec := newTestStream(time.Hour)
+	big := strings.Repeat("x", 64<<10)
+	for rec.Body.Len() <= maxRecorded {
+		s.Send(agent.TextDelta{Text: big})
+	}
+	s.Send(agent.Done{StopReason: agent.StopCompleted})
+	s.close()
+	_, recorded := s.recorded()
+	events, _ := parseSSE(t, recorded)
+	if len(recorded) > maxRecorded+1024 || events[len(events)-1][0] != "error" || !strings.Contains(events[len(events)-1][1], "replay_truncated") {
+		t.Fatalf("%d bytes recorded, last event %q", len(recorded), events[len(events)-1][0])
+	}
+	if !strings.HasSuffix(rec.Body.String(), "event: done\ndata: "+`{"type":"done","text":"","turns":0,"usage":{"input_tokens":0,"output_tokens":0},"stop_reason":"completed"}`+"\n\n") {
+		t.Fatal("the live stream was cut too")
+	}
+}
