@@ -348,6 +348,7 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 		w := newWorld(t, st)
 		cl := w.client(w.alpha.adminKey)
 		a, b := "/v1/tenants/alpha", w.beta
+		betaDialog, betaPaused := w.mustDialog(t, b), w.mustPausedDialog(t, b, "client")
 		cases := []struct {
 			name, method, path string
 			body               any
@@ -359,6 +360,11 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 			{"publishing beta's bot", "POST", a + "/bots/" + b.botID + "/publish", apiclient.PublishRequest{Version: 1}},
 			{"revoking beta's key", "DELETE", a + "/api-keys/" + b.keyID, nil},
 			{"reading beta by id with alpha's key", "GET", "/v1/tenants/" + mustTenantID(t, w, "beta"), nil},
+			{"reading beta's dialog", "GET", a + "/dialogs/" + betaDialog, nil},
+			{"sending a message to beta's dialog", "POST", a + "/dialogs/" + betaDialog + "/messages", map[string]any{"text": "hi"}},
+			{"answering beta's paused dialog", "POST", a + "/dialogs/" + betaPaused + "/tool-results",
+				map[string]any{"results": []map[string]any{{"id": "call_1", "content": "x"}}}},
+			{"starting a dialog with beta's bot", "POST", a + "/bots/" + b.botID + "/dialogs", map[string]any{}},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
