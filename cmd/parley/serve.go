@@ -77,7 +77,10 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", d.settings.Addr, err)
 	}
 	m.announce(d.store, d.where, ln.Addr().String())
-	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect())
+	l := d.settings.Limits
+	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect(),
+		"tenant_rate_per_s", l.TenantRate, "tenant_burst", l.TenantBurst, "key_rate_per_s", l.KeyRate, "key_burst", l.KeyBurst,
+		"daily_token_quota", l.DailyTokens, "dialog_lease_ttl", d.settings.LeaseTTL.String())
 	return runServer(ctx, ln, handler, d.log)
 }
 
@@ -97,7 +100,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*platform.Runtime, func() 
 	}
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow})
 	rt, err := platform.NewRuntime(d.platform, platform.RuntimeOptions{Provider: provider, DefaultModel: s.LLMModel,
-		HTTPClient: client, MCP: pool, Metrics: reg})
+		HTTPClient: client, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // Settings is every PARLEY_* environment variable, read once at start.
@@ -22,6 +25,12 @@ type Settings struct {
 	OutboundPorts []int
 	MCPStdioAllow []string
 	LogLevel      slog.Level
+	// Limits are the per-tenant and per-key message rates and the daily
+	// token quota the runtime enforces.
+	Limits platform.Limits
+	// LeaseTTL is how long a dialog stays claimed by a server that stopped
+	// renewing its lease (it crashed): the wait before another may answer.
+	LeaseTTL time.Duration
 }
 
 // setting documents one environment variable for --help and the README.
@@ -42,6 +51,10 @@ var settingsTable = []setting{
 	{"PARLEY_OUTBOUND_PORTS", "", "comma-separated extra ports tenant tools may reach besides 80 and 443"},
 	{"PARLEY_MCP_STDIO_ALLOW", "", "comma-separated exact command lines of stdio MCP servers that may be started"},
 	{"PARLEY_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"PARLEY_RATE_LIMIT_TENANT", "20/s,burst=40", "messages a tenant may send per server process: N/s, N/m or N/h, optional ,burst=B; off for none"},
+	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send per server process, same format; off for none"},
+	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
+	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a crashed server's dialogs stay claimed before another run may answer them (1s to 1h)"},
 }
 
 // LoadSettings reads and validates the settings from getenv.
@@ -82,6 +95,9 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	}
 	if err := s.LogLevel.UnmarshalText([]byte(get("PARLEY_LOG_LEVEL"))); err != nil {
 		return Settings{}, fmt.Errorf("PARLEY_LOG_LEVEL: %q is not one of debug, info, warn, error", get("PARLEY_LOG_LEVEL"))
+	}
+	if err := s.loadLimits(get); err != nil {
+		return Settings{}, err
 	}
 	if s.DatabaseURL != "" && !strings.HasPrefix(s.DatabaseURL, "postgres://") && !strings.HasPrefix(s.DatabaseURL, "postgresql://") {
 		return Settings{}, fmt.Errorf("PARLEY_DATABASE_URL: must start with postgres:// or postgresql://")

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+func TestLoadSettingsReadsLimits(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      parleyEnv
+		want     platform.Limits
+		wantTTL  time.Duration
+		wantFail string // part of the error, "" when the settings are valid
+	}{
+		{name: "no settings give the production defaults",
+			env:     parleyEnv{},
+			want:    platform.Limits{TenantRate: 20, TenantBurst: 40, KeyRate: 10, KeyBurst: 20},
+			wantTTL: time.Minute},
+		{name: "a rate per minute is converted to per second with a second's worth of burst",
+			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "1200/m", "PARLEY_RATE_LIMIT_KEY": "off"},
+			want: platform.Limits{TenantRate: 20, TenantBurst: 20}, wantTTL: time.Minute},
+		{name: "a slow hourly rate still allows one request at once",
+			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "0", "PARLEY_RATE_LIMIT_KEY": "36/h"},
+			want: platform.Limits{KeyRate: 0.01, KeyBurst: 1}, wantTTL: time.Minute},
+		{name: "an explicit burst, spaces and capitals are accepted",
+			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": " 5/S, burst=12 ", "PARLEY_RATE_LIMIT_KEY": "OFF"},
+			want: platform.Limits{TenantRate: 5, TenantBurst: 12}, wantTTL: time.Minute},
+		{name: "a quota with a suffix and a short lease",
+			env: parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off",
+				"PARLEY_DAILY_TOKEN_QUOTA": "2M", "PARLEY_DIALOG_LEASE_TTL": "1s"},
+			want: platform.Limits{DailyTokens: 2_000_000}, wantTTL: time.Second},
+		{name: "a plain quota of 500k tokens",
+			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off", "PARLEY_DAILY_TOKEN_QUOTA": "500k"},
+			want: platform.Limits{DailyTokens: 500_000}, wantTTL: time.Minute},
+		{name: "a rate without a unit is refused", env: parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "20"},
+			wantFail: `PARLEY_RATE_LIMIT_TENANT: "20" is not a rate`},
+		{name: "a rate per day is refused", env: parleyEnv{"PARLEY_RATE_LIMIT_KEY": "100/d"},
+			wantFail: `PARLEY_RATE_LIMIT_KEY: "100/d" is not a rate`},
+		{name: "a negative rate is refused", env: parleyEnv{"PARLEY_RATE_LIMIT_KEY": "-1/s"},
+			wantFail: "PARLEY_RATE_LIMIT_KEY"},
+		{name: "a burst of zero is refused", env: parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "5/s,burst=0"},
+			wantFail: "PARLEY_RATE_LIMIT_TENANT"},
+		{name: "a burst without its name is refused", env: parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "5/s,10"},
+			wantFail: "PARLEY_RATE_LIMIT_TENANT"},
+		{name: "a negative quota is refused", env: parleyEnv{"PARLEY_DAILY_TOKEN_QUOTA": "-5"},
+			wantFail: `PARLEY_DAILY_TOKEN_QUOTA: "-5" is not a token count`},
+		{name: "a quota that overflows is refused", env: parleyEnv{"PARLEY_DAILY_TOKEN_QUOTA": "99999999999999999G"},
+			wantFail: "PARLEY_DAILY_TOKEN_QUOTA"},
+		{name: "a lease of a few milliseconds is refused", env: parleyEnv{"PARLEY_DIALOG_LEASE_TTL": "10ms"},
+			wantFail: `PARLEY_DIALOG_LEASE_TTL: "10ms" is not a duration from 1s to 1h0m0s`},
+		{name: "a lease without a unit is refused", env: parleyEnv{"PARLEY_DIALOG_LEASE_TTL": "60"},
+			wantFail: "PARLEY_DIALOG_LEASE_TTL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := LoadSettings(tt.env.getenv)
+			if tt.wantFail != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantFail) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantFail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Limits != tt.want || s.LeaseTTL != tt.wantTTL {
+				t.Fatalf("limits %+v, lease %s; want %+v, %s", s.Limits, s.LeaseTTL, tt.want, tt.wantTTL)
+			}
+		})
+	}
+}
+
+func TestEverySettingIsListedByHelpAndTheREADME(t *testing.T) {
+	var help bytes.Buffer
+	printSettings(&help)
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, s := range settingsTable {
+		if !strings.Contains(help.String(), s.name) {
+			t.Errorf("parley serve --help does not list %s", s.name)
+		}
+		if !strings.Contains(readme, "| `"+s.name+"` |") {
+			t.Errorf("the README's settings table has no row for %s", s.name)
+		}
+	}
+}
