@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+)
+
+// crashes is how many times the crash test kills the server.
+const crashes = 20
+
+// story is the long reply the fake model streams slowly, so the kill
+// always lands mid-stream.
+var story = strings.Repeat("once upon a time ", 30)
+
+// storyOrEcho answers a text starting with "story" with the long story and
+// anything else with "re: " and the text, so each reply names what it
+// answers.
+func storyOrEcho(req *llmtest.ChatRequest) llmtest.ServerReply {
+	text := lastUserText(req)
+	if strings.HasPrefix(text, "story") {
+		return llmtest.ServerReply{Text: story}
+	}
+	return llmtest.ServerReply{Text: "re: " + text}
+}
+
+// TestSIGKILLMidStreamLosesNothingTwentyTimesOver kills the real program
+// while it streams a reply, restarts it and checks through the API what a
+// crash leaves: every user message, in order; the cut reply interrupted
+// once the dead server's lease ran out, never streaming forever; and a
+// dialog that answers its next message with the whole conversation.
+func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills the server 20 times")
+	}
+	bin := parleyBinary(t)
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		t.Parallel()
+		env["PARLEY_DIALOG_LEASE_TTL"] = "1s" // the shortest allowed: a dead server's claim ends soon
+		env["PARLEY_RATE_LIMIT_TENANT"], env["PARLEY_RATE_LIMIT_KEY"] = "off", "off"
+		llm := chatServer(t, env, llmtest.Options{FragmentSize: 4, ChunkDelay: 20 * time.Millisecond, Handler: storyOrEcho})
+		p := startProcess(t, bin, env)
+		key, d := setupDialog(t, p.URL)
+		var stored, seen []string // what the dialog must hold; what the model must have seen
+		for i := range crashes {
+			s, q := fmt.Sprintf("story %d", i), fmt.Sprintf("question %d", i)
+			p = crashMidStream(t, p, bin, env, key, d, s)
+			msgs := waitSettled(t, p.URL, key, d)
+			stored = append(stored, "user:complete:"+s, "assistant:interrupted:")
+			checkStored(t, i, msgs, stored)
+
+			var turn struct{ Done struct{ Text string } }
+			err := apiclient.New(p.URL, key).Do(context.Background(), "POST", "/v1/tenants/acme/dialogs/"+d+"/messages", map[string]any{"text": q}, &turn)
+			if err != nil || turn.Done.Text != "re: "+q {
+				t.Fatalf("after crash %d the next message got %+v, %v; want a complete reply", i+1, turn, err)
+			}
+			seen = append(seen, "user:"+s, "user:"+q)
+			if got := conversation(llm.LastRequest()); !slices.Equal(got, seen) {
+				t.Fatalf("after crash %d the model saw\n%q\nwant every user message in order and no cut reply:\n%q", i+1, got, seen)
+			}
+			seen = append(seen, "assistant:re: "+q)
+			stored = append(stored, "user:complete:"+q, "assistant:complete:re: "+q)
+			checkStored(t, i, dialogMessages(t, p.URL, key, d), stored)
+		}
+	})
+}
+
+// crashMidStream sends text over SSE, kills the server at the reply's
+// first text and returns the restarted server.
+func crashMidStream(t *testing.T, p *process, bin string, env parleyEnv, key, dialog, text string) *process {
+	t.Helper()
+	resp := openStream(t, p.URL, key, dialog, text)
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for {
+		typ, ok := nextEvent(sc)
+		if !ok {
+			t.Fatalf("the stream of %q ended before any text", text)
+		}
+		if typ == "text_delta" {
+			break
+		}
+	}
+	p.kill()
+	return startProcess(t, bin, env)
+}
+
+// settleTimeout bounds the wait for a dead server's reply to read as
+// interrupted: the 1 s lease plus the restart, with room for a slow CI.
+const settleTimeout = 15 * time.Second
+
+// waitSettled reads the dialog until its last reply is no longer
+// streaming, which the dead server's lease may keep it for up to its TTL.
+func waitSettled(t *testing.T, base, key, dialog string) []string {
+	t.Helper()
+	deadline := time.Now().Add(settleTimeout)
+	for {
+		msgs := dialogMessages(t, base, key, dialog)
+		if len(msgs) == 0 || !strings.HasPrefix(msgs[len(msgs)-1], "assistant:streaming:") {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cut reply still reads as streaming %s after the restart: %q", settleTimeout, msgs[len(msgs)-1])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkStored compares the dialog's messages with want, where an
+// interrupted reply matches any beginning of the story: what was written
+// before the kill.
+func checkStored(t *testing.T, crash int, got, want []string) {
+	t.Helper()
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		if prefix, cut := strings.CutPrefix(got[i], "assistant:interrupted:"); cut && want[i] == "assistant:interrupted:" {
+			ok = strings.HasPrefix(story, prefix)
+			continue
+		}
+		ok = got[i] == want[i]
+	}
+	if !ok {
+		t.Fatalf("after crash %d the dialog holds\n%q\nwant\n%q", crash+1, got, want)
+	}
+}

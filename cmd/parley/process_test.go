@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+)
+
+// TestMain removes the parley binary the process tests built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// built is the real parley binary, built once for every test that runs it
+// as a separate process (linking it is the slow part).
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// parleyBinary builds the program with `go build` once per test run and
+// returns its path.
+func parleyBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "parley-bin-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "parley")
+		out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+// process is `parley serve` running as a child process.
+type process struct {
+	URL    string
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	exited chan struct{}
+}
+
+// startupTimeout bounds how long a child may take to say where it listens.
+const startupTimeout = 30 * time.Second
+
+// startProcess runs the binary at bin as `parley serve` on a free port with
+// env as its only PARLEY_* settings, and waits until it listens. The
+// process is killed when t ends.
+func startProcess(t *testing.T, bin string, env parleyEnv) *process {
+	t.Helper()
+	cmd := exec.Command(bin, "serve")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PARLEY_") && !strings.HasPrefix(kv, "OPENAI_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PARLEY_ADDR=127.0.0.1:0", "PARLEY_LOG_LEVEL=warn")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	pr, pw := io.Pipe()
+	p := &process{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = pw, p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		cmd.Wait()
+		pw.Close()
+		close(p.exited)
+	}()
+	t.Cleanup(func() { p.kill() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "Parley listening on "); ok {
+				addr <- a
+			}
+		}
+		close(addr)
+	}()
+	select {
+	case a, ok := <-addr:
+		if ok {
+			p.URL = a
+			return p
+		}
+		t.Fatalf("parley serve exited before listening:\n%s", p.stderr.String())
+	case <-time.After(startupTimeout):
+		p.kill()
+		t.Fatalf("parley serve did not listen within %s:\n%s", startupTimeout, p.stderr.String())
+	}
+	return nil
+}
+
+// kill ends the process with SIGKILL, as a crash or the OOM killer would,
+// and waits until it is gone.
+func (p *process) kill() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.exited
+}
+
+// chatText is the text of a message sent to the fake model: a string, or
+// the text parts of an array.
+func chatText(m llmtest.ChatMessage) string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct{ Text string }
+	_ = json.Unmarshal(m.Content, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// conversation is what a request showed the model, as "role:text" after
+// the system prompt.
+func conversation(req *llmtest.ChatRequest) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role != "system" {
+			out = append(out, m.Role+":"+chatText(m))
+		}
+	}
+	return out
+}
+
+// lastUserText is the text of the request's last user message.
+func lastUserText(req *llmtest.ChatRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			return chatText(req.Messages[i])
+		}
+	}
+	return ""
+}
