@@ -147,10 +147,26 @@ func errBusy() *Error {
 // join makes the caller the dialog's runner in this process and takes the
 // dialog's lease. When a run of this process already answers the dialog,
 // a text is stored as queued and handed to it (the returned message);
-// resuming calls (text "") get a conflict instead.
+// resuming calls (text "") get a conflict instead. A run that is still
+// taking its lease, or is ending, accepts no texts: the caller waits for
+// it to settle, so a text never joins a run that will not answer it.
 func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*liveRun, *store.Message, error) {
-	r.mu.Lock()
-	if lr := r.live[d.ID]; lr != nil {
+	for {
+		r.mu.Lock()
+		lr := r.live[d.ID]
+		if lr == nil {
+			break // with r.mu held
+		}
+		if !lr.open {
+			settled := lr.changed
+			r.mu.Unlock()
+			select {
+			case <-settled:
+				continue
+			case <-ctx.Done():
+				return nil, nil, errBusy()
+			}
+		}
 		defer r.mu.Unlock()
 		if text == "" {
 			return nil, nil, errorf(CodeConflict, "a reply to this dialog is being generated; retry when it is done")
@@ -162,12 +178,12 @@ func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*live
 		lr.enqueue(queuedText{text: text, id: m.ID})
 		return nil, m, nil
 	}
-	lr := &liveRun{owner: r.opts.Owner + "/" + randomHex(6)}
+	lr := &liveRun{owner: r.opts.Owner + "/" + randomHex(6), changed: make(chan struct{})}
 	r.live[d.ID] = lr
 	r.mu.Unlock()
 	ok, err := r.svc.store.AcquireLease(ctx, d.TenantID, d.ID, lr.owner, r.svc.now(), r.opts.LeaseTTL)
 	if err != nil || !ok {
-		r.leave(d.ID)
+		r.leave(d.ID, lr)
 		if err != nil {
 			return nil, nil, r.svc.internal(ctx, "acquire lease", err)
 		}
@@ -176,17 +192,30 @@ func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*live
 	// Whoever streamed before us is gone: their half-written replies stay
 	// visible as interrupted rather than looking alive forever.
 	if _, err := r.svc.store.MarkInterrupted(ctx, d.TenantID, d.ID); err != nil {
-		r.leave(d.ID)
 		_ = r.svc.store.ReleaseLease(context.WithoutCancel(ctx), d.TenantID, d.ID, lr.owner)
+		r.leave(d.ID, lr)
 		return nil, nil, r.svc.internal(ctx, "mark interrupted", err)
 	}
 	return lr, nil, nil
 }
 
-func (r *Runtime) leave(dialogID string) {
+// leave removes lr, the dialog's run of this process, and wakes the
+// requests waiting for it to settle.
+func (r *Runtime) leave(dialogID string, lr *liveRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.live, dialogID)
+	if r.live[dialogID] == lr {
+		delete(r.live, dialogID)
+	}
+	lr.setOpen(false)
+}
+
+// open lets texts join lr, once its lease is held and its own text (if
+// any) is first in its queue.
+func (r *Runtime) open(lr *liveRun) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	lr.setOpen(true)
 }
 
 func (r *Runtime) storeQueued(ctx context.Context, d *store.Dialog, text string) (*store.Message, error) {
@@ -207,6 +236,22 @@ type liveRun struct {
 	owner string
 	agent *agent.Agent // nil until the run has built its agent
 	queue []queuedText
+	// open says texts may join: the lease is held, the run's own text is
+	// first in queue, and the run has not decided to end. A text joining
+	// earlier could be stranded by a lease another process holds, or
+	// answered before the text that started the run; one joining later
+	// would never be answered.
+	open bool
+	// changed is closed when open changes, waking requests waiting to join.
+	changed chan struct{}
+}
+
+// setOpen sets open and wakes the waiting requests. Call with Runtime.mu
+// held.
+func (lr *liveRun) setOpen(open bool) {
+	lr.open = open
+	close(lr.changed)
+	lr.changed = make(chan struct{})
 }
 
 type queuedText struct{ text, id string }

@@ -34,6 +34,9 @@ type dialogRun struct {
 	stop   chan struct{} // ends the lease renewal
 
 	turn Turn
+	// sendsQueued says the next act sends the first queued text itself
+	// (a new message), so only the texts after it are steered in.
+	sendsQueued bool
 	// streaming is the assistant row being streamed, stored at its first
 	// text so a crash leaves it behind as interrupted.
 	streaming *store.Message
@@ -203,6 +206,7 @@ func (run *dialogRun) queue(ctx context.Context, text string) error {
 	run.r.mu.Lock()
 	run.lr.queue = append(run.lr.queue, queuedText{text: text, id: m.ID})
 	run.r.mu.Unlock()
+	run.sendsQueued = true
 	return nil
 }
 
@@ -217,8 +221,12 @@ func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn,
 		}
 		r.mu.Lock()
 		run.lr.agent = a
-		for _, q := range run.lr.queue[min(len(run.lr.queue), 1):] {
-			a.Steer(q.text) // the first is the text act sends itself
+		skip := 0
+		if run.sendsQueued {
+			skip = 1 // the first is the text act sends itself
+		}
+		for _, q := range run.lr.queue[min(len(run.lr.queue), skip):] {
+			a.Steer(q.text)
 		}
 		r.mu.Unlock()
 		out, runErr := act(a)
@@ -234,16 +242,22 @@ func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn,
 			return run.turn, nil
 		}
 		act = func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, next) }
+		run.sendsQueued = true
 	}
 }
 
 // leftover returns a text queued after the loop last looked, to answer
 // next; a run that paused or handed off leaves it stored, unanswered.
+// Without one the run closes to new texts in the same critical section,
+// so none can join after the last look.
 func (run *dialogRun) leftover(out agent.Outcome) (string, bool) {
 	run.r.mu.Lock()
 	defer run.r.mu.Unlock()
 	run.lr.agent = nil
 	if len(run.lr.queue) == 0 || run.ctx.Err() != nil || out.StopReason == agent.StopHandoff {
+		if run.lr.open {
+			run.lr.setOpen(false)
+		}
 		return "", false
 	}
 	return run.lr.queue[0].text, true
@@ -284,7 +298,9 @@ func (run *dialogRun) save(out agent.Outcome) error {
 	return nil
 }
 
-// end releases the lease and the dialog's live entry.
+// end releases the lease, then the dialog's live entry: a request that
+// arrives meanwhile waits for the entry to go and then takes the lease
+// itself, instead of finding it still held and answering 409.
 func (run *dialogRun) end() {
 	close(run.stop)
 	run.cancel()
@@ -292,16 +308,13 @@ func (run *dialogRun) end() {
 	r := run.r
 	defer r.runs.Done()
 	r.mu.Lock()
-	for id, lr := range r.live {
-		if lr == run.lr {
-			delete(r.live, id)
-		}
+	if run.lr.open {
+		run.lr.setOpen(false)
 	}
 	r.mu.Unlock()
-	if run.dialog != nil {
-		ctx := context.WithoutCancel(run.ctx)
-		if err := r.svc.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
-			r.svc.log.Error("platform: release dialog lease", "dialog", run.dialog.ID, "err", err)
-		}
+	ctx := context.WithoutCancel(run.ctx)
+	if err := r.svc.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
+		r.svc.log.Error("platform: release dialog lease", "dialog", run.dialog.ID, "err", err)
 	}
+	r.leave(run.dialog.ID, run.lr)
 }

@@ -68,6 +68,7 @@ func (r *Runtime) SendMessage(ctx context.Context, p *Principal, tenant, dialog 
 	if err := run.queue(ctx, in.Text); err != nil {
 		return Turn{}, err
 	}
+	r.open(lr)
 	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
 }
 
@@ -194,5 +195,6 @@ func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, orig
 	if err := check(&run.st); err != nil {
 		return Turn{}, err
 	}
+	r.open(lr)
 	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
 }
