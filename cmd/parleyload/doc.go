@@ -1,0 +1,27 @@
+// Command parleyload measures what Parley itself costs per dialog turn.
+//
+// It starts a real `parley serve` (or points at a running one), answers its
+// model calls with the strict fake LLM of pkg/llm/llmtest at 0 ms latency,
+// creates a tenant, a bot and dialogs through the HTTP API (pkg/api/apiclient)
+// and drives N concurrent dialogs, each sending one message after another,
+// as JSON or as server-sent events. For every level of concurrency it
+// reports turn latency (p50, p90, p99), turns per second and errors, beside
+// the latency of a raw model call to the same fake at the same concurrency:
+// the difference is the latency Parley adds. Last, it opens K event streams
+// whose model reply is held back, so they stay open and idle, and reports the
+// server's memory per stream from its /metrics (Go heap and stacks, RSS).
+//
+//	go run ./cmd/parleyload                                  # SQLite, 1/10/100 dialogs, JSON and SSE
+//	go run ./cmd/parleyload -database-url postgres://...     # the same on PostgreSQL
+//	go run ./cmd/parleyload -server http://host:8080 -token T -fake-addr 0.0.0.0:8089
+//
+// Without -server it builds cmd/parley (or runs -parley BIN) with a fresh
+// data dir, PARLEY_LOG_LEVEL=warn and the fake as PARLEY_LLM_BASE_URL. The
+// memory phase runs its own server with GOGC=5, so the heap it reads is
+// nearly all live memory rather than garbage awaiting collection. With
+// -server, point that server's PARLEY_LLM_BASE_URL at -fake-addr.
+//
+// Each dialog gets -turns-per-dialog messages, then the worker starts a new
+// one, so histories stay the length of a real conversation; creating the
+// dialog is not part of a turn's latency but is part of the wall time.
+package main

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// The two ways a turn is answered.
+const (
+	modeJSON = "json"
+	modeSSE  = "sse"
+)
+
+// level is one measured run: a mode at a concurrency.
+type level struct {
+	Mode        string  `json:"mode"`
+	Concurrency int     `json:"concurrency"`
+	ThinkMS     float64 `json:"think_ms"`
+	Turns       int     `json:"turns"`
+	Errors      int     `json:"errors"`
+	FirstError  string  `json:"first_error,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	TurnsPerSec float64 `json:"turns_per_sec"`
+	Turn        latency `json:"turn"`
+	// Provider is a raw model call to the same fake at the same
+	// concurrency; Added is Turn minus Provider at each percentile.
+	Provider latency `json:"provider"`
+	Added    latency `json:"added"`
+}
+
+// driveOptions shape a run.
+type driveOptions struct {
+	Mode           string
+	Concurrency    int
+	Duration       time.Duration
+	TurnsPerDialog int
+	// Think is how long a worker pauses after each answer, as a person
+	// reading it would: 0 drives the server flat out (its throughput),
+	// more measures latency at a load the server keeps up with.
+	Think time.Duration
+}
+
+// drive runs o.Concurrency dialogs at once for o.Duration, each worker
+// sending a message as soon as the last one is answered and moving to a
+// new dialog every TurnsPerDialog turns.
+func drive(ctx context.Context, s *session, o driveOptions) level {
+	var (
+		mu    sync.Mutex
+		lats  []time.Duration
+		errs  int
+		first string
+		wg    sync.WaitGroup
+	)
+	record := func(d time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs++
+			if first == "" {
+				first = err.Error()
+			}
+			return
+		}
+		lats = append(lats, d)
+	}
+	start := time.Now()
+	deadline := start.Add(o.Duration)
+	for w := range o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dialog, n := "", 0
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				if dialog == "" || n == o.TurnsPerDialog {
+					var err error
+					if dialog, err = s.newDialog(ctx); err != nil {
+						record(0, err)
+						dialog = ""
+						continue
+					}
+					n = 0
+				}
+				n++
+				t0 := time.Now()
+				err := s.send(ctx, o.Mode, dialog, fmt.Sprintf("Worker %d, message %d: where is my order?", w, n))
+				record(time.Since(t0), err)
+				if err != nil {
+					dialog = "" // whatever state it is in, do not build on it
+				}
+				if o.Think > 0 {
+					time.Sleep(o.Think)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	return level{Mode: o.Mode, Concurrency: o.Concurrency, ThinkMS: ms(o.Think), Turns: len(lats), Errors: errs, FirstError: first,
+		Seconds: took.Seconds(), TurnsPerSec: float64(len(lats)) / took.Seconds(), Turn: summarize(lats)}
+}
+
+// withProvider sets the provider timings and what the turn adds to them.
+func (l *level) withProvider(p latency) {
+	l.Provider = p
+	l.Added = latency{P50: l.Turn.P50 - p.P50, P90: l.Turn.P90 - p.P90, P99: l.Turn.P99 - p.P99, Max: l.Turn.Max - p.Max}
+}

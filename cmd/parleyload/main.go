@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "parleyload:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command line.
+type config struct {
+	Server, Token, Parley, DatabaseURL, FakeAddr string
+	Concurrency                                  []int
+	Modes                                        []string
+	Duration                                     time.Duration
+	TurnsPerDialog                               int
+	Think                                        time.Duration
+	Streams                                      int
+	JSON                                         bool
+}
+
+func parseConfig(args []string, log io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("parleyload", flag.ContinueOnError)
+	fs.SetOutput(log)
+	fs.StringVar(&c.Server, "server", "", "URL of a running Parley server; empty starts one")
+	fs.StringVar(&c.Token, "token", "", "platform token of -server")
+	fs.StringVar(&c.Parley, "parley", "", "parley binary to start; empty builds ./cmd/parley")
+	fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL for the started server; empty uses SQLite")
+	fs.StringVar(&c.FakeAddr, "fake-addr", "127.0.0.1:0", "address of the fake LLM")
+	levels := fs.String("concurrency", "1,10,100", "comma-separated numbers of concurrent dialogs")
+	modes := fs.String("modes", "json,sse", "comma-separated answer forms: json, sse")
+	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "how long each level runs")
+	fs.IntVar(&c.TurnsPerDialog, "turns-per-dialog", 10, "messages per dialog before a worker starts a new one")
+	fs.DurationVar(&c.Think, "think", 0, "pause after each answer per dialog; 0 drives the server flat out")
+	fs.IntVar(&c.Streams, "streams", 1000, "idle event streams to open for the memory measure; 0 skips it")
+	fs.BoolVar(&c.JSON, "json", false, "print the results as JSON")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	for _, f := range strings.Split(*levels, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("-concurrency: %q is not a positive number", f)
+		}
+		c.Concurrency = append(c.Concurrency, n)
+	}
+	for _, m := range strings.Split(*modes, ",") {
+		m = strings.TrimSpace(m)
+		if m != modeJSON && m != modeSSE {
+			return c, fmt.Errorf("-modes: %q is neither json nor sse", m)
+		}
+		c.Modes = append(c.Modes, m)
+	}
+	switch {
+	case c.Server != "" && c.Token == "":
+		return c, errors.New("-server needs -token, the server's platform token")
+	case c.Server != "" && c.DatabaseURL != "":
+		return c, errors.New("-database-url configures a started server; -server uses its own database")
+	case c.TurnsPerDialog < 1:
+		return c, errors.New("-turns-per-dialog must be at least 1")
+	}
+	return c, nil
+}
+
+// results is everything one invocation measured.
+type results struct {
+	Machine  machine  `json:"machine"`
+	Database string   `json:"database"`
+	Levels   []level  `json:"levels"`
+	Memory   *memory  `json:"memory,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+type machine struct {
+	CPUs      int    `json:"cpus"`
+	CPU       string `json:"cpu"`
+	GoVersion string `json:"go"`
+}
+
+func run(ctx context.Context, args []string, stdout, log io.Writer) error {
+	c, err := parseConfig(args, log)
+	if err != nil {
+		return err
+	}
+	fake, err := startFake(c.FakeAddr)
+	if err != nil {
+		return err
+	}
+	defer fake.close()
+	res := results{Machine: machine{CPUs: runtime.NumCPU(), CPU: cpuModel(), GoVersion: runtime.Version()}, Database: "sqlite"}
+	if c.DatabaseURL != "" {
+		res.Database = "postgres"
+	}
+	starter, cleanup, err := newStarter(ctx, c, fake.url, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if res.Levels, err = measureTurns(ctx, c, starter, fake, log); err != nil {
+		return err
+	}
+	if c.Streams > 0 {
+		mem, note, err := measureStreams(ctx, c, starter, fake, log)
+		if err != nil {
+			return err
+		}
+		res.Memory = mem
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+	}
+	if c.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printResults(stdout, res)
+	return nil
+}
+
+// starter gives a server to measure: a fresh child process, or -server.
+type starter func(ctx context.Context, gogc string) (*target, error)
+
+func newStarter(ctx context.Context, c config, llmURL string, log io.Writer) (starter, func(), error) {
+	if c.Server != "" {
+		fmt.Fprintf(log, "parleyload: the fake LLM is at %s; %s must use it as PARLEY_LLM_BASE_URL\n", llmURL, c.Server)
+		t := &target{URL: strings.TrimRight(c.Server, "/"), Token: c.Token, stop: func() {}}
+		return func(context.Context, string) (*target, error) { return t, nil }, func() {}, nil
+	}
+	bin, cleanup := c.Parley, func() {}
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "parleyload-bin-")
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		if bin, err = buildParley(ctx, dir, log); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+	}
+	return func(ctx context.Context, gogc string) (*target, error) {
+		return startServer(ctx, serverOptions{Binary: bin, DatabaseURL: c.DatabaseURL, LLMBaseURL: llmURL, GOGC: gogc, Log: log})
+	}, cleanup, nil
+}
+
+// measureTurns runs every mode at every concurrency against one server,
+// each level after a short warm-up, then times raw model calls at each
+// concurrency.
+func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, log io.Writer) ([]level, error) {
+	t, err := start(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	defer t.stop()
+	maxConc := 0
+	for _, n := range c.Concurrency {
+		maxConc = max(maxConc, n)
+	}
+	s, err := newSession(ctx, t, newHTTPClient(maxConc))
+	if err != nil {
+		return nil, err
+	}
+	providers := map[int]latency{}
+	var levels []level
+	for _, mode := range c.Modes {
+		for _, n := range c.Concurrency {
+			warm := driveOptions{Mode: mode, Concurrency: n, Duration: min(c.Duration/5, 2*time.Second), TurnsPerDialog: c.TurnsPerDialog, Think: c.Think}
+			drive(ctx, s, warm)
+			l := drive(ctx, s, driveOptions{Mode: mode, Concurrency: n, Duration: c.Duration, TurnsPerDialog: c.TurnsPerDialog, Think: c.Think})
+			if _, ok := providers[n]; !ok {
+				if providers[n], err = providerLatency(ctx, fake.url, n, min(c.Duration, 5*time.Second)); err != nil {
+					return nil, err
+				}
+			}
+			l.withProvider(providers[n])
+			fmt.Fprintf(log, "parleyload: %s x%d: %d turns, %.0f/s, p50 %.2f ms, p99 %.2f ms, %d errors\n",
+				mode, n, l.Turns, l.TurnsPerSec, l.Turn.P50, l.Turn.P99, l.Errors)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			levels = append(levels, l)
+		}
+	}
+	return levels, nil
+}
+
+// measureStreams runs the idle-stream measure on a server of its own
+// with a low GOGC, so its heap is live memory and not garbage.
+func measureStreams(ctx context.Context, c config, start starter, fake *fakeLLM, log io.Writer) (*memory, string, error) {
+	t, err := start(ctx, "5")
+	if err != nil {
+		return nil, "", err
+	}
+	defer t.stop()
+	s, err := newSession(ctx, t, newHTTPClient(c.Streams))
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := idleStreams(ctx, s, fake, t.URL+"/metrics", c.Streams)
+	if err != nil {
+		return nil, "", err
+	}
+	fmt.Fprintf(log, "parleyload: %d idle streams: %.1f KiB heap+stacks, %.1f KiB RSS each\n", m.Streams, m.PerStreamKiB, m.PerStreamRSSKiB)
+	note := ""
+	if c.Server != "" {
+		note = "memory was read from -server as it runs: unless it runs with a low GOGC, its heap includes garbage"
+	}
+	return &m, note, nil
+}
+
+// cpuModel is the processor's name from /proc/cpuinfo, when there is one.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}

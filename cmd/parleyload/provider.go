@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/openai"
+)
+
+// providerLatency times raw streamed model calls to the fake, n at a time
+// for d, through the same OpenAI-compatible provider the server uses: the
+// share of a turn that belongs to the model, not to Parley.
+func providerLatency(ctx context.Context, baseURL string, n int, d time.Duration) (latency, error) {
+	p, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: "fake", MaxRetries: -1,
+		HTTPClient: newHTTPClient(n)})
+	if err != nil {
+		return latency{}, err
+	}
+	// A request the size of a bot's: a prompt of about 2 KB, one tool, a
+	// short history.
+	req := &llm.Request{Model: "fake-model", System: strings.Repeat("You are Acme's support assistant. ", 60),
+		Messages: []llm.Message{llm.UserText("Where is my order?")},
+		Tools: []llm.ToolDefinition{{Name: "current_time", Description: "The current time",
+			Parameters: []byte(`{"type":"object","properties":{}}`)}}}
+	var (
+		mu      sync.Mutex
+		lats    []time.Duration
+		failure error
+		wg      sync.WaitGroup
+	)
+	deadline := time.Now().Add(d)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				t0 := time.Now()
+				_, err := p.Stream(ctx, req, func(llm.Delta) {})
+				took := time.Since(t0)
+				mu.Lock()
+				if err != nil && failure == nil {
+					failure = err
+				}
+				lats = append(lats, took)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if failure != nil {
+		return latency{}, fmt.Errorf("raw model call: %w", failure)
+	}
+	return summarize(lats), nil
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// printResults writes the results as the table the README quotes.
+func printResults(w io.Writer, r results) {
+	fmt.Fprintf(w, "machine: %d CPUs, %s, %s; database: %s\n\n", r.Machine.CPUs, r.Machine.CPU, r.Machine.GoVersion, r.Database)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\tdialogs\tthink ms\tturns/s\tp50 ms\tp90 ms\tp99 ms\tmodel p50\tmodel p99\tadded p50\tadded p99\terrors\t")
+	for _, l := range r.Levels {
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t\n", l.Mode, l.Concurrency, l.ThinkMS, l.TurnsPerSec,
+			l.Turn.P50, l.Turn.P90, l.Turn.P99, l.Provider.P50, l.Provider.P99, l.Added.P50, l.Added.P99, l.Errors)
+	}
+	tw.Flush()
+	for _, l := range r.Levels {
+		if l.FirstError != "" {
+			fmt.Fprintf(w, "first error at %s x%d: %s\n", l.Mode, l.Concurrency, l.FirstError)
+		}
+	}
+	if m := r.Memory; m != nil {
+		fmt.Fprintf(w, "\n%d idle event streams: %.1f KiB of heap and stacks each (RSS %.1f KiB), %.1f goroutines each\n",
+			m.Streams, m.PerStreamKiB, m.PerStreamRSSKiB, m.GoroutinesPer)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
