@@ -28,9 +28,24 @@ func (e *ResolveError) Error() string { return "agent: resolve provider: " + e.E
 
 func (e *ResolveError) Unwrap() error { return e.Err }
 
-// describe turns a run's failure into the error event. Only provider
-// messages (written to be shown) pass through; everything else gets a fixed
-// text, because hook and internal errors may hold database or network detail.
+// providerMessages are what end users read when the model call fails. The
+// provider's own text stays in the logs (OnError): it can name internal
+// addresses, the upstream's wording, or echo part of an API key.
+var providerMessages = map[llm.ErrorKind]string{
+	llm.ErrAuth:          "the language model rejected the platform's credentials",
+	llm.ErrBadRequest:    "the language model rejected the request",
+	llm.ErrRateLimit:     "the language model is busy; try again shortly",
+	llm.ErrQuota:         "the language model's usage limit is reached",
+	llm.ErrContextLength: "the conversation is too long for the language model",
+	llm.ErrServer:        "the language model failed; try again shortly",
+	llm.ErrTimeout:       "the language model did not answer in time",
+	llm.ErrNetwork:       "the language model could not be reached",
+	llm.ErrCanceled:      "the request was canceled",
+}
+
+// describe turns a run's failure into the error event: a stable code and a
+// fixed message, because provider, hook and internal errors may hold
+// database or network detail that must not reach clients.
 func describe(err error) Error {
 	var (
 		pe *llm.Error
@@ -39,7 +54,11 @@ func describe(err error) Error {
 	)
 	switch {
 	case errors.As(err, &pe):
-		return Error{Code: "llm_" + string(pe.Kind), Message: pe.Message, Retryable: pe.Retryable}
+		msg, ok := providerMessages[pe.Kind]
+		if !ok {
+			msg = "the language model failed"
+		}
+		return Error{Code: "llm_" + string(pe.Kind), Message: msg, Retryable: pe.Retryable}
 	case errors.As(err, &he) && he.Hook == "OnTurnEnd":
 		return Error{Code: "metering_failed", Message: "usage could not be recorded", Retryable: true}
 	case errors.As(err, &he):
