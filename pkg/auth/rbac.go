@@ -19,8 +19,8 @@ const (
 	RoleViewer = "viewer"
 )
 
-// Roles lists the valid roles, strongest first.
-var Roles = []string{RoleOwner, RoleAdmin, RoleEditor, RoleViewer}
+// Roles returns the valid roles, strongest first.
+func Roles() []string { return []string{RoleOwner, RoleAdmin, RoleEditor, RoleViewer} }
 
 // Objects permissions are about.
 const (

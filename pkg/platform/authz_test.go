@@ -23,7 +23,7 @@ func TestEveryCallerAgainstEveryOperation(t *testing.T) {
 		}
 
 		callers := map[string]*platform.Principal{}
-		for _, role := range auth.Roles {
+		for _, role := range auth.Roles() {
 			email := role + "@acme.example"
 			if _, err := e.svc.CreateUser(ctx, op, email, "password-"+role); err != nil {
 				t.Fatal(err)

@@ -97,7 +97,7 @@ func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, ro
 	if err != nil {
 		return Member{}, err
 	}
-	if !slices.Contains(auth.Roles, role) {
+	if !slices.Contains(auth.Roles(), role) {
 		return Member{}, invalid(Detail{Pointer: "/role", Message: "must be one of owner, admin, editor, viewer"})
 	}
 	u, err := s.store.GetUserByEmail(ctx, email)
