@@ -1,6 +1,10 @@
 package store
 
-import "gorm.io/gorm"
+import (
+	"regexp"
+
+	"gorm.io/gorm"
+)
 
 // DefaultPageSize and MaxPageSize bound list queries.
 const (
@@ -28,8 +32,15 @@ func (p Page) limit() int {
 
 // paged applies keyset paging on a unique, sortable string column. It asks
 // for one extra row to learn whether another page exists without a count.
+// A cursor that is not an id made by NewID fails the query with
+// ErrInvalidCursor, so a mangled cursor is an error rather than a silently
+// empty page.
 func paged(q *gorm.DB, column string, p Page) *gorm.DB {
 	if p.Cursor != "" {
+		if !idPattern.MatchString(p.Cursor) {
+			q.AddError(ErrInvalidCursor)
+			return q
+		}
 		q = q.Where(column+" > ?", p.Cursor)
 	}
 	return q.Order(column).Limit(p.limit() + 1)
@@ -44,3 +55,7 @@ func nextCursor[T any](rows []T, p Page, key func(T) string) ([]T, string) {
 	rows = rows[:p.limit()]
 	return rows, key(rows[len(rows)-1])
 }
+
+// idPattern matches the ids NewID makes: a prefix, "_" and 26 characters of
+// idEncoding's alphabet.
+var idPattern = regexp.MustCompile(`^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$`)

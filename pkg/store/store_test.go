@@ -217,3 +217,17 @@ func TestSessions(t *testing.T) {
 		})
 	})
 }
+
+func TestListsRefuseACursorTheyDidNotHandOut(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for _, cursor := range []string{"garbage", "ten_", "ten_0000000000000000000000000!", "' OR 1=1 --"} {
+			if _, _, err := s.ListTenants(ctx, store.Page{Cursor: cursor}); !errors.Is(err, store.ErrInvalidCursor) {
+				t.Errorf("ListTenants(cursor %q) = %v, want ErrInvalidCursor", cursor, err)
+			}
+		}
+		if _, _, err := s.ListTenants(ctx, store.Page{Cursor: store.NewID(store.PrefixTenant)}); err != nil {
+			t.Errorf("a well-formed cursor: %v", err)
+		}
+	})
+}
