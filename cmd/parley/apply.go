@@ -42,7 +42,8 @@ Creates or updates tenants and bots from DIR, laid out like tenants/:
   DIR/<tenant-slug>/bots/<bot-slug>.json an agent config
 DIR may also be one tenant's directory. Missing tenants are created (their
 first admin key is printed once); a bot gets a new version only when its
-config changed, and its newest version is published.`)
+config changed, and its newest version is published. Every file is checked
+first: when any has a problem, each is reported and nothing is applied.`)
 	}
 	pos, helped, err := parseArgs(fs, args, 1)
 	if helped || err != nil {
@@ -51,6 +52,12 @@ config changed, and its newest version is published.`)
 	dirs, err := tenantDirs(pos[0])
 	if err != nil {
 		return err
+	}
+	// Check every file before writing anything, so a typo in one bot
+	// never leaves the database half applied.
+	if problems := checkTenantDirs(dirs, m.Stderr); problems > 0 {
+		fmt.Fprintf(m.Stderr, "%d file(s) have problems; nothing was applied.\n", problems)
+		return exitError{code: 1}
 	}
 	d, err := m.openData(ctx, false)
 	if err != nil {
@@ -99,9 +106,41 @@ func tenantDirs(root string) ([]string, error) {
 	return dirs, nil
 }
 
-// applier applies tenant directories one by one. A broken file is reported
-// and counted, and the rest still applies: one typo should not hold up
-// every other tenant.
+// checkTenantDirs validates every tenant file and bot config under dirs,
+// printing each problem as FILE: POINTER: message, and returns how many
+// files have problems.
+func checkTenantDirs(dirs []string, w io.Writer) int {
+	bad := 0
+	for _, dir := range dirs {
+		path := filepath.Join(dir, "tenant.json")
+		var tf tenantFile
+		if err := readStrictJSON(path, &tf); err != nil {
+			fmt.Fprintf(w, "%s: %v\n", path, err)
+			bad++
+		}
+		for _, f := range botFiles(dir) {
+			res := validateFile(f)
+			for _, p := range res.Errors {
+				fmt.Fprintf(w, "%s: %s: %s\n", f, displayPointer(p.Pointer), p.Message)
+			}
+			if !res.Valid {
+				bad++
+			}
+		}
+	}
+	return bad
+}
+
+// botFiles lists a tenant directory's bot configs, sorted.
+func botFiles(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "bots", "*.json"))
+	sort.Strings(files)
+	return files
+}
+
+// applier applies tenant directories one by one. Files were checked
+// first; what can still fail here (the database, a slug clash) is reported
+// and counted, and the rest still applies.
 type applier struct {
 	svc   *platform.Service
 	out   io.Writer
@@ -148,9 +187,7 @@ func (a *applier) tenant(ctx context.Context, dir string) {
 	default:
 		fmt.Fprintf(a.out, "tenant %s: exists\n", slug)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "bots", "*.json"))
-	sort.Strings(files)
-	for _, f := range files {
+	for _, f := range botFiles(dir) {
 		a.bot(ctx, slug, f)
 	}
 }

@@ -133,7 +133,7 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 	})
 }
 
-func TestApplyReportsABrokenConfigByFileAndPointerAndAppliesTheRest(t *testing.T) {
+func TestApplyReportsEveryBrokenFileAndAppliesNothing(t *testing.T) {
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
 	dir := t.TempDir()
 	write := func(rel, body string) {
@@ -146,15 +146,34 @@ func TestApplyReportsABrokenConfigByFileAndPointerAndAppliesTheRest(t *testing.T
 	write("shop/tenant.json", `{"name": "Shop"}`)
 	write("shop/bots/broken.json", `{"basic_settings": {"name": "B", "colour": "red"}}`)
 	write("shop/bots/fine.json", `{"basic_settings": {"name": "Fine"}}`)
+	write("cafe/tenant.json", `{"name": "Cafe", "plan": "gold"}`)
 	code, stdout, stderr := runParley(t, env, "apply", dir)
 	if code != 1 {
 		t.Errorf("exit code %d, want 1 for a broken file", code)
 	}
-	if want := filepath.Join(dir, "shop", "bots", "broken.json") + ": /basic_settings/colour: "; !strings.Contains(stderr, want) {
-		t.Errorf("stderr does not name the file and pointer %q:\n%s", want, stderr)
+	for _, want := range []string{
+		filepath.Join(dir, "shop", "bots", "broken.json") + ": /basic_settings/colour: ",
+		filepath.Join(dir, "cafe", "tenant.json") + ": ",
+		"2 file(s) have problems; nothing was applied.",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
-	if !strings.Contains(stdout, "bot fine: created, version 1 published") {
-		t.Errorf("the valid bot was not applied:\n%s", stdout)
+	if stdout != "" {
+		t.Errorf("something was applied:\n%s", stdout)
+	}
+	if counts := versionCounts(t, env); len(counts) != 0 {
+		t.Errorf("the database holds bots %v after a refused apply", counts)
+	}
+	// Once the files are fixed, everything applies.
+	write("shop/bots/broken.json", `{"basic_settings": {"name": "B"}}`)
+	write("cafe/tenant.json", `{"name": "Cafe"}`)
+	if code, _, stderr := runParley(t, env, "apply", dir); code != 0 {
+		t.Fatalf("exit %d after fixing the files: %s", code, stderr)
+	}
+	if counts := versionCounts(t, env); len(counts) != 2 {
+		t.Errorf("bots after the fix = %v, want shop/broken and shop/fine", counts)
 	}
 }
 
