@@ -88,6 +88,8 @@ type server struct {
 	metrics     *httpMetrics
 	maxBody     int64
 	landingPage []byte
+	// web is the static tree (Options.Web) the admin UI and widget come from.
+	web fs.FS
 }
 
 func newServer(opts Options) (*server, error) {
@@ -97,6 +99,7 @@ func newServer(opts Options) (*server, error) {
 		log:      opts.Logger,
 		registry: opts.Metrics,
 		maxBody:  opts.MaxBodyBytes,
+		web:      opts.Web,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
