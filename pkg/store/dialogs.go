@@ -59,7 +59,7 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
 	if d.Context == "" {
 		d.Context = "{}"
 	}
-	return wrap("create dialog", s.q(ctx).Create(d).Error)
+	return wrap("create dialog", s.w(ctx).Create(d).Error)
 }
 
 // GetDialog finds the tenant's dialog by id.
@@ -103,7 +103,7 @@ func (s *Store) SetDialogStatus(ctx context.Context, tenantID, id, status string
 }
 
 func (s *Store) updateDialog(ctx context.Context, op, tenantID, id string, fields map[string]any) error {
-	res := s.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
+	res := s.w(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
 	if res.Error != nil {
 		return wrap(op, res.Error)
 	}

@@ -35,14 +35,14 @@ func (k *IdempotencyKey) Done() bool { return k.Status != 0 }
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerprint string, now time.Time, staleAfter time.Duration) (*IdempotencyKey, error) {
 	now = now.UTC()
 	rec := IdempotencyKey{TenantID: tenantID, Key: key, Fingerprint: fingerprint, CreatedAt: now}
-	res := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rec)
+	res := s.w(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rec)
 	if res.Error != nil {
 		return nil, wrap("claim idempotency key", res.Error)
 	}
 	if res.RowsAffected == 1 {
 		return nil, nil
 	}
-	res = s.q(ctx).Model(&IdempotencyKey{}).
+	res = s.w(ctx).Model(&IdempotencyKey{}).
 		Where("tenant_id = ? AND key = ? AND status = 0 AND created_at < ?", tenantID, key, now.Add(-staleAfter)).
 		Updates(map[string]any{"fingerprint": fingerprint, "created_at": now})
 	if res.Error != nil {
@@ -65,7 +65,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerpr
 
 // CompleteIdempotencyKey stores the response to replay for the key.
 func (s *Store) CompleteIdempotencyKey(ctx context.Context, tenantID, key string, status int, contentType, body string) error {
-	res := s.q(ctx).Model(&IdempotencyKey{}).Where("tenant_id = ? AND key = ?", tenantID, key).
+	res := s.w(ctx).Model(&IdempotencyKey{}).Where("tenant_id = ? AND key = ?", tenantID, key).
 		Updates(map[string]any{"status": status, "content_type": contentType, "body": body})
 	if res.Error != nil {
 		return wrap("complete idempotency key", res.Error)
@@ -79,6 +79,6 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, tenantID, key string
 // ForgetIdempotencyKey drops an unfinished claim, so a request that never
 // ran (it was refused before doing anything) can be retried with its key.
 func (s *Store) ForgetIdempotencyKey(ctx context.Context, tenantID, key string) error {
-	err := s.q(ctx).Where("tenant_id = ? AND key = ? AND status = 0", tenantID, key).Delete(&IdempotencyKey{}).Error
+	err := s.w(ctx).Where("tenant_id = ? AND key = ? AND status = 0", tenantID, key).Delete(&IdempotencyKey{}).Error
 	return wrap("forget idempotency key", err)
 }

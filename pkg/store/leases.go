@@ -26,7 +26,7 @@ type DialogLease struct {
 func (s *Store) AcquireLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) (bool, error) {
 	now = now.UTC()
 	l := DialogLease{DialogID: dialogID, TenantID: tenantID, Owner: owner, ExpiresAt: now.Add(ttl), AcquiredAt: now}
-	res := s.q(ctx).Clauses(clause.OnConflict{
+	res := s.w(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "dialog_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"owner", "expires_at", "acquired_at"}),
 		Where: clause.Where{Exprs: []clause.Expression{gorm.Expr(
@@ -42,7 +42,7 @@ func (s *Store) AcquireLease(ctx context.Context, tenantID, dialogID, owner stri
 // holds (it expired and was taken over) is ErrConflict: the caller must
 // stop writing to the dialog.
 func (s *Store) RenewLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) error {
-	res := s.q(ctx).Model(&DialogLease{}).
+	res := s.w(ctx).Model(&DialogLease{}).
 		Where("tenant_id = ? AND dialog_id = ? AND owner = ?", tenantID, dialogID, owner).
 		Update("expires_at", now.UTC().Add(ttl))
 	if res.Error != nil {
@@ -57,7 +57,7 @@ func (s *Store) RenewLease(ctx context.Context, tenantID, dialogID, owner string
 // ReleaseLease gives up owner's lease; releasing a lease one does not hold
 // does nothing.
 func (s *Store) ReleaseLease(ctx context.Context, tenantID, dialogID, owner string) error {
-	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND owner = ?", tenantID, dialogID, owner).
+	err := s.w(ctx).Where("tenant_id = ? AND dialog_id = ? AND owner = ?", tenantID, dialogID, owner).
 		Delete(&DialogLease{}).Error
 	return wrap("release lease", err)
 }

@@ -46,6 +46,14 @@ type Message struct {
 	CreatedAt    time.Time
 }
 
+// w starts a write of one statement bound to ctx, without the transaction
+// gorm otherwise wraps around every create, update and delete: a single
+// statement is atomic on its own, and the BEGIN and COMMIT around it would
+// triple its round trips on the hot path of every turn.
+func (s *Store) w(ctx context.Context) *gorm.DB {
+	return s.db.Session(&gorm.Session{Context: ctx, SkipDefaultTransaction: true})
+}
+
 // AppendMessage stores m as the next message of its dialog, giving it an
 // id and the next seq. The seq comes from an atomic increment of the
 // dialog's counter, so concurrent writers (a running loop and a new user
@@ -63,6 +71,12 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	if m.Meta == "" {
 		m.Meta = "{}"
 	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = s.db.NowFunc()
+	}
+	if s.dialect == DialectPostgres {
+		return s.appendInOneStatement(ctx, m)
+	}
 	return s.Tx(ctx, func(tx *Store) error {
 		seq, err := tx.nextSeq(ctx, m.TenantID, m.DialogID)
 		if err != nil {
@@ -71,6 +85,31 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		m.Seq = seq
 		return wrap("append message", tx.q(ctx).Create(m).Error)
 	})
+}
+
+// appendInOneStatement bumps the dialog's counter and inserts m with the
+// new seq in one PostgreSQL statement (an UPDATE ... RETURNING feeding the
+// INSERT): as atomic as the transaction SQLite needs, in one round trip
+// instead of four. A dialog of another tenant updates no row, so nothing is
+// inserted.
+func (s *Store) appendInOneStatement(ctx context.Context, m *Message) error {
+	var seqs []int64
+	err := s.q(ctx).Raw(`WITH next AS (
+  UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq)
+INSERT INTO messages (id, tenant_id, dialog_id, seq, kind, role, content, text, model, provider, bot_version,
+  status, turn, meta, input_tokens, output_tokens, created_at)
+SELECT ?, ?, ?, next.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM next RETURNING seq`,
+		s.db.NowFunc(), m.TenantID, m.DialogID,
+		m.ID, m.TenantID, m.DialogID, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
+		m.Status, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt).Scan(&seqs).Error
+	if err != nil {
+		return wrap("append message", err)
+	}
+	if len(seqs) == 0 {
+		return wrap("append message", ErrNotFound)
+	}
+	m.Seq = seqs[0]
+	return nil
 }
 
 // nextSeq bumps the dialog's counter and returns the new value. RETURNING
@@ -100,7 +139,7 @@ type MessageUpdate struct {
 // UpdateMessage replaces the content of the tenant's message, typically a
 // streaming reply that is now complete.
 func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u MessageUpdate) error {
-	res := s.q(ctx).Model(&Message{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(map[string]any{
+	res := s.w(ctx).Model(&Message{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(map[string]any{
 		"content": u.Content, "text": u.Text, "model": u.Model, "provider": u.Provider, "meta": u.Meta,
 		"status": u.Status, "turn": u.Turn, "input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
 	})
@@ -117,8 +156,10 @@ func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u Messag
 // an interrupted one and says how many there were. Call it when taking the
 // dialog's lease: whoever was streaming them is gone.
 func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) (int64, error) {
-	res := s.q(ctx).Model(&Message{}).
-		Where("tenant_id = ? AND dialog_id = ? AND status = ?", tenantID, dialogID, MessageStreaming).
+	// "seq > 0" is always true; it lets SQLite's planner pick the
+	// (dialog_id, seq) index instead of scanning every message of the tenant.
+	res := s.w(ctx).Model(&Message{}).
+		Where("tenant_id = ? AND dialog_id = ? AND seq > 0 AND status = ?", tenantID, dialogID, MessageStreaming).
 		Update("status", MessageInterrupted)
 	if res.Error != nil {
 		return 0, wrap("mark interrupted", res.Error)
@@ -130,6 +171,9 @@ func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) 
 // the dialog's next seq, so it sits where the loop took it: after the
 // messages the loop wrote while it waited, exactly as the model saw it.
 func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id string) (*Message, error) {
+	if m, ok, err := s.dequeueLast(ctx, tenantID, dialogID, id); ok || err != nil {
+		return m, err
+	}
 	var m Message
 	err := s.Tx(ctx, func(tx *Store) error {
 		err := tx.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?", tenantID, dialogID, id, MessageQueued).
@@ -155,6 +199,32 @@ func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id strin
 		return nil, err
 	}
 	return &m, nil
+}
+
+// dequeueLast completes the queued message when it is still the dialog's
+// last, the usual case (nothing was written while it waited): one
+// conditional UPDATE instead of a transaction. ok is false when it is not
+// the last any more, or no longer queued, and the caller must do it the
+// long way.
+func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) (*Message, bool, error) {
+	var m Message
+	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?", tenantID, dialogID, id, MessageQueued).
+		First(&m).Error
+	if err != nil {
+		return nil, false, wrap("dequeue message", err)
+	}
+	res := s.w(ctx).Model(&Message{}).
+		Where("tenant_id = ? AND id = ? AND status = ? AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = ? AND id = ?)",
+			tenantID, id, MessageQueued, tenantID, dialogID).
+		Update("status", MessageComplete)
+	if res.Error != nil {
+		return nil, false, wrap("dequeue message", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, false, nil
+	}
+	m.Status = MessageComplete
+	return &m, true, nil
 }
 
 // ListMessages returns the tenant's dialog's messages with seq greater than
@@ -204,14 +274,14 @@ func (s *Store) PutToolCall(ctx context.Context, c *ToolCall) error {
 	update := []string{"result", "is_error", "status", "duration_ms", "updated_at"}
 	if c.MessageID == "" {
 		// A result arriving without its message keeps the announced one.
-		res := s.q(ctx).Model(&ToolCall{}).Where("tenant_id = ? AND dialog_id = ? AND call_id = ?", c.TenantID, c.DialogID, c.CallID).
+		res := s.w(ctx).Model(&ToolCall{}).Where("tenant_id = ? AND dialog_id = ? AND call_id = ?", c.TenantID, c.DialogID, c.CallID).
 			Updates(map[string]any{"result": c.Result, "is_error": c.IsError, "status": c.Status, "duration_ms": c.DurationMS, "updated_at": now})
 		if res.Error == nil && res.RowsAffected == 0 {
 			return wrap("put tool call result", ErrNotFound)
 		}
 		return wrap("put tool call result", res.Error)
 	}
-	err := s.q(ctx).Clauses(clause.OnConflict{
+	err := s.w(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "dialog_id"}, {Name: "call_id"}},
 		DoUpdates: clause.AssignmentColumns(update),
 		Where:     clause.Where{Exprs: []clause.Expression{gorm.Expr("tool_calls.tenant_id = excluded.tenant_id")}},

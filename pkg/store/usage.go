@@ -42,7 +42,7 @@ func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
 		return clause.Assignment{Column: clause.Column{Name: col},
 			Value: gorm.Expr("usage_daily." + col + " + excluded." + col)}
 	}
-	err := s.q(ctx).Clauses(clause.OnConflict{
+	err := s.w(ctx).Clauses(clause.OnConflict{
 		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}},
 		DoUpdates: clause.Set{add("input_tokens"), add("output_tokens"), add("cost_micro_usd"),
 			add("tool_calls"), add("turns"), {Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}},
