@@ -113,6 +113,9 @@ func (d *dialogAPI) turn(c *gin.Context, prepare func(body []byte) (runTurn, err
 // when the request failed before anything happened.
 func (d *dialogAPI) stream(c *gin.Context, run runTurn) *platform.Replay {
 	s := newSSE(c, d.ping, d.streams)
+	if c.GetHeader(headerIdempotencyKey) == "" {
+		s.withoutRecording()
+	}
 	turn, err := run(c.Request.Context(), s)
 	started, _ := s.recorded()
 	if err != nil && started {

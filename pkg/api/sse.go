@@ -27,24 +27,33 @@ const maxRecorded = 1 << 20
 // while nothing else is sent. It answers 200 with its first event, so
 // errors found before the run starts still get a proper status. It is the
 // run's agent.Sink and safe to call from the loop's goroutine while the
-// ping ticks.
+// ping ticks. Pings come from a timer rather than a goroutine of their own,
+// so an idle stream costs one goroutine less.
 type sseStream struct {
 	c    *gin.Context
 	ping time.Duration
 	open prometheus.Gauge // open streams; nil counts nothing
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	broken  bool // the client went away; the run goes on and is stored
-	rec     bytes.Buffer
-	cut     bool // rec reached maxRecorded
-	stop    chan struct{}
-	done    chan struct{}
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	broken   bool // the client went away; the run goes on and is stored
+	noRecord bool // nobody will replay this stream
+	rec      bytes.Buffer
+	cut      bool // rec reached maxRecorded
+	ticker   *time.Timer
 }
 
 func newSSE(c *gin.Context, ping time.Duration, open prometheus.Gauge) *sseStream {
-	return &sseStream{c: c, ping: ping, open: open, stop: make(chan struct{}), done: make(chan struct{})}
+	return &sseStream{c: c, ping: ping, open: open}
+}
+
+// withoutRecording stops keeping the stream for replays: without an
+// Idempotency-Key nothing replays it, and the copy is memory held for as
+// long as the stream is open.
+func (s *sseStream) withoutRecording() *sseStream {
+	s.noRecord = true
+	return s
 }
 
 // Send writes one event.
@@ -76,9 +85,11 @@ func (s *sseStream) write(b []byte) {
 	if !s.started {
 		s.begin()
 	}
-	if !s.cut && s.rec.Len()+len(b) <= maxRecorded {
+	switch {
+	case s.noRecord:
+	case !s.cut && s.rec.Len()+len(b) <= maxRecorded:
 		s.rec.Write(b)
-	} else {
+	default:
 		s.cut = true
 	}
 	s.send(b)
@@ -96,7 +107,7 @@ func (s *sseStream) begin() {
 	if s.open != nil {
 		s.open.Inc()
 	}
-	go s.pings()
+	s.ticker = time.AfterFunc(s.ping, s.pingOnce)
 }
 
 // send writes to the client unless it went away. Call with mu held.
@@ -111,22 +122,16 @@ func (s *sseStream) send(b []byte) {
 	s.c.Writer.Flush()
 }
 
-func (s *sseStream) pings() {
-	defer close(s.done)
-	t := time.NewTicker(s.ping)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.mu.Lock()
-			if !s.closed {
-				s.send([]byte(": ping\n\n"))
-			}
-			s.mu.Unlock()
-		}
+// pingOnce writes a ping and arms the next; a ping that fires as the
+// stream closes finds it closed under mu and writes nothing.
+func (s *sseStream) pingOnce() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
 	}
+	s.send([]byte(": ping\n\n"))
+	s.ticker.Reset(s.ping)
 }
 
 // close stops the pings; nothing is written after it, so the handler may
@@ -135,13 +140,12 @@ func (s *sseStream) close() {
 	s.mu.Lock()
 	started := s.started && !s.closed
 	s.closed = true
-	s.mu.Unlock()
 	if started {
-		close(s.stop)
-		<-s.done
-		if s.open != nil {
-			s.open.Dec()
-		}
+		s.ticker.Stop()
+	}
+	s.mu.Unlock()
+	if started && s.open != nil {
+		s.open.Dec()
 	}
 }
 
