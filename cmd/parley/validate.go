@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -15,19 +14,11 @@ import (
 
 // validateResult is one file's outcome in `parley validate --json`.
 type validateResult struct {
-	File   string               `json:"file"`
-	Valid  bool                 `json:"valid"`
-	Errors []botconfig.Problem  `json:"errors"`
-	Prompt string               `json:"prompt,omitempty"`
-	Tools  []validateToolResult `json:"tools,omitempty"`
-}
-
-// validateToolResult is one tool the model will see, as --json lists it.
-type validateToolResult struct {
-	Name        string          `json:"name"`
-	Kind        string          `json:"kind"` // http, client, native or mcp
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	File   string                  `json:"file"`
+	Valid  bool                    `json:"valid"`
+	Errors []botconfig.Problem     `json:"errors"`
+	Prompt string                  `json:"prompt,omitempty"`
+	Tools  []botconfig.OfferedTool `json:"tools,omitempty"`
 }
 
 // validate checks agent config files: `parley validate [--print-prompt] [--json] FILE...`.
@@ -92,39 +83,9 @@ func validateFile(file string) validateResult {
 	default:
 		res.Valid = true
 		res.Prompt = bot.SystemPrompt
-		res.Tools = toolResults(bot)
+		res.Tools = bot.Offered()
 	}
 	return res
-}
-
-// toolResults lists what the model will be offered. An MCP server with an
-// allow list appears as its allowed tools; without one, as "<server>__*":
-// its tools are only known once the server is reached, which validating
-// never does.
-func toolResults(bot *botconfig.Bot) []validateToolResult {
-	var out []validateToolResult
-	for _, t := range bot.Tools {
-		kind := "http"
-		if t.Execution == botconfig.ExecutionClient {
-			kind = "client"
-		}
-		out = append(out, validateToolResult{Name: t.Name, Kind: kind, Description: t.Description, Parameters: t.Parameters})
-	}
-	for _, n := range bot.NativeTools {
-		out = append(out, validateToolResult{Name: n, Kind: "native"})
-	}
-	for _, s := range bot.MCPServers {
-		names := []string{"*"}
-		if len(s.Tools.Allow) > 0 {
-			names = s.Tools.Allow
-		}
-		for _, n := range names {
-			if !slices.Contains(s.Tools.Deny, n) {
-				out = append(out, validateToolResult{Name: s.Name + botconfig.MCPToolSeparator + n, Kind: "mcp"})
-			}
-		}
-	}
-	return out
 }
 
 func writeValidateJSON(w io.Writer, results []validateResult) error {

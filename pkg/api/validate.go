@@ -25,7 +25,7 @@ func (s *server) validate(c *gin.Context) {
 	var problems botconfig.Problems
 	switch {
 	case errors.As(err, &problems):
-		out := apiclient.ValidateResponse{Valid: false, Errors: make([]apiclient.Detail, len(problems))}
+		out := apiclient.ValidateResponse{Valid: false, Errors: make([]apiclient.Detail, len(problems)), Tools: []botconfig.OfferedTool{}}
 		for i, p := range problems {
 			out.Errors[i] = apiclient.Detail{Pointer: p.Pointer, Message: p.Message}
 		}
@@ -34,7 +34,7 @@ func (s *server) validate(c *gin.Context) {
 		s.fail(c, err)
 	default:
 		c.JSON(http.StatusOK, apiclient.ValidateResponse{
-			Valid: true, Errors: []apiclient.Detail{}, Prompt: bot.SystemPrompt, Tools: toolSummaries(bot),
+			Valid: true, Errors: []apiclient.Detail{}, Prompt: bot.SystemPrompt, Tools: bot.Offered(),
 		})
 	}
 }
@@ -49,24 +49,4 @@ func compileConfig(data []byte) (*botconfig.Bot, error) {
 		return nil, err
 	}
 	return botconfig.Compile(cfg)
-}
-
-// toolSummaries lists what the model is given, in the order the prompt
-// describes it.
-func toolSummaries(b *botconfig.Bot) []apiclient.ToolSummary {
-	var out []apiclient.ToolSummary
-	for _, t := range b.Tools {
-		kind := "http"
-		if t.Execution == botconfig.ExecutionClient {
-			kind = "client"
-		}
-		out = append(out, apiclient.ToolSummary{Name: t.Name, Description: t.Description, Kind: kind})
-	}
-	for _, name := range b.NativeTools {
-		out = append(out, apiclient.ToolSummary{Name: name, Kind: "native"})
-	}
-	for _, m := range b.MCPServers {
-		out = append(out, apiclient.ToolSummary{Name: m.Name, Description: "MCP server (" + m.Transport + ")", Kind: "mcp"})
-	}
-	return out
 }

@@ -45,6 +45,22 @@ func TestValidateCompilesAConfigWithoutSavingIt(t *testing.T) {
 		}
 	})
 
+	t.Run("the answer always has all four fields", func(t *testing.T) {
+		var raw map[string]json.RawMessage
+		body := map[string]any{"config": json.RawMessage(`{"basic_settings": {"name": ""}}`)}
+		if err := cl.Do(ctx, "POST", "/v1/validate", body, &raw); err != nil {
+			t.Fatal(err)
+		}
+		for _, field := range []string{"valid", "errors", "prompt", "tools"} {
+			if _, ok := raw[field]; !ok {
+				t.Errorf("response lacks %q: %v", field, raw)
+			}
+		}
+		if string(raw["tools"]) != "[]" {
+			t.Errorf("tools of an invalid config = %s, want []", raw["tools"])
+		}
+	})
+
 	t.Run("nothing was saved", func(t *testing.T) {
 		bots, err := cl.ListBots(ctx, "acme", "")
 		if err != nil || len(bots.Bots) != 0 {

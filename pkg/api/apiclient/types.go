@@ -3,6 +3,8 @@ package apiclient
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
 // This file is the wire format of Parley's HTTP API: the server (pkg/api)
@@ -215,19 +217,11 @@ type ValidateRequest struct {
 // ValidateResponse says whether a config is valid and, when it is, what it
 // compiles to.
 type ValidateResponse struct {
-	Valid  bool          `json:"valid"`
-	Errors []Detail      `json:"errors"`
-	Prompt string        `json:"prompt,omitempty"`
-	Tools  []ToolSummary `json:"tools,omitempty"`
-}
-
-// ToolSummary is one tool a config gives the model.
-type ToolSummary struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	// Kind is "http", "client", "native" or "mcp" (an MCP server, whose tools
-	// are known only once it is reached).
-	Kind string `json:"kind"`
+	Valid  bool     `json:"valid"`
+	Errors []Detail `json:"errors"`
+	Prompt string   `json:"prompt"`
+	// Tools are what the model is offered; empty when the config is invalid.
+	Tools []botconfig.OfferedTool `json:"tools"`
 }
 
 // LoginRequest is the body of POST /v1/auth/login.
