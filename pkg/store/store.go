@@ -171,10 +171,43 @@ func redactURL(dsn string) string {
 // newGormLogger sends gorm's warnings (slow queries) and errors to slog,
 // never the SQL arguments, which may hold hashes or ciphertext.
 func newGormLogger(log *slog.Logger) logger.Interface {
-	return logger.NewSlogLogger(log, logger.Config{
+	return quietLogger{logger.NewSlogLogger(log, logger.Config{
 		SlowThreshold:             500 * time.Millisecond,
 		LogLevel:                  logger.Warn,
 		IgnoreRecordNotFoundError: true,
 		ParameterizedQueries:      true,
-	})
+	})}
+}
+
+// quietLogger keeps expected outcomes out of the error log: a unique-key
+// conflict is an answer (409, "slug taken"), not a failure. It also turns
+// message arguments into text, because some driver errors hold values the
+// JSON log handler cannot encode.
+type quietLogger struct{ logger.Interface }
+
+func (q quietLogger) LogMode(l logger.LogLevel) logger.Interface {
+	return quietLogger{q.Interface.LogMode(l)}
+}
+
+func (q quietLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		err = nil
+	}
+	q.Interface.Trace(ctx, begin, fc, err)
+}
+
+func (q quietLogger) Error(ctx context.Context, msg string, data ...any) {
+	q.Interface.Error(ctx, msg, textOf(data)...)
+}
+
+func (q quietLogger) Warn(ctx context.Context, msg string, data ...any) {
+	q.Interface.Warn(ctx, msg, textOf(data)...)
+}
+
+func textOf(data []any) []any {
+	out := make([]any, len(data))
+	for i, d := range data {
+		out[i] = fmt.Sprint(d)
+	}
+	return out
 }

@@ -1,0 +1,49 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+func TestAnExpectedConflictIsNotLoggedAsAnError(t *testing.T) {
+	var logs bytes.Buffer
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme"}); err != nil {
+		t.Fatal(err)
+	}
+	err = st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme again"})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second CreateTenant = %v, want ErrConflict", err)
+	}
+	if strings.Contains(logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a slug conflict was logged as an error:\n%s", logs.String())
+	}
+}
+
+func TestAFailedPostgresConnectionLogsReadableText(t *testing.T) {
+	var logs bytes.Buffer
+	_, err := store.Open(context.Background(), store.Config{
+		DatabaseURL: "postgres://parley:hunter2@127.0.0.1:1/none?sslmode=disable&connect_timeout=2",
+		Logger:      slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	if err == nil {
+		t.Skip("something answers on port 1")
+	}
+	if strings.Contains(logs.String(), "unsupported type") || strings.Contains(logs.String()+err.Error(), "hunter2") {
+		t.Errorf("logs = %s\nerr = %v", logs.String(), err)
+	}
+}
