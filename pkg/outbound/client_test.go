@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -252,5 +254,41 @@ func mustGet(t *testing.T, c *http.Client, url, want string) {
 	body, _ := io.ReadAll(resp.Body)
 	if string(body) != want {
 		t.Fatalf("GET %s: body %q, want %q", url, body, want)
+	}
+}
+
+// resolverFunc adapts a function to Resolver.
+type resolverFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
+func (f resolverFunc) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	return f(ctx, network, host)
+}
+
+func TestALookupFailureDoesNotNameTheResolver(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"an unknown host", &net.DNSError{Err: "no such host", Name: "nope.example", Server: "10.255.255.53:53", IsNotFound: true}, "cannot resolve nope.example: no such host"},
+		{"a timeout", &net.DNSError{Err: "i/o timeout", Name: "nope.example", Server: "10.255.255.53:53", IsTimeout: true}, "cannot resolve nope.example: the lookup timed out"},
+		{"any other failure", errors.New("read udp 10.0.0.2:5353->10.255.255.53:53: connection refused"), "cannot resolve nope.example"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := resolverFunc(func(context.Context, string, string) ([]netip.Addr, error) { return nil, tc.err })
+			client := NewClient(Policy{}, Options{Resolver: res})
+			_, err := client.Get("https://nope.example/x")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "10.255.255.53") || strings.Contains(err.Error(), "10.0.0.2") {
+				t.Errorf("error %q should say %q and name no resolver address", err, tc.want)
+			}
+			var le *LookupError
+			if !errors.As(err, &le) || !errors.Is(le, tc.err) {
+				t.Errorf("the resolver's error is not kept for logs: %v", err)
+			}
+		})
 	}
 }

@@ -86,7 +86,7 @@ func (d *dialer) resolve(ctx context.Context, network, address string) ([]netip.
 	}
 	found, err := d.resolver.LookupNetIP(ctx, lookupNetwork(network), host)
 	if err != nil {
-		return nil, false, fmt.Errorf("outbound: cannot resolve %s: %w", host, err)
+		return nil, false, newLookupError(host, err)
 	}
 	if len(found) == 0 {
 		return nil, false, fmt.Errorf("outbound: %s has no addresses", host)

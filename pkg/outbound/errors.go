@@ -3,6 +3,7 @@ package outbound
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -81,3 +82,28 @@ func StripURL(raw string) string {
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	return u.String()
 }
+
+// LookupError is a failed name lookup. Its text says only why in general
+// terms: the resolver's own error names the server's DNS resolver address,
+// which tool results would otherwise show tenants. Unwrap gives the detail
+// for logs.
+type LookupError struct {
+	Host string
+	Err  error
+}
+
+func newLookupError(host string, err error) *LookupError { return &LookupError{Host: host, Err: err} }
+
+func (e *LookupError) Error() string {
+	var dns *net.DNSError
+	switch {
+	case errors.As(e.Err, &dns) && dns.IsNotFound:
+		return "outbound: cannot resolve " + e.Host + ": no such host"
+	case errors.As(e.Err, &dns) && dns.IsTimeout:
+		return "outbound: cannot resolve " + e.Host + ": the lookup timed out"
+	default:
+		return "outbound: cannot resolve " + e.Host
+	}
+}
+
+func (e *LookupError) Unwrap() error { return e.Err }
