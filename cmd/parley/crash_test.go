@@ -50,18 +50,20 @@ func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
 		key, d := setupDialog(t, p.URL)
 		var stored, seen []string // what the dialog must hold; what the model must have seen
 		for i := range crashes {
-			s, q := fmt.Sprintf("story %d", i), fmt.Sprintf("question %d", i)
-			p = crashMidStream(t, p, bin, env, key, d, s)
+			s, a, q := fmt.Sprintf("story %d", i), fmt.Sprintf("aside %d", i), fmt.Sprintf("question %d", i)
+			p = crashMidStream(t, p, bin, env, key, d, s, a)
 			msgs := waitSettled(t, p.URL, key, d)
-			stored = append(stored, "user:complete:"+s, "assistant:interrupted:")
-			checkStored(t, i, msgs, stored)
+			checkStored(t, i, msgs, append(stored, "user:complete:"+s, "assistant:interrupted:", "user:queued:"+a))
+			// The aside was queued for the dead run; the next run takes it
+			// into the conversation where it was sent.
+			stored = append(stored, "user:complete:"+s, "assistant:interrupted:", "user:complete:"+a)
 
 			var turn struct{ Done struct{ Text string } }
 			err := apiclient.New(p.URL, key).Do(context.Background(), "POST", "/v1/tenants/acme/dialogs/"+d+"/messages", map[string]any{"text": q}, &turn)
 			if err != nil || turn.Done.Text != "re: "+q {
 				t.Fatalf("after crash %d the next message got %+v, %v; want a complete reply", i+1, turn, err)
 			}
-			seen = append(seen, "user:"+s, "user:"+q)
+			seen = append(seen, "user:"+s, "user:"+a, "user:"+q)
 			if got := conversation(llm.LastRequest()); !slices.Equal(got, seen) {
 				t.Fatalf("after crash %d the model saw\n%q\nwant every user message in order and no cut reply:\n%q", i+1, got, seen)
 			}
@@ -72,9 +74,10 @@ func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
 	})
 }
 
-// crashMidStream sends text over SSE, kills the server at the reply's
-// first text and returns the restarted server.
-func crashMidStream(t *testing.T, p *process, bin string, env parleyEnv, key, dialog, text string) *process {
+// crashMidStream sends text over SSE, at the reply's first text sends
+// aside (which the running reply takes in its queue), kills the server and
+// returns the restarted server.
+func crashMidStream(t *testing.T, p *process, bin string, env parleyEnv, key, dialog, text, aside string) *process {
 	t.Helper()
 	resp := openStream(t, p.URL, key, dialog, text)
 	defer resp.Body.Close()
@@ -88,6 +91,10 @@ func crashMidStream(t *testing.T, p *process, bin string, env parleyEnv, key, di
 			break
 		}
 	}
+	turn, err := apiclient.New(p.URL, key).SendMessage(context.Background(), "acme", dialog, aside)
+	if err != nil || !turn.Queued {
+		t.Fatalf("an aside during the reply got %+v, %v; want it queued", turn, err)
+	}
 	p.kill()
 	return startProcess(t, bin, env)
 }
@@ -96,18 +103,19 @@ func crashMidStream(t *testing.T, p *process, bin string, env parleyEnv, key, di
 // interrupted: the 1 s lease plus the restart, with room for a slow CI.
 const settleTimeout = 15 * time.Second
 
-// waitSettled reads the dialog until its last reply is no longer
-// streaming, which the dead server's lease may keep it for up to its TTL.
+// waitSettled reads the dialog until no reply is streaming, which the
+// dead server's lease may keep up for its TTL.
 func waitSettled(t *testing.T, base, key, dialog string) []string {
 	t.Helper()
 	deadline := time.Now().Add(settleTimeout)
 	for {
 		msgs := dialogMessages(t, base, key, dialog)
-		if len(msgs) == 0 || !strings.HasPrefix(msgs[len(msgs)-1], "assistant:streaming:") {
+		i := slices.IndexFunc(msgs, func(m string) bool { return strings.HasPrefix(m, "assistant:streaming:") })
+		if i < 0 {
 			return msgs
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the cut reply still reads as streaming %s after the restart: %q", settleTimeout, msgs[len(msgs)-1])
+			t.Fatalf("the cut reply still reads as streaming %s after the restart: %q", settleTimeout, msgs[i])
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

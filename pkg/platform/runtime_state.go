@@ -87,9 +87,13 @@ func loadState(d *store.Dialog) (savedState, error) {
 }
 
 // state is the saved state of dialog d with the complete messages in
-// order. Queued texts (not yet taken by a loop) and interrupted replies are
-// left out: the model never saw them, so a summary's Covers index counts
-// exactly the rows kept.
+// order. Interrupted replies are left out: the model never saw them, so a
+// summary's Covers index counts exactly the rows kept. Call it holding the
+// dialog's lease, before the run queues its own text: any text still
+// queued then was queued for a run that died before taking it, and no one
+// else will; in an active dialog it joins the conversation where it was
+// sent (a paused one waits for tool results, which no user text may
+// precede, so there it stays queued).
 func (r *Runtime) state(ctx context.Context, d *store.Dialog) (savedState, error) {
 	st, err := loadState(d)
 	if err != nil {
@@ -101,6 +105,11 @@ func (r *Runtime) state(ctx context.Context, d *store.Dialog) (savedState, error
 	}
 	st.Messages = make([]agent.Message, 0, len(rows))
 	for i := range rows {
+		if rows[i].Status == store.MessageQueued && d.Status == DialogActive {
+			if err := r.adoptOrphan(ctx, &rows[i]); err != nil {
+				return st, err
+			}
+		}
 		if rows[i].Status != store.MessageComplete {
 			continue
 		}
@@ -111,4 +120,14 @@ func (r *Runtime) state(ctx context.Context, d *store.Dialog) (savedState, error
 		st.Messages = append(st.Messages, m)
 	}
 	return st, nil
+}
+
+// adoptOrphan marks complete, in place, a text whose run died with it
+// still queued (a crash, a lost lease, a shutdown), so the user's message
+// is part of the conversation the next reply answers.
+func (r *Runtime) adoptOrphan(ctx context.Context, m *store.Message) error {
+	m.Status = store.MessageComplete
+	return r.svc.store.UpdateMessage(ctx, m.TenantID, m.ID, store.MessageUpdate{Content: m.Content, Text: m.Text,
+		Model: m.Model, Provider: m.Provider, Meta: m.Meta, Status: m.Status, Turn: m.Turn,
+		InputTokens: m.InputTokens, OutputTokens: m.OutputTokens})
 }
