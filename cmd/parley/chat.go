@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -88,6 +89,10 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkChatVars(bot, f.vars); err != nil {
+		fmt.Fprintf(m.Stderr, "parley chat: %v\n", err)
+		return errUsage
+	}
 	vars := dialogVars(bot, f)
 	tools, closeTools, err := m.chatTools(ctx, settings, f, bot, vars)
 	if err != nil {
@@ -100,7 +105,11 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 	}
 	c := &chatSession{m: m, json: f.json, in: bufio.NewScanner(m.Stdin)}
 	c.in.Buffer(make([]byte, 64<<10), 1<<20)
-	a, err := agent.New(agentConfig(bot, vars, resolver, tools, c))
+	cfg := agentConfig(bot, vars, resolver, tools, c)
+	// Events carry fixed error texts, fit for end users; the operator at
+	// this terminal gets the detail too.
+	cfg.Hooks.OnError = func(_ context.Context, err error) { fmt.Fprintf(m.Stderr, "error detail: %v\n", err) }
+	a, err := agent.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -118,6 +127,33 @@ func loadBot(path string) (*botconfig.Bot, error) {
 		return nil, fmt.Errorf("%s is not a valid config:\n%w", path, err)
 	}
 	return bot, nil
+}
+
+// checkChatVars holds --var to what the server accepts for a dialog: the
+// config's declared context variables (every required one given) and the
+// system variables, which a terminal session may override.
+func checkChatVars(bot *botconfig.Bot, given map[string]string) error {
+	known := map[string]bool{}
+	for _, name := range botconfig.SystemVariables() {
+		known[name] = true
+	}
+	var problems []string
+	for _, cv := range bot.ContextVariables {
+		known[cv.Name] = true
+		if _, ok := given[cv.Name]; cv.Required && !ok && cv.Default == "" {
+			problems = append(problems, fmt.Sprintf("the config requires --var %s=VALUE (%s)", cv.Name, cv.Description))
+		}
+	}
+	for name := range given {
+		if !known[name] {
+			problems = append(problems, fmt.Sprintf("--var %s: the config declares no context variable %q", name, name))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	sort.Strings(problems)
+	return errors.New(strings.Join(problems, "; "))
 }
 
 // dialogVars fills the system variables for a terminal dialog, then the
@@ -211,6 +247,8 @@ type chatSession struct {
 	state agent.State
 	// midLine says assistant text was printed without its line end yet.
 	midLine bool
+	// failed counts replies that ended in an error.
+	failed int
 }
 
 func (c *chatSession) run(ctx context.Context, bot *botconfig.Bot) error {
@@ -220,7 +258,7 @@ func (c *chatSession) run(ctx context.Context, bot *botconfig.Bot) error {
 	for {
 		line, ok := c.readLine("> ")
 		if !ok {
-			return c.in.Err()
+			return c.end()
 		}
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -228,13 +266,28 @@ func (c *chatSession) run(ctx context.Context, bot *botconfig.Bot) error {
 		out, _ := c.agent.Send(ctx, &c.state, line)
 		for out.StopReason == agent.StopPaused && ctx.Err() == nil {
 			if out, ok = c.answerPending(ctx); !ok {
-				return c.in.Err()
+				return c.end()
 			}
+		}
+		if out.StopReason == agent.StopError {
+			c.failed++
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
 	}
+}
+
+// end closes the session at the end of input: exit status 1 when a reply
+// failed, so scripts piping messages in notice.
+func (c *chatSession) end() error {
+	if err := c.in.Err(); err != nil {
+		return err
+	}
+	if c.failed > 0 {
+		return exitError{1}
+	}
+	return nil
 }
 
 // readLine prompts on stderr (so stdout stays the conversation or the

@@ -124,6 +124,9 @@ func TestChatRefusesBadInput(t *testing.T) {
 	}{
 		{"an invalid config names the pointer", `{"basic_settings": {"name": ""}}`, nil, 1, "/basic_settings/name"},
 		{"a malformed --var is a usage error", chatTestConfig, []string{"--var", "novalue"}, 2, "NAME=VALUE"},
+		{"a --var the config does not declare is refused", chatTestConfig, []string{"--var", "tier=gold"}, 2, `declares no context variable "tier"`},
+		{"a required context variable must be given", `{"basic_settings": {"name": "T"},
+		  "context_variables": [{"name": "tier", "description": "the plan", "required": true}]}`, nil, 2, "requires --var tier=VALUE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,5 +265,22 @@ func TestChatRunsConfigHTTPToolsWithSecretsAfterConfirmation(t *testing.T) {
 	}
 	if strings.Contains(stdout+errOut.String(), "tok-secret-123") {
 		t.Fatal("a secret was printed")
+	}
+}
+
+func TestChatExitsNonZeroWhenAReplyFailed(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-chat-test"})
+	srv.Enqueue(llmtest.ServerReply{Text: "fine"})
+	// The second request finds no scripted reply: the fake answers 400.
+	code, _, stderr := chatRun(t, srv, chatTestConfig, "hello\nagain\n")
+	if code != 1 {
+		t.Errorf("exit %d, want 1 after a failed reply; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "error detail:") {
+		t.Errorf("the operator sees no detail of the failure:\n%s", stderr)
+	}
+	srv.Enqueue(llmtest.ServerReply{Text: "fine"})
+	if code, _, stderr := chatRun(t, srv, chatTestConfig, "hello\n"); code != 0 {
+		t.Errorf("exit %d after a good conversation: %s", code, stderr)
 	}
 }
