@@ -1,13 +1,3 @@
-// Command parley is the Parley server and its command-line tools.
-//
-// Usage:
-//
-//	parley serve                 run the server
-//	parley validate FILE...      check agent configs
-//	parley chat --config FILE    talk to a bot in the terminal
-//	parley apply DIR             create or update tenants and bots from a directory
-//	parley tenant create SLUG    create a tenant and print its first admin key
-//	parley migrate               bring the database schema up to date
 package main
 
 import (

@@ -1,0 +1,25 @@
+// Command fakellm serves the strict fake OpenAI-compatible API of
+// pkg/llm/llmtest, for demos and manual testing of `parley chat`, the admin
+// UI preview or curl, without an API key or a bill.
+//
+//	fakellm [-addr 127.0.0.1:8089] [-key KEY] [-script FILE] [-latency 0s] [-chunk-delay 0s] [-fragment 8]
+//	PARLEY_LLM_BASE_URL=http://127.0.0.1:8089/v1 parley chat --config bot.json
+//
+// Replies come from the script file in order, one per request that passes
+// validation; once it runs out (or without one) the server echoes: it answers
+// the last user message with "You said: ..." and a tool result with
+// "Tool <id> returned: ...". The script is a JSON array of replies:
+//
+//	[
+//	  {"text": "Let me check.",
+//	   "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}],
+//	   "usage": {"input_tokens": 120, "output_tokens": 15}},
+//	  {"text": "It is sunny in Paris.", "finish_reason": "stop"},
+//	  {"fault": {"status": 429, "retry_after": "1", "type": "requests",
+//	             "code": "rate_limit_exceeded", "message": "slow down"}},
+//	  {"text": "cut short", "fault": {"cut_after_chunks": 2}},
+//	  {"fault": {"disconnect": true}}
+//	]
+//
+// Arguments are sent verbatim, so malformed JSON can be scripted too.
+package main
