@@ -24,7 +24,7 @@ var story = strings.Repeat("once upon a time ", 30)
 // anything else with "re: " and the text, so each reply names what it
 // answers.
 func storyOrEcho(req *llmtest.ChatRequest) llmtest.ServerReply {
-	text := lastUserText(req)
+	text := req.LastUserText()
 	if strings.HasPrefix(text, "story") {
 		return llmtest.ServerReply{Text: story}
 	}

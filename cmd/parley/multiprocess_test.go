@@ -107,7 +107,7 @@ func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
 	log := &modelLog{fake: llmtest.NewHandler(llmtest.Options{APIKey: "sk-e2e", FragmentSize: 4,
 		Latency: 20 * time.Millisecond, ChunkDelay: 5 * time.Millisecond,
 		Handler: func(req *llmtest.ChatRequest) llmtest.ServerReply {
-			return llmtest.ServerReply{Text: "re: " + lastUserText(req)}
+			return llmtest.ServerReply{Text: "re: " + req.LastUserText()}
 		}})}
 	fake := httptest.NewServer(log)
 	t.Cleanup(fake.Close)
@@ -174,7 +174,7 @@ func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
 			got := conversation(rec.Request)
 			var want []string
 			for _, m := range msgs {
-				if m.Kind == "assistant" && m.Text == "re: "+lastUserText(rec.Request) {
+				if m.Kind == "assistant" && m.Text == "re: "+rec.Request.LastUserText() {
 					break
 				}
 				want = append(want, m.Role+":"+m.Text)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -128,40 +127,14 @@ func (p *process) kill() {
 	<-p.exited
 }
 
-// chatText is the text of a message sent to the fake model: a string, or
-// the text parts of an array.
-func chatText(m llmtest.ChatMessage) string {
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var parts []struct{ Text string }
-	_ = json.Unmarshal(m.Content, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String()
-}
-
 // conversation is what a request showed the model, as "role:text" after
 // the system prompt.
 func conversation(req *llmtest.ChatRequest) []string {
 	var out []string
 	for _, m := range req.Messages {
 		if m.Role != "system" {
-			out = append(out, m.Role+":"+chatText(m))
+			out = append(out, m.Role+":"+m.Text())
 		}
 	}
 	return out
-}
-
-// lastUserText is the text of the request's last user message.
-func lastUserText(req *llmtest.ChatRequest) string {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == "user" {
-			return chatText(req.Messages[i])
-		}
-	}
-	return ""
 }

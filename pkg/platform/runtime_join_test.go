@@ -2,12 +2,14 @@ package platform_test
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // burstSize is how many messages the join tests send to one dialog at once.
@@ -68,6 +70,36 @@ func TestMessagesMeetingAnotherProcesssLeaseAreRefusedNotQueued(t *testing.T) {
 		}
 		if h := e.history(t, d.ID); len(h) != 0 {
 			t.Fatalf("refused messages were stored, never to be answered: %q", h)
+		}
+	})
+}
+
+func TestATextQueuedForARunThatDiedJoinsTheNextReply(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		d := e.dialog(t)
+		// What a process leaves behind when it dies with a text queued for
+		// its run: the row, and no one to take it.
+		orphan := &store.Message{TenantID: e.tenant.ID, DialogID: d.ID, Kind: "user", Role: "user",
+			Content: `[{"type":"text","text":"are you there?"}]`, Text: "are you there?", Status: store.MessageQueued}
+		if err := e.store.AppendMessage(ctx, orphan); err != nil {
+			t.Fatal(err)
+		}
+		e.llm.Enqueue(llmtest.ServerReply{Text: "Yes, and here is the answer."})
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "hello?"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"user:complete:are you there?", "user:complete:hello?", "assistant:complete:Yes, and here is the answer."}
+		if h := e.history(t, d.ID); !slices.Equal(h, want) {
+			t.Fatalf("history %q, want %q", h, want)
+		}
+		var seen []string
+		for _, m := range e.llm.LastRequest().Messages {
+			if m.Role == "user" {
+				seen = append(seen, m.Text())
+			}
+		}
+		if !slices.Equal(seen, []string{"are you there?", "hello?"}) {
+			t.Fatalf("the model saw the user texts %q, want both in order", seen)
 		}
 	})
 }
