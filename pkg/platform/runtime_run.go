@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -58,7 +59,7 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 		run.end()
 		return nil, err
 	}
-	go run.renew()
+	run.renew()
 	run.emit(DialogEvent{DialogID: d.ID})
 	return run, nil
 }
@@ -173,27 +174,47 @@ func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
 
 // renew keeps the lease while the run lasts; losing it (this process
 // stalled past the TTL and another took over) cancels the run, so two
-// loops never write to one dialog.
+// loops never write to one dialog. It renews from a timer, not a goroutine
+// of its own: a run waiting on a slow model then holds no idle stack. The
+// timer stops when the run's context ends.
 func (run *dialogRun) renew() {
-	r, d := run.r, run.dialog
-	t := time.NewTicker(r.opts.LeaseTTL / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-run.stop:
-			return
-		case <-t.C:
-			err := r.svc.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL)
-			if err != nil && run.ctx.Err() != nil {
-				return // the run ended while renewing
-			}
-			if err != nil {
-				r.svc.log.Error("platform: dialog lease lost; stopping its run", "dialog", d.ID, "err", err)
-				run.cancel()
-				return
-			}
+	every := run.r.opts.LeaseTTL / 3
+	var mu sync.Mutex // orders the timer's creation before its first use
+	mu.Lock()
+	defer mu.Unlock()
+	var t *time.Timer
+	t = time.AfterFunc(every, func() {
+		if run.renewOnce() {
+			mu.Lock()
+			t.Reset(every)
+			mu.Unlock()
 		}
+	})
+	context.AfterFunc(run.ctx, func() {
+		mu.Lock()
+		t.Stop()
+		mu.Unlock()
+	})
+}
+
+// renewOnce extends the lease and reports whether the run goes on.
+func (run *dialogRun) renewOnce() bool {
+	r, d := run.r, run.dialog
+	select {
+	case <-run.stop:
+		return false
+	default:
 	}
+	err := r.svc.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL)
+	if err != nil && run.ctx.Err() != nil {
+		return false // the run ended while renewing
+	}
+	if err != nil {
+		r.svc.log.Error("platform: dialog lease lost; stopping its run", "dialog", d.ID, "err", err)
+		run.cancel()
+		return false
+	}
+	return true
 }
 
 // queue stores the request's text as queued and registers it, so the
