@@ -16,9 +16,9 @@ import (
 // crashes is how many times the crash test kills the server.
 const crashes = 20
 
-// story is the long reply the fake model streams slowly, so the kill
+// storyText is the long reply the fake model streams slowly, so the kill
 // always lands mid-stream.
-var story = strings.Repeat("once upon a time ", 30)
+var storyText = strings.Repeat("once upon a time ", 30)
 
 // storyOrEcho answers a text starting with "story" with the long story and
 // anything else with "re: " and the text, so each reply names what it
@@ -26,7 +26,7 @@ var story = strings.Repeat("once upon a time ", 30)
 func storyOrEcho(req *llmtest.ChatRequest) llmtest.ServerReply {
 	text := req.LastUserText()
 	if strings.HasPrefix(text, "story") {
-		return llmtest.ServerReply{Text: story}
+		return llmtest.ServerReply{Text: storyText}
 	}
 	return llmtest.ServerReply{Text: "re: " + text}
 }
@@ -51,7 +51,7 @@ func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
 		var stored, seen []string // what the dialog must hold; what the model must have seen
 		for i := range crashes {
 			s, a, q := fmt.Sprintf("story %d", i), fmt.Sprintf("aside %d", i), fmt.Sprintf("question %d", i)
-			p = crashMidStream(t, p, bin, env, key, d, s, a)
+			p = crashMidStream(t, p, key, d, s, a)
 			msgs := waitSettled(t, p.URL, key, d)
 			checkStored(t, i, msgs, append(stored, "user:complete:"+s, "assistant:interrupted:", "user:queued:"+a))
 			// The aside was queued for the dead run; the next run takes it
@@ -77,7 +77,7 @@ func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
 // crashMidStream sends text over SSE, at the reply's first text sends
 // aside (which the running reply takes in its queue), kills the server and
 // returns the restarted server.
-func crashMidStream(t *testing.T, p *process, bin string, env parleyEnv, key, dialog, text, aside string) *process {
+func crashMidStream(t *testing.T, p *process, key, dialog, text, aside string) *process {
 	t.Helper()
 	resp := openStream(t, p.URL, key, dialog, text)
 	defer resp.Body.Close()
@@ -95,8 +95,7 @@ func crashMidStream(t *testing.T, p *process, bin string, env parleyEnv, key, di
 	if err != nil || !turn.Queued {
 		t.Fatalf("an aside during the reply got %+v, %v; want it queued", turn, err)
 	}
-	p.kill()
-	return startProcess(t, bin, env)
+	return p.crash(t)
 }
 
 // settleTimeout bounds the wait for a dead server's reply to read as
@@ -129,7 +128,7 @@ func checkStored(t *testing.T, crash int, got, want []string) {
 	ok := len(got) == len(want)
 	for i := 0; ok && i < len(want); i++ {
 		if prefix, cut := strings.CutPrefix(got[i], "assistant:interrupted:"); cut && want[i] == "assistant:interrupted:" {
-			ok = strings.HasPrefix(story, prefix)
+			ok = strings.HasPrefix(storyText, prefix)
 			continue
 		}
 		ok = got[i] == want[i]

@@ -96,26 +96,12 @@ type accepted struct {
 // one dialog at both. A server that does not hold the dialog's lease
 // answers 409, and the client retries, as a client should.
 func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
-	databaseURL := os.Getenv(storetest.EnvDatabaseURL)
-	if databaseURL == "" {
-		t.Skip(storetest.EnvDatabaseURL + " is not set; two servers need a shared PostgreSQL")
-	}
-	if testing.Short() {
-		t.Skip("starts two server processes")
-	}
-	bin := parleyBinary(t)
 	log := &modelLog{fake: llmtest.NewHandler(llmtest.Options{APIKey: "sk-e2e", FragmentSize: 4,
 		Latency: 20 * time.Millisecond, ChunkDelay: 5 * time.Millisecond,
 		Handler: func(req *llmtest.ChatRequest) llmtest.ServerReply {
 			return llmtest.ServerReply{Text: "re: " + req.LastUserText()}
 		}})}
-	fake := httptest.NewServer(log)
-	t.Cleanup(fake.Close)
-	env := parleyEnv{"PARLEY_DATABASE_URL": freshSchema(t, databaseURL), "PARLEY_DATA_DIR": t.TempDir(),
-		"PARLEY_SECRET_KEY": strings.Repeat("ab", 32), "PARLEY_PLATFORM_TOKEN": e2eToken,
-		"PARLEY_LLM_BASE_URL": fake.URL + "/v1", "PARLEY_LLM_API_KEY": "sk-e2e",
-		"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off"}
-	servers := []*process{startProcess(t, bin, env), startProcess(t, bin, env)}
+	servers := startPair(t, log, parleyEnv{})
 	key, d := setupDialog(t, servers[0].URL)
 
 	var all []accepted
@@ -199,6 +185,31 @@ func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// startPair starts two server processes of the built binary on one fresh
+// PostgreSQL schema, answering with the fake model behind log, with env
+// added to their settings. It skips the test without PostgreSQL or under
+// -short.
+func startPair(t *testing.T, log *modelLog, env parleyEnv) []*process {
+	t.Helper()
+	databaseURL := os.Getenv(storetest.EnvDatabaseURL)
+	if databaseURL == "" {
+		t.Skip(storetest.EnvDatabaseURL + " is not set; two servers need a shared PostgreSQL")
+	}
+	if testing.Short() {
+		t.Skip("starts two server processes")
+	}
+	bin := parleyBinary(t)
+	fake := httptest.NewServer(log)
+	t.Cleanup(fake.Close)
+	for k, v := range map[string]string{"PARLEY_DATABASE_URL": freshSchema(t, databaseURL), "PARLEY_DATA_DIR": t.TempDir(),
+		"PARLEY_SECRET_KEY": strings.Repeat("ab", 32), "PARLEY_PLATFORM_TOKEN": e2eToken,
+		"PARLEY_LLM_BASE_URL": fake.URL + "/v1", "PARLEY_LLM_API_KEY": "sk-e2e",
+		"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off"} {
+		env[k] = v
+	}
+	return []*process{startProcess(t, bin, env), startProcess(t, bin, env)}
 }
 
 // retryFor bounds how long a sender retries a message refused with 409.

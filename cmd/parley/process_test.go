@@ -56,6 +56,8 @@ func parleyBinary(t *testing.T) string {
 // process is `parley serve` running as a child process.
 type process struct {
 	URL    string
+	bin    string
+	env    parleyEnv
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
 	exited chan struct{}
@@ -80,7 +82,7 @@ func startProcess(t *testing.T, bin string, env parleyEnv) *process {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	pr, pw := io.Pipe()
-	p := &process{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &process{bin: bin, env: env, cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = pw, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,6 +127,14 @@ func (p *process) kill() {
 	}
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.exited
+}
+
+// crash kills the process with SIGKILL and starts it again with the same
+// settings, on a new port.
+func (p *process) crash(t *testing.T) *process {
+	t.Helper()
+	p.kill()
+	return startProcess(t, p.bin, p.env)
 }
 
 // conversation is what a request showed the model, as "role:text" after
