@@ -65,7 +65,7 @@ func (s *server) static(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	if name == "widget.js" {
+	if name == "widget.js" || name == "widget-demo.js" {
 		// Other sites load the widget; say so for pages that require it
 		// (Cross-Origin-Embedder-Policy).
 		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
@@ -83,7 +83,7 @@ func (s *server) static(c *gin.Context) {
 // tree cannot grow public files by accident.
 func staticName(urlPath string) (string, bool) {
 	switch urlPath {
-	case "/widget.js", "/widget-demo.html":
+	case "/widget.js", "/widget-demo.html", "/widget-demo.js":
 		return strings.TrimPrefix(urlPath, "/"), true
 	case "/admin/":
 		return "admin/index.html", true

@@ -1,0 +1,119 @@
+// The admin UI's entry point: finds out who is signed in, draws the frame
+// (tenant picker, navigation) and routes "#/t/<tenant>/<page>" hashes to
+// the view modules.
+
+import { api, creds, ApiError } from './api.js';
+import { h, mount, errorBox } from './dom.js';
+import { signIn, signOut } from './signin.js';
+import { botsView } from './bots.js';
+import { botView } from './bot.js';
+import { keysView } from './keys.js';
+import { secretsView } from './secrets.js';
+import { dialogsView, dialogView } from './dialogs.js';
+import { usageView } from './usage.js';
+
+const root = document.getElementById('app');
+
+// routes: a hash pattern after "#/t/<tenant>" and its view.
+const routes = [
+  [/^\/?$/, botsView],
+  [/^\/bots\/([^/]+)$/, botView],
+  [/^\/keys$/, keysView],
+  [/^\/secrets$/, secretsView],
+  [/^\/dialogs$/, dialogsView],
+  [/^\/dialogs\/([^/]+)$/, dialogView],
+  [/^\/usage$/, usageView],
+];
+
+const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/usage', 'Usage']];
+
+let me = null;
+
+async function whoAmI() {
+  try {
+    return await api('GET', '/v1/auth/me');
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return null;
+    throw err;
+  }
+}
+
+/** tenants lists what the caller may open: memberships, all tenants for the operator, or the key's tenant. */
+async function tenantsOf(who) {
+  if (who.kind === 'session') return (who.memberships || []).map((m) => ({ slug: m.tenant.slug, name: m.tenant.name, role: m.role }));
+  if (who.kind === 'platform') return (await api('GET', '/v1/tenants')).tenants.map((t) => ({ slug: t.slug, name: t.name }));
+  return [{ slug: creds.tenant(), name: creds.tenant() }];
+}
+
+function parseHash() {
+  const m = location.hash.match(/^#\/t\/([^/]+)(.*)$/);
+  return m ? { tenant: decodeURIComponent(m[1]), rest: m[2] } : null;
+}
+
+async function route() {
+  if (!me) me = await whoAmI();
+  if (!me) {
+    mount(root, signIn(async () => { me = null; await route(); }));
+    return;
+  }
+  me.tenants = me.tenants || (await tenantsOf(me));
+  const at = parseHash();
+  if (!at) {
+    const first = creds.tenant() || (me.tenants[0] && me.tenants[0].slug);
+    if (!first) {
+      mount(root, frame(null, h('p', { class: 'empty' }, 'You are not a member of any tenant yet.')));
+      return;
+    }
+    location.replace('#/t/' + encodeURIComponent(first));
+    return;
+  }
+  creds.rememberTenant(at.tenant);
+  const main = h('main', { id: 'main', tabindex: '-1' }, h('p', { class: 'loading' }, 'Loading…'));
+  mount(root, frame(at, main));
+  for (const [re, view] of routes) {
+    const m = at.rest.match(re);
+    if (!m) continue;
+    try {
+      const node = await view({ tenant: at.tenant, params: m.slice(1).map(decodeURIComponent), me });
+      mount(main, node);
+      document.title = (main.querySelector('h1') || { textContent: 'Admin' }).textContent + ' · Parley';
+    } catch (err) {
+      mount(main, errorBox(err));
+    }
+    return;
+  }
+  mount(main, errorBox(new Error('No such page.')));
+}
+
+// sectionOf names the navigation entry a page belongs to: a bot's page is
+// under Bots, a dialog's under Dialogs.
+function sectionOf(rest) {
+  const first = rest.split('/')[1] || '';
+  return first === '' || first === 'bots' ? '' : '/' + first;
+}
+
+function frame(at, main) {
+  const here = at ? sectionOf(at.rest) : null;
+  const picker = h('select', {
+    'aria-label': 'Tenant',
+    onchange: (e) => { location.hash = '#/t/' + encodeURIComponent(e.target.value); },
+  }, me.tenants.map((t) => h('option', { value: t.slug, selected: at && t.slug === at.tenant }, t.name || t.slug)));
+  const who = me.user ? me.user.email : me.kind === 'key' ? `key ${me.key.prefix}…${me.key.last4}` : 'platform operator';
+  return [
+    h('header', { class: 'top' },
+      h('a', { class: 'brand', href: '#/' }, 'Parley'),
+      at ? picker : null,
+      at ? h('nav', { 'aria-label': 'Sections' }, nav.map(([p, label]) =>
+        h('a', { href: `#/t/${encodeURIComponent(at.tenant)}${p}`, 'aria-current': here === p ? 'page' : null }, label))) : null,
+      h('span', { class: 'who' }, who),
+      h('button', { class: 'ghost', type: 'button', onclick: async () => { await signOut(); me = null; location.hash = ''; await route(); } }, 'Sign out')),
+    main,
+  ];
+}
+
+window.addEventListener('hashchange', () => route().catch(showFatal));
+route().catch(showFatal);
+
+function showFatal(err) {
+  mount(root, h('main', null, errorBox(err)));
+}

@@ -1,0 +1,99 @@
+// A bot's page: its versions (publish, roll back, load into the editor),
+// the config editor that saves new versions, and the preview chat.
+
+import { api, tenantPath } from './api.js';
+import { h, mount, card, table, errorBox, notice, when, short, busy } from './dom.js';
+import { configEditor } from './editor.js';
+import { previewChat } from './preview.js';
+
+/** botView renders #/t/<tenant>/bots/<bot>. */
+export async function botView({ tenant, params: [slug] }) {
+  const botPath = (...p) => tenantPath(tenant, 'bots', slug, ...p);
+  let [bot, { versions }] = await Promise.all([api('GET', botPath()), api('GET', botPath('versions'))]);
+  const latest = versions[versions.length - 1];
+  const base = latest ? await api('GET', botPath('versions', String(latest.number))) : null;
+
+  const heading = h('h1', null, bot.name);
+  const liveBadge = h('span');
+  const versionsBox = h('div');
+  const saveOut = h('div', { 'aria-live': 'polite' });
+  const prompt = h('pre', { class: 'prompt' });
+  const basedOn = h('span', { class: 'muted' });
+  const preview = previewChat(tenant, slug);
+
+  const editor = configEditor(base ? JSON.stringify(base.config, null, 2) : '{}', (result) => {
+    prompt.textContent = result.prompt || 'The compiled prompt appears once the config is valid.';
+  });
+
+  const refresh = async () => {
+    [bot, { versions }] = await Promise.all([api('GET', botPath()), api('GET', botPath('versions'))]);
+    drawVersions();
+    preview.setVersions(versions, bot.published_version);
+  };
+
+  const load = async (n) => {
+    const v = await api('GET', botPath('versions', String(n)));
+    editor.setText(JSON.stringify(v.config, null, 2));
+    basedOn.textContent = `Editing from version ${n}`;
+  };
+
+  const publish = (n) => async (e) => {
+    await busy(e.target, async () => {
+      await api('POST', botPath('publish'), { version: n });
+      saveOut.replaceChildren(notice(`Version ${n} is live.`));
+      await refresh();
+    }).catch((err) => saveOut.replaceChildren(errorBox(err)));
+  };
+
+  function drawVersions() {
+    mount(liveBadge, bot.published_version
+      ? h('span', { class: 'badge live' }, `live: v${bot.published_version}`)
+      : h('span', { class: 'badge' }, 'not published'));
+    const rows = [...versions].reverse().map((v) => {
+      const live = v.number === bot.published_version;
+      return h('tr', { class: live ? 'is-live' : null },
+        h('th', { scope: 'row', title: 'Fingerprint ' + v.fingerprint }, 'v' + v.number, live ? h('span', { class: 'badge live' }, 'live') : null),
+        h('td', { title: when(v.created_at) }, short(v.created_at)),
+        h('td', { class: 'actions' },
+          h('button', { type: 'button', class: 'small ghost', onclick: () => load(v.number).catch((err) => saveOut.replaceChildren(errorBox(err))) }, 'Edit'),
+          h('button', { type: 'button', class: 'small ghost', onclick: () => preview.use(v.number) }, 'Preview'),
+          live ? null : h('button', { type: 'button', class: 'small', onclick: publish(v.number) },
+            v.number < bot.published_version ? 'Roll back' : 'Publish')));
+    });
+    mount(versionsBox, table(['Version', 'Saved', ''], rows, 'No versions.'));
+  }
+
+  const save = h('button', {
+    type: 'button',
+    onclick: (e) => busy(e.target, async () => {
+      let config;
+      try {
+        config = JSON.parse(editor.text());
+      } catch (err) {
+        throw new Error('The config is not valid JSON: ' + err.message);
+      }
+      const v = await api('POST', botPath('versions'), { config });
+      saveOut.replaceChildren(notice(`Saved as version ${v.number}. Preview it below, then publish it.`));
+      basedOn.textContent = `Editing from version ${v.number}`;
+      await refresh();
+      preview.use(v.number);
+    }).catch((err) => saveOut.replaceChildren(errorBox(err))),
+  }, 'Save as new version');
+
+  if (latest) basedOn.textContent = `Editing from version ${latest.number}`;
+  drawVersions();
+  preview.setVersions(versions, bot.published_version);
+
+  return h('div', { class: 'bot-page' },
+    h('div', { class: 'title-row' }, heading, liveBadge),
+    h('p', { class: 'lead' }, 'Slug ', h('code', null, slug), ' · updated ', when(bot.updated_at)),
+    h('div', { class: 'grid' },
+      card('Config',
+        h('div', { class: 'toolbar' }, basedOn, save),
+        saveOut,
+        editor.el,
+        h('details', { class: 'prompt-box' }, h('summary', null, 'Compiled system prompt'), prompt)),
+      h('div', { class: 'side' },
+        card('Versions', versionsBox),
+        card('Preview', preview.el))));
+}

@@ -1,0 +1,168 @@
+// The preview chat: talk to any saved version (a draft too) before it goes
+// live. Replies stream over server-sent events; tool calls, their results,
+// confirmations and client tool requests are drawn as they happen.
+
+import { stream, api, tenantPath } from './api.js';
+import { h, mount, json } from './dom.js';
+
+/** previewChat returns {el, setVersions, use} for bot slug of tenant. */
+export function previewChat(tenant, slug) {
+  const select = h('select', { 'aria-label': 'Version to preview', onchange: () => reset() });
+  const log = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite' });
+  const input = h('input', { type: 'text', name: 'message', placeholder: 'Say something to the bot…', autocomplete: 'off', 'aria-label': 'Message' });
+  const send = h('button', { type: 'submit' }, 'Send');
+  let dialog = null;
+  let bubble = null; // the assistant reply being streamed
+  let calls = {}; // tool call id -> its element
+
+  const add = (node) => {
+    log.append(node);
+    log.scrollTop = log.scrollHeight;
+    return node;
+  };
+  const say = (who, text) => add(h('div', { class: 'msg ' + who }, text));
+  const meta = (text) => add(h('div', { class: 'meta' }, text));
+
+  function reset() {
+    dialog = null;
+    bubble = null;
+    calls = {};
+    mount(log, h('div', { class: 'meta' }, `New conversation with version ${select.value || '—'}.`));
+  }
+
+  async function ensureDialog() {
+    if (dialog) return dialog;
+    dialog = await api('POST', tenantPath(tenant, 'bots', slug, 'dialogs'), { version: Number(select.value), user_id: 'admin-preview' });
+    if (dialog.greeting) say('bot', dialog.greeting);
+    return dialog;
+  }
+
+  const onEvent = (type, ev) => {
+    switch (type) {
+      case 'text_delta':
+        if (!bubble) bubble = say('bot', '');
+        bubble.textContent += ev.text;
+        log.scrollTop = log.scrollHeight;
+        break;
+      case 'tool_call':
+        bubble = null;
+        calls[ev.id] = add(h('details', { class: 'tool' },
+          h('summary', null, h('span', { class: 'tool-name' }, ev.name), ' called'),
+          h('pre', null, json(ev.arguments))));
+        break;
+      case 'tool_result': {
+        const el = calls[ev.id] || add(h('details', { class: 'tool' }, h('summary', null, ev.name)));
+        el.classList.add(ev.is_error ? 'failed' : 'ok');
+        el.querySelector('summary').append(` · ${ev.is_error ? 'failed' : 'done'} in ${ev.duration_ms} ms`);
+        el.append(h('pre', null, json(ev.content)));
+        break;
+      }
+      case 'confirmation_request':
+        bubble = null;
+        add(confirmation(ev));
+        break;
+      case 'client_tool_request':
+        bubble = null;
+        add(clientTools(ev.calls));
+        break;
+      case 'provider_switch':
+        meta(`Switched model: ${ev.from} → ${ev.to}`);
+        break;
+      case 'error':
+        add(h('div', { class: 'msg error', role: 'alert' }, ev.message));
+        break;
+      case 'done':
+        bubble = null;
+        if (ev.stop_reason && ev.stop_reason !== 'completed') meta(`Stopped: ${ev.stop_reason}`);
+        meta(`${ev.turns} turn${ev.turns === 1 ? '' : 's'} · ${ev.usage.input_tokens} in / ${ev.usage.output_tokens} out tokens`);
+        break;
+    }
+  };
+
+  // turn posts to a turn route and streams its events into the log.
+  async function turn(path, body) {
+    send.disabled = true;
+    const typing = add(h('div', { class: 'typing', 'aria-label': 'The bot is typing' }, h('span'), h('span'), h('span')));
+    try {
+      const queued = await stream(tenantPath(tenant, 'dialogs', dialog.id, path), body, (type, ev) => {
+        typing.remove();
+        onEvent(type, ev);
+      });
+      if (queued) meta('Queued behind the reply in progress.');
+    } catch (err) {
+      add(h('div', { class: 'msg error', role: 'alert' }, err.message));
+    } finally {
+      typing.remove();
+      bubble = null;
+      send.disabled = false;
+    }
+  }
+
+  function confirmation(ev) {
+    const box = h('div', { class: 'ask' },
+      h('p', null, 'The bot wants to run ', h('strong', null, ev.name), ':'),
+      h('pre', null, json(ev.arguments)));
+    const answer = (approved) => () => {
+      box.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+      box.append(h('p', { class: 'muted' }, approved ? 'Approved.' : 'Declined.'));
+      turn('confirmations', { id: ev.id, approved });
+    };
+    box.append(h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'small', onclick: answer(true) }, 'Approve'),
+      h('button', { type: 'button', class: 'small ghost', onclick: answer(false) }, 'Decline')));
+    return box;
+  }
+
+  function clientTools(list) {
+    const fields = list.map((c) => ({ c, area: h('textarea', { rows: 2, 'aria-label': `Result of ${c.name}`, placeholder: '{"ok": true}' }) }));
+    const form = h('form', {
+      class: 'ask',
+      onsubmit: (e) => {
+        e.preventDefault();
+        e.submitter.disabled = true;
+        turn('tool-results', { results: fields.map(({ c, area }) => ({ id: c.id, content: area.value })) });
+      },
+    }, h('p', null, 'The bot asks the page to run client tools. Answer for the page:'),
+    fields.map(({ c, area }) => h('div', { class: 'client-call' }, h('strong', null, c.name), h('pre', null, json(c.arguments)), area)),
+    h('button', { type: 'submit', class: 'small' }, 'Send results'));
+    return form;
+  }
+
+  const form = h('form', {
+    class: 'composer',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      const text = input.value.trim();
+      if (!text || !select.value) return;
+      input.value = '';
+      try {
+        await ensureDialog();
+      } catch (err) {
+        add(h('div', { class: 'msg error', role: 'alert' }, err.message));
+        return;
+      }
+      say('user', text);
+      await turn('messages', { text });
+    },
+  }, input, send);
+
+  return {
+    el: h('div', { class: 'preview' },
+      h('div', { class: 'toolbar' },
+        h('label', { class: 'inline' }, 'Version ', select),
+        h('button', { type: 'button', class: 'small ghost', onclick: reset }, 'New conversation')),
+      log, form),
+    setVersions(versions, live) {
+      const current = select.value;
+      mount(select, [...versions].reverse().map((v) =>
+        h('option', { value: v.number }, `v${v.number}${v.number === live ? ' (live)' : ' (draft)'}`)));
+      if (current) select.value = current;
+      if (!dialog) reset();
+    },
+    use(n) {
+      select.value = String(n);
+      reset();
+      input.focus();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// Sign-in: email and password start a cookie session; an API key (with
+// the tenant it belongs to) is kept for this tab only.
+
+import { api, creds } from './api.js';
+import { h, field, errorBox, busy } from './dom.js';
+
+/** signIn renders both sign-in forms; done runs once either succeeds. */
+export function signIn(done) {
+  const out = h('div', { 'aria-live': 'polite' });
+  const fail = (err) => out.replaceChildren(errorBox(err));
+
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true });
+  const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true });
+  const passwordForm = h('form', {
+    class: 'stack',
+    onsubmit: (e) => {
+      e.preventDefault();
+      busy(e.submitter, async () => {
+        creds.clear();
+        await api('POST', '/v1/auth/login', { email: email.value, password: password.value });
+        await done();
+      }).catch(fail);
+    },
+  }, h('h2', null, 'Email and password'), field('Email', email), field('Password', password),
+  h('button', { type: 'submit' }, 'Sign in'));
+
+  const key = h('input', { type: 'password', name: 'api_key', autocomplete: 'off', placeholder: 'sk_…', required: true });
+  const tenant = h('input', { type: 'text', name: 'tenant', placeholder: 'acme-outdoor', required: true, value: creds.tenant() || '' });
+  const keyForm = h('form', {
+    class: 'stack',
+    onsubmit: (e) => {
+      e.preventDefault();
+      busy(e.submitter, async () => {
+        creds.useKey(key.value.trim(), tenant.value.trim());
+        try {
+          await api('GET', '/v1/tenants/' + encodeURIComponent(tenant.value.trim()));
+        } catch (err) {
+          creds.clear();
+          throw err;
+        }
+        location.hash = '#/t/' + encodeURIComponent(tenant.value.trim());
+        await done();
+      }).catch(fail);
+    },
+  }, h('h2', null, 'API key'), field('Key', key, 'An admin sk_ key. Kept in this tab only.'), field('Tenant', tenant),
+  h('button', { type: 'submit' }, 'Use key'));
+
+  return h('main', { class: 'signin' },
+    h('h1', null, h('span', { class: 'brand' }, 'Parley'), ' admin'),
+    h('p', { class: 'lead' }, 'Author, test and publish your bots.'),
+    out,
+    h('div', { class: 'signin-forms' }, h('div', { class: 'card' }, passwordForm), h('div', { class: 'card' }, keyForm)));
+}
+
+/** signOut ends the cookie session and forgets a key. */
+export async function signOut() {
+  const hadKey = creds.key();
+  creds.clear();
+  if (!hadKey) await api('POST', '/v1/auth/logout').catch(() => {});
+}

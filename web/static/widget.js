@@ -1,0 +1,465 @@
+/*
+ * Parley chat widget. A site embeds it with
+ *
+ *   <script src="https://parley.example.com/widget.js" data-key="pk_..."
+ *     data-tenant="acme-outdoor" data-bot="support" async></script>
+ *
+ * Optional: data-user-id, data-context (a JSON object of context variables),
+ * data-title, data-color. It draws a chat button and panel inside a shadow
+ * root, so the host page's CSS cannot reach it, streams replies over
+ * server-sent events read from fetch (EventSource cannot POST or send a key),
+ * and keeps the dialog id in localStorage so a reload continues the
+ * conversation. Client tools are run by the page:
+ *
+ *   window.Parley = { onClientTool: async (name, args) => result };
+ *
+ * One file, no dependencies, no build step.
+ */
+(function () {
+  'use strict';
+
+  var script = document.currentScript || document.querySelector('script[src*="widget.js"][data-key]');
+  if (!script) return;
+  var cfg = {
+    key: script.dataset.key,
+    tenant: script.dataset.tenant,
+    bot: script.dataset.bot,
+    userId: script.dataset.userId || '',
+    title: script.dataset.title || 'Chat with us',
+    color: script.dataset.color || '#3557e0',
+    server: new URL(script.src, location.href).origin,
+  };
+  var parley = (window.Parley = window.Parley || {});
+  if (parley.mounted) return; // the snippet was pasted twice
+  parley.mounted = true;
+  if (!cfg.key || !cfg.tenant || !cfg.bot) {
+    console.error('Parley widget: data-key, data-tenant and data-bot are required');
+    return;
+  }
+  var context;
+  try {
+    context = script.dataset.context ? JSON.parse(script.dataset.context) : undefined;
+  } catch (e) {
+    console.error('Parley widget: data-context is not valid JSON', e);
+  }
+
+  var STORE = 'parley.dialog.' + cfg.tenant + '.' + cfg.bot;
+  var RETRIES = 2;
+
+  var CSS = [
+    ':host { all: initial; }',
+    '* { box-sizing: border-box; }',
+    '.root { position: fixed; right: 20px; bottom: 20px; z-index: 2147483000; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b2130; }',
+    '.launcher { width: 56px; height: 56px; border-radius: 50%; border: 0; background: var(--c); color: #fff; cursor: pointer; box-shadow: 0 6px 20px rgba(20,30,60,.25); display: grid; place-items: center; margin-left: auto; }',
+    '.launcher svg { width: 26px; height: 26px; }',
+    '.launcher:focus-visible, button:focus-visible, textarea:focus-visible { outline: 3px solid #9db2ff; outline-offset: 2px; }',
+    '.panel { position: absolute; right: 0; bottom: 72px; width: min(370px, calc(100vw - 40px)); height: min(540px, calc(100vh - 110px)); background: #fff; border-radius: 14px; box-shadow: 0 12px 40px rgba(20,30,60,.25); display: flex; flex-direction: column; overflow: hidden; }',
+    '.panel[hidden] { display: none; }',
+    '.head { background: var(--c); color: #fff; padding: 14px 16px; display: flex; align-items: center; justify-content: space-between; }',
+    '.head strong { font-size: 16px; }',
+    '.head button { background: transparent; border: 0; color: #fff; font-size: 22px; line-height: 1; cursor: pointer; padding: 0 4px; }',
+    '.log { flex: 1; overflow-y: auto; padding: 14px; display: flex; flex-direction: column; gap: 8px; background: #f7f8fa; }',
+    '.msg { max-width: 85%; padding: 8px 12px; border-radius: 14px; white-space: pre-wrap; word-wrap: break-word; }',
+    '.user { align-self: flex-end; background: var(--c); color: #fff; border-bottom-right-radius: 4px; }',
+    '.bot { align-self: flex-start; background: #fff; border: 1px solid #e3e6ec; border-bottom-left-radius: 4px; }',
+    '.error { align-self: stretch; background: #fdeceb; color: #a11d12; border: 1px solid #f3c3bd; font-size: 14px; }',
+    '.error button, .ask button { margin-top: 6px; margin-right: 6px; }',
+    '.note { align-self: center; font-size: 12px; color: #6b7585; }',
+    '.ask { align-self: stretch; background: #fff7e6; border: 1px solid #f0d9a8; border-radius: 10px; padding: 8px 12px; font-size: 14px; }',
+    '.btn { font: inherit; font-size: 13px; font-weight: 600; border-radius: 6px; padding: 4px 12px; cursor: pointer; border: 1px solid var(--c); background: var(--c); color: #fff; }',
+    '.btn.ghost { background: transparent; color: var(--c); }',
+    '.btn:disabled { opacity: .5; cursor: default; }',
+    '.typing { align-self: flex-start; display: flex; gap: 4px; padding: 10px 12px; background: #fff; border: 1px solid #e3e6ec; border-radius: 14px; }',
+    '.typing span { width: 6px; height: 6px; border-radius: 50%; background: #9aa5b4; animation: blink 1.2s infinite ease-in-out; }',
+    '.typing span:nth-child(2) { animation-delay: .2s; } .typing span:nth-child(3) { animation-delay: .4s; }',
+    '@keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }',
+    '@media (prefers-reduced-motion: reduce) { .typing span { animation: none; } }',
+    'form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e3e6ec; background: #fff; }',
+    'textarea { flex: 1; resize: none; font: inherit; border: 1px solid #cdd3dc; border-radius: 10px; padding: 8px 10px; height: 40px; }',
+    'form .btn { padding: 0 16px; border-radius: 10px; }',
+    '.foot { text-align: center; font-size: 11px; color: #8a94a3; padding: 0 0 6px; background: #fff; }',
+  ].join('\n');
+
+  // --- DOM ---------------------------------------------------------------
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  var host = el('div');
+  host.id = 'parley-widget';
+  var shadow = host.attachShadow({ mode: 'open' });
+  if (shadow.adoptedStyleSheets !== undefined && window.CSSStyleSheet && CSSStyleSheet.prototype.replaceSync) {
+    // A constructed sheet is not inline CSS, so a host page's strict CSP
+    // (style-src without 'unsafe-inline') does not block it.
+    var sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    shadow.adoptedStyleSheets = [sheet];
+  } else {
+    shadow.appendChild(el('style', null, CSS));
+  }
+  var root = el('div', 'root');
+  root.style.setProperty('--c', cfg.color);
+  var launcher = el('button', 'launcher');
+  launcher.type = 'button';
+  launcher.setAttribute('aria-label', 'Open chat');
+  launcher.setAttribute('aria-expanded', 'false');
+  launcher.appendChild(icon());
+  var panel = el('div', 'panel');
+  panel.hidden = true;
+  panel.setAttribute('role', 'dialog');
+  panel.setAttribute('aria-label', cfg.title);
+  var head = el('div', 'head');
+  head.appendChild(el('strong', null, cfg.title));
+  var closeBtn = el('button', null, '×');
+  closeBtn.type = 'button';
+  closeBtn.setAttribute('aria-label', 'Close chat');
+  head.appendChild(closeBtn);
+  var log = el('div', 'log');
+  log.setAttribute('role', 'log');
+  log.setAttribute('aria-live', 'polite');
+  var form = el('form');
+  var input = el('textarea');
+  input.rows = 1;
+  input.placeholder = 'Type a message…';
+  input.setAttribute('aria-label', 'Message');
+  var sendBtn = el('button', 'btn', 'Send');
+  sendBtn.type = 'submit';
+  form.appendChild(input);
+  form.appendChild(sendBtn);
+  panel.appendChild(head);
+  panel.appendChild(log);
+  panel.appendChild(form);
+  panel.appendChild(el('div', 'foot', 'Powered by Parley'));
+  root.appendChild(panel);
+  root.appendChild(launcher);
+  shadow.appendChild(root);
+
+  function icon() {
+    var ns = 'http://www.w3.org/2000/svg';
+    var svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('aria-hidden', 'true');
+    var p = document.createElementNS(ns, 'path');
+    p.setAttribute('fill', 'currentColor');
+    p.setAttribute('d', 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z');
+    svg.appendChild(p);
+    return svg;
+  }
+
+  function add(node) {
+    log.appendChild(node);
+    log.scrollTop = log.scrollHeight;
+    return node;
+  }
+  function say(who, text) { return add(el('div', 'msg ' + who, text)); }
+  function note(text) { return add(el('div', 'note', text)); }
+  function button(text, ghost, onClick) {
+    var b = el('button', ghost ? 'btn ghost' : 'btn', text);
+    b.type = 'button';
+    b.addEventListener('click', onClick);
+    return b;
+  }
+  function showError(message, retry) {
+    var box = add(el('div', 'msg error', message));
+    box.setAttribute('role', 'alert');
+    if (retry) {
+      box.appendChild(el('br'));
+      box.appendChild(button('Retry', false, function () { box.remove(); retry(); }));
+    }
+  }
+
+  // --- API ---------------------------------------------------------------
+
+  function ApiError(status, body) {
+    var e = (body && body.error) || {};
+    this.status = status;
+    this.code = e.code || 'http_' + status;
+    this.message = e.message || 'the chat server answered ' + status;
+  }
+
+  function path() {
+    var parts = ['v1', 'tenants', cfg.tenant].concat([].slice.call(arguments));
+    return cfg.server + '/' + parts.map(encodeURIComponent).join('/');
+  }
+
+  function request(method, url, body, accept, idemKey) {
+    var headers = { 'Authorization': 'Bearer ' + cfg.key, 'Accept': accept || 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (idemKey) headers['Idempotency-Key'] = idemKey;
+    // credentials: 'omit': the key is the credential; never send cookies.
+    return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', mode: 'cors' })
+      .then(function (res) {
+        if (res.ok) return res;
+        return res.json().catch(function () { return null; }).then(function (b) { throw new ApiError(res.status, b); });
+      });
+  }
+
+  function json(method, url, body) {
+    return request(method, url, body).then(function (res) { return res.json(); });
+  }
+
+  // retryable: a network failure (fetch rejects with TypeError), a 5xx or a 429.
+  function retryable(err) {
+    return !(err instanceof ApiError) || err.status >= 500 || err.status === 429;
+  }
+
+  function humanError(err) {
+    if (!(err instanceof ApiError)) return 'Cannot reach the chat right now. Check your connection.';
+    if (err.status === 403) return 'This chat is not available on this site (' + err.message + ').';
+    if (err.status === 429) return 'Too many messages right now. Please wait a moment.';
+    return 'Something went wrong: ' + err.message;
+  }
+
+  // readEvents parses a server-sent event stream from a fetch body.
+  function readEvents(res, onEvent) {
+    var reader = res.body.getReader();
+    var decoder = new TextDecoder();
+    var buf = '';
+    function frame(text) {
+      var type = '', data = [];
+      text.split(/\r?\n/).forEach(function (line) {
+        if (line.indexOf('event:') === 0) type = line.slice(6).trim();
+        else if (line.indexOf('data:') === 0) data.push(line.slice(5).replace(/^ /, ''));
+      });
+      if (!type || !data.length) return;
+      var ev;
+      try { ev = JSON.parse(data.join('\n')); } catch (e) { return; }
+      onEvent(type, ev);
+    }
+    function pump() {
+      return reader.read().then(function (r) {
+        if (r.done) {
+          if (buf.trim()) frame(buf);
+          return;
+        }
+        buf += decoder.decode(r.value, { stream: true });
+        var m;
+        while ((m = /\r?\n\r?\n/.exec(buf))) {
+          frame(buf.slice(0, m.index));
+          buf = buf.slice(m.index + m[0].length);
+        }
+        return pump();
+      });
+    }
+    return pump();
+  }
+
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return String(Date.now()) + Math.random().toString(16).slice(2);
+  }
+
+  // --- conversation ----------------------------------------------------------
+
+  var dialogId = localStorage.getItem(STORE);
+  var started = null; // the promise of the dialog, once opened
+  var bubble = null;
+  var busy = false;
+
+  function start() {
+    if (started) return started;
+    started = (dialogId ? resume() : create()).catch(function (err) {
+      started = null;
+      throw err;
+    });
+    return started;
+  }
+
+  function create() {
+    var body = {};
+    if (cfg.userId) body.user_id = cfg.userId;
+    if (context) body.context = context;
+    return json('POST', path('bots', cfg.bot, 'dialogs'), body).then(function (d) {
+      dialogId = d.id;
+      localStorage.setItem(STORE, d.id);
+      if (d.greeting) say('bot', d.greeting);
+    });
+  }
+
+  function resume() {
+    return json('GET', path('dialogs', dialogId)).then(function (d) {
+      if (d.status === 'closed') return forget();
+      (d.messages || []).forEach(function (m) {
+        if ((m.role === 'user' || m.role === 'assistant') && m.text) say(m.role === 'user' ? 'user' : 'bot', m.text);
+      });
+      (d.pending || []).forEach(function (c) {
+        if (c.kind === 'confirmation') ask({ id: c.id, name: c.name, arguments: c.arguments });
+      });
+      var client = (d.pending || []).filter(function (c) { return c.kind === 'client'; });
+      if (client.length) runClientTools(client);
+    }, function (err) {
+      if (err instanceof ApiError && err.status === 404) return forget();
+      throw err;
+    });
+  }
+
+  function forget() {
+    localStorage.removeItem(STORE);
+    dialogId = null;
+    return create();
+  }
+
+  function onEvent(type, ev) {
+    switch (type) {
+      case 'text_delta':
+        hideTyping();
+        if (!bubble) bubble = say('bot', '');
+        bubble.textContent += ev.text;
+        log.scrollTop = log.scrollHeight;
+        break;
+      case 'tool_call':
+        bubble = null;
+        break;
+      case 'confirmation_request':
+        hideTyping();
+        bubble = null;
+        ask(ev);
+        break;
+      case 'client_tool_request':
+        bubble = null;
+        runClientTools(ev.calls);
+        break;
+      case 'error':
+        hideTyping();
+        showError(ev.retryable ? 'The reply was cut short. Please try again.' : ev.message);
+        break;
+      case 'done':
+        bubble = null;
+        if (ev.stop_reason === 'handoff') note('A person from our team will take it from here.');
+        break;
+    }
+  }
+
+  var typing = null;
+  function showTyping() {
+    if (typing) return;
+    typing = add(el('div', 'typing'));
+    typing.setAttribute('aria-label', 'The assistant is typing');
+    for (var i = 0; i < 3; i++) typing.appendChild(el('span'));
+  }
+  function hideTyping() {
+    if (typing) typing.remove();
+    typing = null;
+  }
+
+  // turn posts to a turn route and streams its events. A failure before
+  // the stream starts is retried with the same Idempotency-Key, so the
+  // server runs the turn at most once; then a Retry button is offered.
+  function turn(route, body) {
+    var key = newKey();
+    var attempt = 0;
+    busy = true;
+    sendBtn.disabled = true;
+    showTyping();
+    function go() {
+      return start().then(function () {
+        return request('POST', path('dialogs', dialogId, route), body, 'text/event-stream', key);
+      }).then(function (res) {
+        if ((res.headers.get('Content-Type') || '').indexOf('text/event-stream') !== 0) return; // queued behind a reply
+        return readEvents(res, onEvent);
+      }).catch(function (err) {
+        if (retryable(err) && attempt < RETRIES) {
+          attempt++;
+          return new Promise(function (r) { setTimeout(r, 500 * attempt); }).then(go);
+        }
+        hideTyping();
+        showError(humanError(err), retryable(err) ? function () { attempt = 0; showTyping(); run(); } : null);
+      });
+    }
+    function run() {
+      busy = true;
+      sendBtn.disabled = true;
+      return go().then(done, done);
+    }
+    function done() {
+      hideTyping();
+      bubble = null;
+      busy = false;
+      sendBtn.disabled = false;
+    }
+    return run();
+  }
+
+  function ask(ev) {
+    var box = add(el('div', 'ask'));
+    box.appendChild(el('div', null, 'Allow the assistant to run “' + ev.name + '”?'));
+    var yes = button('Allow', false, function () { answer(true); });
+    var no = button('Not now', true, function () { answer(false); });
+    box.appendChild(yes);
+    box.appendChild(no);
+    function answer(approved) {
+      yes.disabled = no.disabled = true;
+      box.appendChild(el('div', 'note', approved ? 'Allowed.' : 'Declined.'));
+      turn('confirmations', { id: ev.id, approved: approved });
+    }
+  }
+
+  // runClientTools runs each call with the page's window.Parley.onClientTool
+  // and hands the results back; without a handler, each is an error the
+  // model sees.
+  function runClientTools(calls) {
+    var handler = parley.onClientTool;
+    Promise.all(calls.map(function (c) {
+      var args = typeof c.arguments === 'string' ? JSON.parse(c.arguments || '{}') : (c.arguments || {});
+      if (typeof handler !== 'function') return { id: c.id, content: 'this page has no handler for client tools', is_error: true };
+      return Promise.resolve().then(function () { return handler(c.name, args); }).then(function (out) {
+        return { id: c.id, content: typeof out === 'string' ? out : JSON.stringify(out === undefined ? null : out) };
+      }, function (err) {
+        return { id: c.id, content: String((err && err.message) || err), is_error: true };
+      });
+    })).then(function (results) {
+      turn('tool-results', { results: results });
+    });
+  }
+
+  function send(text) {
+    say('user', text);
+    turn('messages', { text: text });
+  }
+
+  // --- wiring ---------------------------------------------------------------
+
+  function open() {
+    panel.hidden = false;
+    launcher.setAttribute('aria-expanded', 'true');
+    launcher.setAttribute('aria-label', 'Close chat');
+    input.focus();
+    start().catch(function (err) {
+      showError(humanError(err), retryable(err) ? open : null);
+    });
+  }
+  function close() {
+    panel.hidden = true;
+    launcher.setAttribute('aria-expanded', 'false');
+    launcher.setAttribute('aria-label', 'Open chat');
+    launcher.focus();
+  }
+
+  launcher.addEventListener('click', function () { panel.hidden ? open() : close(); });
+  closeBtn.addEventListener('click', close);
+  panel.addEventListener('keydown', function (e) { if (e.key === 'Escape') close(); });
+  form.addEventListener('submit', function (e) {
+    e.preventDefault();
+    var text = input.value.trim();
+    if (!text || busy) return;
+    input.value = '';
+    send(text);
+  });
+  input.addEventListener('keydown', function (e) {
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  parley.open = open;
+  parley.close = close;
+  parley.send = function (text) { open(); send(text); };
+
+  if (document.body) document.body.appendChild(host);
+  else document.addEventListener('DOMContentLoaded', function () { document.body.appendChild(host); });
+})();

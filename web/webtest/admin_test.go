@@ -1,0 +1,102 @@
+package webtest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// A config with a typo: "greting" is not a field, and the UI must say
+// where.
+const typoConfig = `{
+  "basic_settings": {"name": "Acme Support", "greting": "Hello"},
+  "llm": {"model": "gpt-4o-mini"}
+}`
+
+// draftConfig is version 2: a new greeting.
+const draftConfig = `{
+  "basic_settings": {"name": "Acme Support", "greeting": "Howdy from the draft!"},
+  "context_variables": [{"name": "customer_tier", "description": "Plan of the customer"}],
+  "llm": {"model": "gpt-4o-mini"}
+}`
+
+// TestAdminAuthorsPreviewsAndPublishesABot walks the admin UI as an editor
+// would: sign in with an API key, break the config and read the problem at
+// its pointer, fix it and save version 2, chat with the draft in the
+// preview, then publish it.
+func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
+	w := newWorld(t)
+	ctx := tab(t, browser(t))
+
+	t.Run("signing in with an API key shows the tenant's bots", func(t *testing.T) {
+		run(t, ctx, "sign in",
+			chromedp.Navigate(w.api.URL+"/admin/"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
+			chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
+			chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
+			until(contains("document", "main table a", "Acme Support")),
+		)
+	})
+
+	t.Run("a config error is shown with its JSON pointer", func(t *testing.T) {
+		run(t, ctx, "edit config",
+			chromedp.Click(chromedp.CSS(`main table a`)),
+			chromedp.WaitVisible(chromedp.CSS(`textarea.code`)),
+			until(contains("document", ".pill", "Valid")),
+			setEditor(typoConfig),
+			until(contains("document", "#config-problems li", "/basic_settings/greting")),
+		)
+		t.Logf("problems shown: %s", eval[string](t, ctx, textOf("document", "#config-problems li")))
+	})
+
+	t.Run("a fixed config saves as version 2", func(t *testing.T) {
+		run(t, ctx, "save",
+			setEditor(draftConfig),
+			until(contains("document", ".pill", "Valid")),
+			chromedp.Click(chromedp.Search(`//button[text()="Save as new version"]`)),
+			until(contains("document", ".alert.ok", "Saved as version 2")),
+			until(contains("document", "table th", "v2")),
+		)
+	})
+
+	t.Run("the preview chats with the draft and streams the reply", func(t *testing.T) {
+		run(t, ctx, "preview",
+			chromedp.SendKeys(chromedp.CSS(`.composer input`), "Do you sell tents?"),
+			chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+			until(contains("document", ".chat-log .msg.bot", "Howdy from the draft!")),
+			until(contains("document", ".chat-log .msg.bot", "Echo: Do you sell tents?")),
+			until(contains("document", ".chat-log .meta", "1 turn")),
+		)
+		screenshot(t, ctx, "admin-bot-page")
+	})
+
+	t.Run("publishing version 2 makes it live", func(t *testing.T) {
+		run(t, ctx, "publish",
+			chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v2")]]//button[text()="Publish"]`)),
+			until(contains("document", ".alert.ok", "Version 2 is live.")),
+			until(contains("document", ".title-row .badge", "live: v2")),
+		)
+		bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bot.PublishedVersion != 2 {
+			t.Errorf("published version is %d after publishing in the UI; want 2", bot.PublishedVersion)
+		}
+	})
+}
+
+// setEditor replaces the config editor's text as typing would, firing the
+// input event that triggers live validation.
+func setEditor(config string) chromedp.Action[chromedp.Void] {
+	return do(fmt.Sprintf(`(() => {
+  const ta = document.querySelector('textarea.code');
+  ta.value = %s;
+  ta.dispatchEvent(new Event('input', {bubbles: true}));
+  return true;
+})()`, js(config)))
+}

@@ -1,0 +1,260 @@
+package webtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/parleyhq/parley/pkg/api"
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+	"github.com/parleyhq/parley/web"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/crypto/bcrypt"
+)
+
+const chromium = "/usr/bin/chromium"
+
+var screenshots = flag.String("screenshots", "", "write the tests' screenshots (PNG) to this folder")
+
+// waitLimit bounds each wait for the page, so a broken UI fails instead of
+// hanging; it is not a speed assertion.
+const waitLimit = 15 * time.Second
+
+// botConfig is the bot every test starts from: a greeting and a declared
+// context variable the widget fills from data-context.
+const botConfig = `{
+  "basic_settings": {"name": "Acme Support", "greeting": "Hi! I am the Acme assistant."},
+  "context_variables": [{"name": "customer_tier", "description": "Plan of the customer"}],
+  "llm": {"model": "gpt-4o-mini"}
+}`
+
+// world is the real API (platform, runtime, SQLite) with the fake LLM
+// behind the real OpenAI provider, a tenant "acme" with a published bot
+// "support", and the tenant's admin key.
+type world struct {
+	svc      *platform.Service
+	rt       *platform.Runtime
+	api      *httptest.Server
+	adminKey string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: echo})
+	provider, err := openai.New(openai.Config{BaseURL: llmSrv.URL(), APIKey: "sk-test", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := make([]byte, auth.KeySize)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := auth.NewSealer(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := platform.New(storetest.OpenSQLite(t), platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Web: web.Files()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{svc: svc, rt: rt, api: httptest.NewServer(h)}
+	t.Cleanup(w.api.Close)
+
+	ctx, op := context.Background(), platform.Operator()
+	_, created, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: "acme", Name: "Acme Outdoor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.adminKey = created.Key
+	if _, _, err := svc.CreateBot(ctx, op, "acme", "support", []byte(botConfig)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Publish(ctx, op, "acme", "support", 1); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// echo is the fake model: it answers the last user message with
+// "Echo: <text>", streamed in small fragments.
+func echo(req *llmtest.ChatRequest) llmtest.ServerReply {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		var text string
+		if req.Messages[i].Role == "user" && json.Unmarshal(req.Messages[i].Content, &text) == nil {
+			return llmtest.ServerReply{Text: "Echo: " + text}
+		}
+	}
+	return llmtest.ServerReply{Text: "Echo: nothing"}
+}
+
+// widgetKey makes a pk_ key for the bot that may be used from origins.
+func (w *world) widgetKey(t *testing.T, origins ...string) string {
+	t.Helper()
+	k, err := w.svc.CreateAPIKey(context.Background(), platform.Operator(), "acme",
+		platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "support", Origins: origins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Key
+}
+
+// site is a customer's web site on its own origin: "/?key=pk_..." is a page
+// that embeds the widget from the API server with that key.
+func (w *world) site(t *testing.T) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(rw, r)
+			return
+		}
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(rw, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme Outdoor</title>
+<style>body{font-family:Georgia,serif;margin:40px;background:#fdfaf3} *{color:red !important; font-size:30px !important}</style></head>
+<body><h1>Acme Outdoor</h1><p>Tents, packs and everything for the trail.</p>
+<script src="%s/widget.js" data-key="%s" data-tenant="acme" data-bot="support" data-user-id="u-42"
+  data-context='{"customer_tier":"gold"}' async></script></body></html>`, w.api.URL, r.URL.Query().Get("key"))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// browser starts headless Chromium for one test and returns its context;
+// each call of tab opens a new tab in it.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("browser tests need %s (run .ci/install-browser.sh): %v", chromium, err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1360, 900),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first run starts the browser; it must have no timeout, which
+	// would stop the browser with it.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start %s: %v", chromium, err)
+	}
+	return ctx
+}
+
+// tab opens a new tab of the browser, closed when the test ends.
+func tab(t *testing.T, browserCtx context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // opens the tab, again without a timeout
+		t.Fatalf("open a tab: %v", err)
+	}
+	return ctx
+}
+
+// run runs browser actions, failing the test with what was being done.
+func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 3*waitLimit)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page and returns its value.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, waitLimit)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// until waits for a JavaScript expression to be truthy.
+func until(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(waitLimit), chromedp.WithPollingInterval(50*time.Millisecond))
+}
+
+// do runs a JavaScript statement in the page for its effect.
+func do(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](expr)
+}
+
+// js quotes s as a JavaScript string literal.
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// screenshot writes the page as name.png to -screenshots or the test's
+// temporary folder, and logs where.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dir := *screenshots
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// shadow is an expression for the widget's shadow root.
+const shadow = `document.getElementById('parley-widget').shadowRoot`
+
+// textOf is an expression joining the text of every element matching css
+// under root ("document" or shadow).
+func textOf(root, css string) string {
+	return fmt.Sprintf(`Array.from(%s.querySelectorAll(%s)).map(e => e.textContent).join("\n")`, root, js(css))
+}
+
+// contains is an expression true once the joined text of css under root
+// contains want.
+func contains(root, css, want string) string {
+	return fmt.Sprintf(`(%s).includes(%s)`, textOf(root, css), js(want))
+}

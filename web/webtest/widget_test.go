@@ -1,0 +1,92 @@
+package webtest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// TestWidgetChatsFromAnAllowedSite embeds the widget on a page of another
+// origin, with a pk_ key that allows that origin: the greeting shows, a
+// message gets a streamed reply, and a reload continues the conversation.
+func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
+	w := newWorld(t)
+	site := w.site(t)
+	key := w.widgetKey(t, site.URL)
+	ctx := tab(t, browser(t))
+
+	t.Run("opening the widget greets the visitor", func(t *testing.T) {
+		run(t, ctx, "open widget",
+			chromedp.Navigate(site.URL+"/?key="+key),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+		)
+	})
+
+	t.Run("a message gets a streamed reply", func(t *testing.T) {
+		run(t, ctx, "send",
+			do(fmt.Sprintf(`(() => {
+  const ta = %s.querySelector('textarea');
+  ta.value = "Where is my order?";
+  ta.closest('form').requestSubmit();
+  return true;
+})()`, shadow)),
+			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
+		)
+		screenshot(t, ctx, "widget")
+	})
+
+	t.Run("the dialog carries the page's user id and context", func(t *testing.T) {
+		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) != 1 || ds[0].UserID != "u-42" || ds[0].Context["customer_tier"] != "gold" {
+			t.Fatalf("dialogs %+v; want one of user u-42 with customer_tier=gold", ds)
+		}
+	})
+
+	t.Run("a reload continues the conversation", func(t *testing.T) {
+		run(t, ctx, "reload",
+			chromedp.Reload(),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.user", "Where is my order?")),
+			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
+		)
+	})
+}
+
+// TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError embeds the widget with a
+// pk_ key bound to another origin: the server refuses it and the widget
+// says so instead of failing silently.
+func TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError(t *testing.T) {
+	w := newWorld(t)
+	site := w.site(t)
+	key := w.widgetKey(t, "https://www.acme.example")
+	ctx := tab(t, browser(t))
+	run(t, ctx, "open widget",
+		chromedp.Navigate(site.URL+"/?key="+key),
+		until(shadow+`.querySelector('.launcher') !== null`),
+		click(shadow+`.querySelector('.launcher')`),
+		until(contains(shadow, ".msg.error", "not available on this site")),
+	)
+	t.Logf("widget shows: %s", eval[string](t, ctx, textOf(shadow, ".msg.error")))
+	ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 0 {
+		t.Errorf("%d dialogs were started from a refused origin; want none", len(ds))
+	}
+}
+
+// click clicks the element an expression finds, which CSS selectors
+// cannot reach inside a shadow root.
+func click(expr string) chromedp.Action[chromedp.Void] {
+	return do(expr + `.click()`)
+}
