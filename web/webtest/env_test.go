@@ -9,15 +9,22 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"net/url"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/web"
@@ -33,11 +40,20 @@ var screenshots = flag.String("screenshots", "", "write the tests' screenshots (
 // hanging; it is not a speed assertion.
 const waitLimit = 15 * time.Second
 
-// botConfig is the bot every test starts from: a greeting and a declared
-// context variable the widget fills from data-context.
+// botConfig is the bot every test starts from: a greeting, a declared
+// context variable the widget fills from data-context, a client tool the
+// page runs, and an HTTP tool that needs the visitor's confirmation. SHOP
+// is replaced with the shop server's URL.
 const botConfig = `{
   "basic_settings": {"name": "Acme Support", "greeting": "Hi! I am the Acme assistant."},
   "context_variables": [{"name": "customer_tier", "description": "Plan of the customer"}],
+  "tools": [
+    {"name": "locate", "description": "Where the visitor is", "execution": "client",
+     "parameters": {"type": "object", "properties": {}}},
+    {"name": "cancel_order", "description": "Cancel an order", "requires_confirmation": true,
+     "parameters": {"type": "object", "properties": {"order": {"type": "string"}}, "required": ["order"]},
+     "endpoint": {"url": "SHOP/orders/<order>/cancel", "method": "POST"}}
+  ],
   "llm": {"model": "gpt-4o-mini"}
 }`
 
@@ -49,11 +65,26 @@ type world struct {
 	rt       *platform.Runtime
 	api      *httptest.Server
 	adminKey string
+	// cancelled counts the shop's cancel calls, made only once a visitor
+	// confirms.
+	cancelled atomic.Int32
 }
+
+// Owner credentials of the tenant, for the password sign-in.
+const (
+	ownerEmail    = "owner@acme.test"
+	ownerPassword = "correct horse battery staple"
+)
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: echo})
+	w := &world{}
+	shop := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.cancelled.Add(1)
+		fmt.Fprintf(rw, `{"cancelled": %q}`, r.URL.Path)
+	}))
+	t.Cleanup(shop.Close)
+	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: model})
 	provider, err := openai.New(openai.Config{BaseURL: llmSrv.URL(), APIKey: "sk-test", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +101,15 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	shopURL, _ := url.Parse(shop.URL)
+	port, _ := strconv.Atoi(shopURL.Port())
+	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port})
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg := prometheus.NewRegistry()
-	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg})
+	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg,
+		HTTPClient: outbound.NewClient(policy, outbound.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,16 +117,17 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{svc: svc, rt: rt, api: httptest.NewServer(h)}
+	w.svc, w.rt, w.api = svc, rt, httptest.NewServer(h)
 	t.Cleanup(w.api.Close)
 
 	ctx, op := context.Background(), platform.Operator()
-	_, created, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: "acme", Name: "Acme Outdoor"})
+	_, created, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{
+		Slug: "acme", Name: "Acme Outdoor", OwnerEmail: ownerEmail, OwnerPassword: ownerPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.adminKey = created.Key
-	if _, _, err := svc.CreateBot(ctx, op, "acme", "support", []byte(botConfig)); err != nil {
+	if _, _, err := svc.CreateBot(ctx, op, "acme", "support", []byte(strings.ReplaceAll(botConfig, "SHOP", shop.URL))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Publish(ctx, op, "acme", "support", 1); err != nil {
@@ -97,16 +136,23 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// echo is the fake model: it answers the last user message with
-// "Echo: <text>", streamed in small fragments.
-func echo(req *llmtest.ChatRequest) llmtest.ServerReply {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		var text string
-		if req.Messages[i].Role == "user" && json.Unmarshal(req.Messages[i].Content, &text) == nil {
-			return llmtest.ServerReply{Text: "Echo: " + text}
-		}
+// model is the fake model's script: it reports a tool's result, calls
+// locate when asked where the visitor is, cancel_order when asked to
+// cancel, and otherwise echoes the visitor. Replies stream in small
+// fragments.
+func model(req *llmtest.ChatRequest) llmtest.ServerReply {
+	last := req.Messages[len(req.Messages)-1]
+	var text string
+	_ = json.Unmarshal(last.Content, &text)
+	switch {
+	case last.Role == "tool":
+		return llmtest.ServerReply{Text: "Tool said: " + text}
+	case strings.Contains(text, "where am I"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_locate", Name: "locate", Arguments: `{}`}}}
+	case strings.Contains(text, "cancel"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_cancel", Name: "cancel_order", Arguments: `{"order":"A1"}`}}}
 	}
-	return llmtest.ServerReply{Text: "Echo: nothing"}
+	return llmtest.ServerReply{Text: "Echo: " + text}
 }
 
 // widgetKey makes a pk_ key for the bot that may be used from origins.
@@ -132,6 +178,7 @@ func (w *world) site(t *testing.T) *httptest.Server {
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(rw, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme Outdoor</title>
 <style>body{font-family:Georgia,serif;margin:40px;background:#fdfaf3} *{color:red !important; font-size:30px !important}</style></head>
+<script>window.Parley = {onClientTool: async (name, args) => ({city: "Oslo", tool: name})};</script>
 <body><h1>Acme Outdoor</h1><p>Tents, packs and everything for the trail.</p>
 <script src="%s/widget.js" data-key="%s" data-tenant="acme" data-bot="support" data-user-id="u-42"
   data-context='{"customer_tier":"gold"}' async></script></body></html>`, w.api.URL, r.URL.Query().Get("key"))
@@ -173,15 +220,43 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
-// tab opens a new tab of the browser, closed when the test ends.
+// tab opens a new tab of the browser, closed when the test ends. An
+// uncaught exception or unhandled rejection in its pages fails the test:
+// a UI can look right while its scripts break.
 func tab(t *testing.T, browserCtx context.Context) context.Context {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	t.Cleanup(cancel)
+	var mu sync.Mutex
+	var thrown []string
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			mu.Lock()
+			thrown = append(thrown, describe(e.ExceptionDetails))
+			mu.Unlock()
+		}
+	}))
+	t.Cleanup(func() {
+		cancel()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range thrown {
+			t.Errorf("uncaught JavaScript error in the page: %s", e)
+		}
+	})
 	if err := chromedp.Do(ctx); err != nil { // opens the tab, again without a timeout
 		t.Fatalf("open a tab: %v", err)
 	}
 	return ctx
+}
+
+func describe(d *runtime.ExceptionDetails) string {
+	if d == nil {
+		return "(no details)"
+	}
+	msg := d.Text
+	if d.Exception != nil && d.Exception.Description != "" {
+		msg += " " + d.Exception.Description
+	}
+	return fmt.Sprintf("%s (%s:%d)", msg, d.URL, d.LineNumber)
 }
 
 // run runs browser actions, failing the test with what was being done.

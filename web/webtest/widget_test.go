@@ -29,12 +29,7 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 
 	t.Run("a message gets a streamed reply", func(t *testing.T) {
 		run(t, ctx, "send",
-			do(fmt.Sprintf(`(() => {
-  const ta = %s.querySelector('textarea');
-  ta.value = "Where is my order?";
-  ta.closest('form').requestSubmit();
-  return true;
-})()`, shadow)),
+			send("Where is my order?"),
 			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
 		)
 		screenshot(t, ctx, "widget")
@@ -59,6 +54,40 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
 		)
 	})
+
+	t.Run("a client tool runs in the page through window.Parley.onClientTool", func(t *testing.T) {
+		run(t, ctx, "client tool",
+			send("where am I?"),
+			until(contains(shadow, ".msg.bot", `Tool said: {"city":"Oslo","tool":"locate"}`)),
+		)
+	})
+
+	t.Run("a tool that needs confirmation runs only once the visitor allows it", func(t *testing.T) {
+		run(t, ctx, "ask",
+			send("please cancel order A1"),
+			until(contains(shadow, ".ask", "cancel_order")),
+		)
+		if n := w.cancelled.Load(); n != 0 {
+			t.Fatalf("the shop was called %d times before the visitor allowed it", n)
+		}
+		run(t, ctx, "allow",
+			click(shadow+`.querySelector('.ask .btn:not(.ghost)')`),
+			until(contains(shadow, ".msg.bot", `Tool said: {"cancelled":"/orders/A1/cancel"}`)),
+		)
+		if n := w.cancelled.Load(); n != 1 {
+			t.Errorf("the shop was called %d times after one allowed call; want 1", n)
+		}
+	})
+}
+
+// send types text into the widget and submits it.
+func send(text string) chromedp.Action[chromedp.Void] {
+	return do(fmt.Sprintf(`(() => {
+  const ta = %s.querySelector('textarea');
+  ta.value = %s;
+  ta.closest('form').requestSubmit();
+  return true;
+})()`, shadow, js(text)))
 }
 
 // TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError embeds the widget with a
