@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -36,9 +37,9 @@ type driveOptions struct {
 	Concurrency    int
 	Duration       time.Duration
 	TurnsPerDialog int
-	// Think is how long a worker pauses after each answer, as a person
-	// reading it would: 0 drives the server flat out (its throughput),
-	// more measures latency at a load the server keeps up with.
+	// Think is how long on average a worker pauses after each answer, as
+	// a person reading it would: 0 drives the server flat out (its
+	// throughput), more measures latency at a load it keeps up with.
 	Think time.Duration
 }
 
@@ -90,7 +91,9 @@ func drive(ctx context.Context, s *session, o driveOptions) level {
 					dialog = "" // whatever state it is in, do not build on it
 				}
 				if o.Think > 0 {
-					time.Sleep(o.Think)
+					// Uniform on [0, 2*Think): the mean is Think, and the
+					// workers drift apart instead of sending in lockstep.
+					time.Sleep(time.Duration(rand.Int64N(int64(2 * o.Think))))
 				}
 			}
 		}()
