@@ -53,7 +53,7 @@ func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
 			s, a, q := fmt.Sprintf("story %d", i), fmt.Sprintf("aside %d", i), fmt.Sprintf("question %d", i)
 			p = crashMidStream(t, p, key, d, s, a)
 			msgs := waitSettled(t, p.URL, key, d)
-			checkStored(t, i, msgs, append(stored, "user:complete:"+s, "assistant:interrupted:", "user:queued:"+a))
+			checkStored(t, i, msgs, slices.Concat(stored, []string{"user:complete:" + s, "assistant:interrupted:", "user:queued:" + a}))
 			// The aside was queued for the dead run; the next run takes it
 			// into the conversation where it was sent.
 			stored = append(stored, "user:complete:"+s, "assistant:interrupted:", "user:complete:"+a)
