@@ -269,12 +269,13 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 	}
 }
 
-// eval evaluates a JavaScript expression in the page and returns its value.
+// eval evaluates a JavaScript expression in the page and returns its value,
+// awaiting it when it is a promise.
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, waitLimit)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("evaluate %s: %v", expr, err)
 	}

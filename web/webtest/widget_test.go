@@ -119,3 +119,22 @@ func TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError(t *testing.T) {
 func click(expr string) chromedp.Action[chromedp.Void] {
 	return do(expr + `.click()`)
 }
+
+// TestWidgetDemoPageWorksUnderItsStrictCSP loads /widget-demo.html, which
+// the server sends with default-src 'self': the widget's styles and its
+// calls must still work there, as on any site with a strict policy.
+func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
+	w := newWorld(t)
+	key := w.widgetKey(t, w.api.URL)
+	ctx := tab(t, browser(t))
+	run(t, ctx, "demo",
+		chromedp.Navigate(w.api.URL+"/widget-demo.html?key="+key+"&tenant=acme&bot=support"),
+		until(contains("document", "#snippet", `data-key="`+key+`"`)),
+		until(`document.getElementById('parley-widget') !== null`),
+		until(`getComputedStyle(`+shadow+`.querySelector('.root')).position === 'fixed'`),
+		click(shadow+`.querySelector('.launcher')`),
+		until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+		send("Hello from the demo"),
+		until(contains(shadow, ".msg.bot", "Echo: Hello from the demo")),
+	)
+}

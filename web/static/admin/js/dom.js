@@ -11,7 +11,8 @@ export function h(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else if (k === 'value' || k === 'checked') el[k] = v;
+    else if (k === 'value') el.value = v;
+    else if (k === 'checked') el.checked = el.defaultChecked = v; // so a form reset keeps it
     else el.setAttribute(k, v === true ? '' : v);
   }
   el.append(...flat(children));

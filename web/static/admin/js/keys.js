@@ -10,6 +10,8 @@ export async function keysView({ tenant }) {
   const list = h('div');
   const out = h('div', { 'aria-live': 'polite' });
   const { bots } = await api('GET', tenantPath(tenant, 'bots'));
+  // Keys name their bot by id; people and the widget snippet use the slug.
+  const slugOf = Object.fromEntries(bots.map((b) => [b.id, b.slug]));
 
   const draw = async () => {
     const { api_keys: keys } = await api('GET', tenantPath(tenant, 'api-keys'));
@@ -17,7 +19,7 @@ export async function keysView({ tenant }) {
       h('td', null, k.name),
       h('td', null, h('code', null, `${k.prefix}…${k.last4}`)),
       h('td', null, (k.scopes || []).join(', ')),
-      h('td', null, k.bot ? [h('code', null, k.bot), ' ', (k.origins || []).join(', ')] : '—'),
+      h('td', null, k.bot ? [h('code', null, slugOf[k.bot] || k.bot), ' ', (k.origins || []).join(', ')] : '—'),
       h('td', null, k.expires_at ? when(k.expires_at) : 'never'),
       h('td', null, when(k.last_used_at)),
       h('td', { class: 'actions' }, k.revoked_at ? h('span', { class: 'badge' }, 'revoked')
@@ -32,11 +34,11 @@ export async function keysView({ tenant }) {
   };
   await draw();
   return h('div', null, h('h1', null, 'API keys'), out,
-    card('New key', createForm(tenant, bots, out, draw)),
+    card('New key', createForm(tenant, bots, slugOf, out, draw)),
     card('Keys', list));
 }
 
-function createForm(tenant, bots, out, draw) {
+function createForm(tenant, bots, slugOf, out, draw) {
   const name = h('input', { name: 'name', required: true, placeholder: 'website widget' });
   const kind = h('select', { name: 'kind' },
     h('option', { value: 'sk' }, 'Server key (sk_)'), h('option', { value: 'pk' }, 'Publishable widget key (pk_)'));
@@ -68,7 +70,7 @@ function createForm(tenant, bots, out, draw) {
       if (expires.value) req.expires_at = new Date(expires.value + 'T23:59:59').toISOString();
       busy(e.submitter, async () => {
         const k = await api('POST', tenantPath(tenant, 'api-keys'), req);
-        out.replaceChildren(shownOnce(tenant, k));
+        out.replaceChildren(shownOnce(tenant, k, slugOf[k.bot] || k.bot));
         e.target.reset();
         widgetFields.hidden = true;
         scopes.hidden = false;
@@ -81,9 +83,9 @@ function createForm(tenant, bots, out, draw) {
 
 // shownOnce shows a new key with a copy button, and for a widget key the
 // snippet to paste into the site.
-function shownOnce(tenant, k) {
+function shownOnce(tenant, k, bot) {
   const copy = (text) => (e) => navigator.clipboard.writeText(text).then(() => { e.target.textContent = 'Copied'; });
-  const snippet = `<script src="${location.origin}/widget.js" data-key="${k.key}" data-tenant="${tenant}" data-bot="${k.bot}" async></script>`;
+  const snippet = `<script src="${location.origin}/widget.js" data-key="${k.key}" data-tenant="${tenant}" data-bot="${bot}" async></script>`;
   return h('div', { class: 'alert ok once', role: 'status' },
     h('strong', null, `Key “${k.name}” created. Copy it now: it is not shown again.`),
     h('div', { class: 'secret-row' }, h('code', { class: 'new-key' }, k.key),
