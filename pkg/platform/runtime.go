@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -113,7 +114,7 @@ func NewRuntime(svc *Service, opts RuntimeOptions) (*Runtime, error) {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Runtime{svc: svc, opts: opts, metrics: metrics, limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
-		bots: newBotCache(256), base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
+		bots: newBotCache(512), base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
 }
 
 // Shutdown cancels every running loop (each stops with an error event and
@@ -304,6 +305,26 @@ func (c *botCache) put(id string, b *botconfig.Bot) {
 		}
 	}
 	c.bots[id] = b
+}
+
+// botFor returns the compiled bot dialog d runs. A version never
+// changes, so it is cached by tenant, bot and number too, and a warm turn
+// reads no version row.
+func (r *Runtime) botFor(ctx context.Context, d *store.Dialog) (*botconfig.Bot, error) {
+	key := d.TenantID + "/" + d.BotID + "/" + strconv.Itoa(d.VersionNumber)
+	if b, ok := r.bots.get(key); ok {
+		return b, nil
+	}
+	v, err := r.svc.store.GetVersion(ctx, d.TenantID, d.BotID, d.VersionNumber)
+	if err != nil {
+		return nil, r.svc.storeErr(ctx, "run: version", "version", "", err)
+	}
+	b, err := r.compiled(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	r.bots.put(key, b)
+	return b, nil
 }
 
 // compiled returns the compiled bot of a version, from the cache when it

@@ -17,15 +17,14 @@ import (
 // dialogRun is one request's run of a dialog's loop: it holds the lease,
 // builds the agent, persists what the loop produces and saves the state.
 type dialogRun struct {
-	r       *Runtime
-	p       *Principal
-	dialog  *store.Dialog
-	version *store.BotVersion
-	bot     *botconfig.Bot
-	lr      *liveRun
-	sink    agent.Sink
-	cfg     agent.Config
-	st      agent.State
+	r      *Runtime
+	p      *Principal
+	dialog *store.Dialog
+	bot    *botconfig.Bot
+	lr     *liveRun
+	sink   agent.Sink
+	cfg    agent.Config
+	st     agent.State
 	// memory holds the remember/recall notes, saved with the state.
 	memory *builtin.MapMemory
 
@@ -71,10 +70,7 @@ func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error
 		return r.svc.storeErr(ctx, "run: dialog", "dialog", "", err)
 	}
 	run.dialog = d
-	if run.version, err = r.svc.store.GetVersion(ctx, d.TenantID, d.BotID, d.VersionNumber); err != nil {
-		return r.svc.storeErr(ctx, "run: version", "version", "", err)
-	}
-	if run.bot, err = r.compiled(ctx, run.version); err != nil {
+	if run.bot, err = r.botFor(ctx, d); err != nil {
 		return err
 	}
 	saved, err := r.state(ctx, d)
