@@ -203,28 +203,21 @@ func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id strin
 
 // dequeueLast completes the queued message when it is still the dialog's
 // last, the usual case (nothing was written while it waited): one
-// conditional UPDATE instead of a transaction. ok is false when it is not
-// the last any more, or no longer queued, and the caller must do it the
-// long way.
+// conditional UPDATE that returns the row, instead of a transaction of
+// three statements. ok is false when it is not the last any more, or not
+// queued, and the caller must do it the long way.
 func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) (*Message, bool, error) {
-	var m Message
-	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?", tenantID, dialogID, id, MessageQueued).
-		First(&m).Error
+	var rows []Message
+	err := s.q(ctx).Raw(`UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?
+  AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = ? AND id = ?) RETURNING *`,
+		MessageComplete, tenantID, dialogID, id, MessageQueued, tenantID, dialogID).Scan(&rows).Error
 	if err != nil {
 		return nil, false, wrap("dequeue message", err)
 	}
-	res := s.w(ctx).Model(&Message{}).
-		Where("tenant_id = ? AND id = ? AND status = ? AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = ? AND id = ?)",
-			tenantID, id, MessageQueued, tenantID, dialogID).
-		Update("status", MessageComplete)
-	if res.Error != nil {
-		return nil, false, wrap("dequeue message", res.Error)
-	}
-	if res.RowsAffected == 0 {
+	if len(rows) == 0 {
 		return nil, false, nil
 	}
-	m.Status = MessageComplete
-	return &m, true, nil
+	return &rows[0], true, nil
 }
 
 // ListMessages returns the tenant's dialog's messages with seq greater than
