@@ -190,7 +190,7 @@ func (m *Main) chatTools(ctx context.Context, s Settings, f chatFlags, bot *botc
 		return nil, nil, fmt.Errorf("outbound policy: %w", err)
 	}
 	client := outbound.NewClient(policy, outbound.Options{})
-	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioAllowAll: f.allowStdio})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioAllowAll: f.allowStdio, StdioEnv: s.StdioEnv})
 	box, err := toolbox.Build(ctx, bot, toolbox.Options{TenantID: "local", Vars: vars, HTTPClient: client, MCP: pool})
 	if err != nil {
 		pool.Close()

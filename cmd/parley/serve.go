@@ -98,7 +98,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*platform.Runtime, func() 
 	if err != nil {
 		return nil, nil, fmt.Errorf("LLM provider (PARLEY_LLM_BASE_URL): %w", err)
 	}
-	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioEnv: s.StdioEnv})
 	rt, err := platform.NewRuntime(d.platform, platform.RuntimeOptions{Provider: provider, DefaultModel: s.LLMModel,
 		HTTPClient: client, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL})
 	if err != nil {

@@ -31,6 +31,9 @@ type Settings struct {
 	// LeaseTTL is how long a dialog stays claimed by a server that stopped
 	// renewing its lease (it crashed): the wait before another may answer.
 	LeaseTTL time.Duration
+	// StdioEnv is what stdio MCP servers inherit from this process (PATH and
+	// HOME, so `npx` and friends resolve), besides their config's env.
+	StdioEnv []string
 }
 
 // setting documents one environment variable for --help and the README.
@@ -83,6 +86,7 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		OutboundAllow: splitList(get("PARLEY_OUTBOUND_ALLOW")),
 		MCPStdioAllow: splitList(get("PARLEY_MCP_STDIO_ALLOW")),
 	}
+	s.StdioEnv = []string{"PATH=" + getenv("PATH"), "HOME=" + getenv("HOME")}
 	if s.LLMAPIKey == "" {
 		s.LLMAPIKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
 	}

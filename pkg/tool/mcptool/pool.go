@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -36,8 +35,9 @@ type Options struct {
 	StdioAllow []string
 	// StdioAllowAll lets any command run (parley chat --allow-stdio).
 	StdioAllowAll bool
-	// StdioEnv is the base environment of every stdio server, as KEY=VALUE.
-	// Nil means PATH and HOME of this process.
+	// StdioEnv is the base environment of every stdio server, as KEY=VALUE,
+	// before the config's own env; cmd/parley passes PATH and HOME. Nil
+	// gives the server nothing else.
 	StdioEnv []string
 	// StdioTerminateTimeout is how long a stdio server may take to exit after
 	// its stdin is closed before it is signalled.
@@ -85,9 +85,6 @@ type Pool struct {
 
 // New returns a pool and starts its idle reaper. Call Close on shutdown.
 func New(opts Options) *Pool {
-	if opts.StdioEnv == nil {
-		opts.StdioEnv = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	}
 	if opts.StdioTerminateTimeout <= 0 {
 		opts.StdioTerminateTimeout = DefaultStdioTerminateTimeout
 	}
