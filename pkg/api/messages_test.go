@@ -71,6 +71,7 @@ func TestAStreamedTwoToolTurn(t *testing.T) {
 			m := e.raw(t, "GET", "/metrics", "", "").body
 			for _, want := range []string{
 				`parley_tool_calls_total{kind="http",outcome="ok"} 2`,
+				`parley_tool_duration_seconds_count{kind="http",outcome="ok"} 2`,
 				`parley_dialog_runs_total{stop_reason="completed"} 1`,
 				`parley_llm_request_duration_seconds_count{model="gpt-4o-mini",outcome="ok",provider="openai"} 2`,
 				`parley_llm_tokens_total{direction="output",model="gpt-4o-mini",provider="openai"}`,

@@ -100,6 +100,7 @@ type runtimeMetrics struct {
 	llmSeconds *prometheus.HistogramVec
 	llmTokens  *prometheus.CounterVec
 	toolCalls  *prometheus.CounterVec
+	toolSecs   *prometheus.HistogramVec
 	runs       *prometheus.CounterVec
 }
 
@@ -118,6 +119,11 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_tool_calls_total",
 			Help: "Tool calls by kind (http, mcp, native, client) and outcome (ok, error, skipped).",
 		}, []string{"kind", "outcome"}),
+		toolSecs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "parley_tool_duration_seconds",
+			Help:    "Tool call latency by kind (http, mcp, native) and outcome (ok or error).",
+			Buckets: []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120},
+		}, []string{"kind", "outcome"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_dialog_runs_total",
 			Help: "Runs of the dialog loop by stop reason.",
@@ -127,6 +133,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.llmSeconds = register(reg, m.llmSeconds)
 		m.llmTokens = register(reg, m.llmTokens)
 		m.toolCalls = register(reg, m.toolCalls)
+		m.toolSecs = register(reg, m.toolSecs)
 		m.runs = register(reg, m.runs)
 	}
 	return m
@@ -163,6 +170,10 @@ func (m *runtimeMetrics) toolCall(msg agent.Message) {
 		outcome = "error"
 	}
 	m.toolCalls.WithLabelValues(kind, outcome).Inc()
+	// Skipped and client calls did not run here: their time is not ours.
+	if outcome != "skipped" && kind != "client" && msg.Tool != nil {
+		m.toolSecs.WithLabelValues(kind, outcome).Observe(float64(msg.Tool.DurationMS) / 1000)
+	}
 }
 
 // meteredProvider times every model call and counts its tokens.
