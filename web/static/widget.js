@@ -13,6 +13,8 @@
  *
  *   window.Parley = { onClientTool: async (name, args) => result };
  *
+ * and the page may call window.Parley.open(), .close() and .send(text).
+ *
  * One file, no dependencies, no build step.
  */
 (function () {

@@ -3,6 +3,7 @@ package webtest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -16,12 +17,10 @@ const typoConfig = `{
   "llm": {"model": "gpt-4o-mini"}
 }`
 
-// draftConfig is version 2: a new greeting.
-const draftConfig = `{
-  "basic_settings": {"name": "Acme Support", "greeting": "Howdy from the draft!"},
-  "context_variables": [{"name": "customer_tier", "description": "Plan of the customer"}],
-  "llm": {"model": "gpt-4o-mini"}
-}`
+// draftConfig is version 2: the first config with a new greeting.
+func (w *world) draftConfig() string {
+	return strings.ReplaceAll(strings.Replace(botConfig, "Hi! I am the Acme assistant.", "Howdy from the draft!", 1), "SHOP", w.shopURL)
+}
 
 // TestAdminAuthorsPreviewsAndPublishesABot walks the admin UI as an editor
 // would: sign in with an API key, break the config and read the problem at
@@ -53,9 +52,16 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 		t.Logf("problems shown: %s", eval[string](t, ctx, textOf("document", "#config-problems li")))
 	})
 
+	t.Run("saving the broken config is refused with the pointer", func(t *testing.T) {
+		run(t, ctx, "save broken",
+			chromedp.Click(chromedp.Search(`//button[text()="Save as new version"]`)),
+			until(contains("document", ".alert.error li", "/basic_settings/greting")),
+		)
+	})
+
 	t.Run("a fixed config saves as version 2", func(t *testing.T) {
 		run(t, ctx, "save",
-			setEditor(draftConfig),
+			setEditor(w.draftConfig()),
 			until(contains("document", ".pill", "Valid")),
 			chromedp.Click(chromedp.Search(`//button[text()="Save as new version"]`)),
 			until(contains("document", ".alert.ok", "Saved as version 2")),
@@ -71,6 +77,32 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 			until(contains("document", ".chat-log .msg.bot", "Echo: Do you sell tents?")),
 			until(contains("document", ".chat-log .meta", "1 turn")),
 		)
+	})
+
+	t.Run("the preview answers a client tool request and shows its result", func(t *testing.T) {
+		run(t, ctx, "client tool",
+			chromedp.SendKeys(chromedp.CSS(`.composer input`), "where am I?"),
+			chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.chat-log form.ask textarea`)),
+			chromedp.SendKeys(chromedp.CSS(`.chat-log form.ask textarea`), `{"city":"Bergen"}`),
+			chromedp.Click(chromedp.CSS(`.chat-log form.ask button[type="submit"]`)),
+			until(contains("document", ".chat-log .msg.bot", `Tool said: {"city":"Bergen"}`)),
+		)
+	})
+
+	t.Run("the preview asks to confirm a tool call and shows the call and its result", func(t *testing.T) {
+		run(t, ctx, "confirm",
+			chromedp.SendKeys(chromedp.CSS(`.composer input`), "cancel order A1"),
+			chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+			until(contains("document", ".chat-log .ask strong", "cancel_order")),
+			chromedp.Click(chromedp.Search(`//div[@class="ask"]//button[text()="Approve"]`)),
+			until(contains("document", ".chat-log details.tool.ok summary", "cancel_order")),
+			until(contains("document", ".chat-log details.tool.ok pre", "/orders/A1/cancel")),
+			until(contains("document", ".chat-log .msg.bot", "Tool said:")),
+		)
+		if n := w.cancelled.Load(); n != 1 {
+			t.Errorf("the shop was called %d times; want once, after approval", n)
+		}
 		screenshot(t, ctx, "admin-bot-page")
 	})
 
@@ -87,6 +119,32 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 		if bot.PublishedVersion != 2 {
 			t.Errorf("published version is %d after publishing in the UI; want 2", bot.PublishedVersion)
 		}
+	})
+
+	t.Run("rolling back makes version 1 live again", func(t *testing.T) {
+		run(t, ctx, "roll back",
+			chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v1")]]//button[text()="Roll back"]`)),
+			until(contains("document", ".title-row .badge", "live: v1")),
+		)
+		bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bot.PublishedVersion != 1 {
+			t.Errorf("published version is %d after rolling back in the UI; want 1", bot.PublishedVersion)
+		}
+	})
+
+	t.Run("a new bot starts from a valid config and opens its page", func(t *testing.T) {
+		run(t, ctx, "new bot",
+			chromedp.Click(chromedp.Search(`//nav//a[text()="Bots"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`input[name="slug"]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name="slug"]`), "sales"),
+			chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Acme Sales"),
+			chromedp.Click(chromedp.Search(`//button[text()="Create bot"]`)),
+			until(contains("document", "h1", "Acme Sales")),
+			until(contains("document", ".pill", "Valid")),
+		)
 	})
 }
 

@@ -68,6 +68,11 @@ type world struct {
 	// cancelled counts the shop's cancel calls, made only once a visitor
 	// confirms.
 	cancelled atomic.Int32
+	// cut, while set, closes the connection of every message post without
+	// an answer: a network failure as the browser sees it.
+	cut atomic.Bool
+	// shopURL is where cancel_order sends its calls.
+	shopURL string
 }
 
 // Owner credentials of the tenant, for the password sign-in.
@@ -117,7 +122,16 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.svc, w.rt, w.api = svc, rt, httptest.NewServer(h)
+	w.svc, w.rt, w.shopURL = svc, rt, shop.URL
+	w.api = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if w.cut.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") {
+			if conn, _, err := rw.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		h.ServeHTTP(rw, r)
+	}))
 	t.Cleanup(w.api.Close)
 
 	ctx, op := context.Background(), platform.Operator()

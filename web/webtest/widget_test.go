@@ -78,6 +78,36 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 			t.Errorf("the shop was called %d times after one allowed call; want 1", n)
 		}
 	})
+
+	t.Run("a network failure offers a retry that sends the message once", func(t *testing.T) {
+		w.cut.Store(true)
+		run(t, ctx, "send while cut off",
+			send("Are you there?"),
+			until(contains(shadow, ".msg.error", "Cannot reach the chat")),
+		)
+		w.cut.Store(false)
+		run(t, ctx, "retry",
+			click(shadow+`.querySelector('.msg.error .btn')`),
+			until(contains(shadow, ".msg.bot", "Echo: Are you there?")),
+		)
+		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("dialogs %v, %v; want one", ds, err)
+		}
+		dd, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", ds[0].ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range dd.Messages {
+			if m.Role == "user" && m.Text == "Are you there?" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("the dialog holds %d copies of the retried message; want 1", n)
+		}
+	})
 }
 
 // send types text into the widget and submits it.

@@ -28,6 +28,7 @@ const routes = [
 const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/usage', 'Usage']];
 
 let me = null;
+let routing = 0; // the latest route() call; an older one that finishes late draws nothing
 
 async function whoAmI() {
   try {
@@ -51,12 +52,15 @@ function parseHash() {
 }
 
 async function route() {
+  const mine = ++routing;
   if (!me) me = await whoAmI();
+  if (mine !== routing) return;
   if (!me) {
     mount(root, signIn(async () => { me = null; await route(); }));
     return;
   }
   me.tenants = me.tenants || (await tenantsOf(me));
+  if (mine !== routing) return;
   const at = parseHash();
   if (!at) {
     const first = creds.tenant() || (me.tenants[0] && me.tenants[0].slug);
@@ -75,6 +79,7 @@ async function route() {
     if (!m) continue;
     try {
       const node = await view({ tenant: at.tenant, params: m.slice(1).map(decodeURIComponent), me });
+      if (mine !== routing) return;
       mount(main, node);
       document.title = (main.querySelector('h1') || { textContent: 'Admin' }).textContent + ' · Parley';
     } catch (err) {

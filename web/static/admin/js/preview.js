@@ -73,7 +73,8 @@ export function previewChat(tenant, slug) {
         break;
       case 'done':
         bubble = null;
-        if (ev.stop_reason && ev.stop_reason !== 'completed') meta(`Stopped: ${ev.stop_reason}`);
+        if (ev.stop_reason === 'paused') meta('Waiting for the answer above to continue.');
+        else if (ev.stop_reason && ev.stop_reason !== 'completed') meta(`Stopped: ${ev.stop_reason.replace(/_/g, ' ')}`);
         meta(`${ev.turns} turn${ev.turns === 1 ? '' : 's'} · ${ev.usage.input_tokens} in / ${ev.usage.output_tokens} out tokens`);
         break;
     }

@@ -38,8 +38,10 @@ export function signIn(done) {
           creds.clear();
           throw err;
         }
-        location.hash = '#/t/' + encodeURIComponent(tenant.value.trim());
-        await done();
+        // A new hash routes by itself (hashchange); the same hash needs a nudge.
+        const target = '#/t/' + encodeURIComponent(tenant.value.trim());
+        if (location.hash !== target) location.hash = target;
+        else await done();
       }).catch(fail);
     },
   }, h('h2', null, 'API key'), field('Key', key, 'An admin sk_ key. Kept in this tab only.'), field('Tenant', tenant),
