@@ -21,9 +21,9 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 	base := w.api.URL + "/admin/#/t/acme"
 
 	t.Run("signing in with email and password shows the tenant", func(t *testing.T) {
+		run(t, ctx, "open sign-in", chromedp.Navigate(w.api.URL+"/admin/"), chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)))
+		screenshot(t, ctx, "admin-sign-in")
 		run(t, ctx, "sign in",
-			chromedp.Navigate(w.api.URL+"/admin/"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
 			chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
 			chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
 			chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
@@ -84,6 +84,9 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 		run(t, ctx, "dialogs",
 			chromedp.Navigate(base+"/dialogs"),
 			until(contains("document", "main table td", "Acme Support")),
+		)
+		screenshot(t, ctx, "admin-dialogs")
+		run(t, ctx, "dialog",
 			chromedp.Click(chromedp.CSS(`main table a`)),
 			until(contains("document", "h1", dialogID)),
 			until(contains("document", ".transcript .turn-text", "please cancel order A1")),
@@ -99,6 +102,7 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			chromedp.Navigate(base+"/usage"),
 			until(`document.querySelector('main table tbody tr') !== null`),
 		)
+		screenshot(t, ctx, "admin-usage")
 	})
 
 	t.Run("signing out ends the session", func(t *testing.T) {

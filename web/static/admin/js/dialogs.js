@@ -24,7 +24,7 @@ export async function dialogsView({ tenant }) {
     if (append && cursor) q.set('cursor', cursor);
     const page = await api('GET', tenantPath(tenant, 'dialogs') + (q.size ? '?' + q : ''));
     const rows = page.dialogs.map((d) => h('tr', null,
-      h('td', null, h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(d.id)}` }, h('code', null, d.id.slice(0, 12)))),
+      h('td', null, h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(d.id)}`, title: d.id }, h('code', null, d.id.slice(0, 12)))),
       h('td', null, botName[d.bot_id] || d.bot_id),
       h('td', null, 'v' + d.version, d.preview ? h('span', { class: 'badge' }, 'preview') : null),
       h('td', null, d.user_id || '—'),
