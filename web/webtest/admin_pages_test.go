@@ -15,105 +15,105 @@ import (
 // value ever shown, a dialog's log with its confirmed tool call, usage, and
 // signing out.
 func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
-	w := newWorld(t)
-	dialogID := w.confirmedCancel(t)
-	ctx := tab(t, browser(t))
-	base := w.api.URL + "/admin/#/t/acme"
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		dialogID := w.confirmedCancel(t)
+		base := w.api.URL + "/admin/#/t/acme"
 
-	t.Run("signing in with email and password shows the tenant", func(t *testing.T) {
-		run(t, ctx, "open sign-in", chromedp.Navigate(w.api.URL+"/admin/"), chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)))
-		screenshot(t, ctx, "admin-sign-in")
-		run(t, ctx, "sign in",
-			chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
-			chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
-			chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
-			until(contains("document", "main table a", "Acme Support")),
-			until(contains("document", ".who", ownerEmail)),
-		)
-	})
+		t.Run("signing in with email and password shows the tenant", func(t *testing.T) {
+			run(t, ctx, "open sign-in", chromedp.Navigate(w.api.URL+"/admin/"), chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)))
+			screenshot(t, ctx, "admin-sign-in")
+			run(t, ctx, "sign in",
+				chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
+				chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
+				chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
+				until(contains("document", "main table a", "Acme Support")),
+				until(contains("document", ".who", ownerEmail)),
+			)
+		})
 
-	t.Run("a widget key is shown once with its snippet, then revoked", func(t *testing.T) {
-		run(t, ctx, "create key",
-			chromedp.Navigate(base+"/keys"),
-			chromedp.WaitVisible(chromedp.CSS(`select[name="kind"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "website widget"),
-			chromedp.SetValue(chromedp.CSS(`select[name="kind"]`), "pk"),
-			do(`document.querySelector('select[name="kind"]').dispatchEvent(new Event('change'))`),
-			chromedp.SendKeys(chromedp.CSS(`input[name="origins"]`), "https://www.acme.example"),
-			chromedp.Click(chromedp.Search(`//button[text()="Create key"]`)),
-			until(`document.querySelector('.alert.once code.new-key') !== null`),
-		)
-		key := eval[string](t, ctx, `document.querySelector('.alert.once code.new-key').textContent`)
-		snippet := eval[string](t, ctx, `document.querySelector('.alert.once pre').textContent`)
-		if !strings.HasPrefix(key, "pk_") || !strings.Contains(snippet, `data-key="`+key+`"`) || !strings.Contains(snippet, `data-bot="support"`) {
-			t.Fatalf("shown key %q with snippet %q; want a pk_ key and a snippet embedding it", key, snippet)
-		}
-		screenshot(t, ctx, "admin-keys")
-		run(t, ctx, "revoke",
-			do(`window.confirm = () => true`),
-			chromedp.Click(chromedp.Search(`//tr[td[text()="website widget"]]//button[text()="Revoke"]`)),
-			until(`Array.from(document.querySelectorAll('tr.revoked td')).some(td => td.textContent === 'website widget')`),
-		)
-		if _, err := apiclient.New(w.api.URL, key).CreateDialog(context.Background(), "acme", "support", apiclient.CreateDialogRequest{}); err == nil {
-			t.Errorf("the revoked key still starts dialogs")
-		}
-	})
+		t.Run("a widget key is shown once with its snippet, then revoked", func(t *testing.T) {
+			run(t, ctx, "create key",
+				chromedp.Navigate(base+"/keys"),
+				chromedp.WaitVisible(chromedp.CSS(`select[name="kind"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "website widget"),
+				chromedp.SetValue(chromedp.CSS(`select[name="kind"]`), "pk"),
+				do(`document.querySelector('select[name="kind"]').dispatchEvent(new Event('change'))`),
+				chromedp.SendKeys(chromedp.CSS(`input[name="origins"]`), "https://www.acme.example"),
+				chromedp.Click(chromedp.Search(`//button[text()="Create key"]`)),
+				until(`document.querySelector('.alert.once code.new-key') !== null`),
+			)
+			key := eval[string](t, ctx, `document.querySelector('.alert.once code.new-key').textContent`)
+			snippet := eval[string](t, ctx, `document.querySelector('.alert.once pre').textContent`)
+			if !strings.HasPrefix(key, "pk_") || !strings.Contains(snippet, `data-key="`+key+`"`) || !strings.Contains(snippet, `data-bot="support"`) {
+				t.Fatalf("shown key %q with snippet %q; want a pk_ key and a snippet embedding it", key, snippet)
+			}
+			screenshot(t, ctx, "admin-keys")
+			run(t, ctx, "revoke",
+				do(`window.confirm = () => true`),
+				chromedp.Click(chromedp.Search(`//tr[td[text()="website widget"]]//button[text()="Revoke"]`)),
+				until(`Array.from(document.querySelectorAll('tr.revoked td')).some(td => td.textContent === 'website widget')`),
+			)
+			if _, err := apiclient.New(w.api.URL, key).CreateDialog(context.Background(), "acme", "support", apiclient.CreateDialogRequest{}); err == nil {
+				t.Errorf("the revoked key still starts dialogs")
+			}
+		})
 
-	t.Run("a secret is set and deleted, its value never shown", func(t *testing.T) {
-		const value = "crm-token-value-7f3a"
-		run(t, ctx, "set secret",
-			chromedp.Navigate(base+"/secrets"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="value"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "crm_token"),
-			chromedp.SendKeys(chromedp.CSS(`input[name="value"]`), value),
-			chromedp.Click(chromedp.Search(`//button[text()="Set secret"]`)),
-			until(contains("document", "main table code", "crm_token")),
-		)
-		page := eval[string](t, ctx, `document.documentElement.outerHTML + Array.from(document.querySelectorAll('input')).map(i => i.value).join(' ')`)
-		if strings.Contains(page, value) {
-			t.Errorf("the page still holds the secret's value after saving it")
-		}
-		run(t, ctx, "delete secret",
-			do(`window.confirm = () => true`),
-			chromedp.Click(chromedp.Search(`//tr[td/code[text()="crm_token"]]//button[text()="Delete"]`)),
-			until(contains("document", "main .empty", "No secrets yet.")),
-		)
-	})
+		t.Run("a secret is set and deleted, its value never shown", func(t *testing.T) {
+			const value = "crm-token-value-7f3a"
+			run(t, ctx, "set secret",
+				chromedp.Navigate(base+"/secrets"),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="value"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "crm_token"),
+				chromedp.SendKeys(chromedp.CSS(`input[name="value"]`), value),
+				chromedp.Click(chromedp.Search(`//button[text()="Set secret"]`)),
+				until(contains("document", "main table code", "crm_token")),
+			)
+			page := eval[string](t, ctx, `document.documentElement.outerHTML + Array.from(document.querySelectorAll('input')).map(i => i.value).join(' ')`)
+			if strings.Contains(page, value) {
+				t.Errorf("the page still holds the secret's value after saving it")
+			}
+			run(t, ctx, "delete secret",
+				do(`window.confirm = () => true`),
+				chromedp.Click(chromedp.Search(`//tr[td/code[text()="crm_token"]]//button[text()="Delete"]`)),
+				until(contains("document", "main .empty", "No secrets yet.")),
+			)
+		})
 
-	t.Run("the dialog log shows messages, versions and the confirmed tool call", func(t *testing.T) {
-		run(t, ctx, "dialogs",
-			chromedp.Navigate(base+"/dialogs"),
-			until(contains("document", "main table td", "Acme Support")),
-		)
-		screenshot(t, ctx, "admin-dialogs")
-		run(t, ctx, "dialog",
-			chromedp.Click(chromedp.CSS(`main table a`)),
-			until(contains("document", "h1", dialogID)),
-			until(contains("document", ".transcript .turn-text", "please cancel order A1")),
-			until(contains("document", ".transcript .tool-name", "cancel_order")),
-			until(contains("document", ".transcript details.tool pre", `"/orders/A1/cancel"`)),
-			until(contains("document", ".transcript .badge", "v1")),
-		)
-		screenshot(t, ctx, "admin-dialog")
-	})
+		t.Run("the dialog log shows messages, versions and the confirmed tool call", func(t *testing.T) {
+			run(t, ctx, "dialogs",
+				chromedp.Navigate(base+"/dialogs"),
+				until(contains("document", "main table td", "Acme Support")),
+			)
+			screenshot(t, ctx, "admin-dialogs")
+			run(t, ctx, "dialog",
+				chromedp.Click(chromedp.CSS(`main table a`)),
+				until(contains("document", "h1", dialogID)),
+				until(contains("document", ".transcript .turn-text", "please cancel order A1")),
+				until(contains("document", ".transcript .tool-name", "cancel_order")),
+				until(contains("document", ".transcript details.tool pre", `"/orders/A1/cancel"`)),
+				until(contains("document", ".transcript .badge", "v1")),
+			)
+			screenshot(t, ctx, "admin-dialog")
+		})
 
-	t.Run("usage lists the dialog's turns", func(t *testing.T) {
-		run(t, ctx, "usage",
-			chromedp.Navigate(base+"/usage"),
-			until(`document.querySelector('main table tbody tr') !== null`),
-		)
-		screenshot(t, ctx, "admin-usage")
-	})
+		t.Run("usage lists the dialog's turns", func(t *testing.T) {
+			run(t, ctx, "usage",
+				chromedp.Navigate(base+"/usage"),
+				until(`document.querySelector('main table tbody tr') !== null`),
+			)
+			screenshot(t, ctx, "admin-usage")
+		})
 
-	t.Run("signing out ends the session", func(t *testing.T) {
-		run(t, ctx, "sign out",
-			chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
-		)
-		status := eval[int](t, ctx, `fetch('/v1/auth/me').then(r => r.status)`)
-		if status != 401 {
-			t.Errorf("GET /v1/auth/me after signing out answered %d; want 401", status)
-		}
+		t.Run("signing out ends the session", func(t *testing.T) {
+			run(t, ctx, "sign out",
+				chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+			)
+			status := eval[int](t, ctx, `fetch('/v1/auth/me').then(r => r.status)`)
+			if status != 401 {
+				t.Errorf("GET /v1/auth/me after signing out answered %d; want 401", status)
+			}
+		})
 	})
 }
 

@@ -27,124 +27,124 @@ func (w *world) draftConfig() string {
 // its pointer, fix it and save version 2, chat with the draft in the
 // preview, then publish it.
 func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
-	w := newWorld(t)
-	ctx := tab(t, browser(t))
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 
-	t.Run("signing in with an API key shows the tenant's bots", func(t *testing.T) {
-		run(t, ctx, "sign in",
-			chromedp.Navigate(w.api.URL+"/admin/"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
-			chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
-			chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
-			until(contains("document", "main table a", "Acme Support")),
-		)
-	})
+		t.Run("signing in with an API key shows the tenant's bots", func(t *testing.T) {
+			run(t, ctx, "sign in",
+				chromedp.Navigate(w.api.URL+"/admin/"),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
+				chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
+				chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
+				until(contains("document", "main table a", "Acme Support")),
+			)
+		})
 
-	t.Run("a config error is shown with its JSON pointer", func(t *testing.T) {
-		run(t, ctx, "edit config",
-			chromedp.Click(chromedp.CSS(`main table a`)),
-			chromedp.WaitVisible(chromedp.CSS(`textarea.code`)),
-			until(contains("document", ".pill", "Valid")),
-			setEditor(typoConfig),
-			until(contains("document", "#config-problems li", "/basic_settings/greting")),
-		)
-		t.Logf("problems shown: %s", eval[string](t, ctx, textOf("document", "#config-problems li")))
-	})
+		t.Run("a config error is shown with its JSON pointer", func(t *testing.T) {
+			run(t, ctx, "edit config",
+				chromedp.Click(chromedp.CSS(`main table a`)),
+				chromedp.WaitVisible(chromedp.CSS(`textarea.code`)),
+				until(contains("document", ".pill", "Valid")),
+				setEditor(typoConfig),
+				until(contains("document", "#config-problems li", "/basic_settings/greting")),
+			)
+			t.Logf("problems shown: %s", eval[string](t, ctx, textOf("document", "#config-problems li")))
+		})
 
-	t.Run("saving the broken config is refused with the pointer", func(t *testing.T) {
-		run(t, ctx, "save broken",
-			chromedp.Click(chromedp.Search(`//button[text()="Save as new version"]`)),
-			until(contains("document", ".alert.error li", "/basic_settings/greting")),
-		)
-	})
+		t.Run("saving the broken config is refused with the pointer", func(t *testing.T) {
+			run(t, ctx, "save broken",
+				chromedp.Click(chromedp.Search(`//button[text()="Save as new version"]`)),
+				until(contains("document", ".alert.error li", "/basic_settings/greting")),
+			)
+		})
 
-	t.Run("a fixed config saves as version 2", func(t *testing.T) {
-		run(t, ctx, "save",
-			setEditor(w.draftConfig()),
-			until(contains("document", ".pill", "Valid")),
-			chromedp.Click(chromedp.Search(`//button[text()="Save as new version"]`)),
-			until(contains("document", ".alert.ok", "Saved as version 2")),
-			until(contains("document", "table th", "v2")),
-		)
-	})
+		t.Run("a fixed config saves as version 2", func(t *testing.T) {
+			run(t, ctx, "save",
+				setEditor(w.draftConfig()),
+				until(contains("document", ".pill", "Valid")),
+				chromedp.Click(chromedp.Search(`//button[text()="Save as new version"]`)),
+				until(contains("document", ".alert.ok", "Saved as version 2")),
+				until(contains("document", "table th", "v2")),
+			)
+		})
 
-	t.Run("the preview chats with the draft and streams the reply", func(t *testing.T) {
-		run(t, ctx, "preview",
-			chromedp.SendKeys(chromedp.CSS(`.composer input`), "Do you sell tents?"),
-			chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
-			until(contains("document", ".chat-log .msg.bot", "Howdy from the draft!")),
-			until(contains("document", ".chat-log .msg.bot", "Echo: Do you sell tents?")),
-			until(contains("document", ".chat-log .meta", "1 turn")),
-		)
-	})
+		t.Run("the preview chats with the draft and streams the reply", func(t *testing.T) {
+			run(t, ctx, "preview",
+				chromedp.SendKeys(chromedp.CSS(`.composer input`), "Do you sell tents?"),
+				chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+				until(contains("document", ".chat-log .msg.bot", "Howdy from the draft!")),
+				until(contains("document", ".chat-log .msg.bot", "Echo: Do you sell tents?")),
+				until(contains("document", ".chat-log .meta", "1 turn")),
+			)
+		})
 
-	t.Run("the preview answers a client tool request and shows its result", func(t *testing.T) {
-		run(t, ctx, "client tool",
-			chromedp.SendKeys(chromedp.CSS(`.composer input`), "where am I?"),
-			chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`.chat-log form.ask textarea`)),
-			chromedp.SendKeys(chromedp.CSS(`.chat-log form.ask textarea`), `{"city":"Bergen"}`),
-			chromedp.Click(chromedp.CSS(`.chat-log form.ask button[type="submit"]`)),
-			until(contains("document", ".chat-log .msg.bot", `Tool said: {"city":"Bergen"}`)),
-		)
-	})
+		t.Run("the preview answers a client tool request and shows its result", func(t *testing.T) {
+			run(t, ctx, "client tool",
+				chromedp.SendKeys(chromedp.CSS(`.composer input`), "where am I?"),
+				chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`.chat-log form.ask textarea`)),
+				chromedp.SendKeys(chromedp.CSS(`.chat-log form.ask textarea`), `{"city":"Bergen"}`),
+				chromedp.Click(chromedp.CSS(`.chat-log form.ask button[type="submit"]`)),
+				until(contains("document", ".chat-log .msg.bot", `Tool said: {"city":"Bergen"}`)),
+			)
+		})
 
-	t.Run("the preview asks to confirm a tool call and shows the call and its result", func(t *testing.T) {
-		run(t, ctx, "confirm",
-			chromedp.SendKeys(chromedp.CSS(`.composer input`), "cancel order A1"),
-			chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
-			until(contains("document", ".chat-log .ask strong", "cancel_order")),
-			chromedp.Click(chromedp.Search(`//div[@class="ask"]//button[text()="Approve"]`)),
-			until(contains("document", ".chat-log details.tool.ok summary", "cancel_order")),
-			until(contains("document", ".chat-log details.tool.ok pre", "/orders/A1/cancel")),
-			until(contains("document", ".chat-log .msg.bot", "Tool said:")),
-		)
-		if n := w.cancelled.Load(); n != 1 {
-			t.Errorf("the shop was called %d times; want once, after approval", n)
-		}
-		screenshot(t, ctx, "admin-bot-page")
-	})
+		t.Run("the preview asks to confirm a tool call and shows the call and its result", func(t *testing.T) {
+			run(t, ctx, "confirm",
+				chromedp.SendKeys(chromedp.CSS(`.composer input`), "cancel order A1"),
+				chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+				until(contains("document", ".chat-log .ask strong", "cancel_order")),
+				chromedp.Click(chromedp.Search(`//div[@class="ask"]//button[text()="Approve"]`)),
+				until(contains("document", ".chat-log details.tool.ok summary", "cancel_order")),
+				until(contains("document", ".chat-log details.tool.ok pre", "/orders/A1/cancel")),
+				until(contains("document", ".chat-log .msg.bot", "Tool said:")),
+			)
+			if n := w.cancelled.Load(); n != 1 {
+				t.Errorf("the shop was called %d times; want once, after approval", n)
+			}
+			screenshot(t, ctx, "admin-bot-page")
+		})
 
-	t.Run("publishing version 2 makes it live", func(t *testing.T) {
-		run(t, ctx, "publish",
-			chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v2")]]//button[text()="Publish"]`)),
-			until(contains("document", ".alert.ok", "Version 2 is live.")),
-			until(contains("document", ".title-row .badge", "live: v2")),
-		)
-		bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bot.PublishedVersion != 2 {
-			t.Errorf("published version is %d after publishing in the UI; want 2", bot.PublishedVersion)
-		}
-	})
+		t.Run("publishing version 2 makes it live", func(t *testing.T) {
+			run(t, ctx, "publish",
+				chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v2")]]//button[text()="Publish"]`)),
+				until(contains("document", ".alert.ok", "Version 2 is live.")),
+				until(contains("document", ".title-row .badge", "live: v2")),
+			)
+			bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bot.PublishedVersion != 2 {
+				t.Errorf("published version is %d after publishing in the UI; want 2", bot.PublishedVersion)
+			}
+		})
 
-	t.Run("rolling back makes version 1 live again", func(t *testing.T) {
-		run(t, ctx, "roll back",
-			chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v1")]]//button[text()="Roll back"]`)),
-			until(contains("document", ".title-row .badge", "live: v1")),
-		)
-		bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bot.PublishedVersion != 1 {
-			t.Errorf("published version is %d after rolling back in the UI; want 1", bot.PublishedVersion)
-		}
-	})
+		t.Run("rolling back makes version 1 live again", func(t *testing.T) {
+			run(t, ctx, "roll back",
+				chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v1")]]//button[text()="Roll back"]`)),
+				until(contains("document", ".title-row .badge", "live: v1")),
+			)
+			bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bot.PublishedVersion != 1 {
+				t.Errorf("published version is %d after rolling back in the UI; want 1", bot.PublishedVersion)
+			}
+		})
 
-	t.Run("a new bot starts from a valid config and opens its page", func(t *testing.T) {
-		run(t, ctx, "new bot",
-			chromedp.Click(chromedp.Search(`//nav//a[text()="Bots"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="slug"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="slug"]`), "sales"),
-			chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Acme Sales"),
-			chromedp.Click(chromedp.Search(`//button[text()="Create bot"]`)),
-			until(contains("document", "h1", "Acme Sales")),
-			until(contains("document", ".pill", "Valid")),
-		)
+		t.Run("a new bot starts from a valid config and opens its page", func(t *testing.T) {
+			run(t, ctx, "new bot",
+				chromedp.Click(chromedp.Search(`//nav//a[text()="Bots"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="slug"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name="slug"]`), "sales"),
+				chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Acme Sales"),
+				chromedp.Click(chromedp.Search(`//button[text()="Create bot"]`)),
+				until(contains("document", "h1", "Acme Sales")),
+				until(contains("document", ".pill", "Valid")),
+			)
+		})
 	})
 }
 

@@ -1,7 +1,8 @@
 // Package webtest drives the admin UI and the chat widget in a real
 // headless Chromium over the Chrome DevTools Protocol (chromedp), against
-// the real API handler, a real SQLite store and the fake LLM server. It has
-// no code of its own; its tests skip when /usr/bin/chromium is absent
+// the real API handler and runtime, a real store (SQLite, and PostgreSQL too
+// when PARLEY_TEST_DATABASE_URL is set) and the fake LLM server. It has no
+// code of its own; its tests skip when /usr/bin/chromium is absent
 // (.ci/install-browser.sh installs it).
 //
 //	go test ./web/webtest -args -screenshots /tmp/shots

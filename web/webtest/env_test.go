@@ -26,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/web"
 	"github.com/prometheus/client_golang/prometheus"
@@ -81,7 +82,16 @@ const (
 	ownerPassword = "correct horse battery staple"
 )
 
-func newWorld(t *testing.T) *world {
+// eachBackend runs fn on SQLite, and on PostgreSQL when
+// PARLEY_TEST_DATABASE_URL is set, each with its own world and its own tab
+// of one browser.
+func eachBackend(t *testing.T, fn func(t *testing.T, w *world, ctx context.Context)) {
+	t.Helper()
+	b := browser(t)
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) { fn(t, newWorld(t, st), tab(t, b)) })
+}
+
+func newWorld(t *testing.T, st *store.Store) *world {
 	t.Helper()
 	w := &world{}
 	shop := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -102,7 +112,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := platform.New(storetest.OpenSQLite(t), platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
+	svc, err := platform.New(st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
 	if err != nil {
 		t.Fatal(err)
 	}

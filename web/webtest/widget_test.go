@@ -13,100 +13,100 @@ import (
 // origin, with a pk_ key that allows that origin: the greeting shows, a
 // message gets a streamed reply, and a reload continues the conversation.
 func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
-	w := newWorld(t)
-	site := w.site(t)
-	key := w.widgetKey(t, site.URL)
-	ctx := tab(t, browser(t))
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		site := w.site(t)
+		key := w.widgetKey(t, site.URL)
 
-	t.Run("opening the widget greets the visitor", func(t *testing.T) {
-		run(t, ctx, "open widget",
-			chromedp.Navigate(site.URL+"/?key="+key),
-			until(shadow+`.querySelector('.launcher') !== null`),
-			click(shadow+`.querySelector('.launcher')`),
-			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
-		)
-	})
+		t.Run("opening the widget greets the visitor", func(t *testing.T) {
+			run(t, ctx, "open widget",
+				chromedp.Navigate(site.URL+"/?key="+key),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+			)
+		})
 
-	t.Run("a message gets a streamed reply", func(t *testing.T) {
-		run(t, ctx, "send",
-			send("Where is my order?"),
-			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
-		)
-		screenshot(t, ctx, "widget")
-	})
+		t.Run("a message gets a streamed reply", func(t *testing.T) {
+			run(t, ctx, "send",
+				send("Where is my order?"),
+				until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
+			)
+			screenshot(t, ctx, "widget")
+		})
 
-	t.Run("the dialog carries the page's user id and context", func(t *testing.T) {
-		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ds) != 1 || ds[0].UserID != "u-42" || ds[0].Context["customer_tier"] != "gold" {
-			t.Fatalf("dialogs %+v; want one of user u-42 with customer_tier=gold", ds)
-		}
-	})
-
-	t.Run("a reload continues the conversation", func(t *testing.T) {
-		run(t, ctx, "reload",
-			chromedp.Reload(),
-			until(shadow+`.querySelector('.launcher') !== null`),
-			click(shadow+`.querySelector('.launcher')`),
-			until(contains(shadow, ".msg.user", "Where is my order?")),
-			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
-		)
-	})
-
-	t.Run("a client tool runs in the page through window.Parley.onClientTool", func(t *testing.T) {
-		run(t, ctx, "client tool",
-			send("where am I?"),
-			until(contains(shadow, ".msg.bot", `Tool said: {"city":"Oslo","tool":"locate"}`)),
-		)
-	})
-
-	t.Run("a tool that needs confirmation runs only once the visitor allows it", func(t *testing.T) {
-		run(t, ctx, "ask",
-			send("please cancel order A1"),
-			until(contains(shadow, ".ask", "cancel_order")),
-		)
-		if n := w.cancelled.Load(); n != 0 {
-			t.Fatalf("the shop was called %d times before the visitor allowed it", n)
-		}
-		run(t, ctx, "allow",
-			click(shadow+`.querySelector('.ask .btn:not(.ghost)')`),
-			until(contains(shadow, ".msg.bot", `Tool said: {"cancelled":"/orders/A1/cancel"}`)),
-		)
-		if n := w.cancelled.Load(); n != 1 {
-			t.Errorf("the shop was called %d times after one allowed call; want 1", n)
-		}
-	})
-
-	t.Run("a network failure offers a retry that sends the message once", func(t *testing.T) {
-		w.cut.Store(true)
-		run(t, ctx, "send while cut off",
-			send("Are you there?"),
-			until(contains(shadow, ".msg.error", "Cannot reach the chat")),
-		)
-		w.cut.Store(false)
-		run(t, ctx, "retry",
-			click(shadow+`.querySelector('.msg.error .btn')`),
-			until(contains(shadow, ".msg.bot", "Echo: Are you there?")),
-		)
-		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
-		if err != nil || len(ds) != 1 {
-			t.Fatalf("dialogs %v, %v; want one", ds, err)
-		}
-		dd, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", ds[0].ID, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, m := range dd.Messages {
-			if m.Role == "user" && m.Text == "Are you there?" {
-				n++
+		t.Run("the dialog carries the page's user id and context", func(t *testing.T) {
+			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if n != 1 {
-			t.Errorf("the dialog holds %d copies of the retried message; want 1", n)
-		}
+			if len(ds) != 1 || ds[0].UserID != "u-42" || ds[0].Context["customer_tier"] != "gold" {
+				t.Fatalf("dialogs %+v; want one of user u-42 with customer_tier=gold", ds)
+			}
+		})
+
+		t.Run("a reload continues the conversation", func(t *testing.T) {
+			run(t, ctx, "reload",
+				chromedp.Reload(),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.user", "Where is my order?")),
+				until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
+			)
+		})
+
+		t.Run("a client tool runs in the page through window.Parley.onClientTool", func(t *testing.T) {
+			run(t, ctx, "client tool",
+				send("where am I?"),
+				until(contains(shadow, ".msg.bot", `Tool said: {"city":"Oslo","tool":"locate"}`)),
+			)
+		})
+
+		t.Run("a tool that needs confirmation runs only once the visitor allows it", func(t *testing.T) {
+			run(t, ctx, "ask",
+				send("please cancel order A1"),
+				until(contains(shadow, ".ask", "cancel_order")),
+			)
+			if n := w.cancelled.Load(); n != 0 {
+				t.Fatalf("the shop was called %d times before the visitor allowed it", n)
+			}
+			run(t, ctx, "allow",
+				click(shadow+`.querySelector('.ask .btn:not(.ghost)')`),
+				until(contains(shadow, ".msg.bot", `Tool said: {"cancelled":"/orders/A1/cancel"}`)),
+			)
+			if n := w.cancelled.Load(); n != 1 {
+				t.Errorf("the shop was called %d times after one allowed call; want 1", n)
+			}
+		})
+
+		t.Run("a network failure offers a retry that sends the message once", func(t *testing.T) {
+			w.cut.Store(true)
+			run(t, ctx, "send while cut off",
+				send("Are you there?"),
+				until(contains(shadow, ".msg.error", "Cannot reach the chat")),
+			)
+			w.cut.Store(false)
+			run(t, ctx, "retry",
+				click(shadow+`.querySelector('.msg.error .btn')`),
+				until(contains(shadow, ".msg.bot", "Echo: Are you there?")),
+			)
+			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+			if err != nil || len(ds) != 1 {
+				t.Fatalf("dialogs %v, %v; want one", ds, err)
+			}
+			dd, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", ds[0].ID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, m := range dd.Messages {
+				if m.Role == "user" && m.Text == "Are you there?" {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("the dialog holds %d copies of the retried message; want 1", n)
+			}
+		})
 	})
 }
 
@@ -124,24 +124,24 @@ func send(text string) chromedp.Action[chromedp.Void] {
 // pk_ key bound to another origin: the server refuses it and the widget
 // says so instead of failing silently.
 func TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError(t *testing.T) {
-	w := newWorld(t)
-	site := w.site(t)
-	key := w.widgetKey(t, "https://www.acme.example")
-	ctx := tab(t, browser(t))
-	run(t, ctx, "open widget",
-		chromedp.Navigate(site.URL+"/?key="+key),
-		until(shadow+`.querySelector('.launcher') !== null`),
-		click(shadow+`.querySelector('.launcher')`),
-		until(contains(shadow, ".msg.error", "not available on this site")),
-	)
-	t.Logf("widget shows: %s", eval[string](t, ctx, textOf(shadow, ".msg.error")))
-	ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ds) != 0 {
-		t.Errorf("%d dialogs were started from a refused origin; want none", len(ds))
-	}
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		site := w.site(t)
+		key := w.widgetKey(t, "https://www.acme.example")
+		run(t, ctx, "open widget",
+			chromedp.Navigate(site.URL+"/?key="+key),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.error", "not available on this site")),
+		)
+		t.Logf("widget shows: %s", eval[string](t, ctx, textOf(shadow, ".msg.error")))
+		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) != 0 {
+			t.Errorf("%d dialogs were started from a refused origin; want none", len(ds))
+		}
+	})
 }
 
 // click clicks the element an expression finds, which CSS selectors
@@ -154,17 +154,17 @@ func click(expr string) chromedp.Action[chromedp.Void] {
 // the server sends with default-src 'self': the widget's styles and its
 // calls must still work there, as on any site with a strict policy.
 func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
-	w := newWorld(t)
-	key := w.widgetKey(t, w.api.URL)
-	ctx := tab(t, browser(t))
-	run(t, ctx, "demo",
-		chromedp.Navigate(w.api.URL+"/widget-demo.html?key="+key+"&tenant=acme&bot=support"),
-		until(contains("document", "#snippet", `data-key="`+key+`"`)),
-		until(`document.getElementById('parley-widget') !== null`),
-		until(`getComputedStyle(`+shadow+`.querySelector('.root')).position === 'fixed'`),
-		click(shadow+`.querySelector('.launcher')`),
-		until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
-		send("Hello from the demo"),
-		until(contains(shadow, ".msg.bot", "Echo: Hello from the demo")),
-	)
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		key := w.widgetKey(t, w.api.URL)
+		run(t, ctx, "demo",
+			chromedp.Navigate(w.api.URL+"/widget-demo.html?key="+key+"&tenant=acme&bot=support"),
+			until(contains("document", "#snippet", `data-key="`+key+`"`)),
+			until(`document.getElementById('parley-widget') !== null`),
+			until(`getComputedStyle(`+shadow+`.querySelector('.root')).position === 'fixed'`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+			send("Hello from the demo"),
+			until(contains(shadow, ".msg.bot", "Echo: Hello from the demo")),
+		)
+	})
 }
