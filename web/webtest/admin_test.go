@@ -46,7 +46,7 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 				chromedp.WaitVisible(chromedp.CSS(`textarea.code`)),
 				until(contains("document", ".pill", "Valid")),
 				setEditor(typoConfig),
-				until(contains("document", "#config-problems li", "/basic_settings/greting")),
+				until(contains("document", "#config-problems li", "line 2 /basic_settings/greting")),
 			)
 			t.Logf("problems shown: %s", eval[string](t, ctx, textOf("document", "#config-problems li")))
 		})

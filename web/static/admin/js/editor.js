@@ -4,8 +4,10 @@
 
 import { api } from './api.js';
 import { h, mount } from './dom.js';
+import { lineOf } from './pointer.js';
 
 const VALIDATE_DELAY_MS = 350;
+const LINE_HEIGHT_PX = 20; // as in admin.css (.editor textarea.code)
 
 /**
  * configEditor returns {el, text, setText, parsed}. onResult receives each
@@ -31,9 +33,21 @@ export function configEditor(text, onResult) {
     status.textContent = result.valid
       ? `Valid · ${(result.tools || []).length} tool${(result.tools || []).length === 1 ? '' : 's'}`
       : `${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}`;
-    mount(problems, (result.errors || []).map((d) =>
-      h('li', null, h('code', null, d.pointer || '/'), ' ', d.message)));
+    mount(problems, (result.errors || []).map((d) => {
+      const line = d.pointer && result.parsed ? lineOf(area.value, d.pointer) : 0;
+      return h('li', null,
+        line ? h('button', { type: 'button', class: 'link', onclick: () => goTo(line) }, `line ${line}`) : null,
+        line ? ' ' : null, h('code', null, d.pointer || '/'), ' ', d.message);
+    }));
     onResult(result);
+  };
+  // goTo selects a line and scrolls it into view.
+  const goTo = (line) => {
+    const lines = area.value.split('\n');
+    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+    area.focus();
+    area.setSelectionRange(start, start + lines[line - 1].length);
+    area.scrollTop = Math.max(0, (line - 4) * LINE_HEIGHT_PX);
   };
   const validate = async () => {
     const mine = ++seq;
@@ -48,7 +62,7 @@ export function configEditor(text, onResult) {
     status.textContent = 'Checking…';
     try {
       const result = await api('POST', '/v1/validate', { config });
-      if (mine === seq) show(result); // a later edit's answer wins
+      if (mine === seq) show({ ...result, parsed: true }); // a later edit's answer wins
     } catch (err) {
       if (mine === seq) show({ valid: false, errors: [{ pointer: '', message: err.message }] });
     }
