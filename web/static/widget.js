@@ -15,6 +15,10 @@
  *
  * and the page may call window.Parley.open(), .close() and .send(text).
  *
+ * A site with a Content-Security-Policy must allow this server's origin in
+ * script-src (the script) and connect-src (its API calls); the widget needs
+ * no inline script or style.
+ *
  * One file, no dependencies, no build step.
  */
 (function () {
@@ -388,7 +392,7 @@
 
   function ask(ev) {
     var box = add(el('div', 'ask'));
-    box.appendChild(el('div', null, 'Allow the assistant to run “' + ev.name + '”?'));
+    box.appendChild(el('div', null, 'Allow the assistant to run “' + ev.name + '”' + summary(ev.arguments) + '?'));
     var yes = button('Allow', false, function () { answer(true); });
     var no = button('Not now', true, function () { answer(false); });
     box.appendChild(yes);
@@ -398,6 +402,20 @@
       box.appendChild(el('div', 'note', approved ? 'Allowed.' : 'Declined.'));
       turn('confirmations', { id: ev.id, approved: approved });
     }
+  }
+
+  // summary shows a call's arguments as "(order: A1, qty: 2)", short enough
+  // to read before allowing it.
+  function summary(args) {
+    if (typeof args === 'string') {
+      try { args = JSON.parse(args); } catch (e) { return ''; }
+    }
+    if (!args || typeof args !== 'object') return '';
+    var parts = Object.keys(args).map(function (k) {
+      var v = typeof args[k] === 'object' ? JSON.stringify(args[k]) : String(args[k]);
+      return k + ': ' + (v.length > 40 ? v.slice(0, 39) + '…' : v);
+    });
+    return parts.length ? ' (' + parts.join(', ') + ')' : '';
   }
 
   // runClientTools runs each call with the page's window.Parley.onClientTool

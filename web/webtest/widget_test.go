@@ -64,7 +64,7 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 		t.Run("a tool that needs confirmation runs only once the visitor allows it", func(t *testing.T) {
 			run(t, ctx, "ask",
 				send("please cancel order A1"),
-				until(contains(shadow, ".ask", "cancel_order")),
+				until(contains(shadow, ".ask", "“cancel_order” (order: A1)?")),
 			)
 			if n := w.cancelled.Load(); n != 0 {
 				t.Fatalf("the shop was called %d times before the visitor allowed it", n)
