@@ -106,6 +106,7 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 			if n != 1 {
 				t.Errorf("the dialog holds %d copies of the retried message; want 1", n)
 			}
+			screenshot(t, ctx, "widget-conversation")
 		})
 	})
 }
