@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -126,5 +127,22 @@ func TestAPublishableKeyGetsNoCORSGrantOutsideTheChatRoutes(t *testing.T) {
 	r := e.raw(t, "GET", "/v1/tenants/acme/bots", pk, "", "Origin", widgetSite)
 	if got := r.Header.Get("Access-Control-Allow-Origin"); got != "" {
 		t.Errorf("listing bots with a pk_ key answered Allow-Origin %q; want none", got)
+	}
+}
+
+// BenchmarkChatPreflight measures the answer to a widget's preflight, sent
+// before its first chat call from each page (then cached for Max-Age).
+func BenchmarkChatPreflight(b *testing.B) {
+	e := newEnv(b, storetest.OpenSQLite(b))
+	req := httptest.NewRequest("OPTIONS", "/v1/tenants/acme/dialogs/d1/messages", nil)
+	req.Header.Set("Origin", widgetSite)
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusNoContent {
+			b.Fatalf("status %d", rec.Code)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -74,5 +75,20 @@ func TestStaticFallbackServesNothingElse(t *testing.T) {
 				t.Errorf("body %q; want the API's not_found error", r.body)
 			}
 		})
+	}
+}
+
+// BenchmarkWidgetScript measures serving /widget.js, which every page of
+// every site embedding the widget loads (browsers cache it five minutes).
+func BenchmarkWidgetScript(b *testing.B) {
+	e := newEnv(b, storetest.OpenSQLite(b))
+	req := httptest.NewRequest("GET", "/widget.js", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
 	}
 }
