@@ -94,6 +94,10 @@ type machine struct {
 	CPUs      int    `json:"cpus"`
 	CPU       string `json:"cpu"`
 	GoVersion string `json:"go"`
+	// LoadAvg is /proc/loadavg as the run started: other work on the
+	// machine shares its cores with the server, and numbers taken on a
+	// busy machine say so.
+	LoadAvg string `json:"loadavg,omitempty"`
 }
 
 func run(ctx context.Context, args []string, stdout, log io.Writer) error {
@@ -106,7 +110,8 @@ func run(ctx context.Context, args []string, stdout, log io.Writer) error {
 		return err
 	}
 	defer fake.close()
-	res := results{Machine: machine{CPUs: runtime.NumCPU(), CPU: cpuModel(), GoVersion: runtime.Version()}, Database: "sqlite"}
+	res := results{Machine: machine{CPUs: runtime.NumCPU(), CPU: cpuModel(), GoVersion: runtime.Version(), LoadAvg: loadAvg()},
+		Database: "sqlite"}
 	if c.DatabaseURL != "" {
 		res.Database = "postgres"
 	}
@@ -226,6 +231,16 @@ func measureStreams(ctx context.Context, c config, start starter, fake *fakeLLM,
 		note = "memory was read from -server as it runs: unless it runs with a low GOGC, its heap includes garbage"
 	}
 	return &m, note, nil
+}
+
+// loadAvg is the first three fields of /proc/loadavg, when there is one.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 // cpuModel is the processor's name from /proc/cpuinfo, when there is one.

@@ -8,7 +8,8 @@ import (
 
 // printResults writes the results as the table the README quotes.
 func printResults(w io.Writer, r results) {
-	fmt.Fprintf(w, "machine: %d CPUs, %s, %s; database: %s\n\n", r.Machine.CPUs, r.Machine.CPU, r.Machine.GoVersion, r.Database)
+	fmt.Fprintf(w, "machine: %d CPUs, %s, %s, load average %s; database: %s\n\n",
+		r.Machine.CPUs, r.Machine.CPU, r.Machine.GoVersion, r.Machine.LoadAvg, r.Database)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tdialogs\tthink ms\tturns/s\tp50 ms\tp90 ms\tp99 ms\tmodel p50\tmodel p99\tadded p50\tadded p99\terrors\t")
 	for _, l := range r.Levels {
