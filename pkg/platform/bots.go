@@ -9,7 +9,9 @@ import (
 
 // CreateBot validates and compiles config, then creates the bot with it as
 // version 1. The bot's name comes from the config. An invalid config is an
-// invalid Error whose details point into the config.
+// invalid Error whose details point into the config; a config that sends a
+// secret somewhere the caller may not send it is forbidden (see
+// checkSecretDestinations).
 func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug string, config []byte) (Bot, Version, error) {
 	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActWrite)
 	if err != nil {
@@ -22,6 +24,9 @@ func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug stri
 	}
 	compiled, err := s.compile(ctx, config)
 	if err != nil {
+		return Bot{}, Version{}, err
+	}
+	if err := s.checkSecretDestinations(ctx, p, t.ID, "", compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
 	b := store.Bot{TenantID: t.ID, Slug: slug, Name: compiled.Name}

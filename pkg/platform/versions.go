@@ -15,7 +15,9 @@ const versionRetries = 3
 // CreateVersion saves config as the bot's next version, unless it compiles
 // to the same fingerprint as the latest version: then the latest is
 // returned with created false and nothing is written. That makes saving the
-// same config twice (parley apply, a double click) a no-op.
+// same config twice (parley apply, a double click) a no-op. Like CreateBot,
+// it refuses a caller below admin a config that sends a secret to a new
+// origin.
 func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot string, config []byte) (Version, bool, error) {
 	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
@@ -23,6 +25,9 @@ func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot s
 	}
 	compiled, err := s.compile(ctx, config)
 	if err != nil {
+		return Version{}, false, err
+	}
+	if err := s.checkSecretDestinations(ctx, p, b.TenantID, b.ID, compiled); err != nil {
 		return Version{}, false, err
 	}
 	for attempt := 1; ; attempt++ {

