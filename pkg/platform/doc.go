@@ -9,9 +9,16 @@
 // point is authorised the same way. Tenant and bot arguments accept an id or
 // a slug.
 //
+// Secrets are write-only below admin, and so is where they go: a caller who
+// may not write secrets (an editor) cannot save a bot or version that sends
+// a {{secrets.NAME}} to an origin no published version of the tenant sends
+// it to (forbidden, with a detail per new secret and origin). Publishing
+// takes an admin, so a published destination is an approved one; admins,
+// admin keys and the operator may save anything. Nothing extra is stored.
+//
 // Every error is an *Error with a Code (invalid, not_found, conflict,
 // unauthorized, forbidden, rate_limited, internal), a caller-safe Message and,
-// for invalid input, Details with JSON pointers. Another tenant's resource is
+// for invalid input or a refused config, Details with JSON pointers. Another tenant's resource is
 // not_found, never forbidden, so ids cannot be probed. Internal causes are
 // logged here and never appear in Message.
 //
