@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -32,6 +33,9 @@ type dialogRun struct {
 	cancel context.CancelFunc
 	unhook func() bool   // detaches cancel from Runtime.base
 	stop   chan struct{} // ends the lease renewal
+	// released says the last save gave the lease up, so neither renewal
+	// nor end touches it again.
+	released atomic.Bool
 
 	turn Turn
 	// sendsQueued says the next act sends the first queued text itself
@@ -201,6 +205,9 @@ func (run *dialogRun) renewOnce() bool {
 		return false
 	default:
 	}
+	if run.released.Load() {
+		return false // the last save gave the lease up
+	}
 	err := r.svc.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL)
 	if err != nil && run.ctx.Err() != nil {
 		return false // the run ended while renewing
@@ -248,13 +255,16 @@ func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn,
 		r.mu.Unlock()
 		out, runErr := act(a)
 		run.closeStreaming(store.MessageInterrupted)
-		if err := run.save(out); err != nil {
+		// Deciding first whether the run goes on lets its last save
+		// release the lease in the same commit; once closed, no text can
+		// join, so nothing is left for a released run to answer.
+		next, ok := run.leftover(out)
+		if err := run.save(out, !ok); err != nil {
 			return run.turn, err
 		}
 		if runErr != nil {
 			r.svc.log.Warn("platform: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
 		}
-		next, ok := run.leftover(out)
 		if !ok {
 			return run.turn, nil
 		}
@@ -281,8 +291,8 @@ func (run *dialogRun) leftover(out agent.Outcome) (string, bool) {
 }
 
 // save stores the loop state (without messages, which are rows) and the
-// dialog status the outcome implies.
-func (run *dialogRun) save(out agent.Outcome) error {
+// dialog status the outcome implies; last also releases the lease with it.
+func (run *dialogRun) save(out agent.Outcome, last bool) error {
 	status := DialogActive
 	switch out.StopReason {
 	case agent.StopPaused:
@@ -304,7 +314,13 @@ func (run *dialogRun) save(out agent.Outcome) error {
 	if err != nil {
 		return run.r.svc.internal(ctx, "save state", err)
 	}
-	if err := run.r.svc.store.SaveDialogState(ctx, run.dialog.TenantID, run.dialog.ID, status, string(b)); err != nil {
+	st, d := run.r.svc.store, run.dialog
+	if last {
+		if err := st.SaveDialogStateAndRelease(ctx, d.TenantID, d.ID, status, string(b), run.lr.owner); err != nil {
+			return run.r.svc.internal(ctx, "save state", err)
+		}
+		run.released.Store(true)
+	} else if err := st.SaveDialogState(ctx, d.TenantID, d.ID, status, string(b)); err != nil {
 		return run.r.svc.internal(ctx, "save state", err)
 	}
 	run.dialog.Status = status
@@ -315,7 +331,8 @@ func (run *dialogRun) save(out agent.Outcome) error {
 	return nil
 }
 
-// end releases the lease, then the dialog's live entry: a request that
+// end releases the lease (unless the last save did), then the dialog's
+// live entry: a request that
 // arrives meanwhile waits for the entry to go and then takes the lease
 // itself, instead of finding it still held and answering 409.
 func (run *dialogRun) end() {
@@ -330,8 +347,10 @@ func (run *dialogRun) end() {
 	}
 	r.mu.Unlock()
 	ctx := context.WithoutCancel(run.ctx)
-	if err := r.svc.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
-		r.svc.log.Error("platform: release dialog lease", "dialog", run.dialog.ID, "err", err)
+	if !run.released.Load() {
+		if err := r.svc.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
+			r.svc.log.Error("platform: release dialog lease", "dialog", run.dialog.ID, "err", err)
+		}
 	}
 	r.leave(run.dialog.ID, run.lr)
 }

@@ -96,6 +96,31 @@ func (s *Store) SaveDialogState(ctx context.Context, tenantID, id, status, state
 		map[string]any{"status": status, "state": state, "updated_at": s.db.NowFunc()})
 }
 
+// SaveDialogStateAndRelease stores the loop state and status like
+// SaveDialogState and gives up owner's lease on the dialog in the same
+// commit, as a run ends: on PostgreSQL one statement, so the end of a run
+// costs one WAL flush and one round trip instead of two.
+func (s *Store) SaveDialogStateAndRelease(ctx context.Context, tenantID, id, status, state, owner string) error {
+	if s.dialect != DialectPostgres {
+		return s.Tx(ctx, func(tx *Store) error {
+			if err := tx.SaveDialogState(ctx, tenantID, id, status, state); err != nil {
+				return err
+			}
+			return tx.ReleaseLease(ctx, tenantID, id, owner)
+		})
+	}
+	res := s.q(ctx).Exec(`WITH released AS (DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?)
+UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ?`,
+		tenantID, id, owner, status, state, s.db.NowFunc(), tenantID, id)
+	if res.Error != nil {
+		return wrap("save dialog state and release", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("save dialog state and release", ErrNotFound)
+	}
+	return nil
+}
+
 // SetDialogStatus changes only the status of the tenant's dialog.
 func (s *Store) SetDialogStatus(ctx context.Context, tenantID, id, status string) error {
 	return s.updateDialog(ctx, "set dialog status", tenantID, id,
