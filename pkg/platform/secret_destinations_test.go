@@ -35,7 +35,7 @@ const (
 )
 
 // member signs in a new user with role in the tenant.
-func (e *env) member(t *testing.T, tenant, role string) *platform.Principal {
+func (e *env) member(t testing.TB, tenant, role string) *platform.Principal {
 	t.Helper()
 	op := platform.Operator()
 	email := role + "-" + tenant + "@example.com"
@@ -49,7 +49,11 @@ func (e *env) member(t *testing.T, tenant, role string) *platform.Principal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.authenticate(t, sess.Token)
+	p, err := e.svc.Authenticate(ctx, sess.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestSecretDestinations saves configs as callers of each kind, after an
