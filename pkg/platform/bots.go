@@ -26,7 +26,7 @@ func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug stri
 	if err != nil {
 		return Bot{}, Version{}, err
 	}
-	if err := s.checkSecretDestinations(ctx, p, t.ID, "", compiled); err != nil {
+	if err := s.checkSecretDestinations(ctx, p, t.ID, nil, compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
 	b := store.Bot{TenantID: t.ID, Slug: slug, Name: compiled.Name}

@@ -18,9 +18,9 @@
 //
 // Every error is an *Error with a Code (invalid, not_found, conflict,
 // unauthorized, forbidden, rate_limited, internal), a caller-safe Message and,
-// for invalid input or a refused config, Details with JSON pointers. Another tenant's resource is
-// not_found, never forbidden, so ids cannot be probed. Internal causes are
-// logged here and never appear in Message.
+// for invalid input or a refused config, Details with JSON pointers. Another
+// tenant's resource is not_found, never forbidden, so ids cannot be probed.
+// Internal causes are logged here and never appear in Message.
 //
 //	svc, _ := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: tok})
 //	p, err := svc.Authenticate(ctx, bearer)

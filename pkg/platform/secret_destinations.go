@@ -21,14 +21,14 @@ import (
 // already uses: publishing takes an admin, so an admin approved it. Callers
 // who may write secrets (owners, admins, admin keys, the operator) may save
 // anything. Nothing new is stored: the rule reads the published configs.
-// botID is the bot being edited ("" for a new one); its published version is
-// read first, since the usual edit keeps the destinations it had.
-func (s *Service) checkSecretDestinations(ctx context.Context, p *Principal, tenantID, botID string, bot *botconfig.Bot) error {
+// edited is the bot getting a new version (nil for a new bot); its published
+// version is read first, since the usual edit keeps the destinations it had.
+func (s *Service) checkSecretDestinations(ctx context.Context, p *Principal, tenantID string, edited *store.Bot, bot *botconfig.Bot) error {
 	uses := bot.SecretUses()
 	if len(uses) == 0 || s.authorize(p, tenantID, auth.ObjSecrets, auth.ActWrite) == nil {
 		return nil
 	}
-	unapproved, err := s.unapprovedSecretUses(ctx, tenantID, botID, uses)
+	unapproved, err := s.unapprovedSecretUses(ctx, tenantID, edited, uses)
 	if err != nil || len(unapproved) == 0 {
 		return err
 	}
@@ -48,7 +48,7 @@ func (s *Service) checkSecretDestinations(ctx context.Context, p *Principal, ten
 // unapprovedSecretUses returns the uses whose (secret, origin) no published
 // version of the tenant has. It reads published versions only until every
 // use is accounted for.
-func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID, botID string, uses []botconfig.SecretUse) ([]botconfig.SecretUse, error) {
+func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID string, edited *store.Bot, uses []botconfig.SecretUse) ([]botconfig.SecretUse, error) {
 	pending := slices.Clone(uses)
 	approveFrom := func(b *store.Bot) error {
 		if b.PublishedVersion == 0 || len(pending) == 0 {
@@ -63,12 +63,8 @@ func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID, botID stri
 		})
 		return nil
 	}
-	if botID != "" {
-		b, err := s.store.GetBot(ctx, tenantID, botID)
-		if err != nil {
-			return nil, s.storeErr(ctx, "secret destinations: bot", "bot", "", err)
-		}
-		if err := approveFrom(b); err != nil {
+	if edited != nil {
+		if err := approveFrom(edited); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +74,7 @@ func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID, botID stri
 			return nil, s.storeErr(ctx, "secret destinations: bots", "bot", "", err)
 		}
 		for i := range bots {
-			if bots[i].ID == botID {
+			if edited != nil && bots[i].ID == edited.ID {
 				continue
 			}
 			if err := approveFrom(&bots[i]); err != nil {

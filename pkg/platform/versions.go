@@ -27,7 +27,7 @@ func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot s
 	if err != nil {
 		return Version{}, false, err
 	}
-	if err := s.checkSecretDestinations(ctx, p, b.TenantID, b.ID, compiled); err != nil {
+	if err := s.checkSecretDestinations(ctx, p, b.TenantID, b, compiled); err != nil {
 		return Version{}, false, err
 	}
 	for attempt := 1; ; attempt++ {
