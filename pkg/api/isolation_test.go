@@ -208,6 +208,9 @@ func (w *world) mustTenant(t *testing.T, slug string) tenantFixture {
 		t.Fatalf("create bot in %s: %v", slug, err)
 	}
 	f.botID = b.ID
+	if _, err := w.svc.Publish(ctx, op, slug, f.botSlug, 1); err != nil {
+		t.Fatalf("publish bot in %s: %v", slug, err)
+	}
 	f.keyID = w.mustKey(t, slug, platform.APIKeyInput{Name: "spare", Scopes: []string{"chat"}}).ID
 	if _, err := w.svc.PutSecret(ctx, op, slug, f.secret, "value-of-"+slug); err != nil {
 		t.Fatal(err)
