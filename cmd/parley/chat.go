@@ -19,6 +19,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
+	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 	"github.com/parleyhq/parley/pkg/tool/toolbox"
@@ -105,7 +106,8 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 	}
 	c := &chatSession{m: m, json: f.json, in: bufio.NewScanner(m.Stdin)}
 	c.in.Buffer(make([]byte, 64<<10), 1<<20)
-	cfg := agentConfig(bot, vars, resolver, tools, c)
+	cfg := platform.AgentConfig(bot, vars, resolver, tools)
+	cfg.Sink = c
 	// Events carry fixed error texts, fit for end users; the operator at
 	// this terminal gets the detail too.
 	cfg.Hooks.OnError = func(_ context.Context, err error) { fmt.Fprintf(m.Stderr, "error detail: %v\n", err) }
@@ -213,28 +215,7 @@ func chatResolver(s Settings, bot *botconfig.Bot) (agent.ProviderResolver, error
 	if err != nil {
 		return nil, err
 	}
-	model := bot.LLM.Model
-	if model == "" {
-		model = s.LLMModel
-	}
-	window := func(m string) int { return catalog.Info(m).ContextWindow }
-	return agent.Fallback(p, window, append([]string{model}, bot.LLM.FallbackModels...)...), nil
-}
-
-func agentConfig(bot *botconfig.Bot, vars botconfig.Vars, r agent.ProviderResolver, tools *tool.Set, sink agent.Sink) agent.Config {
-	return agent.Config{
-		Resolver:           r,
-		Tools:              tools,
-		System:             bot.Prompt(vars),
-		Temperature:        bot.LLM.Temperature,
-		MaxTokens:          bot.LLM.MaxTokens,
-		ParallelToolCalls:  bot.Runtime.ParallelToolCalls,
-		RequireDoneTool:    bot.Runtime.RequireDoneTool,
-		TerminationSummary: true,
-		Limits: agent.Limits{MaxTurns: bot.Runtime.MaxTurns, TokenBudget: bot.Runtime.TokenBudget,
-			Timeout: bot.Runtime.Timeout},
-		Sink: sink,
-	}
+	return platform.BotResolver(p, catalog, s.LLMModel, bot), nil
 }
 
 // chatSession is one terminal dialog: it reads stdin, runs the loop, and

@@ -137,21 +137,9 @@ func (r *Runtime) vars(ctx context.Context, d *store.Dialog, bot *botconfig.Bot)
 }
 
 func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
-	return agent.Config{
-		Resolver:           r.resolver(bot),
-		Tools:              tools,
-		System:             bot.Prompt(vars),
-		Temperature:        bot.LLM.Temperature,
-		MaxTokens:          bot.LLM.MaxTokens,
-		ParallelToolCalls:  bot.Runtime.ParallelToolCalls,
-		RequireDoneTool:    bot.Runtime.RequireDoneTool,
-		TerminationSummary: true,
-		Limits: agent.Limits{MaxTurns: bot.Runtime.MaxTurns, TokenBudget: bot.Runtime.TokenBudget,
-			Timeout: bot.Runtime.Timeout},
-		Hooks: hooks,
-		Sink:  sink,
-		Now:   r.svc.opts.Clock,
-	}
+	cfg := AgentConfig(bot, vars, r.resolver(bot), tools)
+	cfg.Hooks, cfg.Sink, cfg.Now = hooks, sink, r.svc.opts.Clock
+	return cfg
 }
 
 // resolver uses the bot's model (or the server's default), then its
@@ -164,12 +152,7 @@ func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
 			return agent.Choice{}, errNoProvider
 		})
 	}
-	model := bot.LLM.Model
-	if model == "" {
-		model = r.opts.DefaultModel
-	}
-	window := func(m string) int { return r.opts.Catalog.Info(m).ContextWindow }
-	return agent.Fallback(r.opts.Provider, window, append([]string{model}, bot.LLM.FallbackModels...)...)
+	return BotResolver(r.opts.Provider, r.opts.Catalog, r.opts.DefaultModel, bot)
 }
 
 // renew keeps the lease while the run lasts; losing it (this process
