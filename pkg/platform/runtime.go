@@ -182,20 +182,15 @@ func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*live
 	lr := &liveRun{owner: r.opts.Owner + "/" + randomHex(6), changed: make(chan struct{})}
 	r.live[d.ID] = lr
 	r.mu.Unlock()
-	ok, err := r.svc.store.AcquireLease(ctx, d.TenantID, d.ID, lr.owner, r.svc.now(), r.opts.LeaseTTL)
+	// Whoever streamed before us is gone: taking the lease leaves their
+	// half-written replies visible as interrupted rather than alive forever.
+	ok, err := r.svc.store.TakeLease(ctx, d.TenantID, d.ID, lr.owner, r.svc.now(), r.opts.LeaseTTL)
 	if err != nil || !ok {
 		r.leave(d.ID, lr)
 		if err != nil {
-			return nil, nil, r.svc.internal(ctx, "acquire lease", err)
+			return nil, nil, r.svc.internal(ctx, "take lease", err)
 		}
 		return nil, nil, errBusy()
-	}
-	// Whoever streamed before us is gone: their half-written replies stay
-	// visible as interrupted rather than looking alive forever.
-	if _, err := r.svc.store.MarkInterrupted(ctx, d.TenantID, d.ID); err != nil {
-		_ = r.svc.store.ReleaseLease(context.WithoutCancel(ctx), d.TenantID, d.ID, lr.owner)
-		r.leave(d.ID, lr)
-		return nil, nil, r.svc.internal(ctx, "mark interrupted", err)
 	}
 	return lr, nil, nil
 }

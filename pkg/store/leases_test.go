@@ -77,7 +77,11 @@ func TestLeaseRaceHasOneWinner(t *testing.T) {
 				var wg sync.WaitGroup
 				for i := range 8 {
 					wg.Go(func() {
-						ok, err := st.AcquireLease(ctx, tn.ID, d.ID, fmt.Sprintf("r%d-p%d", round, i), at, minute)
+						acquire := st.AcquireLease
+						if i%2 == 1 { // the run's way of taking it must race just as safely
+							acquire = st.TakeLease
+						}
+						ok, err := acquire(ctx, tn.ID, d.ID, fmt.Sprintf("r%d-p%d", round, i), at, minute)
 						if err != nil {
 							t.Error(err)
 						}
@@ -92,5 +96,63 @@ func TestLeaseRaceHasOneWinner(t *testing.T) {
 				}
 			})
 		}
+	})
+}
+
+func TestTakeLease(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
+		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
+		status := func(m *store.Message) string {
+			t.Helper()
+			rows, err := st.ListMessages(ctx, tn.ID, d.ID, m.Seq-1)
+			if err != nil || len(rows) == 0 {
+				t.Fatalf("rows %+v, %v", rows, err)
+			}
+			return rows[0].Status
+		}
+		take := func(owner string, at time.Time) bool {
+			t.Helper()
+			ok, err := st.TakeLease(ctx, tn.ID, d.ID, owner, at, minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		if !take("crashed", now()) {
+			t.Fatal("a free lease was refused")
+		}
+		// What the holder wrote before it crashed.
+		done := mustAppend(t, st, d, "assistant", "")
+		cut := mustAppend(t, st, d, "assistant", store.MessageStreaming)
+		t.Run("a lease still held leaves the holder's streaming reply alone", func(t *testing.T) {
+			if take("p2", now().Add(30*time.Second)) {
+				t.Fatal("a live lease was taken")
+			}
+			if got := status(cut); got != store.MessageStreaming {
+				t.Fatalf("status %s", got)
+			}
+		})
+		t.Run("taking an expired lease flags the dead holder's streaming reply interrupted", func(t *testing.T) {
+			if !take("p2", now().Add(2*minute)) {
+				t.Fatal("an expired lease was refused")
+			}
+			if got := status(cut); got != store.MessageInterrupted {
+				t.Fatalf("status %s", got)
+			}
+		})
+		t.Run("a complete message stays complete", func(t *testing.T) {
+			if got := status(done); got != store.MessageComplete {
+				t.Fatalf("status %s", got)
+			}
+		})
+		t.Run("another tenant cannot take the lease of this tenant's dialog", func(t *testing.T) {
+			other := mustTenant(t, st, "other")
+			ok, err := st.TakeLease(ctx, other.ID, d.ID, "p3", now().Add(10*minute), minute)
+			if err != nil || ok {
+				t.Fatalf("took %v, %v", ok, err)
+			}
+		})
 	})
 }
