@@ -214,12 +214,19 @@ func (r *Runtime) open(lr *liveRun) {
 	lr.setOpen(true)
 }
 
+// storeQueued stores a user's text as queued, for the loop to take.
 func (r *Runtime) storeQueued(ctx context.Context, d *store.Dialog, text string) (*store.Message, error) {
+	return r.storeUserText(ctx, d, text, store.MessageQueued)
+}
+
+// storeUserText stores a user's text with status: queued for the loop to
+// take, or complete when it is already where the loop will put it.
+func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, status string) (*store.Message, error) {
 	m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
 	if err != nil {
 		return nil, r.svc.internal(ctx, "store user message", err)
 	}
-	m.Status = store.MessageQueued
+	m.Status = status
 	if err := r.svc.store.AppendMessage(ctx, m); err != nil {
 		return nil, r.svc.internal(ctx, "store user message", err)
 	}
@@ -250,7 +257,12 @@ func (lr *liveRun) setOpen(open bool) {
 	lr.changed = make(chan struct{})
 }
 
-type queuedText struct{ text, id string }
+// queuedText is a user's text waiting for the loop. row is set when the
+// text was stored complete, already where the loop will put it.
+type queuedText struct {
+	text, id string
+	row      *store.Message
+}
 
 // enqueue hands text to the running agent, or keeps it for the agent the
 // run is building. Call with Runtime.mu held.
@@ -264,13 +276,13 @@ func (lr *liveRun) enqueue(q queuedText) {
 // take removes the queued message with this text when it is the next one,
 // so the loop's user message becomes that stored row. Call with
 // Runtime.mu held.
-func (lr *liveRun) take(text string) (string, bool) {
+func (lr *liveRun) take(text string) (queuedText, bool) {
 	if len(lr.queue) == 0 || lr.queue[0].text != text {
-		return "", false
+		return queuedText{}, false
 	}
-	id := lr.queue[0].id
+	q := lr.queue[0]
 	lr.queue = lr.queue[1:]
-	return id, true
+	return q, true
 }
 
 // botCache keeps compiled bots by version id: compiling is pure, and a

@@ -142,10 +142,13 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 	st := run.r.svc.store
 	if m.Kind == agent.KindUser && m.Origin == "" {
 		run.r.mu.Lock()
-		id, ok := run.lr.take(m.Text())
+		q, ok := run.lr.take(m.Text())
 		run.r.mu.Unlock()
+		if ok && q.row != nil && len(run.turn.Messages) == 0 {
+			return q.row, nil // stored complete, and nothing was written after it
+		}
 		if ok {
-			return st.DequeueMessage(ctx, run.dialog.TenantID, run.dialog.ID, id)
+			return st.DequeueMessage(ctx, run.dialog.TenantID, run.dialog.ID, q.id)
 		}
 	}
 	row, err := storeMessage(run.dialog, m)

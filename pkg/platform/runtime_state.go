@@ -89,7 +89,7 @@ func loadState(d *store.Dialog) (savedState, error) {
 // state is the saved state of dialog d with the complete messages in
 // order. Interrupted replies are left out: the model never saw them, so a
 // summary's Covers index counts exactly the rows kept. Call it holding the
-// dialog's lease, before the run queues its own text: any text still
+// dialog's lease, before the run stores its own text: any text still
 // queued then was queued for a run that died before taking it, and no one
 // else will; in an active dialog it joins the conversation where it was
 // sent (a paused one waits for tool results, which no user text may

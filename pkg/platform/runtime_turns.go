@@ -65,7 +65,7 @@ func (r *Runtime) SendMessage(ctx context.Context, p *Principal, tenant, dialog 
 		return Turn{}, err
 	}
 	defer run.end()
-	if err := run.queue(ctx, in.Text); err != nil {
+	if err := run.place(ctx, in.Text); err != nil {
 		return Turn{}, err
 	}
 	r.open(lr)
@@ -197,4 +197,27 @@ func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, orig
 	}
 	r.open(lr)
 	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
+}
+
+// place stores the request's own text before the loop runs, so a failing
+// model never loses it, and registers it as the loop's next user message.
+// In an active dialog it is stored complete: nothing precedes it in the
+// loop, so the row is already where the loop puts it and needs no second
+// write (one that must move, because the loop first answered calls a dead
+// run left open, is moved by DequeueMessage). A paused dialog waits for
+// tool results no user text may precede, so there the text is stored
+// queued and completed only when the loop takes it.
+func (run *dialogRun) place(ctx context.Context, text string) error {
+	if run.dialog.Status == DialogPaused {
+		return run.queue(ctx, text)
+	}
+	m, err := run.r.storeUserText(ctx, run.dialog, text, store.MessageComplete)
+	if err != nil {
+		return err
+	}
+	run.r.mu.Lock()
+	run.lr.queue = append(run.lr.queue, queuedText{text: text, id: m.ID, row: m})
+	run.r.mu.Unlock()
+	run.sendsQueued = true
+	return nil
 }

@@ -245,8 +245,16 @@ func TestDequeueMessage(t *testing.T) {
 				t.Fatalf("dequeued %+v after %d, %v", got, later.Seq, err)
 			}
 		})
-		t.Run("a message that is not queued cannot be dequeued", func(t *testing.T) {
+		t.Run("a message stored complete in advance and overtaken by others moves to the end", func(t *testing.T) {
 			m := mustAppend(t, st, d, "user", "")
+			later := mustAppend(t, st, d, "tool_result", "")
+			got, err := st.DequeueMessage(ctx, tn.ID, d.ID, m.ID)
+			if err != nil || got.Seq <= later.Seq || got.Status != store.MessageComplete {
+				t.Fatalf("dequeued %+v after %d, %v", got, later.Seq, err)
+			}
+		})
+		t.Run("a streaming reply cannot be dequeued", func(t *testing.T) {
+			m := mustAppend(t, st, d, "assistant", store.MessageStreaming)
 			_, err := st.DequeueMessage(ctx, tn.ID, d.ID, m.ID)
 			wantErr(t, err, store.ErrNotFound)
 		})

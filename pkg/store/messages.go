@@ -169,15 +169,17 @@ func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) 
 
 // DequeueMessage marks the tenant's queued message complete and gives it
 // the dialog's next seq, so it sits where the loop took it: after the
-// messages the loop wrote while it waited, exactly as the model saw it.
+// messages the loop wrote while it waited, exactly as the model saw it. A
+// user message stored complete in advance, that the loop then took after
+// writing others, is moved the same way.
 func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id string) (*Message, error) {
 	if m, ok, err := s.dequeueLast(ctx, tenantID, dialogID, id); ok || err != nil {
 		return m, err
 	}
 	var m Message
 	err := s.Tx(ctx, func(tx *Store) error {
-		err := tx.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?", tenantID, dialogID, id, MessageQueued).
-			First(&m).Error
+		err := tx.q(ctx).Where("tenant_id = ? AND dialog_id = ? AND id = ? AND status IN (?, ?)",
+			tenantID, dialogID, id, MessageQueued, MessageComplete).First(&m).Error
 		if err != nil {
 			return wrap("dequeue message", err)
 		}
