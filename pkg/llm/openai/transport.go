@@ -96,6 +96,8 @@ func newRetryClient(cfg Config) *http.Client {
 	rc := retryablehttp.NewClient()
 	if cfg.HTTPClient != nil {
 		rc.HTTPClient = cfg.HTTPClient
+	} else if t, ok := rc.HTTPClient.Transport.(*http.Transport); ok {
+		smallBuffers(t)
 	}
 	rc.Logger = nil
 	if cfg.Logger != nil {
@@ -114,6 +116,23 @@ func newRetryClient(cfg Config) *http.Client {
 		}
 	}
 	return rc.StandardClient()
+}
+
+// Buffer sizes of the default transport's connections. Each connection
+// keeps both buffers for its whole life, and a reply may keep it busy for
+// minutes while the model thinks, so with many streams open they add up:
+// net/http's 4 KiB each were a fifth of the memory of an idle stream. A
+// request is written in a few more system calls and a response read in
+// 1 KiB pieces, which the chunks of a streamed reply rarely exceed.
+const (
+	connReadBuffer  = 1 << 10
+	connWriteBuffer = 1 << 10
+)
+
+// smallBuffers gives t's connections connReadBuffer and connWriteBuffer.
+func smallBuffers(t *http.Transport) {
+	t.ReadBufferSize = connReadBuffer
+	t.WriteBufferSize = connWriteBuffer
 }
 
 // check decides whether a response or transport error is worth another try:
