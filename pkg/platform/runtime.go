@@ -70,6 +70,7 @@ type Runtime struct {
 	limits  *limiter
 	schemas *tool.SchemaCache
 	bots    *botCache
+	tenants *tenantCache
 
 	// base ends every run on Shutdown; runs do not end when their request
 	// does, so a reply whose client went away is still stored.
@@ -114,7 +115,7 @@ func NewRuntime(svc *Service, opts RuntimeOptions) (*Runtime, error) {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Runtime{svc: svc, opts: opts, metrics: metrics, limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
-		bots: newBotCache(512), base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
+		bots: newBotCache(512), tenants: newTenantCache(4096), base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
 }
 
 // Shutdown cancels every running loop (each stops with an error event and

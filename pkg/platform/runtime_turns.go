@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -40,7 +41,7 @@ type Turn struct {
 // another request of this process is answering the dialog, the text joins
 // that run (steering); while another process is, it is a conflict.
 func (r *Runtime) SendMessage(ctx context.Context, p *Principal, tenant, dialog string, in SendInput, sink agent.Sink) (Turn, error) {
-	d, err := r.chatDialog(ctx, p, tenant, dialog, in.Origin)
+	d, err := r.turnDialog(ctx, p, tenant, dialog, in.Origin)
 	if err != nil {
 		return Turn{}, err
 	}
@@ -163,7 +164,7 @@ func isPending(st *agent.State, id, kind string) bool {
 // resume runs act on a paused dialog after check accepts its state.
 func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, origin string, sink agent.Sink,
 	check func(*agent.State) error, act func(*dialogRun, *agent.Agent) (agent.Outcome, error)) (Turn, error) {
-	d, err := r.chatDialog(ctx, p, tenant, dialog, origin)
+	d, err := r.turnDialog(ctx, p, tenant, dialog, origin)
 	if err != nil {
 		return Turn{}, err
 	}
@@ -220,4 +221,31 @@ func (run *dialogRun) place(ctx context.Context, text string) error {
 	run.r.mu.Unlock()
 	run.sendsQueued = true
 	return nil
+}
+
+// turnDialog is chatDialog for the requests that run the loop, at one
+// statement instead of four: the tenant comes from chatTenant's cache,
+// and the bot is not read, because the dialog names it and bots are never
+// deleted. What AuthorizeChat checks of the caller is checked here alike,
+// from the principal, on every request: a widget key only chats with its
+// own bot's dialogs (another's is not_found, so ids cannot be probed) and
+// only from its allowed origins.
+func (r *Runtime) turnDialog(ctx context.Context, p *Principal, tenant, dialog, origin string) (*store.Dialog, error) {
+	tenantID, err := r.chatTenant(ctx, p, tenant)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.svc.store.GetDialog(ctx, tenantID, dialog)
+	if err != nil {
+		return nil, r.svc.storeErr(ctx, "get dialog", "dialog", "", err)
+	}
+	if p.KeyKind == auth.KindPublishable {
+		if p.BotID != d.BotID {
+			return nil, notFound("dialog")
+		}
+		if !p.AllowsOrigin(origin) {
+			return nil, errorf(CodeForbidden, "this key may not be used from this origin")
+		}
+	}
+	return d, nil
 }

@@ -1,0 +1,78 @@
+package platform_test
+
+import (
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// TestTurnAuthorization checks who may send a message once the turn path
+// has the tenant cached: the cache names tenants and holds no permission,
+// so every caller is still judged on every request.
+func TestTurnAuthorization(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		gold := map[string]string{"tier": "gold"}
+		widget := e.keyPrincipal(t, platform.APIKeyInput{Name: "widget", Bot: "helper", Origins: []string{"https://shop.example"}})
+		d, err := e.rt.CreateDialog(ctx, widget, "shop", "helper", platform.CreateDialogInput{Context: gold, Origin: "https://shop.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		send := func(p *platform.Principal, tenant, dialog, origin string) error {
+			e.llm.Enqueue(llmtest.ServerReply{Text: "ok"})
+			_, err := e.rt.SendMessage(ctx, p, tenant, dialog, platform.SendInput{Text: "hi", Origin: origin}, nil)
+			return err
+		}
+		// Warm the cache under the slug and the id.
+		if err := send(e.admin, "shop", d.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := send(e.admin, e.tenant.ID, d.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+		otherTenant, otherKey := e.tenantWithKey(t, "other")
+		if _, _, err := e.svc.CreateBot(ctx, e.admin, "shop", "sales", []byte(configV1)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.Publish(ctx, e.admin, "shop", "sales", 1); err != nil {
+			t.Fatal(err)
+		}
+		sales, err := e.rt.CreateDialog(ctx, e.admin, "shop", "sales", platform.CreateDialogInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name                   string
+			p                      *platform.Principal
+			tenant, dialog, origin string
+			want                   platform.Code
+		}{
+			{"the widget key chats from its origin", widget, "shop", d.ID, "https://shop.example", ""},
+			{"the widget key from another origin is forbidden", widget, "shop", d.ID, "https://evil.example", platform.CodeForbidden},
+			{"the widget key cannot find another bot's dialog", widget, "shop", sales.ID, "https://shop.example", platform.CodeNotFound},
+			{"another tenant's key cannot find the cached tenant", otherKey, "shop", d.ID, "", platform.CodeNotFound},
+			{"another tenant's key cannot find the dialog through its own tenant", otherKey, otherTenant.ID, d.ID, "", platform.CodeNotFound},
+			{"an unknown tenant is not found", e.admin, "nowhere", d.ID, "", platform.CodeNotFound},
+			{"no caller is unauthorized", nil, "shop", d.ID, "", platform.CodeUnauthorized},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				wantCode(t, send(tc.p, tc.tenant, tc.dialog, tc.origin), tc.want)
+			})
+		}
+		t.Run("a revoked key fails on its very next request", func(t *testing.T) {
+			k, err := e.svc.CreateAPIKey(ctx, e.admin, "shop", platform.APIKeyInput{Name: "soon revoked", Scopes: []string{"chat"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := send(e.authenticate(t, k.Key), "shop", d.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.RevokeAPIKey(ctx, e.admin, "shop", k.ID); err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.svc.Authenticate(ctx, k.Key)
+			wantCode(t, err, platform.CodeUnauthorized)
+		})
+	})
+}
