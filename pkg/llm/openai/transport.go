@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -40,48 +39,38 @@ func callFrom(ctx context.Context) *call {
 
 // doer is the go-openai HTTP client: it merges the body patch, then sends
 // through the retrying client and remembers what the final response asked.
-type doer struct{ client *http.Client }
+// It keeps one copy of the request body, and none once the response
+// headers are in: a reply may take minutes to begin, and with many
+// streams open every copy of a long conversation counts.
+type doer struct{ client *retryablehttp.Client }
 
 func (d doer) Do(req *http.Request) (*http.Response, error) {
 	c := callFrom(req.Context())
-	if c != nil && len(c.patch) > 0 && req.Body != nil {
-		if err := mergeBody(req, c.patch); err != nil {
+	body, err := takeBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil && len(c.patch) > 0 && body != nil {
+		if body, err = mergeBody(body, c.patch); err != nil {
 			return nil, err
 		}
 	}
-	resp, err := d.client.Do(req)
+	held := &heldBody{b: body}
+	var raw any // nil sends no body
+	if body != nil {
+		raw = retryablehttp.ReaderFunc(held.reader)
+	}
+	rreq, err := retryablehttp.NewRequestWithContext(req.Context(), req.Method, req.URL.String(), raw)
+	if err != nil {
+		return nil, fmt.Errorf("building the request: %w", err)
+	}
+	rreq.Header = req.Header
+	resp, err := d.client.Do(rreq)
+	held.release()
 	if c != nil && resp != nil && resp.StatusCode >= 400 {
 		c.retryAfter, _ = retryAfter(resp.Header)
 	}
 	return resp, err
-}
-
-// mergeBody sets the patch's fields on the request's JSON object body.
-func mergeBody(req *http.Request, patch map[string]any) error {
-	raw, err := io.ReadAll(req.Body)
-	_ = req.Body.Close()
-	if err != nil {
-		return fmt.Errorf("reading request body: %w", err)
-	}
-	var body map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &body); err != nil {
-		return fmt.Errorf("request body is not a JSON object: %w", err)
-	}
-	for k, v := range patch {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("extra field %q: %w", k, err)
-		}
-		body[k] = b
-	}
-	merged, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req.Body = io.NopCloser(bytes.NewReader(merged))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(merged)), nil }
-	req.ContentLength = int64(len(merged))
-	return nil
 }
 
 // retryPolicy holds the retry settings of one provider.
@@ -92,7 +81,7 @@ type retryPolicy struct {
 // newRetryClient builds the retrying HTTP client. Retries happen inside
 // Do, before response headers are returned, so a stream whose body has
 // started is never replayed.
-func newRetryClient(cfg Config) *http.Client {
+func newRetryClient(cfg Config) *retryablehttp.Client {
 	rc := retryablehttp.NewClient()
 	if cfg.HTTPClient != nil {
 		rc.HTTPClient = cfg.HTTPClient
@@ -115,7 +104,7 @@ func newRetryClient(cfg Config) *http.Client {
 			c.attempts++
 		}
 	}
-	return rc.StandardClient()
+	return rc
 }
 
 // Buffer sizes of the default transport's connections. Each connection

@@ -1,0 +1,50 @@
+package openai
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// While a reply streams, the transport still holds the request; it must
+// no longer hold the body, which for a long conversation is most of it.
+func TestTheRequestLetsGoOfItsBodyOnceTheResponseBegins(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ := io.ReadAll(r.Body)
+		if len(got) != 64<<10 {
+			t.Errorf("server got %d bytes; want 64 KiB", len(got))
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-release // the reply has begun and waits on the model
+	}))
+	defer srv.Close()
+	defer close(release)
+	d := doer{client: newRetryClient(withDefaults(Config{BaseURL: srv.URL, RetryWaitMin: time.Millisecond}))}
+	req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewBuffer(bytes.Repeat([]byte("x"), 64<<10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := d.Do(req)
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	defer resp.Body.Close()
+	if req.Body != nil || req.GetBody != nil {
+		t.Errorf("go-openai's request still holds its body")
+	}
+	again, err := resp.Request.GetBody()
+	if err != nil {
+		t.Fatalf("GetBody: %v", err)
+	}
+	if n, _ := io.Copy(io.Discard, again); n != 0 {
+		t.Errorf("the sent request can still produce %d bytes of body; want none", n)
+	}
+	if n, _ := io.Copy(io.Discard, resp.Request.Body); n != 0 {
+		t.Errorf("the sent request's body still reads %d bytes; want none", n)
+	}
+}
