@@ -62,10 +62,26 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
 	return wrap("create dialog", s.w(ctx).Create(d).Error)
 }
 
-// GetDialog finds the tenant's dialog by id.
+// GetDialog finds the tenant's dialog by id. Every turn reads its dialog
+// twice (to authorise it, and again once its lease is held), so the row is
+// scanned by hand rather than through gorm's reflection.
 func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, error) {
+	rows, err := s.q(ctx).Raw(`SELECT id, tenant_id, bot_id, version_number, preview, user_id, channel, context, status, state,
+  last_seq, created_at, updated_at FROM dialogs WHERE tenant_id = ? AND id = ?`, tenantID, id).Rows()
+	if err != nil {
+		return nil, wrap("get dialog", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, wrap("get dialog", err)
+		}
+		return nil, wrap("get dialog", ErrNotFound)
+	}
 	var d Dialog
-	if err := s.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).First(&d).Error; err != nil {
+	err = rows.Scan(&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
+		&d.Status, &d.State, &d.LastSeq, &d.CreatedAt, &d.UpdatedAt)
+	if err != nil {
 		return nil, wrap("get dialog", err)
 	}
 	return &d, nil
