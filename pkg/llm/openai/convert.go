@@ -19,8 +19,8 @@ var reservedExtra = map[string]bool{
 
 // toChatRequest maps a neutral request onto go-openai's, and returns the
 // fields go-openai cannot express, to be merged into the body.
-func toChatRequest(req *llm.Request) (goopenai.ChatCompletionRequest, map[string]any, error) {
-	out := goopenai.ChatCompletionRequest{Model: req.Model}
+func toChatRequest(req *llm.Request) (*goopenai.ChatCompletionRequest, map[string]any, error) {
+	out := &goopenai.ChatCompletionRequest{Model: req.Model}
 	if strings.TrimSpace(req.Model) == "" {
 		return out, nil, fmt.Errorf("the request names no model")
 	}

@@ -128,7 +128,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		return nil, p.badRequest("%v", err)
 	}
 	c := &call{patch: patch}
-	resp, err := p.client.CreateChatCompletion(withCall(ctx, c), creq)
+	resp, err := p.client.CreateChatCompletion(withCall(ctx, c), *creq)
 	if err != nil {
 		return nil, p.toError(ctx, c, err)
 	}
@@ -144,6 +144,21 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 // breaks off is a retryable network error; it is never retried here,
 // because onDelta has already seen part of it.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	c := &call{}
+	stream, err := p.openStream(ctx, c, req)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	return p.readStream(ctx, c, stream, onDelta)
+}
+
+// openStream sends the request and returns once the response headers are
+// in. It is a function of its own because a reply may keep the caller
+// waiting here for minutes: the large request struct lives in this frame
+// only, and the reading loop's locals are not yet on the stack, so the
+// waiting goroutine's stack fits in 16 KiB instead of doubling to 32.
+func (p *Provider) openStream(ctx context.Context, c *call, req *llm.Request) (*goopenai.ChatCompletionStream, error) {
 	creq, patch, err := toChatRequest(req)
 	if err != nil {
 		return nil, p.badRequest("%v", err)
@@ -151,12 +166,16 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(ll
 	if p.streamUsage {
 		creq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
 	}
-	c := &call{patch: patch}
-	stream, err := p.client.CreateChatCompletionStream(withCall(ctx, c), creq)
+	c.patch = patch
+	stream, err := p.client.CreateChatCompletionStream(withCall(ctx, c), *creq)
 	if err != nil {
 		return nil, p.toError(ctx, c, err)
 	}
-	defer stream.Close()
+	return stream, nil
+}
+
+// readStream assembles the reply from the stream's chunks.
+func (p *Provider) readStream(ctx context.Context, c *call, stream *goopenai.ChatCompletionStream, onDelta func(llm.Delta)) (*llm.Response, error) {
 	asm := newAssembler(onDelta)
 	for {
 		chunk, err := stream.Recv()
