@@ -18,19 +18,32 @@ type messageMeta struct {
 	Origin string          `json:"origin,omitempty"`
 }
 
+// emptyMeta is the meta of most messages (a user's text, a plain reply):
+// every turn converts its whole history, so the JSON round trip is skipped
+// for it.
+const emptyMeta = "{}"
+
+func marshalMeta(meta messageMeta) (string, error) {
+	if meta == (messageMeta{}) {
+		return emptyMeta, nil
+	}
+	b, err := json.Marshal(meta)
+	return string(b), err
+}
+
 // storeMessage converts a loop message into a row of dialog d.
 func storeMessage(d *store.Dialog, m agent.Message) (*store.Message, error) {
 	content, err := json.Marshal(m.Content)
 	if err != nil {
 		return nil, fmt.Errorf("message content: %w", err)
 	}
-	meta, err := json.Marshal(messageMeta{Tool: m.Tool, Covers: m.Covers, Origin: m.Origin})
+	meta, err := marshalMeta(messageMeta{Tool: m.Tool, Covers: m.Covers, Origin: m.Origin})
 	if err != nil {
 		return nil, fmt.Errorf("message meta: %w", err)
 	}
 	row := &store.Message{TenantID: d.TenantID, DialogID: d.ID, Kind: string(m.Kind), Role: string(m.Role),
 		Content: string(content), Text: messageText(m), Model: m.Model, Provider: m.Provider, Status: store.MessageComplete,
-		Turn: m.Turn, Meta: string(meta), InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens,
+		Turn: m.Turn, Meta: meta, InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens,
 		CreatedAt: m.Time.UTC()}
 	if m.Kind == agent.KindAssistant || m.Kind == agent.KindSummary {
 		row.BotVersion = d.VersionNumber
@@ -57,8 +70,10 @@ func agentMessage(m *store.Message) (agent.Message, error) {
 		return agent.Message{}, fmt.Errorf("message %s: content: %w", m.ID, err)
 	}
 	var meta messageMeta
-	if err := json.Unmarshal([]byte(m.Meta), &meta); err != nil {
-		return agent.Message{}, fmt.Errorf("message %s: meta: %w", m.ID, err)
+	if m.Meta != emptyMeta {
+		if err := json.Unmarshal([]byte(m.Meta), &meta); err != nil {
+			return agent.Message{}, fmt.Errorf("message %s: meta: %w", m.ID, err)
+		}
 	}
 	return agent.Message{Kind: agent.Kind(m.Kind), Message: llm.Message{Role: llm.Role(m.Role), Content: blocks},
 		Model: m.Model, Provider: m.Provider, Turn: m.Turn,
