@@ -213,7 +213,11 @@ func (i *idempotency) finish(resp *platform.Replay) {
 }
 
 // decodeBytes decodes an already read body with decodeJSON's strictness.
+// It leaves the request without a body again: the request lives as long
+// as its event stream, which may wait minutes on the model, and nothing
+// reads the body twice.
 func decodeBytes(c *gin.Context, body []byte, dst any) error {
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	defer func() { c.Request.Body = http.NoBody }()
 	return decodeJSON(c, dst)
 }
