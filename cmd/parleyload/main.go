@@ -225,7 +225,8 @@ func measureStreams(ctx context.Context, c config, start starter, fake *fakeLLM,
 	if err != nil {
 		return nil, "", err
 	}
-	fmt.Fprintf(log, "parleyload: %d idle streams: %.1f KiB heap+stacks, %.1f KiB RSS each\n", m.Streams, m.PerStreamKiB, m.PerStreamRSSKiB)
+	fmt.Fprintf(log, "parleyload: %d idle streams: %.1f KiB heap+stacks (%.1f + %.1f), %.1f KiB RSS each\n",
+		m.Streams, m.PerStreamKiB, m.PerStreamHeapKiB, m.PerStreamStackKiB, m.PerStreamRSSKiB)
 	note := ""
 	if c.Server != "" {
 		note = "memory was read from -server as it runs: unless it runs with a low GOGC, its heap includes garbage"

@@ -24,7 +24,12 @@ type memory struct {
 	// stream; PerStreamRSSKiB the growth of the resident set per stream.
 	PerStreamKiB    float64 `json:"per_stream_kib"`
 	PerStreamRSSKiB float64 `json:"per_stream_rss_kib"`
-	GoroutinesPer   float64 `json:"goroutines_per_stream"`
+	// PerStreamHeapKiB and PerStreamStackKiB split PerStreamKiB, since
+	// they shrink by different means: fewer or smaller objects held, or
+	// shallower goroutines (a stack doubles past 16 KiB) and fewer of them.
+	PerStreamHeapKiB  float64 `json:"per_stream_heap_kib"`
+	PerStreamStackKiB float64 `json:"per_stream_stack_kib"`
+	GoroutinesPer     float64 `json:"goroutines_per_stream"`
 }
 
 // gauges are the server's memory series of interest.
@@ -101,7 +106,9 @@ func idleStreams(ctx context.Context, s *session, f *fakeLLM, metricsURL string,
 		}
 	}
 	n := float64(k)
-	m.PerStreamKiB = (m.After.HeapInuse + m.After.StackInuse - m.Before.HeapInuse - m.Before.StackInuse) / n / 1024
+	m.PerStreamHeapKiB = (m.After.HeapInuse - m.Before.HeapInuse) / n / 1024
+	m.PerStreamStackKiB = (m.After.StackInuse - m.Before.StackInuse) / n / 1024
+	m.PerStreamKiB = m.PerStreamHeapKiB + m.PerStreamStackKiB
 	m.PerStreamRSSKiB = (m.After.RSS - m.Before.RSS) / n / 1024
 	m.GoroutinesPer = (m.After.Goroutines - m.Before.Goroutines) / n
 	return m, nil

@@ -23,8 +23,8 @@ func printResults(w io.Writer, r results) {
 		}
 	}
 	if m := r.Memory; m != nil {
-		fmt.Fprintf(w, "\n%d idle event streams: %.1f KiB of heap and stacks each (RSS %.1f KiB), %.1f goroutines each\n",
-			m.Streams, m.PerStreamKiB, m.PerStreamRSSKiB, m.GoroutinesPer)
+		fmt.Fprintf(w, "\n%d idle event streams: %.1f KiB of heap and stacks each (heap %.1f, stacks %.1f; RSS %.1f KiB), %.1f goroutines each\n",
+			m.Streams, m.PerStreamKiB, m.PerStreamHeapKiB, m.PerStreamStackKiB, m.PerStreamRSSKiB, m.GoroutinesPer)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)
