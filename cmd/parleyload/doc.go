@@ -14,12 +14,20 @@
 //	go run ./cmd/parleyload                                  # SQLite, 1/10/100 dialogs, JSON and SSE
 //	go run ./cmd/parleyload -database-url postgres://...     # the same on PostgreSQL
 //	go run ./cmd/parleyload -server http://host:8080 -token T -fake-addr 0.0.0.0:8089
+//	go run ./cmd/parleyload -fake-tls                        # model calls over HTTPS and HTTP/2
 //
 // Without -server it builds cmd/parley (or runs -parley BIN) with a fresh
 // data dir, PARLEY_LOG_LEVEL=warn and the fake as PARLEY_LLM_BASE_URL. The
 // memory phase runs its own server with GOGC=5, so the heap it reads is
 // nearly all live memory rather than garbage awaiting collection. With
 // -server, point that server's PARLEY_LLM_BASE_URL at -fake-addr.
+//
+// The fake speaks plain HTTP/1.1, as a local OpenAI-compatible server
+// does, so every model call holds a connection of its own. With -fake-tls
+// it serves HTTPS with a fresh self-signed certificate, which the started
+// server trusts as its only root (SSL_CERT_FILE), and HTTP/2, as
+// api.openai.com does: concurrent calls then share a few connections, which
+// changes what an open stream costs.
 //
 // Each dialog gets -turns-per-dialog messages, then the worker starts a new
 // one, so histories stay the length of a real conversation; creating the

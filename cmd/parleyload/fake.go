@@ -25,25 +25,50 @@ const replyText = "Fine, thanks. How can I help you today?"
 // fakeLLM serves the strict fake OpenAI-compatible API at 0 ms latency on
 // a loopback port.
 type fakeLLM struct {
-	srv *http.Server
-	url string
+	srv  *http.Server
+	url  string
+	cert *fakeCert // nil serves plain HTTP/1.1
 
 	mu      sync.Mutex
 	held    int
 	release chan struct{}
 }
 
-// startFake listens on addr ("127.0.0.1:0" picks a free port).
-func startFake(addr string) (*fakeLLM, error) {
+// startFake listens on addr ("127.0.0.1:0" picks a free port); with a
+// certificate it serves HTTPS, with HTTP/2.
+func startFake(addr string, cert *fakeCert) (*fakeLLM, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("fake LLM: listen on %s: %w", addr, err)
 	}
-	f := &fakeLLM{url: "http://" + ln.Addr().String() + "/v1", release: make(chan struct{})}
+	f := &fakeLLM{url: "http://" + ln.Addr().String() + "/v1", cert: cert, release: make(chan struct{})}
 	h := llmtest.NewHandler(llmtest.Options{FragmentSize: 16, Handler: f.answer})
 	f.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = f.srv.Serve(ln) }()
+	if cert == nil {
+		go func() { _ = f.srv.Serve(ln) }()
+		return f, nil
+	}
+	f.url = "https://" + ln.Addr().String() + "/v1"
+	f.srv.TLSConfig = cert.serverConfig()
+	go func() { _ = f.srv.ServeTLS(ln, "", "") }()
 	return f, nil
+}
+
+// httpClient is a client for n concurrent calls that trusts the fake.
+func (f *fakeLLM) httpClient(n int) *http.Client {
+	hc := newHTTPClient(n)
+	if f.cert != nil {
+		f.cert.trust(hc)
+	}
+	return hc
+}
+
+// certFile is the PEM file a server must trust to reach the fake, or "".
+func (f *fakeLLM) certFile() string {
+	if f.cert == nil {
+		return ""
+	}
+	return f.cert.File
 }
 
 // answer replies at once, except to held messages, which wait for

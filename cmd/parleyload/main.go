@@ -28,6 +28,7 @@ func main() {
 // config is the command line.
 type config struct {
 	Server, Token, Parley, DatabaseURL, FakeAddr string
+	FakeTLS                                      bool
 	Concurrency                                  []int
 	Modes                                        []string
 	Duration                                     time.Duration
@@ -46,6 +47,7 @@ func parseConfig(args []string, log io.Writer) (config, error) {
 	fs.StringVar(&c.Parley, "parley", "", "parley binary to start; empty builds ./cmd/parley")
 	fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL for the started server; empty uses SQLite")
 	fs.StringVar(&c.FakeAddr, "fake-addr", "127.0.0.1:0", "address of the fake LLM")
+	fs.BoolVar(&c.FakeTLS, "fake-tls", false, "serve the fake LLM over HTTPS and HTTP/2, as api.openai.com is reached")
 	levels := fs.String("concurrency", "1,10,100", "comma-separated numbers of concurrent dialogs")
 	modes := fs.String("modes", "json,sse", "comma-separated answer forms: json, sse")
 	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "how long each level runs")
@@ -105,17 +107,17 @@ func run(ctx context.Context, args []string, stdout, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fake, err := startFake(c.FakeAddr)
+	fake, cleanupFake, err := fakeFor(c)
 	if err != nil {
 		return err
 	}
-	defer fake.close()
+	defer cleanupFake()
 	res := results{Machine: machine{CPUs: runtime.NumCPU(), CPU: cpuModel(), GoVersion: runtime.Version(), LoadAvg: loadAvg()},
 		Database: "sqlite"}
 	if c.DatabaseURL != "" {
 		res.Database = "postgres"
 	}
-	starter, cleanup, err := newStarter(ctx, c, fake.url, log)
+	starter, cleanup, err := newStarter(ctx, c, fake, log)
 	if err != nil {
 		return err
 	}
@@ -142,12 +144,39 @@ func run(ctx context.Context, args []string, stdout, log io.Writer) error {
 	return nil
 }
 
+// fakeFor starts the fake LLM, with a fresh certificate for -fake-tls.
+func fakeFor(c config) (*fakeLLM, func(), error) {
+	if !c.FakeTLS {
+		f, err := startFake(c.FakeAddr, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, f.close, nil
+	}
+	dir, err := os.MkdirTemp("", "parleyload-tls-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := newFakeCert(dir)
+	if err == nil {
+		var f *fakeLLM
+		if f, err = startFake(c.FakeAddr, cert); err == nil {
+			return f, func() { f.close(); os.RemoveAll(dir) }, nil
+		}
+	}
+	os.RemoveAll(dir)
+	return nil, nil, err
+}
+
 // starter gives a server to measure: a fresh child process, or -server.
 type starter func(ctx context.Context, gogc string) (*target, error)
 
-func newStarter(ctx context.Context, c config, llmURL string, log io.Writer) (starter, func(), error) {
+func newStarter(ctx context.Context, c config, fake *fakeLLM, log io.Writer) (starter, func(), error) {
 	if c.Server != "" {
-		fmt.Fprintf(log, "parleyload: the fake LLM is at %s; %s must use it as PARLEY_LLM_BASE_URL\n", llmURL, c.Server)
+		fmt.Fprintf(log, "parleyload: the fake LLM is at %s; %s must use it as PARLEY_LLM_BASE_URL\n", fake.url, c.Server)
+		if f := fake.certFile(); f != "" {
+			fmt.Fprintf(log, "parleyload: and trust its certificate, e.g. SSL_CERT_FILE=%s\n", f)
+		}
 		t := &target{URL: strings.TrimRight(c.Server, "/"), Token: c.Token, stop: func() {}}
 		return func(context.Context, string) (*target, error) { return t, nil }, func() {}, nil
 	}
@@ -164,7 +193,8 @@ func newStarter(ctx context.Context, c config, llmURL string, log io.Writer) (st
 		}
 	}
 	return func(ctx context.Context, gogc string) (*target, error) {
-		return startServer(ctx, serverOptions{Binary: bin, DatabaseURL: c.DatabaseURL, LLMBaseURL: llmURL, GOGC: gogc, Log: log})
+		return startServer(ctx, serverOptions{Binary: bin, DatabaseURL: c.DatabaseURL, LLMBaseURL: fake.url,
+			LLMCertFile: fake.certFile(), GOGC: gogc, Log: log})
 	}, cleanup, nil
 }
 
@@ -193,7 +223,7 @@ func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, l
 			drive(ctx, s, warm)
 			l := drive(ctx, s, driveOptions{Mode: mode, Concurrency: n, Duration: c.Duration, TurnsPerDialog: c.TurnsPerDialog, Think: c.Think})
 			if _, ok := providers[n]; !ok {
-				if providers[n], err = providerLatency(ctx, fake.url, n, min(c.Duration, 5*time.Second)); err != nil {
+				if providers[n], err = providerLatency(ctx, fake, n, min(c.Duration, 5*time.Second)); err != nil {
 					return nil, err
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func inProcess(t *testing.T, f *fakeLLM) *target {
 
 func startTestFake(t *testing.T) *fakeLLM {
 	t.Helper()
-	f, err := startFake("127.0.0.1:0")
+	f, err := startFake("127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestIdleStreamsStayOpenUntilReleasedAndAllEndDone(t *testing.T) {
 
 func TestProviderLatencyTimesRawCalls(t *testing.T) {
 	f := startTestFake(t)
-	l, err := providerLatency(context.Background(), f.url, 2, 200*time.Millisecond)
+	l, err := providerLatency(context.Background(), f, 2, 200*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,4 +182,34 @@ func TestParseConfigRefusesWhatCannotRun(t *testing.T) {
 			t.Fatalf("%+v, %v", c, err)
 		}
 	})
+}
+
+func TestATLSFakeAnswersModelCallsOverHTTP2(t *testing.T) {
+	cert, err := newFakeCert(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := startFake("127.0.0.1:0", cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.close)
+	if !strings.HasPrefix(f.url, "https://") {
+		t.Fatalf("fake URL %s; want https", f.url)
+	}
+	l, err := providerLatency(context.Background(), f, 2, 200*time.Millisecond)
+	if err != nil || l.P50 <= 0 {
+		t.Fatalf("raw calls over TLS: %+v, %v", l, err)
+	}
+	resp, err := f.httpClient(1).Get(f.url + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("the fake answered over %s; want HTTP/2", resp.Proto)
+	}
+	if _, err := http.Get(f.url + "/models"); err == nil {
+		t.Fatalf("a client that does not trust the fake's certificate reached it")
+	}
 }

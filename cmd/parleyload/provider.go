@@ -14,9 +14,9 @@ import (
 // providerLatency times raw streamed model calls to the fake, n at a time
 // for d, through the same OpenAI-compatible provider the server uses: the
 // share of a turn that belongs to the model, not to Parley.
-func providerLatency(ctx context.Context, baseURL string, n int, d time.Duration) (latency, error) {
-	p, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: "fake", MaxRetries: -1,
-		HTTPClient: newHTTPClient(n)})
+func providerLatency(ctx context.Context, f *fakeLLM, n int, d time.Duration) (latency, error) {
+	p, err := openai.New(openai.Config{BaseURL: f.url, APIKey: "fake", MaxRetries: -1,
+		HTTPClient: f.httpClient(n)})
 	if err != nil {
 		return latency{}, err
 	}

@@ -27,6 +27,9 @@ type serverOptions struct {
 	Binary      string // the parley binary
 	DatabaseURL string // "" uses SQLite in a fresh data dir
 	LLMBaseURL  string
+	// LLMCertFile, when set, is the only root the server trusts
+	// (SSL_CERT_FILE): the fake's own certificate.
+	LLMCertFile string
 	GOGC        string // "" leaves the default
 	Log         io.Writer
 }
@@ -59,6 +62,9 @@ func startServer(ctx context.Context, o serverOptions) (*target, error) {
 		// The load is one tenant and one key on purpose; the limits would
 		// measure themselves.
 		"PARLEY_RATE_LIMIT_TENANT=off", "PARLEY_RATE_LIMIT_KEY=off")
+	if o.LLMCertFile != "" {
+		cmd.Env = append(cmd.Env, "SSL_CERT_FILE="+o.LLMCertFile)
+	}
 	if o.GOGC != "" {
 		cmd.Env = append(cmd.Env, "GOGC="+o.GOGC)
 	}
