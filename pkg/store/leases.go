@@ -93,8 +93,7 @@ func (s *Store) TakeLease(ctx context.Context, tenantID, dialogID, owner string,
 	// The UPDATE reads the lease CTE, so it runs only when the lease was
 	// won; a row the previous holder completed meanwhile is re-checked by
 	// PostgreSQL against its committed status and left alone.
-	var won []int
-	err := s.q(ctx).Raw(`WITH lease AS (
+	won, err := s.int64s(ctx, `WITH lease AS (
   INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
   WHERE dialog_leases.tenant_id = excluded.tenant_id AND (dialog_leases.expires_at < ? OR dialog_leases.owner = excluded.owner)
@@ -103,7 +102,7 @@ interrupted AS (
   UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND status = ? AND EXISTS (SELECT 1 FROM lease))
 SELECT won FROM lease`,
 		dialogID, tenantID, owner, now.Add(ttl), now, now,
-		MessageInterrupted, tenantID, dialogID, MessageStreaming).Scan(&won).Error
+		MessageInterrupted, tenantID, dialogID, MessageStreaming)
 	if err != nil {
 		return false, wrap("take lease", err)
 	}

@@ -94,15 +94,14 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 // instead of four. A dialog of another tenant updates no row, so nothing is
 // inserted.
 func (s *Store) appendInOneStatement(ctx context.Context, m *Message) error {
-	var seqs []int64
-	err := s.q(ctx).Raw(`WITH next AS (
+	seqs, err := s.int64s(ctx, `WITH next AS (
   UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq)
 INSERT INTO messages (id, tenant_id, dialog_id, seq, kind, role, content, text, model, provider, bot_version,
   status, turn, meta, input_tokens, output_tokens, created_at)
 SELECT ?, ?, ?, next.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM next RETURNING seq`,
 		s.db.NowFunc(), m.TenantID, m.DialogID,
 		m.ID, m.TenantID, m.DialogID, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
-		m.Status, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt).Scan(&seqs).Error
+		m.Status, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt)
 	if err != nil {
 		return wrap("append message", err)
 	}
@@ -117,9 +116,8 @@ SELECT ?, ?, ?, next.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM next R
 // works on PostgreSQL and on SQLite 3.35+, and the row lock (or SQLite's
 // single writer) makes the increment atomic.
 func (s *Store) nextSeq(ctx context.Context, tenantID, dialogID string) (int64, error) {
-	var seqs []int64
-	err := s.q(ctx).Raw("UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq",
-		s.db.NowFunc(), tenantID, dialogID).Scan(&seqs).Error
+	seqs, err := s.int64s(ctx, "UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq",
+		s.db.NowFunc(), tenantID, dialogID)
 	if err != nil {
 		return 0, wrap("next message seq", err)
 	}
@@ -210,17 +208,21 @@ func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id strin
 // three statements. ok is false when it is not the last any more, or not
 // queued, and the caller must do it the long way.
 func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) (*Message, bool, error) {
-	var rows []Message
-	err := s.q(ctx).Raw(`UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?
-  AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = ? AND id = ?) RETURNING *`,
-		MessageComplete, tenantID, dialogID, id, MessageQueued, tenantID, dialogID).Scan(&rows).Error
+	rows, err := s.q(ctx).Raw(`UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?
+  AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = ? AND id = ?) RETURNING `+messageColumns,
+		MessageComplete, tenantID, dialogID, id, MessageQueued, tenantID, dialogID).Rows()
 	if err != nil {
 		return nil, false, wrap("dequeue message", err)
 	}
-	if len(rows) == 0 {
-		return nil, false, nil
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, false, wrap("dequeue message", rows.Err())
 	}
-	return &rows[0], true, nil
+	var m Message
+	if err := scanMessage(rows, &m); err != nil {
+		return nil, false, wrap("dequeue message", err)
+	}
+	return &m, true, nil
 }
 
 // ListMessages returns the tenant's dialog's messages with seq greater than

@@ -94,13 +94,15 @@ func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string
 }
 
 // DayTokens returns the tenant's input plus output tokens on day, for
-// daily quotas.
+// daily quotas. It runs before every turn of a tenant with a quota.
 func (s *Store) DayTokens(ctx context.Context, tenantID, day string) (int64, error) {
-	var n int64
-	err := s.q(ctx).Model(&Usage{}).Where("tenant_id = ? AND day = ?", tenantID, day).
-		Select("COALESCE(SUM(input_tokens + output_tokens), 0)").Scan(&n).Error
+	n, err := s.int64s(ctx, "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_daily WHERE tenant_id = ? AND day = ?",
+		tenantID, day)
 	if err != nil {
 		return 0, wrap("day tokens", err)
 	}
-	return n, nil
+	if len(n) == 0 {
+		return 0, nil
+	}
+	return n[0], nil
 }
