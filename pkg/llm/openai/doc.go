@@ -36,4 +36,11 @@
 // arguments are repaired with github.com/kaptinlin/jsonrepair; arguments that
 // cannot be repaired are kept as a JSON string holding the raw text, so the
 // loop's schema validation tells the model what went wrong.
+//
+// Memory while a reply is awaited, which with many open streams is most of
+// what they cost: the request body is kept once (for retries) and let go
+// when the response headers arrive; the default transport's connections
+// keep 1 KiB read and write buffers; and the goroutine waiting in Stream
+// sits in small frames, so its stack stays at 16 KiB. Over HTTPS the
+// default transport speaks HTTP/2, so concurrent calls share connections.
 package openai
