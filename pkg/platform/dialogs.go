@@ -326,7 +326,7 @@ func (r *Runtime) readableDialog(ctx context.Context, p *Principal, tenant, dial
 	t, err := r.svc.tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	var pe *Error
 	if errors.As(err, &pe) && pe.Code == CodeForbidden {
-		return r.chatDialog(ctx, p, tenant, dialog, origin)
+		return r.turnDialog(ctx, p, tenant, dialog, origin)
 	}
 	if err != nil {
 		return nil, err
@@ -334,27 +334,6 @@ func (r *Runtime) readableDialog(ctx context.Context, p *Principal, tenant, dial
 	d, err := r.svc.store.GetDialog(ctx, t.ID, dialog)
 	if err != nil {
 		return nil, r.svc.storeErr(ctx, "get dialog", "dialog", "", err)
-	}
-	return d, nil
-}
-
-// chatDialog resolves a dialog for a caller who wants to chat in it: it
-// must be allowed to chat with the dialog's bot from origin.
-func (r *Runtime) chatDialog(ctx context.Context, p *Principal, tenant, dialog, origin string) (*store.Dialog, error) {
-	t, err := r.svc.tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
-	if err != nil {
-		return nil, err
-	}
-	d, err := r.svc.store.GetDialog(ctx, t.ID, dialog)
-	if err != nil {
-		return nil, r.svc.storeErr(ctx, "get dialog", "dialog", "", err)
-	}
-	if p.KeyKind == auth.KindPublishable && p.BotID != d.BotID {
-		// A widget key must not learn that another bot's dialog exists.
-		return nil, notFound("dialog")
-	}
-	if _, err := r.svc.AuthorizeChat(ctx, p, t.ID, d.BotID, origin); err != nil {
-		return nil, err
 	}
 	return d, nil
 }

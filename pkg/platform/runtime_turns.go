@@ -223,13 +223,13 @@ func (run *dialogRun) place(ctx context.Context, text string) error {
 	return nil
 }
 
-// turnDialog is chatDialog for the requests that run the loop, at one
-// statement instead of four: the tenant comes from chatTenant's cache,
-// and the bot is not read, because the dialog names it and bots are never
-// deleted. What AuthorizeChat checks of the caller is checked here alike,
-// from the principal, on every request: a widget key only chats with its
-// own bot's dialogs (another's is not_found, so ids cannot be probed) and
-// only from its allowed origins.
+// turnDialog resolves a dialog for a caller who chats in it, at one
+// statement: the tenant comes from chatTenant's cache, and the bot is not
+// read, because the dialog names it and bots are never deleted. What
+// AuthorizeChat checks of the caller is checked here alike, from the
+// principal, on every request: a widget key only chats with its own bot's
+// dialogs (another's is not_found, so ids cannot be probed) and only from
+// its allowed origins.
 func (r *Runtime) turnDialog(ctx context.Context, p *Principal, tenant, dialog, origin string) (*store.Dialog, error) {
 	tenantID, err := r.chatTenant(ctx, p, tenant)
 	if err != nil {
