@@ -15,24 +15,18 @@ import (
 func BenchmarkCallOverStreamableHTTP(b *testing.B) {
 	srv := startHTTPServer(b, false)
 	pool := newPool(b, mcptool.Options{HTTPClient: outboundClient(b, srv.URL)})
-	tools := mustTools(b, pool, botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL}, nil)
-	echo := tools["shop__echo"]
-	args := json.RawMessage(`{"message":"hello"}`)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := echo.Call(ctx, args)
-		if err != nil || res.IsError {
-			b.Fatalf("call failed: %v %q", err, res.Content)
-		}
-	}
+	benchEcho(b, pool, srv.URL)
 }
 
 // BenchmarkCallInMemory is the same call without the network, to separate
 // the SDK's and this package's cost from HTTP's.
 func BenchmarkCallInMemory(b *testing.B) {
-	pool := inMemoryPool(b)
-	tools := mustTools(b, pool, botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: "http://unused.invalid/mcp"}, nil)
+	benchEcho(b, inMemoryPool(b), "http://unused.invalid/mcp")
+}
+
+// benchEcho calls the server's echo tool through pool, b.N times.
+func benchEcho(b *testing.B, pool *mcptool.Pool, url string) {
+	tools := mustTools(b, pool, botconfig.MCPServer{Name: "shop", Transport: botconfig.TransportHTTP, URL: url}, nil)
 	echo := tools["shop__echo"]
 	args := json.RawMessage(`{"message":"hello"}`)
 	ctx := context.Background()
