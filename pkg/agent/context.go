@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"fmt"
-	"unicode/utf8"
-
 	"github.com/parleyhq/parley/pkg/llm"
 )
 
@@ -130,17 +127,4 @@ func size(m llm.Message) int {
 		}
 	}
 	return n
-}
-
-// truncate cuts s to at most max bytes on a rune boundary and says so at the
-// end, so the model knows the output is incomplete.
-func truncate(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown]", cut, len(s)), true
 }

@@ -159,7 +159,7 @@ func (r *run) call(use llm.ToolUse) tool.Result {
 
 // record appends a call's result to the dialog and tells the client.
 func (r *run) record(turn int, use llm.ToolUse, res tool.Result, skipped bool) error {
-	content, cut := truncate(res.Content, r.a.cfg.Context.MaxToolResultChars)
+	content, cut := tool.Truncate(res.Content, r.a.cfg.Context.MaxToolResultChars)
 	if content == "" {
 		content = "(no output)" // some APIs refuse an empty tool message
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -102,16 +101,4 @@ func jsonEqual(a, b []byte) bool {
 	na, _ := json.Marshal(va)
 	nb, _ := json.Marshal(vb)
 	return bytes.Equal(na, nb)
-}
-
-// truncate cuts s to at most max bytes on a rune boundary and marks the cut.
-func truncate(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown]", cut, len(s)), true
 }

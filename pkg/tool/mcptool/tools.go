@@ -138,7 +138,7 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (tool.Result, err
 	res.Meta.Kind = "mcp"
 	res.Meta.Duration = time.Since(start)
 	res.Content = t.target.redact.redact(res.Content)
-	res.Content, res.Meta.Truncated = truncate(res.Content, t.pool.opts.MaxResultBytes)
+	res.Content, res.Meta.Truncated = tool.Truncate(res.Content, t.pool.opts.MaxResultBytes)
 	return res, nil
 }
 
