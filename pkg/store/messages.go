@@ -155,10 +155,8 @@ func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u Messag
 // an interrupted one and says how many there were. Call it when taking the
 // dialog's lease: whoever was streaming them is gone.
 func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) (int64, error) {
-	// "seq > 0" is always true; it lets SQLite's planner pick the
-	// (dialog_id, seq) index instead of scanning every message of the tenant.
 	res := s.w(ctx).Model(&Message{}).
-		Where("tenant_id = ? AND dialog_id = ? AND seq > 0 AND status = ?", tenantID, dialogID, MessageStreaming).
+		Where("tenant_id = ? AND dialog_id = ? AND status = ?", tenantID, dialogID, MessageStreaming).
 		Update("status", MessageInterrupted)
 	if res.Error != nil {
 		return 0, wrap("mark interrupted", res.Error)
