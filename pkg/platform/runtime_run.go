@@ -3,6 +3,8 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,7 +128,7 @@ func (r *Runtime) vars(ctx context.Context, d *store.Dialog, bot *botconfig.Bot)
 	for k, v := range given {
 		vars[k] = v
 	}
-	secrets, err := r.svc.SecretVars(ctx, d.TenantID)
+	secrets, err := r.svc.SecretVars(ctx, d.TenantID, slices.Collect(maps.Keys(bot.SecretDestinations())))
 	if err != nil {
 		return nil, err
 	}

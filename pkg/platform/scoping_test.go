@@ -98,7 +98,7 @@ func TestAnotherTenantsThingsAreNotFound(t *testing.T) {
 			e.authenticate(t, keyA.Key) // not revoked
 			vs, _, _ := e.svc.ListVersions(ctx, adminA, a.ID, botA.ID, platform.ListOptions{})
 			bot, _ := e.svc.GetBot(ctx, adminA, a.ID, botA.ID)
-			vars, _ := e.svc.SecretVars(ctx, a.ID)
+			vars, _ := e.svc.SecretVars(ctx, a.ID, []string{"crm"})
 			if len(vs) != 1 || bot.PublishedVersion != 0 || vars["secrets.crm"] != "value" {
 				t.Fatalf("versions %d, published %d, secret %q", len(vs), bot.PublishedVersion, vars["secrets.crm"])
 			}

@@ -73,13 +73,18 @@ func (s *Service) DeleteSecret(ctx context.Context, p *Principal, tenant, name s
 	return s.storeErr(ctx, "delete secret", "secret", "", s.store.DeleteSecret(ctx, t.ID, name))
 }
 
-// SecretVars decrypts every secret of the tenant (by id) for the runtime,
-// keyed "secrets.NAME" (botconfig.SecretPrefix) as botconfig.Vars expects.
+// SecretVars decrypts the tenant's (by id) secrets with these names for
+// the runtime, keyed "secrets.NAME" (botconfig.SecretPrefix) as
+// botconfig.Vars expects; a name the tenant has no secret for is left out.
 // It takes no Principal: it is for the platform's own dialog runner, never
 // for an API handler. A secret that fails to decrypt (wrong key) is an
-// internal error rather than a silently missing value.
-func (s *Service) SecretVars(ctx context.Context, tenantID string) (map[string]string, error) {
-	rows, err := s.store.ListSecrets(ctx, tenantID)
+// internal error rather than a silently missing value. Without names it
+// reads nothing: most bots use no secret, and a turn then saves the query.
+func (s *Service) SecretVars(ctx context.Context, tenantID string, names []string) (map[string]string, error) {
+	if len(names) == 0 {
+		return map[string]string{}, nil
+	}
+	rows, err := s.store.GetSecrets(ctx, tenantID, names)
 	if err != nil {
 		return nil, s.internal(ctx, "secret vars", err)
 	}

@@ -3,6 +3,8 @@ package platform_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,16 +29,28 @@ func TestSecretsAreWriteOnly(t *testing.T) {
 			}
 		})
 		t.Run("the runtime gets the value as a template variable", func(t *testing.T) {
-			vars, err := e.svc.SecretVars(ctx, tn.ID)
+			vars, err := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token"})
 			if err != nil || vars["secrets.crm_token"] != value {
 				t.Fatalf("vars %v, %v", len(vars), err)
+			}
+		})
+		t.Run("the runtime decrypts only the secrets a bot uses", func(t *testing.T) {
+			if _, err := e.svc.PutSecret(ctx, admin, tn.Slug, "unused", "not for this bot"); err != nil {
+				t.Fatal(err)
+			}
+			vars, err := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token", "missing"})
+			if err != nil || len(vars) != 1 || vars["secrets.crm_token"] != value {
+				t.Fatalf("vars %v, %v", slices.Collect(maps.Keys(vars)), err)
+			}
+			if vars, err := e.svc.SecretVars(ctx, tn.ID, nil); err != nil || len(vars) != 0 {
+				t.Fatalf("a bot without secrets got %d, %v", len(vars), err)
 			}
 		})
 		t.Run("putting again replaces the value", func(t *testing.T) {
 			if _, err := e.svc.PutSecret(ctx, admin, tn.Slug, "crm_token", "v2"); err != nil {
 				t.Fatal(err)
 			}
-			vars, _ := e.svc.SecretVars(ctx, tn.ID)
+			vars, _ := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token"})
 			if vars["secrets.crm_token"] != "v2" {
 				t.Fatal("value not replaced")
 			}
@@ -46,7 +60,7 @@ func TestSecretsAreWriteOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantCode(t, e.svc.DeleteSecret(ctx, admin, tn.Slug, "crm_token"), platform.CodeNotFound)
-			vars, _ := e.svc.SecretVars(ctx, tn.ID)
+			vars, _ := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token"})
 			if len(vars) != 0 {
 				t.Fatalf("vars %d", len(vars))
 			}

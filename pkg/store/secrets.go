@@ -39,6 +39,16 @@ func (s *Store) ListSecrets(ctx context.Context, tenantID string) ([]Secret, err
 	return rows, nil
 }
 
+// GetSecrets returns the tenant's sealed secrets with these names, by
+// name; names the tenant has no secret for are left out.
+func (s *Store) GetSecrets(ctx context.Context, tenantID string, names []string) ([]Secret, error) {
+	var rows []Secret
+	if err := s.q(ctx).Where("tenant_id = ? AND name IN ?", tenantID, names).Order("name").Find(&rows).Error; err != nil {
+		return nil, wrap("get secrets", err)
+	}
+	return rows, nil
+}
+
 // DeleteSecret removes the tenant's secret; an unknown name is ErrNotFound.
 func (s *Store) DeleteSecret(ctx context.Context, tenantID, name string) error {
 	res := s.q(ctx).Where("tenant_id = ? AND name = ?", tenantID, name).Delete(&Secret{})
