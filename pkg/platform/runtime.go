@@ -146,8 +146,8 @@ func errBusy() *Error {
 	return errorf(CodeConflict, "a reply to this dialog is being generated elsewhere; retry when it is done")
 }
 
-// join makes the caller the dialog's runner in this process and takes the
-// dialog's lease. When a run of this process already answers the dialog,
+// join makes the caller the dialog's runner in this process; its run then
+// takes the dialog's lease (start). When a run of this process already answers the dialog,
 // a text is stored as queued and handed to it (the returned message);
 // resuming calls (text "") get a conflict instead. A run that is still
 // taking its lease, or is ending, accepts no texts: the caller waits for
@@ -183,16 +183,6 @@ func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*live
 	lr := &liveRun{owner: r.opts.Owner + "/" + randomHex(6), changed: make(chan struct{})}
 	r.live[d.ID] = lr
 	r.mu.Unlock()
-	// Whoever streamed before us is gone: taking the lease leaves their
-	// half-written replies visible as interrupted rather than alive forever.
-	ok, err := r.svc.store.TakeLease(ctx, d.TenantID, d.ID, lr.owner, r.svc.now(), r.opts.LeaseTTL)
-	if err != nil || !ok {
-		r.leave(d.ID, lr)
-		if err != nil {
-			return nil, nil, r.svc.internal(ctx, "take lease", err)
-		}
-		return nil, nil, errBusy()
-	}
 	return lr, nil, nil
 }
 

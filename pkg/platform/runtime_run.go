@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -35,8 +36,8 @@ type dialogRun struct {
 	cancel context.CancelFunc
 	unhook func() bool   // detaches cancel from Runtime.base
 	stop   chan struct{} // ends the lease renewal
-	// released says the last save gave the lease up, so neither renewal
-	// nor end touches it again.
+	// released says the run holds no lease: not yet taken, or given up
+	// by the last save, so neither renewal nor end touches it.
 	released atomic.Bool
 
 	turn Turn
@@ -50,16 +51,18 @@ type dialogRun struct {
 	flushedAt time.Time
 }
 
-// start prepares a run once the caller holds the dialog's lease: it
-// reloads the dialog (another process may have changed it before the lease
-// was ours), its version and state, and the agent's configuration.
+// start prepares a run once the caller is the dialog's runner in this
+// process (join): it takes the dialog's lease, which gives the dialog as
+// the last holder left it, then loads its version and state and the
+// agent's configuration.
 func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *liveRun, sink agent.Sink) (*dialogRun, error) {
 	run := &dialogRun{r: r, p: p, lr: lr, sink: sink, stop: make(chan struct{}),
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
+	run.released.Store(true)
 	run.ctx, run.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
-	run.dialog = d // released by end even when loading fails
+	run.dialog = d // for end, which leaves the live entry even when loading fails
 	if err := run.load(ctx, d.TenantID, d.ID); err != nil {
 		run.end()
 		return nil, err
@@ -71,10 +74,16 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 
 func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error {
 	r := run.r
-	d, err := r.svc.store.GetDialog(ctx, tenantID, dialogID)
-	if err != nil {
-		return r.svc.storeErr(ctx, "run: dialog", "dialog", "", err)
+	// Whoever streamed before us is gone: taking the lease leaves their
+	// half-written replies visible as interrupted rather than alive forever.
+	d, err := r.svc.store.TakeLease(ctx, tenantID, dialogID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL)
+	if errors.Is(err, store.ErrConflict) {
+		return errBusy()
 	}
+	if err != nil {
+		return r.svc.storeErr(ctx, "run: take lease", "dialog", "", err)
+	}
+	run.released.Store(false)
 	run.dialog = d
 	if run.bot, err = r.botFor(ctx, d); err != nil {
 		return err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -62,12 +63,10 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
 	return wrap("create dialog", s.w(ctx).Create(d).Error)
 }
 
-// GetDialog finds the tenant's dialog by id. Every turn reads its dialog
-// twice (to authorise it, and again once its lease is held), so the row is
-// scanned by hand rather than through gorm's reflection.
+// GetDialog finds the tenant's dialog by id. Every turn reads its dialog,
+// so the row is scanned by hand rather than through gorm's reflection.
 func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, error) {
-	rows, err := s.q(ctx).Raw(`SELECT id, tenant_id, bot_id, version_number, preview, user_id, channel, context, status, state,
-  last_seq, created_at, updated_at FROM dialogs WHERE tenant_id = ? AND id = ?`, tenantID, id).Rows()
+	rows, err := s.q(ctx).Raw(`SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = ? AND id = ?`, tenantID, id).Rows()
 	if err != nil {
 		return nil, wrap("get dialog", err)
 	}
@@ -78,11 +77,20 @@ func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, er
 		}
 		return nil, wrap("get dialog", ErrNotFound)
 	}
+	d, err := scanDialog(rows)
+	return d, wrap("get dialog", err)
+}
+
+// dialogColumns are Dialog's columns in scanDialog's order.
+const dialogColumns = "id, tenant_id, bot_id, version_number, preview, user_id, channel, context, status, state, " +
+	"last_seq, created_at, updated_at"
+
+func scanDialog(rows *sql.Rows) (*Dialog, error) {
 	var d Dialog
-	err = rows.Scan(&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
+	err := rows.Scan(&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
 		&d.Status, &d.State, &d.LastSeq, &d.CreatedAt, &d.UpdatedAt)
 	if err != nil {
-		return nil, wrap("get dialog", err)
+		return nil, err
 	}
 	return &d, nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -71,40 +72,71 @@ func (s *Store) GetLease(ctx context.Context, tenantID, dialogID string) (*Dialo
 	return &l, nil
 }
 
-// TakeLease is AcquireLease for a run about to start: when owner gets the
-// lease, every streaming message of the dialog becomes interrupted (whoever
-// streamed it is gone), as MarkInterrupted does. On PostgreSQL both happen
-// in one statement, so starting a run costs one round trip instead of two;
-// on SQLite they share a transaction. Either way a failure does neither.
-func (s *Store) TakeLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) (bool, error) {
+// TakeLease is AcquireLease for a run about to start, and returns the
+// dialog as the new holder must see it: with everything the previous
+// holder saved. When owner gets the lease, every streaming message of the
+// dialog becomes interrupted (whoever streamed it is gone), as
+// MarkInterrupted does. A lease someone else holds is ErrConflict; a
+// dialog that is not the tenant's is ErrNotFound, and no lease is taken.
+// On PostgreSQL all of it is one statement, so starting a run costs one
+// round trip instead of three; on SQLite it is one transaction. Either way
+// a failure does nothing.
+func (s *Store) TakeLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) (*Dialog, error) {
 	if s.dialect != DialectPostgres {
-		var ok bool
+		var d *Dialog
 		err := s.Tx(ctx, func(tx *Store) error {
-			var err error
-			if ok, err = tx.AcquireLease(ctx, tenantID, dialogID, owner, now, ttl); err != nil || !ok {
+			// Writing first takes SQLite's write lock, so the reads after
+			// it see the last commit of whoever held the lease before.
+			ok, err := tx.AcquireLease(ctx, tenantID, dialogID, owner, now, ttl)
+			if err != nil {
 				return err
+			}
+			if d, err = tx.GetDialog(ctx, tenantID, dialogID); err != nil || !ok {
+				return cmp.Or(err, wrap("take lease", ErrConflict))
 			}
 			_, err = tx.MarkInterrupted(ctx, tenantID, dialogID)
 			return err
 		})
-		return ok && err == nil, err
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
 	}
 	now = now.UTC()
-	// The UPDATE reads the lease CTE, so it runs only when the lease was
-	// won; a row the previous holder completed meanwhile is re-checked by
-	// PostgreSQL against its committed status and left alone.
-	won, err := s.int64s(ctx, `WITH lease AS (
-  INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at) VALUES (?, ?, ?, ?, ?)
+	// The lease is inserted only for a dialog of the tenant. The UPDATE
+	// and the SELECT read the lease CTE, so they act only when the lease
+	// was won. The previous holder's last save (state and release in one
+	// commit) may commit while this statement waits for its lease row,
+	// after this statement's snapshot was taken: FOR SHARE makes
+	// PostgreSQL return the dialog row's latest committed version rather
+	// than the snapshot's, as it re-checks a streaming row the holder
+	// completed meanwhile against its committed status.
+	rows, err := s.q(ctx).Raw(`WITH lease AS (
+  INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at)
+  SELECT ?, ?, ?, ?::timestamptz, ?::timestamptz WHERE EXISTS (SELECT 1 FROM dialogs WHERE tenant_id = ? AND id = ?)
   ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
   WHERE dialog_leases.tenant_id = excluded.tenant_id AND (dialog_leases.expires_at < ? OR dialog_leases.owner = excluded.owner)
   RETURNING 1 AS won),
 interrupted AS (
   UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND status = ? AND EXISTS (SELECT 1 FROM lease))
-SELECT won FROM lease`,
-		dialogID, tenantID, owner, now.Add(ttl), now, now,
-		MessageInterrupted, tenantID, dialogID, MessageStreaming)
+SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease) FOR SHARE`,
+		dialogID, tenantID, owner, now.Add(ttl), now, tenantID, dialogID, now,
+		MessageInterrupted, tenantID, dialogID, MessageStreaming,
+		tenantID, dialogID).Rows()
 	if err != nil {
-		return false, wrap("take lease", err)
+		return nil, wrap("take lease", err)
 	}
-	return len(won) == 1, nil
+	defer rows.Close()
+	if rows.Next() {
+		d, err := scanDialog(rows)
+		return d, wrap("take lease", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("take lease", err)
+	}
+	// Not won: held by someone else, or not the tenant's dialog.
+	if _, err := s.GetDialog(ctx, tenantID, dialogID); err != nil {
+		return nil, err
+	}
+	return nil, wrap("take lease", ErrConflict)
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -77,11 +78,16 @@ func TestLeaseRaceHasOneWinner(t *testing.T) {
 				var wg sync.WaitGroup
 				for i := range 8 {
 					wg.Go(func() {
-						acquire := st.AcquireLease
+						owner := fmt.Sprintf("r%d-p%d", round, i)
+						ok, err := st.AcquireLease(ctx, tn.ID, d.ID, owner, at, minute)
 						if i%2 == 1 { // the run's way of taking it must race just as safely
-							acquire = st.TakeLease
+							var got *store.Dialog
+							got, err = st.TakeLease(ctx, tn.ID, d.ID, owner, at, minute)
+							ok = got != nil
+							if errors.Is(err, store.ErrConflict) {
+								err = nil
+							}
 						}
-						ok, err := acquire(ctx, tn.ID, d.ID, fmt.Sprintf("r%d-p%d", round, i), at, minute)
 						if err != nil {
 							t.Error(err)
 						}
@@ -114,11 +120,14 @@ func TestTakeLease(t *testing.T) {
 		}
 		take := func(owner string, at time.Time) bool {
 			t.Helper()
-			ok, err := st.TakeLease(ctx, tn.ID, d.ID, owner, at, minute)
-			if err != nil {
-				t.Fatal(err)
+			got, err := st.TakeLease(ctx, tn.ID, d.ID, owner, at, minute)
+			if errors.Is(err, store.ErrConflict) {
+				return false
 			}
-			return ok
+			if err != nil || got.ID != d.ID || got.TenantID != tn.ID {
+				t.Fatalf("took %+v, %v", got, err)
+			}
+			return true
 		}
 		if !take("crashed", now()) {
 			t.Fatal("a free lease was refused")
@@ -147,12 +156,97 @@ func TestTakeLease(t *testing.T) {
 				t.Fatalf("status %s", got)
 			}
 		})
-		t.Run("another tenant cannot take the lease of this tenant's dialog", func(t *testing.T) {
+		t.Run("the winner reads what the previous holder saved as it let go", func(t *testing.T) {
+			if err := st.SaveDialogStateAndRelease(ctx, tn.ID, d.ID, store.DialogPaused, `{"turn":7}`, "p2"); err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.TakeLease(ctx, tn.ID, d.ID, "p3", now().Add(3*minute), minute)
+			if err != nil || got.Status != store.DialogPaused || got.State != `{"turn":7}` || got.LastSeq != cut.Seq {
+				t.Fatalf("took %+v, %v", got, err)
+			}
+		})
+		t.Run("another tenant cannot take the lease of this tenant's dialog, held or free", func(t *testing.T) {
 			other := mustTenant(t, st, "other")
-			ok, err := st.TakeLease(ctx, other.ID, d.ID, "p3", now().Add(10*minute), minute)
-			if err != nil || ok {
-				t.Fatalf("took %v, %v", ok, err)
+			_, err := st.TakeLease(ctx, other.ID, d.ID, "p4", now().Add(10*minute), minute)
+			wantErr(t, err, store.ErrNotFound)
+			if err := st.ReleaseLease(ctx, tn.ID, d.ID, "p3"); err != nil {
+				t.Fatal(err)
+			}
+			_, err = st.TakeLease(ctx, other.ID, d.ID, "p4", now().Add(10*minute), minute)
+			wantErr(t, err, store.ErrNotFound)
+			if _, err := st.GetLease(ctx, tn.ID, d.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("a lease was left behind: %v", err)
 			}
 		})
 	})
+}
+
+// TestTakeLeaseWaitsForTheLastSave: a run's last save (state and release
+// in one commit) can commit while the next run's TakeLease waits for the
+// lease row, after that statement took its snapshot. The new holder must
+// still get the saved state, or it would answer from the state before.
+func TestTakeLeaseWaitsForTheLastSave(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		if st.Dialect() != store.DialectPostgres {
+			t.Skip("SQLite has a single writer: no statement waits inside another's commit")
+		}
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
+		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
+		if !mustAcquire(t, st, d, "first") {
+			t.Fatal("a free lease was refused")
+		}
+		// The first run's last save, held open.
+		save := st.DB().Begin()
+		defer save.Rollback()
+		var pid int
+		if err := save.Raw("SELECT pg_backend_pid()").Scan(&pid).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := save.Exec(`WITH released AS (DELETE FROM dialog_leases WHERE dialog_id = ?)
+UPDATE dialogs SET state = '{"turn":2}' WHERE id = ?`, d.ID, d.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		took := make(chan *store.Dialog, 1)
+		go func() {
+			got, err := st.TakeLease(ctx, tn.ID, d.ID, "second", now(), minute)
+			if err != nil {
+				t.Error(err)
+			}
+			took <- got
+		}()
+		waitBlockedBy(t, st, pid)
+		if err := save.Commit().Error; err != nil {
+			t.Fatal(err)
+		}
+		if got := <-took; got == nil || got.State != `{"turn":2}` {
+			t.Fatalf("the new holder read %+v", got)
+		}
+	})
+}
+
+func mustAcquire(t *testing.T, st *store.Store, d *store.Dialog, owner string) bool {
+	t.Helper()
+	ok, err := st.AcquireLease(context.Background(), d.TenantID, d.ID, owner, now(), minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// waitBlockedBy waits until a PostgreSQL backend waits for a lock held by
+// the backend pid.
+func waitBlockedBy(t *testing.T, st *store.Store, pid int) {
+	t.Helper()
+	for range 500 {
+		var n int
+		if err := st.DB().Raw("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY(pg_blocking_pids(pid))", pid).Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("nothing waited for the open save")
 }
