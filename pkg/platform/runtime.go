@@ -52,6 +52,10 @@ type RuntimeOptions struct {
 	// renewed every third of it while the loop runs); default 1 minute. A
 	// crashed server's dialogs are free again after it.
 	LeaseTTL time.Duration
+	// HistoryCacheBytes bounds the memory kept for the histories of the
+	// dialogs answered last, so their next turn reads none of it from the
+	// database; default 32 MiB, negative keeps none.
+	HistoryCacheBytes int
 	// Owner names this process in leases; default host, pid and a random
 	// suffix.
 	Owner string
@@ -71,6 +75,7 @@ type Runtime struct {
 	schemas *tool.SchemaCache
 	bots    *botCache
 	tenants *tenantCache
+	history *historyCache
 
 	// base ends every run on Shutdown; runs do not end when their request
 	// does, so a reply whose client went away is still stored.
@@ -102,6 +107,9 @@ func NewRuntime(svc *Service, opts RuntimeOptions) (*Runtime, error) {
 		// the operator's exceptions it reaches public addresses only.
 		opts.HTTPClient = outbound.NewClient(outbound.Policy{}, outbound.Options{})
 	}
+	if opts.HistoryCacheBytes == 0 {
+		opts.HistoryCacheBytes = defaultHistoryCacheBytes
+	}
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = time.Minute
 	}
@@ -115,7 +123,8 @@ func NewRuntime(svc *Service, opts RuntimeOptions) (*Runtime, error) {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Runtime{svc: svc, opts: opts, metrics: metrics, limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
-		bots: newBotCache(512), tenants: newTenantCache(4096), base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
+		bots: newBotCache(512), tenants: newTenantCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
+		base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
 }
 
 // Shutdown cancels every running loop (each stops with an error event and

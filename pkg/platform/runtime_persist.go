@@ -81,6 +81,7 @@ func (run *dialogRun) startStreaming() {
 		return
 	}
 	run.streaming, run.flushedAt = m, time.Now()
+	run.saw(m)
 }
 
 // streamFlushEvery is how often a streaming reply's text so far is
@@ -126,6 +127,7 @@ func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
 	if err != nil {
 		return err
 	}
+	run.saw(row)
 	if err := run.persistToolCalls(ctx, row, m); err != nil {
 		return err
 	}

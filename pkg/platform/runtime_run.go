@@ -41,6 +41,11 @@ type dialogRun struct {
 	released atomic.Bool
 
 	turn Turn
+	// lastSeq is the highest message seq the run has seen, and clean says
+	// its history had no row left queued: together they let its end keep
+	// the history for the dialog's next turn (remember).
+	lastSeq int64
+	clean   bool
 	// sendsQueued says the next act sends the first queued text itself
 	// (a new message), so only the texts after it are steered in.
 	sendsQueued bool
@@ -88,11 +93,11 @@ func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error
 	if run.bot, err = r.botFor(ctx, d); err != nil {
 		return err
 	}
-	saved, err := r.state(ctx, d)
+	saved, clean, err := r.state(ctx, d)
 	if err != nil {
 		return r.svc.internal(ctx, "run: state", err)
 	}
-	run.st = saved.State
+	run.st, run.lastSeq, run.clean = saved.State, d.LastSeq, clean
 	run.memory = builtin.NewMemory()
 	for k, v := range saved.Memory {
 		if err := run.memory.Set(ctx, k, v); err != nil {
@@ -221,6 +226,7 @@ func (run *dialogRun) queue(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
+	run.saw(m)
 	run.r.mu.Lock()
 	run.lr.queue = append(run.lr.queue, queuedText{text: text, id: m.ID})
 	run.r.mu.Unlock()
@@ -253,13 +259,15 @@ func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn,
 		// release the lease in the same commit; once closed, no text can
 		// join, so nothing is left for a released run to answer.
 		next, ok := run.leftover(out)
-		if err := run.save(out, !ok); err != nil {
+		lastSeq, err := run.save(out, !ok)
+		if err != nil {
 			return run.turn, err
 		}
 		if runErr != nil {
 			r.svc.log.Warn("platform: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
 		}
 		if !ok {
+			run.remember(out, runErr, lastSeq)
 			return run.turn, nil
 		}
 		act = func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, next) }
@@ -285,8 +293,9 @@ func (run *dialogRun) leftover(out agent.Outcome) (string, bool) {
 }
 
 // save stores the loop state (without messages, which are rows) and the
-// dialog status the outcome implies; last also releases the lease with it.
-func (run *dialogRun) save(out agent.Outcome, last bool) error {
+// dialog status the outcome implies; last also releases the lease with it
+// and returns the dialog's last_seq at that moment.
+func (run *dialogRun) save(out agent.Outcome, last bool) (int64, error) {
 	status := DialogActive
 	switch out.StopReason {
 	case agent.StopPaused:
@@ -299,30 +308,52 @@ func (run *dialogRun) save(out agent.Outcome, last bool) error {
 	saved.Messages = nil
 	notes, err := run.memory.All(ctx)
 	if err != nil {
-		return run.r.svc.internal(ctx, "save memory", err)
+		return 0, run.r.svc.internal(ctx, "save memory", err)
 	}
 	if len(notes) > 0 {
 		saved.Memory = notes
 	}
 	b, err := json.Marshal(saved)
 	if err != nil {
-		return run.r.svc.internal(ctx, "save state", err)
+		return 0, run.r.svc.internal(ctx, "save state", err)
 	}
 	st, d := run.r.svc.store, run.dialog
+	var lastSeq int64
 	if last {
-		if err := st.SaveDialogStateAndRelease(ctx, d.TenantID, d.ID, status, string(b), run.lr.owner); err != nil {
-			return run.r.svc.internal(ctx, "save state", err)
+		if lastSeq, err = st.SaveDialogStateAndRelease(ctx, d.TenantID, d.ID, status, string(b), run.lr.owner); err != nil {
+			return 0, run.r.svc.internal(ctx, "save state", err)
 		}
 		run.released.Store(true)
 	} else if err := st.SaveDialogState(ctx, d.TenantID, d.ID, status, string(b)); err != nil {
-		return run.r.svc.internal(ctx, "save state", err)
+		return 0, run.r.svc.internal(ctx, "save state", err)
 	}
 	run.dialog.Status = status
 	run.turn.Pending = nil
 	for _, pc := range out.Pending {
 		run.turn.Pending = append(run.turn.Pending, PendingCall{ID: pc.ID, Name: pc.Name, Arguments: pc.Arguments, Kind: pc.Kind})
 	}
-	return nil
+	return lastSeq, nil
+}
+
+// saw notes a message row the run wrote or took.
+func (run *dialogRun) saw(m *store.Message) {
+	run.lastSeq = max(run.lastSeq, m.Seq)
+}
+
+// remember keeps the run's history for the dialog's next turn, when it is
+// exactly the dialog's complete rows: the run ended without an error (a
+// failed write may have left a row behind its history), no text is left
+// queued, and the dialog's last_seq as the last save left it (lastSeq) is
+// the last row the run saw, so nothing was written that it missed.
+func (run *dialogRun) remember(out agent.Outcome, runErr error, lastSeq int64) {
+	run.r.mu.Lock()
+	queued := len(run.lr.queue) > 0
+	run.r.mu.Unlock()
+	if !run.clean || queued || runErr != nil || out.StopReason == agent.StopError || run.ctx.Err() != nil || lastSeq != run.lastSeq {
+		return
+	}
+	d := run.dialog
+	run.r.history.put(d.TenantID, d.ID, lastSeq, run.st.Messages)
 }
 
 // end releases the lease (unless the last save did), then the dialog's

@@ -108,33 +108,41 @@ func loadState(d *store.Dialog) (savedState, error) {
 // queued then was queued for a run that died before taking it, and no one
 // else will; in an active dialog it joins the conversation where it was
 // sent (a paused one waits for tool results, which no user text may
-// precede, so there it stays queued).
-func (r *Runtime) state(ctx context.Context, d *store.Dialog) (savedState, error) {
-	st, err := loadState(d)
-	if err != nil {
-		return st, err
+// precede, so there it stays queued). clean says no row is left queued,
+// so the messages are all the dialog's rows up to its last_seq.
+func (r *Runtime) state(ctx context.Context, d *store.Dialog) (st savedState, clean bool, err error) {
+	if st, err = loadState(d); err != nil {
+		return st, false, err
+	}
+	if msgs, ok := r.history.take(d.TenantID, d.ID, d.LastSeq); ok {
+		st.Messages = msgs
+		return st, true, nil
 	}
 	rows, err := r.svc.store.ListMessages(ctx, d.TenantID, d.ID, 0)
 	if err != nil {
-		return st, err
+		return st, false, err
 	}
+	clean = true
 	st.Messages = make([]agent.Message, 0, len(rows))
 	for i := range rows {
 		if rows[i].Status == store.MessageQueued && d.Status == DialogActive {
 			if err := r.adoptOrphan(ctx, &rows[i]); err != nil {
-				return st, err
+				return st, false, err
 			}
+		}
+		if rows[i].Status == store.MessageQueued {
+			clean = false
 		}
 		if rows[i].Status != store.MessageComplete {
 			continue
 		}
 		m, err := agentMessage(&rows[i])
 		if err != nil {
-			return st, err
+			return st, false, err
 		}
 		st.Messages = append(st.Messages, m)
 	}
-	return st, nil
+	return st, clean, nil
 }
 
 // adoptOrphan marks complete, in place, a text whose run died with it

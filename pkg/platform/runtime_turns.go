@@ -216,6 +216,7 @@ func (run *dialogRun) place(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
+	run.saw(m)
 	run.r.mu.Lock()
 	run.lr.queue = append(run.lr.queue, queuedText{text: text, id: m.ID, row: m})
 	run.r.mu.Unlock()

@@ -123,26 +123,32 @@ func (s *Store) SaveDialogState(ctx context.Context, tenantID, id, status, state
 // SaveDialogStateAndRelease stores the loop state and status like
 // SaveDialogState and gives up owner's lease on the dialog in the same
 // commit, as a run ends: on PostgreSQL one statement, so the end of a run
-// costs one WAL flush and one round trip instead of two.
-func (s *Store) SaveDialogStateAndRelease(ctx context.Context, tenantID, id, status, state, owner string) error {
-	if s.dialect != DialectPostgres {
-		return s.Tx(ctx, func(tx *Store) error {
-			if err := tx.SaveDialogState(ctx, tenantID, id, status, state); err != nil {
+// costs one WAL flush and one round trip instead of two. It returns the
+// dialog's last_seq as of that commit: the runtime checks that no message
+// was written that its run did not see.
+func (s *Store) SaveDialogStateAndRelease(ctx context.Context, tenantID, id, status, state, owner string) (int64, error) {
+	const save = `UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq`
+	var seqs []int64
+	var err error
+	if s.dialect == DialectPostgres {
+		seqs, err = s.int64s(ctx, `WITH released AS (DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?)
+`+save, tenantID, id, owner, status, state, s.db.NowFunc(), tenantID, id)
+	} else {
+		err = s.Tx(ctx, func(tx *Store) error {
+			var err error
+			if seqs, err = tx.int64s(ctx, save, status, state, s.db.NowFunc(), tenantID, id); err != nil || len(seqs) == 0 {
 				return err
 			}
 			return tx.ReleaseLease(ctx, tenantID, id, owner)
 		})
 	}
-	res := s.q(ctx).Exec(`WITH released AS (DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?)
-UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ?`,
-		tenantID, id, owner, status, state, s.db.NowFunc(), tenantID, id)
-	if res.Error != nil {
-		return wrap("save dialog state and release", res.Error)
+	if err == nil && len(seqs) == 0 {
+		err = ErrNotFound
 	}
-	if res.RowsAffected == 0 {
-		return wrap("save dialog state and release", ErrNotFound)
+	if err != nil {
+		return 0, wrap("save dialog state and release", err)
 	}
-	return nil
+	return seqs[0], nil
 }
 
 // SetDialogStatus changes only the status of the tenant's dialog.

@@ -157,8 +157,8 @@ func TestTakeLease(t *testing.T) {
 			}
 		})
 		t.Run("the winner reads what the previous holder saved as it let go", func(t *testing.T) {
-			if err := st.SaveDialogStateAndRelease(ctx, tn.ID, d.ID, store.DialogPaused, `{"turn":7}`, "p2"); err != nil {
-				t.Fatal(err)
+			if seq, err := st.SaveDialogStateAndRelease(ctx, tn.ID, d.ID, store.DialogPaused, `{"turn":7}`, "p2"); err != nil || seq != cut.Seq {
+				t.Fatalf("saved at seq %d (last message %d), %v", seq, cut.Seq, err)
 			}
 			got, err := st.TakeLease(ctx, tn.ID, d.ID, "p3", now().Add(3*minute), minute)
 			if err != nil || got.Status != store.DialogPaused || got.State != `{"turn":7}` || got.LastSeq != cut.Seq {
