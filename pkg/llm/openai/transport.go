@@ -80,13 +80,15 @@ type retryPolicy struct {
 
 // newRetryClient builds the retrying HTTP client. Retries happen inside
 // Do, before response headers are returned, so a stream whose body has
-// started is never replayed.
+// started is never replayed. Without Config.HTTPClient, plain-HTTP calls
+// go through http1Transport and the rest through net/http's Transport.
 func newRetryClient(cfg Config) *retryablehttp.Client {
 	rc := retryablehttp.NewClient()
 	if cfg.HTTPClient != nil {
 		rc.HTTPClient = cfg.HTTPClient
 	} else if t, ok := rc.HTTPClient.Transport.(*http.Transport); ok {
 		smallBuffers(t)
+		rc.HTTPClient.Transport = newHTTP1Transport(t)
 	}
 	rc.Logger = nil
 	if cfg.Logger != nil {
@@ -108,11 +110,12 @@ func newRetryClient(cfg Config) *retryablehttp.Client {
 }
 
 // Buffer sizes of the default transport's connections. Each connection
-// keeps both buffers for its whole life, and a reply may keep it busy for
+// keeps its buffers for its whole life, and a reply may keep it busy for
 // minutes while the model thinks, so with many streams open they add up:
 // net/http's 4 KiB each were a fifth of the memory of an idle stream. A
-// request is written in a few more system calls and a response read in
-// 1 KiB pieces, which the chunks of a streamed reply rarely exceed.
+// response is read in 1 KiB pieces, which the chunks of a streamed reply
+// rarely exceed, and net/http's connections write a request in a few more
+// system calls (http1Transport keeps no write buffer).
 const (
 	connReadBuffer  = 1 << 10
 	connWriteBuffer = 1 << 10
