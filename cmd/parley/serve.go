@@ -63,12 +63,16 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	}
 	// Running loops do not end with their requests (a reply is stored even
 	// when its client left), so stopping cancels them: each open stream
-	// gets a final error event and the requests can finish.
+	// gets a final error event and the requests can finish. serve waits
+	// for it, so the usage the runs metered is written before the store
+	// closes.
+	rtStopped := make(chan struct{})
 	stopped := context.AfterFunc(ctx, func() {
+		defer close(rtStopped)
 		stopCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
 		if err := rt.Shutdown(stopCtx); err != nil {
-			d.log.Warn("dialog runs still going at shutdown", "err", err)
+			d.log.Warn("dialog runs still going at shutdown, or their usage unwritten", "err", err)
 		}
 	})
 	defer stopped()
@@ -81,7 +85,11 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect(),
 		"tenant_rate_per_s", l.TenantRate, "tenant_burst", l.TenantBurst, "key_rate_per_s", l.KeyRate, "key_burst", l.KeyBurst,
 		"daily_token_quota", l.DailyTokens, "dialog_lease_ttl", d.settings.LeaseTTL.String())
-	return runServer(ctx, ln, handler, d.log)
+	err = runServer(ctx, ln, handler, d.log)
+	if ctx.Err() != nil {
+		<-rtStopped // bounded by shutdownTimeout
+	}
+	return err
 }
 
 // openRuntime builds what answers dialogs: the configured

@@ -11,7 +11,7 @@ import (
 // usage: GET /v1/tenants/{tenant}/usage?from=&to=&group_by=day|bot|key.
 func (d *dialogAPI) usage(c *gin.Context) {
 	q := platform.UsageQuery{From: c.Query("from"), To: c.Query("to"), GroupBy: c.DefaultQuery("group_by", "day")}
-	rows, err := d.platform.Usage(c.Request.Context(), principal(c), c.Param("tenant"), q)
+	rows, err := d.rt.Usage(c.Request.Context(), principal(c), c.Param("tenant"), q)
 	if err != nil {
 		d.fail(c, err)
 		return

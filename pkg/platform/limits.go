@@ -157,11 +157,12 @@ func (r *Runtime) overQuota(ctx context.Context, tenantID string, now time.Time)
 	if r.limits.daily <= 0 {
 		return false, nil
 	}
-	used, err := r.svc.store.DayTokens(ctx, tenantID, now.UTC().Format(store.DayFormat))
+	day := now.UTC().Format(store.DayFormat)
+	used, err := r.svc.store.DayTokens(ctx, tenantID, day)
 	if err != nil {
 		return false, r.svc.internal(ctx, "daily quota", err)
 	}
-	return used >= r.limits.daily, nil
+	return used+r.meter.pendingTokens(tenantID, day) >= r.limits.daily, nil
 }
 
 func untilTomorrow(now time.Time) time.Duration {

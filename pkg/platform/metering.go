@@ -20,15 +20,13 @@ import (
 func (run *dialogRun) onTurnEnd(ctx context.Context, info agent.TurnInfo) (bool, error) {
 	r := run.r
 	now := r.svc.now()
-	u := &store.Usage{TenantID: run.dialog.TenantID, Day: now.UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
+	u := store.Usage{TenantID: run.dialog.TenantID, Day: now.UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
 		KeyID: run.p.KeyID, InputTokens: int64(info.Usage.InputTokens), OutputTokens: int64(info.Usage.OutputTokens),
 		CostMicroUSD: int64(math.Round(r.opts.Catalog.Cost(info.Model, info.Usage) * 1e6)), ToolCalls: int64(info.ToolCalls)}
 	if info.Purpose == agent.PurposeTurn {
 		u.Turns = 1
 	}
-	if err := r.svc.store.AddUsage(ctx, u); err != nil {
-		return false, err
-	}
+	r.meter.add(u)
 	over, err := r.overQuota(ctx, run.dialog.TenantID, now)
 	return !over, err
 }
@@ -51,7 +49,17 @@ type UsageRow struct {
 	Turns        int64   `json:"turns"`
 }
 
-// Usage reports the tenant's metered usage.
+// Usage reports the tenant's metered usage, with what this process has
+// metered and not written yet.
+func (r *Runtime) Usage(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]UsageRow, error) {
+	if err := r.meter.flush(ctx); err != nil {
+		return nil, r.svc.internal(ctx, "usage: write metered usage", err)
+	}
+	return r.svc.Usage(ctx, p, tenant, q)
+}
+
+// Usage reports the tenant's metered usage as written; runtimes write
+// theirs every second (see Runtime.Usage).
 func (s *Service) Usage(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]UsageRow, error) {
 	t, err := s.tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
 	if err != nil {

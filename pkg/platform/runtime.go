@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -76,6 +77,7 @@ type Runtime struct {
 	bots    *botCache
 	tenants *tenantCache
 	history *historyCache
+	meter   *meter
 
 	// base ends every run on Shutdown; runs do not end when their request
 	// does, so a reply whose client went away is still stored.
@@ -122,23 +124,25 @@ func NewRuntime(svc *Service, opts RuntimeOptions) (*Runtime, error) {
 		opts.Provider = meteredProvider{Provider: opts.Provider, m: metrics, catalog: opts.Catalog}
 	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Runtime{svc: svc, opts: opts, metrics: metrics, limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
+	r := &Runtime{svc: svc, opts: opts, metrics: metrics, limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
 		bots: newBotCache(512), tenants: newTenantCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
-		base: base, shutdown: cancel, live: map[string]*liveRun{}}, nil
+		meter: newMeter(svc.store, svc.log), base: base, shutdown: cancel, live: map[string]*liveRun{}}
+	go r.meter.run(base)
+	return r, nil
 }
 
 // Shutdown cancels every running loop (each stops with an error event and
-// its state saved as far as it got) and waits for them up to ctx.
+// its state saved as far as it got), waits for them up to ctx, and writes
+// the usage they metered.
 func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.shutdown()
 	done := make(chan struct{})
 	go func() { r.runs.Wait(); close(done) }()
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
-		return ctx.Err()
 	}
+	return cmp.Or(r.meter.flush(ctx), ctx.Err())
 }
 
 func randomHex(n int) string {

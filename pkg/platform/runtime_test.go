@@ -83,7 +83,7 @@ func TestATwoToolTurnIsStreamedStoredAndMetered(t *testing.T) {
 			}
 		})
 		t.Run("usage is metered per day, bot and key", func(t *testing.T) {
-			rows, err := e.svc.Usage(ctx, e.admin, "shop", platform.UsageQuery{GroupBy: "key"})
+			rows, err := e.rt.Usage(ctx, e.admin, "shop", platform.UsageQuery{GroupBy: "key"})
 			if err != nil || len(rows) != 1 || rows[0].Group != e.admin.KeyID || rows[0].Turns != 2 || rows[0].ToolCalls != 2 || rows[0].InputTokens == 0 {
 				t.Fatalf("usage %+v, %v", rows, err)
 			}
@@ -311,5 +311,48 @@ func TestNotesSurviveBetweenMessages(t *testing.T) {
 		if recalled != "A7" {
 			t.Fatalf("recall in a later request returned %q", recalled)
 		}
+	})
+}
+
+// TestMeteredUsageIsWritten: usage reaches the database without anyone
+// asking for it (other processes read it there), and what is still in
+// memory is written when the runtime shuts down.
+func TestMeteredUsageIsWritten(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		turns := func() int64 {
+			t.Helper()
+			rows, err := e.svc.Usage(ctx, e.admin, "shop", platform.UsageQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int64
+			for _, r := range rows {
+				n += r.Turns
+			}
+			return n
+		}
+		d := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{Text: "one"}, llmtest.ServerReply{Text: "two"})
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "first"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("in the background, within seconds", func(t *testing.T) {
+			for deadline := time.Now().Add(10 * time.Second); turns() != 1; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the turn's usage was not written")
+				}
+			}
+		})
+		t.Run("at shutdown", func(t *testing.T) {
+			if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "second"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.rt.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := turns(); got != 2 {
+				t.Fatalf("%d turns written, want 2", got)
+			}
+		})
 	})
 }
