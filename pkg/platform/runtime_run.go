@@ -12,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
@@ -41,6 +42,9 @@ type dialogRun struct {
 	released atomic.Bool
 
 	turn Turn
+	// first is the request's own text, stored with the lease; nil when
+	// the request resumes a paused dialog.
+	first *store.Message
 	// lastSeq is the highest message seq the run has seen, and clean says
 	// its history had no row left queued: together they let its end keep
 	// the history for the dialog's next turn (remember).
@@ -57,10 +61,10 @@ type dialogRun struct {
 }
 
 // start prepares a run once the caller is the dialog's runner in this
-// process (join): it takes the dialog's lease, which gives the dialog as
-// the last holder left it, then loads its version and state and the
-// agent's configuration.
-func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *liveRun, sink agent.Sink) (*dialogRun, error) {
+// process (join): it takes the dialog's lease, storing the request's text
+// (if any) with it and getting the dialog as the last holder left it, then
+// loads its version and state and the agent's configuration.
+func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, text string) (*dialogRun, error) {
 	run := &dialogRun{r: r, p: p, lr: lr, sink: sink, stop: make(chan struct{}),
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
 	run.released.Store(true)
@@ -68,7 +72,7 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
 	run.dialog = d // for end, which leaves the live entry even when loading fails
-	if err := run.load(ctx, d.TenantID, d.ID); err != nil {
+	if err := run.load(ctx, d, text); err != nil {
 		run.end()
 		return nil, err
 	}
@@ -77,11 +81,19 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 	return run, nil
 }
 
-func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error {
+func (run *dialogRun) load(ctx context.Context, d *store.Dialog, text string) error {
 	r := run.r
 	// Whoever streamed before us is gone: taking the lease leaves their
 	// half-written replies visible as interrupted rather than alive forever.
-	d, err := r.svc.store.TakeLease(ctx, tenantID, dialogID, run.lr.owner, r.svc.now(), r.opts.LeaseTTL)
+	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, Owner: run.lr.owner, Now: r.svc.now(), TTL: r.opts.LeaseTTL}
+	if text != "" {
+		m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
+		if err != nil {
+			return r.svc.internal(ctx, "store user message", err)
+		}
+		take.First = m
+	}
+	d, err := r.svc.store.TakeLease(ctx, take)
 	if errors.Is(err, store.ErrConflict) {
 		return errBusy()
 	}
@@ -89,11 +101,11 @@ func (run *dialogRun) load(ctx context.Context, tenantID, dialogID string) error
 		return r.svc.storeErr(ctx, "run: take lease", "dialog", "", err)
 	}
 	run.released.Store(false)
-	run.dialog = d
+	run.dialog, run.first = d, take.First
 	if run.bot, err = r.botFor(ctx, d); err != nil {
 		return err
 	}
-	saved, clean, err := r.state(ctx, d)
+	saved, clean, err := r.state(ctx, d, take.First)
 	if err != nil {
 		return r.svc.internal(ctx, "run: state", err)
 	}
@@ -217,21 +229,6 @@ func (run *dialogRun) renewOnce() bool {
 		return false
 	}
 	return true
-}
-
-// queue stores the request's text as queued and registers it, so the
-// loop's user message becomes that row.
-func (run *dialogRun) queue(ctx context.Context, text string) error {
-	m, err := run.r.storeQueued(ctx, run.dialog, text)
-	if err != nil {
-		return err
-	}
-	run.saw(m)
-	run.r.mu.Lock()
-	run.lr.queue = append(run.lr.queue, queuedText{text: text, id: m.ID})
-	run.r.mu.Unlock()
-	run.sendsQueued = true
-	return nil
 }
 
 // exec runs act, then the texts that arrived too late for it, and saves

@@ -108,13 +108,19 @@ func loadState(d *store.Dialog) (savedState, error) {
 // queued then was queued for a run that died before taking it, and no one
 // else will; in an active dialog it joins the conversation where it was
 // sent (a paused one waits for tool results, which no user text may
-// precede, so there it stays queued). clean says no row is left queued,
-// so the messages are all the dialog's rows up to its last_seq.
-func (r *Runtime) state(ctx context.Context, d *store.Dialog) (st savedState, clean bool, err error) {
+// precede, so there it stays queued). first, the run's own text stored
+// with its lease, is left out: the loop adds it. clean says no other row
+// is left queued, so the messages are all the dialog's rows up to its
+// last_seq but first.
+func (r *Runtime) state(ctx context.Context, d *store.Dialog, first *store.Message) (st savedState, clean bool, err error) {
 	if st, err = loadState(d); err != nil {
 		return st, false, err
 	}
-	if msgs, ok := r.history.take(d.TenantID, d.ID, d.LastSeq); ok {
+	before := d.LastSeq // the last_seq the history ends at
+	if first != nil {
+		before = first.Seq - 1 // first took the next seq, in one statement with the lease
+	}
+	if msgs, ok := r.history.take(d.TenantID, d.ID, before); ok {
 		st.Messages = msgs
 		return st, true, nil
 	}
@@ -125,6 +131,9 @@ func (r *Runtime) state(ctx context.Context, d *store.Dialog) (st savedState, cl
 	clean = true
 	st.Messages = make([]agent.Message, 0, len(rows))
 	for i := range rows {
+		if first != nil && rows[i].ID == first.ID {
+			continue
+		}
 		if rows[i].Status == store.MessageQueued && d.Status == DialogActive {
 			if err := r.adoptOrphan(ctx, &rows[i]); err != nil {
 				return st, false, err

@@ -61,14 +61,12 @@ func (r *Runtime) SendMessage(ctx context.Context, p *Principal, tenant, dialog 
 	if err != nil || queued != nil {
 		return Turn{DialogID: d.ID, Messages: msgList(queued), Queued: queued != nil}, err
 	}
-	run, err := r.start(ctx, p, d, lr, sink)
+	run, err := r.start(ctx, p, d, lr, sink, in.Text)
 	if err != nil {
 		return Turn{}, err
 	}
 	defer run.end()
-	if err := run.place(ctx, in.Text); err != nil {
-		return Turn{}, err
-	}
+	run.place(in.Text)
 	r.open(lr)
 	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
 }
@@ -185,7 +183,7 @@ func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, orig
 	if err != nil || queued != nil {
 		return Turn{}, err
 	}
-	run, err := r.start(ctx, p, d, lr, sink)
+	run, err := r.start(ctx, p, d, lr, sink, "")
 	if err != nil {
 		return Turn{}, err
 	}
@@ -200,28 +198,25 @@ func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, orig
 	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
 }
 
-// place stores the request's own text before the loop runs, so a failing
-// model never loses it, and registers it as the loop's next user message.
-// In an active dialog it is stored complete: nothing precedes it in the
-// loop, so the row is already where the loop puts it and needs no second
-// write (one that must move, because the loop first answered calls a dead
-// run left open, is moved by DequeueMessage). A paused dialog waits for
-// tool results no user text may precede, so there the text is stored
-// queued and completed only when the loop takes it.
-func (run *dialogRun) place(ctx context.Context, text string) error {
-	if run.dialog.Status == DialogPaused {
-		return run.queue(ctx, text)
-	}
-	m, err := run.r.storeUserText(ctx, run.dialog, text, store.MessageComplete)
-	if err != nil {
-		return err
-	}
+// place registers the request's own text, stored with the lease (start)
+// before the loop runs so a failing model never loses it, as the loop's
+// next user message. In an active dialog it was stored complete: nothing
+// precedes it in the loop, so the row is already where the loop puts it
+// and needs no second write (one that must move, because the loop first
+// answered calls a dead run left open, is moved by DequeueMessage). A
+// paused dialog waits for tool results no user text may precede, so there
+// it was stored queued and is completed only when the loop takes it.
+func (run *dialogRun) place(text string) {
+	m := run.first
 	run.saw(m)
+	q := queuedText{text: text, id: m.ID}
+	if m.Status == store.MessageComplete {
+		q.row = m
+	}
 	run.r.mu.Lock()
-	run.lr.queue = append(run.lr.queue, queuedText{text: text, id: m.ID, row: m})
+	run.lr.queue = append(run.lr.queue, q)
 	run.r.mu.Unlock()
 	run.sendsQueued = true
-	return nil
 }
 
 // turnDialog resolves a dialog for a caller who chats in it, at one

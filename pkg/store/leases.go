@@ -72,46 +72,47 @@ func (s *Store) GetLease(ctx context.Context, tenantID, dialogID string) (*Dialo
 	return &l, nil
 }
 
+// Take asks TakeLease for a dialog's lease.
+type Take struct {
+	TenantID, DialogID, Owner string
+	Now                       time.Time
+	TTL                       time.Duration
+	// First, when set, is the user's message that starts the run. It is
+	// stored as the dialog's next message with the lease: complete, or
+	// queued when the dialog is paused (it waits for tool results, which
+	// no user text may precede). Its ID, Seq and Status are set.
+	First *Message
+}
+
 // TakeLease is AcquireLease for a run about to start, and returns the
 // dialog as the new holder must see it: with everything the previous
-// holder saved. When owner gets the lease, every streaming message of the
-// dialog becomes interrupted (whoever streamed it is gone), as
-// MarkInterrupted does. A lease someone else holds is ErrConflict; a
-// dialog that is not the tenant's is ErrNotFound, and no lease is taken.
-// On PostgreSQL all of it is one statement, so starting a run costs one
-// round trip instead of three; on SQLite it is one transaction. Either way
-// a failure does nothing.
-func (s *Store) TakeLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) (*Dialog, error) {
-	if s.dialect != DialectPostgres {
-		var d *Dialog
-		err := s.Tx(ctx, func(tx *Store) error {
-			// Writing first takes SQLite's write lock, so the reads after
-			// it see the last commit of whoever held the lease before.
-			ok, err := tx.AcquireLease(ctx, tenantID, dialogID, owner, now, ttl)
-			if err != nil {
-				return err
-			}
-			if d, err = tx.GetDialog(ctx, tenantID, dialogID); err != nil || !ok {
-				return cmp.Or(err, wrap("take lease", ErrConflict))
-			}
-			_, err = tx.MarkInterrupted(ctx, tenantID, dialogID)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		return d, nil
+// holder saved (and LastSeq counting First). When the lease is won, every
+// streaming message of the dialog becomes interrupted (whoever streamed it
+// is gone), as MarkInterrupted does, and First is stored. A lease someone
+// else holds is ErrConflict; a dialog that is not the tenant's is
+// ErrNotFound, and no lease is taken. On PostgreSQL all of it is one
+// statement, so starting a run costs one round trip instead of four; on
+// SQLite it is one transaction. Either way a failure does nothing.
+func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
+	if t.First != nil {
+		s.fillMessage(t.First)
 	}
-	now = now.UTC()
-	// The lease is inserted only for a dialog of the tenant. The UPDATE
-	// and the SELECT read the lease CTE, so they act only when the lease
-	// was won. The previous holder's last save (state and release in one
-	// commit) may commit while this statement waits for its lease row,
-	// after this statement's snapshot was taken: FOR SHARE makes
-	// PostgreSQL return the dialog row's latest committed version rather
-	// than the snapshot's, as it re-checks a streaming row the holder
-	// completed meanwhile against its committed status.
-	rows, err := s.q(ctx).Raw(`WITH lease AS (
+	if s.dialect != DialectPostgres {
+		return s.takeLeaseInTx(ctx, t)
+	}
+	now := t.Now.UTC()
+	// The lease is inserted only for a dialog of the tenant; the other
+	// parts read the lease CTE, so they act only when it was won. The
+	// previous holder's last save (state and release in one commit) may
+	// commit while this statement waits for its lease row, after the
+	// statement's snapshot was taken: reading the dialog row by updating
+	// it, or with FOR SHARE, makes PostgreSQL use the row's latest
+	// committed version rather than the snapshot's, as it re-checks a
+	// streaming row the holder completed meanwhile against its committed
+	// status.
+	args := []any{t.DialogID, t.TenantID, t.Owner, now.Add(t.TTL), now, t.TenantID, t.DialogID, now,
+		MessageInterrupted, t.TenantID, t.DialogID, MessageStreaming}
+	query := `WITH lease AS (
   INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at)
   SELECT ?, ?, ?, ?::timestamptz, ?::timestamptz WHERE EXISTS (SELECT 1 FROM dialogs WHERE tenant_id = ? AND id = ?)
   ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
@@ -119,24 +120,82 @@ func (s *Store) TakeLease(ctx context.Context, tenantID, dialogID, owner string,
   RETURNING 1 AS won),
 interrupted AS (
   UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND status = ? AND EXISTS (SELECT 1 FROM lease))
-SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease) FOR SHARE`,
-		dialogID, tenantID, owner, now.Add(ttl), now, tenantID, dialogID, now,
-		MessageInterrupted, tenantID, dialogID, MessageStreaming,
-		tenantID, dialogID).Rows()
+`
+	if m := t.First; m == nil {
+		query += `SELECT ` + dialogColumns + `, 0, '' FROM dialogs WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease) FOR SHARE`
+		args = append(args, t.TenantID, t.DialogID)
+	} else {
+		query += `, dialog AS (
+  UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease)
+  RETURNING ` + dialogColumns + `),
+first AS (
+  INSERT INTO messages (id, tenant_id, dialog_id, seq, kind, role, content, text, model, provider, bot_version,
+    status, turn, meta, input_tokens, output_tokens, created_at)
+  SELECT ?, ?, ?, dialog.last_seq, ?, ?, ?, ?, ?, ?, ?, CASE WHEN dialog.status = ? THEN ? ELSE ? END, ?, ?, ?, ?, ? FROM dialog
+  RETURNING seq, status)
+SELECT dialog.*, first.seq, first.status FROM dialog, first`
+		args = append(args, s.db.NowFunc(), t.TenantID, t.DialogID,
+			m.ID, t.TenantID, t.DialogID, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
+			DialogPaused, MessageQueued, MessageComplete, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt)
+	}
+	rows, err := s.q(ctx).Raw(query, args...).Rows()
 	if err != nil {
 		return nil, wrap("take lease", err)
 	}
 	defer rows.Close()
 	if rows.Next() {
-		d, err := scanDialog(rows)
-		return d, wrap("take lease", err)
+		var d Dialog
+		var seq int64
+		var status string
+		err := rows.Scan(&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
+			&d.Status, &d.State, &d.LastSeq, &d.CreatedAt, &d.UpdatedAt, &seq, &status)
+		if err != nil {
+			return nil, wrap("take lease", err)
+		}
+		if t.First != nil {
+			t.First.TenantID, t.First.DialogID, t.First.Seq, t.First.Status = t.TenantID, t.DialogID, seq, status
+		}
+		return &d, nil
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrap("take lease", err)
 	}
 	// Not won: held by someone else, or not the tenant's dialog.
-	if _, err := s.GetDialog(ctx, tenantID, dialogID); err != nil {
+	if _, err := s.GetDialog(ctx, t.TenantID, t.DialogID); err != nil {
 		return nil, err
 	}
 	return nil, wrap("take lease", ErrConflict)
+}
+
+// takeLeaseInTx is TakeLease on SQLite.
+func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
+	var d *Dialog
+	err := s.Tx(ctx, func(tx *Store) error {
+		// Writing first takes SQLite's write lock, so the reads after it
+		// see the last commit of whoever held the lease before.
+		ok, err := tx.AcquireLease(ctx, t.TenantID, t.DialogID, t.Owner, t.Now, t.TTL)
+		if err != nil {
+			return err
+		}
+		if d, err = tx.GetDialog(ctx, t.TenantID, t.DialogID); err != nil || !ok {
+			return cmp.Or(err, wrap("take lease", ErrConflict))
+		}
+		if _, err = tx.MarkInterrupted(ctx, t.TenantID, t.DialogID); err != nil || t.First == nil {
+			return err
+		}
+		m := t.First
+		m.TenantID, m.DialogID, m.Status = t.TenantID, t.DialogID, MessageComplete
+		if d.Status == DialogPaused {
+			m.Status = MessageQueued
+		}
+		if err := tx.AppendMessage(ctx, m); err != nil {
+			return err
+		}
+		d.LastSeq = m.Seq
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

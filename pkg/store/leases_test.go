@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,7 +83,7 @@ func TestLeaseRaceHasOneWinner(t *testing.T) {
 						ok, err := st.AcquireLease(ctx, tn.ID, d.ID, owner, at, minute)
 						if i%2 == 1 { // the run's way of taking it must race just as safely
 							var got *store.Dialog
-							got, err = st.TakeLease(ctx, tn.ID, d.ID, owner, at, minute)
+							got, err = st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
 							ok = got != nil
 							if errors.Is(err, store.ErrConflict) {
 								err = nil
@@ -120,7 +121,7 @@ func TestTakeLease(t *testing.T) {
 		}
 		take := func(owner string, at time.Time) bool {
 			t.Helper()
-			got, err := st.TakeLease(ctx, tn.ID, d.ID, owner, at, minute)
+			got, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
 			if errors.Is(err, store.ErrConflict) {
 				return false
 			}
@@ -160,19 +161,19 @@ func TestTakeLease(t *testing.T) {
 			if seq, err := st.SaveDialogStateAndRelease(ctx, tn.ID, d.ID, store.DialogPaused, `{"turn":7}`, "p2"); err != nil || seq != cut.Seq {
 				t.Fatalf("saved at seq %d (last message %d), %v", seq, cut.Seq, err)
 			}
-			got, err := st.TakeLease(ctx, tn.ID, d.ID, "p3", now().Add(3*minute), minute)
+			got, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p3", Now: now().Add(3 * minute), TTL: minute})
 			if err != nil || got.Status != store.DialogPaused || got.State != `{"turn":7}` || got.LastSeq != cut.Seq {
 				t.Fatalf("took %+v, %v", got, err)
 			}
 		})
 		t.Run("another tenant cannot take the lease of this tenant's dialog, held or free", func(t *testing.T) {
 			other := mustTenant(t, st, "other")
-			_, err := st.TakeLease(ctx, other.ID, d.ID, "p4", now().Add(10*minute), minute)
+			_, err := st.TakeLease(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
 			wantErr(t, err, store.ErrNotFound)
 			if err := st.ReleaseLease(ctx, tn.ID, d.ID, "p3"); err != nil {
 				t.Fatal(err)
 			}
-			_, err = st.TakeLease(ctx, other.ID, d.ID, "p4", now().Add(10*minute), minute)
+			_, err = st.TakeLease(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
 			wantErr(t, err, store.ErrNotFound)
 			if _, err := st.GetLease(ctx, tn.ID, d.ID); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("a lease was left behind: %v", err)
@@ -192,36 +193,103 @@ func TestTakeLeaseWaitsForTheLastSave(t *testing.T) {
 		}
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		b := mustBot(t, st, tn.ID, "support")
+		for _, withText := range []bool{false, true} {
+			t.Run(map[bool]string{false: "resuming", true: "with the user's text"}[withText], func(t *testing.T) {
+				d := mustDialog(t, st, b)
+				if !mustAcquire(t, st, d, "first") {
+					t.Fatal("a free lease was refused")
+				}
+				// The first run's last save, held open.
+				save := st.DB().Begin()
+				defer save.Rollback()
+				var pid int
+				if err := save.Raw("SELECT pg_backend_pid()").Scan(&pid).Error; err != nil {
+					t.Fatal(err)
+				}
+				if err := save.Exec(`WITH released AS (DELETE FROM dialog_leases WHERE dialog_id = ?)
+UPDATE dialogs SET state = '{"turn":2}', status = 'paused' WHERE id = ?`, d.ID, d.ID).Error; err != nil {
+					t.Fatal(err)
+				}
+				take := store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "second", Now: now(), TTL: minute}
+				if withText {
+					take.First = &store.Message{Kind: "user", Role: "user", Text: "hello"}
+				}
+				took := make(chan *store.Dialog, 1)
+				go func() {
+					got, err := st.TakeLease(ctx, take)
+					if err != nil {
+						t.Error(err)
+					}
+					took <- got
+				}()
+				waitBlockedBy(t, st, pid)
+				if err := save.Commit().Error; err != nil {
+					t.Fatal(err)
+				}
+				if got := <-took; got == nil || got.State != `{"turn":2}` || got.Status != store.DialogPaused {
+					t.Fatalf("the new holder read %+v", got)
+				}
+				if withText && take.First.Status != store.MessageQueued {
+					t.Fatalf("the text was stored %s in a dialog the save paused", take.First.Status)
+				}
+			})
+		}
+	})
+}
+
+// TestTakeLeaseStoresTheFirstText: the text that starts a run is stored
+// with the lease, where the loop will put it, and only when the lease is
+// won.
+func TestTakeLeaseStoresTheFirstText(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
-		if !mustAcquire(t, st, d, "first") {
-			t.Fatal("a free lease was refused")
+		before := mustAppend(t, st, d, "assistant", "")
+		text := func(s string) *store.Message { return &store.Message{Kind: "user", Role: "user", Text: s} }
+		take := func(owner string, at time.Time, first *store.Message) (*store.Dialog, error) {
+			return st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute, First: first})
 		}
-		// The first run's last save, held open.
-		save := st.DB().Begin()
-		defer save.Rollback()
-		var pid int
-		if err := save.Raw("SELECT pg_backend_pid()").Scan(&pid).Error; err != nil {
-			t.Fatal(err)
-		}
-		if err := save.Exec(`WITH released AS (DELETE FROM dialog_leases WHERE dialog_id = ?)
-UPDATE dialogs SET state = '{"turn":2}' WHERE id = ?`, d.ID, d.ID).Error; err != nil {
-			t.Fatal(err)
-		}
-		took := make(chan *store.Dialog, 1)
-		go func() {
-			got, err := st.TakeLease(ctx, tn.ID, d.ID, "second", now(), minute)
+		texts := func() []string {
+			t.Helper()
+			rows, err := st.ListMessages(ctx, tn.ID, d.ID, 0)
 			if err != nil {
-				t.Error(err)
+				t.Fatal(err)
 			}
-			took <- got
-		}()
-		waitBlockedBy(t, st, pid)
-		if err := save.Commit().Error; err != nil {
-			t.Fatal(err)
+			var out []string
+			for _, r := range rows {
+				out = append(out, fmt.Sprintf("%d:%s:%s", r.Seq, r.Status, r.Text))
+			}
+			return out
 		}
-		if got := <-took; got == nil || got.State != `{"turn":2}` {
-			t.Fatalf("the new holder read %+v", got)
-		}
+		t.Run("in an active dialog it is the next message, complete", func(t *testing.T) {
+			first := text("hello")
+			got, err := take("p1", now(), first)
+			if err != nil || first.Seq != before.Seq+1 || got.LastSeq != first.Seq || first.Status != store.MessageComplete || first.ID == "" {
+				t.Fatalf("took %+v with %+v, %v", got, first, err)
+			}
+			want := []string{fmt.Sprintf("%d:complete:assistant", before.Seq), fmt.Sprintf("%d:complete:hello", first.Seq)}
+			if got := texts(); !slices.Equal(got, want) {
+				t.Fatalf("messages %q, want %q", got, want)
+			}
+		})
+		t.Run("a lease someone holds stores nothing", func(t *testing.T) {
+			_, err := take("p2", now().Add(time.Second), text("too soon"))
+			wantErr(t, err, store.ErrConflict)
+			if got := texts(); len(got) != 2 {
+				t.Fatalf("messages %q", got)
+			}
+		})
+		t.Run("in a paused dialog it is queued", func(t *testing.T) {
+			if _, err := st.SaveDialogStateAndRelease(ctx, tn.ID, d.ID, store.DialogPaused, "{}", "p1"); err != nil {
+				t.Fatal(err)
+			}
+			first := text("while paused")
+			if _, err := take("p2", now(), first); err != nil || first.Status != store.MessageQueued {
+				t.Fatalf("stored %+v, %v", first, err)
+			}
+		})
 	})
 }
 

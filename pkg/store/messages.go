@@ -60,6 +60,23 @@ func (s *Store) w(ctx context.Context) *gorm.DB {
 // dialog's counter, so concurrent writers (a running loop and a new user
 // message) never collide; a dialog of another tenant is ErrNotFound.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
+	s.fillMessage(m)
+	if s.dialect == DialectPostgres {
+		return s.appendInOneStatement(ctx, m)
+	}
+	return s.Tx(ctx, func(tx *Store) error {
+		seq, err := tx.nextSeq(ctx, m.TenantID, m.DialogID)
+		if err != nil {
+			return err
+		}
+		m.Seq = seq
+		return wrap("append message", tx.q(ctx).Create(m).Error)
+	})
+}
+
+// fillMessage gives a new message its id and the defaults of the fields
+// left empty.
+func (s *Store) fillMessage(m *Message) {
 	if m.ID == "" {
 		m.ID = NewID(PrefixMessage)
 	}
@@ -75,17 +92,6 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = s.db.NowFunc()
 	}
-	if s.dialect == DialectPostgres {
-		return s.appendInOneStatement(ctx, m)
-	}
-	return s.Tx(ctx, func(tx *Store) error {
-		seq, err := tx.nextSeq(ctx, m.TenantID, m.DialogID)
-		if err != nil {
-			return err
-		}
-		m.Seq = seq
-		return wrap("append message", tx.q(ctx).Create(m).Error)
-	})
 }
 
 // appendInOneStatement bumps the dialog's counter and inserts m with the
