@@ -188,7 +188,7 @@ func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 		if d.Status == DialogPaused {
 			m.Status = MessageQueued
 		}
-		if err := tx.AppendMessage(ctx, m); err != nil {
+		if err := tx.appendInTx(ctx, m); err != nil {
 			return err
 		}
 		d.LastSeq = m.Seq

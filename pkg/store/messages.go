@@ -64,14 +64,18 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	if s.dialect == DialectPostgres {
 		return s.appendInOneStatement(ctx, m)
 	}
-	return s.Tx(ctx, func(tx *Store) error {
-		seq, err := tx.nextSeq(ctx, m.TenantID, m.DialogID)
-		if err != nil {
-			return err
-		}
-		m.Seq = seq
-		return wrap("append message", tx.q(ctx).Create(m).Error)
-	})
+	return s.Tx(ctx, func(tx *Store) error { return tx.appendInTx(ctx, m) })
+}
+
+// appendInTx is AppendMessage within a transaction: it bumps the dialog's
+// counter and inserts m with the new seq.
+func (s *Store) appendInTx(ctx context.Context, m *Message) error {
+	seq, err := s.nextSeq(ctx, m.TenantID, m.DialogID)
+	if err != nil {
+		return err
+	}
+	m.Seq = seq
+	return wrap("append message", s.q(ctx).Create(m).Error)
 }
 
 // fillMessage gives a new message its id and the defaults of the fields
