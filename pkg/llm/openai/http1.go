@@ -3,7 +3,9 @@ package openai
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,6 +23,11 @@ const (
 	idleConnTimeout     = 90 * time.Second
 	maxIdleConnsPerHost = 100
 )
+
+// maxResponseHeaderBytes bounds a response's status line and headers, as
+// net/http's Transport does by default, so a broken server cannot make a
+// call buffer without end.
+const maxResponseHeaderBytes = 10 << 20
 
 // http1Transport is the default transport for plain-HTTP model servers
 // (Ollama, vLLM, llama.cpp on the same host or network). net/http's
@@ -124,7 +131,9 @@ func (t *http1Transport) conn(ctx context.Context, addr string) (c *http1Conn, r
 	if err != nil {
 		return nil, false, err
 	}
-	return &http1Conn{t: t, addr: addr, nc: nc, br: bufio.NewReaderSize(nc, connReadBuffer)}, false, nil
+	c = &http1Conn{t: t, addr: addr, nc: nc, lr: io.LimitedReader{R: nc}}
+	c.br = bufio.NewReaderSize(&c.lr, connReadBuffer)
+	return c, false, nil
 }
 
 // putIdle keeps c for reuse, or closes it when enough are kept.
@@ -152,8 +161,9 @@ type http1Conn struct {
 	t         *http1Transport
 	addr      string
 	nc        net.Conn
-	br        *bufio.Reader
-	idleTimer *time.Timer // set once the connection was first idle
+	lr        io.LimitedReader // nc, limited while headers are read
+	br        *bufio.Reader    // reads lr
+	idleTimer *time.Timer      // set once the connection was first idle
 }
 
 // expire closes c, idle for idleConnTimeout.
@@ -189,6 +199,7 @@ func (c *http1Conn) roundTrip(req *http.Request) (resp *http.Response, unanswere
 	}
 	// The first byte is awaited on its own so that a failure here is
 	// known to have found no answer.
+	c.lr.N = maxResponseHeaderBytes
 	if _, err := c.br.Peek(1); err != nil {
 		return fail(err, true)
 	}
@@ -196,9 +207,13 @@ func (c *http1Conn) roundTrip(req *http.Request) (resp *http.Response, unanswere
 	for err == nil && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 		resp, err = http.ReadResponse(c.br, req) // informational; the answer follows
 	}
+	if c.lr.N <= 0 {
+		return fail(fmt.Errorf("the response headers exceed %d bytes", maxResponseHeaderBytes), false)
+	}
 	if err != nil {
 		return fail(err, false)
 	}
+	c.lr.N = math.MaxInt64 // the body is as long as the reply
 	keep := !req.Close && !resp.Close
 	if resp.Body == http.NoBody {
 		c.release(stop, keep)

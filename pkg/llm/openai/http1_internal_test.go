@@ -217,3 +217,48 @@ func TestHTTPSAndProxiedCallsGoToNetHTTP(t *testing.T) {
 		})
 	}
 }
+
+func TestResponseHeadersBeyondTheLimitAreRefused(t *testing.T) {
+	s := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set("X-Padding", strings.Repeat("x", maxResponseHeaderBytes))
+	})
+	_, err := post(t, context.Background(), newTestHTTP1Transport(), s.URL, "x")
+	if err == nil || !strings.Contains(err.Error(), "exceed") {
+		t.Fatalf("a response with %d bytes of headers returned %v; want a refusal", maxResponseHeaderBytes, err)
+	}
+}
+
+func TestAConnectionIdleTooLongIsClosedAndNotReused(t *testing.T) {
+	s := newCountingServer(t, echo)
+	rt := newTestHTTP1Transport()
+	if _, err := post(t, context.Background(), rt, s.URL, "first"); err != nil {
+		t.Fatal(err)
+	}
+	rt.mu.Lock()
+	idle := rt.idle[hostPort(mustParse(t, s.URL))]
+	rt.mu.Unlock()
+	if len(idle) != 1 {
+		t.Fatalf("%d idle connections after a call; want 1", len(idle))
+	}
+	idle[0].idleTimer.Stop()
+	idle[0].expire() // what its timer does after idleConnTimeout
+	if got, err := post(t, context.Background(), rt, s.URL, "second"); err != nil || got != "second" {
+		t.Fatalf("post = %q, %v", got, err)
+	}
+	if n := s.conns.Load(); n != 2 {
+		t.Fatalf("%d connections; want 2, the expired one not reused", n)
+	}
+	if n := s.requests.Load(); n != 2 {
+		t.Fatalf("the server read %d requests; want 2, none sent on the closed connection", n)
+	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
