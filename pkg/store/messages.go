@@ -146,12 +146,13 @@ type MessageUpdate struct {
 }
 
 // UpdateMessage replaces the content of the tenant's message, typically a
-// streaming reply that is now complete.
+// streaming reply that is now complete. Every reply ends with it, so it is
+// a plain statement rather than gorm's Updates, which reflects over the
+// model and the map on each call.
 func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u MessageUpdate) error {
-	res := s.w(ctx).Model(&Message{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(map[string]any{
-		"content": u.Content, "text": u.Text, "model": u.Model, "provider": u.Provider, "meta": u.Meta,
-		"status": u.Status, "turn": u.Turn, "input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
-	})
+	res := s.w(ctx).Exec(`UPDATE messages SET content = ?, text = ?, model = ?, provider = ?, meta = ?, status = ?, turn = ?,
+  input_tokens = ?, output_tokens = ? WHERE tenant_id = ? AND id = ?`,
+		u.Content, u.Text, u.Model, u.Provider, u.Meta, u.Status, u.Turn, u.InputTokens, u.OutputTokens, tenantID, id)
 	if res.Error != nil {
 		return wrap("update message", res.Error)
 	}
