@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -123,11 +124,11 @@ func (p *Provider) Name() string { return p.name }
 
 // Complete runs one non-streaming completion.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	creq, patch, err := toChatRequest(req)
+	creq, patch, err := p.chatRequest(req, false)
 	if err != nil {
 		return nil, p.badRequest("%v", err)
 	}
-	c := &call{patch: patch}
+	c := &call{patch: patch, body: p.marshaller(req, false)}
 	resp, err := p.client.CreateChatCompletion(withCall(ctx, c), *creq)
 	if err != nil {
 		return nil, p.toError(ctx, c, err)
@@ -159,19 +160,45 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(ll
 // only, and the reading loop's locals are not yet on the stack, so the
 // waiting goroutine's stack fits in 16 KiB instead of doubling to 32.
 func (p *Provider) openStream(ctx context.Context, c *call, req *llm.Request) (*goopenai.ChatCompletionStream, error) {
-	creq, patch, err := toChatRequest(req)
+	creq, patch, err := p.chatRequest(req, true)
 	if err != nil {
 		return nil, p.badRequest("%v", err)
 	}
-	if p.streamUsage {
-		creq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
-	}
-	c.patch = patch
+	c.patch, c.body = patch, p.marshaller(req, true)
 	stream, err := p.client.CreateChatCompletionStream(withCall(ctx, c), *creq)
 	if err != nil {
 		return nil, p.toError(ctx, c, err)
 	}
 	return stream, nil
+}
+
+// chatRequest maps req onto go-openai's request, a streaming one when
+// stream is set, and returns the body fields go-openai cannot express.
+func (p *Provider) chatRequest(req *llm.Request, stream bool) (*goopenai.ChatCompletionRequest, map[string]any, error) {
+	creq, patch, err := toChatRequest(req)
+	if err != nil || !stream {
+		return creq, patch, err
+	}
+	// go-openai sets Stream on its own copy; it is set here too so that a
+	// body marshalled again for a retry says the same.
+	creq.Stream = true
+	if p.streamUsage {
+		creq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
+	}
+	return creq, patch, nil
+}
+
+// marshaller marshals req's body again, as go-openai does, for a retry.
+// The caller keeps req until the call returns, so the first attempt's
+// bytes need not be kept while the model takes its time to answer.
+func (p *Provider) marshaller(req *llm.Request, stream bool) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		creq, _, err := p.chatRequest(req, stream)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(creq)
+	}
 }
 
 // readStream assembles the reply from the stream's chunks.

@@ -20,6 +20,9 @@ type call struct {
 	// patch is merged into the JSON body: Request.Extra and the fields
 	// go-openai cannot express (temperature 0, which its omitempty drops).
 	patch map[string]any
+	// body marshals the request body again, as go-openai did, for a
+	// retry; nil keeps the first attempt's bytes until the call ends.
+	body func() ([]byte, error)
 	// retryAfter is the last failed response's requested wait.
 	retryAfter time.Duration
 	// attempts counts HTTP attempts, retries included.
@@ -39,9 +42,10 @@ func callFrom(ctx context.Context) *call {
 
 // doer is the go-openai HTTP client: it merges the body patch, then sends
 // through the retrying client and remembers what the final response asked.
-// It keeps one copy of the request body, and none once the response
-// headers are in: a reply may take minutes to begin, and with many
-// streams open every copy of a long conversation counts.
+// It keeps no copy of the request body once the first attempt has sent it
+// (a retry marshals it again), or, without call.body, one copy until the
+// response headers are in: a reply may take minutes to begin, and with
+// many streams open every copy of a long conversation counts.
 type doer struct{ client *retryablehttp.Client }
 
 func (d doer) Do(req *http.Request) (*http.Response, error) {
@@ -64,6 +68,9 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the request: %w", err)
 	}
+	if c != nil && c.body != nil {
+		held.marshalAgain(c.marshalBody)
+	}
 	rreq.Header = req.Header
 	resp, err := d.client.Do(rreq)
 	held.release()
@@ -71,6 +78,16 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 		c.retryAfter, _ = retryAfter(resp.Header)
 	}
 	return resp, err
+}
+
+// marshalBody marshals the body again for another attempt, patched as Do
+// patched the first.
+func (c *call) marshalBody() ([]byte, error) {
+	body, err := c.body()
+	if err != nil || len(c.patch) == 0 {
+		return body, err
+	}
+	return mergeBody(body, c.patch)
 }
 
 // retryPolicy holds the retry settings of one provider.

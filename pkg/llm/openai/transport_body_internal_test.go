@@ -48,3 +48,48 @@ func TestTheRequestLetsGoOfItsBodyOnceTheResponseBegins(t *testing.T) {
 		t.Errorf("the sent request's body still reads %d bytes; want none", n)
 	}
 }
+
+// While the model is awaited nothing holds the body's bytes but the
+// attempt writing them: a retry marshals them again.
+func TestTheFirstAttemptTakesTheBodyAndRetriesMarshalItAgain(t *testing.T) {
+	h := &heldBody{b: []byte("first")}
+	read := func() string {
+		t.Helper()
+		r, err := h.reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r)
+		return string(b)
+	}
+	if got := read(); got != "first" { // retryablehttp measuring the body
+		t.Fatalf("the measuring reader read %q", got)
+	}
+	h.marshalAgain(func() ([]byte, error) { return []byte("again"), nil })
+	if got := read(); got != "first" {
+		t.Fatalf("the first attempt read %q; want the marshalled bytes", got)
+	}
+	if h.b != nil {
+		t.Fatalf("the body is still held once the first attempt has it")
+	}
+	if got := read(); got != "again" {
+		t.Fatalf("a retry read %q; want the body marshalled again", got)
+	}
+}
+
+// Over HTTP/2 the transport keeps an attempt's body open until the
+// response arrives; once read, it must no longer hold the bytes.
+func TestABodyReadToItsEndLetsGoOfItsBytes(t *testing.T) {
+	h := &heldBody{b: bytes.Repeat([]byte("x"), 64<<10)}
+	r, err := h.reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.release()
+	if n, _ := io.Copy(io.Discard, r); n != 64<<10 {
+		t.Fatalf("read %d bytes; want 64 KiB", n)
+	}
+	if size := r.(*bodyReader).r.Size(); size != 0 {
+		t.Fatalf("the open body still holds %d bytes once read", size)
+	}
+}
