@@ -47,3 +47,25 @@ func TestAFailedPostgresConnectionLogsReadableText(t *testing.T) {
 		t.Errorf("logs = %s\nerr = %v", logs.String(), err)
 	}
 }
+
+// TestLoggedStatementsHoldNoValues: a failed or slow statement is logged
+// with its SQL, never with its arguments, which hold users' messages,
+// hashes and ciphertext.
+func TestLoggedStatementsHoldNoValues(t *testing.T) {
+	var logs bytes.Buffer
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.DB().Exec("UPDATE no_such_table SET text = ? WHERE id = ?", "my card is 4111-1111", "msg_1").Error; err == nil {
+		t.Fatal("the statement succeeded")
+	}
+	if !strings.Contains(logs.String(), "no_such_table") {
+		t.Fatalf("the failure was not logged:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "4111") || strings.Contains(logs.String(), "msg_1") {
+		t.Fatalf("the log holds the statement's values:\n%s", logs.String())
+	}
+}

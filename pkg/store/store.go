@@ -204,6 +204,13 @@ func (q quietLogger) Trace(ctx context.Context, begin time.Time, fc func() (stri
 	q.Interface.Trace(ctx, begin, fc, err)
 }
 
+// ParamsFilter keeps a statement's arguments out of its log line. gorm
+// asks the logger itself, so wrapping gorm's own logger (which would say
+// the same with ParameterizedQueries) must say it again.
+func (quietLogger) ParamsFilter(_ context.Context, sql string, _ ...any) (string, []any) {
+	return sql, nil
+}
+
 func (q quietLogger) Error(ctx context.Context, msg string, data ...any) {
 	q.Interface.Error(ctx, msg, textOf(data)...)
 }
