@@ -72,7 +72,14 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
 	run.dialog = d // for end, which leaves the live entry even when loading fails
-	if err := run.load(ctx, d, text); err != nil {
+	// Two steps rather than one: taking the lease runs SQLite's deepest
+	// code, and a frame as large as load's above it would double the
+	// stack the request then keeps while it waits for the model.
+	if err := run.lease(ctx, d, text); err != nil {
+		run.end()
+		return nil, err
+	}
+	if err := run.load(ctx); err != nil {
 		run.end()
 		return nil, err
 	}
@@ -81,10 +88,12 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 	return run, nil
 }
 
-func (run *dialogRun) load(ctx context.Context, d *store.Dialog, text string) error {
+// lease takes the dialog's lease, storing text (if any) with it, and
+// keeps the dialog as the lease found it. Whoever streamed before us is
+// gone: taking the lease leaves their half-written replies visible as
+// interrupted rather than alive forever.
+func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) error {
 	r := run.r
-	// Whoever streamed before us is gone: taking the lease leaves their
-	// half-written replies visible as interrupted rather than alive forever.
 	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, Owner: run.lr.owner, Now: r.svc.now(), TTL: r.opts.LeaseTTL}
 	if text != "" {
 		m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
@@ -102,10 +111,18 @@ func (run *dialogRun) load(ctx context.Context, d *store.Dialog, text string) er
 	}
 	run.released.Store(false)
 	run.dialog, run.first = d, take.First
+	return nil
+}
+
+// load reads what the run needs of the dialog it leased: its compiled
+// bot, state and history, and the agent's configuration with its tools.
+func (run *dialogRun) load(ctx context.Context) error {
+	r, d := run.r, run.dialog
+	var err error
 	if run.bot, err = r.botFor(ctx, d); err != nil {
 		return err
 	}
-	saved, clean, err := r.state(ctx, d, take.First)
+	saved, clean, err := r.state(ctx, d, run.first)
 	if err != nil {
 		return r.svc.internal(ctx, "run: state", err)
 	}
