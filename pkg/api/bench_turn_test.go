@@ -92,49 +92,62 @@ func benchSend(ctx context.Context, c *apiclient.Client, mode, dialog string) er
 // its bot "bot" is published.
 func benchServer(b *testing.B, st *store.Store) *apiclient.Client {
 	b.Helper()
-	key := make([]byte, auth.KeySize)
-	if _, err := rand.Read(key); err != nil {
-		b.Fatal(err)
-	}
-	sealer, err := auth.NewSealer(key)
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken})
-	if err != nil {
-		b.Fatal(err)
-	}
 	fake := llmtest.NewServer(b, llmtest.Options{Handler: func(*llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Text: "Fine, thanks."}
 	}})
-	provider, err := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "fake", MaxRetries: -1})
+	c, _, _ := botServer(b, st, fake.URL(), "bench")
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	return c.WithHTTPClient(&http.Client{Transport: tr})
+}
+
+// botServer is the API over st, logging at info level to nowhere, with
+// its model at modelURL: a client holding the API key (also returned) of
+// a new tenant with a published bot "bot", and the server's address.
+func botServer(tb testing.TB, st *store.Store, modelURL, tenant string) (c *apiclient.Client, key, addr string) {
+	tb.Helper()
+	secrets := make([]byte, auth.KeySize)
+	if _, err := rand.Read(secrets); err != nil {
+		tb.Fatal(err)
+	}
+	sealer, err := auth.NewSealer(secrets)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
+	}
+	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	provider, err := openai.New(openai.Config{BaseURL: modelURL, APIKey: "fake", MaxRetries: -1})
+	if err != nil {
+		tb.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
 	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "fake-model", Metrics: reg})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
-	b.Cleanup(srv.Close)
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
-	c := apiclient.New(srv.URL, testPlatformToken).WithHTTPClient(&http.Client{Transport: tr})
-	created, err := c.CreateTenant(context.Background(), apiclient.CreateTenantRequest{Slug: "bench", Name: "Bench"})
+	tb.Cleanup(func() {
+		_ = rt.Shutdown(context.Background()) // ends runs still waiting on the model, then their requests
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	c = apiclient.New(srv.URL, testPlatformToken)
+	created, err := c.CreateTenant(context.Background(), apiclient.CreateTenantRequest{Slug: tenant, Name: tenant})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	c = c.WithToken(created.APIKey.Key)
-	if _, err := c.CreateBot(context.Background(), "bench", "bot", []byte(`{"basic_settings":{"name":"Support"}}`)); err != nil {
-		b.Fatal(err)
+	if _, err := c.CreateBot(context.Background(), tenant, "bot", []byte(`{"basic_settings":{"name":"Support"}}`)); err != nil {
+		tb.Fatal(err)
 	}
-	if _, err := c.Publish(context.Background(), "bench", "bot", 1); err != nil {
-		b.Fatal(err)
+	if _, err := c.Publish(context.Background(), tenant, "bot", 1); err != nil {
+		tb.Fatal(err)
 	}
-	return c
+	return c, created.APIKey.Key, srv.Listener.Addr().String()
 }

@@ -2,12 +2,8 @@ package api_test
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"runtime"
@@ -15,13 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/auth"
-	"github.com/parleyhq/parley/pkg/llm/openai"
-	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -68,7 +58,7 @@ func TestAnIdleStreamKeepsSmallStacks(t *testing.T) {
 
 func measureIdleStreams(t *testing.T, st *store.Store) {
 	model := silentModel(t)
-	c, token, srvAddr := idleStreamServer(t, st, "http://"+model.addr)
+	c, token, srvAddr := botServer(t, st, "http://"+model.addr, "idle")
 	const streams = 40
 	dialogs := make([]string, streams+1)
 	for i := range dialogs {
@@ -171,53 +161,4 @@ func openStream(t *testing.T, addr, token, dialog string) {
 	fmt.Fprintf(conn, "POST /v1/tenants/idle/dialogs/%s/messages HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
 		"Accept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 		dialog, addr, token, len(body), body)
-}
-
-// idleStreamServer is the API over st with its model at modelURL, and a
-// client holding the API key (also returned) of tenant "idle" with a
-// published bot "bot".
-func idleStreamServer(t *testing.T, st *store.Store, modelURL string) (c *apiclient.Client, key, addr string) {
-	t.Helper()
-	secrets := make([]byte, auth.KeySize)
-	rand.Read(secrets)
-	sealer, err := auth.NewSealer(secrets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	provider, err := openai.New(openai.Config{BaseURL: modelURL, APIKey: "fake", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "fake-model", Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		_ = rt.Shutdown(context.Background()) // ends the runs waiting on the model, then the requests
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	c = apiclient.New(srv.URL, testPlatformToken)
-	created, err := c.CreateTenant(context.Background(), apiclient.CreateTenantRequest{Slug: "idle", Name: "Idle"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c = c.WithToken(created.APIKey.Key)
-	if _, err := c.CreateBot(context.Background(), "idle", "bot", []byte(`{"basic_settings":{"name":"Support"}}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Publish(context.Background(), "idle", "bot", 1); err != nil {
-		t.Fatal(err)
-	}
-	return c, created.APIKey.Key, srv.Listener.Addr().String()
 }
