@@ -95,7 +95,9 @@ func (s *sseStream) write(b []byte) {
 	s.send(b)
 }
 
-// begin writes the headers and starts the pings. Call with mu held.
+// begin writes the headers and starts the pings. Call with mu held, just
+// before the first event: the headers go out with its flush, in one write
+// rather than two.
 func (s *sseStream) begin() {
 	s.started = true
 	h := s.c.Writer.Header()
@@ -103,7 +105,6 @@ func (s *sseStream) begin() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold the events back
 	s.c.Writer.WriteHeader(http.StatusOK)
-	s.c.Writer.Flush()
 	if s.open != nil {
 		s.open.Inc()
 	}
