@@ -21,7 +21,7 @@ const defaultHistoryCacheBytes = 32 << 20
 // answered by another process, a text stored for a human, or anything
 // else appended makes the entry stale. What changes a row without a new
 // seq only ever completes a queued or streaming row, and the runtime
-// stores an entry only when the dialog has neither (see cacheable).
+// stores an entry only when the dialog has neither (dialogRun.remember).
 //
 // A run takes its dialog's entry out and puts the grown history back when
 // it ends, so a live run and the cache never share a slice, and a run

@@ -160,8 +160,9 @@ func errBusy() *Error {
 }
 
 // join makes the caller the dialog's runner in this process; its run then
-// takes the dialog's lease (start). When a run of this process already answers the dialog,
-// a text is stored as queued and handed to it (the returned message);
+// takes the dialog's lease (start). When a run of this process already
+// answers the dialog, a text is stored as queued and handed to it (the
+// returned message);
 // resuming calls (text "") get a conflict instead. A run that is still
 // taking its lease, or is ending, accepts no texts: the caller waits for
 // it to settle, so a text never joins a run that will not answer it.
@@ -224,14 +225,23 @@ func (r *Runtime) storeQueued(ctx context.Context, d *store.Dialog, text string)
 }
 
 // storeUserText stores a user's text with status: queued for the loop to
-// take, or complete when it is already where the loop will put it.
+// take, or complete when it is already where it belongs.
 func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, status string) (*store.Message, error) {
-	m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
+	m, err := r.userRow(ctx, d, text)
 	if err != nil {
-		return nil, r.svc.internal(ctx, "store user message", err)
+		return nil, err
 	}
 	m.Status = status
 	if err := r.svc.store.AppendMessage(ctx, m); err != nil {
+		return nil, r.svc.internal(ctx, "store user message", err)
+	}
+	return m, nil
+}
+
+// userRow is a user's text as a new row of dialog d, not yet stored.
+func (r *Runtime) userRow(ctx context.Context, d *store.Dialog, text string) (*store.Message, error) {
+	m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
+	if err != nil {
 		return nil, r.svc.internal(ctx, "store user message", err)
 	}
 	return m, nil

@@ -12,7 +12,6 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
-	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
@@ -96,9 +95,9 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) e
 	r := run.r
 	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, Owner: run.lr.owner, Now: r.svc.now(), TTL: r.opts.LeaseTTL}
 	if text != "" {
-		m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
+		m, err := r.userRow(ctx, d, text)
 		if err != nil {
-			return r.svc.internal(ctx, "store user message", err)
+			return err
 		}
 		take.First = m
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
-	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -93,12 +92,9 @@ func checkText(text string) error {
 // storeForHuman keeps a message of a handed-off dialog without answering:
 // a human agent reads it from the dialog.
 func (r *Runtime) storeForHuman(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
-	m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.svc.now()})
+	m, err := r.storeUserText(ctx, d, text, store.MessageComplete)
 	if err != nil {
-		return Turn{}, r.svc.internal(ctx, "handoff message", err)
-	}
-	if err := r.svc.store.AppendMessage(ctx, m); err != nil {
-		return Turn{}, r.svc.internal(ctx, "handoff message", err)
+		return Turn{}, err
 	}
 	done := &agent.Done{StopReason: agent.StopHandoff}
 	if sink != nil {

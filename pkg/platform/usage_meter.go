@@ -28,6 +28,10 @@ type meter struct {
 
 	mu      sync.Mutex
 	pending map[usageKey]*store.Usage
+	// writing is what a flush has taken from pending and not written
+	// yet: still counted by pendingTokens, so a quota check during a flush
+	// misses none of it.
+	writing map[usageKey]*store.Usage
 	// flushing lets one flush run at a time, so a batch that failed is
 	// back in pending before the next flush takes it.
 	flushing sync.Mutex
@@ -66,9 +70,11 @@ func (m *meter) pendingTokens(tenantID, day string) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var n int64
-	for k, u := range m.pending {
-		if k.tenant == tenantID && k.day == day {
-			n += u.InputTokens + u.OutputTokens
+	for _, sums := range []map[usageKey]*store.Usage{m.pending, m.writing} {
+		for k, u := range sums {
+			if k.tenant == tenantID && k.day == day {
+				n += u.InputTokens + u.OutputTokens
+			}
 		}
 	}
 	return n
@@ -81,21 +87,24 @@ func (m *meter) flush(ctx context.Context) error {
 	m.flushing.Lock()
 	defer m.flushing.Unlock()
 	m.mu.Lock()
-	batch := m.pending
-	m.pending = map[usageKey]*store.Usage{}
-	m.mu.Unlock()
-	keys := slices.SortedFunc(maps.Keys(batch), func(a, b usageKey) int {
+	m.writing, m.pending = m.pending, map[usageKey]*store.Usage{}
+	keys := slices.SortedFunc(maps.Keys(m.writing), func(a, b usageKey) int {
 		return cmp.Or(cmp.Compare(a.tenant, b.tenant), cmp.Compare(a.day, b.day), cmp.Compare(a.bot, b.bot), cmp.Compare(a.key, b.key))
 	})
-	for i, k := range keys {
-		if err := m.store.AddUsage(ctx, batch[k]); err != nil {
-			m.mu.Lock()
-			for _, k := range keys[i:] {
-				m.addLocked(*batch[k])
+	m.mu.Unlock()
+	for _, k := range keys {
+		err := m.store.AddUsage(ctx, m.writing[k]) // only this flush changes writing
+		m.mu.Lock()
+		if err != nil {
+			for _, u := range m.writing {
+				m.addLocked(*u)
 			}
+			m.writing = nil
 			m.mu.Unlock()
 			return err
 		}
+		delete(m.writing, k)
+		m.mu.Unlock()
 	}
 	return nil
 }

@@ -85,11 +85,13 @@ func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, er
 const dialogColumns = "id, tenant_id, bot_id, version_number, preview, user_id, channel, context, status, state, " +
 	"last_seq, created_at, updated_at"
 
-func scanDialog(rows *sql.Rows) (*Dialog, error) {
+// scanDialog reads a row of dialogColumns into a Dialog, and the columns
+// that follow them into more.
+func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 	var d Dialog
-	err := rows.Scan(&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
-		&d.Status, &d.State, &d.LastSeq, &d.CreatedAt, &d.UpdatedAt)
-	if err != nil {
+	dest := append([]any{&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
+		&d.Status, &d.State, &d.LastSeq, &d.CreatedAt, &d.UpdatedAt}, more...)
+	if err := rows.Scan(dest...); err != nil {
 		return nil, err
 	}
 	return &d, nil

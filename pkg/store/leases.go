@@ -144,18 +144,16 @@ SELECT dialog.*, first.seq, first.status FROM dialog, first`
 	}
 	defer rows.Close()
 	if rows.Next() {
-		var d Dialog
 		var seq int64
 		var status string
-		err := rows.Scan(&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
-			&d.Status, &d.State, &d.LastSeq, &d.CreatedAt, &d.UpdatedAt, &seq, &status)
+		d, err := scanDialog(rows, &seq, &status)
 		if err != nil {
 			return nil, wrap("take lease", err)
 		}
 		if t.First != nil {
 			t.First.TenantID, t.First.DialogID, t.First.Seq, t.First.Status = t.TenantID, t.DialogID, seq, status
 		}
-		return &d, nil
+		return d, nil
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrap("take lease", err)

@@ -11,21 +11,28 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
-func TestAnExpectedConflictIsNotLoggedAsAnError(t *testing.T) {
-	var logs bytes.Buffer
-	ctx := context.Background()
-	st, err := store.Open(ctx, store.Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+// storeWithLogs is a SQLite store whose log lines go to logs, as JSON.
+func storeWithLogs(t *testing.T, logs *bytes.Buffer) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestAnExpectedConflictIsNotLoggedAsAnError(t *testing.T) {
+	var logs bytes.Buffer
+	ctx := context.Background()
+	st := storeWithLogs(t, &logs)
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme"}); err != nil {
 		t.Fatal(err)
 	}
-	err = st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme again"})
+	err := st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme again"})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("second CreateTenant = %v, want ErrConflict", err)
 	}
@@ -53,12 +60,7 @@ func TestAFailedPostgresConnectionLogsReadableText(t *testing.T) {
 // hashes and ciphertext.
 func TestLoggedStatementsHoldNoValues(t *testing.T) {
 	var logs bytes.Buffer
-	ctx := context.Background()
-	st, err := store.Open(ctx, store.Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storeWithLogs(t, &logs)
 	if err := st.DB().Exec("UPDATE no_such_table SET text = ? WHERE id = ?", "my card is 4111-1111", "msg_1").Error; err == nil {
 		t.Fatal("the statement succeeded")
 	}
