@@ -90,11 +90,7 @@ func drive(ctx context.Context, s *session, o driveOptions) level {
 				if err != nil {
 					dialog = "" // whatever state it is in, do not build on it
 				}
-				if o.Think > 0 {
-					// Uniform on [0, 2*Think): the mean is Think, and the
-					// workers drift apart instead of sending in lockstep.
-					time.Sleep(time.Duration(rand.Int64N(int64(2 * o.Think))))
-				}
+				think(o.Think)
 			}
 		}()
 	}
@@ -108,4 +104,13 @@ func drive(ctx context.Context, s *session, o driveOptions) level {
 func (l *level) withProvider(p latency) {
 	l.Provider = p
 	l.Added = latency{P50: l.Turn.P50 - p.P50, P90: l.Turn.P90 - p.P90, P99: l.Turn.P99 - p.P99, Max: l.Turn.Max - p.Max}
+}
+
+// think pauses a worker after an answer for a time uniform on
+// [0, 2*mean): the mean is mean, and the workers drift apart instead of
+// sending in lockstep. A zero mean does not pause.
+func think(mean time.Duration) {
+	if mean > 0 {
+		time.Sleep(time.Duration(rand.Int64N(int64(2 * mean))))
+	}
 }

@@ -223,7 +223,7 @@ func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, l
 			drive(ctx, s, warm)
 			l := drive(ctx, s, driveOptions{Mode: mode, Concurrency: n, Duration: c.Duration, TurnsPerDialog: c.TurnsPerDialog, Think: c.Think})
 			if _, ok := providers[n]; !ok {
-				if providers[n], err = providerLatency(ctx, fake, n, min(c.Duration, 5*time.Second)); err != nil {
+				if providers[n], err = providerLatency(ctx, fake, n, providerDuration(c), c.Think); err != nil {
 					return nil, err
 				}
 			}
@@ -237,6 +237,16 @@ func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, l
 		}
 	}
 	return levels, nil
+}
+
+// providerDuration is how long raw model calls are timed: five seconds
+// flat out, where that is thousands of calls, and a level's length when
+// paced, so the p99 rests on as many calls as the turns' does.
+func providerDuration(c config) time.Duration {
+	if c.Think > 0 {
+		return c.Duration
+	}
+	return min(c.Duration, 5*time.Second)
 }
 
 // measureStreams runs the idle-stream measure on a server of its own

@@ -121,7 +121,7 @@ func TestIdleStreamsStayOpenUntilReleasedAndAllEndDone(t *testing.T) {
 
 func TestProviderLatencyTimesRawCalls(t *testing.T) {
 	f := startTestFake(t)
-	l, err := providerLatency(context.Background(), f, 2, 200*time.Millisecond)
+	l, err := providerLatency(context.Background(), f, 2, 200*time.Millisecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestATLSFakeAnswersModelCallsOverHTTP2(t *testing.T) {
 	if !strings.HasPrefix(f.url, "https://") {
 		t.Fatalf("fake URL %s; want https", f.url)
 	}
-	l, err := providerLatency(context.Background(), f, 2, 200*time.Millisecond)
+	l, err := providerLatency(context.Background(), f, 2, 200*time.Millisecond, 0)
 	if err != nil || l.P50 <= 0 {
 		t.Fatalf("raw calls over TLS: %+v, %v", l, err)
 	}

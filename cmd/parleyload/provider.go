@@ -12,9 +12,11 @@ import (
 )
 
 // providerLatency times raw streamed model calls to the fake, n at a time
-// for d, through the same OpenAI-compatible provider the server uses: the
-// share of a turn that belongs to the model, not to Parley.
-func providerLatency(ctx context.Context, f *fakeLLM, n int, d time.Duration) (latency, error) {
+// for d with the turns' think time between calls, through the same
+// OpenAI-compatible provider the server uses: the share of a turn that
+// belongs to the model, not to Parley, measured at the same pace as the
+// turns, since a paced call queues less than a flat-out one.
+func providerLatency(ctx context.Context, f *fakeLLM, n int, d, pause time.Duration) (latency, error) {
 	p, err := openai.New(openai.Config{BaseURL: f.url, APIKey: "fake", MaxRetries: -1,
 		HTTPClient: f.httpClient(n)})
 	if err != nil {
@@ -47,6 +49,7 @@ func providerLatency(ctx context.Context, f *fakeLLM, n int, d time.Duration) (l
 				}
 				lats = append(lats, took)
 				mu.Unlock()
+				think(pause)
 			}
 		}()
 	}
