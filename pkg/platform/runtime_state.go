@@ -120,6 +120,9 @@ func (r *Runtime) state(ctx context.Context, d *store.Dialog, first *store.Messa
 	if first != nil {
 		before = first.Seq - 1 // first took the next seq, in one statement with the lease
 	}
+	if before == 0 {
+		return st, true, nil // a new dialog: seqs start at 1, so it has no rows yet
+	}
 	if msgs, ok := r.history.take(d.TenantID, d.ID, before); ok {
 		st.Messages = msgs
 		return st, true, nil
