@@ -43,10 +43,53 @@ func (e MessageEvent) MarshalJSON() ([]byte, error) {
 	}{e.Type(), e.Message})
 }
 
-// emit sends an event to the caller's sink.
+// emit sends an event to the caller's sink, or keeps it behind a held
+// reply until that is written.
 func (run *dialogRun) emit(e agent.Event) {
-	if run.sink != nil {
+	switch {
+	case run.held != nil:
+		run.held.after = append(run.held.after, e)
+	case run.sink != nil:
 		run.sink.Send(e)
+	}
+}
+
+// heldReply is a complete reply whose write waits for the run's next
+// one, with the events it holds back.
+type heldReply struct {
+	row    *store.Message
+	update store.MessageUpdate
+	// event announces the reply; after are the events the loop sent
+	// since.
+	event agent.Event
+	after []agent.Event
+}
+
+// writeHeld writes the held reply on its own, before a write that must
+// follow it.
+func (run *dialogRun) writeHeld(ctx context.Context) error {
+	if run.held == nil {
+		return nil
+	}
+	row := run.held.row
+	err := run.r.svc.store.UpdateMessage(ctx, row.TenantID, row.ID, run.held.update)
+	run.sendHeld(err == nil)
+	return err
+}
+
+// sendHeld lets the held reply's events go once its write ended: its
+// own only if stored.
+func (run *dialogRun) sendHeld(stored bool) {
+	h := run.held
+	if h == nil {
+		return
+	}
+	run.held = nil
+	if stored && h.event != nil {
+		run.emit(h.event)
+	}
+	for _, e := range h.after {
+		run.emit(e)
 	}
 }
 
@@ -70,6 +113,9 @@ func (run *dialogRun) onEvent(e agent.Event) {
 func (run *dialogRun) startStreaming() {
 	if run.streaming != nil {
 		return
+	}
+	if err := run.writeHeld(context.WithoutCancel(run.ctx)); err != nil {
+		run.r.svc.log.Error("platform: store reply", "dialog", run.dialog.ID, "err", err)
 	}
 	m := &store.Message{TenantID: run.dialog.TenantID, DialogID: run.dialog.ID, Kind: string(agent.KindAssistant),
 		Role: string(llm.RoleAssistant), BotVersion: run.dialog.VersionNumber, Status: store.MessageStreaming,
@@ -136,12 +182,19 @@ func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
 	}
 	view := messageView(row)
 	run.turn.Messages = append(run.turn.Messages, view)
+	if run.held != nil && run.held.row == row {
+		run.held.event = MessageEvent{Message: view} // sent once the save has stored it
+		return nil
+	}
 	run.emit(MessageEvent{Message: view})
 	return nil
 }
 
 func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Message, error) {
 	st := run.r.svc.store
+	if err := run.writeHeld(ctx); err != nil {
+		return nil, err
+	}
 	if m.Kind == agent.KindUser && m.Origin == "" {
 		run.r.mu.Lock()
 		q, ok := run.lr.take(m.Text())
@@ -160,10 +213,17 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 	if m.Kind == agent.KindAssistant && run.streaming != nil {
 		row.ID, row.Seq = run.streaming.ID, run.streaming.Seq
 		run.streaming, run.partial = nil, run.partial[:0]
-		err := st.UpdateMessage(ctx, row.TenantID, row.ID, store.MessageUpdate{Content: row.Content, Text: row.Text,
+		update := store.MessageUpdate{Content: row.Content, Text: row.Text,
 			Model: row.Model, Provider: row.Provider, Meta: row.Meta, Status: store.MessageComplete, Turn: row.Turn,
-			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens})
-		return row, err
+			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens}
+		if len(m.ToolUses()) == 0 {
+			// Likely the run's last message: the save that follows writes
+			// it. Tool calls are rows that refer to it, so a reply with
+			// calls is written now.
+			run.held = &heldReply{row: row, update: update}
+			return row, nil
+		}
+		return row, st.UpdateMessage(ctx, row.TenantID, row.ID, update)
 	}
 	return row, st.AppendMessage(ctx, row)
 }

@@ -57,6 +57,12 @@ type dialogRun struct {
 	streaming *store.Message
 	partial   []byte
 	flushedAt time.Time
+	// held is the loop's latest reply, complete but not yet written: the
+	// run's save writes it in its own commit, and its message event and
+	// every event after it wait for that write (emit), so the caller
+	// never sees a reply before it is stored. Any other write of the run
+	// writes it first (writeHeld).
+	held *heldReply
 }
 
 // start prepares a run once the caller is the dialog's runner in this
@@ -330,15 +336,18 @@ func (run *dialogRun) save(out agent.Outcome, last bool) (int64, error) {
 	if err != nil {
 		return 0, run.r.svc.internal(ctx, "save state", err)
 	}
-	st, d := run.r.svc.store, run.dialog
-	var lastSeq int64
-	if last {
-		if lastSeq, err = st.SaveDialogStateAndRelease(ctx, d.TenantID, d.ID, status, string(b), run.lr.owner); err != nil {
-			return 0, run.r.svc.internal(ctx, "save state", err)
-		}
-		run.released.Store(true)
-	} else if err := st.SaveDialogState(ctx, d.TenantID, d.ID, status, string(b)); err != nil {
+	d, held := run.dialog, run.held
+	sv := store.Save{TenantID: d.TenantID, DialogID: d.ID, Status: status, State: string(b), Release: last, Owner: run.lr.owner}
+	if held != nil {
+		sv.ReplyID, sv.Reply = held.row.ID, held.update
+	}
+	lastSeq, err := run.r.svc.store.SaveRun(ctx, sv)
+	run.sendHeld(err == nil)
+	if err != nil {
 		return 0, run.r.svc.internal(ctx, "save state", err)
+	}
+	if last {
+		run.released.Store(true)
 	}
 	run.dialog.Status = status
 	run.turn.Pending = nil

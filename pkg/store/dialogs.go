@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 )
 
@@ -122,35 +124,105 @@ func (s *Store) SaveDialogState(ctx context.Context, tenantID, id, status, state
 		map[string]any{"status": status, "state": state, "updated_at": s.db.NowFunc()})
 }
 
-// SaveDialogStateAndRelease stores the loop state and status like
-// SaveDialogState and gives up owner's lease on the dialog in the same
-// commit, as a run ends: on PostgreSQL one statement, so the end of a run
-// costs one WAL flush and one round trip instead of two. It returns the
+// Save is what a run stores of its dialog as it settles: the loop state
+// and status, the reply it completed last, and, as it ends, its lease.
+type Save struct {
+	TenantID, DialogID string
+	Status, State      string
+	// ReplyID, when set, is a streaming reply that Reply completes in the
+	// same commit, so a run's last reply costs no write of its own.
+	ReplyID string
+	Reply   MessageUpdate
+	// Release gives up Owner's lease in the same commit, as a run ends.
+	Release bool
+	Owner   string
+}
+
+// SaveRun stores sv in one commit: on PostgreSQL in one statement, so the
+// end of a run costs one WAL flush and one round trip. It returns the
 // dialog's last_seq as of that commit: the runtime checks that no message
-// was written that its run did not see.
-func (s *Store) SaveDialogStateAndRelease(ctx context.Context, tenantID, id, status, state, owner string) (int64, error) {
-	const save = `UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq`
-	var seqs []int64
+// was written that its run did not see. A reply that is not the tenant's
+// is ErrNotFound, after the rest is saved.
+func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
+	var seq, replies int64
 	var err error
 	if s.dialect == DialectPostgres {
-		seqs, err = s.int64s(ctx, `WITH released AS (DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?)
-`+save, tenantID, id, owner, status, state, s.db.NowFunc(), tenantID, id)
+		seq, replies, err = s.saveRunStatement(ctx, sv)
 	} else {
 		err = s.Tx(ctx, func(tx *Store) error {
 			var err error
-			if seqs, err = tx.int64s(ctx, save, status, state, s.db.NowFunc(), tenantID, id); err != nil || len(seqs) == 0 {
-				return err
-			}
-			return tx.ReleaseLease(ctx, tenantID, id, owner)
+			seq, replies, err = tx.saveRunSteps(ctx, sv)
+			return err
 		})
 	}
-	if err == nil && len(seqs) == 0 {
+	if err == nil && replies == 0 && sv.ReplyID != "" {
 		err = ErrNotFound
 	}
 	if err != nil {
-		return 0, wrap("save dialog state and release", err)
+		return 0, wrap("save run", err)
 	}
-	return seqs[0], nil
+	return seq, nil
+}
+
+const (
+	saveDialogSQL = `UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq`
+	releaseSQL    = `DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?`
+)
+
+// saveRunStatement is SaveRun on PostgreSQL: the reply and the release
+// are data-modifying CTEs of the dialog's update.
+func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int64, err error) {
+	var query strings.Builder
+	var args []any
+	query.WriteString("WITH ")
+	if sv.ReplyID != "" {
+		query.WriteString("reply AS (" + updateMessageSQL + " RETURNING 1), ")
+		args = append(args, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
+	} else {
+		query.WriteString("reply AS (SELECT 1 WHERE false), ")
+	}
+	if sv.Release {
+		query.WriteString("released AS (" + releaseSQL + "), ")
+		args = append(args, sv.TenantID, sv.DialogID, sv.Owner)
+	}
+	query.WriteString("saved AS (" + saveDialogSQL + ") SELECT last_seq, (SELECT count(*) FROM reply) FROM saved")
+	args = append(args, sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
+	rows, err := s.q(ctx).Raw(query.String(), args...).Rows()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return 0, 0, cmp.Or(rows.Err(), ErrNotFound)
+	}
+	if err := rows.Scan(&seq, &replies); err != nil {
+		return 0, 0, err
+	}
+	return seq, replies, rows.Err()
+}
+
+// saveRunSteps is SaveRun as statements of one transaction, on SQLite.
+func (s *Store) saveRunSteps(ctx context.Context, sv Save) (seq, replies int64, err error) {
+	if sv.ReplyID != "" {
+		res := s.w(ctx).Exec(updateMessageSQL, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
+		if res.Error != nil {
+			return 0, 0, res.Error
+		}
+		replies = res.RowsAffected
+	}
+	seqs, err := s.int64s(ctx, saveDialogSQL, sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(seqs) == 0 {
+		return 0, 0, ErrNotFound
+	}
+	if sv.Release {
+		if err := s.w(ctx).Exec(releaseSQL, sv.TenantID, sv.DialogID, sv.Owner).Error; err != nil {
+			return 0, 0, err
+		}
+	}
+	return seqs[0], replies, nil
 }
 
 // SetDialogStatus changes only the status of the tenant's dialog.

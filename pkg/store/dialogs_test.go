@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -88,6 +90,40 @@ func TestDialogs(t *testing.T) {
 			got, _ := st.GetDialog(ctx, tn.ID, d1.ID)
 			if got.Status != store.DialogPaused || got.State != `{"pending":[1]}` {
 				t.Fatalf("dialog %+v", got)
+			}
+		})
+		t.Run("a run's last save completes its reply and lets its lease go in one commit", func(t *testing.T) {
+			reply := mustAppend(t, st, d2, "assistant", store.MessageStreaming)
+			if ok, err := st.AcquireLease(ctx, tn.ID, d2.ID, "p1", time.Now(), time.Minute); !ok || err != nil {
+				t.Fatalf("lease %v, %v", ok, err)
+			}
+			seq, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d2.ID, Status: store.DialogActive, State: `{"turn":1}`,
+				ReplyID: reply.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "all done", Meta: "{}", Status: store.MessageComplete, Turn: 1},
+				Release: true, Owner: "p1"})
+			if err != nil || seq != reply.Seq {
+				t.Fatalf("saved at seq %d (reply %d), %v", seq, reply.Seq, err)
+			}
+			msgs, err := st.ListMessages(ctx, tn.ID, d2.ID, 0)
+			if err != nil || len(msgs) != 1 || msgs[0].Status != store.MessageComplete || msgs[0].Text != "all done" {
+				t.Fatalf("messages %+v, %v", msgs, err)
+			}
+			got, _ := st.GetDialog(ctx, tn.ID, d2.ID)
+			if got.State != `{"turn":1}` {
+				t.Fatalf("dialog %+v", got)
+			}
+			if _, err := st.GetLease(ctx, tn.ID, d2.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("the lease is still there: %v", err)
+			}
+		})
+		t.Run("a save naming another tenant's reply is not found", func(t *testing.T) {
+			other := mustTenant(t, st, "other")
+			theirs := mustAppend(t, st, mustDialog(t, st, mustBot(t, st, other.ID, "support")), "assistant", store.MessageStreaming)
+			_, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d2.ID, Status: store.DialogActive, State: "{}",
+				ReplyID: theirs.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "stolen", Meta: "{}", Status: store.MessageComplete}})
+			wantErr(t, err, store.ErrNotFound)
+			msgs, _ := st.ListMessages(ctx, other.ID, theirs.DialogID, 0)
+			if len(msgs) != 1 || msgs[0].Status != store.MessageStreaming || msgs[0].Text == "stolen" {
+				t.Fatalf("their reply %+v", msgs)
 			}
 		})
 	})

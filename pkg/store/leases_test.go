@@ -158,7 +158,7 @@ func TestTakeLease(t *testing.T) {
 			}
 		})
 		t.Run("the winner reads what the previous holder saved as it let go", func(t *testing.T) {
-			if seq, err := st.SaveDialogStateAndRelease(ctx, tn.ID, d.ID, store.DialogPaused, `{"turn":7}`, "p2"); err != nil || seq != cut.Seq {
+			if seq, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogPaused, State: `{"turn":7}`, Release: true, Owner: "p2"}); err != nil || seq != cut.Seq {
 				t.Fatalf("saved at seq %d (last message %d), %v", seq, cut.Seq, err)
 			}
 			got, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p3", Now: now().Add(3 * minute), TTL: minute})
@@ -282,7 +282,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 			}
 		})
 		t.Run("in a paused dialog it is queued", func(t *testing.T) {
-			if _, err := st.SaveDialogStateAndRelease(ctx, tn.ID, d.ID, store.DialogPaused, "{}", "p1"); err != nil {
+			if _, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogPaused, State: "{}", Release: true, Owner: "p1"}); err != nil {
 				t.Fatal(err)
 			}
 			first := text("while paused")

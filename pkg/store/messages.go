@@ -145,14 +145,21 @@ type MessageUpdate struct {
 	InputTokens, OutputTokens            int
 }
 
+// updateMessageSQL writes a MessageUpdate; updateMessageArgs are its
+// arguments.
+const updateMessageSQL = `UPDATE messages SET content = ?, text = ?, model = ?, provider = ?, meta = ?, status = ?, turn = ?,
+  input_tokens = ?, output_tokens = ? WHERE tenant_id = ? AND id = ?`
+
+func updateMessageArgs(tenantID, id string, u MessageUpdate) []any {
+	return []any{u.Content, u.Text, u.Model, u.Provider, u.Meta, u.Status, u.Turn, u.InputTokens, u.OutputTokens, tenantID, id}
+}
+
 // UpdateMessage replaces the content of the tenant's message, typically a
 // streaming reply that is now complete. Every reply ends with it, so it is
 // a plain statement rather than gorm's Updates, which reflects over the
 // model and the map on each call.
 func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u MessageUpdate) error {
-	res := s.w(ctx).Exec(`UPDATE messages SET content = ?, text = ?, model = ?, provider = ?, meta = ?, status = ?, turn = ?,
-  input_tokens = ?, output_tokens = ? WHERE tenant_id = ? AND id = ?`,
-		u.Content, u.Text, u.Model, u.Provider, u.Meta, u.Status, u.Turn, u.InputTokens, u.OutputTokens, tenantID, id)
+	res := s.w(ctx).Exec(updateMessageSQL, updateMessageArgs(tenantID, id, u)...)
 	if res.Error != nil {
 		return wrap("update message", res.Error)
 	}

@@ -1,0 +1,98 @@
+package platform_test
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// storedWhenSent is a sink that, as each message event arrives, reads
+// that message's row: what a caller who reacts to the event would find.
+type storedWhenSent struct {
+	e      *rtEnv
+	dialog string
+	status map[string]string // message id -> its row's status when its event came
+}
+
+func (s *storedWhenSent) Send(ev agent.Event) {
+	m, ok := ev.(platform.MessageEvent)
+	if !ok {
+		return
+	}
+	rows, _ := s.e.store.ListMessages(ctx, s.e.tenant.ID, s.dialog, 0)
+	for _, r := range rows {
+		if r.ID == m.Message.ID {
+			s.status[r.ID] = r.Status
+		}
+	}
+}
+
+// TestAReplyIsStoredBeforeItsEventGoesOut: the last reply of a run is
+// written with the run's final save, and its message event waits for that
+// write, so whoever sees the event finds the reply complete in the store.
+// A reply followed by more of the loop (a tool call) is written at once.
+func TestAReplyIsStoredBeforeItsEventGoesOut(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		d := e.dialog(t)
+		e.llm.Enqueue(
+			llmtest.ServerReply{Text: "Let me look.", ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "lookup_order", Arguments: `{"order":"A7"}`}}},
+			llmtest.ServerReply{Text: "Order A7 shipped."},
+		)
+		sink := &storedWhenSent{e: e, dialog: d.ID, status: map[string]string{}}
+		turn, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "Where is A7?"}, sink)
+		if err != nil || turn.Done == nil || turn.Done.Text != "Order A7 shipped." {
+			t.Fatalf("turn %+v, %v", turn, err)
+		}
+		if len(turn.Messages) != 4 {
+			t.Fatalf("turn messages %+v", turn.Messages)
+		}
+		for _, m := range turn.Messages {
+			if got := sink.status[m.ID]; got != store.MessageComplete {
+				t.Errorf("the %s message %q was %q in the store when its event went out", m.Kind, m.Text, got)
+			}
+		}
+	})
+}
+
+// TestAWarmTurnCostsFiveStatements guards the cost of the most common
+// turn on PostgreSQL: reading the dialog, taking the lease with the user's
+// text, reading the secrets the bot's tools use (this bot has one),
+// storing the reply as it starts streaming, and one save that completes
+// the reply and releases the lease.
+func TestAWarmTurnCostsFiveStatements(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		if e.store.Dialect() != store.DialectPostgres {
+			t.Skip("SQLite runs a save as several statements of one transaction")
+		}
+		d := e.dialog(t)
+		send := func() {
+			e.llm.Enqueue(llmtest.ServerReply{Text: "fine"})
+			if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "and now?"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send() // warms the bot, its tools and the dialog's history
+		var n atomic.Int32
+		count := func(*gorm.DB) { n.Add(1) }
+		cb := e.store.DB().Callback()
+		for _, p := range []interface {
+			Register(string, func(*gorm.DB)) error
+			Remove(string) error
+		}{cb.Create().After("*"), cb.Query().After("*"), cb.Update().After("*"), cb.Delete().After("*"), cb.Row().After("*"), cb.Raw().After("*")} {
+			if err := p.Register("test:count", count); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = p.Remove("test:count") })
+		}
+		send()
+		if got := n.Load(); got != 5 {
+			t.Fatalf("a warm turn ran %d statements, want 5", got)
+		}
+	})
+}
