@@ -112,6 +112,7 @@ func (run *dialogRun) onEvent(e agent.Event) {
 
 func (run *dialogRun) startStreaming() {
 	if run.streaming != nil {
+		run.reserved = false
 		return
 	}
 	if err := run.writeHeld(context.WithoutCancel(run.ctx)); err != nil {
@@ -158,13 +159,29 @@ func (run *dialogRun) writeStreaming(status string) error {
 // closeStreaming ends a streaming row the loop never completed (an error
 // or a cancel midway), keeping the text that did arrive.
 func (run *dialogRun) closeStreaming(status string) {
-	if run.streaming == nil {
+	if run.streaming == nil || run.discardReserved(context.WithoutCancel(run.ctx)) {
 		return
 	}
 	if err := run.writeStreaming(status); err != nil {
 		run.r.svc.log.Error("platform: close streaming reply", "dialog", run.dialog.ID, "err", err)
 	}
 	run.streaming, run.partial = nil, run.partial[:0]
+}
+
+// discardReserved deletes the reply row stored with the lease while no
+// reply has come into it, and says whether it did: before a row that
+// must precede the reply is written, and when the loop ends without one.
+func (run *dialogRun) discardReserved(ctx context.Context) bool {
+	if !run.reserved {
+		return false
+	}
+	m := run.streaming
+	run.streaming, run.reserved = nil, false
+	if err := run.r.svc.store.DiscardReply(ctx, m.TenantID, m.ID); err != nil {
+		// Left streaming, it reads as interrupted after the next lease.
+		run.r.svc.log.Warn("platform: discard reserved reply", "dialog", run.dialog.ID, "err", err)
+	}
+	return true
 }
 
 // onMessage persists each message the loop appends, as it appends it.
@@ -203,6 +220,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 			return q.row, nil // stored complete, and nothing was written after it
 		}
 		if ok {
+			run.discardReserved(ctx)
 			return st.DequeueMessage(ctx, run.dialog.TenantID, run.dialog.ID, q.id)
 		}
 	}
@@ -212,7 +230,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 	}
 	if m.Kind == agent.KindAssistant && run.streaming != nil {
 		row.ID, row.Seq = run.streaming.ID, run.streaming.Seq
-		run.streaming, run.partial = nil, run.partial[:0]
+		run.streaming, run.partial, run.reserved = nil, run.partial[:0], false
 		update := store.MessageUpdate{Content: row.Content, Text: row.Text,
 			Model: row.Model, Provider: row.Provider, Meta: row.Meta, Status: store.MessageComplete, Turn: row.Turn,
 			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens}
@@ -225,6 +243,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 		}
 		return row, st.UpdateMessage(ctx, row.TenantID, row.ID, update)
 	}
+	run.discardReserved(ctx) // this row comes before the reply
 	return row, st.AppendMessage(ctx, row)
 }
 

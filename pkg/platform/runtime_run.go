@@ -12,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
@@ -52,9 +53,12 @@ type dialogRun struct {
 	// sendsQueued says the next act sends the first queued text itself
 	// (a new message), so only the texts after it are steered in.
 	sendsQueued bool
-	// streaming is the assistant row being streamed, stored at its first
-	// text so a crash leaves it behind as interrupted.
+	// streaming is the assistant row being streamed, stored with the lease
+	// for the run's first reply (reserved until text arrives) and at their
+	// first text for the others, so a crash leaves it behind as
+	// interrupted.
 	streaming *store.Message
+	reserved  bool
 	partial   []byte
 	flushedAt time.Time
 	// held is the loop's latest reply, complete but not yet written: the
@@ -106,6 +110,11 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) e
 			return err
 		}
 		take.First = m
+		if d.Status == DialogActive {
+			// The loop answers a new text with a model call first: its
+			// reply's row costs nothing stored with the lease.
+			take.Reply = &store.Message{Kind: string(agent.KindAssistant), Role: string(llm.RoleAssistant), CreatedAt: r.svc.now()}
+		}
 	}
 	d, err := r.svc.store.TakeLease(ctx, take)
 	if errors.Is(err, store.ErrConflict) {
@@ -116,6 +125,9 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) e
 	}
 	run.released.Store(false)
 	run.dialog, run.first = d, take.First
+	if take.Reply != nil && take.Reply.Seq != 0 {
+		run.streaming, run.reserved, run.flushedAt = take.Reply, true, time.Now()
+	}
 	return nil
 }
 
@@ -394,6 +406,7 @@ func (run *dialogRun) end() {
 	}
 	r.mu.Unlock()
 	ctx := context.WithoutCancel(run.ctx)
+	run.discardReserved(ctx) // a run that failed before its loop ran
 	if !run.released.Load() {
 		if err := r.svc.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
 			r.svc.log.Error("platform: release dialog lease", "dialog", run.dialog.ID, "err", err)

@@ -1,8 +1,11 @@
 package platform_test
 
 import (
+	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -60,12 +63,12 @@ func TestAReplyIsStoredBeforeItsEventGoesOut(t *testing.T) {
 	})
 }
 
-// TestAWarmTurnCostsFiveStatements guards the cost of the most common
-// turn on PostgreSQL: reading the dialog, taking the lease with the user's
-// text, reading the secrets the bot's tools use (this bot has one),
-// storing the reply as it starts streaming, and one save that completes
-// the reply and releases the lease.
-func TestAWarmTurnCostsFiveStatements(t *testing.T) {
+// TestAWarmTurnCostsFourStatements guards the cost of the most common
+// turn on PostgreSQL: reading the dialog; taking the lease, which stores
+// the user's text and the row the reply streams into; reading the secrets
+// the bot's tools use (this bot has one); and one save that completes the
+// reply and releases the lease.
+func TestAWarmTurnCostsFourStatements(t *testing.T) {
 	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
 		if e.store.Dialect() != store.DialectPostgres {
 			t.Skip("SQLite runs a save as several statements of one transaction")
@@ -91,8 +94,49 @@ func TestAWarmTurnCostsFiveStatements(t *testing.T) {
 			t.Cleanup(func() { _ = p.Remove("test:count") })
 		}
 		send()
-		if got := n.Load(); got != 5 {
-			t.Fatalf("a warm turn ran %d statements, want 5", got)
+		if got := n.Load(); got != 4 {
+			t.Fatalf("a warm turn ran %d statements, want 4", got)
 		}
+	})
+}
+
+// TestTheReplysRowIsStoredWithTheUsersText: the row a reply streams into
+// is stored with the lease, so a crash while the model thinks leaves it
+// behind (as interrupted, once the lease runs out); a model that fails
+// before any text leaves no row, as if none had been stored.
+func TestTheReplysRowIsStoredWithTheUsersText(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		t.Run("while the model thinks the reply is there, streaming", func(t *testing.T) {
+			d := e.dialog(t)
+			e.llm.Enqueue(llmtest.ServerReply{Text: "Here.", Fault: &llmtest.Fault{Latency: 300 * time.Millisecond}})
+			done := make(chan error, 1)
+			go func() {
+				_, err := e.rt.SendMessage(context.Background(), e.admin, "shop", d.ID, platform.SendInput{Text: "where?"}, nil)
+				done <- err
+			}()
+			for len(e.llm.Requests()) == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if h := e.history(t, d.ID); !slices.Equal(h, []string{"user:complete:where?", "assistant:streaming:"}) {
+				t.Fatalf("history while the model thinks %q", h)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if h := e.history(t, d.ID); !slices.Equal(h, []string{"user:complete:where?", "assistant:complete:Here."}) {
+				t.Fatalf("history after the reply %q", h)
+			}
+		})
+		t.Run("a model that fails before any text leaves only the user's message", func(t *testing.T) {
+			d := e.dialog(t)
+			e.llm.Enqueue(llmtest.ServerReply{Fault: &llmtest.Fault{Status: 400, Type: "invalid_request_error", Message: "no"}})
+			turn, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "hello?"}, nil)
+			if err != nil || turn.Done == nil || turn.Done.StopReason != agent.StopError {
+				t.Fatalf("turn %+v, %v", turn, err)
+			}
+			if h := e.history(t, d.ID); !slices.Equal(h, []string{"user:complete:hello?"}) {
+				t.Fatalf("history %q", h)
+			}
+		})
 	})
 }

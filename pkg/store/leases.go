@@ -82,6 +82,12 @@ type Take struct {
 	// queued when the dialog is paused (it waits for tool results, which
 	// no user text may precede). Its ID, Seq and Status are set.
 	First *Message
+	// Reply, when set with First, is the row of the reply the run is about
+	// to stream, stored streaming right after First in an active dialog,
+	// so a reply costs no write as it starts. Its ID and Seq are set; in a
+	// paused dialog, which answers tool results first, it is not stored
+	// and its Seq stays 0.
+	Reply *Message
 }
 
 // TakeLease is AcquireLease for a run about to start, and returns the
@@ -96,6 +102,10 @@ type Take struct {
 func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
 	if t.First != nil {
 		s.fillMessage(t.First)
+	}
+	if t.Reply != nil {
+		t.Reply.Status = MessageStreaming
+		s.fillMessage(t.Reply)
 	}
 	if s.dialect != DialectPostgres {
 		return s.takeLeaseInTx(ctx, t)
@@ -122,21 +132,40 @@ interrupted AS (
   UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND status = ? AND EXISTS (SELECT 1 FROM lease))
 `
 	if m := t.First; m == nil {
-		query += `SELECT ` + dialogColumns + `, 0, '' FROM dialogs WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease) FOR SHARE`
+		query += `SELECT ` + dialogColumns + `, 0, '', 0 FROM dialogs WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease) FOR SHARE`
 		args = append(args, t.TenantID, t.DialogID)
 	} else {
+		// With a reply, an active dialog's counter moves by two: First
+		// takes the first seq, the reply the second.
+		replies := 0
+		if t.Reply != nil {
+			replies = 1
+		}
 		query += `, dialog AS (
-  UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease)
+  UPDATE dialogs SET last_seq = last_seq + 1 + CASE WHEN status = ? THEN 0 ELSE ?::int END, updated_at = ?
+  WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease)
   RETURNING ` + dialogColumns + `),
 first AS (
-  INSERT INTO messages (id, tenant_id, dialog_id, seq, kind, role, content, text, model, provider, bot_version,
-    status, turn, meta, input_tokens, output_tokens, created_at)
-  SELECT ?, ?, ?, dialog.last_seq, ?, ?, ?, ?, ?, ?, ?, CASE WHEN dialog.status = ? THEN ? ELSE ? END, ?, ?, ?, ?, ? FROM dialog
-  RETURNING seq, status)
-SELECT dialog.*, first.seq, first.status FROM dialog, first`
-		args = append(args, s.db.NowFunc(), t.TenantID, t.DialogID,
-			m.ID, t.TenantID, t.DialogID, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
+  INSERT INTO messages (` + messageColumns + `)
+  SELECT ?, ?, ?, dialog.last_seq - CASE WHEN dialog.status = ? THEN 0 ELSE ?::int END, ?, ?, ?, ?, ?, ?, ?,
+    CASE WHEN dialog.status = ? THEN ? ELSE ? END, ?, ?, ?, ?, ? FROM dialog
+  RETURNING seq, status)`
+		args = append(args, DialogPaused, replies, s.db.NowFunc(), t.TenantID, t.DialogID,
+			m.ID, t.TenantID, t.DialogID, DialogPaused, replies, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
 			DialogPaused, MessageQueued, MessageComplete, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt)
+		if r := t.Reply; r != nil {
+			query += `,
+reply AS (
+  INSERT INTO messages (` + messageColumns + `)
+  SELECT ?, ?, ?, dialog.last_seq, ?, ?, ?, ?, ?, ?, dialog.version_number, ?, ?, ?, ?, ?, ? FROM dialog WHERE dialog.status <> ?
+  RETURNING seq)
+SELECT dialog.*, first.seq, first.status, COALESCE((SELECT seq FROM reply), 0) FROM dialog, first`
+			args = append(args, r.ID, t.TenantID, t.DialogID, r.Kind, r.Role, r.Content, r.Text, r.Model, r.Provider,
+				r.Status, r.Turn, r.Meta, r.InputTokens, r.OutputTokens, r.CreatedAt, DialogPaused)
+		} else {
+			query += `
+SELECT dialog.*, first.seq, first.status, 0 FROM dialog, first`
+		}
 	}
 	rows, err := s.q(ctx).Raw(query, args...).Rows()
 	if err != nil {
@@ -144,14 +173,17 @@ SELECT dialog.*, first.seq, first.status FROM dialog, first`
 	}
 	defer rows.Close()
 	if rows.Next() {
-		var seq int64
+		var seq, replySeq int64
 		var status string
-		d, err := scanDialog(rows, &seq, &status)
+		d, err := scanDialog(rows, &seq, &status, &replySeq)
 		if err != nil {
 			return nil, wrap("take lease", err)
 		}
 		if t.First != nil {
 			t.First.TenantID, t.First.DialogID, t.First.Seq, t.First.Status = t.TenantID, t.DialogID, seq, status
+		}
+		if r := t.Reply; r != nil && replySeq != 0 {
+			r.TenantID, r.DialogID, r.Seq, r.BotVersion = t.TenantID, t.DialogID, replySeq, d.VersionNumber
 		}
 		return d, nil
 	}
@@ -190,6 +222,13 @@ func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 			return err
 		}
 		d.LastSeq = m.Seq
+		if r := t.Reply; r != nil && d.Status != DialogPaused {
+			r.TenantID, r.DialogID, r.BotVersion = t.TenantID, t.DialogID, d.VersionNumber
+			if err := tx.appendInTx(ctx, r); err != nil {
+				return err
+			}
+			d.LastSeq = r.Seq
+		}
 		return nil
 	})
 	if err != nil {

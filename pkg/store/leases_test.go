@@ -248,8 +248,9 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		before := mustAppend(t, st, d, "assistant", "")
 		text := func(s string) *store.Message { return &store.Message{Kind: "user", Role: "user", Text: s} }
-		take := func(owner string, at time.Time, first *store.Message) (*store.Dialog, error) {
-			return st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute, First: first})
+		reply := func() *store.Message { return &store.Message{Kind: "assistant", Role: "assistant"} }
+		take := func(owner string, at time.Time, first, reply *store.Message) (*store.Dialog, error) {
+			return st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute, First: first, Reply: reply})
 		}
 		texts := func() []string {
 			t.Helper()
@@ -259,35 +260,74 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 			}
 			var out []string
 			for _, r := range rows {
-				out = append(out, fmt.Sprintf("%d:%s:%s", r.Seq, r.Status, r.Text))
+				out = append(out, fmt.Sprintf("%d:%s:%s:%s", r.Seq, r.Kind, r.Status, r.Text))
 			}
 			return out
 		}
+		release := func(owner, status string) {
+			t.Helper()
+			if _, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: status, State: "{}", Release: true, Owner: owner}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []string{fmt.Sprintf("%d:assistant:complete:assistant", before.Seq)}
 		t.Run("in an active dialog it is the next message, complete", func(t *testing.T) {
 			first := text("hello")
-			got, err := take("p1", now(), first)
+			got, err := take("p1", now(), first, nil)
 			if err != nil || first.Seq != before.Seq+1 || got.LastSeq != first.Seq || first.Status != store.MessageComplete || first.ID == "" {
 				t.Fatalf("took %+v with %+v, %v", got, first, err)
 			}
-			want := []string{fmt.Sprintf("%d:complete:assistant", before.Seq), fmt.Sprintf("%d:complete:hello", first.Seq)}
+			want = append(want, fmt.Sprintf("%d:user:complete:hello", first.Seq))
 			if got := texts(); !slices.Equal(got, want) {
 				t.Fatalf("messages %q, want %q", got, want)
 			}
 		})
 		t.Run("a lease someone holds stores nothing", func(t *testing.T) {
-			_, err := take("p2", now().Add(time.Second), text("too soon"))
+			_, err := take("p2", now().Add(time.Second), text("too soon"), reply())
 			wantErr(t, err, store.ErrConflict)
-			if got := texts(); len(got) != 2 {
-				t.Fatalf("messages %q", got)
+			if got := texts(); !slices.Equal(got, want) {
+				t.Fatalf("messages %q, want %q", got, want)
 			}
 		})
-		t.Run("in a paused dialog it is queued", func(t *testing.T) {
-			if _, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogPaused, State: "{}", Release: true, Owner: "p1"}); err != nil {
-				t.Fatal(err)
+		t.Run("the reply is stored streaming right after it, with the dialog's version", func(t *testing.T) {
+			release("p1", store.DialogActive)
+			first, r := text("and you?"), reply()
+			got, err := take("p2", now(), first, r)
+			if err != nil || r.Seq != first.Seq+1 || got.LastSeq != r.Seq || r.Status != store.MessageStreaming || r.BotVersion != d.VersionNumber {
+				t.Fatalf("took %+v with %+v and %+v, %v", got, first, r, err)
 			}
-			first := text("while paused")
-			if _, err := take("p2", now(), first); err != nil || first.Status != store.MessageQueued {
-				t.Fatalf("stored %+v, %v", first, err)
+			want = append(want, fmt.Sprintf("%d:user:complete:and you?", first.Seq), fmt.Sprintf("%d:assistant:streaming:", r.Seq))
+			if got := texts(); !slices.Equal(got, want) {
+				t.Fatalf("messages %q, want %q", got, want)
+			}
+			t.Run("and a reply that never came is discarded", func(t *testing.T) {
+				if err := st.DiscardReply(ctx, tn.ID, r.ID); err != nil {
+					t.Fatal(err)
+				}
+				want = want[:len(want)-1]
+				if got := texts(); !slices.Equal(got, want) {
+					t.Fatalf("messages %q, want %q", got, want)
+				}
+			})
+			t.Run("while a complete message is never discarded", func(t *testing.T) {
+				if err := st.DiscardReply(ctx, tn.ID, first.ID); err != nil {
+					t.Fatal(err)
+				}
+				if got := texts(); !slices.Equal(got, want) {
+					t.Fatalf("messages %q, want %q", got, want)
+				}
+			})
+		})
+		t.Run("in a paused dialog it is queued, and no reply is stored", func(t *testing.T) {
+			release("p2", store.DialogPaused)
+			first, r := text("while paused"), reply()
+			got, err := take("p3", now(), first, r)
+			if err != nil || first.Status != store.MessageQueued || r.Seq != 0 || got.LastSeq != first.Seq {
+				t.Fatalf("took %+v with %+v and %+v, %v", got, first, r, err)
+			}
+			want = append(want, fmt.Sprintf("%d:user:queued:while paused", first.Seq))
+			if got := texts(); !slices.Equal(got, want) {
+				t.Fatalf("messages %q, want %q", got, want)
 			}
 		})
 	})

@@ -169,6 +169,15 @@ func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u Messag
 	return nil
 }
 
+// DiscardReply deletes the tenant's reply row that a run stored with its
+// lease (Take.Reply) and never streamed into, while it is still streaming:
+// a reply that did not come leaves no row behind, as before the row
+// existed.
+func (s *Store) DiscardReply(ctx context.Context, tenantID, id string) error {
+	err := s.w(ctx).Exec(`DELETE FROM messages WHERE tenant_id = ? AND id = ? AND status = ?`, tenantID, id, MessageStreaming).Error
+	return wrap("discard reply", err)
+}
+
 // MarkInterrupted turns every streaming message of the tenant's dialog into
 // an interrupted one and says how many there were. Call it when taking the
 // dialog's lease: whoever was streaming them is gone.
