@@ -166,10 +166,10 @@ func errBusy() *Error {
 // resuming calls (text "") get a conflict instead. A run that is still
 // taking its lease, or is ending, accepts no texts: the caller waits for
 // it to settle, so a text never joins a run that will not answer it.
-func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*liveRun, *store.Message, error) {
+func (r *Runtime) join(ctx context.Context, p *Principal, tenantID, dialogID, text string) (*liveRun, *store.Message, error) {
 	for {
 		r.mu.Lock()
-		lr := r.live[d.ID]
+		lr := r.live[dialogID]
 		if lr == nil {
 			break // with r.mu held
 		}
@@ -184,6 +184,13 @@ func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*live
 			}
 		}
 		defer r.mu.Unlock()
+		// An open run holds the lease, so its dialog is one the lease
+		// admitted: the caller's only if of its tenant and, for a widget
+		// key, of its bot.
+		d := lr.dialog
+		if d.TenantID != tenantID || !mayChat(p, d) {
+			return nil, nil, notFound("dialog")
+		}
 		if text == "" {
 			return nil, nil, errorf(CodeConflict, "a reply to this dialog is being generated; retry when it is done")
 		}
@@ -195,7 +202,7 @@ func (r *Runtime) join(ctx context.Context, d *store.Dialog, text string) (*live
 		return nil, m, nil
 	}
 	lr := &liveRun{owner: r.opts.Owner + "/" + randomHex(6), changed: make(chan struct{})}
-	r.live[d.ID] = lr
+	r.live[dialogID] = lr
 	r.mu.Unlock()
 	return lr, nil, nil
 }
@@ -251,8 +258,11 @@ func (r *Runtime) userRow(ctx context.Context, d *store.Dialog, text string) (*s
 // in queue until the loop takes them.
 type liveRun struct {
 	owner string
-	agent *agent.Agent // nil until the run has built its agent
-	queue []queuedText
+	// dialog is the dialog as its lease found it, set before the run
+	// opens.
+	dialog *store.Dialog
+	agent  *agent.Agent // nil until the run has built its agent
+	queue  []queuedText
 	// open says texts may join: the lease is held, the run's own text is
 	// first in queue, and the run has not decided to end. A text joining
 	// earlier could be stranded by a lease another process holds, or

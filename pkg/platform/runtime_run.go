@@ -103,28 +103,33 @@ func (r *Runtime) start(ctx context.Context, p *Principal, d *store.Dialog, lr *
 // interrupted rather than alive forever.
 func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) error {
 	r := run.r
-	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, Owner: run.lr.owner, Now: r.svc.now(), TTL: r.opts.LeaseTTL}
+	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, BotID: leaseBot(run.p), Owner: run.lr.owner,
+		Now: r.svc.now(), TTL: r.opts.LeaseTTL}
 	if text != "" {
 		m, err := r.userRow(ctx, d, text)
 		if err != nil {
 			return err
 		}
 		take.First = m
-		if d.Status == DialogActive {
-			// The loop answers a new text with a model call first: its
-			// reply's row costs nothing stored with the lease.
-			take.Reply = &store.Message{Kind: string(agent.KindAssistant), Role: string(llm.RoleAssistant), CreatedAt: r.svc.now()}
-		}
+		// The loop answers a new text with a model call first: its reply's
+		// row costs nothing stored with the lease (in an active dialog;
+		// a paused one answers tool results first, and stores none).
+		take.Reply = &store.Message{Kind: string(agent.KindAssistant), Role: string(llm.RoleAssistant), CreatedAt: r.svc.now()}
 	}
 	d, err := r.svc.store.TakeLease(ctx, take)
-	if errors.Is(err, store.ErrConflict) {
+	switch {
+	case errors.Is(err, store.ErrConflict):
 		return errBusy()
-	}
-	if err != nil {
+	case errors.Is(err, store.ErrInactive):
+		return &inactiveDialog{dialog: d}
+	case err != nil:
 		return r.svc.storeErr(ctx, "run: take lease", "dialog", "", err)
 	}
 	run.released.Store(false)
 	run.dialog, run.first = d, take.First
+	r.mu.Lock()
+	run.lr.dialog = d
+	r.mu.Unlock()
 	if take.Reply != nil && take.Reply.Seq != 0 {
 		run.streaming, run.reserved, run.flushedAt = take.Reply, true, time.Now()
 	}

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -39,28 +40,29 @@ type Turn struct {
 // stored before any model call, so a failing model never loses it. While
 // another request of this process is answering the dialog, the text joins
 // that run (steering); while another process is, it is a conflict.
+//
+// The dialog is not read first: taking its lease (or joining this
+// process's run of it) is also what checks that the caller may chat with
+// it, so a warm turn's first statement already stores the text.
 func (r *Runtime) SendMessage(ctx context.Context, p *Principal, tenant, dialog string, in SendInput, sink agent.Sink) (Turn, error) {
-	d, err := r.turnDialog(ctx, p, tenant, dialog, in.Origin)
+	tenantID, err := r.turnTenant(ctx, p, tenant, in.Origin)
 	if err != nil {
 		return Turn{}, err
 	}
 	if err := checkText(in.Text); err != nil {
 		return Turn{}, err
 	}
-	if err := r.admit(ctx, p, d.TenantID); err != nil {
+	if err := r.admit(ctx, p, tenantID); err != nil {
 		return Turn{}, err
 	}
-	switch d.Status {
-	case DialogClosed:
-		return Turn{}, errorf(CodeConflict, "this dialog is closed; start a new one")
-	case DialogHandoff:
-		return r.storeForHuman(ctx, d, in.Text, sink)
-	}
-	lr, queued, err := r.join(ctx, d, in.Text)
+	lr, queued, err := r.join(ctx, p, tenantID, dialog, in.Text)
 	if err != nil || queued != nil {
-		return Turn{DialogID: d.ID, Messages: msgList(queued), Queued: queued != nil}, err
+		return Turn{DialogID: dialog, Messages: msgList(queued), Queued: queued != nil}, err
 	}
-	run, err := r.start(ctx, p, d, lr, sink, in.Text)
+	run, err := r.start(ctx, p, &store.Dialog{TenantID: tenantID, ID: dialog}, lr, sink, in.Text)
+	if inactive := (*inactiveDialog)(nil); errors.As(err, &inactive) {
+		return r.answerInactive(ctx, inactive.dialog, in.Text, sink)
+	}
 	if err != nil {
 		return Turn{}, err
 	}
@@ -87,6 +89,20 @@ func checkText(text string) error {
 		return invalid(Detail{Pointer: "/text", Message: fmt.Sprintf("must have at most %d characters", MaxMessageChars)})
 	}
 	return nil
+}
+
+// inactiveDialog is the lease's refusal of a dialog no run answers.
+type inactiveDialog struct{ dialog *store.Dialog }
+
+func (e *inactiveDialog) Error() string { return "dialog " + e.dialog.ID + " is " + e.dialog.Status }
+
+// answerInactive answers a text for a dialog that is closed, or handed
+// off to a human, who reads it from the dialog.
+func (r *Runtime) answerInactive(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
+	if d.Status == DialogHandoff {
+		return r.storeForHuman(ctx, d, text, sink)
+	}
+	return Turn{}, errorf(CodeConflict, "this dialog is closed; start a new one")
 }
 
 // storeForHuman keeps a message of a handed-off dialog without answering:
@@ -175,7 +191,7 @@ func (r *Runtime) resume(ctx context.Context, p *Principal, tenant, dialog, orig
 	if err := r.admit(ctx, p, d.TenantID); err != nil {
 		return Turn{}, err
 	}
-	lr, queued, err := r.join(ctx, d, "")
+	lr, queued, err := r.join(ctx, p, d.TenantID, d.ID, "")
 	if err != nil || queued != nil {
 		return Turn{}, err
 	}
@@ -223,7 +239,7 @@ func (run *dialogRun) place(text string) {
 // dialogs (another's is not_found, so ids cannot be probed) and only from
 // its allowed origins.
 func (r *Runtime) turnDialog(ctx context.Context, p *Principal, tenant, dialog, origin string) (*store.Dialog, error) {
-	tenantID, err := r.chatTenant(ctx, p, tenant)
+	tenantID, err := r.turnTenant(ctx, p, tenant, origin)
 	if err != nil {
 		return nil, err
 	}
@@ -231,13 +247,36 @@ func (r *Runtime) turnDialog(ctx context.Context, p *Principal, tenant, dialog, 
 	if err != nil {
 		return nil, r.svc.storeErr(ctx, "get dialog", "dialog", "", err)
 	}
-	if p.KeyKind == auth.KindPublishable {
-		if p.BotID != d.BotID {
-			return nil, notFound("dialog")
-		}
-		if !p.AllowsOrigin(origin) {
-			return nil, errorf(CodeForbidden, "this key may not be used from this origin")
-		}
+	if !mayChat(p, d) {
+		return nil, notFound("dialog")
 	}
 	return d, nil
+}
+
+// turnTenant is the id of the tenant p chats in, from a publishable key
+// only at one of its origins.
+func (r *Runtime) turnTenant(ctx context.Context, p *Principal, tenant, origin string) (string, error) {
+	tenantID, err := r.chatTenant(ctx, p, tenant)
+	if err != nil {
+		return "", err
+	}
+	if p.KeyKind == auth.KindPublishable && !p.AllowsOrigin(origin) {
+		return "", errorf(CodeForbidden, "this key may not be used from this origin")
+	}
+	return tenantID, nil
+}
+
+// mayChat says whether p may chat with d of its tenant: a publishable key
+// only with its bot's dialogs.
+func mayChat(p *Principal, d *store.Dialog) bool {
+	return p.KeyKind != auth.KindPublishable || p.BotID == d.BotID
+}
+
+// leaseBot is the bot a lease taken for p is limited to: a publishable
+// key's, or any.
+func leaseBot(p *Principal) string {
+	if p.KeyKind == auth.KindPublishable {
+		return p.BotID
+	}
+	return ""
 }

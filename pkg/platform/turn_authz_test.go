@@ -1,7 +1,9 @@
 package platform_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -19,7 +21,9 @@ func TestTurnAuthorization(t *testing.T) {
 			t.Fatal(err)
 		}
 		send := func(p *platform.Principal, tenant, dialog, origin string) error {
-			e.llm.Enqueue(llmtest.ServerReply{Text: "ok"})
+			if e.llm.Pending() == 0 { // a refused send leaves its reply to the next
+				e.llm.Enqueue(llmtest.ServerReply{Text: "ok"})
+			}
 			_, err := e.rt.SendMessage(ctx, p, tenant, dialog, platform.SendInput{Text: "hi", Origin: origin}, nil)
 			return err
 		}
@@ -55,11 +59,50 @@ func TestTurnAuthorization(t *testing.T) {
 			{"an unknown tenant is not found", e.admin, "nowhere", d.ID, "", platform.CodeNotFound},
 			{"no caller is unauthorized", nil, "shop", d.ID, "", platform.CodeUnauthorized},
 		}
+		stored := func(dialog string) int {
+			msgs, err := e.store.ListMessages(ctx, e.tenant.ID, dialog, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(msgs)
+		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
+				before := stored(tc.dialog)
 				wantCode(t, send(tc.p, tc.tenant, tc.dialog, tc.origin), tc.want)
+				if after := stored(tc.dialog); tc.want != "" && after != before {
+					t.Fatalf("a refused text was stored: %d messages, then %d", before, after)
+				}
 			})
 		}
+		t.Run("a dialog being answered is found only by who may chat with it", func(t *testing.T) {
+			for e.llm.Pending() > 0 {
+				if err := send(e.admin, "shop", d.ID, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.llm.Enqueue(llmtest.ServerReply{Text: "slowly", Fault: &llmtest.Fault{Latency: 300 * time.Millisecond}})
+			asked := len(e.llm.Requests())
+			done := make(chan error, 1)
+			go func() {
+				_, err := e.rt.SendMessage(context.Background(), e.admin, "shop", sales.ID, platform.SendInput{Text: "hello"}, nil)
+				done <- err
+			}()
+			for len(e.llm.Requests()) == asked {
+				time.Sleep(5 * time.Millisecond)
+			}
+			before := stored(sales.ID)
+			for _, p := range []*platform.Principal{widget, otherKey} {
+				_, err := e.rt.SendMessage(ctx, p, "shop", sales.ID, platform.SendInput{Text: "let me in", Origin: "https://shop.example"}, nil)
+				wantCode(t, err, platform.CodeNotFound)
+			}
+			if after := stored(sales.ID); after != before {
+				t.Fatalf("a refused text joined the running reply: %d messages, then %d", before, after)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
 		t.Run("a revoked key fails on its very next request", func(t *testing.T) {
 			k, err := e.svc.CreateAPIKey(ctx, e.admin, "shop", platform.APIKeyInput{Name: "soon revoked", Scopes: []string{"chat"}})
 			if err != nil {

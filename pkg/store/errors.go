@@ -15,6 +15,10 @@ var ErrNotFound = errors.New("not found")
 // already taken.
 var ErrConflict = errors.New("conflict")
 
+// ErrInactive means a dialog is handed off or closed: no run answers it,
+// so TakeLease takes no lease for it.
+var ErrInactive = errors.New("dialog inactive")
+
 // wrap turns driver errors into the package's sentinels, keeping where the
 // error happened. Both drivers translate constraint violations to gorm's
 // errors because Open sets TranslateError.

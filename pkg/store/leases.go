@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -75,8 +76,11 @@ func (s *Store) GetLease(ctx context.Context, tenantID, dialogID string) (*Dialo
 // Take asks TakeLease for a dialog's lease.
 type Take struct {
 	TenantID, DialogID, Owner string
-	Now                       time.Time
-	TTL                       time.Duration
+	// BotID, when set, limits the lease to a dialog of that bot: what a
+	// publishable key may chat with.
+	BotID string
+	Now   time.Time
+	TTL   time.Duration
 	// First, when set, is the user's message that starts the run. It is
 	// stored as the dialog's next message with the lease: complete, or
 	// queued when the dialog is paused (it waits for tool results, which
@@ -95,10 +99,12 @@ type Take struct {
 // holder saved (and LastSeq counting First). When the lease is won, every
 // streaming message of the dialog becomes interrupted (whoever streamed it
 // is gone), as MarkInterrupted does, and First is stored. A lease someone
-// else holds is ErrConflict; a dialog that is not the tenant's is
-// ErrNotFound, and no lease is taken. On PostgreSQL all of it is one
-// statement, so starting a run costs one round trip instead of four; on
-// SQLite it is one transaction. Either way a failure does nothing.
+// else holds is ErrConflict; a dialog that is not the tenant's (or not of
+// BotID) is ErrNotFound; a dialog handed off or closed is ErrInactive,
+// returned with the dialog. Only the caller's lease is ever taken. On
+// PostgreSQL all of it is one statement, so starting a run costs one round
+// trip, with no read of the dialog before it; on SQLite it is one
+// transaction. Either way a failure does nothing.
 func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
 	if t.First != nil {
 		s.fillMessage(t.First)
@@ -120,11 +126,16 @@ func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
 	// committed version rather than the snapshot's, as it re-checks a
 	// streaming row the holder completed meanwhile against its committed
 	// status.
-	args := []any{t.DialogID, t.TenantID, t.Owner, now.Add(t.TTL), now, t.TenantID, t.DialogID, now,
-		MessageInterrupted, t.TenantID, t.DialogID, MessageStreaming}
+	leasable := `tenant_id = ? AND id = ? AND status IN (?, ?)`
+	args := []any{t.DialogID, t.TenantID, t.Owner, now.Add(t.TTL), now, t.TenantID, t.DialogID, DialogActive, DialogPaused}
+	if t.BotID != "" {
+		leasable += ` AND bot_id = ?`
+		args = append(args, t.BotID)
+	}
+	args = append(args, now, MessageInterrupted, t.TenantID, t.DialogID, MessageStreaming)
 	query := `WITH lease AS (
   INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at)
-  SELECT ?, ?, ?, ?::timestamptz, ?::timestamptz WHERE EXISTS (SELECT 1 FROM dialogs WHERE tenant_id = ? AND id = ?)
+  SELECT ?, ?, ?, ?::timestamptz, ?::timestamptz WHERE EXISTS (SELECT 1 FROM dialogs WHERE ` + leasable + `)
   ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
   WHERE dialog_leases.tenant_id = excluded.tenant_id AND (dialog_leases.expires_at < ? OR dialog_leases.owner = excluded.owner)
   RETURNING 1 AS won),
@@ -190,24 +201,45 @@ SELECT dialog.*, first.seq, first.status, 0 FROM dialog, first`
 	if err := rows.Err(); err != nil {
 		return nil, wrap("take lease", err)
 	}
-	// Not won: held by someone else, or not the tenant's dialog.
-	if _, err := s.GetDialog(ctx, t.TenantID, t.DialogID); err != nil {
+	// Not won: held by someone else, or not a dialog the caller may run.
+	d, err := s.GetDialog(ctx, t.TenantID, t.DialogID)
+	if err != nil {
 		return nil, err
 	}
-	return nil, wrap("take lease", ErrConflict)
+	if err := leaseRefusal(t, d); !errors.Is(err, ErrInactive) {
+		return nil, err
+	}
+	return d, wrap("take lease", ErrInactive)
+}
+
+// leaseRefusal says why t does not win a lease on d: d is not the dialog
+// of t's bot, d is inactive, or someone else holds it.
+func leaseRefusal(t Take, d *Dialog) error {
+	switch {
+	case t.BotID != "" && d.BotID != t.BotID:
+		return wrap("take lease", ErrNotFound)
+	case d.Status != DialogActive && d.Status != DialogPaused:
+		return wrap("take lease", ErrInactive)
+	default:
+		return wrap("take lease", ErrConflict)
+	}
 }
 
 // takeLeaseInTx is TakeLease on SQLite.
 func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 	var d *Dialog
 	err := s.Tx(ctx, func(tx *Store) error {
-		// Writing first takes SQLite's write lock, so the reads after it
-		// see the last commit of whoever held the lease before.
-		ok, err := tx.AcquireLease(ctx, t.TenantID, t.DialogID, t.Owner, t.Now, t.TTL)
-		if err != nil {
+		// The transaction began with SQLite's write lock (_txlock=immediate),
+		// so this read sees the last commit of whoever held the lease.
+		var err error
+		if d, err = tx.GetDialog(ctx, t.TenantID, t.DialogID); err != nil {
 			return err
 		}
-		if d, err = tx.GetDialog(ctx, t.TenantID, t.DialogID); err != nil || !ok {
+		if refused := leaseRefusal(t, d); !errors.Is(refused, ErrConflict) {
+			return refused
+		}
+		ok, err := tx.AcquireLease(ctx, t.TenantID, t.DialogID, t.Owner, t.Now, t.TTL)
+		if err != nil || !ok {
 			return cmp.Or(err, wrap("take lease", ErrConflict))
 		}
 		if _, err = tx.MarkInterrupted(ctx, t.TenantID, t.DialogID); err != nil || t.First == nil {
@@ -231,6 +263,9 @@ func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 		}
 		return nil
 	})
+	if errors.Is(err, ErrInactive) {
+		return d, err
+	}
 	if err != nil {
 		return nil, err
 	}

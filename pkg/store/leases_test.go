@@ -333,6 +333,62 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 	})
 }
 
+// TestTakeLeaseRefusesWhatTheCallerMayNotRun: the lease statement is
+// also the turn's authorization (there is no read of the dialog before
+// it), so a dialog of another bot or tenant, or one no run answers, gets
+// no lease and keeps no text.
+func TestTakeLeaseRefusesWhatTheCallerMayNotRun(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "other")
+		support, sales := mustBot(t, st, tn.ID, "support"), mustBot(t, st, tn.ID, "sales")
+		d := mustDialog(t, st, sales)
+		handedOff := mustDialog(t, st, support)
+		if err := st.SetDialogStatus(ctx, tn.ID, handedOff.ID, store.DialogHandoff); err != nil {
+			t.Fatal(err)
+		}
+		take := func(tenantID, botID string, dialog *store.Dialog) (*store.Dialog, error) {
+			return st.TakeLease(ctx, store.Take{TenantID: tenantID, DialogID: dialog.ID, BotID: botID, Owner: "p1", Now: now(), TTL: minute,
+				First: &store.Message{Kind: "user", Role: "user", Text: "hi"}, Reply: &store.Message{Kind: "assistant", Role: "assistant"}})
+		}
+		untouched := func(t *testing.T, dialog *store.Dialog) {
+			t.Helper()
+			if msgs, err := st.ListMessages(ctx, dialog.TenantID, dialog.ID, 0); err != nil || len(msgs) != 0 {
+				t.Fatalf("messages %+v, %v", msgs, err)
+			}
+			if _, err := st.GetLease(ctx, dialog.TenantID, dialog.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("a lease was taken: %v", err)
+			}
+		}
+		t.Run("a dialog of another bot than the key's is not found", func(t *testing.T) {
+			got, err := take(tn.ID, support.ID, d)
+			wantErr(t, err, store.ErrNotFound)
+			if got != nil {
+				t.Fatalf("returned %+v", got)
+			}
+			untouched(t, d)
+		})
+		t.Run("another tenant's dialog is not found", func(t *testing.T) {
+			_, err := take(other.ID, "", d)
+			wantErr(t, err, store.ErrNotFound)
+			untouched(t, d)
+		})
+		t.Run("a handed-off dialog is inactive and comes back for a human to read the text", func(t *testing.T) {
+			got, err := take(tn.ID, "", handedOff)
+			wantErr(t, err, store.ErrInactive)
+			if got == nil || got.ID != handedOff.ID || got.Status != store.DialogHandoff {
+				t.Fatalf("returned %+v", got)
+			}
+			untouched(t, handedOff)
+		})
+		t.Run("the key's own bot's dialog is leased", func(t *testing.T) {
+			if got, err := take(tn.ID, sales.ID, d); err != nil || got.ID != d.ID {
+				t.Fatalf("took %+v, %v", got, err)
+			}
+		})
+	})
+}
+
 func mustAcquire(t *testing.T, st *store.Store, d *store.Dialog, owner string) bool {
 	t.Helper()
 	ok, err := st.AcquireLease(context.Background(), d.TenantID, d.ID, owner, now(), minute)
