@@ -6,7 +6,7 @@
 // and drives N concurrent dialogs, each sending one message after another,
 // as JSON or as server-sent events. For every level of concurrency it
 // reports turn latency (p50, p90, p99), turns per second and errors, beside
-// the latency of a raw model call to the same fake at the same concurrency:
+// the latency of a raw model call to the same fake at the same concurrency and pace:
 // the difference is the latency Parley adds. Last, it opens K event streams
 // whose model reply is held back, so they stay open and idle, and reports the
 // server's memory per stream from its /metrics (Go heap and stacks, RSS).
