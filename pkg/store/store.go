@@ -34,6 +34,9 @@ type Store struct {
 	db      *gorm.DB
 	dialect string
 	where   string
+	// checkpoints runs SQLite's WAL checkpoints off the request path; nil
+	// on PostgreSQL and in a transaction's Store.
+	checkpoints *checkpointer
 }
 
 // Dialect names.
@@ -57,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.DatabaseURL != "" {
 		return openPostgres(ctx, cfg.DatabaseURL, gcfg)
 	}
-	return openSQLite(ctx, cfg.DataDir, gcfg)
+	return openSQLite(ctx, cfg.DataDir, gcfg, log)
 }
 
 func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config) (*Store, error) {
@@ -83,7 +86,7 @@ func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config) (*Store, e
 	return s, nil
 }
 
-func openSQLite(ctx context.Context, dir string, gcfg *gorm.Config) (*Store, error) {
+func openSQLite(ctx context.Context, dir string, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -95,13 +98,22 @@ func openSQLite(ctx context.Context, dir string, gcfg *gorm.Config) (*Store, err
 	// instead of failing; _txlock=immediate takes the write lock at BEGIN so
 	// two transactions never deadlock upgrading read locks.
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	checkpoints, err := startCheckpointer(dsn, log)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	// The checkpointer copies the log; a commit does only past the
+	// backstop.
+	dsn += fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)&_txlock=immediate", backstopPages)
 	db, err := gorm.Open(sqlite.Open(dsn), gcfg)
 	if err != nil {
+		checkpoints.close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
+		checkpoints.close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
 	// SQLite has one writer at a time; one connection serialises access in
@@ -109,7 +121,7 @@ func openSQLite(ctx context.Context, dir string, gcfg *gorm.Config) (*Store, err
 	// pragmas above in force.
 	sqlDB.SetMaxOpenConns(1)
 	sqlDB.SetConnMaxLifetime(0)
-	s := &Store{db: db, dialect: DialectSQLite, where: path}
+	s := &Store{db: db, dialect: DialectSQLite, where: path, checkpoints: checkpoints}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
@@ -138,6 +150,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close releases the connections.
 func (s *Store) Close() error {
+	if s.checkpoints != nil {
+		s.checkpoints.close()
+	}
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
