@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -26,10 +27,11 @@ const backstopPages = 10000
 // on the store's one connection. A PASSIVE checkpoint runs beside readers
 // and the writer, and waits for neither.
 type checkpointer struct {
-	db   *sql.DB
-	log  *slog.Logger
-	stop chan struct{}
-	done chan struct{}
+	db     *sql.DB
+	log    *slog.Logger
+	stop   chan struct{}
+	done   chan struct{}
+	closed sync.Once
 }
 
 // startCheckpointer opens its own connection to the database of dsn and
@@ -61,9 +63,12 @@ func (c *checkpointer) run() {
 	}
 }
 
-// close stops the checkpoints and closes the connection.
-func (c *checkpointer) close() error {
-	close(c.stop)
-	<-c.done
-	return c.db.Close()
+// close stops the checkpoints and closes the connection; closing again
+// does nothing, as closing a store twice does nothing.
+func (c *checkpointer) close() {
+	c.closed.Do(func() {
+		close(c.stop)
+		<-c.done
+		_ = c.db.Close()
+	})
 }
