@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
@@ -216,4 +218,21 @@ func (e *rtEnv) rtProvider(t *testing.T) *openai.Provider {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// sendSlowly sends text as p to the dialog, with the model taking 300 ms
+// to answer reply, and returns once the model has been asked, with the
+// request's outcome to come.
+func (e *rtEnv) sendSlowly(p *platform.Principal, dialogID, text, reply string) <-chan error {
+	e.llm.Enqueue(llmtest.ServerReply{Text: reply, Fault: &llmtest.Fault{Latency: 300 * time.Millisecond}})
+	asked := len(e.llm.Requests())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.rt.SendMessage(context.Background(), p, "shop", dialogID, platform.SendInput{Text: text}, nil)
+		done <- err
+	}()
+	for len(e.llm.Requests()) == asked {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return done
 }

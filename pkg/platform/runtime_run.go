@@ -360,6 +360,10 @@ func (run *dialogRun) save(out agent.Outcome, last bool) (int64, error) {
 	}
 	lastSeq, err := run.r.svc.store.SaveRun(ctx, sv)
 	run.sendHeld(err == nil)
+	if errors.Is(err, store.ErrConflict) {
+		return 0, &Error{Code: CodeConflict, cause: err,
+			Message: "another server took this dialog over while the reply was generated; the reply was not saved"}
+	}
 	if err != nil {
 		return 0, run.r.svc.internal(ctx, "save state", err)
 	}

@@ -1,7 +1,6 @@
 package platform_test
 
 import (
-	"context"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -108,15 +107,7 @@ func TestTheReplysRowIsStoredWithTheUsersText(t *testing.T) {
 	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
 		t.Run("while the model thinks the reply is there, streaming", func(t *testing.T) {
 			d := e.dialog(t)
-			e.llm.Enqueue(llmtest.ServerReply{Text: "Here.", Fault: &llmtest.Fault{Latency: 300 * time.Millisecond}})
-			done := make(chan error, 1)
-			go func() {
-				_, err := e.rt.SendMessage(context.Background(), e.admin, "shop", d.ID, platform.SendInput{Text: "where?"}, nil)
-				done <- err
-			}()
-			for len(e.llm.Requests()) == 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
+			done := e.sendSlowly(e.admin, d.ID, "where?", "Here.")
 			if h := e.history(t, d.ID); !slices.Equal(h, []string{"user:complete:where?", "assistant:streaming:"}) {
 				t.Fatalf("history while the model thinks %q", h)
 			}
@@ -138,5 +129,27 @@ func TestTheReplysRowIsStoredWithTheUsersText(t *testing.T) {
 				t.Fatalf("history %q", h)
 			}
 		})
+	})
+}
+
+// TestARunThatLostItsLeaseSavesNothing: a run that stalled past its
+// lease, which another process then took, must not overwrite that
+// process's dialog; its caller learns that the reply was not saved.
+func TestARunThatLostItsLeaseSavesNothing(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		d := e.dialog(t)
+		done := e.sendSlowly(e.admin, d.ID, "hello", "too late")
+		// Another process takes the lease once it has run out.
+		if _, err := e.store.TakeLease(ctx, store.Take{TenantID: e.tenant.ID, DialogID: d.ID, Owner: "other-process",
+			Now: e.clock.Now().Add(time.Hour), TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, <-done, platform.CodeConflict)
+		if h := e.history(t, d.ID); !slices.Equal(h, []string{"user:complete:hello", "assistant:interrupted:"}) {
+			t.Fatalf("history %q", h)
+		}
+		if l, err := e.store.GetLease(ctx, e.tenant.ID, d.ID); err != nil || l.Owner != "other-process" {
+			t.Fatalf("lease %+v, %v", l, err)
+		}
 	})
 }

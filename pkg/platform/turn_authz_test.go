@@ -1,9 +1,7 @@
 package platform_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -81,16 +79,7 @@ func TestTurnAuthorization(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			e.llm.Enqueue(llmtest.ServerReply{Text: "slowly", Fault: &llmtest.Fault{Latency: 300 * time.Millisecond}})
-			asked := len(e.llm.Requests())
-			done := make(chan error, 1)
-			go func() {
-				_, err := e.rt.SendMessage(context.Background(), e.admin, "shop", sales.ID, platform.SendInput{Text: "hello"}, nil)
-				done <- err
-			}()
-			for len(e.llm.Requests()) == asked {
-				time.Sleep(5 * time.Millisecond)
-			}
+			done := e.sendSlowly(e.admin, sales.ID, "hello", "slowly")
 			before := stored(sales.ID)
 			for _, p := range []*platform.Principal{widget, otherKey} {
 				_, err := e.rt.SendMessage(ctx, p, "shop", sales.ID, platform.SendInput{Text: "let me in", Origin: "https://shop.example"}, nil)

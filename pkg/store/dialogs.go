@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"strings"
@@ -133,16 +132,20 @@ type Save struct {
 	// same commit, so a run's last reply costs no write of its own.
 	ReplyID string
 	Reply   MessageUpdate
-	// Release gives up Owner's lease in the same commit, as a run ends.
-	Release bool
+	// Owner is the run's lease; Release gives it up in the same commit, as
+	// the run ends.
 	Owner   string
+	Release bool
 }
 
 // SaveRun stores sv in one commit: on PostgreSQL in one statement, so the
-// end of a run costs one WAL flush and one round trip. It returns the
-// dialog's last_seq as of that commit: the runtime checks that no message
-// was written that its run did not see. A reply that is not the tenant's
-// is ErrNotFound, after the rest is saved.
+// end of a run costs one WAL flush and one round trip. It writes only
+// while sv.Owner holds the dialog's lease: a run whose lease expired and
+// was taken by another process is ErrConflict and writes nothing, so it
+// never overwrites the new holder's state. It returns the dialog's
+// last_seq as of that commit: the runtime checks that no message was
+// written that its run did not see. A reply that is not the tenant's is
+// ErrNotFound, after the rest is saved.
 func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
 	var seq, replies int64
 	var err error
@@ -165,44 +168,59 @@ func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
 }
 
 const (
-	saveDialogSQL = `UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq`
+	heldSQL       = `SELECT 1 FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?`
+	saveDialogSQL = `UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ?`
 	releaseSQL    = `DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?`
 )
 
-// saveRunStatement is SaveRun on PostgreSQL: the reply and the release
-// are data-modifying CTEs of the dialog's update.
+// saveRunStatement is SaveRun on PostgreSQL: the reply, the release and
+// the dialog's update are data-modifying CTEs that act only if the lease
+// row, locked first, is still the run's. The lock makes a takeover
+// committing meanwhile count: the row is re-read before it is locked.
 func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int64, err error) {
+	const ifHeld = ` AND EXISTS (SELECT 1 FROM held)`
 	var query strings.Builder
-	var args []any
-	query.WriteString("WITH ")
+	query.WriteString("WITH held AS (" + heldSQL + " FOR UPDATE), ")
+	args := []any{sv.TenantID, sv.DialogID, sv.Owner}
 	if sv.ReplyID != "" {
-		query.WriteString("reply AS (" + updateMessageSQL + " RETURNING 1), ")
+		query.WriteString("reply AS (" + updateMessageSQL + ifHeld + " RETURNING 1), ")
 		args = append(args, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
 	} else {
 		query.WriteString("reply AS (SELECT 1 WHERE false), ")
 	}
 	if sv.Release {
-		query.WriteString("released AS (" + releaseSQL + "), ")
+		// Through held too, so the lease row is locked and read before
+		// this deletes it, whichever CTE PostgreSQL runs first.
+		query.WriteString("released AS (" + releaseSQL + ifHeld + "), ")
 		args = append(args, sv.TenantID, sv.DialogID, sv.Owner)
 	}
-	query.WriteString("saved AS (" + saveDialogSQL + ") SELECT last_seq, (SELECT count(*) FROM reply) FROM saved")
+	query.WriteString("saved AS (" + saveDialogSQL + ifHeld + ` RETURNING last_seq)
+SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`)
 	args = append(args, sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
-	rows, err := s.q(ctx).Raw(query.String(), args...).Rows()
+	var saved sql.NullInt64
+	var held bool
+	if err := s.q(ctx).Raw(query.String(), args...).Row().Scan(&saved, &replies, &held); err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case !held:
+		return 0, 0, ErrConflict
+	case !saved.Valid:
+		return 0, 0, ErrNotFound
+	}
+	return saved.Int64, replies, nil
+}
+
+// saveRunSteps is SaveRun as statements of one transaction, on SQLite,
+// whose write lock (taken at BEGIN) keeps the lease as it was read.
+func (s *Store) saveRunSteps(ctx context.Context, sv Save) (seq, replies int64, err error) {
+	held, err := s.int64s(ctx, heldSQL, sv.TenantID, sv.DialogID, sv.Owner)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		return 0, 0, cmp.Or(rows.Err(), ErrNotFound)
+	if len(held) == 0 {
+		return 0, 0, ErrConflict
 	}
-	if err := rows.Scan(&seq, &replies); err != nil {
-		return 0, 0, err
-	}
-	return seq, replies, rows.Err()
-}
-
-// saveRunSteps is SaveRun as statements of one transaction, on SQLite.
-func (s *Store) saveRunSteps(ctx context.Context, sv Save) (seq, replies int64, err error) {
 	if sv.ReplyID != "" {
 		res := s.w(ctx).Exec(updateMessageSQL, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
 		if res.Error != nil {
@@ -210,7 +228,7 @@ func (s *Store) saveRunSteps(ctx context.Context, sv Save) (seq, replies int64, 
 		}
 		replies = res.RowsAffected
 	}
-	seqs, err := s.int64s(ctx, saveDialogSQL, sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
+	seqs, err := s.int64s(ctx, saveDialogSQL+" RETURNING last_seq", sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -118,8 +118,12 @@ func TestDialogs(t *testing.T) {
 		t.Run("a save naming another tenant's reply is not found", func(t *testing.T) {
 			other := mustTenant(t, st, "other")
 			theirs := mustAppend(t, st, mustDialog(t, st, mustBot(t, st, other.ID, "support")), "assistant", store.MessageStreaming)
+			if ok, err := st.AcquireLease(ctx, tn.ID, d2.ID, "p2", time.Now(), time.Minute); !ok || err != nil {
+				t.Fatalf("lease %v, %v", ok, err)
+			}
 			_, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d2.ID, Status: store.DialogActive, State: "{}",
-				ReplyID: theirs.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "stolen", Meta: "{}", Status: store.MessageComplete}})
+				ReplyID: theirs.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "stolen", Meta: "{}", Status: store.MessageComplete},
+				Owner: "p2"})
 			wantErr(t, err, store.ErrNotFound)
 			msgs, _ := st.ListMessages(ctx, other.ID, theirs.DialogID, 0)
 			if len(msgs) != 1 || msgs[0].Status != store.MessageStreaming || msgs[0].Text == "stolen" {

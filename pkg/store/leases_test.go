@@ -333,6 +333,42 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 	})
 }
 
+// TestASaveAfterTheLeaseWasLostWritesNothing: a run whose lease expired
+// and was taken by another process (it stalled past its TTL) must not
+// overwrite what the new holder saves, nor complete its reply.
+func TestASaveAfterTheLeaseWasLostWritesNothing(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
+		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
+		reply := mustAppend(t, st, d, "assistant", store.MessageStreaming)
+		if !mustAcquire(t, st, d, "stalled") {
+			t.Fatal("the first lease was refused")
+		}
+		if _, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "new", Now: now().Add(2 * minute), TTL: minute}); err != nil {
+			t.Fatal(err)
+		}
+		save := func(owner, state string, release bool) error {
+			_, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogActive, State: state,
+				ReplyID: reply.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "late", Meta: "{}", Status: store.MessageComplete},
+				Owner: owner, Release: release})
+			return err
+		}
+		wantErr(t, save("stalled", `{"by":"stalled"}`, true), store.ErrConflict)
+		got, _ := st.GetDialog(ctx, tn.ID, d.ID)
+		msgs, _ := st.ListMessages(ctx, tn.ID, d.ID, 0)
+		if got.State == `{"by":"stalled"}` || msgs[0].Status != store.MessageInterrupted || msgs[0].Text == "late" {
+			t.Fatalf("the stalled run wrote: dialog %+v, reply %+v", got, msgs[0])
+		}
+		if l, err := st.GetLease(ctx, tn.ID, d.ID); err != nil || l.Owner != "new" {
+			t.Fatalf("lease %+v, %v", l, err)
+		}
+		if err := save("new", `{"by":"new"}`, true); err != nil {
+			t.Fatalf("the holder's save: %v", err)
+		}
+	})
+}
+
 // TestTakeLeaseRefusesWhatTheCallerMayNotRun: the lease statement is
 // also the turn's authorization (there is no read of the dialog before
 // it), so a dialog of another bot or tenant, or one no run answers, gets
