@@ -173,26 +173,25 @@ const (
 	releaseSQL    = `DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?`
 )
 
-// saveRunStatement is SaveRun on PostgreSQL: the reply, the release and
-// the dialog's update are data-modifying CTEs that act only if the lease
-// row, locked first, is still the run's. The lock makes a takeover
-// committing meanwhile count: the row is re-read before it is locked.
+// saveRunStatement is SaveRun on PostgreSQL: the reply and the dialog's
+// update are data-modifying CTEs that act only if held found the lease
+// still the run's. held deletes the lease row when the run ends, and
+// locks it otherwise; either way a takeover that commits meanwhile is
+// seen, as PostgreSQL re-reads a row it waited for before acting on it.
 func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int64, err error) {
 	const ifHeld = ` AND EXISTS (SELECT 1 FROM held)`
 	var query strings.Builder
-	query.WriteString("WITH held AS (" + heldSQL + " FOR UPDATE), ")
+	if sv.Release {
+		query.WriteString("WITH held AS (" + releaseSQL + " RETURNING 1), ")
+	} else {
+		query.WriteString("WITH held AS (" + heldSQL + " FOR UPDATE), ")
+	}
 	args := []any{sv.TenantID, sv.DialogID, sv.Owner}
 	if sv.ReplyID != "" {
 		query.WriteString("reply AS (" + updateMessageSQL + ifHeld + " RETURNING 1), ")
 		args = append(args, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
 	} else {
 		query.WriteString("reply AS (SELECT 1 WHERE false), ")
-	}
-	if sv.Release {
-		// Through held too, so the lease row is locked and read before
-		// this deletes it, whichever CTE PostgreSQL runs first.
-		query.WriteString("released AS (" + releaseSQL + ifHeld + "), ")
-		args = append(args, sv.TenantID, sv.DialogID, sv.Owner)
 	}
 	query.WriteString("saved AS (" + saveDialogSQL + ifHeld + ` RETURNING last_seq)
 SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`)
