@@ -86,7 +86,7 @@ type Runtime struct {
 	runs     sync.WaitGroup
 
 	mu   sync.Mutex
-	live map[string]*liveRun // dialog id -> the run of this process
+	live map[string]*liveRun // liveKey -> the run of this process
 }
 
 // NewRuntime returns the dialog runtime over svc.
@@ -169,7 +169,7 @@ func errBusy() *Error {
 func (r *Runtime) join(ctx context.Context, p *Principal, tenantID, dialogID, text string) (*liveRun, *store.Message, error) {
 	for {
 		r.mu.Lock()
-		lr := r.live[dialogID]
+		lr := r.live[liveKey(tenantID, dialogID)]
 		if lr == nil {
 			break // with r.mu held
 		}
@@ -184,11 +184,10 @@ func (r *Runtime) join(ctx context.Context, p *Principal, tenantID, dialogID, te
 			}
 		}
 		defer r.mu.Unlock()
-		// An open run holds the lease, so its dialog is one the lease
-		// admitted: the caller's only if of its tenant and, for a widget
-		// key, of its bot.
+		// An open run holds the lease, so its dialog is the tenant's; a
+		// widget key still chats only with its bot's.
 		d := lr.dialog
-		if d.TenantID != tenantID || !mayChat(p, d) {
+		if !mayChat(p, d) {
 			return nil, nil, notFound("dialog")
 		}
 		if text == "" {
@@ -201,22 +200,27 @@ func (r *Runtime) join(ctx context.Context, p *Principal, tenantID, dialogID, te
 		lr.enqueue(queuedText{text: text, id: m.ID})
 		return nil, m, nil
 	}
-	lr := &liveRun{owner: r.opts.Owner + "/" + randomHex(6), changed: make(chan struct{})}
-	r.live[dialogID] = lr
+	lr := &liveRun{key: liveKey(tenantID, dialogID), owner: r.opts.Owner + "/" + randomHex(6), changed: make(chan struct{})}
+	r.live[lr.key] = lr
 	r.mu.Unlock()
 	return lr, nil, nil
 }
 
 // leave removes lr, the dialog's run of this process, and wakes the
 // requests waiting for it to settle.
-func (r *Runtime) leave(dialogID string, lr *liveRun) {
+func (r *Runtime) leave(lr *liveRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.live[dialogID] == lr {
-		delete(r.live, dialogID)
+	if r.live[lr.key] == lr {
+		delete(r.live, lr.key)
 	}
 	lr.setOpen(false)
 }
+
+// liveKey names a dialog's run by tenant too: the dialog id comes from
+// the caller, and a request for another tenant's dialog must not find,
+// or wait for, that tenant's run.
+func liveKey(tenantID, dialogID string) string { return tenantID + "/" + dialogID }
 
 // open lets texts join lr, once its lease is held and its own text (if
 // any) is first in its queue.
@@ -257,6 +261,7 @@ func (r *Runtime) userRow(ctx context.Context, d *store.Dialog, text string) (*s
 // liveRun is this process's run of one dialog: texts sent meanwhile wait
 // in queue until the loop takes them.
 type liveRun struct {
+	key   string
 	owner string
 	// dialog is the dialog as its lease found it, set before the run
 	// opens.

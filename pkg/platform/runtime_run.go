@@ -421,5 +421,5 @@ func (run *dialogRun) end() {
 			r.svc.log.Error("platform: release dialog lease", "dialog", run.dialog.ID, "err", err)
 		}
 	}
-	r.leave(run.dialog.ID, run.lr)
+	r.leave(run.lr)
 }
