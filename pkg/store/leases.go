@@ -132,7 +132,7 @@ func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
 		leasable += ` AND bot_id = ?`
 		args = append(args, t.BotID)
 	}
-	args = append(args, now, MessageInterrupted, t.TenantID, t.DialogID, MessageStreaming)
+	args = append(args, now, MessageInterrupted, t.TenantID, t.DialogID)
 	query := `WITH lease AS (
   INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at)
   SELECT ?, ?, ?, ?::timestamptz, ?::timestamptz WHERE EXISTS (SELECT 1 FROM dialogs WHERE ` + leasable + `)
@@ -140,7 +140,7 @@ func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
   WHERE dialog_leases.tenant_id = excluded.tenant_id AND (dialog_leases.expires_at < ? OR dialog_leases.owner = excluded.owner)
   RETURNING 1 AS won),
 interrupted AS (
-  UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND status = ? AND EXISTS (SELECT 1 FROM lease))
+  UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND ` + isStreaming + ` AND EXISTS (SELECT 1 FROM lease))
 `
 	if m := t.First; m == nil {
 		query += `SELECT ` + dialogColumns + `, 0, '', 0 FROM dialogs WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease) FOR SHARE`

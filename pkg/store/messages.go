@@ -178,12 +178,18 @@ func (s *Store) DiscardReply(ctx context.Context, tenantID, id string) error {
 	return wrap("discard reply", err)
 }
 
+// isStreaming selects streaming messages. It is a literal, not a bound
+// parameter, so both databases can prove a query covered by the partial
+// index ix_messages_streaming (migration 4) and find a dialog's streaming
+// replies without reading its other messages.
+const isStreaming = "status = '" + MessageStreaming + "'"
+
 // MarkInterrupted turns every streaming message of the tenant's dialog into
 // an interrupted one and says how many there were. Call it when taking the
 // dialog's lease: whoever was streaming them is gone.
 func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) (int64, error) {
 	res := s.w(ctx).Model(&Message{}).
-		Where("tenant_id = ? AND dialog_id = ? AND status = ?", tenantID, dialogID, MessageStreaming).
+		Where("tenant_id = ? AND dialog_id = ? AND "+isStreaming, tenantID, dialogID).
 		Update("status", MessageInterrupted)
 	if res.Error != nil {
 		return 0, wrap("mark interrupted", res.Error)

@@ -24,6 +24,7 @@ var migrations = []migration{
 	{1, "tenants, users, keys, secrets, sessions, bots, versions", migrateV1},
 	{2, "dialogs, messages, tool calls, leases, idempotency keys, usage", migrateV2},
 	{3, "messages and tool calls found by dialog only", migrateV3},
+	{4, "streaming messages indexed", migrateV4},
 }
 
 // schemaMigration records an applied step.

@@ -47,11 +47,25 @@ SELECT 'msg_fill_' || i, ?, ?, i, 'user', 'user', '[]', 'hello', 'complete', '{}
 					return
 				}
 				if plan := sqlitePlan(t, st, q, small.TenantID, small.ID); !strings.Contains(plan, "ux_messages_dialog_seq") &&
-					!strings.Contains(plan, "sqlite_autoindex_tool_calls") {
+					!strings.Contains(plan, "sqlite_autoindex_tool_calls") && !strings.Contains(plan, "ix_messages_streaming") {
 					t.Fatalf("plan does not use the dialog's index:\n%s", plan)
 				}
 			})
 		}
+		// Every turn marks what a dead run left streaming: that must not
+		// read the conversation, however long.
+		t.Run("marking a long dialog's streaming replies reads none of its other messages", func(t *testing.T) {
+			q := dialogQueries["mark interrupt"]
+			if st.Dialect() == store.DialectPostgres {
+				if read := rowsRead(t, st, q, large.TenantID, large.ID); read > 10 {
+					t.Fatalf("read %d rows of a dialog of 3000 messages, none of them streaming", read)
+				}
+				return
+			}
+			if plan := sqlitePlan(t, st, q, large.TenantID, large.ID); !strings.Contains(plan, "ix_messages_streaming") {
+				t.Fatalf("plan does not use the streaming index:\n%s", plan)
+			}
+		})
 	})
 }
 
