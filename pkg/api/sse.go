@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -58,11 +59,32 @@ func (s *sseStream) withoutRecording() *sseStream {
 
 // Send writes one event.
 func (s *sseStream) Send(e agent.Event) {
+	s.write(encode(nil, e))
+}
+
+// SendAll writes events that are due together in one write and one
+// flush (platform.BatchSink): a stored reply releases its message,
+// turn_end and done at once, and none waits for the others.
+func (s *sseStream) SendAll(events []agent.Event) {
+	if len(events) == 0 {
+		return
+	}
+	var b []byte
+	for _, e := range events {
+		b = encode(b, e)
+	}
+	s.write(b)
+}
+
+var _ platform.BatchSink = (*sseStream)(nil)
+
+// encode appends e's frame to b.
+func encode(b []byte, e agent.Event) []byte {
 	data, err := json.Marshal(e)
 	if err != nil {
 		data, _ = json.Marshal(agent.Error{Code: "internal", Message: "an event could not be encoded"})
 	}
-	s.write(frame(e.Type(), data))
+	return append(b, frame(e.Type(), data)...)
 }
 
 // frame is one SSE event. encoding/json never writes a raw newline, so the

@@ -154,3 +154,35 @@ func TestSSEARecordingOverTheCapEndsWithAnErrorEvent(t *testing.T) {
 		t.Fatal("the live stream was cut too")
 	}
 }
+
+// flushCounter counts the flushes a stream makes.
+type flushCounter struct {
+	*httptest.ResponseRecorder
+	flushes int
+}
+
+func (f *flushCounter) Flush() { f.flushes++; f.ResponseRecorder.Flush() }
+
+// TestSSEWritesEventsDueTogetherInOneFlush: the events a stored reply
+// lets go (its message, turn_end and done) leave in one write, in order,
+// each framed on its own.
+func TestSSEWritesEventsDueTogetherInOneFlush(t *testing.T) {
+	w := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
+	c, _ := gin.CreateTestContext(w)
+	s := newSSE(c, time.Hour, nil)
+	s.Send(agent.TurnStart{Turn: 1, Model: "m", Provider: "p"})
+	s.SendAll([]agent.Event{agent.TurnEnd{Turn: 1, StopReason: agent.StopCompleted}, agent.Done{Text: "ok", StopReason: agent.StopCompleted}})
+	s.SendAll(nil)
+	s.close()
+	if w.flushes != 2 {
+		t.Fatalf("%d flushes, want one per Send and one per SendAll", w.flushes)
+	}
+	events, _ := parseSSE(t, w.Body.String())
+	var types []string
+	for _, e := range events {
+		types = append(types, e[0])
+	}
+	if got := strings.Join(types, " "); got != "turn_start turn_end done" {
+		t.Fatalf("events %s", got)
+	}
+}

@@ -77,6 +77,14 @@ func (run *dialogRun) writeHeld(ctx context.Context) error {
 	return err
 }
 
+// BatchSink is a sink that can take several events at once. The events
+// a stored reply lets go are all due at that moment, so a stream can
+// write and flush them together.
+type BatchSink interface {
+	agent.Sink
+	SendAll(events []agent.Event)
+}
+
 // sendHeld lets the held reply's events go once its write ended: its
 // own only if stored.
 func (run *dialogRun) sendHeld(stored bool) {
@@ -85,11 +93,18 @@ func (run *dialogRun) sendHeld(stored bool) {
 		return
 	}
 	run.held = nil
+	events := h.after
 	if stored && h.event != nil {
-		run.emit(h.event)
+		events = append([]agent.Event{h.event}, h.after...)
 	}
-	for _, e := range h.after {
-		run.emit(e)
+	switch sink := run.sink.(type) {
+	case nil:
+	case BatchSink:
+		sink.SendAll(events)
+	default:
+		for _, e := range events {
+			sink.Send(e)
+		}
 	}
 }
 

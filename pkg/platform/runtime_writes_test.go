@@ -153,3 +153,35 @@ func TestARunThatLostItsLeaseSavesNothing(t *testing.T) {
 		}
 	})
 }
+
+// batches is a sink that can take events together and keeps how they
+// came: one list per Send or SendAll.
+type batches struct{ all [][]string }
+
+func (b *batches) Send(e agent.Event) { b.all = append(b.all, []string{e.Type()}) }
+
+func (b *batches) SendAll(events []agent.Event) {
+	var types []string
+	for _, e := range events {
+		types = append(types, e.Type())
+	}
+	b.all = append(b.all, types)
+}
+
+// TestAStoredReplysEventsLeaveTogether: the reply's message event and the
+// events the loop sent while the reply waited for its save are due at
+// once, so a sink that takes events together gets them in one call, in
+// order, and a stream flushes once for them.
+func TestAStoredReplysEventsLeaveTogether(t *testing.T) {
+	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+		d := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{Text: "Fine."})
+		sink := &batches{}
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "hi"}, sink); err != nil {
+			t.Fatal(err)
+		}
+		if last := sink.all[len(sink.all)-1]; !slices.Equal(last, []string{"message", "turn_end", "done"}) {
+			t.Fatalf("calls %q", sink.all)
+		}
+	})
+}
