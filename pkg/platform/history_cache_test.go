@@ -19,10 +19,7 @@ import (
 // database) is part of what the model sees next, in order.
 func TestHistoryAcrossProcesses(t *testing.T) {
 	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
-		other, err := platform.NewRuntime(e.svc, platform.RuntimeOptions{Provider: e.rtProvider(t), DefaultModel: "gpt-4o-mini"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := e.otherProcess(t)
 		d := e.dialog(t)
 		var want []string
 		for i, rt := range []*platform.Runtime{e.rt, other, e.rt, e.rt, other} {
@@ -51,10 +48,7 @@ func TestHistoryAcrossProcesses(t *testing.T) {
 // reads it, once.
 func TestWarmTurnsReadNoHistory(t *testing.T) {
 	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
-		other, err := platform.NewRuntime(e.svc, platform.RuntimeOptions{Provider: e.rtProvider(t), DefaultModel: "gpt-4o-mini"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := e.otherProcess(t)
 		d := e.dialog(t)
 		var reads atomic.Int32
 		count := func(db *gorm.DB) {

@@ -236,3 +236,14 @@ func (e *rtEnv) sendSlowly(p *platform.Principal, dialogID, text, reply string) 
 	}
 	return done
 }
+
+// otherProcess is a second runtime on the same database, as another
+// server process would be: it shares no memory with e.rt.
+func (e *rtEnv) otherProcess(t *testing.T) *platform.Runtime {
+	t.Helper()
+	rt, err := platform.NewRuntime(e.svc, platform.RuntimeOptions{Provider: e.rtProvider(t), DefaultModel: "gpt-4o-mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}

@@ -96,6 +96,12 @@ type inactiveDialog struct{ dialog *store.Dialog }
 
 func (e *inactiveDialog) Error() string { return "dialog " + e.dialog.ID + " is " + e.dialog.Status }
 
+// Unwrap is the conflict a caller reports that does not answer the dialog
+// itself (answerInactive does): a resume that finds it handed off meanwhile.
+func (e *inactiveDialog) Unwrap() error {
+	return errorf(CodeConflict, "this dialog is %s; no reply is generated for it", e.dialog.Status)
+}
+
 // answerInactive answers a text for a dialog that is closed, or handed
 // off to a human, who reads it from the dialog.
 func (r *Runtime) answerInactive(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
@@ -266,17 +272,17 @@ func (r *Runtime) turnTenant(ctx context.Context, p *Principal, tenant, origin s
 	return tenantID, nil
 }
 
-// mayChat says whether p may chat with d of its tenant: a publishable key
-// only with its bot's dialogs.
-func mayChat(p *Principal, d *store.Dialog) bool {
-	return p.KeyKind != auth.KindPublishable || p.BotID == d.BotID
-}
-
-// leaseBot is the bot a lease taken for p is limited to: a publishable
-// key's, or any.
+// leaseBot is the only bot whose dialogs p may chat with: a publishable
+// key's, or "" for any of its tenant's.
 func leaseBot(p *Principal) string {
 	if p.KeyKind == auth.KindPublishable {
 		return p.BotID
 	}
 	return ""
+}
+
+// mayChat says whether p may chat with d of its tenant (leaseBot).
+func mayChat(p *Principal, d *store.Dialog) bool {
+	bot := leaseBot(p)
+	return bot == "" || bot == d.BotID
 }
