@@ -60,24 +60,43 @@ func TestAReplyIsStoredBeforeItsEventGoesOut(t *testing.T) {
 }
 
 // TestAWarmTurnCostsThreeStatements guards the cost of the most common
-// turn on PostgreSQL: taking the lease, which checks the caller may chat
-// with the dialog and stores the user's text and the row the reply
-// streams into; reading the secrets the bot's tools use (this bot has
-// one); and one save that completes the reply and releases the lease.
+// turn on PostgreSQL, a message sent with an API key: the key, remembered,
+// costs none; taking the lease, which checks the caller may chat with the
+// dialog and stores the user's text and the row the reply streams into;
+// reading the secrets the bot's tools use (this bot has one); and one save
+// that completes the reply and releases the lease.
 func TestAWarmTurnCostsThreeStatements(t *testing.T) {
 	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
 		if e.store.Dialect() != store.DialectPostgres {
 			t.Skip("SQLite runs a save as several statements of one transaction")
 		}
+		key, err := e.svc.CreateAPIKey(ctx, e.admin, "shop", platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		d := e.dialog(t)
+		n := countStatements(e.store.DB()) // the store is this test's own
 		send := func() {
+			p := e.authenticate(t, key.Key)
 			e.llm.Enqueue(llmtest.ServerReply{Text: "fine"})
-			if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, platform.SendInput{Text: "and now?"}, nil); err != nil {
+			if _, err := e.rt.SendMessage(ctx, p, "shop", d.ID, platform.SendInput{Text: "and now?"}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		send()                             // warms the bot, its tools and the dialog's history
-		n := countStatements(e.store.DB()) // the store is this test's own
+		send() // warms the bot, its tools and the dialog's history
+		// The store remembers keys once it hears revocations, which its
+		// listener starts doing in its own time.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			before := n.Load()
+			e.authenticate(t, key.Key)
+			if n.Load() == before {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the key is still read on every request after 10 s")
+			}
+		}
+		n.Store(0)
 		send()
 		if got := n.Load(); got != 3 {
 			t.Fatalf("a warm turn ran %d statements, want 3", got)

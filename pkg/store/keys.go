@@ -41,11 +41,24 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey) error {
 // GetAPIKeyByHash finds a key by the hash of its plaintext, for
 // authentication. It is not tenant-scoped because the key itself names its
 // tenant; callers must still check expiry and revocation (ActiveAt).
+//
+// On PostgreSQL a key read once is remembered, for a minute at most, while
+// the store hears every revocation (keyListener): a revocation by any
+// process sharing the database reaches the others as it commits.
 func (s *Store) GetAPIKeyByHash(ctx context.Context, hash string) (*APIKey, error) {
+	now := time.Now()
+	if k, ok := s.keys.get(hash, now); ok {
+		return k, nil
+	}
+	if s.listener != nil {
+		s.listener.start()
+	}
+	gen := s.keys.generation()
 	var k APIKey
 	if err := s.q(ctx).Where("hash = ?", hash).First(&k).Error; err != nil {
 		return nil, wrap("get api key by hash", err)
 	}
+	s.keys.put(&k, gen, now)
 	return &k, nil
 }
 
@@ -85,11 +98,19 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, id string, now time.
 	if k.RevokedAt != nil {
 		return k, nil
 	}
-	err = s.q(ctx).Model(&APIKey{}).Where("tenant_id = ? AND id = ?", tenantID, id).
-		Update("revoked_at", now).Error
+	err = s.Tx(ctx, func(tx *Store) error {
+		err := tx.q(ctx).Model(&APIKey{}).Where("tenant_id = ? AND id = ?", tenantID, id).
+			Update("revoked_at", now).Error
+		if err != nil || tx.dialect != DialectPostgres {
+			return err
+		}
+		// Delivered as the revocation commits, to every process's listener.
+		return tx.q(ctx).Exec("SELECT pg_notify(?, ?)", revocationChannel, id).Error
+	})
 	if err != nil {
 		return nil, wrap("revoke api key", err)
 	}
+	s.keys.drop(id)
 	k.RevokedAt = &now
 	return k, nil
 }
@@ -97,6 +118,10 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, id string, now time.
 // TouchAPIKey records that the key was used. It is best-effort bookkeeping:
 // callers may ignore its error.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, now time.Time) error {
-	return wrap("touch api key", s.q(ctx).Model(&APIKey{}).Where("id = ?", id).
-		Update("last_used_at", now).Error)
+	err := s.q(ctx).Model(&APIKey{}).Where("id = ?", id).Update("last_used_at", now).Error
+	if err != nil {
+		return wrap("touch api key", err)
+	}
+	s.keys.touched(id, now)
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -37,6 +38,10 @@ type Store struct {
 	// checkpoints runs SQLite's WAL checkpoints off the request path; nil
 	// on PostgreSQL and in a transaction's Store.
 	checkpoints *checkpointer
+	// keys remembers authenticated API keys while listener hears every
+	// revocation; both nil on SQLite, listener nil in a transaction's Store.
+	keys     *keyCache
+	listener *keyListener
 }
 
 // Dialect names.
@@ -58,14 +63,18 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		NowFunc:        func() time.Time { return time.Now().UTC() },
 	}
 	if cfg.DatabaseURL != "" {
-		return openPostgres(ctx, cfg.DatabaseURL, gcfg)
+		return openPostgres(ctx, cfg.DatabaseURL, gcfg, log)
 	}
 	return openSQLite(ctx, cfg.DataDir, gcfg, log)
 }
 
-func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config) (*Store, error) {
+func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		return nil, errors.New("store: database URL must start with postgres:// or postgresql://")
+	}
+	listenCfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
 	}
 	db, err := gorm.Open(postgres.Open(dsn), gcfg)
 	if err != nil {
@@ -78,7 +87,9 @@ func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config) (*Store, e
 		sqlDB.SetMaxIdleConns(10)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: db, dialect: DialectPostgres, where: redactURL(dsn)}
+	keys := newKeyCache()
+	s := &Store{db: db, dialect: DialectPostgres, where: redactURL(dsn),
+		keys: keys, listener: newKeyListener(listenCfg, keys, log)}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: connect to postgres at %s: %w", s.where, err)
@@ -153,6 +164,9 @@ func (s *Store) Close() error {
 	if s.checkpoints != nil {
 		s.checkpoints.close()
 	}
+	if s.listener != nil {
+		s.listener.close()
+	}
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
@@ -167,7 +181,7 @@ func (s *Store) DB() *gorm.DB { return s.db }
 // Tx runs fn in one transaction: all of its writes happen or none do.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
-		return fn(&Store{db: db, dialect: s.dialect, where: s.where})
+		return fn(&Store{db: db, dialect: s.dialect, where: s.where, keys: s.keys})
 	})
 }
 

@@ -57,6 +57,25 @@ func OpenSQLite(t testing.TB) *store.Store {
 // databaseURL; the schema is dropped when t ends, so tests never see each
 // other's rows and leave nothing behind.
 func OpenPostgres(t testing.TB, databaseURL string) *store.Store {
+	st, _ := openPostgres(t, databaseURL)
+	return st
+}
+
+// OpenPostgresTwice returns two stores on one new schema, as two server
+// processes sharing a database have: rows are shared, and what a store
+// keeps in memory is its own.
+func OpenPostgresTwice(t testing.TB, databaseURL string) (*store.Store, *store.Store) {
+	t.Helper()
+	st, url := openPostgres(t, databaseURL)
+	other, err := store.Open(context.Background(), store.Config{DatabaseURL: url})
+	if err != nil {
+		t.Fatalf("open postgres again: %v", err)
+	}
+	t.Cleanup(func() { other.Close() })
+	return st, other
+}
+
+func openPostgres(t testing.TB, databaseURL string) (st *store.Store, schemaURL string) {
 	t.Helper()
 	ctx := context.Background()
 	admin, err := store.Open(ctx, store.Config{DatabaseURL: databaseURL})
@@ -68,7 +87,8 @@ func OpenPostgres(t testing.TB, databaseURL string) *store.Store {
 		admin.Close()
 		t.Fatalf("create schema: %v", err)
 	}
-	st, err := store.Open(ctx, store.Config{DatabaseURL: withSearchPath(t, databaseURL, schema)})
+	schemaURL = withSearchPath(t, databaseURL, schema)
+	st, err = store.Open(ctx, store.Config{DatabaseURL: schemaURL})
 	if err != nil {
 		t.Fatalf("open postgres schema %s: %v", schema, err)
 	}
@@ -80,7 +100,7 @@ func OpenPostgres(t testing.TB, databaseURL string) *store.Store {
 		admin.Close()
 	})
 	migrate(t, st)
-	return st
+	return st, schemaURL
 }
 
 func migrate(t testing.TB, st *store.Store) {

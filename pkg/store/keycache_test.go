@@ -1,0 +1,121 @@
+package store_test
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+	"gorm.io/gorm"
+)
+
+// TestARevokedKeyStopsWorkingInEveryProcess: on PostgreSQL a process
+// remembers the keys it authenticated, so their reads leave the request
+// path; a key revoked by another process sharing the database must still
+// stop working there as the revocation commits, and a process that stops
+// hearing revocations must stop remembering until it hears them again.
+func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
+	url := os.Getenv(storetest.EnvDatabaseURL)
+	if url == "" {
+		t.Skip(storetest.EnvDatabaseURL + " is not set; SQLite reads every key (one process, nothing to hear)")
+	}
+	ctx := context.Background()
+	st, other := storetest.OpenPostgresTwice(t, url)
+	reads := countKeyReads(t, st)
+	tn := mustTenant(t, st, "acme")
+	key := func(hash string) *store.APIKey {
+		k := &store.APIKey{TenantID: tn.ID, Name: hash, Kind: "sk", Scopes: store.StringList{"chat"}, Hash: hash}
+		if err := st.CreateAPIKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	// read reads the key with this hash in st and says whether that took
+	// a statement.
+	read := func(hash string) (*store.APIKey, bool) {
+		t.Helper()
+		before := reads.Load()
+		k, err := st.GetAPIKeyByHash(ctx, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k, reads.Load() > before
+	}
+	// eventually waits for cond, which the store's listener makes true in
+	// its own time.
+	eventually := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("still not %s after 10 s", what)
+			}
+		}
+	}
+	remembered := func(hash string) func() bool {
+		return func() bool { _, fromDB := read(hash); return !fromDB }
+	}
+
+	t.Run("a key read once is read from memory after", func(t *testing.T) {
+		k := key("first")
+		eventually("remembered", remembered(k.Hash))
+	})
+	t.Run("another process's revocation reaches this one", func(t *testing.T) {
+		k := key("second")
+		eventually("remembered", remembered(k.Hash))
+		if _, err := other.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		eventually("revoked here", func() bool { got, _ := read(k.Hash); return got.RevokedAt != nil })
+	})
+	t.Run("its own revocation is seen by its very next read", func(t *testing.T) {
+		k := key("third")
+		eventually("remembered", remembered(k.Hash))
+		if _, err := st.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := read(k.Hash); got.RevokedAt == nil {
+			t.Fatal("the revoking process still takes the key for active")
+		}
+	})
+	t.Run("a process that stops hearing revocations reads every key until it hears again", func(t *testing.T) {
+		k := key("fourth")
+		eventually("remembered", remembered(k.Hash))
+		// Ends every store's listener in the database, other packages'
+		// too: losing one only costs them their memory for a moment.
+		err := st.DB().Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE application_name = 'parley key revocations' AND pid <> pg_backend_pid()`).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually("reading from the database", func() bool { _, fromDB := read(k.Hash); return fromDB })
+		// Heard by nobody in st: its listener is gone.
+		if _, err := other.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := read(k.Hash); got.RevokedAt == nil {
+			t.Fatal("a revocation made while the listener was away went unseen")
+		}
+		eventually("remembered again", remembered(k.Hash))
+		if got, _ := read(k.Hash); got.RevokedAt == nil {
+			t.Fatal("the key remembered after the listener came back is not revoked")
+		}
+	})
+}
+
+// countKeyReads counts the statements st runs that read api_keys.
+func countKeyReads(t *testing.T, st *store.Store) *atomic.Int64 {
+	t.Helper()
+	n := &atomic.Int64{}
+	err := st.DB().Callback().Query().After("*").Register("test:key_reads", func(db *gorm.DB) {
+		if db.Statement.Table == "api_keys" {
+			n.Add(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
