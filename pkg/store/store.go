@@ -13,6 +13,7 @@ import (
 
 	"github.com/glebarez/sqlite"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -76,7 +77,8 @@ func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config, log *slog.
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
 	}
-	db, err := gorm.Open(postgres.Open(dsn), gcfg)
+	db, err := gorm.Open(postgres.New(postgres.Config{DSN: dsn,
+		OptionOpenDB: []stdlib.OptionOpenDB{stdlib.OptionShouldPing(pingIdle)}}), gcfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
 	}
@@ -95,6 +97,20 @@ func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config, log *slog.
 		return nil, fmt.Errorf("store: connect to postgres at %s: %w", s.where, err)
 	}
 	return s, nil
+}
+
+// pingIdleAfter is how long a pooled connection may sit idle before it is
+// pinged ahead of its next statement. The driver's default, a second,
+// pings on most bursts of a paced load: the pool's least used connections
+// idle longer than that between bursts, so a burst's turns paid a round
+// trip more than the others, right where the tail is. Connections go stale
+// after minutes (a restart, a failover, a firewall's idle timeout), not
+// seconds; a restart fails the statements of connections used just before
+// it either way.
+const pingIdleAfter = 30 * time.Second
+
+func pingIdle(_ context.Context, p stdlib.ShouldPingParams) bool {
+	return p.IdleDuration > pingIdleAfter
 }
 
 func openSQLite(ctx context.Context, dir string, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
