@@ -44,8 +44,9 @@ type driveOptions struct {
 }
 
 // drive runs o.Concurrency dialogs at once for o.Duration, each worker
-// sending a message as soon as the last one is answered and moving to a
-// new dialog every TurnsPerDialog turns.
+// sending a message once the last one is answered and it has thought for
+// o.Think (its first message too, so paced workers do not start in
+// lockstep), and moving to a new dialog every TurnsPerDialog turns.
 func drive(ctx context.Context, s *session, o driveOptions) level {
 	var (
 		mu    sync.Mutex
@@ -73,6 +74,7 @@ func drive(ctx context.Context, s *session, o driveOptions) level {
 		go func() {
 			defer wg.Done()
 			dialog, n := "", 0
+			think(o.Think) // people do not all press send in the same millisecond
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				if dialog == "" || n == o.TurnsPerDialog {
 					var err error

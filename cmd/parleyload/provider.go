@@ -28,6 +28,22 @@ func providerLatency(ctx context.Context, f *fakeLLM, n int, d, pause time.Durat
 		Messages: []llm.Message{llm.UserText("Where is my order?")},
 		Tools: []llm.ToolDefinition{{Name: "current_time", Description: "The current time",
 			Parameters: []byte(`{"type":"object","properties":{}}`)}}}
+	// Warmed up and staggered as the turns are, so neither side's sample
+	// holds new connections or a burst the other's does not.
+	call := func() error { _, err := p.Stream(ctx, req, func(llm.Delta) {}); return err }
+	if _, err := timeCalls(ctx, call, n, min(d/5, 2*time.Second), pause); err != nil {
+		return latency{}, err
+	}
+	lats, err := timeCalls(ctx, call, n, d, pause)
+	if err != nil {
+		return latency{}, err
+	}
+	return summarize(lats), nil
+}
+
+// timeCalls runs call n at a time for d, pausing for think time pause
+// before each, and returns how long each took.
+func timeCalls(ctx context.Context, call func() error, n int, d, pause time.Duration) ([]time.Duration, error) {
 	var (
 		mu      sync.Mutex
 		lats    []time.Duration
@@ -39,9 +55,10 @@ func providerLatency(ctx context.Context, f *fakeLLM, n int, d, pause time.Durat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			think(pause)
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				t0 := time.Now()
-				_, err := p.Stream(ctx, req, func(llm.Delta) {})
+				err := call()
 				took := time.Since(t0)
 				mu.Lock()
 				if err != nil && failure == nil {
@@ -55,7 +72,7 @@ func providerLatency(ctx context.Context, f *fakeLLM, n int, d, pause time.Durat
 	}
 	wg.Wait()
 	if failure != nil {
-		return latency{}, fmt.Errorf("raw model call: %w", failure)
+		return nil, fmt.Errorf("raw model call: %w", failure)
 	}
-	return summarize(lats), nil
+	return lats, nil
 }
