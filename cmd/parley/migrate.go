@@ -24,7 +24,7 @@ func (m *Main) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, settings, m.logger(settings))
+	st, err := openStore(ctx, settings, m.logger(settings), false)
 	if err != nil {
 		return err
 	}
@@ -39,9 +39,9 @@ func (m *Main) migrate(ctx context.Context, args []string) error {
 
 // openStore opens the database the settings name and brings its schema up
 // to date. Every command that touches data goes through it, so none can run
-// against an old schema.
-func openStore(ctx context.Context, s Settings, log *slog.Logger) (*store.Store, error) {
-	st, err := store.Open(ctx, store.Config{DatabaseURL: s.DatabaseURL, DataDir: s.DataDir, Logger: log})
+// against an old schema. server opens it for the server (store.Config).
+func openStore(ctx context.Context, s Settings, log *slog.Logger, server bool) (*store.Store, error) {
+	st, err := store.Open(ctx, store.Config{DatabaseURL: s.DatabaseURL, DataDir: s.DataDir, Logger: log, Server: server})
 	if err != nil {
 		return nil, err
 	}

@@ -127,19 +127,20 @@ type data struct {
 }
 
 // openData reads the settings, opens and migrates the database and builds
-// the platform service. withToken also loads or generates the platform
-// token, which only the server needs: the command-line tools act as the
-// operator directly.
-func (m *Main) openData(ctx context.Context, withToken bool) (*data, error) {
+// the platform service. server opens them for the server: it holds an
+// SQLite database for itself, and loads or generates the platform token,
+// which the command-line tools do not need: they act as the operator
+// directly.
+func (m *Main) openData(ctx context.Context, server bool) (*data, error) {
 	settings, err := LoadSettings(m.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	d := &data{settings: settings, log: m.logger(settings)}
-	if d.store, err = openStore(ctx, settings, d.log); err != nil {
+	if d.store, err = openStore(ctx, settings, d.log, server); err != nil {
 		return nil, err
 	}
-	if d.platform, d.where, err = openPlatform(settings, d.store, d.log, withToken); err != nil {
+	if d.platform, d.where, err = openPlatform(settings, d.store, d.log, server); err != nil {
 		d.store.Close()
 		return nil, err
 	}

@@ -196,3 +196,29 @@ func TestServeRefusesABadSecretKeyWithoutEchoingIt(t *testing.T) {
 		t.Errorf("the error echoes the key: %s", stderr)
 	}
 }
+
+// TestASecondServerOnOneSQLiteDatabaseIsRefused: SQLite serves one server
+// process, which is what lets it remember API keys (every revocation is
+// its own); a second one fails at start saying so, while the
+// command-line tools still work beside the first.
+func TestASecondServerOnOneSQLiteDatabaseIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir})
+	// Bounded: a second server that did start would serve until stopped.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var errb bytes.Buffer
+	second := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errb,
+		Getenv: parleyEnv{"PARLEY_DATA_DIR": dir, "PARLEY_ADDR": "127.0.0.1:0"}.getenv}
+	code, stderr := second.Run(ctx, []string{"serve"}), errb.String()
+	if code != 1 || !strings.Contains(stderr, "another parley serve") || !strings.Contains(stderr, "PARLEY_DATABASE_URL") {
+		t.Errorf("a second server: exit %d, stderr %q; want 1, naming the other server and PARLEY_DATABASE_URL", code, stderr)
+	}
+	if code, _, stderr := runParley(t, parleyEnv{"PARLEY_DATA_DIR": dir}, "migrate"); code != 0 {
+		t.Errorf("migrate beside the server: exit %d, %s", code, stderr)
+	}
+	if code := srv.stop(); code != 0 {
+		t.Fatalf("serve exited with %d", code)
+	}
+	startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir}) // the file is free again
+}

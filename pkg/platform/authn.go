@@ -16,7 +16,9 @@ const touchEvery = time.Minute
 
 // Authenticate turns a bearer token into a Principal: the platform token, an
 // sk_/pk_ API key, or an admin UI session token. Unknown, expired and
-// revoked credentials are unauthorized, effective on the next request.
+// revoked credentials are unauthorized, effective on the next request; in
+// other processes sharing a PostgreSQL database, as soon as the
+// revocation's notification reaches them (see store.GetAPIKeyByHash).
 func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
 	token = strings.TrimSpace(token)
 	switch {

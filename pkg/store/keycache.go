@@ -16,8 +16,9 @@ const keyCacheSize = 10000
 // keyCache remembers the API keys requests authenticated with, so a
 // request's first statement is not the read of its key: the last of a
 // warm turn's reads, on the path of every chat message. It answers only
-// while a listener hears every revocation (live); without one, on SQLite
-// or while the listener reconnects, every request reads its key.
+// while every revocation is heard (live): on PostgreSQL while a listener
+// listens, on SQLite while the store is the only server on the file.
+// Otherwise every request reads its key.
 //
 // A nil *keyCache caches nothing.
 type keyCache struct {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
 	url := os.Getenv(storetest.EnvDatabaseURL)
 	if url == "" {
-		t.Skip(storetest.EnvDatabaseURL + " is not set; SQLite reads every key (one process, nothing to hear)")
+		t.Skip(storetest.EnvDatabaseURL + " is not set; on SQLite the server has its file to itself (TestAnSQLiteServerHasItsFileToItself)")
 	}
 	ctx := context.Background()
 	st, other := storetest.OpenPostgresTwice(t, url)
@@ -118,4 +119,70 @@ func countKeyReads(t *testing.T, st *store.Store) *atomic.Int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestAnSQLiteServerHasItsFileToItself: on SQLite the server holds the
+// data directory for itself, so every revocation of a key is its own, and
+// it may remember the keys it read; the command-line tools open the file
+// beside it.
+func TestAnSQLiteServerHasItsFileToItself(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	server := func() (*store.Store, error) { return store.Open(ctx, store.Config{DataDir: dir, Server: true}) }
+	st, err := server()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a second server on the file is refused, saying why", func(t *testing.T) {
+		other, err := server()
+		if err == nil {
+			other.Close()
+			t.Fatal("a second server opened the file")
+		}
+		if !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "PARLEY_DATABASE_URL") {
+			t.Fatalf("error %q names neither the directory nor the way out", err)
+		}
+	})
+	t.Run("a tool opens the file beside it", func(t *testing.T) {
+		tool, err := store.Open(ctx, store.Config{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tool.Close()
+	})
+	t.Run("its keys are remembered, and a revoked one is seen at once", func(t *testing.T) {
+		reads := countKeyReads(t, st)
+		tn := mustTenant(t, st, "acme")
+		k := &store.APIKey{TenantID: tn.ID, Name: "k", Kind: "sk", Scopes: store.StringList{"chat"}, Hash: "hash-k"}
+		if err := st.CreateAPIKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := st.GetAPIKeyByHash(ctx, k.Hash); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := reads.Load(); n != 1 {
+			t.Fatalf("three reads of a key took %d statements, want 1", n)
+		}
+		if _, err := st.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := st.GetAPIKeyByHash(ctx, k.Hash); err != nil || got.RevokedAt == nil {
+			t.Fatalf("after revoking, the key reads %+v, %v", got, err)
+		}
+	})
+	t.Run("once it is closed, a server opens the file", func(t *testing.T) {
+		st.Close()
+		next, err := server()
+		if err != nil {
+			t.Fatal(err)
+		}
+		next.Close()
+	})
 }

@@ -42,9 +42,11 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey) error {
 // authentication. It is not tenant-scoped because the key itself names its
 // tenant; callers must still check expiry and revocation (ActiveAt).
 //
-// On PostgreSQL a key read once is remembered, for a minute at most, while
-// the store hears every revocation (keyListener): a revocation by any
-// process sharing the database reaches the others as it commits.
+// A key read once is remembered, for a minute at most, while the store
+// hears every revocation: on PostgreSQL through keyListener, so a
+// revocation by any process sharing the database reaches the others as it
+// commits; on SQLite when the store holds the server lock (Config.Server),
+// so every revocation is its own.
 func (s *Store) GetAPIKeyByHash(ctx context.Context, hash string) (*APIKey, error) {
 	now := time.Now()
 	if k, ok := s.keys.get(hash, now); ok {

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -29,6 +31,12 @@ type Config struct {
 	DataDir string
 	// Logger receives slow-query warnings and driver errors. Nil discards.
 	Logger *slog.Logger
+	// Server opens the store for `parley serve`. On SQLite it holds the
+	// data directory's server lock until Close, so no second server shares
+	// the file; then every revocation of an API key is this process's own,
+	// and the store remembers keys (see GetAPIKeyByHash). PostgreSQL,
+	// shared by design, hears other processes' revocations instead.
+	Server bool
 }
 
 // Store is the database. It is safe for concurrent use.
@@ -39,10 +47,12 @@ type Store struct {
 	// checkpoints runs SQLite's WAL checkpoints off the request path; nil
 	// on PostgreSQL and in a transaction's Store.
 	checkpoints *checkpointer
-	// keys remembers authenticated API keys while listener hears every
-	// revocation; both nil on SQLite, listener nil in a transaction's Store.
-	keys     *keyCache
-	listener *keyListener
+	// keys remembers authenticated API keys while every revocation is
+	// heard: on PostgreSQL through listener (nil in a transaction's Store),
+	// on SQLite by holding serverLock. Nil remembers nothing.
+	keys       *keyCache
+	listener   *keyListener
+	serverLock io.Closer
 }
 
 // Dialect names.
@@ -66,7 +76,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.DatabaseURL != "" {
 		return openPostgres(ctx, cfg.DatabaseURL, gcfg, log)
 	}
-	return openSQLite(ctx, cfg.DataDir, gcfg, log)
+	return openSQLite(ctx, cfg, gcfg, log)
 }
 
 func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
@@ -113,13 +123,33 @@ func pingIdle(_ context.Context, p stdlib.ShouldPingParams) bool {
 	return p.IdleDuration > pingIdleAfter
 }
 
-func openSQLite(ctx context.Context, dir string, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
-	if dir == "" {
-		dir = "."
-	}
+func openSQLite(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
+	dir := cmp.Or(cfg.DataDir, ".")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: create data dir: %w", err)
 	}
+	var lock io.Closer
+	if cfg.Server {
+		var err error
+		if lock, err = lockServer(dir); err != nil {
+			return nil, err
+		}
+	}
+	s, err := openSQLiteFile(ctx, dir, gcfg, log)
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		return nil, err
+	}
+	if lock != nil {
+		s.serverLock, s.keys = lock, newKeyCache()
+		s.keys.setLive(true)
+	}
+	return s, nil
+}
+
+func openSQLiteFile(ctx context.Context, dir string, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
 	path := filepath.Join(dir, "parley.db")
 	// WAL lets readers run beside the writer; busy_timeout waits for a lock
 	// instead of failing; _txlock=immediate takes the write lock at BEGIN so
@@ -182,6 +212,9 @@ func (s *Store) Close() error {
 	}
 	if s.listener != nil {
 		s.listener.close()
+	}
+	if s.serverLock != nil {
+		defer s.serverLock.Close() // after the connections: the file is free once unlocked
 	}
 	sqlDB, err := s.db.DB()
 	if err != nil {
