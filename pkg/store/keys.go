@@ -112,6 +112,9 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, id string, now time.
 	if err != nil {
 		return nil, wrap("revoke api key", err)
 	}
+	// In a caller's transaction this forgets the key before it commits; a
+	// read in between is forgotten again by the NOTIFY on PostgreSQL, and
+	// cannot happen on SQLite, whose one connection the transaction holds.
 	s.keys.drop(id)
 	k.RevokedAt = &now
 	return k, nil
