@@ -212,6 +212,57 @@ SELECT dialog.*, first.seq, first.status, 0 FROM dialog, first`
 	return d, wrap("take lease", ErrInactive)
 }
 
+// reserveSeqs reads the dialog of t and, when t stores a text, reserves
+// the seqs of its rows in the same statement: the text's, and the reply's
+// unless the dialog is paused (it answers tool results first). It returns
+// the dialog with its new last_seq and how many seqs it reserved.
+func (s *Store) reserveSeqs(ctx context.Context, t Take) (*Dialog, int64, error) {
+	if t.First == nil {
+		d, err := s.GetDialog(ctx, t.TenantID, t.DialogID)
+		return d, 0, err
+	}
+	replies := 0
+	if t.Reply != nil {
+		replies = 1
+	}
+	rows, err := s.q(ctx).Raw(`UPDATE dialogs SET last_seq = last_seq + 1 + CASE WHEN status = ? THEN 0 ELSE ? END,
+  updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING `+dialogColumns,
+		DialogPaused, replies, s.db.NowFunc(), t.TenantID, t.DialogID).Rows()
+	if err != nil {
+		return nil, 0, wrap("take lease", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, 0, wrap("take lease", cmp.Or(rows.Err(), ErrNotFound))
+	}
+	d, err := scanDialog(rows)
+	if err != nil {
+		return nil, 0, wrap("take lease", err)
+	}
+	if d.Status == DialogPaused {
+		return d, 1, nil
+	}
+	return d, int64(1 + replies), nil
+}
+
+// leaseRows are the rows TakeLease stores on d, in the seqs reserveSeqs
+// reserved: the text, then the reply's row if any.
+func (s *Store) leaseRows(t Take, d *Dialog, reserved int64) []Message {
+	first := d.LastSeq - reserved + 1
+	m := *t.First
+	m.TenantID, m.DialogID, m.Seq, m.Status = t.TenantID, t.DialogID, first, MessageComplete
+	if d.Status == DialogPaused {
+		m.Status = MessageQueued
+	}
+	rows := []Message{m}
+	if reserved > 1 {
+		r := *t.Reply
+		r.TenantID, r.DialogID, r.Seq, r.BotVersion = t.TenantID, t.DialogID, first+1, d.VersionNumber
+		rows = append(rows, r)
+	}
+	return rows
+}
+
 // leaseRefusal says why t does not win a lease on d: d is not the dialog
 // of t's bot, d is inactive, or someone else holds it.
 func leaseRefusal(t Take, d *Dialog) error {
@@ -225,17 +276,19 @@ func leaseRefusal(t Take, d *Dialog) error {
 	}
 }
 
-// takeLeaseInTx is TakeLease on SQLite.
+// takeLeaseInTx is TakeLease on SQLite: four statements in a transaction
+// that began with SQLite's write lock (_txlock=immediate), so what it reads
+// is the last commit of whoever held the lease.
 func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 	var d *Dialog
 	err := s.Tx(ctx, func(tx *Store) error {
-		// The transaction began with SQLite's write lock (_txlock=immediate),
-		// so this read sees the last commit of whoever held the lease.
+		var reserved int64
 		var err error
-		if d, err = tx.GetDialog(ctx, t.TenantID, t.DialogID); err != nil {
+		if d, reserved, err = tx.reserveSeqs(ctx, t); err != nil {
 			return err
 		}
 		if refused := leaseRefusal(t, d); !errors.Is(refused, ErrConflict) {
+			d.LastSeq -= reserved // rolled back with the transaction
 			return refused
 		}
 		ok, err := tx.AcquireLease(ctx, t.TenantID, t.DialogID, t.Owner, t.Now, t.TTL)
@@ -245,21 +298,13 @@ func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 		if _, err = tx.MarkInterrupted(ctx, t.TenantID, t.DialogID); err != nil || t.First == nil {
 			return err
 		}
-		m := t.First
-		m.TenantID, m.DialogID, m.Status = t.TenantID, t.DialogID, MessageComplete
-		if d.Status == DialogPaused {
-			m.Status = MessageQueued
+		rows := tx.leaseRows(t, d, reserved)
+		if err := tx.q(ctx).Create(&rows).Error; err != nil {
+			return wrap("take lease", err)
 		}
-		if err := tx.appendInTx(ctx, m); err != nil {
-			return err
-		}
-		d.LastSeq = m.Seq
-		if r := t.Reply; r != nil && d.Status != DialogPaused {
-			r.TenantID, r.DialogID, r.BotVersion = t.TenantID, t.DialogID, d.VersionNumber
-			if err := tx.appendInTx(ctx, r); err != nil {
-				return err
-			}
-			d.LastSeq = r.Seq
+		*t.First = rows[0]
+		if len(rows) > 1 {
+			*t.Reply = rows[1]
 		}
 		return nil
 	})
