@@ -67,19 +67,25 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
 // GetDialog finds the tenant's dialog by id. Every turn reads its dialog,
 // so the row is scanned by hand rather than through gorm's reflection.
 func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, error) {
-	rows, err := s.q(ctx).Raw(`SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = ? AND id = ?`, tenantID, id).Rows()
+	return s.dialogRow(ctx, "get dialog", `SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = ? AND id = ?`, tenantID, id)
+}
+
+// dialogRow runs query, which yields dialogColumns of at most one dialog,
+// and returns that dialog; none is ErrNotFound. op names it in errors.
+func (s *Store) dialogRow(ctx context.Context, op, query string, args ...any) (*Dialog, error) {
+	rows, err := s.q(ctx).Raw(query, args...).Rows()
 	if err != nil {
-		return nil, wrap("get dialog", err)
+		return nil, wrap(op, err)
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, wrap("get dialog", err)
+			return nil, wrap(op, err)
 		}
-		return nil, wrap("get dialog", ErrNotFound)
+		return nil, wrap(op, ErrNotFound)
 	}
 	d, err := scanDialog(rows)
-	return d, wrap("get dialog", err)
+	return d, wrap(op, err)
 }
 
 // dialogColumns are Dialog's columns in scanDialog's order.

@@ -212,42 +212,36 @@ SELECT dialog.*, first.seq, first.status, 0 FROM dialog, first`
 	return d, wrap("take lease", ErrInactive)
 }
 
+// seqs is how many seqs t stores rows in on a dialog of this status: its
+// text's, and the reply's unless the dialog is paused (a paused dialog
+// answers tool results first).
+func (t Take) seqs(status string) int64 {
+	switch {
+	case t.First == nil:
+		return 0
+	case t.Reply == nil || status == DialogPaused:
+		return 1
+	default:
+		return 2
+	}
+}
+
 // reserveSeqs reads the dialog of t and, when t stores a text, reserves
-// the seqs of its rows in the same statement: the text's, and the reply's
-// unless the dialog is paused (it answers tool results first). It returns
-// the dialog with its new last_seq and how many seqs it reserved.
-func (s *Store) reserveSeqs(ctx context.Context, t Take) (*Dialog, int64, error) {
+// the seqs of its rows (Take.seqs) in the same statement. The dialog it
+// returns has the new last_seq.
+func (s *Store) reserveSeqs(ctx context.Context, t Take) (*Dialog, error) {
 	if t.First == nil {
-		d, err := s.GetDialog(ctx, t.TenantID, t.DialogID)
-		return d, 0, err
+		return s.GetDialog(ctx, t.TenantID, t.DialogID)
 	}
-	replies := 0
-	if t.Reply != nil {
-		replies = 1
-	}
-	rows, err := s.q(ctx).Raw(`UPDATE dialogs SET last_seq = last_seq + 1 + CASE WHEN status = ? THEN 0 ELSE ? END,
+	return s.dialogRow(ctx, "take lease", `UPDATE dialogs SET last_seq = last_seq + CASE WHEN status = ? THEN ? ELSE ? END,
   updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING `+dialogColumns,
-		DialogPaused, replies, s.db.NowFunc(), t.TenantID, t.DialogID).Rows()
-	if err != nil {
-		return nil, 0, wrap("take lease", err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, 0, wrap("take lease", cmp.Or(rows.Err(), ErrNotFound))
-	}
-	d, err := scanDialog(rows)
-	if err != nil {
-		return nil, 0, wrap("take lease", err)
-	}
-	if d.Status == DialogPaused {
-		return d, 1, nil
-	}
-	return d, int64(1 + replies), nil
+		DialogPaused, t.seqs(DialogPaused), t.seqs(DialogActive), s.db.NowFunc(), t.TenantID, t.DialogID)
 }
 
 // leaseRows are the rows TakeLease stores on d, in the seqs reserveSeqs
 // reserved: the text, then the reply's row if any.
-func (s *Store) leaseRows(t Take, d *Dialog, reserved int64) []Message {
+func (s *Store) leaseRows(t Take, d *Dialog) []Message {
+	reserved := t.seqs(d.Status)
 	first := d.LastSeq - reserved + 1
 	m := *t.First
 	m.TenantID, m.DialogID, m.Seq, m.Status = t.TenantID, t.DialogID, first, MessageComplete
@@ -282,13 +276,12 @@ func leaseRefusal(t Take, d *Dialog) error {
 func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 	var d *Dialog
 	err := s.Tx(ctx, func(tx *Store) error {
-		var reserved int64
 		var err error
-		if d, reserved, err = tx.reserveSeqs(ctx, t); err != nil {
+		if d, err = tx.reserveSeqs(ctx, t); err != nil {
 			return err
 		}
 		if refused := leaseRefusal(t, d); !errors.Is(refused, ErrConflict) {
-			d.LastSeq -= reserved // rolled back with the transaction
+			d.LastSeq -= t.seqs(d.Status) // rolled back with the transaction
 			return refused
 		}
 		ok, err := tx.AcquireLease(ctx, t.TenantID, t.DialogID, t.Owner, t.Now, t.TTL)
@@ -298,7 +291,7 @@ func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 		if _, err = tx.MarkInterrupted(ctx, t.TenantID, t.DialogID); err != nil || t.First == nil {
 			return err
 		}
-		rows := tx.leaseRows(t, d, reserved)
+		rows := tx.leaseRows(t, d)
 		if err := tx.q(ctx).Create(&rows).Error; err != nil {
 			return wrap("take lease", err)
 		}
