@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 )
 
@@ -185,26 +184,10 @@ const (
 // locks it otherwise; either way a takeover that commits meanwhile is
 // seen, as PostgreSQL re-reads a row it waited for before acting on it.
 func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int64, err error) {
-	const ifHeld = ` AND EXISTS (SELECT 1 FROM held)`
-	var query strings.Builder
-	if sv.Release {
-		query.WriteString("WITH held AS (" + releaseSQL + " RETURNING 1), ")
-	} else {
-		query.WriteString("WITH held AS (" + heldSQL + " FOR UPDATE), ")
-	}
-	args := []any{sv.TenantID, sv.DialogID, sv.Owner}
-	if sv.ReplyID != "" {
-		query.WriteString("reply AS (" + updateMessageSQL + ifHeld + " RETURNING 1), ")
-		args = append(args, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
-	} else {
-		query.WriteString("reply AS (SELECT 1 WHERE false), ")
-	}
-	query.WriteString("saved AS (" + saveDialogSQL + ifHeld + ` RETURNING last_seq)
-SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`)
-	args = append(args, sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
+	query := saveStatements[saveKind{release: sv.Release, reply: sv.ReplyID != ""}]
 	var saved sql.NullInt64
 	var held bool
-	if err := s.q(ctx).Raw(query.String(), args...).Row().Scan(&saved, &replies, &held); err != nil {
+	if err := s.numbered(ctx, query, s.saveArgs(sv)...).Row().Scan(&saved, &replies, &held); err != nil {
 		return 0, 0, err
 	}
 	switch {
@@ -214,6 +197,48 @@ SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELEC
 		return 0, 0, ErrNotFound
 	}
 	return saved.Int64, replies, nil
+}
+
+// saveKind shapes the save statement: whether it releases the lease,
+// and whether it completes a reply.
+type saveKind struct{ release, reply bool }
+
+// saveStatements holds the save statement of every kind, numbered for the
+// driver once rather than on every turn.
+var saveStatements = func() map[saveKind]string {
+	m := map[saveKind]string{}
+	for _, release := range []bool{false, true} {
+		for _, reply := range []bool{false, true} {
+			k := saveKind{release: release, reply: reply}
+			m[k] = numberPlaceholders(saveSQL(k))
+		}
+	}
+	return m
+}()
+
+// saveSQL is the save statement of kind k, with ? placeholders that
+// saveRunStatement fills in the same order.
+func saveSQL(k saveKind) string {
+	const ifHeld = ` AND EXISTS (SELECT 1 FROM held)`
+	held := "WITH held AS (" + heldSQL + " FOR UPDATE), "
+	if k.release {
+		held = "WITH held AS (" + releaseSQL + " RETURNING 1), "
+	}
+	reply := "reply AS (SELECT 1 WHERE false), "
+	if k.reply {
+		reply = "reply AS (" + updateMessageSQL + ifHeld + " RETURNING 1), "
+	}
+	return held + reply + "saved AS (" + saveDialogSQL + ifHeld + ` RETURNING last_seq)
+SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`
+}
+
+// saveArgs are the values of the placeholders of sv's save statement.
+func (s *Store) saveArgs(sv Save) []any {
+	args := []any{sv.TenantID, sv.DialogID, sv.Owner}
+	if sv.ReplyID != "" {
+		args = append(args, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
+	}
+	return append(args, sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
 }
 
 // saveRunSteps is SaveRun as statements of one transaction, on SQLite,
