@@ -217,7 +217,7 @@ var saveStatements = func() map[saveKind]string {
 }()
 
 // saveSQL is the save statement of kind k, with ? placeholders that
-// saveRunStatement fills in the same order.
+// saveArgs fills in the same order.
 func saveSQL(k saveKind) string {
 	const ifHeld = ` AND EXISTS (SELECT 1 FROM held)`
 	held := "WITH held AS (" + heldSQL + " FOR UPDATE), "
