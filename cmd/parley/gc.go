@@ -11,12 +11,12 @@ import (
 // gcHeadroom is the least the heap may grow between two garbage
 // collections. Go's default lets it grow by as much as is live, and a
 // server's live heap is small: about 5 MB while it answers 100 turns a
-// second, which it then collected twice a second. A collection takes 2 ms
-// of a core's time out of two, and the turns it met were the slowest in a
-// hundred (paced PostgreSQL runs: added p99 3.2–3.7 ms with room to grow,
-// 3.8–4.2 ms without). Beyond this much live heap Go's default applies,
-// so the extra memory is bounded by this constant, not proportional to
-// the load.
+// second, which it then collected twice a second. A collection took about
+// 2 ms and 3 ms of CPU out of two cores, and the turns it met were the
+// slowest in a hundred (paced PostgreSQL runs, README "Performance": added
+// p99 3.3–3.8 ms with room to grow, 3.8–4.4 ms without). Beyond this much
+// live heap Go's default applies, so the extra memory is bounded by this
+// constant, not proportional to the load.
 const gcHeadroom = 64 << 20
 
 // gcRetune is how often the GC target follows the live heap. Between two
