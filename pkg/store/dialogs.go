@@ -244,7 +244,13 @@ func (s *Store) saveArgs(sv Save) []any {
 // saveRunSteps is SaveRun as statements of one transaction, on SQLite,
 // whose write lock (taken at BEGIN) keeps the lease as it was read.
 func (s *Store) saveRunSteps(ctx context.Context, sv Save) (seq, replies int64, err error) {
-	held, err := s.int64s(ctx, heldSQL, sv.TenantID, sv.DialogID, sv.Owner)
+	// A release deletes the lease as it checks it: should the rest fail,
+	// the transaction gives it back.
+	check := heldSQL
+	if sv.Release {
+		check = releaseSQL + " RETURNING 1"
+	}
+	held, err := s.int64s(ctx, check, sv.TenantID, sv.DialogID, sv.Owner)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -264,11 +270,6 @@ func (s *Store) saveRunSteps(ctx context.Context, sv Save) (seq, replies int64, 
 	}
 	if len(seqs) == 0 {
 		return 0, 0, ErrNotFound
-	}
-	if sv.Release {
-		if err := s.w(ctx).Exec(releaseSQL, sv.TenantID, sv.DialogID, sv.Owner).Error; err != nil {
-			return 0, 0, err
-		}
 	}
 	return seqs[0], replies, nil
 }
