@@ -42,7 +42,7 @@ func startFake(addr string, cert *fakeCert) (*fakeLLM, error) {
 		return nil, fmt.Errorf("fake LLM: listen on %s: %w", addr, err)
 	}
 	f := &fakeLLM{url: "http://" + ln.Addr().String() + "/v1", cert: cert, release: make(chan struct{})}
-	h := llmtest.NewHandler(llmtest.Options{FragmentSize: 16, Handler: f.answer})
+	h := llmtest.NewHandler(llmtest.Options{FragmentSize: 16, Handler: f.answer, Unrecorded: true})
 	f.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	if cert == nil {
 		go func() { _ = f.srv.Serve(ln) }()

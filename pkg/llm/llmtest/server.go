@@ -27,6 +27,11 @@ type Options struct {
 	// it receives the parsed request so tests can inspect what was sent. It
 	// is called concurrently when requests are.
 	Handler func(*ChatRequest) ServerReply
+	// Unrecorded keeps no Record of the requests served (Requests and
+	// LastRequest see none): a fake serving a load generator would
+	// otherwise hold every request of the run, and its growing heap would
+	// slow the calls the load measures.
+	Unrecorded bool
 }
 
 // Record is one request the server received, kept for assertions.
@@ -54,7 +59,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	queue   []ServerReply
-	records []Record
+	records []*Record
 	seq     int
 }
 
@@ -113,7 +118,11 @@ func (s *Server) Pending() int {
 func (s *Server) Requests() []Record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Record(nil), s.records...)
+	out := make([]Record, len(s.records))
+	for i, r := range s.records {
+		out[i] = *r
+	}
+	return out
 }
 
 // LastRequest returns the last parsed chat request, or nil.
@@ -133,7 +142,7 @@ const maxBody = 32 << 20
 // ServeHTTP implements the chat-completions and models routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	rec := s.add(Record{At: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+	rec := s.add(&Record{At: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 
 	if e := s.authorize(r); e != nil {
 		s.fail(w, rec, e, "")
@@ -172,14 +181,14 @@ func (s *Server) authorize(r *http.Request) *apiError {
 	return &apiError{status: http.StatusUnauthorized, Type: "invalid_request_error", Code: &code, Message: msg}
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec int) {
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Record) {
 	var req ChatRequest
-	if err := json.Unmarshal(s.body(rec), &req); err != nil {
+	if err := json.Unmarshal(rec.Body, &req); err != nil {
 		s.fail(w, rec, invalidRequest("", "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.) %v", err), "")
 		return
 	}
 	s.mu.Lock()
-	s.records[rec].Request = &req
+	rec.Request = &req
 	s.mu.Unlock()
 	if e := validate(&req); e != nil {
 		s.fail(w, rec, e, "")
@@ -242,27 +251,25 @@ func (s *Server) nextID() int {
 }
 
 // add records a request on arrival, so its time is when it came in and
-// tests can see a request the server is still working on.
-func (s *Server) add(rec Record) int {
+// tests can see a request the server is still working on. The record's
+// Request and Status change under s.mu; its Body never does.
+func (s *Server) add(rec *Record) *Record {
+	if s.opts.Unrecorded {
+		return rec
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.records = append(s.records, rec)
-	return len(s.records) - 1
+	return rec
 }
 
-func (s *Server) body(rec int) []byte {
+func (s *Server) setStatus(rec *Record, status int) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.records[rec].Body
-}
-
-func (s *Server) setStatus(rec, status int) {
-	s.mu.Lock()
-	s.records[rec].Status = status
+	rec.Status = status
 	s.mu.Unlock()
 }
 
-func (s *Server) fail(w http.ResponseWriter, rec int, e *apiError, retryAfter string) {
+func (s *Server) fail(w http.ResponseWriter, rec *Record, e *apiError, retryAfter string) {
 	s.setStatus(rec, e.status)
 	if retryAfter != "" {
 		w.Header().Set("Retry-After", retryAfter)

@@ -386,6 +386,23 @@ func TestServerHandlerSeesEachRequestOnceTheQueueIsEmpty(t *testing.T) {
 	}
 }
 
+func TestAnUnrecordedServerStaysStrictAndKeepsNothing(t *testing.T) {
+	s := llmtest.NewServer(t, llmtest.Options{Unrecorded: true, Handler: func(r *llmtest.ChatRequest) llmtest.ServerReply {
+		return llmtest.ServerReply{Text: "echo: " + r.LastUserText()}
+	}})
+	_, b := post(t, s, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "")
+	if !strings.Contains(string(b), "echo: hi") {
+		t.Fatalf("reply %s; want the handler's answer", b)
+	}
+	resp, b := post(t, s, `{"model":"m","messages":[]}`, "")
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("empty messages: status %d body %s; want 400", resp.StatusCode, b)
+	}
+	if got := s.Requests(); len(got) != 0 {
+		t.Fatalf("kept %d records; want none", len(got))
+	}
+}
+
 func TestServerSaysWhenTheScriptRunsOut(t *testing.T) {
 	s := llmtest.NewServer(t, llmtest.Options{})
 	resp, b := post(t, s, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "")
