@@ -47,30 +47,16 @@ func buildParley(ctx context.Context, dir string, log io.Writer) (string, error)
 }
 
 // startServer runs `parley serve` on a free loopback port with its own data
-// dir (and, on PostgreSQL, its own schema) and waits until it says where it
-// listens.
+// dir and waits until it says where it listens.
 func startServer(ctx context.Context, o serverOptions) (*target, error) {
 	dir, err := os.MkdirTemp("", "parleyload-")
 	if err != nil {
 		return nil, err
 	}
-	databaseURL, dropSchema := "", func() error { return nil }
-	if o.DatabaseURL != "" {
-		if databaseURL, dropSchema, err = freshSchema(ctx, o.DatabaseURL); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-	}
-	cleanup := func() {
-		os.RemoveAll(dir)
-		if err := dropSchema(); err != nil {
-			fmt.Fprintln(o.Log, "parleyload:", err)
-		}
-	}
 	token := randomToken()
 	cmd := exec.Command(o.Binary, "serve")
 	cmd.Env = append(os.Environ(),
-		"PARLEY_ADDR=127.0.0.1:0", "PARLEY_DATA_DIR="+dir, "PARLEY_DATABASE_URL="+databaseURL,
+		"PARLEY_ADDR=127.0.0.1:0", "PARLEY_DATA_DIR="+dir, "PARLEY_DATABASE_URL="+o.DatabaseURL,
 		"PARLEY_PLATFORM_TOKEN="+token, "PARLEY_LLM_BASE_URL="+o.LLMBaseURL, "PARLEY_LLM_API_KEY=fake",
 		"PARLEY_LLM_MODEL=fake-model", "PARLEY_LOG_LEVEL=warn",
 		// The load is one tenant and one key on purpose; the limits would
@@ -85,11 +71,10 @@ func startServer(ctx context.Context, o serverOptions) (*target, error) {
 	cmd.Stderr = o.Log
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		cleanup()
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		cleanup()
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s serve: %w", o.Binary, err)
 	}
 	stop := func() {
@@ -102,7 +87,7 @@ func startServer(ctx context.Context, o serverOptions) (*target, error) {
 			_ = cmd.Process.Kill()
 			<-done
 		}
-		cleanup()
+		os.RemoveAll(dir)
 	}
 	url, err := listeningURL(ctx, out)
 	if err != nil {
