@@ -22,7 +22,7 @@ func main() {
 	// they measure. Collecting at Go's default pace, every 4 MB (twice a
 	// second here), would add the generator's own pauses to the latencies
 	// it reports; its live heap is about 1 MB, so this is every 80 MB.
-	if os.Getenv("GOGC") == "" {
+	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(2000)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
