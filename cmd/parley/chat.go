@@ -16,10 +16,10 @@ import (
 	"github.com/parleyhq/parley/configs"
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
-	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 	"github.com/parleyhq/parley/pkg/tool/toolbox"
@@ -106,7 +106,7 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 	}
 	c := &chatSession{m: m, json: f.json, in: bufio.NewScanner(m.Stdin)}
 	c.in.Buffer(make([]byte, 64<<10), 1<<20)
-	cfg := platform.AgentConfig(bot, vars, resolver, tools)
+	cfg := dialog.AgentConfig(bot, vars, resolver, tools)
 	cfg.Sink = c
 	// Events carry fixed error texts, fit for end users; the operator at
 	// this terminal gets the detail too.
@@ -215,7 +215,7 @@ func chatResolver(s Settings, bot *botconfig.Bot) (agent.ProviderResolver, error
 	if err != nil {
 		return nil, err
 	}
-	return platform.BotResolver(p, catalog, s.LLMModel, bot), nil
+	return dialog.BotResolver(p, catalog, s.LLMModel, bot), nil
 }
 
 // chatSession is one terminal dialog: it reads stdin, runs the loop, and

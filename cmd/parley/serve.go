@@ -11,12 +11,16 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/parleyhq/parley/configs"
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/tool/builtin"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 	"github.com/parleyhq/parley/web"
 	"github.com/prometheus/client_golang/prometheus"
@@ -96,7 +100,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 // openRuntime builds what answers dialogs: the configured
 // OpenAI-compatible provider, and the SSRF-safe client and MCP pool that
 // tenant tools use. The returned func closes the MCP connections.
-func openRuntime(d *data, reg prometheus.Registerer) (*platform.Runtime, func() error, error) {
+func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() error, error) {
 	s := d.settings
 	policy, err := outbound.ParsePolicy(s.OutboundAllow, s.OutboundPorts)
 	if err != nil {
@@ -107,9 +111,14 @@ func openRuntime(d *data, reg prometheus.Registerer) (*platform.Runtime, func() 
 	if err != nil {
 		return nil, nil, fmt.Errorf("LLM provider (PARLEY_LLM_BASE_URL): %w", err)
 	}
+	catalog, err := llm.LoadCatalog(configs.Models())
+	if err != nil {
+		return nil, nil, fmt.Errorf("model catalog: %w", err)
+	}
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioEnv: s.StdioEnv})
-	rt, err := platform.NewRuntime(d.platform, platform.RuntimeOptions{Provider: provider, DefaultModel: s.LLMModel,
-		HTTPClient: client, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL})
+	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
+		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
+		Provider: provider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // Settings is every PARLEY_* environment variable, read once at start.
@@ -27,7 +27,7 @@ type Settings struct {
 	LogLevel      slog.Level
 	// Limits are the per-tenant and per-key message rates and the daily
 	// token quota the runtime enforces.
-	Limits platform.Limits
+	Limits dialog.Limits
 	// LeaseTTL is how long a dialog stays claimed by a server that stopped
 	// renewing its lease (it crashed): the wait before another may answer.
 	LeaseTTL time.Duration

@@ -7,37 +7,37 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 func TestLoadSettingsReadsLimits(t *testing.T) {
 	tests := []struct {
 		name     string
 		env      parleyEnv
-		want     platform.Limits
+		want     dialog.Limits
 		wantTTL  time.Duration
 		wantFail string // part of the error, "" when the settings are valid
 	}{
 		{name: "no settings give the production defaults",
 			env:     parleyEnv{},
-			want:    platform.Limits{TenantRate: 20, TenantBurst: 40, KeyRate: 10, KeyBurst: 20},
+			want:    dialog.Limits{TenantRate: 20, TenantBurst: 40, KeyRate: 10, KeyBurst: 20},
 			wantTTL: time.Minute},
 		{name: "a rate per minute is converted to per second with a second's worth of burst",
 			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "1200/m", "PARLEY_RATE_LIMIT_KEY": "off"},
-			want: platform.Limits{TenantRate: 20, TenantBurst: 20}, wantTTL: time.Minute},
+			want: dialog.Limits{TenantRate: 20, TenantBurst: 20}, wantTTL: time.Minute},
 		{name: "a slow hourly rate still allows one request at once",
 			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "0", "PARLEY_RATE_LIMIT_KEY": "36/h"},
-			want: platform.Limits{KeyRate: 0.01, KeyBurst: 1}, wantTTL: time.Minute},
+			want: dialog.Limits{KeyRate: 0.01, KeyBurst: 1}, wantTTL: time.Minute},
 		{name: "an explicit burst, spaces and capitals are accepted",
 			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": " 5/S, burst=12 ", "PARLEY_RATE_LIMIT_KEY": "OFF"},
-			want: platform.Limits{TenantRate: 5, TenantBurst: 12}, wantTTL: time.Minute},
+			want: dialog.Limits{TenantRate: 5, TenantBurst: 12}, wantTTL: time.Minute},
 		{name: "a quota with a suffix and a short lease",
 			env: parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off",
 				"PARLEY_DAILY_TOKEN_QUOTA": "2M", "PARLEY_DIALOG_LEASE_TTL": "1s"},
-			want: platform.Limits{DailyTokens: 2_000_000}, wantTTL: time.Second},
+			want: dialog.Limits{DailyTokens: 2_000_000}, wantTTL: time.Second},
 		{name: "a plain quota of 500k tokens",
 			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off", "PARLEY_DAILY_TOKEN_QUOTA": "500k"},
-			want: platform.Limits{DailyTokens: 500_000}, wantTTL: time.Minute},
+			want: dialog.Limits{DailyTokens: 500_000}, wantTTL: time.Minute},
 		{name: "a rate without a unit is refused", env: parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "20"},
 			wantFail: `PARLEY_RATE_LIMIT_TENANT: "20" is not a rate`},
 		{name: "a rate per day is refused", env: parleyEnv{"PARLEY_RATE_LIMIT_KEY": "100/d"},

@@ -15,6 +15,8 @@ import (
 
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store/storetest"
@@ -30,7 +32,8 @@ func inProcess(t *testing.T, f *fakeLLM) *target {
 		t.Fatal(err)
 	}
 	const token = "load-test-platform-token-0123456789"
-	svc, err := platform.New(storetest.OpenSQLite(t), platform.Options{Sealer: sealer, PlatformToken: token})
+	st := storetest.OpenSQLite(t)
+	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +43,7 @@ func inProcess(t *testing.T, f *fakeLLM) *target {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "fake-model", Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "fake-model", Metrics: reg})
 	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Logger: slog.New(slog.DiscardHandler), Metrics: reg, Web: web.Files()})
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"errors"
 	"io/fs"
 	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -30,9 +32,8 @@ type Options struct {
 	MaxBodyBytes int64
 	// Web is the static tree served at "/" (web.Files()). Nil serves no page.
 	Web fs.FS
-	// Runtime answers dialogs. Nil makes one without a language model:
-	// dialogs work, and each reply is an error event saying so.
-	Runtime *platform.Runtime
+	// Runtime answers dialogs (dialog.New); required.
+	Runtime *dialog.Runtime
 }
 
 // Handler is Parley's HTTP API. It is an http.Handler.
@@ -46,8 +47,12 @@ type Route struct {
 	Path   string
 }
 
-// New builds the API handler. It fails only on a broken Options.Web tree.
+// New builds the API handler. It fails without a Runtime and on a broken
+// Options.Web tree.
 func New(opts Options) (*Handler, error) {
+	if opts.Runtime == nil {
+		return nil, errors.New("api: a dialog runtime is required (Options.Runtime)")
+	}
 	// Release mode silences gin's debug route dump. It is a process-wide
 	// setting in gin, and every caller wants the same value, so setting it
 	// here is idempotent.
@@ -82,7 +87,7 @@ func (h *Handler) Routes() []Route {
 // server holds what handlers share.
 type server struct {
 	platform    *platform.Service
-	runtime     *platform.Runtime
+	runtime     *dialog.Runtime
 	log         *slog.Logger
 	registry    *prometheus.Registry
 	metrics     *httpMetrics

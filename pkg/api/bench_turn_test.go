@@ -14,6 +14,8 @@ import (
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -123,10 +125,7 @@ func botServer(tb testing.TB, st *store.Store, modelURL, tenant string) (c *apic
 		tb.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "fake-model", Metrics: reg})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	rt := dialogtest.New(tb, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "fake-model", Metrics: reg})
 	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
 		tb.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -16,7 +16,7 @@ import (
 // platform's dialog runtime.
 type dialogAPI struct {
 	*server
-	rt *platform.Runtime
+	rt *dialog.Runtime
 	// ping is how often an idle event stream gets a comment, so proxies and
 	// browsers do not close it while a tool runs.
 	ping time.Duration
@@ -29,16 +29,11 @@ type dialogAPI struct {
 // defaultPing is the SSE keep-alive interval of DESIGN.md section 6.
 const defaultPing = 15 * time.Second
 
-// defaultMaxMessageBody leaves room for platform.MaxMessageChars runes of
+// defaultMaxMessageBody leaves room for dialog.MaxMessageChars runes of
 // four bytes each, escaped, in a JSON envelope.
 const defaultMaxMessageBody = 512 << 10
 
 func newDialogAPI(s *server) *dialogAPI {
-	rt := s.runtime
-	if rt == nil && s.platform != nil {
-		// NewRuntime fails only without a service.
-		rt, _ = platform.NewRuntime(s.platform, platform.RuntimeOptions{})
-	}
 	streams := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "parley_active_streams", Help: "Event streams (SSE) open right now."})
 	if err := s.registry.Register(streams); err != nil {
@@ -47,12 +42,12 @@ func newDialogAPI(s *server) *dialogAPI {
 			streams = are.ExistingCollector.(prometheus.Gauge) // a second handler on one registry
 		}
 	}
-	return &dialogAPI{server: s, rt: rt, ping: defaultPing, maxMessageBody: defaultMaxMessageBody, streams: streams}
+	return &dialogAPI{server: s, rt: s.runtime, ping: defaultPing, maxMessageBody: defaultMaxMessageBody, streams: streams}
 }
 
 // fail writes err like server.fail, adding Retry-After to rate limits.
 func (d *dialogAPI) fail(c *gin.Context, err error) {
-	if wait := platform.RetryAfter(err); wait > 0 {
+	if wait := dialog.RetryAfter(err); wait > 0 {
 		c.Header("Retry-After", strconv.Itoa(int(wait/time.Second)))
 	}
 	d.server.fail(c, err)
@@ -66,7 +61,7 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		return
 	}
 	dlg, err := d.rt.CreateDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
-		platform.CreateDialogInput{UserID: req.UserID, Context: req.Context, Version: req.Version, Origin: c.GetHeader("Origin")})
+		dialog.CreateDialogInput{UserID: req.UserID, Context: req.Context, Version: req.Version, Origin: c.GetHeader("Origin")})
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -81,7 +76,7 @@ func (d *dialogAPI) listDialogs(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	f := platform.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status")}
+	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status")}
 	ds, next, err := d.rt.ListDialogs(c.Request.Context(), principal(c), c.Param("tenant"), f, opts)
 	if err != nil {
 		d.fail(c, err)
@@ -102,17 +97,17 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 		Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut)})
 }
 
-func dialogOut(d platform.Dialog) apiclient.Dialog {
+func dialogOut(d dialog.Dialog) apiclient.Dialog {
 	return apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
 		Channel: d.Channel, Context: d.Context, Status: d.Status, Greeting: d.Greeting,
 		Pending: mapAll(d.Pending, pendingOut), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
 
-func pendingOut(p platform.PendingCall) apiclient.PendingCall {
+func pendingOut(p dialog.PendingCall) apiclient.PendingCall {
 	return apiclient.PendingCall{ID: p.ID, Name: p.Name, Arguments: p.Arguments, Kind: p.Kind}
 }
 
-func messageOut(m platform.Message) apiclient.Message {
+func messageOut(m dialog.Message) apiclient.Message {
 	out := apiclient.Message{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: m.Content, Text: m.Text,
 		Model: m.Model, Provider: m.Provider, Version: m.Version, Status: m.Status, CreatedAt: m.CreatedAt}
 	if m.Usage != nil {
@@ -121,12 +116,12 @@ func messageOut(m platform.Message) apiclient.Message {
 	return out
 }
 
-func toolCallOut(c platform.ToolCall) apiclient.ToolCall {
+func toolCallOut(c dialog.ToolCall) apiclient.ToolCall {
 	return apiclient.ToolCall{ID: c.ID, MessageID: c.MessageID, Name: c.Name, Arguments: c.Arguments,
 		Result: c.Result, IsError: c.IsError, Status: c.Status, DurationMS: c.DurationMS}
 }
 
-func turnOut(t platform.Turn) apiclient.Turn {
+func turnOut(t dialog.Turn) apiclient.Turn {
 	out := apiclient.Turn{DialogID: t.DialogID, Messages: mapAll(t.Messages, messageOut),
 		Pending: mapAll(t.Pending, pendingOut), Queued: t.Queued}
 	if t.Done != nil {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
@@ -30,7 +32,7 @@ import (
 // the real OpenAI provider, and a real HTTP shop for the bot's tools.
 type chatEnv struct {
 	*env
-	rt    *platform.Runtime
+	rt    *dialog.Runtime
 	llm   *llmtest.Server
 	shop  *httptest.Server
 	key   string // tenant shop's admin key
@@ -61,7 +63,7 @@ func chatBot(shopURL string) string {
   "llm": {"model": "gpt-4o-mini"}}`
 }
 
-func newChatEnv(t *testing.T, st *store.Store, limits platform.Limits) *chatEnv {
+func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	t.Helper()
 	e := &chatEnv{}
 	e.shop = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -90,11 +92,8 @@ func newChatEnv(t *testing.T, st *store.Store, limits platform.Limits) *chatEnv 
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	e.rt, err = platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "gpt-4o-mini",
+	e.rt = dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini",
 		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
 	h, err := api.New(api.Options{Platform: svc, Runtime: e.rt, Metrics: reg})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +116,7 @@ func newChatEnv(t *testing.T, st *store.Store, limits platform.Limits) *chatEnv 
 }
 
 // forEachChat runs fn on SQLite, and on PostgreSQL when configured.
-func forEachChat(t *testing.T, limits platform.Limits, fn func(t *testing.T, e *chatEnv)) {
+func forEachChat(t *testing.T, limits dialog.Limits, fn func(t *testing.T, e *chatEnv)) {
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) { fn(t, newChatEnv(t, st, limits)) })
 }
 
@@ -128,7 +127,7 @@ func (e *chatEnv) dialog(t *testing.T) string {
 	if r.StatusCode != http.StatusCreated {
 		t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
 	}
-	var d platform.Dialog
+	var d dialog.Dialog
 	if err := json.Unmarshal([]byte(r.body), &d); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/web"
@@ -56,7 +58,7 @@ func newEnv(t testing.TB, st *store.Store) *env {
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()
 	h, err := api.New(api.Options{
-		Platform: svc, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: reg, Web: web.Files(),
+		Platform: svc, Runtime: dialogtest.New(t, dialog.Options{Service: svc, Store: st}), Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: reg, Web: web.Files(),
 		MaxBodyBytes: 64 << 10,
 	})
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // Headers of the turn routes.
@@ -25,7 +25,7 @@ const (
 )
 
 // runTurn runs one request's turn, sending events to sink (nil for JSON).
-type runTurn func(ctx context.Context, sink agent.Sink) (platform.Turn, error)
+type runTurn func(ctx context.Context, sink agent.Sink) (dialog.Turn, error)
 
 // postMessage: POST /v1/tenants/{tenant}/dialogs/{dialog}/messages {text}.
 func (d *dialogAPI) postMessage(c *gin.Context) {
@@ -34,8 +34,8 @@ func (d *dialogAPI) postMessage(c *gin.Context) {
 		if err := decodeBytes(c, body, &req); err != nil {
 			return nil, err
 		}
-		in := platform.SendInput{Text: req.Text, Origin: c.GetHeader("Origin")}
-		return func(ctx context.Context, sink agent.Sink) (platform.Turn, error) {
+		in := dialog.SendInput{Text: req.Text, Origin: c.GetHeader("Origin")}
+		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
 			return d.rt.SendMessage(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), in, sink)
 		}, nil
 	})
@@ -52,7 +52,7 @@ func (d *dialogAPI) postToolResults(c *gin.Context) {
 		for i, r := range req.Results {
 			results[i] = agent.ClientResult{ID: r.ID, Content: r.Content, IsError: r.IsError}
 		}
-		return func(ctx context.Context, sink agent.Sink) (platform.Turn, error) {
+		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
 			return d.rt.SubmitToolResults(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), c.GetHeader("Origin"), results, sink)
 		}, nil
 	})
@@ -68,7 +68,7 @@ func (d *dialogAPI) postConfirmation(c *gin.Context) {
 		if req.Approved == nil {
 			return nil, invalid("/approved", "is required: true runs the call, false declines it")
 		}
-		return func(ctx context.Context, sink agent.Sink) (platform.Turn, error) {
+		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
 			return d.rt.Confirm(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), c.GetHeader("Origin"), req.ID, *req.Approved, sink)
 		}, nil
 	})
@@ -100,7 +100,7 @@ func (d *dialogAPI) turn(c *gin.Context, prepare func(body []byte) (runTurn, err
 	if replayed {
 		return
 	}
-	var resp *platform.Replay
+	var resp *dialog.Replay
 	if wantsSSE(c.Request) {
 		resp = d.stream(c, run)
 	} else {
@@ -111,7 +111,7 @@ func (d *dialogAPI) turn(c *gin.Context, prepare func(body []byte) (runTurn, err
 
 // stream answers with an event stream; it returns what to replay, nil
 // when the request failed before anything happened.
-func (d *dialogAPI) stream(c *gin.Context, run runTurn) *platform.Replay {
+func (d *dialogAPI) stream(c *gin.Context, run runTurn) *dialog.Replay {
 	s := newSSE(c, d.ping, d.streams)
 	if c.GetHeader(headerIdempotencyKey) == "" {
 		s.withoutRecording()
@@ -133,17 +133,17 @@ func (d *dialogAPI) stream(c *gin.Context, run runTurn) *platform.Replay {
 		return d.writeTurn(c, turn, err)
 	}
 	_, rec := s.recorded()
-	return &platform.Replay{Status: http.StatusOK, ContentType: "text/event-stream", Body: rec}
+	return &dialog.Replay{Status: http.StatusOK, ContentType: "text/event-stream", Body: rec}
 }
 
 // json answers with the turn's new messages and its done event; a text
 // that joined a reply already being generated is 202 Accepted.
-func (d *dialogAPI) json(c *gin.Context, run runTurn) *platform.Replay {
+func (d *dialogAPI) json(c *gin.Context, run runTurn) *dialog.Replay {
 	turn, err := run(c.Request.Context(), nil)
 	return d.writeTurn(c, turn, err)
 }
 
-func (d *dialogAPI) writeTurn(c *gin.Context, turn platform.Turn, err error) *platform.Replay {
+func (d *dialogAPI) writeTurn(c *gin.Context, turn dialog.Turn, err error) *dialog.Replay {
 	if err != nil {
 		d.fail(c, err)
 		return nil
@@ -158,7 +158,7 @@ func (d *dialogAPI) writeTurn(c *gin.Context, turn platform.Turn, err error) *pl
 		status = http.StatusAccepted
 	}
 	c.Data(status, "application/json; charset=utf-8", body)
-	return &platform.Replay{Status: status, ContentType: "application/json; charset=utf-8", Body: string(body)}
+	return &dialog.Replay{Status: status, ContentType: "application/json; charset=utf-8", Body: string(body)}
 }
 
 // idempotency is a claimed Idempotency-Key, or none.
@@ -195,7 +195,7 @@ func (d *dialogAPI) claim(c *gin.Context, body []byte) (*idempotency, bool, erro
 
 // finish stores the response to replay, or frees the key when the request
 // was refused before it changed anything, so a retry runs afresh.
-func (i *idempotency) finish(resp *platform.Replay) {
+func (i *idempotency) finish(resp *dialog.Replay) {
 	if i == nil {
 		return
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
-	"github.com/parleyhq/parley/pkg/platform"
 )
 
 func twoToolTurn(e *chatEnv) {
@@ -26,7 +26,7 @@ func twoToolTurn(e *chatEnv) {
 }
 
 func TestAStreamedTwoToolTurn(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		twoToolTurn(e)
 		r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"A7? tents?"}`, "Accept", "text/event-stream")
@@ -84,7 +84,7 @@ func TestAStreamedTwoToolTurn(t *testing.T) {
 		})
 		t.Run("the dialog holds the messages and tool calls", func(t *testing.T) {
 			g := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "")
-			var got platform.DialogDetail
+			var got dialog.DialogDetail
 			if err := json.Unmarshal([]byte(g.body), &got); err != nil || g.StatusCode != 200 {
 				t.Fatalf("%d %s", g.StatusCode, g.body)
 			}
@@ -96,14 +96,14 @@ func TestAStreamedTwoToolTurn(t *testing.T) {
 }
 
 func TestTheSameTurnAsJSON(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		twoToolTurn(e)
 		r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"A7? tents?"}`)
 		if r.StatusCode != http.StatusOK {
 			t.Fatalf("%d %s", r.StatusCode, r.body)
 		}
-		var turn platform.Turn
+		var turn dialog.Turn
 		if err := json.Unmarshal([]byte(r.body), &turn); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestTheSameTurnAsJSON(t *testing.T) {
 }
 
 func TestPauseAndResumeOverHTTP(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		t.Run("a client tool result resumes the dialog", func(t *testing.T) {
 			d := e.dialog(t)
 			e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "g1", Name: "locate", Arguments: `{}`}}},
@@ -131,7 +131,7 @@ func TestPauseAndResumeOverHTTP(t *testing.T) {
 				t.Fatalf("stream %s", r.body)
 			}
 			r = e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/tool-results", e.key, `{"results":[{"id":"g1","content":"{\"city\":\"Oslo\"}"}]}`)
-			var turn platform.Turn
+			var turn dialog.Turn
 			json.Unmarshal([]byte(r.body), &turn)
 			if r.StatusCode != 200 || turn.Done == nil || turn.Done.Text != "You are in Oslo." {
 				t.Fatalf("%d %s", r.StatusCode, r.body)
@@ -165,7 +165,7 @@ func TestPauseAndResumeOverHTTP(t *testing.T) {
 }
 
 func TestHandoffOverHTTP(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
 		r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"a person please"}`)
@@ -187,11 +187,11 @@ func TestHandoffOverHTTP(t *testing.T) {
 func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
 	cases := []struct {
 		name   string
-		limits platform.Limits
+		limits dialog.Limits
 	}{
-		{"a key over its message rate", platform.Limits{KeyRate: 0.01, KeyBurst: 1}},
-		{"a tenant over its rate", platform.Limits{TenantRate: 0.01, TenantBurst: 1}},
-		{"a tenant over its daily tokens", platform.Limits{DailyTokens: 5}},
+		{"a key over its message rate", dialog.Limits{KeyRate: 0.01, KeyBurst: 1}},
+		{"a tenant over its rate", dialog.Limits{TenantRate: 0.01, TenantBurst: 1}},
+		{"a tenant over its daily tokens", dialog.Limits{DailyTokens: 5}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,7 +212,7 @@ func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
 }
 
 func TestIdempotencyKeys(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		send := func(d, key, body string, headers ...string) rawResponse {
 			return e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, body, append([]string{"Idempotency-Key", key}, headers...)...)
 		}
@@ -229,7 +229,7 @@ func TestIdempotencyKeys(t *testing.T) {
 				if again.Header.Get("Idempotent-Replayed") != "true" || len(e.llm.Requests()) != before+1 {
 					t.Fatalf("replayed %q, model calls %d", again.Header.Get("Idempotent-Replayed"), len(e.llm.Requests())-before)
 				}
-				var dd platform.DialogDetail
+				var dd dialog.DialogDetail
 				json.Unmarshal([]byte(e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "").body), &dd)
 				if len(dd.Messages) != 2 {
 					t.Fatalf("%d messages stored", len(dd.Messages))
@@ -274,7 +274,7 @@ func TestIdempotencyKeys(t *testing.T) {
 }
 
 func TestDialogEdgeCases(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		t.Run("the user message is stored even when the model fails", func(t *testing.T) {
 			e.llm.Enqueue(llmtest.ServerFailure(), llmtest.ServerFailure(), llmtest.ServerFailure(), llmtest.ServerFailure())
@@ -283,7 +283,7 @@ func TestDialogEdgeCases(t *testing.T) {
 			if got := types(evs); !strings.HasSuffix(got, "error done") {
 				t.Fatalf("events %s", got)
 			}
-			var dd platform.DialogDetail
+			var dd dialog.DialogDetail
 			json.Unmarshal([]byte(e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "").body), &dd)
 			if len(dd.Messages) == 0 || dd.Messages[0].Text != "are you there?" || dd.Messages[0].Status != "complete" {
 				t.Fatalf("messages %+v", dd.Messages)
@@ -307,7 +307,7 @@ func TestDialogEdgeCases(t *testing.T) {
 			}
 		})
 		t.Run("a message over the length limit is 422 at /text", func(t *testing.T) {
-			long := `{"text":"` + strings.Repeat("y", platform.MaxMessageChars+1) + `"}`
+			long := `{"text":"` + strings.Repeat("y", dialog.MaxMessageChars+1) + `"}`
 			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, long)
 			if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"/text"`) {
 				t.Fatalf("%d %s", r.StatusCode, r.body)
@@ -338,7 +338,7 @@ func TestDialogEdgeCases(t *testing.T) {
 }
 
 func TestTheGoClientDrivesADialog(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		cl := e.client(e.key)
 		d, err := cl.CreateDialog(ctx, "shop", "helper", apiclient.CreateDialogRequest{UserID: "u7"})

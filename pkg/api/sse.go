@@ -10,7 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/agent"
-	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -63,7 +63,7 @@ func (s *sseStream) Send(e agent.Event) {
 }
 
 // SendAll writes events that are due together in one write and one
-// flush (platform.BatchSink): a stored reply releases its message,
+// flush (dialog.BatchSink): a stored reply releases its message,
 // turn_end and done at once, and none waits for the others.
 func (s *sseStream) SendAll(events []agent.Event) {
 	if len(events) == 0 {
@@ -76,7 +76,7 @@ func (s *sseStream) SendAll(events []agent.Event) {
 	s.write(b)
 }
 
-var _ platform.BatchSink = (*sseStream)(nil)
+var _ dialog.BatchSink = (*sseStream)(nil)
 
 // encode appends e's frame to b.
 func encode(b []byte, e agent.Event) []byte {

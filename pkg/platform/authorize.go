@@ -18,27 +18,40 @@ func (s *Service) tenantFor(ctx context.Context, p *Principal, ref, object, acti
 	if err != nil {
 		return nil, s.storeErr(ctx, "resolve tenant", "tenant", "", err)
 	}
-	if err := s.authorize(p, t.ID, object, action); err != nil {
+	if err := s.Authorize(p, t.ID, object, action); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-// authorize checks p against the policy for one tenant.
-func (s *Service) authorize(p *Principal, tenantID, object, action string) error {
+// AuthorizeTenant resolves a tenant reference (id or slug), checks that p
+// may perform action on object there, and returns the tenant's id. A
+// tenant p has no role in is not_found, like one that does not exist.
+func (s *Service) AuthorizeTenant(ctx context.Context, p *Principal, ref, object, action string) (string, error) {
+	t, err := s.tenantFor(ctx, p, ref, object, action)
+	if err != nil {
+		return "", err
+	}
+	return t.ID, nil
+}
+
+// Authorize checks that p may perform action on object in the tenant with
+// this id: a tenant p has no business in is not_found, an action p may not
+// take there forbidden.
+func (s *Service) Authorize(p *Principal, tenantID, object, action string) error {
 	if p.IsPlatform() {
 		return nil
 	}
 	subjects := p.subjects(tenantID)
 	if len(subjects) == 0 {
-		return notFound("tenant")
+		return NotFound("tenant")
 	}
 	for _, sub := range subjects {
 		if s.opts.Authorizer.Can(sub, tenantID, object, action) {
 			return nil
 		}
 	}
-	return errorf(CodeForbidden, "not allowed to %s %s", action, object)
+	return Errorf(CodeForbidden, "not allowed to %s %s", action, object)
 }
 
 // requirePlatform lets only the operator through.
@@ -47,7 +60,7 @@ func requirePlatform(p *Principal) error {
 		return unauthorized("authentication required")
 	}
 	if !p.IsPlatform() {
-		return errorf(CodeForbidden, "only the platform operator may do this")
+		return Errorf(CodeForbidden, "only the platform operator may do this")
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug stri
 	}
 	b := store.Bot{TenantID: t.ID, Slug: slug, Name: compiled.Name}
 	v := store.BotVersion{TenantID: t.ID, Config: string(config), Prompt: compiled.SystemPrompt,
-		Fingerprint: compiled.Fingerprint, CreatedBy: p.actor()}
+		Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}
 	err = s.store.Tx(ctx, func(tx *store.Store) error {
 		if err := tx.CreateBot(ctx, &b); err != nil {
 			return s.storeErr(ctx, "create bot", "bot", "a bot with slug "+slug+" already exists", err)
@@ -89,10 +89,10 @@ func (s *Service) AuthorizeChat(ctx context.Context, p *Principal, tenant, bot, 
 	}
 	if p.KeyKind == auth.KindPublishable {
 		if p.BotID != b.ID {
-			return Bot{}, errorf(CodeForbidden, "this key may only chat with its own bot")
+			return Bot{}, Errorf(CodeForbidden, "this key may only chat with its own bot")
 		}
 		if !p.AllowsOrigin(origin) {
-			return Bot{}, errorf(CodeForbidden, "this key may not be used from this origin")
+			return Bot{}, Errorf(CodeForbidden, "this key may not be used from this origin")
 		}
 	}
 	return botView(b), nil

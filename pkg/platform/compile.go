@@ -20,7 +20,7 @@ func compileConfig(data []byte) (*botconfig.Bot, error) {
 // whose details point into the config (not into the request around it).
 func (s *Service) compile(ctx context.Context, config []byte) (*botconfig.Bot, error) {
 	if len(config) == 0 {
-		return nil, invalid(Detail{Pointer: "", Message: "a config is required"})
+		return nil, Invalid(Detail{Pointer: "", Message: "a config is required"})
 	}
 	bot, err := s.opts.Compile(config)
 	var ps botconfig.Problems
@@ -35,4 +35,11 @@ func (s *Service) compile(ctx context.Context, config []byte) (*botconfig.Bot, e
 		return nil, s.internal(ctx, "compile config", err)
 	}
 	return bot, nil
+}
+
+// CompileStored compiles a config that was stored valid, with the same
+// compiler (Options.Compile) that accepted it. An error means the stored
+// config or the compiler changed: an internal fault, not the caller's.
+func (s *Service) CompileStored(config []byte) (*botconfig.Bot, error) {
+	return s.opts.Compile(config)
 }

@@ -1,7 +1,7 @@
 // Package platform is the application layer: tenants, users, API keys,
-// secrets, bots and versions (Service), and dialogs answered by the agent
-// loop, metered and rate limited (Runtime). HTTP handlers and commands call
-// it; it calls pkg/store, pkg/auth, pkg/botconfig, pkg/agent and the tools.
+// secrets, bots and versions, usage reports and who may do what (Service).
+// HTTP handlers, commands and the dialog runtime (pkg/dialog) call it; it
+// calls pkg/store, pkg/auth and pkg/botconfig.
 //
 // Build one Service with New and share it. Every method takes the calling
 // *Principal (from Authenticate, or Operator() for command-line tools) and
@@ -25,17 +25,4 @@
 //	svc, _ := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: tok})
 //	p, err := svc.Authenticate(ctx, bearer)
 //	bot, v1, err := svc.CreateBot(ctx, p, "acme", "support", configJSON)
-//
-// Dialogs: build one Runtime over the Service with the model provider, the
-// outbound client and the MCP pool. SendMessage stores the user's text
-// before any model call, takes the dialog's lease (one loop per dialog,
-// across processes), runs the loop with hooks that store every message as
-// it is made and meter every model call, and streams the loop's events
-// (plus "dialog" and "message") to a sink. A reply cut off by a crash is
-// left "interrupted"; a paused dialog resumes with SubmitToolResults or
-// Confirm from any instance.
-//
-//	rt, _ := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: p, DefaultModel: "gpt-4o-mini"})
-//	d, err := rt.CreateDialog(ctx, p, "acme", "support", platform.CreateDialogInput{Context: vars})
-//	turn, err := rt.SendMessage(ctx, p, "acme", d.ID, platform.SendInput{Text: "hi"}, sink)
 package platform

@@ -3,6 +3,8 @@ package platform
 import (
 	"errors"
 	"fmt"
+
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // Code classifies an Error. The API maps each code to one HTTP status.
@@ -55,11 +57,14 @@ func ErrorCode(err error) Code {
 	return CodeInternal
 }
 
-func errorf(code Code, format string, args ...any) *Error {
+// Errorf returns an Error with code and a caller-safe message.
+func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-func invalid(details ...Detail) *Error {
+// Invalid returns an invalid Error with details, saying what is wrong
+// when there is one.
+func Invalid(details ...Detail) *Error {
 	msg := "the request is invalid"
 	if len(details) == 1 {
 		msg = details[0].Message
@@ -67,6 +72,39 @@ func invalid(details ...Detail) *Error {
 	return &Error{Code: CodeInvalid, Message: msg, Details: details}
 }
 
-func notFound(what string) *Error { return errorf(CodeNotFound, "%s not found", what) }
+// NotFound says that what does not exist (or is another tenant's).
+func NotFound(what string) *Error { return Errorf(CodeNotFound, "%s not found", what) }
 
 func unauthorized(msg string) *Error { return &Error{Code: CodeUnauthorized, Message: msg} }
+
+// Wrap returns an Error with code and a caller-safe message that keeps
+// cause for errors.Is/As and logs, never for the caller.
+func Wrap(cause error, code Code, format string, args ...any) *Error {
+	e := Errorf(code, format, args...)
+	e.cause = cause
+	return e
+}
+
+// Internal returns an internal Error that says nothing about cause, so
+// database or driver text never reaches callers. Log cause where it
+// happened.
+func Internal(cause error) *Error {
+	return &Error{Code: CodeInternal, Message: "internal error", cause: cause}
+}
+
+// StoreError maps a store error a caller can act on: ErrNotFound becomes
+// not_found for what, ErrConflict a conflict saying conflictMsg (when not
+// empty), ErrInvalidCursor invalid at /cursor. It returns nil for any
+// other error, which is internal.
+func StoreError(err error, what, conflictMsg string) *Error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Wrap(err, CodeNotFound, "%s not found", what)
+	case errors.Is(err, store.ErrConflict) && conflictMsg != "":
+		return &Error{Code: CodeConflict, Message: conflictMsg, cause: err}
+	case errors.Is(err, store.ErrInvalidCursor):
+		return &Error{Code: CodeInvalid, Message: "invalid cursor", cause: err,
+			Details: []Detail{{Pointer: "/cursor", Message: "use the next_cursor of a previous page"}}}
+	}
+	return nil
+}

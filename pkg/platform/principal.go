@@ -79,8 +79,8 @@ func (p *Principal) AllowsOrigin(origin string) bool {
 	return slices.ContainsFunc(p.Origins, func(o string) bool { return strings.EqualFold(o, origin) })
 }
 
-// actor names p in records such as a version's CreatedBy.
-func (p *Principal) actor() string {
+// Actor names p in records such as a version's CreatedBy.
+func (p *Principal) Actor() string {
 	switch p.Kind {
 	case KindKey:
 		return p.KeyID

@@ -25,7 +25,7 @@ import (
 // version is read first, since the usual edit keeps the destinations it had.
 func (s *Service) checkSecretDestinations(ctx context.Context, p *Principal, tenantID string, edited *store.Bot, bot *botconfig.Bot) error {
 	uses := bot.SecretUses()
-	if len(uses) == 0 || s.authorize(p, tenantID, auth.ObjSecrets, auth.ActWrite) == nil {
+	if len(uses) == 0 || s.Authorize(p, tenantID, auth.ObjSecrets, auth.ActWrite) == nil {
 		return nil
 	}
 	unapproved, err := s.unapprovedSecretUses(ctx, tenantID, edited, uses)

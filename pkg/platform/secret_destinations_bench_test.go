@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkSaveVersionWithSecret(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e := &env{svc: svc, store: be.Store, clock: &clock{now: time.Now()}}
+		e := &env{svc: svc, store: be.Store, clock: platformtest.NewClock(time.Now())}
 		tn, key, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "bench", Name: "bench"})
 		if err != nil {
 			b.Fatal(err)

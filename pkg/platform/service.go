@@ -90,25 +90,17 @@ func (s *Service) now() time.Time { return s.opts.Clock().UTC() }
 // nothing about it, so database or driver text never reaches callers.
 func (s *Service) internal(ctx context.Context, op string, err error) *Error {
 	s.log.ErrorContext(ctx, "platform: internal error", "op", op, "err", err)
-	return &Error{Code: CodeInternal, Message: "internal error", cause: err}
+	return Internal(err)
 }
 
 // storeErr maps a store error: ErrNotFound becomes not_found for what,
 // ErrConflict a conflict saying conflictMsg, anything else internal.
 func (s *Service) storeErr(ctx context.Context, op, what, conflictMsg string, err error) error {
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.Is(err, store.ErrNotFound):
-		e := notFound(what)
-		e.cause = err
-		return e
-	case errors.Is(err, store.ErrConflict) && conflictMsg != "":
-		return &Error{Code: CodeConflict, Message: conflictMsg, cause: err}
-	case errors.Is(err, store.ErrInvalidCursor):
-		return &Error{Code: CodeInvalid, Message: "invalid cursor", cause: err,
-			Details: []Detail{{Pointer: "/cursor", Message: "use the next_cursor of a previous page"}}}
-	default:
-		return s.internal(ctx, op, err)
 	}
+	if e := StoreError(err, what, conflictMsg); e != nil {
+		return e
+	}
+	return s.internal(ctx, op, err)
 }

@@ -98,7 +98,7 @@ func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, ro
 		return Member{}, err
 	}
 	if !slices.Contains(auth.Roles(), role) {
-		return Member{}, invalid(Detail{Pointer: "/role", Message: "must be one of owner, admin, editor, viewer"})
+		return Member{}, Invalid(Detail{Pointer: "/role", Message: "must be one of owner, admin, editor, viewer"})
 	}
 	u, err := s.store.GetUserByEmail(ctx, email)
 	if err != nil {
@@ -109,7 +109,7 @@ func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, ro
 		return Member{}, err
 	}
 	if role == auth.RoleOwner || current == auth.RoleOwner {
-		if err := s.authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
+		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
 			return Member{}, err
 		}
 	}

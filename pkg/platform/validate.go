@@ -26,7 +26,7 @@ func (ps problems) err() error {
 	if len(ps) == 0 {
 		return nil
 	}
-	return invalid(ps...)
+	return Invalid(ps...)
 }
 
 func (ps *problems) slug(pointer, slug string) {

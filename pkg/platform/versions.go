@@ -32,7 +32,7 @@ func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot s
 	}
 	for attempt := 1; ; attempt++ {
 		v := store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: string(config),
-			Prompt: compiled.SystemPrompt, Fingerprint: compiled.Fingerprint, CreatedBy: p.actor()}
+			Prompt: compiled.SystemPrompt, Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}
 		created, err := s.addVersionUnlessSame(ctx, &v, compiled.Name)
 		if errors.Is(err, store.ErrConflict) && attempt < versionRetries {
 			continue

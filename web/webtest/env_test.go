@@ -22,6 +22,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
@@ -63,7 +65,7 @@ const botConfig = `{
 // "support", and the tenant's admin key.
 type world struct {
 	svc      *platform.Service
-	rt       *platform.Runtime
+	rt       *dialog.Runtime
 	api      *httptest.Server
 	adminKey string
 	// cancelled counts the shop's cancel calls, made only once a visitor
@@ -123,11 +125,8 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	rt, err := platform.NewRuntime(svc, platform.RuntimeOptions{Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg,
+	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg,
 		HTTPClient: outbound.NewClient(policy, outbound.Options{})})
-	if err != nil {
-		t.Fatal(err)
-	}
 	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Web: web.Files()})
 	if err != nil {
 		t.Fatal(err)

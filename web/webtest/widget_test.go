@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -35,7 +36,7 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 		})
 
 		t.Run("the dialog carries the page's user id and context", func(t *testing.T) {
-			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +90,7 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 				click(shadow+`.querySelector('.msg.error .btn')`),
 				until(contains(shadow, ".msg.bot", "Echo: Are you there?")),
 			)
-			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 			if err != nil || len(ds) != 1 {
 				t.Fatalf("dialogs %v, %v; want one", ds, err)
 			}
@@ -135,7 +136,7 @@ func TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError(t *testing.T) {
 			until(contains(shadow, ".msg.error", "not available on this site")),
 		)
 		t.Logf("widget shows: %s", eval[string](t, ctx, textOf(shadow, ".msg.error")))
-		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", platform.DialogFilter{}, platform.ListOptions{})
+		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,121 @@
+package dialog_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+)
+
+// turnsPerDialog is how many messages a benchmark dialog gets before a new
+// one starts: a real conversation's length, so history loading is counted
+// without growing without bound.
+const turnsPerDialog = 10
+
+// BenchmarkTurn is one user message answered in text, on SQLite and (with
+// PARLEY_TEST_DATABASE_URL) PostgreSQL, by 1 and by 10 dialogs at once. It
+// reports the database statements a turn costs ("stmts/turn"), the number
+// to keep small: on PostgreSQL every autocommit statement that writes is a
+// WAL flush.
+//
+//	go test -run '^$' -bench BenchmarkTurn -benchmem ./pkg/dialog
+func BenchmarkTurn(b *testing.B) {
+	backends := []struct {
+		name string
+		open func(testing.TB) *store.Store
+	}{{store.DialectSQLite, storetest.OpenSQLite}}
+	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
+		backends = append(backends, struct {
+			name string
+			open func(testing.TB) *store.Store
+		}{store.DialectPostgres, func(tb testing.TB) *store.Store { return storetest.OpenPostgres(tb, u) }})
+	}
+	for _, be := range backends {
+		for _, dialogs := range []int{1, 10} {
+			b.Run(fmt.Sprintf("%s/dialogs=%d", be.name, dialogs), func(b *testing.B) {
+				st := be.open(b)
+				stmts := countStatements(st.DB())
+				rt := benchRuntime(b, st)
+				ctx, op := context.Background(), platform.Operator()
+				b.SetParallelism((dialogs + 1) / 2) // GOMAXPROCS is 2 on the reference machine
+				b.ReportAllocs()
+				stmts.Store(0)
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					dialogID, n := "", 0
+					for pb.Next() {
+						if n%turnsPerDialog == 0 {
+							d, err := rt.CreateDialog(ctx, op, "bench", "bot", dialog.CreateDialogInput{})
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							dialogID = d.ID
+						}
+						n++
+						turn, err := rt.SendMessage(ctx, op, "bench", dialogID, dialog.SendInput{Text: "Where is my order?"}, nil)
+						if err != nil || turn.Done == nil || turn.Done.Text != "Fine, thanks." {
+							b.Errorf("turn %+v, %v", turn, err)
+							return
+						}
+					}
+				})
+				b.ReportMetric(float64(stmts.Load())/float64(b.N), "stmts/turn")
+			})
+		}
+	}
+}
+
+// benchRuntime is a runtime over st answering every message with the fake
+// LLM at 0 ms, with tenant "bench" and its published bot "bot".
+func benchRuntime(b testing.TB, st *store.Store) *dialog.Runtime {
+	b.Helper()
+	svc, err := platform.New(st, platform.Options{Sealer: mustSealer(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := llmtest.NewServer(b, llmtest.Options{Handler: func(*llmtest.ChatRequest) llmtest.ServerReply {
+		return llmtest.ServerReply{Text: "Fine, thanks."}
+	}})
+	provider, err := openai.New(openai.Config{BaseURL: srv.URL(), MaxRetries: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt := dialogtest.New(b, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "fake-model"})
+	ctx, op := context.Background(), platform.Operator()
+	if _, _, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: "bench", Name: "Bench"}); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := svc.CreateBot(ctx, op, "bench", "bot", []byte(configV1)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.Publish(ctx, op, "bench", "bot", 1); err != nil {
+		b.Fatal(err)
+	}
+	return rt
+}
+
+// countStatements counts every statement gorm sends through db.
+func countStatements(db *gorm.DB) *atomic.Int64 {
+	n := &atomic.Int64{}
+	count := func(*gorm.DB) { n.Add(1) }
+	cb := db.Callback()
+	_ = cb.Create().After("*").Register("bench:count", count)
+	_ = cb.Query().After("*").Register("bench:count", count)
+	_ = cb.Update().After("*").Register("bench:count", count)
+	_ = cb.Delete().After("*").Register("bench:count", count)
+	_ = cb.Row().After("*").Register("bench:count", count)
+	_ = cb.Raw().After("*").Register("bench:count", count)
+	return n
+}

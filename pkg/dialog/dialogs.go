@@ -1,0 +1,379 @@
+package dialog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// Bounds of what a caller may put into a dialog.
+const (
+	MaxUserIDLength     = 200
+	MaxContextValueSize = 4 << 10
+	// MaxMessageChars caps one user message: far beyond what a person types,
+	// well below what would flood a model's context window.
+	MaxMessageChars = 32 << 10
+)
+
+// Dialog statuses as callers see them.
+const (
+	DialogActive  = store.DialogActive
+	DialogPaused  = store.DialogPaused
+	DialogHandoff = store.DialogHandoff
+	DialogClosed  = store.DialogClosed
+)
+
+// CreateDialogInput is what a caller says about a new dialog.
+type CreateDialogInput struct {
+	// UserID names the end user in the caller's own terms (optional).
+	UserID string
+	// Context fills the bot's declared context variables.
+	Context map[string]string
+	// Version picks a version other than the published one (a draft
+	// preview); only callers who may edit versions may ask for it.
+	Version int
+	// Origin is the browser origin of the request, "" server to server.
+	Origin string
+}
+
+// Dialog is a dialog as callers see it.
+type Dialog struct {
+	ID       string            `json:"id"`
+	BotID    string            `json:"bot_id"`
+	Version  int               `json:"version"`
+	Preview  bool              `json:"preview,omitempty"`
+	UserID   string            `json:"user_id,omitempty"`
+	Channel  string            `json:"channel"`
+	Context  map[string]string `json:"context"`
+	Status   string            `json:"status"`
+	Greeting string            `json:"greeting,omitempty"`
+	// Pending are the calls a paused dialog waits for.
+	Pending   []PendingCall `json:"pending,omitempty"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
+}
+
+// PendingCall is a call a paused dialog waits for: a client tool to run or a
+// call to confirm.
+type PendingCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Kind      string          `json:"kind"`
+}
+
+// Message is a stored message as callers see it.
+type Message struct {
+	ID       string          `json:"id"`
+	Seq      int64           `json:"seq"`
+	Kind     string          `json:"kind"`
+	Role     string          `json:"role"`
+	Content  json.RawMessage `json:"content"`
+	Text     string          `json:"text"`
+	Model    string          `json:"model,omitempty"`
+	Provider string          `json:"provider,omitempty"`
+	// Version is the bot version that produced an assistant message.
+	Version   int       `json:"version,omitempty"`
+	Status    string    `json:"status"`
+	Usage     *Usage    `json:"usage,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Usage is a token count.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// ToolCall is a tool call of a dialog with its result.
+type ToolCall struct {
+	ID         string          `json:"id"`
+	MessageID  string          `json:"message_id"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Result     string          `json:"result"`
+	IsError    bool            `json:"is_error"`
+	Status     string          `json:"status"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// DialogDetail is a dialog with its whole history.
+type DialogDetail struct {
+	Dialog
+	Messages  []Message  `json:"messages"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+}
+
+// DialogFilter narrows ListDialogs.
+type DialogFilter struct {
+	// Bot is a bot id or slug; Status one of the dialog statuses.
+	Bot, Status string
+}
+
+// CreateDialog starts a dialog with the tenant's bot on its published
+// version, or on version in.Version for callers who may edit versions (a
+// preview of a draft). The context must name only the bot's declared
+// context variables and give every required one.
+func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenant, bot string, in CreateDialogInput) (Dialog, error) {
+	b, err := r.svc.AuthorizeChat(ctx, p, tenant, bot, in.Origin)
+	if err != nil {
+		return Dialog{}, err
+	}
+	number, preview, err := r.pickVersion(p, b, in.Version)
+	if err != nil {
+		return Dialog{}, err
+	}
+	v, err := r.store.GetVersion(ctx, b.TenantID, b.ID, number)
+	if err != nil {
+		return Dialog{}, r.storeErr(ctx, "create dialog: version", "version", err)
+	}
+	compiled, err := r.compiled(ctx, v)
+	if err != nil {
+		return Dialog{}, err
+	}
+	var ps problems
+	if utf8.RuneCountInString(in.UserID) > MaxUserIDLength {
+		ps.add("/user_id", "must have at most %d characters", MaxUserIDLength)
+	}
+	checkContext(&ps, compiled.ContextVariables, in.Context)
+	if err := ps.err(); err != nil {
+		return Dialog{}, err
+	}
+	ctxJSON, _ := json.Marshal(nonNilMap(in.Context))
+	d := store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: number, Preview: preview,
+		UserID: in.UserID, Channel: channelOf(p), Context: string(ctxJSON), State: "{}"}
+	if err := r.store.CreateDialog(ctx, &d); err != nil {
+		return Dialog{}, r.internal(ctx, "create dialog", err)
+	}
+	out, err := dialogView(&d)
+	out.Greeting = compiled.Greeting
+	return out, err
+}
+
+// pickVersion decides which version a new dialog runs.
+func (r *Runtime) pickVersion(p *platform.Principal, b platform.Bot, asked int) (int, bool, error) {
+	if asked != 0 {
+		if err := r.svc.Authorize(p, b.TenantID, auth.ObjVersions, auth.ActWrite); err != nil {
+			return 0, false, platform.Errorf(platform.CodeForbidden, "only editors may chat with a version other than the published one")
+		}
+		if asked < 0 {
+			return 0, false, platform.Invalid(platform.Detail{Pointer: "/version", Message: "must be a positive version number"})
+		}
+		return asked, asked != b.PublishedVersion, nil
+	}
+	if b.PublishedVersion == 0 {
+		return 0, false, platform.Errorf(platform.CodeConflict, "bot %s has no published version yet; publish one, or pass a version to preview a draft", b.Slug)
+	}
+	return b.PublishedVersion, false, nil
+}
+
+// checkContext reports unknown context names, missing required ones and
+// oversized values, each at /context/<name>, in name order.
+func checkContext(ps *problems, declared []botconfig.ContextVariable, given map[string]string) {
+	known := make(map[string]botconfig.ContextVariable, len(declared))
+	for _, cv := range declared {
+		known[cv.Name] = cv
+	}
+	names := make([]string, 0, len(given))
+	for name := range given {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ptr := "/context/" + escapePointer(name)
+		if _, ok := known[name]; !ok {
+			ps.add(ptr, "is not a context variable of this bot")
+			continue
+		}
+		if len(given[name]) > MaxContextValueSize {
+			ps.add(ptr, "must be at most %d bytes", MaxContextValueSize)
+		}
+	}
+	for _, cv := range declared {
+		if v, ok := given[cv.Name]; cv.Required && cv.Default == "" && (!ok || strings.TrimSpace(v) == "") {
+			ps.add("/context/"+escapePointer(cv.Name), "is required by this bot")
+		}
+	}
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// channelOf names where a dialog comes from, for the {{channel}} variable.
+func channelOf(p *platform.Principal) string {
+	switch {
+	case p.KeyKind == auth.KindPublishable:
+		return "widget"
+	case p.Kind == platform.KindSession:
+		return "admin"
+	case p.Kind == platform.KindPlatform:
+		return "platform"
+	}
+	return "api"
+}
+
+// ListDialogs lists the tenant's dialogs, oldest first.
+func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant string, f DialogFilter, opts platform.ListOptions) ([]Dialog, string, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+	if err != nil {
+		return nil, "", err
+	}
+	sf := store.DialogFilter{Status: f.Status}
+	if f.Status != "" && !validStatus(f.Status) {
+		return nil, "", platform.Invalid(platform.Detail{Pointer: "/status", Message: "must be one of active, paused, handoff, closed"})
+	}
+	if f.Bot != "" {
+		b, err := r.store.GetBot(ctx, tenantID, f.Bot)
+		if err != nil {
+			return nil, "", r.storeErr(ctx, "list dialogs: bot", "bot", err)
+		}
+		sf.BotID = b.ID
+	}
+	rows, next, err := r.store.ListDialogs(ctx, tenantID, sf, store.Page{Cursor: opts.Cursor, Limit: opts.Limit})
+	if err != nil {
+		return nil, "", r.storeErr(ctx, "list dialogs", "dialog", err)
+	}
+	out := make([]Dialog, len(rows))
+	for i := range rows {
+		if out[i], err = dialogView(&rows[i]); err != nil {
+			return nil, "", r.internal(ctx, "list dialogs: view", err)
+		}
+	}
+	return out, next, nil
+}
+
+func validStatus(s string) bool {
+	switch s {
+	case DialogActive, DialogPaused, DialogHandoff, DialogClosed:
+		return true
+	}
+	return false
+}
+
+// GetDialog returns the tenant's dialog with its messages and tool calls.
+// Readers of the tenant's dialogs may see any; a chat-only caller only
+// dialogs of a bot it may chat with (the widget reloading its history).
+func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (DialogDetail, error) {
+	d, err := r.readableDialog(ctx, p, tenant, dialog, origin)
+	if err != nil {
+		return DialogDetail{}, err
+	}
+	msgs, err := r.store.ListMessages(ctx, d.TenantID, d.ID, 0)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "get dialog: messages", err)
+	}
+	if err := r.settleAbandoned(ctx, d, msgs); err != nil {
+		return DialogDetail{}, err
+	}
+	calls, err := r.store.ListToolCalls(ctx, d.TenantID, d.ID)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "get dialog: tool calls", err)
+	}
+	view, err := dialogView(d)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "get dialog: view", err)
+	}
+	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls))}
+	for i := range msgs {
+		out.Messages[i] = messageView(&msgs[i])
+	}
+	for i := range calls {
+		out.ToolCalls[i] = toolCallView(&calls[i])
+	}
+	return out, nil
+}
+
+// settleAbandoned marks streaming replies interrupted when no live lease
+// stands behind them (their server crashed), so a reader never waits on a
+// reply that will not come. The next run would mark them anyway.
+func (r *Runtime) settleAbandoned(ctx context.Context, d *store.Dialog, msgs []store.Message) error {
+	streaming := false
+	for i := range msgs {
+		streaming = streaming || msgs[i].Status == store.MessageStreaming
+	}
+	if !streaming {
+		return nil
+	}
+	l, err := r.store.GetLease(ctx, d.TenantID, d.ID)
+	switch {
+	case err == nil && l.ExpiresAt.After(r.now()):
+		return nil // a live run is writing them
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return r.internal(ctx, "get dialog: lease", err)
+	}
+	if _, err := r.store.MarkInterrupted(ctx, d.TenantID, d.ID); err != nil {
+		return r.internal(ctx, "get dialog: mark interrupted", err)
+	}
+	for i := range msgs {
+		if msgs[i].Status == store.MessageStreaming {
+			msgs[i].Status = store.MessageInterrupted
+		}
+	}
+	return nil
+}
+
+func (r *Runtime) readableDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (*store.Dialog, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+	var pe *platform.Error
+	if errors.As(err, &pe) && pe.Code == platform.CodeForbidden {
+		return r.turnDialog(ctx, p, tenant, dialog, origin)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	if err != nil {
+		return nil, r.storeErr(ctx, "get dialog", "dialog", err)
+	}
+	return d, nil
+}
+
+func dialogView(d *store.Dialog) (Dialog, error) {
+	out := Dialog{ID: d.ID, BotID: d.BotID, Version: d.VersionNumber, Preview: d.Preview, UserID: d.UserID,
+		Channel: d.Channel, Context: map[string]string{}, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	if err := json.Unmarshal([]byte(d.Context), &out.Context); err != nil {
+		return out, fmt.Errorf("dialog %s: context: %w", d.ID, err)
+	}
+	if d.Status == DialogPaused {
+		st, err := loadState(d)
+		if err != nil {
+			return out, err
+		}
+		for _, pc := range st.Pending {
+			out.Pending = append(out.Pending, PendingCall{ID: pc.ID, Name: pc.Name, Arguments: pc.Arguments, Kind: pc.Kind})
+		}
+	}
+	return out, nil
+}
+
+func messageView(m *store.Message) Message {
+	out := Message{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: json.RawMessage(m.Content),
+		Text: m.Text, Model: m.Model, Provider: m.Provider, Version: m.BotVersion, Status: m.Status, CreatedAt: m.CreatedAt}
+	if m.InputTokens != 0 || m.OutputTokens != 0 {
+		out.Usage = &Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
+	}
+	return out
+}
+
+func toolCallView(c *store.ToolCall) ToolCall {
+	return ToolCall{ID: c.CallID, MessageID: c.MessageID, Name: c.Name, Arguments: json.RawMessage(c.Arguments),
+		Result: c.Result, IsError: c.IsError, Status: c.Status, DurationMS: c.DurationMS}
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

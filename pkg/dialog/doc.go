@@ -1,0 +1,28 @@
+// Package dialog is the dialog runtime: it creates and reads dialogs and
+// answers their messages with the agent loop (Runtime). It sits beside
+// pkg/platform in the application layer and calls it to authorise every
+// caller and to read bots, versions and secrets; it calls pkg/store,
+// pkg/agent, pkg/botconfig, pkg/llm and the tools. HTTP handlers and
+// commands call it.
+//
+// Build one Runtime with New over the platform Service and its store, the
+// model provider, the outbound client and the MCP pool; New fails, naming
+// the option, when a required dependency is missing. SendMessage stores
+// the user's text before any model call, takes the dialog's lease (one
+// loop per dialog, across processes), runs the loop with hooks that store
+// every message as it is made and meter every model call, and streams the
+// loop's events (plus "dialog" and "message") to a sink. A reply cut off
+// by a crash is left "interrupted"; a paused dialog resumes with
+// SubmitToolResults or Confirm from any instance. Texts sent while this
+// process answers a dialog join that run; Idempotency-Key claims let a
+// retried request replay the first response.
+//
+// Errors are *platform.Error, with the codes and caller-safe messages of
+// pkg/platform; RetryAfter says how long a rate_limited one asks to wait.
+//
+//	rt, err := dialog.New(dialog.Options{Service: svc, Store: st, Catalog: catalog,
+//		HTTPClient: client, Natives: builtin.NewRegistry(), Clock: time.Now, Logger: log,
+//		Provider: p, DefaultModel: "gpt-4o-mini"})
+//	d, err := rt.CreateDialog(ctx, principal, "acme", "support", dialog.CreateDialogInput{Context: vars})
+//	turn, err := rt.SendMessage(ctx, principal, "acme", d.ID, dialog.SendInput{Text: "hi"}, sink)
+package dialog

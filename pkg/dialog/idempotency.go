@@ -1,0 +1,82 @@
+package dialog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// idempotencyStale is how long an unfinished Idempotency-Key claim blocks
+// retries: longer than any run, so only a crashed server's claim expires.
+const idempotencyStale = 15 * time.Minute
+
+// Replay is the stored first response to an Idempotency-Key.
+type Replay struct {
+	Status      int
+	ContentType string
+	Body        string
+}
+
+// ClaimIdempotencyKey starts answering a request that carries an
+// Idempotency-Key. It returns nil when the caller must answer it (then
+// CompleteIdempotencyKey or ForgetIdempotencyKey), the stored response to
+// replay for a retry, a conflict while the first request is still being
+// answered, and invalid when the key was used for another request.
+// fingerprint identifies the request; the caller's identity is mixed in
+// so one key can never replay another's response.
+func (r *Runtime) ClaimIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key, fingerprint string) (*Replay, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+	if err != nil {
+		return nil, err
+	}
+	if len(key) == 0 || len(key) > 255 {
+		return nil, platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "must be 1-255 characters"})
+	}
+	fp := hashHex(p.Actor() + "\x00" + fingerprint)
+	rec, err := r.store.ClaimIdempotencyKey(ctx, tenantID, key, fp, r.now(), idempotencyStale)
+	switch {
+	case err != nil:
+		return nil, r.internal(ctx, "claim idempotency key", err)
+	case rec == nil:
+		return nil, nil
+	case rec.Fingerprint != fp:
+		return nil, platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "was already used for a different request"})
+	case !rec.Done():
+		return nil, platform.Errorf(platform.CodeConflict, "a request with this Idempotency-Key is still being answered")
+	}
+	return &Replay{Status: rec.Status, ContentType: rec.ContentType, Body: rec.Body}, nil
+}
+
+// CompleteIdempotencyKey stores the response to replay for the key.
+func (r *Runtime) CompleteIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key string, resp Replay) error {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+	if err != nil {
+		return err
+	}
+	if err := r.store.CompleteIdempotencyKey(ctx, tenantID, key, resp.Status, resp.ContentType, resp.Body); err != nil {
+		return r.internal(ctx, "complete idempotency key", err)
+	}
+	return nil
+}
+
+// ForgetIdempotencyKey drops an unfinished claim, for requests refused
+// before they changed anything, so a retry is answered afresh.
+func (r *Runtime) ForgetIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key string) error {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+	if err != nil {
+		return err
+	}
+	if err := r.store.ForgetIdempotencyKey(ctx, tenantID, key); err != nil {
+		return r.internal(ctx, "forget idempotency key", err)
+	}
+	return nil
+}
+
+func hashHex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

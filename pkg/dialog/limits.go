@@ -1,0 +1,170 @@
+package dialog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// Limits bound how fast and how much tenants use the model. Zero values
+// mean unlimited.
+type Limits struct {
+	// TenantRate is message requests per second per tenant, with bursts of
+	// TenantBurst (default 1 when a rate is set).
+	TenantRate  float64
+	TenantBurst int
+	// KeyRate and KeyBurst do the same per API key.
+	KeyRate  float64
+	KeyBurst int
+	// DailyTokens caps a tenant's input plus output tokens per UTC day.
+	DailyTokens int64
+	// MaxTracked bounds how many tenants or keys each limiter remembers;
+	// default 10000. The least recently seen is forgotten first, which at
+	// worst grants a forgotten caller a fresh burst.
+	MaxTracked int
+}
+
+// limiter holds the per-tenant and per-key token buckets.
+type limiter struct {
+	tenants, keys *keyedLimiter
+	daily         int64
+}
+
+func newLimiter(l Limits) *limiter {
+	if l.MaxTracked <= 0 {
+		l.MaxTracked = 10000
+	}
+	return &limiter{
+		tenants: newKeyedLimiter(l.TenantRate, l.TenantBurst, l.MaxTracked),
+		keys:    newKeyedLimiter(l.KeyRate, l.KeyBurst, l.MaxTracked),
+		daily:   l.DailyTokens,
+	}
+}
+
+// keyedLimiter is a bounded map of token buckets.
+type keyedLimiter struct {
+	limit rate.Limit
+	burst int
+	max   int
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func newKeyedLimiter(perSecond float64, burst, max int) *keyedLimiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	if burst <= 0 {
+		burst = 1
+	}
+	return &keyedLimiter{limit: rate.Limit(perSecond), burst: burst, max: max, buckets: map[string]*bucket{}}
+}
+
+// wait takes a token for key at now, or says how long until one is free.
+func (k *keyedLimiter) wait(key string, now time.Time) time.Duration {
+	if k == nil || key == "" {
+		return 0
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.buckets[key]
+	if b == nil {
+		if len(k.buckets) >= k.max {
+			k.evictOldest()
+		}
+		b = &bucket{lim: rate.NewLimiter(k.limit, k.burst)}
+		k.buckets[key] = b
+	}
+	b.seen = now
+	res := b.lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return d
+	}
+	return 0
+}
+
+// evictOldest forgets the least recently seen bucket. A linear scan, only
+// when the map is full: cheaper overall than keeping an LRU list in step
+// on every request.
+func (k *keyedLimiter) evictOldest() {
+	var oldest string
+	var at time.Time
+	for key, b := range k.buckets {
+		if oldest == "" || b.seen.Before(at) {
+			oldest, at = key, b.seen
+		}
+	}
+	delete(k.buckets, oldest)
+}
+
+// retryAfter is the cause of a rate_limited Error: how long to wait.
+type retryAfter struct{ wait time.Duration }
+
+func (r retryAfter) Error() string { return fmt.Sprintf("retry after %s", r.wait) }
+
+func rateLimited(wait time.Duration, format string, args ...any) *platform.Error {
+	return platform.Wrap(retryAfter{wait: wait}, platform.CodeRateLimited, format, args...)
+}
+
+// RetryAfter returns how long a rate_limited error asks the caller to wait
+// (at least a second), and 0 for any other error.
+func RetryAfter(err error) time.Duration {
+	var ra retryAfter
+	if !errors.As(err, &ra) {
+		return 0
+	}
+	return max(time.Second, time.Duration(math.Ceil(ra.wait.Seconds()))*time.Second)
+}
+
+// admit applies the rate limits and the daily token quota to one request
+// that will call the model.
+func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID string) error {
+	now := r.now()
+	if wait := r.limits.tenants.wait(tenantID, now); wait > 0 {
+		return rateLimited(wait, "this tenant sends messages too fast; retry in a moment")
+	}
+	if wait := r.limits.keys.wait(p.KeyID, now); wait > 0 {
+		return rateLimited(wait, "this API key sends messages too fast; retry in a moment")
+	}
+	over, err := r.overQuota(ctx, tenantID, now)
+	if err != nil {
+		return err
+	}
+	if over {
+		return rateLimited(untilTomorrow(now), "this tenant used its daily token quota; it renews at midnight UTC")
+	}
+	return nil
+}
+
+// overQuota reports whether the tenant has used its daily tokens.
+func (r *Runtime) overQuota(ctx context.Context, tenantID string, now time.Time) (bool, error) {
+	if r.limits.daily <= 0 {
+		return false, nil
+	}
+	day := now.UTC().Format(store.DayFormat)
+	used, err := r.store.DayTokens(ctx, tenantID, day)
+	if err != nil {
+		return false, r.internal(ctx, "daily quota", err)
+	}
+	return used+r.meter.pendingTokens(tenantID, day) >= r.limits.daily, nil
+}
+
+func untilTomorrow(now time.Time) time.Duration {
+	now = now.UTC()
+	return time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(now)
+}

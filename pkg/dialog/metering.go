@@ -1,0 +1,163 @@
+package dialog
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// onTurnEnd meters one model call (tokens, cost, tool calls, and a turn
+// for regular turns) on the dialog's tenant, bot and key for today, then
+// stops the run once the tenant is over its daily quota.
+func (run *dialogRun) onTurnEnd(ctx context.Context, info agent.TurnInfo) (bool, error) {
+	r := run.r
+	now := r.now()
+	u := store.Usage{TenantID: run.dialog.TenantID, Day: now.UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
+		KeyID: run.p.KeyID, InputTokens: int64(info.Usage.InputTokens), OutputTokens: int64(info.Usage.OutputTokens),
+		CostMicroUSD: int64(math.Round(r.opts.Catalog.Cost(info.Model, info.Usage) * 1e6)), ToolCalls: int64(info.ToolCalls)}
+	if info.Purpose == agent.PurposeTurn {
+		u.Turns = 1
+	}
+	r.meter.add(u)
+	over, err := r.overQuota(ctx, run.dialog.TenantID, now)
+	return !over, err
+}
+
+// Usage reports the tenant's metered usage, with what this process has
+// metered and not written yet.
+func (r *Runtime) Usage(ctx context.Context, p *platform.Principal, tenant string, q platform.UsageQuery) ([]platform.UsageRow, error) {
+	if err := r.meter.flush(ctx); err != nil {
+		return nil, r.internal(ctx, "usage: write metered usage", err)
+	}
+	return r.svc.Usage(ctx, p, tenant, q)
+}
+
+// runtimeMetrics are the Prometheus series of running dialogs. Every label
+// has a bounded set of values: models outside the catalog count as
+// "other", since a tenant may name any model in its config.
+type runtimeMetrics struct {
+	llmSeconds *prometheus.HistogramVec
+	llmTokens  *prometheus.CounterVec
+	toolCalls  *prometheus.CounterVec
+	toolSecs   *prometheus.HistogramVec
+	runs       *prometheus.CounterVec
+}
+
+func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
+	m := &runtimeMetrics{
+		llmSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "parley_llm_request_duration_seconds",
+			Help:    "Model call latency by provider, model and outcome (ok or error).",
+			Buckets: []float64{0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120},
+		}, []string{"provider", "model", "outcome"}),
+		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_llm_tokens_total",
+			Help: "Tokens by provider, model and direction (input or output).",
+		}, []string{"provider", "model", "direction"}),
+		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_tool_calls_total",
+			Help: "Tool calls by kind (http, mcp, native, client) and outcome (ok, error, skipped).",
+		}, []string{"kind", "outcome"}),
+		toolSecs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "parley_tool_duration_seconds",
+			Help:    "Tool call latency by kind (http, mcp, native) and outcome (ok or error).",
+			Buckets: []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120},
+		}, []string{"kind", "outcome"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_dialog_runs_total",
+			Help: "Runs of the dialog loop by stop reason.",
+		}, []string{"stop_reason"}),
+	}
+	if reg != nil {
+		m.llmSeconds = register(reg, m.llmSeconds)
+		m.llmTokens = register(reg, m.llmTokens)
+		m.toolCalls = register(reg, m.toolCalls)
+		m.toolSecs = register(reg, m.toolSecs)
+		m.runs = register(reg, m.runs)
+	}
+	return m
+}
+
+// register adds c to reg, or returns the collector already registered
+// under its name, so two runtimes may share one registry.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+	}
+	return c
+}
+
+// toolCall counts one recorded tool result.
+func (m *runtimeMetrics) toolCall(msg agent.Message) {
+	res := msg.ToolResult()
+	if res == nil {
+		return
+	}
+	kind, outcome := "unknown", "ok"
+	if msg.Tool != nil && msg.Tool.Kind != "" {
+		kind = msg.Tool.Kind
+	}
+	switch {
+	case msg.Tool != nil && msg.Tool.Skipped:
+		outcome = "skipped"
+	case res.IsError:
+		outcome = "error"
+	}
+	m.toolCalls.WithLabelValues(kind, outcome).Inc()
+	// Skipped and client calls did not run here: their time is not ours.
+	if outcome != "skipped" && kind != "client" && msg.Tool != nil {
+		m.toolSecs.WithLabelValues(kind, outcome).Observe(float64(msg.Tool.DurationMS) / 1000)
+	}
+}
+
+// meteredProvider times every model call and counts its tokens.
+type meteredProvider struct {
+	llm.Provider
+	m       *runtimeMetrics
+	catalog *llm.Catalog
+}
+
+// Complete implements llm.Provider.
+func (p meteredProvider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	start := time.Now()
+	resp, err := p.Provider.Complete(ctx, req)
+	p.observe(req.Model, time.Since(start), resp, err)
+	return resp, err
+}
+
+// Stream implements llm.Provider.
+func (p meteredProvider) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	start := time.Now()
+	resp, err := p.Provider.Stream(ctx, req, onDelta)
+	p.observe(req.Model, time.Since(start), resp, err)
+	return resp, err
+}
+
+func (p meteredProvider) observe(model string, took time.Duration, resp *llm.Response, err error) {
+	label := "other"
+	if info, ok := p.catalog.Lookup(model); ok {
+		label = info.Name
+	}
+	name, outcome := p.Name(), "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	p.m.llmSeconds.WithLabelValues(name, label, outcome).Observe(took.Seconds())
+	if resp != nil {
+		p.m.llmTokens.WithLabelValues(name, label, "input").Add(float64(resp.Usage.InputTokens))
+		p.m.llmTokens.WithLabelValues(name, label, "output").Add(float64(resp.Usage.OutputTokens))
+	}
+}

@@ -1,0 +1,426 @@
+package dialog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/tool/builtin"
+	"github.com/parleyhq/parley/pkg/tool/toolbox"
+)
+
+// dialogRun is one request's run of a dialog's loop: it holds the lease,
+// builds the agent, persists what the loop produces and saves the state.
+type dialogRun struct {
+	r      *Runtime
+	p      *platform.Principal
+	dialog *store.Dialog
+	bot    *botconfig.Bot
+	lr     *liveRun
+	sink   agent.Sink
+	cfg    agent.Config
+	st     agent.State
+	// memory holds the remember/recall notes, saved with the state.
+	memory *builtin.MapMemory
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	unhook func() bool   // detaches cancel from Runtime.base
+	stop   chan struct{} // ends the lease renewal
+	// released says the run holds no lease: not yet taken, or given up
+	// by the last save, so neither renewal nor end touches it.
+	released atomic.Bool
+
+	turn Turn
+	// first is the request's own text, stored with the lease; nil when
+	// the request resumes a paused dialog.
+	first *store.Message
+	// lastSeq is the highest message seq the run has seen, and clean says
+	// its history had no row left queued: together they let its end keep
+	// the history for the dialog's next turn (remember).
+	lastSeq int64
+	clean   bool
+	// sendsQueued says the next act sends the first queued text itself
+	// (a new message), so only the texts after it are steered in.
+	sendsQueued bool
+	// streaming is the assistant row being streamed, stored with the lease
+	// for the run's first reply (reserved until text arrives) and at their
+	// first text for the others, so a crash leaves it behind as
+	// interrupted.
+	streaming *store.Message
+	reserved  bool
+	partial   []byte
+	flushedAt time.Time
+	// held is the loop's latest reply, complete but not yet written: the
+	// run's save writes it in its own commit, and its message event and
+	// every event after it wait for that write (emit), so the caller
+	// never sees a reply before it is stored. Any other write of the run
+	// writes it first (writeHeld).
+	held *heldReply
+}
+
+// start prepares a run once the caller is the dialog's runner in this
+// process (join): it takes the dialog's lease, storing the request's text
+// (if any) with it and getting the dialog as the last holder left it, then
+// loads its version and state and the agent's configuration.
+func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, text string) (*dialogRun, error) {
+	run := &dialogRun{r: r, p: p, lr: lr, sink: sink, stop: make(chan struct{}),
+		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
+	run.released.Store(true)
+	run.ctx, run.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	run.unhook = context.AfterFunc(r.base, run.cancel)
+	r.runs.Add(1)
+	run.dialog = d // for end, which leaves the live entry even when loading fails
+	// Two steps rather than one: taking the lease runs SQLite's deepest
+	// code, and a frame as large as load's above it would double the
+	// stack the request then keeps while it waits for the model.
+	if err := run.lease(ctx, d, text); err != nil {
+		run.end()
+		return nil, err
+	}
+	if err := run.load(ctx); err != nil {
+		run.end()
+		return nil, err
+	}
+	run.renew()
+	run.emit(DialogEvent{DialogID: d.ID})
+	return run, nil
+}
+
+// lease takes the dialog's lease, storing text (if any) with it, and
+// keeps the dialog as the lease found it. Whoever streamed before us is
+// gone: taking the lease leaves their half-written replies visible as
+// interrupted rather than alive forever.
+func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) error {
+	r := run.r
+	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, BotID: leaseBot(run.p), Owner: run.lr.owner,
+		Now: r.now(), TTL: r.opts.LeaseTTL}
+	if text != "" {
+		m, err := r.userRow(ctx, d, text)
+		if err != nil {
+			return err
+		}
+		take.First = m
+		// The loop answers a new text with a model call first: its reply's
+		// row costs nothing stored with the lease (in an active dialog;
+		// a paused one answers tool results first, and stores none).
+		take.Reply = &store.Message{Kind: string(agent.KindAssistant), Role: string(llm.RoleAssistant), CreatedAt: r.now()}
+	}
+	d, err := r.store.TakeLease(ctx, take)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return errBusy()
+	case errors.Is(err, store.ErrInactive):
+		return &inactiveDialog{dialog: d}
+	case err != nil:
+		return r.storeErr(ctx, "run: take lease", "dialog", err)
+	}
+	run.released.Store(false)
+	run.dialog, run.first = d, take.First
+	r.mu.Lock()
+	run.lr.dialog = d
+	r.mu.Unlock()
+	if take.Reply != nil && take.Reply.Seq != 0 {
+		run.streaming, run.reserved, run.flushedAt = take.Reply, true, time.Now()
+	}
+	return nil
+}
+
+// load reads what the run needs of the dialog it leased: its compiled
+// bot, state and history, and the agent's configuration with its tools.
+func (run *dialogRun) load(ctx context.Context) error {
+	r, d := run.r, run.dialog
+	var err error
+	if run.bot, err = r.botFor(ctx, d); err != nil {
+		return err
+	}
+	saved, clean, err := r.state(ctx, d, run.first)
+	if err != nil {
+		return r.internal(ctx, "run: state", err)
+	}
+	run.st, run.lastSeq, run.clean = saved.State, d.LastSeq, clean
+	run.memory = builtin.NewMemory()
+	for k, v := range saved.Memory {
+		if err := run.memory.Set(ctx, k, v); err != nil {
+			return r.internal(ctx, "run: memory", err)
+		}
+	}
+	vars, err := r.vars(ctx, d, run.bot)
+	if err != nil {
+		return err
+	}
+	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
+		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
+		Native: builtin.Env{Now: r.opts.Clock, Memory: run.memory}, Schemas: r.schemas})
+	if err != nil {
+		return r.internal(ctx, "run: tools", err)
+	}
+	for _, w := range box.Warnings {
+		r.log.WarnContext(ctx, "dialog: dialog runs without some tools", "dialog", d.ID, "warning", w)
+	}
+	run.cfg = r.agentConfig(run.bot, vars, box.Set, agent.Hooks{
+		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
+	}, agent.SinkFunc(run.onEvent))
+	return nil
+}
+
+// vars are the dialog's template variables: system variables, the
+// context (with the bot's defaults) and the tenant's secrets.
+func (r *Runtime) vars(ctx context.Context, d *store.Dialog, bot *botconfig.Bot) (botconfig.Vars, error) {
+	vars := botconfig.Vars{
+		"dialog_id": d.ID, "tenant_id": d.TenantID, "bot_id": d.BotID, "chatbot_id": bot.ChatbotID,
+		"user_id": d.UserID, "channel": d.Channel, "locale": "en", "now": r.now().Format(time.RFC3339),
+	}
+	for _, cv := range bot.ContextVariables {
+		if cv.Default != "" {
+			vars[cv.Name] = cv.Default
+		}
+	}
+	given := map[string]string{}
+	if err := json.Unmarshal([]byte(d.Context), &given); err != nil {
+		return nil, r.internal(ctx, "run: context", err)
+	}
+	for k, v := range given {
+		vars[k] = v
+	}
+	secrets, err := r.svc.SecretVars(ctx, d.TenantID, slices.Collect(maps.Keys(bot.SecretDestinations())))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range secrets {
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
+	cfg := AgentConfig(bot, vars, r.resolver(bot), tools)
+	cfg.Hooks, cfg.Sink, cfg.Now = hooks, sink, r.opts.Clock
+	return cfg
+}
+
+// resolver uses the bot's model (or the server's default), then its
+// fallback models after retryable failures, each with its catalog window.
+func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
+	if r.opts.Provider == nil {
+		// The user's text is stored all the same; the reply is an error
+		// event saying no model is available.
+		return agent.ResolverFunc(func(context.Context, agent.ResolveInfo) (agent.Choice, error) {
+			return agent.Choice{}, errNoProvider
+		})
+	}
+	return BotResolver(r.opts.Provider, r.opts.Catalog, r.opts.DefaultModel, bot)
+}
+
+// renew keeps the lease while the run lasts; losing it (this process
+// stalled past the TTL and another took over) cancels the run, so two
+// loops never write to one dialog. It renews from a timer, not a goroutine
+// of its own: a run waiting on a slow model then holds no idle stack. The
+// timer stops when the run's context ends.
+func (run *dialogRun) renew() {
+	every := run.r.opts.LeaseTTL / 3
+	var mu sync.Mutex // orders the timer's creation before its first use
+	mu.Lock()
+	defer mu.Unlock()
+	var t *time.Timer
+	t = time.AfterFunc(every, func() {
+		if run.renewOnce() {
+			mu.Lock()
+			t.Reset(every)
+			mu.Unlock()
+		}
+	})
+	context.AfterFunc(run.ctx, func() {
+		mu.Lock()
+		t.Stop()
+		mu.Unlock()
+	})
+}
+
+// renewOnce extends the lease and reports whether the run goes on.
+func (run *dialogRun) renewOnce() bool {
+	r, d := run.r, run.dialog
+	select {
+	case <-run.stop:
+		return false
+	default:
+	}
+	if run.released.Load() {
+		return false // the last save gave the lease up
+	}
+	err := r.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.now(), r.opts.LeaseTTL)
+	if err != nil && run.ctx.Err() != nil {
+		return false // the run ended while renewing
+	}
+	if err != nil {
+		r.log.Error("dialog: dialog lease lost; stopping its run", "dialog", d.ID, "err", err)
+		run.cancel()
+		return false
+	}
+	return true
+}
+
+// exec runs act, then the texts that arrived too late for it, and saves
+// the state after each.
+func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn, error) {
+	r := run.r
+	for {
+		a, err := agent.New(run.cfg)
+		if err != nil {
+			return run.turn, r.internal(run.ctx, "run: agent", err)
+		}
+		r.mu.Lock()
+		run.lr.agent = a
+		skip := 0
+		if run.sendsQueued {
+			skip = 1 // the first is the text act sends itself
+		}
+		for _, q := range run.lr.queue[min(len(run.lr.queue), skip):] {
+			a.Steer(q.text)
+		}
+		r.mu.Unlock()
+		out, runErr := act(a)
+		run.closeStreaming(store.MessageInterrupted)
+		// Deciding first whether the run goes on lets its last save
+		// release the lease in the same commit; once closed, no text can
+		// join, so nothing is left for a released run to answer.
+		next, ok := run.leftover(out)
+		lastSeq, err := run.save(out, !ok)
+		if err != nil {
+			return run.turn, err
+		}
+		if runErr != nil {
+			r.log.Warn("dialog: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
+		}
+		if !ok {
+			run.remember(out, runErr, lastSeq)
+			return run.turn, nil
+		}
+		act = func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, next) }
+		run.sendsQueued = true
+	}
+}
+
+// leftover returns a text queued after the loop last looked, to answer
+// next; a run that paused or handed off leaves it stored, unanswered.
+// Without one the run closes to new texts in the same critical section,
+// so none can join after the last look.
+func (run *dialogRun) leftover(out agent.Outcome) (string, bool) {
+	run.r.mu.Lock()
+	defer run.r.mu.Unlock()
+	run.lr.agent = nil
+	if len(run.lr.queue) == 0 || run.ctx.Err() != nil || out.StopReason == agent.StopHandoff {
+		if run.lr.open {
+			run.lr.setOpen(false)
+		}
+		return "", false
+	}
+	return run.lr.queue[0].text, true
+}
+
+// save stores the loop state (without messages, which are rows) and the
+// dialog status the outcome implies; last also releases the lease with it
+// and returns the dialog's last_seq at that moment.
+func (run *dialogRun) save(out agent.Outcome, last bool) (int64, error) {
+	status := DialogActive
+	switch out.StopReason {
+	case agent.StopPaused:
+		status = DialogPaused
+	case agent.StopHandoff:
+		status = DialogHandoff
+	}
+	ctx := context.WithoutCancel(run.ctx)
+	saved := savedState{State: run.st}
+	saved.Messages = nil
+	notes, err := run.memory.All(ctx)
+	if err != nil {
+		return 0, run.r.internal(ctx, "save memory", err)
+	}
+	if len(notes) > 0 {
+		saved.Memory = notes
+	}
+	b, err := json.Marshal(saved)
+	if err != nil {
+		return 0, run.r.internal(ctx, "save state", err)
+	}
+	d, held := run.dialog, run.held
+	sv := store.Save{TenantID: d.TenantID, DialogID: d.ID, Status: status, State: string(b), Release: last, Owner: run.lr.owner}
+	if held != nil {
+		sv.ReplyID, sv.Reply = held.row.ID, held.update
+	}
+	lastSeq, err := run.r.store.SaveRun(ctx, sv)
+	run.sendHeld(err == nil)
+	if errors.Is(err, store.ErrConflict) {
+		return 0, platform.Wrap(err, platform.CodeConflict,
+			"another server took this dialog over while the reply was generated; the reply was not saved")
+	}
+	if err != nil {
+		return 0, run.r.internal(ctx, "save state", err)
+	}
+	if last {
+		run.released.Store(true)
+	}
+	run.dialog.Status = status
+	run.turn.Pending = nil
+	for _, pc := range out.Pending {
+		run.turn.Pending = append(run.turn.Pending, PendingCall{ID: pc.ID, Name: pc.Name, Arguments: pc.Arguments, Kind: pc.Kind})
+	}
+	return lastSeq, nil
+}
+
+// saw notes a message row the run wrote or took.
+func (run *dialogRun) saw(m *store.Message) {
+	run.lastSeq = max(run.lastSeq, m.Seq)
+}
+
+// remember keeps the run's history for the dialog's next turn, when it is
+// exactly the dialog's complete rows: the run ended without an error (a
+// failed write may have left a row behind its history), no text is left
+// queued, and the dialog's last_seq as the last save left it (lastSeq) is
+// the last row the run saw, so nothing was written that it missed.
+func (run *dialogRun) remember(out agent.Outcome, runErr error, lastSeq int64) {
+	run.r.mu.Lock()
+	queued := len(run.lr.queue) > 0
+	run.r.mu.Unlock()
+	if !run.clean || queued || runErr != nil || out.StopReason == agent.StopError || run.ctx.Err() != nil || lastSeq != run.lastSeq {
+		return
+	}
+	d := run.dialog
+	run.r.history.put(d.TenantID, d.ID, lastSeq, run.st.Messages)
+}
+
+// end releases the lease (unless the last save did), then the dialog's
+// live entry: a request that
+// arrives meanwhile waits for the entry to go and then takes the lease
+// itself, instead of finding it still held and answering 409.
+func (run *dialogRun) end() {
+	close(run.stop)
+	run.cancel()
+	run.unhook()
+	r := run.r
+	defer r.runs.Done()
+	r.mu.Lock()
+	if run.lr.open {
+		run.lr.setOpen(false)
+	}
+	r.mu.Unlock()
+	ctx := context.WithoutCancel(run.ctx)
+	run.discardReserved(ctx) // a run that failed before its loop ran
+	if !run.released.Load() {
+		if err := r.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
+			r.log.Error("dialog: release dialog lease", "dialog", run.dialog.ID, "err", err)
+		}
+	}
+	r.leave(run.lr)
+}

@@ -1,0 +1,289 @@
+package dialog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// SendInput is one user message.
+type SendInput struct {
+	Text string
+	// Origin is the browser origin of the request, "" server to server.
+	Origin string
+}
+
+// Turn is what one request to a dialog produced.
+type Turn struct {
+	DialogID string `json:"dialog_id"`
+	// Messages are the messages stored by this request, in order.
+	Messages []Message `json:"messages"`
+	// Done ends every answered request; nil when the text was queued.
+	Done *agent.Done `json:"done,omitempty"`
+	// Error says why the run stopped with stop reason "error".
+	Error *agent.Error `json:"error,omitempty"`
+	// Pending are the calls the dialog now waits for.
+	Pending []PendingCall `json:"pending,omitempty"`
+	// Queued says the text joined a reply already being generated in this
+	// dialog; that reply's stream carries the answer.
+	Queued bool `json:"queued,omitempty"`
+}
+
+// SendMessage stores the user's text, then answers it with the loop,
+// sending events to sink as they happen (sink may be nil). The text is
+// stored before any model call, so a failing model never loses it. While
+// another request of this process is answering the dialog, the text joins
+// that run (steering); while another process is, it is a conflict.
+//
+// The dialog is not read first: taking its lease (or joining this
+// process's run of it) is also what checks that the caller may chat with
+// it, so a warm turn's first statement already stores the text.
+func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant, dialog string, in SendInput, sink agent.Sink) (Turn, error) {
+	tenantID, err := r.turnTenant(ctx, p, tenant, in.Origin)
+	if err != nil {
+		return Turn{}, err
+	}
+	if err := checkText(in.Text); err != nil {
+		return Turn{}, err
+	}
+	if err := r.admit(ctx, p, tenantID); err != nil {
+		return Turn{}, err
+	}
+	lr, queued, err := r.join(ctx, p, tenantID, dialog, in.Text)
+	if err != nil || queued != nil {
+		return Turn{DialogID: dialog, Messages: msgList(queued), Queued: queued != nil}, err
+	}
+	run, err := r.start(ctx, p, &store.Dialog{TenantID: tenantID, ID: dialog}, lr, sink, in.Text)
+	if inactive := (*inactiveDialog)(nil); errors.As(err, &inactive) {
+		return r.answerInactive(ctx, inactive.dialog, in.Text, sink)
+	}
+	if err != nil {
+		return Turn{}, err
+	}
+	defer run.end()
+	run.place(in.Text)
+	r.open(lr)
+	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
+}
+
+func msgList(m *store.Message) []Message {
+	if m == nil {
+		return []Message{}
+	}
+	return []Message{messageView(m)}
+}
+
+// checkText refuses an empty or blank message (the model's API refuses
+// content-less messages too) and one over MaxMessageChars.
+func checkText(text string) error {
+	switch {
+	case strings.TrimSpace(text) == "":
+		return platform.Invalid(platform.Detail{Pointer: "/text", Message: "is required"})
+	case utf8.RuneCountInString(text) > MaxMessageChars:
+		return platform.Invalid(platform.Detail{Pointer: "/text", Message: fmt.Sprintf("must have at most %d characters", MaxMessageChars)})
+	}
+	return nil
+}
+
+// inactiveDialog is the lease's refusal of a dialog no run answers.
+type inactiveDialog struct{ dialog *store.Dialog }
+
+func (e *inactiveDialog) Error() string { return "dialog " + e.dialog.ID + " is " + e.dialog.Status }
+
+// Unwrap is the conflict a caller reports that does not answer the dialog
+// itself (answerInactive does): a resume that finds it handed off meanwhile.
+func (e *inactiveDialog) Unwrap() error {
+	return platform.Errorf(platform.CodeConflict, "this dialog is %s; no reply is generated for it", e.dialog.Status)
+}
+
+// answerInactive answers a text for a dialog that is closed, or handed
+// off to a human, who reads it from the dialog.
+func (r *Runtime) answerInactive(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
+	if d.Status == DialogHandoff {
+		return r.storeForHuman(ctx, d, text, sink)
+	}
+	return Turn{}, platform.Errorf(platform.CodeConflict, "this dialog is closed; start a new one")
+}
+
+// storeForHuman keeps a message of a handed-off dialog without answering:
+// a human agent reads it from the dialog.
+func (r *Runtime) storeForHuman(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
+	m, err := r.storeUserText(ctx, d, text, store.MessageComplete)
+	if err != nil {
+		return Turn{}, err
+	}
+	done := &agent.Done{StopReason: agent.StopHandoff}
+	if sink != nil {
+		sink.Send(DialogEvent{DialogID: d.ID})
+		sink.Send(MessageEvent{Message: messageView(m)})
+		sink.Send(*done)
+	}
+	return Turn{DialogID: d.ID, Messages: []Message{messageView(m)}, Done: done}, nil
+}
+
+// SubmitToolResults resumes a dialog paused on client tools with their
+// results.
+func (r *Runtime) SubmitToolResults(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, results []agent.ClientResult, sink agent.Sink) (Turn, error) {
+	var ps problems
+	if len(results) == 0 {
+		ps.add("/results", "give at least one result")
+	}
+	for i, res := range results {
+		if len(res.Content) > MaxMessageChars*4 {
+			ps.add(fmt.Sprintf("/results/%d/content", i), "must be at most %d bytes", MaxMessageChars*4)
+		}
+	}
+	if err := ps.err(); err != nil {
+		return Turn{}, err
+	}
+	return r.resume(ctx, p, tenant, dialog, origin, sink, func(st *agent.State) error {
+		var ps problems
+		for i, res := range results {
+			if !isPending(st, res.ID, agent.PendingClient) {
+				ps.add(fmt.Sprintf("/results/%d/id", i), "is not a client tool call this dialog waits for")
+			}
+		}
+		return ps.err()
+	}, func(run *dialogRun, a *agent.Agent) (agent.Outcome, error) {
+		return a.SubmitToolResults(run.ctx, &run.st, results)
+	})
+}
+
+// Confirm resumes a dialog paused on a confirmation: an approved call runs,
+// a declined one tells the model no.
+func (r *Runtime) Confirm(ctx context.Context, p *platform.Principal, tenant, dialog, origin, id string, approved bool, sink agent.Sink) (Turn, error) {
+	return r.resume(ctx, p, tenant, dialog, origin, sink, func(st *agent.State) error {
+		if !isPending(st, id, agent.PendingConfirmation) {
+			return platform.Invalid(platform.Detail{Pointer: "/id", Message: "is not a call this dialog waits to have confirmed"})
+		}
+		return nil
+	}, func(run *dialogRun, a *agent.Agent) (agent.Outcome, error) {
+		return a.Confirm(run.ctx, &run.st, id, approved)
+	})
+}
+
+func isPending(st *agent.State, id, kind string) bool {
+	for _, pc := range st.Pending {
+		if pc.ID == id && pc.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// resume runs act on a paused dialog after check accepts its state.
+func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, sink agent.Sink,
+	check func(*agent.State) error, act func(*dialogRun, *agent.Agent) (agent.Outcome, error)) (Turn, error) {
+	d, err := r.turnDialog(ctx, p, tenant, dialog, origin)
+	if err != nil {
+		return Turn{}, err
+	}
+	if d.Status != DialogPaused {
+		return Turn{}, platform.Errorf(platform.CodeConflict, "this dialog is not waiting for tool results or a confirmation")
+	}
+	st, err := loadState(d)
+	if err != nil {
+		return Turn{}, r.internal(ctx, "resume: state", err)
+	}
+	if err := check(&st.State); err != nil {
+		return Turn{}, err
+	}
+	if err := r.admit(ctx, p, d.TenantID); err != nil {
+		return Turn{}, err
+	}
+	lr, queued, err := r.join(ctx, p, d.TenantID, d.ID, "")
+	if err != nil || queued != nil {
+		return Turn{}, err
+	}
+	run, err := r.start(ctx, p, d, lr, sink, "")
+	if err != nil {
+		return Turn{}, err
+	}
+	defer run.end()
+	if run.dialog.Status != DialogPaused {
+		return Turn{}, platform.Errorf(platform.CodeConflict, "this dialog is no longer waiting; another request answered it")
+	}
+	if err := check(&run.st); err != nil {
+		return Turn{}, err
+	}
+	r.open(lr)
+	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
+}
+
+// place registers the request's own text, stored with the lease (start)
+// before the loop runs so a failing model never loses it, as the loop's
+// next user message. In an active dialog it was stored complete: nothing
+// precedes it in the loop, so the row is already where the loop puts it
+// and needs no second write (one that must move, because the loop first
+// answered calls a dead run left open, is moved by DequeueMessage). A
+// paused dialog waits for tool results no user text may precede, so there
+// it was stored queued and is completed only when the loop takes it.
+func (run *dialogRun) place(text string) {
+	m := run.first
+	run.saw(m)
+	q := queuedText{text: text, id: m.ID}
+	if m.Status == store.MessageComplete {
+		q.row = m
+	}
+	run.r.mu.Lock()
+	run.lr.queue = append(run.lr.queue, q)
+	run.r.mu.Unlock()
+	run.sendsQueued = true
+}
+
+// turnDialog resolves a dialog for a caller who chats in it, at one
+// statement: the tenant comes from chatTenant's cache, and the bot is not
+// read, because the dialog names it and bots are never deleted. What
+// AuthorizeChat checks of the caller is checked here alike, from the
+// principal, on every request: a widget key only chats with its own bot's
+// dialogs (another's is not_found, so ids cannot be probed) and only from
+// its allowed origins.
+func (r *Runtime) turnDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (*store.Dialog, error) {
+	tenantID, err := r.turnTenant(ctx, p, tenant, origin)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	if err != nil {
+		return nil, r.storeErr(ctx, "get dialog", "dialog", err)
+	}
+	if !mayChat(p, d) {
+		return nil, platform.NotFound("dialog")
+	}
+	return d, nil
+}
+
+// turnTenant is the id of the tenant p chats in, from a publishable key
+// only at one of its origins.
+func (r *Runtime) turnTenant(ctx context.Context, p *platform.Principal, tenant, origin string) (string, error) {
+	tenantID, err := r.chatTenant(ctx, p, tenant)
+	if err != nil {
+		return "", err
+	}
+	if p.KeyKind == auth.KindPublishable && !p.AllowsOrigin(origin) {
+		return "", platform.Errorf(platform.CodeForbidden, "this key may not be used from this origin")
+	}
+	return tenantID, nil
+}
+
+// leaseBot is the only bot whose dialogs p may chat with: a publishable
+// key's, or "" for any of its tenant's.
+func leaseBot(p *platform.Principal) string {
+	if p.KeyKind == auth.KindPublishable {
+		return p.BotID
+	}
+	return ""
+}
+
+// mayChat says whether p may chat with d of its tenant (leaseBot).
+func mayChat(p *platform.Principal, d *store.Dialog) bool {
+	bot := leaseBot(p)
+	return bot == "" || bot == d.BotID
+}

@@ -1,0 +1,70 @@
+package platform
+
+import (
+	"context"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// UsageQuery selects usage: days From..To inclusive (YYYY-MM-DD, empty
+// for unbounded) grouped by day, bot or key (default day).
+type UsageQuery struct {
+	From, To, GroupBy string
+}
+
+// UsageRow is the usage of one day, bot or key.
+type UsageRow struct {
+	// Group is the day, bot id or key id ("" for use without a key).
+	Group        string  `json:"group"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostMicroUSD int64   `json:"cost_micro_usd"`
+	CostUSD      float64 `json:"cost_usd"`
+	ToolCalls    int64   `json:"tool_calls"`
+	Turns        int64   `json:"turns"`
+}
+
+// Usage reports the tenant's metered usage as written; runtimes write
+// theirs every second (see dialog.Runtime.Usage).
+func (s *Service) Usage(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]UsageRow, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
+	if err != nil {
+		return nil, err
+	}
+	var ps problems
+	if q.GroupBy == "" {
+		q.GroupBy = store.GroupByDay
+	}
+	switch q.GroupBy {
+	case store.GroupByDay, store.GroupByBot, store.GroupByKey:
+	default:
+		ps.add("/group_by", "must be day, bot or key")
+	}
+	checkDay(&ps, "/from", q.From)
+	checkDay(&ps, "/to", q.To)
+	if q.From != "" && q.To != "" && q.From > q.To {
+		ps.add("/to", "must not be before from")
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	rows, err := s.store.SumUsage(ctx, t.ID, q.From, q.To, q.GroupBy)
+	if err != nil {
+		return nil, s.internal(ctx, "usage", err)
+	}
+	return mapSlice(rows, func(u *store.UsageTotal) UsageRow {
+		return UsageRow{Group: u.Group, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			CostMicroUSD: u.CostMicroUSD, CostUSD: float64(u.CostMicroUSD) / 1e6, ToolCalls: u.ToolCalls, Turns: u.Turns}
+	}), nil
+}
+
+func checkDay(ps *problems, pointer, day string) {
+	if day == "" {
+		return
+	}
+	if _, err := time.Parse(store.DayFormat, day); err != nil {
+		ps.add(pointer, "must be a date like 2030-01-31")
+	}
+}
