@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 func twoToolTurn(e *chatEnv) {
@@ -209,6 +210,36 @@ func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestAKeyOverItsOwnLimitLeavesItsTenantsBudgetToTheOthers(t *testing.T) {
+	// Each key may send one message a while; the tenant three. The
+	// runaway key's refused requests must not spend the tenant's tokens.
+	forEachChat(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1, TenantRate: 0.001, TenantBurst: 3}, func(t *testing.T, e *chatEnv) {
+		ctx := context.Background()
+		other, err := e.svc.CreateAPIKey(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "other", Scopes: []string{"chat"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{Text: "first"})
+		if r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"1"}`); r.StatusCode != 200 {
+			t.Fatalf("the runaway key's first message: %d %s", r.StatusCode, r.body)
+		}
+		for i := range 5 {
+			r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"again"}`)
+			if r.StatusCode != http.StatusTooManyRequests || !strings.Contains(r.body, "API key") {
+				t.Fatalf("the runaway key's message %d: %d %s; want 429 for the key", i+2, r.StatusCode, r.body)
+			}
+		}
+		d2 := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", other.Key, `{}`)
+		var dlg apiclient.Dialog
+		json.Unmarshal([]byte(d2.body), &dlg)
+		e.llm.Enqueue(llmtest.ServerReply{Text: "served"})
+		if r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+dlg.ID+"/messages", other.Key, `{"text":"hello"}`); r.StatusCode != 200 {
+			t.Fatalf("another key of the tenant, after the runaway one was refused: %d %s; want 200", r.StatusCode, r.body)
+		}
+	})
 }
 
 func TestIdempotencyKeys(t *testing.T) {

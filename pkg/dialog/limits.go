@@ -76,8 +76,15 @@ func newKeyedLimiter(perSecond float64, burst, max int) *keyedLimiter {
 
 // wait takes a token for key at now, or says how long until one is free.
 func (k *keyedLimiter) wait(key string, now time.Time) time.Duration {
+	w, _ := k.take(key, now)
+	return w
+}
+
+// take is wait that can be undone: when a token was taken, giveBack puts
+// it back, for a request another limit refuses after this one let it pass.
+func (k *keyedLimiter) take(key string, now time.Time) (wait time.Duration, giveBack func()) {
 	if k == nil || key == "" {
-		return 0
+		return 0, func() {}
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -93,9 +100,9 @@ func (k *keyedLimiter) wait(key string, now time.Time) time.Duration {
 	res := b.lim.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
-		return d
+		return d, nil
 	}
-	return 0
+	return 0, func() { res.CancelAt(now) } // rate.Limiter locks itself
 }
 
 // evictOldest forgets the least recently seen bucket. A linear scan, only
@@ -135,11 +142,17 @@ func RetryAfter(err error) time.Duration {
 // that will call the model.
 func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID string) error {
 	now := r.now()
-	if wait := r.limits.tenants.wait(tenantID, now); wait > 0 {
-		return rateLimited(wait, "this tenant sends messages too fast; retry in a moment")
-	}
-	if wait := r.limits.keys.wait(p.KeyID, now); wait > 0 {
+	// The key's own limit is asked first, and its token given back when
+	// the tenant's refuses: a key over its limit must not spend the
+	// tenant's budget, or one runaway widget key starves every other key
+	// of its tenant.
+	wait, giveBack := r.limits.keys.take(p.KeyID, now)
+	if wait > 0 {
 		return rateLimited(wait, "this API key sends messages too fast; retry in a moment")
+	}
+	if wait := r.limits.tenants.wait(tenantID, now); wait > 0 {
+		giveBack()
+		return rateLimited(wait, "this tenant sends messages too fast; retry in a moment")
 	}
 	over, err := r.overQuota(ctx, tenantID, now)
 	if err != nil {

@@ -39,6 +39,14 @@ func TestKeyedLimiter(t *testing.T) {
 			t.Fatal("refusals pushed the next token out")
 		}
 	})
+	t.Run("a token given back is there for the next request", func(t *testing.T) {
+		l := newKeyedLimiter(1, 1, 10)
+		_, giveBack := l.take("a", now)
+		giveBack() // another limit refused the request
+		if l.wait("a", now) != 0 {
+			t.Fatal("the given-back token was not there")
+		}
+	})
 	t.Run("the map stays bounded by forgetting the least recently seen", func(t *testing.T) {
 		l := newKeyedLimiter(1, 1, 2)
 		l.wait("old", now)
