@@ -19,6 +19,7 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/web"
@@ -57,8 +58,13 @@ func newEnv(t testing.TB, st *store.Store) *env {
 	}
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()
+	// A model that always answers, so a turn a caller may run succeeds:
+	// a run that fails answers an error status.
+	model := llmtest.NewScripted(llmtest.Text("ok"))
+	model.Cycle = true
+	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: model, DefaultModel: "gpt-4o-mini", Metrics: reg})
 	h, err := api.New(api.Options{
-		Platform: svc, Runtime: dialogtest.New(t, dialog.Options{Service: svc, Store: st}), Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: reg, Web: web.Files(),
+		Platform: svc, Runtime: rt, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: reg, Web: web.Files(),
 		MaxBodyBytes: 64 << 10,
 	})
 	if err != nil {

@@ -3,9 +3,11 @@ package api
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // statusOf is the one table from error code to HTTP status.
@@ -62,4 +64,35 @@ func (s *server) toAPIError(err error) *apiclient.Error {
 		return e
 	}
 	return errInternal
+}
+
+// turnStatusOf maps the code of the error event a run ended with to the
+// status of a JSON turn: the body still carries what was stored, but a
+// client that only reads the status must not take a failed run for an
+// answer. Codes not listed are 500 ("llm_" ones 502).
+var turnStatusOf = map[string]int{
+	"llm_auth":                   http.StatusBadGateway,
+	"llm_bad_request":            http.StatusBadGateway,
+	"llm_quota":                  http.StatusBadGateway,
+	"llm_context_length":         http.StatusBadGateway,
+	"llm_server":                 http.StatusBadGateway,
+	"llm_network":                http.StatusBadGateway,
+	"llm_rate_limit":             http.StatusServiceUnavailable,
+	"llm_timeout":                http.StatusGatewayTimeout,
+	"llm_canceled":               http.StatusServiceUnavailable,
+	"canceled":                   http.StatusServiceUnavailable,
+	"provider_unavailable":       http.StatusServiceUnavailable,
+	dialog.EventServerRestarting: http.StatusServiceUnavailable,
+}
+
+// turnStatus is the status of a JSON turn whose run ended with the error
+// event code.
+func turnStatus(code string) int {
+	if s, ok := turnStatusOf[code]; ok {
+		return s
+	}
+	if strings.HasPrefix(code, "llm_") {
+		return http.StatusBadGateway
+	}
+	return http.StatusInternalServerError
 }

@@ -444,6 +444,14 @@ func (w *world) mustDialog(t *testing.T, f tenantFixture) string {
 func (w *world) mustPausedDialog(t *testing.T, f tenantFixture, kind string) string {
 	t.Helper()
 	id := w.mustDialog(t, f)
+	// The model's call the dialog waits on, as the loop stores it: the
+	// run that answers it sends the model a history that holds it.
+	call := &store.Message{TenantID: mustTenantID(t, w, f.slug), DialogID: id, Kind: "assistant", Role: "assistant",
+		Content: `[{"type":"tool_use","tool_use":{"id":"call_1","name":"current_time","arguments":{}}}]`,
+		Status:  store.MessageComplete, Meta: "{}"}
+	if err := w.st.AppendMessage(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
 	state := `{"messages":null,"pending":[{"id":"call_1","name":"current_time","arguments":{},"kind":"` + kind + `"}]}`
 	if err := w.st.SaveDialogState(context.Background(), mustTenantID(t, w, f.slug), id, store.DialogPaused, state); err != nil {
 		t.Fatal(err)

@@ -154,8 +154,14 @@ func (d *dialogAPI) writeTurn(c *gin.Context, turn dialog.Turn, err error) *dial
 		return nil
 	}
 	status := http.StatusOK
-	if turn.Queued {
+	switch {
+	case turn.Queued:
 		status = http.StatusAccepted
+	case turn.Error != nil:
+		status = turnStatus(turn.Error.Code)
+		if turn.Error.Code == dialog.EventServerRestarting {
+			c.Header("Retry-After", "1")
+		}
 	}
 	c.Data(status, "application/json; charset=utf-8", body)
 	return &dialog.Replay{Status: status, ContentType: "application/json; charset=utf-8", Body: string(body)}

@@ -120,6 +120,10 @@ func (run *dialogRun) onEvent(e agent.Event) {
 		run.turn.Done = &ev
 		run.r.metrics.runs.WithLabelValues(string(ev.StopReason)).Inc()
 	case agent.Error:
+		if run.r.base.Err() != nil {
+			ev = restartingEvent()
+			e = ev
+		}
 		run.turn.Error = &ev
 	}
 	run.emit(e)
