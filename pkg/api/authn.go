@@ -45,7 +45,7 @@ func (s *server) authenticate(c *gin.Context) {
 		s.fail(c, aerr)
 		return
 	}
-	if origin := c.GetHeader("Origin"); origin != "" && !p.AllowsOrigin(origin) {
+	if origin := browserOrigin(c.Request); origin != "" && !p.AllowsOrigin(origin) {
 		writeError(c, errOrigin)
 		return
 	}
@@ -86,6 +86,34 @@ func sameOriginOrMarked(r *http.Request) bool {
 	}
 	u, err := url.Parse(origin)
 	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+// browserOrigin is the web origin a browser request comes from, "" when
+// it names none, for a pk_ key's origin binding. Browsers send Origin on
+// every cross-origin request, but on a same-origin one only when it is
+// not a GET or HEAD: the widget on one of this server's own pages
+// (/widget-demo.html) reads its dialog back after a reload with none. Such
+// a request says Sec-Fetch-Site: same-origin, a header no page can set,
+// and its Referer is the page, which must be on this very host; that page's
+// origin is the request's.
+//
+// Nothing here is proof against a client that is not a browser: curl can
+// send any Origin, Sec-Fetch-Site or Referer it likes, and a pk_ key is
+// public. The binding only keeps pages of other sites from using the key
+// in their visitors' browsers, and the browser always gives such a
+// request away, with their Origin or with Sec-Fetch-Site: cross-site.
+func browserOrigin(r *http.Request) string {
+	if origin := r.Header.Get("Origin"); origin != "" {
+		return origin
+	}
+	if r.Header.Get("Sec-Fetch-Site") != "same-origin" {
+		return ""
+	}
+	ref, err := url.Parse(r.Referer())
+	if err != nil || (ref.Scheme != "http" && ref.Scheme != "https") || ref.Host == "" || !strings.EqualFold(ref.Host, r.Host) {
+		return ""
+	}
+	return ref.Scheme + "://" + ref.Host
 }
 
 // principalOf returns the caller, when authenticate ran.

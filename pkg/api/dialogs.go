@@ -61,7 +61,7 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		return
 	}
 	dlg, err := d.rt.CreateDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
-		dialog.CreateDialogInput{UserID: req.UserID, Context: req.Context, Version: req.Version, Origin: c.GetHeader("Origin")})
+		dialog.CreateDialogInput{UserID: req.UserID, Context: req.Context, Version: req.Version, Origin: browserOrigin(c.Request)})
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -88,7 +88,7 @@ func (d *dialogAPI) listDialogs(c *gin.Context) {
 // getDialog: GET /v1/tenants/{tenant}/dialogs/{dialog} -> the dialog with
 // its messages and tool calls.
 func (d *dialogAPI) getDialog(c *gin.Context) {
-	dd, err := d.rt.GetDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), c.GetHeader("Origin"))
+	dd, err := d.rt.GetDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request))
 	if err != nil {
 		d.fail(c, err)
 		return

@@ -34,7 +34,7 @@ func (d *dialogAPI) postMessage(c *gin.Context) {
 		if err := decodeBytes(c, body, &req); err != nil {
 			return nil, err
 		}
-		in := dialog.SendInput{Text: req.Text, Origin: c.GetHeader("Origin")}
+		in := dialog.SendInput{Text: req.Text, Origin: browserOrigin(c.Request)}
 		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
 			return d.rt.SendMessage(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), in, sink)
 		}, nil
@@ -53,7 +53,7 @@ func (d *dialogAPI) postToolResults(c *gin.Context) {
 			results[i] = agent.ClientResult{ID: r.ID, Content: r.Content, IsError: r.IsError}
 		}
 		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
-			return d.rt.SubmitToolResults(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), c.GetHeader("Origin"), results, sink)
+			return d.rt.SubmitToolResults(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), results, sink)
 		}, nil
 	})
 }
@@ -69,7 +69,7 @@ func (d *dialogAPI) postConfirmation(c *gin.Context) {
 			return nil, invalid("/approved", "is required: true runs the call, false declines it")
 		}
 		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
-			return d.rt.Confirm(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), c.GetHeader("Origin"), req.ID, *req.Approved, sink)
+			return d.rt.Confirm(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), req.ID, *req.Approved, sink)
 		}, nil
 	})
 }

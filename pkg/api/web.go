@@ -64,7 +64,11 @@ func (s *server) static(c *gin.Context) {
 	}
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// Other sites never learn our pages' addresses (the demo page's holds
+	// a key), but our own API does: the widget on the demo page reads its
+	// dialog back with a same-origin GET, which carries no Origin, and its
+	// Referer is how the key's origin binding knows the page (browserOrigin).
+	h.Set("Referrer-Policy", "same-origin")
 	if name == "widget.js" || name == "widget-demo.js" {
 		// Other sites load the widget; say so for pages that require it
 		// (Cross-Origin-Embedder-Policy).

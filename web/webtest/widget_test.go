@@ -168,5 +168,16 @@ func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
 			send("Hello from the demo"),
 			until(contains(shadow, ".msg.bot", "Echo: Hello from the demo")),
 		)
+		// After a reload the widget reads its dialog back with a GET,
+		// which Chromium sends without Origin on the page's own origin.
+		run(t, ctx, "reload the demo and send again",
+			chromedp.Reload(),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.user", "Hello from the demo")),
+			until(contains(shadow, ".msg.bot", "Echo: Hello from the demo")),
+			send("Still there after the reload?"),
+			until(contains(shadow, ".msg.bot", "Echo: Still there after the reload?")),
+		)
 	})
 }
