@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,15 +17,26 @@ import (
 // errors because they are almost always typos that would otherwise be
 // silently ignored. Errors are API errors ready to write.
 func decodeJSON(c *gin.Context, dst any) error {
-	dec := json.NewDecoder(c.Request.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(dst)
-	if err == nil {
-		if dec.More() {
-			return badRequest("", "request body must be a single JSON object")
-		}
-		return nil
+	body, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		return decodeError(err)
 	}
+	if err := checkBody(body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return badRequest("", "request body must be a single JSON object")
+	}
+	return nil
+}
+
+// decodeError turns a failure to read or decode a body into an API error.
+func decodeError(err error) error {
 	var tooLarge *http.MaxBytesError
 	var syntax *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError

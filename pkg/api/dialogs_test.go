@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -86,21 +87,23 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	key := make([]byte, auth.KeySize)
 	rand.Read(key)
 	sealer, _ := auth.NewSealer(key)
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
-		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
+		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
 	e.rt = dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini",
-		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg})
-	h, err := api.New(api.Options{Platform: svc, Runtime: e.rt, Metrics: reg})
+		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg, Logger: logger})
+	h, err := api.New(api.Options{Platform: svc, Runtime: e.rt, Metrics: reg, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e.env = &env{svc: svc, srv: srv, h: h}
+	e.env = &env{svc: svc, srv: srv, h: h, logs: logs}
 	e.key = e.mustCreateTenant(t, "shop")
 	op := platform.Operator()
 	if _, err := svc.PutSecret(context.Background(), op, "shop", "shop_token", chatSecret); err != nil {

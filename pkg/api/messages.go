@@ -183,6 +183,9 @@ func (d *dialogAPI) claim(c *gin.Context, body []byte) (*idempotency, bool, erro
 	if key == "" {
 		return nil, false, nil
 	}
+	if !visibleASCII(key) || len(key) > 255 {
+		return nil, false, invalid("/headers/Idempotency-Key", "must be 1-255 visible ASCII characters")
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s sse=%v\n", c.Request.Method, c.Request.URL.Path, wantsSSE(c.Request))
 	h.Write(body)

@@ -14,7 +14,7 @@ var errMethod = &apiclient.Error{Code: apiclient.CodeMethodNotAllowed, Message: 
 // also be added to the route table of the isolation test, which fails
 // otherwise.
 func (s *server) register(e *gin.Engine) {
-	e.Use(requestID(), observe(s.log, s.metrics), recoverPanics(s.log), limitBody(s.maxBody), cors())
+	e.Use(requestID(), observe(s.log, s.metrics), recoverPanics(s.log), limitBody(s.maxBody), cors(), wellFormed())
 	e.NoRoute(s.static) // the admin UI, the widget, or 404
 	e.NoMethod(func(c *gin.Context) { writeError(c, errMethod) })
 
