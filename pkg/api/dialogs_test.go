@@ -42,8 +42,8 @@ type chatEnv struct {
 
 const chatSecret = "shop-token-for-the-api-test"
 
-// chatBot has two HTTP tools, a client tool, a confirmed tool and the
-// handoff tool.
+// chatBot has two HTTP tools (check_stock shown to end users), a client
+// tool, a confirmed tool and the handoff tool.
 func chatBot(shopURL string) string {
 	return `{"basic_settings": {"name": "Shop"},
   "tools": [
@@ -51,7 +51,7 @@ func chatBot(shopURL string) string {
      "parameters": {"type": "object", "properties": {"order": {"type": "string"}}, "required": ["order"]},
      "endpoint": {"url": "` + shopURL + `/orders/<order>", "method": "GET",
        "headers": {"Authorization": "Bearer {{secrets.shop_token}}"}}},
-    {"name": "check_stock", "description": "Check stock",
+    {"name": "check_stock", "description": "Check stock", "show_to_end_user": true,
      "parameters": {"type": "object", "properties": {"item": {"type": "string"}}, "required": ["item"]},
      "endpoint": {"url": "` + shopURL + `/stock/<item>", "method": "GET"}},
     {"name": "cancel_order", "description": "Cancel an order", "requires_confirmation": true,

@@ -3,6 +3,7 @@ package botconfig
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -34,8 +35,27 @@ type ToolSpec struct {
 	Execution            string
 	RequiresConfirmation bool
 	Ephemeral            int
+	ShowToEndUser        bool
 	// Endpoint is nil for client tools.
 	Endpoint *EndpointTemplate
+}
+
+// ShowsToEndUser reports whether end users (pk_ callers) may see the
+// arguments and results of calls to the tool the model knows as name: a
+// config tool or an MCP server with show_to_end_user. Native tools are the
+// platform's own and never shown; an unknown name is not shown either.
+func (b *Bot) ShowsToEndUser(name string) bool {
+	for _, t := range b.Tools {
+		if t.Name == name {
+			return t.ShowToEndUser
+		}
+	}
+	for _, s := range b.MCPServers {
+		if strings.HasPrefix(name, s.Name+MCPToolSeparator) {
+			return s.ShowToEndUser
+		}
+	}
+	return false
 }
 
 // Runtime is RuntimeSettings with defaults applied.

@@ -55,6 +55,9 @@ type HTTPTool struct {
 	// Ephemeral keeps only the most recent outputs of this tool in the model's
 	// context; older ones are replaced by a placeholder. 0 keeps all.
 	Ephemeral int `json:"ephemeral,omitempty"`
+	// ShowToEndUser lets end users (pk_ callers) see the tool's arguments
+	// and results; otherwise they see its name and success only.
+	ShowToEndUser bool `json:"show_to_end_user,omitempty"`
 }
 
 // Endpoint is an HTTP request template. See the README for the placeholder
@@ -90,8 +93,11 @@ type MCPServer struct {
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	// Timeout per call, in seconds.
-	Timeout float64       `json:"timeout,omitempty"`
-	Tools   MCPToolFilter `json:"tools,omitempty"`
+	Timeout float64 `json:"timeout,omitempty"`
+	// ShowToEndUser lets end users see the arguments and results of the
+	// server's tools, as HTTPTool.ShowToEndUser does for one tool.
+	ShowToEndUser bool          `json:"show_to_end_user,omitempty"`
+	Tools         MCPToolFilter `json:"tools,omitempty"`
 }
 
 // MCPToolFilter narrows the server's tools: only Allow (when set), minus Deny.

@@ -29,6 +29,7 @@ func (c *checker) httpTool(t *HTTPTool, at string) {
 	spec := ToolSpec{
 		Name: t.Name, Description: t.Description, Parameters: params,
 		Execution: t.Execution, RequiresConfirmation: t.RequiresConfirmation, Ephemeral: t.Ephemeral,
+		ShowToEndUser: t.ShowToEndUser,
 	}
 	switch t.Execution {
 	case "", ExecutionServer:

@@ -284,12 +284,20 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: view", err)
 	}
+	var seen *endUserView
+	if p.KeyKind == auth.KindPublishable {
+		bot, err := r.botFor(ctx, d)
+		if err != nil {
+			return DialogDetail{}, err
+		}
+		seen = viewFor(p, bot)
+	}
 	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls))}
 	for i := range msgs {
-		out.Messages[i] = messageView(&msgs[i])
+		out.Messages[i] = seen.message(messageView(&msgs[i]))
 	}
 	for i := range calls {
-		out.ToolCalls[i] = toolCallView(&calls[i])
+		out.ToolCalls[i] = seen.toolCall(toolCallView(&calls[i]))
 	}
 	return out, nil
 }

@@ -217,7 +217,7 @@ func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
 		run.r.metrics.toolCall(m)
 	}
 	view := messageView(row)
-	run.turn.Messages = append(run.turn.Messages, view)
+	run.turn.Messages = append(run.turn.Messages, run.view.message(view))
 	if run.held != nil && run.held.row == row {
 		run.held.event = MessageEvent{Message: view} // sent once the save has stored it
 		return nil

@@ -29,6 +29,7 @@ type dialogRun struct {
 	bot    *botconfig.Bot
 	lr     *liveRun
 	sink   agent.Sink
+	view   *endUserView // what the caller may see of tool calls; nil sees all
 	cfg    agent.Config
 	st     agent.State
 	// memory holds the remember/recall notes, saved with the state.
@@ -93,6 +94,8 @@ func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dia
 		run.end()
 		return nil, err
 	}
+	run.view = viewFor(p, run.bot)
+	run.sink = run.view.sink(sink)
 	run.renew()
 	run.emit(DialogEvent{DialogID: d.ID})
 	return run, nil
