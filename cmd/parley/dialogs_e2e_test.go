@@ -162,6 +162,7 @@ func TestShutdownEndsOpenStreamsWithAnErrorEvent(t *testing.T) {
 	stopped := make(chan int, 1)
 	go func() { stopped <- srv.stop() }()
 	var tail []string
+	var errorData string
 	for {
 		typ, ok := nextEvent(sc)
 		if !ok {
@@ -170,9 +171,17 @@ func TestShutdownEndsOpenStreamsWithAnErrorEvent(t *testing.T) {
 		if typ != "text_delta" {
 			tail = append(tail, typ)
 		}
+		if typ == "error" && sc.Scan() {
+			errorData = sc.Text()
+		}
 	}
 	if strings.Join(tail, " ") != "turn_end error done" {
 		t.Fatalf("the stream ended with %v, want turn_end error done", tail)
+	}
+	// The client cancelled nothing: the error says the server restarts,
+	// and that the same request may be sent again.
+	if !strings.Contains(errorData, `"code":"server_restarting"`) || !strings.Contains(errorData, `"retryable":true`) {
+		t.Fatalf("the error event %s; want a retryable server_restarting", errorData)
 	}
 	if code := <-stopped; code != 0 {
 		t.Fatalf("parley serve exited %d", code)
