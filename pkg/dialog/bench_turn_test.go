@@ -6,8 +6,10 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
 
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
@@ -106,16 +108,32 @@ func benchRuntime(b testing.TB, st *store.Store) *dialog.Runtime {
 	return rt
 }
 
-// countStatements counts every statement gorm sends through db.
+// countStatements counts every statement the store sends through db.
 func countStatements(db *gorm.DB) *atomic.Int64 {
 	n := &atomic.Int64{}
-	count := func(*gorm.DB) { n.Add(1) }
-	cb := db.Callback()
-	_ = cb.Create().After("*").Register("bench:count", count)
-	_ = cb.Query().After("*").Register("bench:count", count)
-	_ = cb.Update().After("*").Register("bench:count", count)
-	_ = cb.Delete().After("*").Register("bench:count", count)
-	_ = cb.Row().After("*").Register("bench:count", count)
-	_ = cb.Raw().After("*").Register("bench:count", count)
+	watchStatements(db, func(string) { n.Add(1) })
 	return n
+}
+
+// watchStatements calls seen with the SQL of every statement the store
+// sends through db: gorm's own and the store's plain SQL alike report
+// each to the logger.
+func watchStatements(db *gorm.DB, seen func(sql string)) {
+	db.Logger = watchingLogger{Interface: db.Logger, seen: seen}
+}
+
+// watchingLogger hands the statements traced through it to seen.
+type watchingLogger struct {
+	logger.Interface
+	seen func(sql string)
+}
+
+func (w watchingLogger) LogMode(l logger.LogLevel) logger.Interface {
+	return watchingLogger{Interface: w.Interface.LogMode(l), seen: w.seen}
+}
+
+func (w watchingLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	sql, _ := fc()
+	w.seen(sql)
+	w.Interface.Trace(ctx, begin, fc, err)
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"time"
@@ -66,13 +67,13 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
 // GetDialog finds the tenant's dialog by id. Every turn reads its dialog,
 // so the row is scanned by hand rather than through gorm's reflection.
 func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, error) {
-	return s.dialogRow(ctx, "get dialog", `SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = ? AND id = ?`, tenantID, id)
+	return s.dialogRow(ctx, "get dialog", `SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 }
 
 // dialogRow runs query, which yields dialogColumns of at most one dialog,
 // and returns that dialog; none is ErrNotFound. op names it in errors.
 func (s *Store) dialogRow(ctx context.Context, op, query string, args ...any) (*Dialog, error) {
-	rows, err := s.q(ctx).Raw(query, args...).Rows()
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, wrap(op, err)
 	}
@@ -157,11 +158,7 @@ func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
 	if s.dialect == DialectPostgres {
 		seq, replies, err = s.saveRunStatement(ctx, sv)
 	} else {
-		err = s.Tx(ctx, func(tx *Store) error {
-			var err error
-			seq, replies, err = tx.saveRunSteps(ctx, sv)
-			return err
-		})
+		seq, replies, err = s.saveRunInTx(ctx, sv)
 	}
 	if err == nil && replies == 0 && sv.ReplyID != "" {
 		err = ErrNotFound
@@ -172,22 +169,49 @@ func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
 	return seq, nil
 }
 
+// saveRunSQL and saveRunReleaseSQL are SaveRun on PostgreSQL: the reply
+// and the dialog's update are data-modifying CTEs that act only if held
+// found the lease still the run's. held locks the lease row, or, as the
+// run ends, deletes it; either way a takeover that commits meanwhile is
+// seen, as PostgreSQL re-reads a row it waited for before acting on it.
+// Their arguments: $1 tenant, $2 dialog, $3 owner, $4 status, $5 state,
+// $6 updated_at, $7 the reply (” none) and $8-$16 its MessageUpdate.
 const (
-	heldSQL       = `SELECT 1 FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?`
-	saveDialogSQL = `UPDATE dialogs SET status = ?, state = ?, updated_at = ? WHERE tenant_id = ? AND id = ?`
-	releaseSQL    = `DELETE FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND owner = ?`
+	saveRunSQL = `WITH held AS (
+  SELECT 1 FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND owner = $3 FOR UPDATE),` + saveRunRestSQL
+	saveRunReleaseSQL = `WITH held AS (
+  DELETE FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND owner = $3 RETURNING 1),` + saveRunRestSQL
+	saveRunRestSQL = `
+reply AS (
+  UPDATE messages SET content = $8, text = $9, model = $10, provider = $11, meta = $12, status = $13, turn = $14,
+    input_tokens = $15, output_tokens = $16
+  WHERE tenant_id = $1 AND id = $7 AND EXISTS (SELECT 1 FROM held) RETURNING 1),
+saved AS (
+  UPDATE dialogs SET status = $4, state = $5, updated_at = $6
+  WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM held) RETURNING last_seq)
+SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`
 )
 
-// saveRunStatement is SaveRun on PostgreSQL: the reply and the dialog's
-// update are data-modifying CTEs that act only if held found the lease
-// still the run's. held deletes the lease row when the run ends, and
-// locks it otherwise; either way a takeover that commits meanwhile is
-// seen, as PostgreSQL re-reads a row it waited for before acting on it.
+// saveRunStatement is SaveRun on PostgreSQL: one statement, so the end
+// of a run costs one WAL flush and one round trip.
 func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int64, err error) {
-	query := saveStatements[saveKind{release: sv.Release, reply: sv.ReplyID != ""}]
+	query := saveRunSQL
+	if sv.Release {
+		query = saveRunReleaseSQL
+	}
+	u := sv.Reply
+	rows, err := s.query(ctx, query, sv.TenantID, sv.DialogID, sv.Owner, sv.Status, sv.State, s.db.NowFunc(),
+		sv.ReplyID, u.Content, u.Text, u.Model, u.Provider, u.Meta, u.Status, u.Turn, u.InputTokens, u.OutputTokens)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
 	var saved sql.NullInt64
 	var held bool
-	if err := s.numbered(ctx, query, s.saveArgs(sv)...).Row().Scan(&saved, &replies, &held); err != nil {
+	if !rows.Next() {
+		return 0, 0, cmp.Or(rows.Err(), sql.ErrNoRows)
+	}
+	if err := rows.Scan(&saved, &replies, &held); err != nil {
 		return 0, 0, err
 	}
 	switch {
@@ -199,79 +223,40 @@ func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int
 	return saved.Int64, replies, nil
 }
 
-// saveKind shapes the save statement: whether it releases the lease,
-// and whether it completes a reply.
-type saveKind struct{ release, reply bool }
-
-// saveStatements holds the save statement of every kind, numbered for the
-// driver once rather than on every turn.
-var saveStatements = func() map[saveKind]string {
-	m := map[saveKind]string{}
-	for _, release := range []bool{false, true} {
-		for _, reply := range []bool{false, true} {
-			k := saveKind{release: release, reply: reply}
-			m[k] = numberPlaceholders(saveSQL(k))
+// saveRunInTx is SaveRun on SQLite: one transaction, whose write lock
+// (taken at BEGIN) keeps the lease as it was read.
+func (s *Store) saveRunInTx(ctx context.Context, sv Save) (seq, replies int64, err error) {
+	err = s.Tx(ctx, func(tx *Store) error {
+		// The lease must still be the run's. A release deletes it as it
+		// checks: should the rest fail, the transaction gives it back.
+		check := `SELECT 1 FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND owner = $3`
+		if sv.Release {
+			check = releaseLeaseSQL + ` RETURNING 1`
 		}
-	}
-	return m
-}()
-
-// saveSQL is the save statement of kind k, with ? placeholders that
-// saveArgs fills in the same order.
-func saveSQL(k saveKind) string {
-	const ifHeld = ` AND EXISTS (SELECT 1 FROM held)`
-	held := "WITH held AS (" + heldSQL + " FOR UPDATE), "
-	if k.release {
-		held = "WITH held AS (" + releaseSQL + " RETURNING 1), "
-	}
-	reply := "reply AS (SELECT 1 WHERE false), "
-	if k.reply {
-		reply = "reply AS (" + updateMessageSQL + ifHeld + " RETURNING 1), "
-	}
-	return held + reply + "saved AS (" + saveDialogSQL + ifHeld + ` RETURNING last_seq)
-SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`
-}
-
-// saveArgs are the values of the placeholders of sv's save statement.
-func (s *Store) saveArgs(sv Save) []any {
-	args := []any{sv.TenantID, sv.DialogID, sv.Owner}
-	if sv.ReplyID != "" {
-		args = append(args, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
-	}
-	return append(args, sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
-}
-
-// saveRunSteps is SaveRun as statements of one transaction, on SQLite,
-// whose write lock (taken at BEGIN) keeps the lease as it was read.
-func (s *Store) saveRunSteps(ctx context.Context, sv Save) (seq, replies int64, err error) {
-	// A release deletes the lease as it checks it: should the rest fail,
-	// the transaction gives it back.
-	check := heldSQL
-	if sv.Release {
-		check = releaseSQL + " RETURNING 1"
-	}
-	held, err := s.int64s(ctx, check, sv.TenantID, sv.DialogID, sv.Owner)
-	if err != nil {
-		return 0, 0, err
-	}
-	if len(held) == 0 {
-		return 0, 0, ErrConflict
-	}
-	if sv.ReplyID != "" {
-		res := s.w(ctx).Exec(updateMessageSQL, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...)
-		if res.Error != nil {
-			return 0, 0, res.Error
+		held, err := tx.int64s(ctx, check, sv.TenantID, sv.DialogID, sv.Owner)
+		if err != nil {
+			return err
 		}
-		replies = res.RowsAffected
-	}
-	seqs, err := s.int64s(ctx, saveDialogSQL+" RETURNING last_seq", sv.Status, sv.State, s.db.NowFunc(), sv.TenantID, sv.DialogID)
-	if err != nil {
-		return 0, 0, err
-	}
-	if len(seqs) == 0 {
-		return 0, 0, ErrNotFound
-	}
-	return seqs[0], replies, nil
+		if len(held) == 0 {
+			return ErrConflict
+		}
+		if sv.ReplyID != "" {
+			if replies, err = tx.exec(ctx, updateMessageSQL, updateMessageArgs(sv.TenantID, sv.ReplyID, sv.Reply)...); err != nil {
+				return err
+			}
+		}
+		seqs, err := tx.int64s(ctx, `UPDATE dialogs SET status = $3, state = $4, updated_at = $5 WHERE tenant_id = $1 AND id = $2
+RETURNING last_seq`, sv.TenantID, sv.DialogID, sv.Status, sv.State, s.db.NowFunc())
+		if err != nil {
+			return err
+		}
+		if len(seqs) == 0 {
+			return ErrNotFound
+		}
+		seq = seqs[0]
+		return nil
+	})
+	return seq, replies, err
 }
 
 // SetDialogStatus changes only the status of the tenant's dialog.

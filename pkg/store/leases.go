@@ -1,13 +1,9 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"time"
-
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // DialogLease says which process runs a dialog's loop, until when. One
@@ -20,47 +16,50 @@ type DialogLease struct {
 	AcquiredAt time.Time
 }
 
+// acquireLeaseSQL takes the lease of dialog $1 of tenant $2 for owner $3
+// until $4, acquired at $5: an insert that, on conflict, updates only an
+// expired lease or the owner's own, so two processes racing cannot both
+// win.
+const acquireLeaseSQL = `INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
+WHERE dialog_leases.tenant_id = excluded.tenant_id
+  AND (dialog_leases.expires_at < excluded.acquired_at OR dialog_leases.owner = excluded.owner)`
+
 // AcquireLease makes owner the holder of the tenant's dialog's lease until
 // now+ttl, when nobody holds it, its holder's lease expired, or owner
-// already holds it. It reports whether owner got it. It is one statement
-// (an insert that, on conflict, updates only an expired or own lease), so
-// two processes racing on PostgreSQL or SQLite cannot both win.
+// already holds it. It reports whether owner got it.
 func (s *Store) AcquireLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) (bool, error) {
 	now = now.UTC()
-	l := DialogLease{DialogID: dialogID, TenantID: tenantID, Owner: owner, ExpiresAt: now.Add(ttl), AcquiredAt: now}
-	res := s.w(ctx).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "dialog_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"owner", "expires_at", "acquired_at"}),
-		Where: clause.Where{Exprs: []clause.Expression{gorm.Expr(
-			"dialog_leases.tenant_id = excluded.tenant_id AND (dialog_leases.expires_at < ? OR dialog_leases.owner = excluded.owner)", now)}},
-	}).Create(&l)
-	if res.Error != nil {
-		return false, wrap("acquire lease", res.Error)
+	n, err := s.exec(ctx, acquireLeaseSQL, dialogID, tenantID, owner, now.Add(ttl), now)
+	if err != nil {
+		return false, wrap("acquire lease", err)
 	}
-	return res.RowsAffected == 1, nil
+	return n == 1, nil
 }
 
 // RenewLease extends owner's lease to now+ttl. A lease owner no longer
 // holds (it expired and was taken over) is ErrConflict: the caller must
 // stop writing to the dialog.
 func (s *Store) RenewLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) error {
-	res := s.w(ctx).Model(&DialogLease{}).
-		Where("tenant_id = ? AND dialog_id = ? AND owner = ?", tenantID, dialogID, owner).
-		Update("expires_at", now.UTC().Add(ttl))
-	if res.Error != nil {
-		return wrap("renew lease", res.Error)
+	n, err := s.exec(ctx, `UPDATE dialog_leases SET expires_at = $4 WHERE tenant_id = $1 AND dialog_id = $2 AND owner = $3`,
+		tenantID, dialogID, owner, now.UTC().Add(ttl))
+	if err != nil {
+		return wrap("renew lease", err)
 	}
-	if res.RowsAffected == 0 {
+	if n == 0 {
 		return wrap("renew lease", ErrConflict)
 	}
 	return nil
 }
 
+// releaseLeaseSQL deletes owner $3's lease of dialog $2 of tenant $1.
+const releaseLeaseSQL = `DELETE FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND owner = $3`
+
 // ReleaseLease gives up owner's lease; releasing a lease one does not hold
 // does nothing.
 func (s *Store) ReleaseLease(ctx context.Context, tenantID, dialogID, owner string) error {
-	err := s.w(ctx).Where("tenant_id = ? AND dialog_id = ? AND owner = ?", tenantID, dialogID, owner).
-		Delete(&DialogLease{}).Error
+	_, err := s.exec(ctx, releaseLeaseSQL, tenantID, dialogID, owner)
 	return wrap("release lease", err)
 }
 
@@ -87,7 +86,8 @@ type Take struct {
 	// no user text may precede). Its ID, Seq and Status are set.
 	First *Message
 	// Reply, when set with First, is the row of the reply the run is about
-	// to stream, stored streaming right after First in an active dialog,
+	// to stream (its Kind, Role and CreatedAt; it starts empty), stored
+	// streaming right after First in an active dialog,
 	// so a reply costs no write as it starts. Its ID and Seq are set; in a
 	// paused dialog, which answers tool results first, it is not stored
 	// and its Seq stays 0.
@@ -109,9 +109,9 @@ func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
 	if t.First != nil {
 		s.fillMessage(t.First)
 	}
-	if t.Reply != nil {
-		t.Reply.Status = MessageStreaming
-		s.fillMessage(t.Reply)
+	if r := t.Reply; r != nil {
+		*r = Message{ID: r.ID, Kind: r.Kind, Role: r.Role, CreatedAt: r.CreatedAt, Status: MessageStreaming}
+		s.fillMessage(r)
 	}
 	if s.dialect != DialectPostgres {
 		return s.takeLeaseInTx(ctx, t)
@@ -133,32 +133,19 @@ func (t Take) seqs(status string) int64 {
 	}
 }
 
-// reserveSeqs reads the dialog of t and, when t stores a text, reserves
-// the seqs of its rows (Take.seqs) in the same statement. The dialog it
-// returns has the new last_seq.
-func (s *Store) reserveSeqs(ctx context.Context, t Take) (*Dialog, error) {
-	if t.First == nil {
-		return s.GetDialog(ctx, t.TenantID, t.DialogID)
-	}
-	return s.dialogRow(ctx, "take lease", `UPDATE dialogs SET last_seq = last_seq + CASE WHEN status = ? THEN ? ELSE ? END,
-  updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING `+dialogColumns,
-		DialogPaused, t.seqs(DialogPaused), t.seqs(DialogActive), s.db.NowFunc(), t.TenantID, t.DialogID)
-}
-
-// leaseRows are the rows TakeLease stores on d, in the seqs reserveSeqs
-// reserved: the text, then the reply's row if any.
+// leaseRows are the rows TakeLease stores on d, whose last_seq counts
+// them already: the text, then the reply's row if any.
 func (s *Store) leaseRows(t Take, d *Dialog) []Message {
 	reserved := t.seqs(d.Status)
-	first := d.LastSeq - reserved + 1
 	m := *t.First
-	m.TenantID, m.DialogID, m.Seq, m.Status = t.TenantID, t.DialogID, first, MessageComplete
+	m.TenantID, m.DialogID, m.Seq, m.Status = t.TenantID, t.DialogID, d.LastSeq-reserved+1, MessageComplete
 	if d.Status == DialogPaused {
 		m.Status = MessageQueued
 	}
 	rows := []Message{m}
 	if reserved > 1 {
 		r := *t.Reply
-		r.TenantID, r.DialogID, r.Seq, r.BotVersion = t.TenantID, t.DialogID, first+1, d.VersionNumber
+		r.TenantID, r.DialogID, r.Seq, r.BotVersion = t.TenantID, t.DialogID, m.Seq+1, d.VersionNumber
 		rows = append(rows, r)
 	}
 	return rows
@@ -177,30 +164,47 @@ func leaseRefusal(t Take, d *Dialog) error {
 	}
 }
 
-// takeLeaseInTx is TakeLease on SQLite: four statements in a transaction
-// that began with SQLite's write lock (_txlock=immediate), so what it reads
-// is the last commit of whoever held the lease.
+// reserveSeqsSQL reads dialog $2 of tenant $1 by updating it, and
+// reserves the seqs of a take's rows: $3 in a paused dialog, $4 in
+// another (Take.seqs).
+const reserveSeqsSQL = `UPDATE dialogs SET last_seq = last_seq + CASE WHEN status = 'paused' THEN $3 ELSE $4 END, updated_at = $5
+WHERE tenant_id = $1 AND id = $2 RETURNING ` + dialogColumns
+
+// takeLeaseInTx is TakeLease on SQLite: one transaction that began with
+// SQLite's write lock (_txlock=immediate), so what it reads is the last
+// commit of whoever held the lease.
 func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 	var d *Dialog
 	err := s.Tx(ctx, func(tx *Store) error {
 		var err error
-		if d, err = tx.reserveSeqs(ctx, t); err != nil {
+		d, err = tx.dialogRow(ctx, "take lease", reserveSeqsSQL, t.TenantID, t.DialogID,
+			t.seqs(DialogPaused), t.seqs(DialogActive), s.db.NowFunc())
+		if err != nil {
 			return err
 		}
 		if refused := leaseRefusal(t, d); !errors.Is(refused, ErrConflict) {
 			d.LastSeq -= t.seqs(d.Status) // rolled back with the transaction
 			return refused
 		}
-		ok, err := tx.AcquireLease(ctx, t.TenantID, t.DialogID, t.Owner, t.Now, t.TTL)
-		if err != nil || !ok {
-			return cmp.Or(err, wrap("take lease", ErrConflict))
+		now := t.Now.UTC()
+		won, err := tx.exec(ctx, acquireLeaseSQL, t.DialogID, t.TenantID, t.Owner, now.Add(t.TTL), now)
+		if err != nil {
+			return wrap("take lease", err)
 		}
-		if _, err = tx.MarkInterrupted(ctx, t.TenantID, t.DialogID); err != nil || t.First == nil {
-			return err
+		if won == 0 {
+			return wrap("take lease", ErrConflict)
+		}
+		if _, err := tx.exec(ctx, markInterruptedSQL, t.TenantID, t.DialogID); err != nil {
+			return wrap("take lease", err)
+		}
+		if t.First == nil {
+			return nil
 		}
 		rows := tx.leaseRows(t, d)
-		if err := tx.q(ctx).Create(&rows).Error; err != nil {
-			return wrap("take lease", err)
+		for i := range rows {
+			if _, err := tx.exec(ctx, insertMessageSQL, messageArgs(&rows[i])...); err != nil {
+				return wrap("take lease", err)
+			}
 		}
 		*t.First = rows[0]
 		if len(rows) > 1 {

@@ -5,17 +5,77 @@ import (
 	"errors"
 )
 
-// takeLeaseStatement is TakeLease on PostgreSQL: one statement. The lease
-// is inserted only for a dialog of the tenant; the other parts read the
-// lease CTE, so they act only when it was won. The previous holder's last
-// save (state and release in one commit) may commit while this statement
-// waits for its lease row, after the statement's snapshot was taken:
-// reading the dialog row by updating it, or with FOR SHARE, makes
-// PostgreSQL use the row's latest committed version rather than the
+// takeLeaseSQL is TakeLease on PostgreSQL, in one statement. Its
+// arguments are, by number:
+//
+//	$1 dialog, $2 tenant, $3 owner, $4 expiry, $5 now, $6 bot ('' any)
+//	$7, $8  the seqs the rows take in a paused dialog and in an active one (Take.seqs)
+//	$9      the dialog's updated_at
+//	$10-$22 the text (id '' when none): id, kind, role, content, text, model,
+//	        provider, bot version, turn, meta, input and output tokens, created at
+//	$23-$26 the reply's row (id '' when none): id, kind, role, created at
+//
+// The lease is inserted only for a dialog of the tenant (and of the bot)
+// that a run may answer; the rows take the dialog's ids from its row, as
+// a parameter's type is deduced from its first use and an id's differs
+// between a comparison and a select list; the other parts read the lease CTE, so they act
+// only when it was won. A lease is won when it is free, expired, the
+// owner's own, or held by an instance that is dead (ownerDeadSQL).
+//
+// The previous holder's last save (state and release in one commit) may
+// commit while this statement waits for its lease row, after the
+// statement's snapshot was taken: reading the dialog row by updating it
+// makes PostgreSQL use the row's latest committed version rather than the
 // snapshot's, as it re-checks a streaming row the holder completed
 // meanwhile against its committed status.
+const takeLeaseSQL = `WITH lease AS (
+  INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at)
+  SELECT id, tenant_id, $3, $4::timestamptz, $5::timestamptz FROM dialogs
+  WHERE tenant_id = $2 AND id = $1 AND status IN ('active', 'paused') AND ($6 = '' OR bot_id = $6)
+  ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
+  WHERE dialog_leases.tenant_id = excluded.tenant_id
+    AND (dialog_leases.expires_at < excluded.acquired_at OR dialog_leases.owner = excluded.owner OR ` + ownerDeadSQL + `)
+  RETURNING 1),
+interrupted AS (
+  UPDATE messages SET status = 'interrupted'
+  WHERE tenant_id = $2 AND dialog_id = $1 AND status = 'streaming' AND EXISTS (SELECT 1 FROM lease)),
+dialog AS (
+  UPDATE dialogs SET last_seq = last_seq + CASE WHEN status = 'paused' THEN $7::bigint ELSE $8::bigint END, updated_at = $9
+  WHERE tenant_id = $2 AND id = $1 AND EXISTS (SELECT 1 FROM lease)
+  RETURNING ` + dialogColumns + `),
+first AS (
+  INSERT INTO messages (` + messageColumns + `)
+  SELECT $10::text, dialog.tenant_id, dialog.id, dialog.last_seq + 1 - CASE WHEN dialog.status = 'paused' THEN $7::bigint ELSE $8::bigint END,
+    $11, $12, $13, $14, $15, $16, $17, CASE WHEN dialog.status = 'paused' THEN 'queued' ELSE 'complete' END,
+    $18, $19, $20, $21, $22
+  FROM dialog WHERE $10::text <> ''
+  RETURNING seq, status),
+reply AS (
+  INSERT INTO messages (` + messageColumns + `)
+  SELECT $23::text, dialog.tenant_id, dialog.id, dialog.last_seq, $24, $25, '[]', '', '', '', dialog.version_number, 'streaming', 0, '{}', 0, 0, $26
+  FROM dialog WHERE $23::text <> '' AND dialog.status <> 'paused'
+  RETURNING seq)
+SELECT dialog.*, COALESCE((SELECT seq FROM first), 0), COALESCE((SELECT status FROM first), ''),
+  COALESCE((SELECT seq FROM reply), 0)
+FROM dialog`
+
+// takeLeaseStatement is TakeLease on PostgreSQL: one statement, so
+// starting a run costs one round trip.
 func (s *Store) takeLeaseStatement(ctx context.Context, t Take) (*Dialog, error) {
-	rows, err := s.numbered(ctx, leaseStatements[leaseKindOf(t)], s.leaseArgs(t)...).Rows()
+	now := t.Now.UTC()
+	first, reply := &Message{}, &Message{}
+	if t.First != nil {
+		first = t.First
+		if t.Reply != nil {
+			reply = t.Reply
+		}
+	}
+	rows, err := s.query(ctx, takeLeaseSQL,
+		t.DialogID, t.TenantID, t.Owner, now.Add(t.TTL), now, t.BotID,
+		t.seqs(DialogPaused), t.seqs(DialogActive), s.db.NowFunc(),
+		first.ID, first.Kind, first.Role, first.Content, first.Text, first.Model, first.Provider, first.BotVersion,
+		first.Turn, first.Meta, first.InputTokens, first.OutputTokens, first.CreatedAt,
+		reply.ID, reply.Kind, reply.Role, reply.CreatedAt)
 	if err != nil {
 		return nil, wrap("take lease", err)
 	}
@@ -47,95 +107,4 @@ func (s *Store) takeLeaseStatement(ctx context.Context, t Take) (*Dialog, error)
 		return nil, err
 	}
 	return d, wrap("take lease", ErrInactive)
-}
-
-// leaseKind is what shapes the lease statement: whether the take is
-// limited to a bot, and which rows it stores besides the lease.
-type leaseKind struct {
-	bot          bool
-	first, reply bool
-}
-
-func leaseKindOf(t Take) leaseKind {
-	return leaseKind{bot: t.BotID != "", first: t.First != nil, reply: t.First != nil && t.Reply != nil}
-}
-
-// leaseStatements holds the lease statement of every kind, numbered for
-// the driver once rather than on every turn.
-var leaseStatements = func() map[leaseKind]string {
-	m := map[leaseKind]string{}
-	for _, bot := range []bool{false, true} {
-		for _, k := range []leaseKind{{}, {first: true}, {first: true, reply: true}} {
-			k.bot = bot
-			m[k] = numberPlaceholders(leaseSQL(k))
-		}
-	}
-	return m
-}()
-
-// leaseSQL is the lease statement of kind k, with ? placeholders that
-// leaseArgs fills in the same order.
-func leaseSQL(k leaseKind) string {
-	leasable := `tenant_id = ? AND id = ? AND status IN (?, ?)`
-	if k.bot {
-		leasable += ` AND bot_id = ?`
-	}
-	query := `WITH lease AS (
-  INSERT INTO dialog_leases (dialog_id, tenant_id, owner, expires_at, acquired_at)
-  SELECT ?, ?, ?, ?::timestamptz, ?::timestamptz WHERE EXISTS (SELECT 1 FROM dialogs WHERE ` + leasable + `)
-  ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, acquired_at = excluded.acquired_at
-  WHERE dialog_leases.tenant_id = excluded.tenant_id AND (dialog_leases.expires_at < ? OR dialog_leases.owner = excluded.owner)
-  RETURNING 1 AS won),
-interrupted AS (
-  UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND ` + isStreaming + ` AND EXISTS (SELECT 1 FROM lease))
-`
-	if !k.first {
-		return query + `SELECT ` + dialogColumns + `, 0, '', 0 FROM dialogs WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease) FOR SHARE`
-	}
-	// The dialog's counter moves by Take.seqs: the text takes the first
-	// seq it reserves, the reply (if stored) the second.
-	query += `, dialog AS (
-  UPDATE dialogs SET last_seq = last_seq + CASE WHEN status = ? THEN ?::int ELSE ?::int END, updated_at = ?
-  WHERE tenant_id = ? AND id = ? AND EXISTS (SELECT 1 FROM lease)
-  RETURNING ` + dialogColumns + `),
-first AS (
-  INSERT INTO messages (` + messageColumns + `)
-  SELECT ?, ?, ?, dialog.last_seq + 1 - CASE WHEN dialog.status = ? THEN ?::int ELSE ?::int END, ?, ?, ?, ?, ?, ?, ?,
-    CASE WHEN dialog.status = ? THEN ? ELSE ? END, ?, ?, ?, ?, ? FROM dialog
-  RETURNING seq, status)`
-	if !k.reply {
-		return query + `
-SELECT dialog.*, first.seq, first.status, 0 FROM dialog, first`
-	}
-	return query + `,
-reply AS (
-  INSERT INTO messages (` + messageColumns + `)
-  SELECT ?, ?, ?, dialog.last_seq, ?, ?, ?, ?, ?, ?, dialog.version_number, ?, ?, ?, ?, ?, ? FROM dialog WHERE dialog.status <> ?
-  RETURNING seq)
-SELECT dialog.*, first.seq, first.status, COALESCE((SELECT seq FROM reply), 0) FROM dialog, first`
-}
-
-// leaseArgs are the values of leaseSQL(leaseKindOf(t))'s placeholders.
-func (s *Store) leaseArgs(t Take) []any {
-	now := t.Now.UTC()
-	args := make([]any, 0, 54)
-	args = append(args, t.DialogID, t.TenantID, t.Owner, now.Add(t.TTL), now, t.TenantID, t.DialogID, DialogActive, DialogPaused)
-	if t.BotID != "" {
-		args = append(args, t.BotID)
-	}
-	args = append(args, now, MessageInterrupted, t.TenantID, t.DialogID)
-	m := t.First
-	if m == nil {
-		return append(args, t.TenantID, t.DialogID)
-	}
-	paused, active := t.seqs(DialogPaused), t.seqs(DialogActive)
-	args = append(args, DialogPaused, paused, active, s.db.NowFunc(), t.TenantID, t.DialogID,
-		m.ID, t.TenantID, t.DialogID, DialogPaused, paused, active, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
-		DialogPaused, MessageQueued, MessageComplete, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt)
-	r := t.Reply
-	if r == nil {
-		return args
-	}
-	return append(args, r.ID, t.TenantID, t.DialogID, r.Kind, r.Role, r.Content, r.Text, r.Model, r.Provider,
-		r.Status, r.Turn, r.Meta, r.InputTokens, r.OutputTokens, r.CreatedAt, DialogPaused)
 }

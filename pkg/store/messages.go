@@ -75,7 +75,17 @@ func (s *Store) appendInTx(ctx context.Context, m *Message) error {
 		return err
 	}
 	m.Seq = seq
-	return wrap("append message", s.q(ctx).Create(m).Error)
+	_, err = s.exec(ctx, insertMessageSQL, messageArgs(m)...)
+	return wrap("append message", err)
+}
+
+// insertMessageSQL stores a message; messageArgs are its arguments.
+const insertMessageSQL = `INSERT INTO messages (` + messageColumns + `)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
+
+func messageArgs(m *Message) []any {
+	return []any{m.ID, m.TenantID, m.DialogID, m.Seq, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
+		m.Status, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt}
 }
 
 // fillMessage gives a new message its id and the defaults of the fields
@@ -105,12 +115,11 @@ func (s *Store) fillMessage(m *Message) {
 // inserted.
 func (s *Store) appendInOneStatement(ctx context.Context, m *Message) error {
 	seqs, err := s.int64s(ctx, `WITH next AS (
-  UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq)
-INSERT INTO messages (id, tenant_id, dialog_id, seq, kind, role, content, text, model, provider, bot_version,
-  status, turn, meta, input_tokens, output_tokens, created_at)
-SELECT ?, ?, ?, next.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM next RETURNING seq`,
-		s.db.NowFunc(), m.TenantID, m.DialogID,
-		m.ID, m.TenantID, m.DialogID, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
+  UPDATE dialogs SET last_seq = last_seq + 1, updated_at = $3 WHERE tenant_id = $1 AND id = $2 RETURNING tenant_id, id, last_seq)
+INSERT INTO messages (`+messageColumns+`)
+SELECT $4, next.tenant_id, next.id, next.last_seq, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 FROM next
+RETURNING seq`,
+		m.TenantID, m.DialogID, s.db.NowFunc(), m.ID, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
 		m.Status, m.Turn, m.Meta, m.InputTokens, m.OutputTokens, m.CreatedAt)
 	if err != nil {
 		return wrap("append message", err)
@@ -126,8 +135,8 @@ SELECT ?, ?, ?, next.last_seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM next R
 // works on PostgreSQL and on SQLite 3.35+, and the row lock (or SQLite's
 // single writer) makes the increment atomic.
 func (s *Store) nextSeq(ctx context.Context, tenantID, dialogID string) (int64, error) {
-	seqs, err := s.int64s(ctx, "UPDATE dialogs SET last_seq = last_seq + 1, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING last_seq",
-		s.db.NowFunc(), tenantID, dialogID)
+	seqs, err := s.int64s(ctx, `UPDATE dialogs SET last_seq = last_seq + 1, updated_at = $3 WHERE tenant_id = $1 AND id = $2 RETURNING last_seq`,
+		tenantID, dialogID, s.db.NowFunc())
 	if err != nil {
 		return 0, wrap("next message seq", err)
 	}
@@ -145,25 +154,23 @@ type MessageUpdate struct {
 	InputTokens, OutputTokens            int
 }
 
-// updateMessageSQL writes a MessageUpdate; updateMessageArgs are its
-// arguments.
-const updateMessageSQL = `UPDATE messages SET content = ?, text = ?, model = ?, provider = ?, meta = ?, status = ?, turn = ?,
-  input_tokens = ?, output_tokens = ? WHERE tenant_id = ? AND id = ?`
+// updateMessageSQL writes a MessageUpdate to message $2 of tenant $1;
+// updateMessageArgs are its arguments.
+const updateMessageSQL = `UPDATE messages SET content = $3, text = $4, model = $5, provider = $6, meta = $7, status = $8,
+  turn = $9, input_tokens = $10, output_tokens = $11 WHERE tenant_id = $1 AND id = $2`
 
 func updateMessageArgs(tenantID, id string, u MessageUpdate) []any {
-	return []any{u.Content, u.Text, u.Model, u.Provider, u.Meta, u.Status, u.Turn, u.InputTokens, u.OutputTokens, tenantID, id}
+	return []any{tenantID, id, u.Content, u.Text, u.Model, u.Provider, u.Meta, u.Status, u.Turn, u.InputTokens, u.OutputTokens}
 }
 
 // UpdateMessage replaces the content of the tenant's message, typically a
-// streaming reply that is now complete. Every reply ends with it, so it is
-// a plain statement rather than gorm's Updates, which reflects over the
-// model and the map on each call.
+// streaming reply that is now complete.
 func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u MessageUpdate) error {
-	res := s.w(ctx).Exec(updateMessageSQL, updateMessageArgs(tenantID, id, u)...)
-	if res.Error != nil {
-		return wrap("update message", res.Error)
+	n, err := s.exec(ctx, updateMessageSQL, updateMessageArgs(tenantID, id, u)...)
+	if err != nil {
+		return wrap("update message", err)
 	}
-	if res.RowsAffected == 0 {
+	if n == 0 {
 		return wrap("update message", ErrNotFound)
 	}
 	return nil
@@ -174,27 +181,26 @@ func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u Messag
 // a reply that did not come leaves no row behind, as before the row
 // existed.
 func (s *Store) DiscardReply(ctx context.Context, tenantID, id string) error {
-	err := s.w(ctx).Exec(`DELETE FROM messages WHERE tenant_id = ? AND id = ? AND status = ?`, tenantID, id, MessageStreaming).Error
+	_, err := s.exec(ctx, `DELETE FROM messages WHERE tenant_id = $1 AND id = $2 AND status = 'streaming'`, tenantID, id)
 	return wrap("discard reply", err)
 }
 
-// isStreaming selects streaming messages. It is a literal, not a bound
-// parameter, so both databases can prove a query covered by the partial
-// index ix_messages_streaming (migration 4) and find a dialog's streaming
+// markInterruptedSQL turns the streaming messages of dialog $2 of tenant
+// $1 interrupted. Its status is a literal, not a bound parameter, so both
+// databases can prove it covered by the partial index
+// ix_messages_streaming (migration 4) and find a dialog's streaming
 // replies without reading its other messages.
-const isStreaming = "status = '" + MessageStreaming + "'"
+const markInterruptedSQL = `UPDATE messages SET status = 'interrupted' WHERE tenant_id = $1 AND dialog_id = $2 AND status = 'streaming'`
 
 // MarkInterrupted turns every streaming message of the tenant's dialog into
 // an interrupted one and says how many there were. Call it when taking the
 // dialog's lease: whoever was streaming them is gone.
 func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) (int64, error) {
-	res := s.w(ctx).Model(&Message{}).
-		Where("tenant_id = ? AND dialog_id = ? AND "+isStreaming, tenantID, dialogID).
-		Update("status", MessageInterrupted)
-	if res.Error != nil {
-		return 0, wrap("mark interrupted", res.Error)
+	n, err := s.exec(ctx, markInterruptedSQL, tenantID, dialogID)
+	if err != nil {
+		return 0, wrap("mark interrupted", err)
 	}
-	return res.RowsAffected, nil
+	return n, nil
 }
 
 // DequeueMessage marks the tenant's queued message complete and gives it
@@ -239,9 +245,9 @@ func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id strin
 // three statements. ok is false when it is not the last any more, or not
 // queued, and the caller must do it the long way.
 func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) (*Message, bool, error) {
-	rows, err := s.q(ctx).Raw(`UPDATE messages SET status = ? WHERE tenant_id = ? AND dialog_id = ? AND id = ? AND status = ?
-  AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = ? AND id = ?) RETURNING `+messageColumns,
-		MessageComplete, tenantID, dialogID, id, MessageQueued, tenantID, dialogID).Rows()
+	rows, err := s.query(ctx, `UPDATE messages SET status = 'complete' WHERE tenant_id = $1 AND dialog_id = $2 AND id = $3 AND status = 'queued'
+  AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = $1 AND id = $2) RETURNING `+messageColumns,
+		tenantID, dialogID, id)
 	if err != nil {
 		return nil, false, wrap("dequeue message", err)
 	}
@@ -259,8 +265,8 @@ func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) 
 // ListMessages returns the tenant's dialog's messages with seq greater than
 // afterSeq, in order.
 func (s *Store) ListMessages(ctx context.Context, tenantID, dialogID string, afterSeq int64) ([]Message, error) {
-	rows, err := s.q(ctx).Raw("SELECT "+messageColumns+" FROM messages WHERE tenant_id = ? AND dialog_id = ? AND seq > ? ORDER BY seq",
-		tenantID, dialogID, afterSeq).Rows()
+	rows, err := s.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE tenant_id = $1 AND dialog_id = $2 AND seq > $3 ORDER BY seq`,
+		tenantID, dialogID, afterSeq)
 	if err != nil {
 		return nil, wrap("list messages", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -35,8 +34,10 @@ type Config struct {
 	// Server opens the store for `parley serve`. On SQLite it holds the
 	// data directory's server lock until Close, so no second server shares
 	// the file; then every revocation of an API key is this process's own,
-	// and the store remembers keys (see GetAPIKeyByHash). PostgreSQL,
-	// shared by design, hears other processes' revocations instead.
+	// and the store remembers keys (see GetAPIKeyByHash), and what a dead
+	// server left is this server's to settle (SettleAbandoned). PostgreSQL,
+	// shared by design, hears other processes' revocations instead, and
+	// the store tells the others it is alive (Instance).
 	Server bool
 }
 
@@ -54,6 +55,9 @@ type Store struct {
 	keys       *keyCache
 	listener   *keyListener
 	serverLock io.Closer
+	// instance is this server's liveness on PostgreSQL (Config.Server);
+	// nil elsewhere and in a transaction's Store.
+	instance *instanceLock
 }
 
 // Dialect names.
@@ -75,12 +79,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		NowFunc:        func() time.Time { return time.Now().UTC() },
 	}
 	if cfg.DatabaseURL != "" {
-		return openPostgres(ctx, cfg.DatabaseURL, gcfg, log)
+		return openPostgres(ctx, cfg, gcfg, log)
 	}
 	return openSQLite(ctx, cfg, gcfg, log)
 }
 
-func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
+func openPostgres(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
+	dsn := cfg.DatabaseURL
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		return nil, errors.New("store: database URL must start with postgres:// or postgresql://")
 	}
@@ -106,6 +111,12 @@ func openPostgres(ctx context.Context, dsn string, gcfg *gorm.Config, log *slog.
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: connect to postgres at %s: %w", s.where, err)
+	}
+	if cfg.Server {
+		if s.instance, err = holdInstanceLock(ctx, listenCfg.Copy(), log); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -206,8 +217,22 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// Instance names this server process in the leases it takes, "" when
+// the store does not tell other servers it is alive (SQLite, or not a
+// Server). Lease owners are the instance, a slash and the run: a lease
+// whose owner names a dead instance is free (see instance_postgres.go).
+func (s *Store) Instance() string {
+	if s.instance == nil {
+		return ""
+	}
+	return s.instance.id
+}
+
 // Close releases the connections.
 func (s *Store) Close() error {
+	if s.instance != nil {
+		s.instance.close()
+	}
 	if s.checkpoints != nil {
 		s.checkpoints.close()
 	}
@@ -237,37 +262,6 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 
 // q starts a query bound to ctx.
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
-
-// numbered is Raw for a statement already in PostgreSQL's $n
-// placeholders (numberPlaceholders), which goes to the driver as it is,
-// through gorm's callbacks and logger like any other. Raw would number the
-// ?s itself, writing the statement out byte by byte each time: for the
-// lease and the save, which every turn runs, that and building their SQL
-// were a tenth of a turn's garbage.
-func (s *Store) numbered(ctx context.Context, query string, args ...any) *gorm.DB {
-	tx := s.q(ctx).Raw("")
-	tx.Statement.SQL.WriteString(query)
-	tx.Statement.Vars = args
-	return tx
-}
-
-// numberPlaceholders turns query's ? placeholders into PostgreSQL's $1,
-// $2, ... Statements written that way go to the driver through numbered
-// as they are. None of this package's SQL has a ? that is not a
-// placeholder.
-func numberPlaceholders(query string) string {
-	var b strings.Builder
-	n := 0
-	for _, part := range strings.SplitAfter(query, "?") {
-		if !strings.HasSuffix(part, "?") {
-			b.WriteString(part)
-			continue
-		}
-		n++
-		b.WriteString(part[:len(part)-1] + "$" + strconv.Itoa(n))
-	}
-	return b.String()
-}
 
 // redactURL drops the password from a database URL so it can be logged.
 func redactURL(dsn string) string {

@@ -96,7 +96,7 @@ func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string
 // DayTokens returns the tenant's input plus output tokens on day, for
 // daily quotas. It runs before every turn of a tenant with a quota.
 func (s *Store) DayTokens(ctx context.Context, tenantID, day string) (int64, error) {
-	n, err := s.int64s(ctx, "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_daily WHERE tenant_id = ? AND day = ?",
+	n, err := s.int64s(ctx, "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_daily WHERE tenant_id = $1 AND day = $2",
 		tenantID, day)
 	if err != nil {
 		return 0, wrap("day tokens", err)

@@ -61,6 +61,14 @@ func OpenPostgres(t testing.TB, databaseURL string) *store.Store {
 	return st
 }
 
+// OpenPostgresServer returns the migrated store of a new schema and the
+// schema's URL, to open more stores on, for instance as a server process
+// would (store.Config.Server).
+func OpenPostgresServer(t testing.TB, databaseURL string) (*store.Store, string) {
+	t.Helper()
+	return openPostgres(t, databaseURL)
+}
+
 // OpenPostgresTwice returns two stores on one new schema, as two server
 // processes sharing a database have: rows are shared, and what a store
 // keeps in memory is its own.
