@@ -10,7 +10,9 @@ import (
 
 // Bounds of PARLEY_DIALOG_LEASE_TTL. Below a second, a loaded server
 // renewing every third of the TTL would lose dialogs it is still
-// answering; above an hour, a crash would silence a dialog for too long.
+// answering; above an hour, a hung server would silence a dialog for too
+// long. (A server that dies holds nothing: see store.SettleAbandoned and
+// store.Instance.)
 const (
 	minLeaseTTL = time.Second
 	maxLeaseTTL = time.Hour

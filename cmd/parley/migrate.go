@@ -49,6 +49,19 @@ func openStore(ctx context.Context, s Settings, log *slog.Logger, server bool) (
 		st.Close()
 		return nil, fmt.Errorf("migrate %s database at %s: %w", st.Dialect(), st.Location(), err)
 	}
+	if server {
+		// What a server that died left is settled before anyone asks, so
+		// its dialogs answer as soon as this one listens.
+		settled, err := st.SettleAbandoned(ctx)
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+		if settled != (store.Settled{}) {
+			log.Warn("settled what a server that stopped abruptly left", "interrupted_replies", settled.Interrupted,
+				"dialog_leases", settled.Leases, "idempotency_claims", settled.Claims)
+		}
+	}
 	return st, nil
 }
 

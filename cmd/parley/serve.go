@@ -118,7 +118,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioEnv: s.StdioEnv})
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
-		Provider: provider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL})
+		Provider: provider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

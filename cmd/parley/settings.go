@@ -29,7 +29,9 @@ type Settings struct {
 	// token quota the runtime enforces.
 	Limits dialog.Limits
 	// LeaseTTL is how long a dialog stays claimed by a server that stopped
-	// renewing its lease (it crashed): the wait before another may answer.
+	// renewing its lease without dying (it hangs). A server that died
+	// holds nothing: its successor on SQLite settles what it left, and on
+	// PostgreSQL the others see it gone at once.
 	LeaseTTL time.Duration
 	// StdioEnv is what stdio MCP servers inherit from this process (PATH and
 	// HOME, so `npx` and friends resolve), besides their config's env.
@@ -57,7 +59,7 @@ var settingsTable = []setting{
 	{"PARLEY_RATE_LIMIT_TENANT", "20/s,burst=40", "messages a tenant may send per server process: N/s, N/m or N/h, optional ,burst=B; off for none"},
 	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send per server process, same format; off for none"},
 	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
-	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a crashed server's dialogs stay claimed before another run may answer them (1s to 1h)"},
+	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a dialog stays claimed by a server that hangs without dying, before another run may answer it (1s to 1h); a server that died holds nothing"},
 }
 
 // LoadSettings reads and validates the settings from getenv.

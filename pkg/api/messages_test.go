@@ -300,6 +300,9 @@ func TestIdempotencyKeys(t *testing.T) {
 			if dup.StatusCode != http.StatusConflict || first.StatusCode != 200 {
 				t.Fatalf("first %d, duplicate %d %s", first.StatusCode, dup.StatusCode, dup.body)
 			}
+			if dup.Header.Get("Retry-After") != "1" {
+				t.Fatalf("the 409 of a request still answered says Retry-After %q, want 1", dup.Header.Get("Retry-After"))
+			}
 		})
 	})
 }

@@ -46,7 +46,7 @@ func (r *Runtime) ClaimIdempotencyKey(ctx context.Context, p *platform.Principal
 	case rec.Fingerprint != fp:
 		return nil, platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "was already used for a different request"})
 	case !rec.Done():
-		return nil, platform.Errorf(platform.CodeConflict, "a request with this Idempotency-Key is still being answered")
+		return nil, busy("a request with this Idempotency-Key is still being answered")
 	}
 	return &Replay{Status: rec.Status, ContentType: rec.ContentType, Body: rec.Body}, nil
 }

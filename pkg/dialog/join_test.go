@@ -68,6 +68,9 @@ func TestMessagesMeetingAnotherProcesssLeaseAreRefusedNotQueued(t *testing.T) {
 		}
 		for _, err := range e.sendAll(d.ID) {
 			wantCode(t, err, platform.CodeConflict)
+			if dialog.RetryAfter(err) <= 0 {
+				t.Fatalf("the conflict of a busy dialog says not when to retry: %v", err)
+			}
 		}
 		if h := e.history(t, d.ID); len(h) != 0 {
 			t.Fatalf("refused messages were stored, never to be answered: %q", h)

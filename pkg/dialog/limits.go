@@ -128,8 +128,20 @@ func rateLimited(wait time.Duration, format string, args ...any) *platform.Error
 	return platform.Wrap(retryAfter{wait: wait}, platform.CodeRateLimited, format, args...)
 }
 
-// RetryAfter returns how long a rate_limited error asks the caller to wait
-// (at least a second), and 0 for any other error.
+// busyRetry is how long a caller refused because a dialog is answering
+// is asked to wait: a reply takes seconds, and a retry that comes too
+// soon is only refused again.
+const busyRetry = time.Second
+
+// busy is the conflict of a dialog that is answering: it ends by itself,
+// so the caller is told when to retry (RetryAfter).
+func busy(format string, args ...any) *platform.Error {
+	return platform.Wrap(retryAfter{wait: busyRetry}, platform.CodeConflict, format, args...)
+}
+
+// RetryAfter returns how long a rate_limited error, or the conflict of a
+// busy dialog, asks the caller to wait (at least a second), and 0 for any
+// other error.
 func RetryAfter(err error) time.Duration {
 	var ra retryAfter
 	if !errors.As(err, &ra) {

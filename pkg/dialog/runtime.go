@@ -205,7 +205,7 @@ var errNoProvider = errors.New("dialog: no language model is configured (Options
 
 // errBusy is the answer when another process is answering the dialog.
 func errBusy() *platform.Error {
-	return platform.Errorf(platform.CodeConflict, "a reply to this dialog is being generated elsewhere; retry when it is done")
+	return busy("a reply to this dialog is being generated elsewhere; retry when it is done")
 }
 
 // join makes the caller the dialog's runner in this process; its run then
@@ -240,7 +240,7 @@ func (r *Runtime) join(ctx context.Context, p *platform.Principal, tenantID, dia
 			return nil, nil, platform.NotFound("dialog")
 		}
 		if text == "" {
-			return nil, nil, platform.Errorf(platform.CodeConflict, "a reply to this dialog is being generated; retry when it is done")
+			return nil, nil, busy("a reply to this dialog is being generated; retry when it is done")
 		}
 		m, err := r.storeQueued(ctx, d, text)
 		if err != nil {
