@@ -18,11 +18,17 @@ type Settled struct {
 // dialog lease and unfinished Idempotency-Key claim is released. It acts
 // only on a SQLite store opened as the Server, whose lock on the data
 // directory makes it the only server: everything any server held then
-// belongs to one that is gone. Elsewhere it does nothing: on PostgreSQL
-// a dead instance's leases are taken as soon as they are asked for (see
-// instance_postgres.go). Call it once, after Migrate, before serving.
+// belongs to one that is gone. On PostgreSQL, opened as a Server, it
+// settles the dialogs of instances that are dead (see
+// instance_postgres.go) alike, which others would take over only when
+// asked; their Idempotency-Key claims are left to expire. Elsewhere it
+// does nothing. Call it once, after Migrate, before serving.
 func (s *Store) SettleAbandoned(ctx context.Context) (Settled, error) {
 	var out Settled
+	if s.instance != nil {
+		err := s.pool().QueryRowContext(ctx, settleDeadInstancesSQL, s.instance.id).Scan(&out.Leases, &out.Interrupted)
+		return out, wrap("settle dead instances", s.translate(err))
+	}
 	if s.serverLock == nil {
 		return out, nil
 	}
@@ -39,3 +45,17 @@ func (s *Store) SettleAbandoned(ctx context.Context) (Settled, error) {
 	})
 	return out, wrap("settle abandoned runs", err)
 }
+
+// settleDeadInstancesSQL releases the leases whose owner is an instance
+// other than $1 whose liveness lock is free, marks their dialogs'
+// streaming replies interrupted, and returns both counts.
+const settleDeadInstancesSQL = `WITH dead AS (
+  DELETE FROM dialog_leases
+  WHERE CASE WHEN owner LIKE '` + instancePrefix + `%' AND split_part(owner, '/', 1) <> $1
+    THEN pg_try_advisory_xact_lock(hashtextextended(split_part(owner, '/', 1), 0)) ELSE false END
+  RETURNING tenant_id, dialog_id),
+interrupted AS (
+  UPDATE messages SET status = 'interrupted' FROM dead
+  WHERE messages.tenant_id = dead.tenant_id AND messages.dialog_id = dead.dialog_id AND messages.status = 'streaming'
+  RETURNING 1)
+SELECT (SELECT count(*) FROM dead), (SELECT count(*) FROM interrupted)`

@@ -120,6 +120,11 @@ func TestALeaseOfADeadInstanceIsFreeAtOnce(t *testing.T) {
 		}
 		wantErr(t, take(other.ID), store.ErrConflict)
 	})
+	dead := mustDialog(t, st, bot) // a second dialog of a, left for its successor to settle
+	if _, err := a.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: dead.ID, Owner: a.Instance() + "/2", Now: now(), TTL: minute,
+		First: &store.Message{Kind: "user", Role: "user", Text: "hello"}, Reply: &store.Message{Kind: "assistant", Role: "assistant"}}); err != nil {
+		t.Fatal(err)
+	}
 	a.Close() // its lock connection ends, as a killed process's does
 	t.Run("a dead instance's lease is taken at once", func(t *testing.T) {
 		if err := take(d.ID); err != nil {
@@ -128,6 +133,22 @@ func TestALeaseOfADeadInstanceIsFreeAtOnce(t *testing.T) {
 		rows, err := st.ListMessages(ctx, tn.ID, d.ID, 0)
 		if err != nil || len(rows) != 2 || rows[1].Status != store.MessageInterrupted {
 			t.Fatalf("messages %+v, %v", rows, err)
+		}
+	})
+	t.Run("a server starting settles the dialogs of dead instances", func(t *testing.T) {
+		next := server()
+		defer next.Close()
+		got, err := next.SettleAbandoned(ctx)
+		// a's lease of the dialog nobody asked for; b's and the tool's stay.
+		if err != nil || got != (store.Settled{Leases: 1, Interrupted: 1}) {
+			t.Fatalf("settled %+v, %v", got, err)
+		}
+		rows, err := st.ListMessages(ctx, tn.ID, dead.ID, 0)
+		if err != nil || len(rows) != 2 || rows[1].Status != store.MessageInterrupted {
+			t.Fatalf("messages %+v, %v", rows, err)
+		}
+		if _, err := st.GetLease(ctx, tn.ID, other.ID); err != nil {
+			t.Fatalf("the tool's lease: %v", err)
 		}
 	})
 }
