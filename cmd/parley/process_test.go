@@ -129,9 +129,9 @@ func (p *process) kill() {
 	<-p.exited
 }
 
-// crash kills the process with SIGKILL and starts it again with the same
-// settings, on a new port.
-func (p *process) crash(t *testing.T) *process {
+// restart starts the program again, after kill, with the same settings,
+// on a new port.
+func (p *process) restart(t *testing.T) *process {
 	t.Helper()
 	p.kill()
 	return startProcess(t, p.bin, p.env)
