@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -149,4 +151,79 @@ func checkStored(t *testing.T, crash int, got, want []string) {
 	if !ok {
 		t.Fatalf("after crash %d the dialog holds\n%q\nwant\n%q", crash+1, got, want)
 	}
+}
+
+// TestARetryWithItsIdempotencyKeyAfterACrashRunsTheTurnOnce: a request
+// whose server was killed while it streamed the reply is retried with the
+// same Idempotency-Key on the server that replaced it (default settings).
+// The retry is not blocked and not refused: it answers the message the
+// first try stored, which the dialog holds once, and the model is asked
+// once more with it.
+func TestARetryWithItsIdempotencyKeyAfterACrashRunsTheTurnOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills the server")
+	}
+	bin := parleyBinary(t)
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		t.Parallel()
+		llm := chatServer(t, env, llmtest.Options{FragmentSize: 4, ChunkDelay: 20 * time.Millisecond, Handler: storyOrEcho})
+		p := startProcess(t, bin, env)
+		key, d := setupDialog(t, p.URL)
+		first := openIdempotentStream(t, p.URL, key, d, "story once", "k-1")
+		sc := bufio.NewScanner(first.Body)
+		for typ, ok := nextEvent(sc); typ != "text_delta"; typ, ok = nextEvent(sc) {
+			if !ok {
+				t.Fatal("the stream ended before any text")
+			}
+		}
+		p.kill()
+		first.Body.Close()
+		p = p.restart(t)
+
+		retry := openIdempotentStream(t, p.URL, key, d, "story once", "k-1")
+		defer retry.Body.Close()
+		if retry.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatal("the retry replayed a response the dead server never stored")
+		}
+		var events []string
+		for sc := bufio.NewScanner(retry.Body); ; {
+			typ, ok := nextEvent(sc)
+			if !ok {
+				break
+			}
+			events = append(events, typ)
+		}
+		if !slices.Contains(events, "done") || slices.Contains(events, "error") {
+			t.Fatalf("the retry's events %q; want the turn answered", events)
+		}
+		want := []string{"user:complete:story once", "assistant:interrupted:", "assistant:complete:" + storyText}
+		checkStored(t, 0, dialogMessages(t, p.URL, key, d), want)
+		if got := conversation(llm.LastRequest()); !slices.Equal(got, []string{"user:story once"}) {
+			t.Fatalf("the retry showed the model %q; want the message once", got)
+		}
+	})
+}
+
+// openIdempotentStream posts a message with an Idempotency-Key, asking
+// for SSE.
+func openIdempotentStream(t *testing.T, base, key, dialog, text, idempotencyKey string) *http.Response {
+	t.Helper()
+	body := strings.NewReader(fmt.Sprintf(`{"text": %q}`, text))
+	req, err := http.NewRequest("POST", base+"/v1/tenants/acme/dialogs/"+dialog+"/messages", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Idempotency-Key", idempotencyKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("message: %d %s", resp.StatusCode, b)
+	}
+	return resp
 }

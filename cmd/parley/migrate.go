@@ -59,7 +59,7 @@ func openStore(ctx context.Context, s Settings, log *slog.Logger, server bool) (
 		}
 		if settled != (store.Settled{}) {
 			log.Warn("settled what a server that stopped abruptly left", "interrupted_replies", settled.Interrupted,
-				"dialog_leases", settled.Leases, "idempotency_claims", settled.Claims)
+				"dialog_leases", settled.Leases)
 		}
 	}
 	return st, nil

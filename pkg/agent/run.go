@@ -73,6 +73,20 @@ func (a *Agent) Send(ctx context.Context, st *State, text string) (Outcome, erro
 	return r.loop()
 }
 
+// Continue runs the loop on the conversation as it stands, without a new
+// user text: for a user message already stored whose answer was cut (its
+// server died), so its retry answers it without adding it twice. Calls
+// left open are answered first, as Send does.
+func (a *Agent) Continue(ctx context.Context, st *State) (Outcome, error) {
+	r := a.start(ctx, st)
+	defer r.cancel()
+	st.resetRun()
+	if err := r.answerLeftovers(); err != nil {
+		return r.fail(err)
+	}
+	return r.loop()
+}
+
 // answerLeftovers gives every call left open by a paused or interrupted run a
 // result, so the history is one the model's API accepts.
 func (r *run) answerLeftovers() error {

@@ -25,7 +25,9 @@ const (
 )
 
 // runTurn runs one request's turn, sending events to sink (nil for JSON).
-type runTurn func(ctx context.Context, sink agent.Sink) (dialog.Turn, error)
+// messageID is the id a new user text is stored under, named by the
+// request's Idempotency-Key claim ("" without one).
+type runTurn func(ctx context.Context, sink agent.Sink, messageID string) (dialog.Turn, error)
 
 // postMessage: POST /v1/tenants/{tenant}/dialogs/{dialog}/messages {text}.
 func (d *dialogAPI) postMessage(c *gin.Context) {
@@ -34,8 +36,8 @@ func (d *dialogAPI) postMessage(c *gin.Context) {
 		if err := decodeBytes(c, body, &req); err != nil {
 			return nil, err
 		}
-		in := dialog.SendInput{Text: req.Text, Origin: browserOrigin(c.Request)}
-		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
+		return func(ctx context.Context, sink agent.Sink, messageID string) (dialog.Turn, error) {
+			in := dialog.SendInput{Text: req.Text, Origin: browserOrigin(c.Request), MessageID: messageID}
 			return d.rt.SendMessage(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), in, sink)
 		}, nil
 	})
@@ -52,7 +54,7 @@ func (d *dialogAPI) postToolResults(c *gin.Context) {
 		for i, r := range req.Results {
 			results[i] = agent.ClientResult{ID: r.ID, Content: r.Content, IsError: r.IsError}
 		}
-		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
+		return func(ctx context.Context, sink agent.Sink, _ string) (dialog.Turn, error) {
 			return d.rt.SubmitToolResults(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), results, sink)
 		}, nil
 	})
@@ -68,7 +70,7 @@ func (d *dialogAPI) postConfirmation(c *gin.Context) {
 		if req.Approved == nil {
 			return nil, invalid("/approved", "is required: true runs the call, false declines it")
 		}
-		return func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
+		return func(ctx context.Context, sink agent.Sink, _ string) (dialog.Turn, error) {
 			return d.rt.Confirm(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), req.ID, *req.Approved, sink)
 		}, nil
 	})
@@ -102,21 +104,21 @@ func (d *dialogAPI) turn(c *gin.Context, prepare func(body []byte) (runTurn, err
 	}
 	var resp *dialog.Replay
 	if wantsSSE(c.Request) {
-		resp = d.stream(c, run)
+		resp = d.stream(c, run, idem.messageID())
 	} else {
-		resp = d.json(c, run)
+		resp = d.json(c, run, idem.messageID())
 	}
 	idem.finish(resp)
 }
 
 // stream answers with an event stream; it returns what to replay, nil
 // when the request failed before anything happened.
-func (d *dialogAPI) stream(c *gin.Context, run runTurn) *dialog.Replay {
+func (d *dialogAPI) stream(c *gin.Context, run runTurn, messageID string) *dialog.Replay {
 	s := newSSE(c, d.ping, d.streams)
 	if c.GetHeader(headerIdempotencyKey) == "" {
 		s.withoutRecording()
 	}
-	turn, err := run(c.Request.Context(), s)
+	turn, err := run(c.Request.Context(), s, messageID)
 	started, _ := s.recorded()
 	if err != nil && started {
 		// The status is already 200: the failure travels as the last event.
@@ -138,8 +140,8 @@ func (d *dialogAPI) stream(c *gin.Context, run runTurn) *dialog.Replay {
 
 // json answers with the turn's new messages and its done event; a text
 // that joined a reply already being generated is 202 Accepted.
-func (d *dialogAPI) json(c *gin.Context, run runTurn) *dialog.Replay {
-	turn, err := run(c.Request.Context(), nil)
+func (d *dialogAPI) json(c *gin.Context, run runTurn, messageID string) *dialog.Replay {
+	turn, err := run(c.Request.Context(), nil, messageID)
 	return d.writeTurn(c, turn, err)
 }
 
@@ -172,6 +174,16 @@ type idempotency struct {
 	d   *dialogAPI
 	c   *gin.Context
 	key string
+	// message is the id the request's text is stored under.
+	message string
+}
+
+// messageID is the id the claim names for the request's text, "" for none.
+func (i *idempotency) messageID() string {
+	if i == nil {
+		return ""
+	}
+	return i.message
 }
 
 // claim handles the Idempotency-Key header: a retry of a finished request
@@ -190,7 +202,7 @@ func (d *dialogAPI) claim(c *gin.Context, body []byte) (*idempotency, bool, erro
 	fmt.Fprintf(h, "%s %s sse=%v\n", c.Request.Method, c.Request.URL.Path, wantsSSE(c.Request))
 	h.Write(body)
 	fp := hex.EncodeToString(h.Sum(nil))
-	replay, err := d.rt.ClaimIdempotencyKey(c.Request.Context(), principal(c), c.Param("tenant"), key, fp)
+	replay, messageID, err := d.rt.ClaimIdempotencyKey(c.Request.Context(), principal(c), c.Param("tenant"), key, fp)
 	if err != nil {
 		return nil, false, err
 	}
@@ -199,7 +211,7 @@ func (d *dialogAPI) claim(c *gin.Context, body []byte) (*idempotency, bool, erro
 		c.Data(replay.Status, replay.ContentType, []byte(replay.Body))
 		return nil, true, nil
 	}
-	return &idempotency{d: d, c: c, key: key}, false, nil
+	return &idempotency{d: d, c: c, key: key, message: messageID}, false, nil
 }
 
 // finish stores the response to replay, or frees the key when the request

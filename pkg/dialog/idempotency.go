@@ -11,7 +11,8 @@ import (
 )
 
 // idempotencyStale is how long an unfinished Idempotency-Key claim blocks
-// retries: longer than any run, so only a crashed server's claim expires.
+// retries when its server hangs: longer than any run. A server that died
+// holds none (see store.ClaimIdempotencyKey).
 const idempotencyStale = 15 * time.Minute
 
 // Replay is the stored first response to an Idempotency-Key.
@@ -22,33 +23,36 @@ type Replay struct {
 }
 
 // ClaimIdempotencyKey starts answering a request that carries an
-// Idempotency-Key. It returns nil when the caller must answer it (then
-// CompleteIdempotencyKey or ForgetIdempotencyKey), the stored response to
-// replay for a retry, a conflict while the first request is still being
-// answered, and invalid when the key was used for another request.
-// fingerprint identifies the request; the caller's identity is mixed in
-// so one key can never replay another's response.
-func (r *Runtime) ClaimIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key, fingerprint string) (*Replay, error) {
+// Idempotency-Key. It returns no Replay when the caller must answer it
+// (then CompleteIdempotencyKey or ForgetIdempotencyKey), with the id
+// under which the request stores its text (SendInput.MessageID): kept
+// when a claim whose server died is handed over, so the retry never
+// stores the text twice. Otherwise it returns the stored response to
+// replay for a retry, a conflict (with Retry-After) while the first
+// request is still being answered, and invalid when the key was used for
+// another request. fingerprint identifies the request; the caller's
+// identity is mixed in so one key can never replay another's response.
+func (r *Runtime) ClaimIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key, fingerprint string) (*Replay, string, error) {
 	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(key) == 0 || len(key) > 255 {
-		return nil, platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "must be 1-255 characters"})
+		return nil, "", platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "must be 1-255 characters"})
 	}
 	fp := hashHex(p.Actor() + "\x00" + fingerprint)
-	rec, err := r.store.ClaimIdempotencyKey(ctx, tenantID, key, fp, r.now(), idempotencyStale)
+	rec, won, err := r.store.ClaimIdempotencyKey(ctx, tenantID, key, fp, r.now(), idempotencyStale)
 	switch {
 	case err != nil:
-		return nil, r.internal(ctx, "claim idempotency key", err)
-	case rec == nil:
-		return nil, nil
+		return nil, "", r.internal(ctx, "claim idempotency key", err)
+	case won:
+		return nil, rec.MessageID, nil
 	case rec.Fingerprint != fp:
-		return nil, platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "was already used for a different request"})
+		return nil, "", platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "was already used for a different request"})
 	case !rec.Done():
-		return nil, busy("a request with this Idempotency-Key is still being answered")
+		return nil, "", busy("a request with this Idempotency-Key is still being answered")
 	}
-	return &Replay{Status: rec.Status, ContentType: rec.ContentType, Body: rec.Body}, nil
+	return &Replay{Status: rec.Status, ContentType: rec.ContentType, Body: rec.Body}, "", nil
 }
 
 // CompleteIdempotencyKey stores the response to replay for the key.

@@ -45,7 +45,8 @@ type dialogRun struct {
 
 	turn Turn
 	// first is the request's own text, stored with the lease; nil when
-	// the request resumes a paused dialog.
+	// the request resumes a paused dialog, or when its text was stored
+	// already, by a request with its Idempotency-Key that died.
 	first *store.Message
 	// lastSeq is the highest message seq the run has seen, and clean says
 	// its history had no row left queued: together they let its end keep
@@ -75,7 +76,7 @@ type dialogRun struct {
 // process (join): it takes the dialog's lease, storing the request's text
 // (if any) with it and getting the dialog as the last holder left it, then
 // loads its version and state and the agent's configuration.
-func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, text string) (*dialogRun, error) {
+func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, in SendInput) (*dialogRun, error) {
 	run := &dialogRun{r: r, p: p, lr: lr, sink: sink, stop: make(chan struct{}),
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
 	run.released.Store(true)
@@ -86,7 +87,7 @@ func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dia
 	// Two steps rather than one: taking the lease runs SQLite's deepest
 	// code, and a frame as large as load's above it would double the
 	// stack the request then keeps while it waits for the model.
-	if err := run.lease(ctx, d, text); err != nil {
+	if err := run.lease(ctx, d, in); err != nil {
 		run.end()
 		return nil, err
 	}
@@ -105,15 +106,16 @@ func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dia
 // keeps the dialog as the lease found it. Whoever streamed before us is
 // gone: taking the lease leaves their half-written replies visible as
 // interrupted rather than alive forever.
-func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) error {
+func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) error {
 	r := run.r
 	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, BotID: leaseBot(run.p), Owner: run.lr.owner,
 		Now: r.now(), TTL: r.opts.LeaseTTL}
-	if text != "" {
-		m, err := r.userRow(ctx, d, text)
+	if in.Text != "" {
+		m, err := r.userRow(ctx, d, in.Text)
 		if err != nil {
 			return err
 		}
+		m.ID = in.MessageID // "" gets a new id
 		take.First = m
 		// The loop answers a new text with a model call first: its reply's
 		// row costs nothing stored with the lease (in an active dialog;
@@ -131,6 +133,9 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, text string) e
 	}
 	run.released.Store(false)
 	run.dialog, run.first = d, take.First
+	if take.First != nil && take.First.Seq == 0 {
+		run.first = nil // stored already by a request that died: the run answers it (SendMessage)
+	}
 	r.mu.Lock()
 	run.lr.dialog = d
 	r.mu.Unlock()

@@ -18,6 +18,11 @@ type SendInput struct {
 	Text string
 	// Origin is the browser origin of the request, "" server to server.
 	Origin string
+	// MessageID, when set, is the id the text is stored under: the one an
+	// Idempotency-Key's claim names. When a message of that id is stored
+	// already, the request that claimed it died after storing it; the
+	// turn then answers that message, and the text is not stored again.
+	MessageID string
 }
 
 // Turn is what one request to a dialog produced.
@@ -60,7 +65,7 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 	if err != nil || queued != nil {
 		return Turn{DialogID: dialog, Messages: msgList(queued), Queued: queued != nil}, err
 	}
-	run, err := r.start(ctx, p, &store.Dialog{TenantID: tenantID, ID: dialog}, lr, sink, in.Text)
+	run, err := r.start(ctx, p, &store.Dialog{TenantID: tenantID, ID: dialog}, lr, sink, in)
 	if inactive := (*inactiveDialog)(nil); errors.As(err, &inactive) {
 		return r.answerInactive(ctx, inactive.dialog, in.Text, sink)
 	}
@@ -68,6 +73,12 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 		return Turn{}, err
 	}
 	defer run.end()
+	if run.first == nil {
+		// The text is in the conversation already, stored by this
+		// request's first try, which died before answering it.
+		r.open(lr)
+		return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Continue(run.ctx, &run.st) })
+	}
 	run.place(in.Text)
 	r.open(lr)
 	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
@@ -202,7 +213,7 @@ func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dia
 	if err != nil || queued != nil {
 		return Turn{}, err
 	}
-	run, err := r.start(ctx, p, d, lr, sink, "")
+	run, err := r.start(ctx, p, d, lr, sink, SendInput{})
 	if err != nil {
 		return Turn{}, err
 	}

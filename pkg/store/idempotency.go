@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"gorm.io/gorm/clause"
 )
 
 // IdempotencyKey remembers the first response to a request that carried an
@@ -21,56 +19,85 @@ type IdempotencyKey struct {
 	ContentType string
 	Body        string
 	CreatedAt   time.Time
+	// Owner is the server process answering the claim: its instance on
+	// PostgreSQL, its run of the server on SQLite, "" for other stores.
+	Owner string
+	// MessageID is the id the request stores its user message under.
+	MessageID string
 }
 
 // Done reports whether the first response is stored.
 func (k *IdempotencyKey) Done() bool { return k.Status != 0 }
 
 // ClaimIdempotencyKey records that the request with this key and
-// fingerprint is being answered now. It returns (nil, nil) when the caller
-// won the claim and must answer, then Complete or Forget the key; otherwise
-// it returns the existing record: done (replay it), in progress (a
-// concurrent duplicate) or with another fingerprint. An in-progress claim
-// older than staleAfter (its server died) is handed to the caller.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerprint string, now time.Time, staleAfter time.Duration) (*IdempotencyKey, error) {
+// fingerprint is being answered now, and returns the key's record. won
+// says the caller must answer it, then Complete or Forget the key; else
+// the record is done (replay it), in progress (a concurrent duplicate) or
+// of another fingerprint. An unfinished claim is handed to the caller
+// when its server died, at once, or when it is older than staleAfter. The
+// record's MessageID, kept when a claim is handed over, is the id under
+// which the request stores its user message (Take.First).
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerprint string, now time.Time, staleAfter time.Duration) (rec *IdempotencyKey, won bool, err error) {
 	now = now.UTC()
-	rec := IdempotencyKey{TenantID: tenantID, Key: key, Fingerprint: fingerprint, CreatedAt: now}
-	res := s.w(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rec)
-	if res.Error != nil {
-		return nil, wrap("claim idempotency key", res.Error)
+	rec = &IdempotencyKey{TenantID: tenantID, Key: key, Fingerprint: fingerprint, CreatedAt: now,
+		Owner: s.claimOwner, MessageID: NewID(PrefixMessage)}
+	n, err := s.exec(ctx, `INSERT INTO idempotency_keys (tenant_id, key, fingerprint, status, content_type, body, created_at, owner, message_id)
+VALUES ($1, $2, $3, 0, '', '', $4, $5, $6) ON CONFLICT DO NOTHING`, tenantID, key, fingerprint, now, rec.Owner, rec.MessageID)
+	if err != nil {
+		return nil, false, wrap("claim idempotency key", err)
 	}
-	if res.RowsAffected == 1 {
-		return nil, nil
+	if n == 1 {
+		return rec, true, nil
 	}
-	res = s.w(ctx).Model(&IdempotencyKey{}).
-		Where("tenant_id = ? AND key = ? AND status = 0 AND created_at < ?", tenantID, key, now.Add(-staleAfter)).
-		Updates(map[string]any{"fingerprint": fingerprint, "created_at": now})
-	if res.Error != nil {
-		return nil, wrap("claim idempotency key", res.Error)
+	handOver := claimStaleSQL
+	switch {
+	case s.instance != nil:
+		handOver += ` OR ` + claimOwnerDeadSQL
+	case s.serverLock != nil:
+		handOver += ` OR ` + claimOwnerGoneSQL
 	}
-	if res.RowsAffected == 1 {
-		return nil, nil
+	ids, err := s.strings(ctx, `UPDATE idempotency_keys SET fingerprint = $3, created_at = $4, owner = $5
+WHERE tenant_id = $1 AND key = $2 AND status = 0 AND (`+handOver+`) RETURNING message_id`,
+		tenantID, key, fingerprint, now, rec.Owner, now.Add(-staleAfter))
+	if err != nil {
+		return nil, false, wrap("claim idempotency key", err)
+	}
+	if len(ids) == 1 {
+		rec.MessageID = ids[0]
+		return rec, true, nil
 	}
 	var got IdempotencyKey
-	err := s.q(ctx).Where("tenant_id = ? AND key = ?", tenantID, key).First(&got).Error
+	err = s.q(ctx).Where("tenant_id = ? AND key = ?", tenantID, key).First(&got).Error
 	if errors.Is(wrap("", err), ErrNotFound) {
 		// Forgotten between our insert and read: claim it again.
 		return s.ClaimIdempotencyKey(ctx, tenantID, key, fingerprint, now, staleAfter)
 	}
 	if err != nil {
-		return nil, wrap("claim idempotency key", err)
+		return nil, false, wrap("claim idempotency key", err)
 	}
-	return &got, nil
+	return &got, false, nil
 }
+
+// A claim is handed over when it is older than $6 (claimStaleSQL), or
+// when its server is dead: on PostgreSQL, another instance whose lock is
+// free (claimOwnerDeadSQL, as ownerDeadSQL for leases); on SQLite, the
+// server holding the data directory's lock is the only one, so a claim of
+// any other process is of one that is gone (claimOwnerGoneSQL).
+const (
+	claimStaleSQL     = `created_at < $6`
+	claimOwnerDeadSQL = `CASE WHEN owner LIKE '` + instancePrefix + `%' AND owner <> $5
+    THEN pg_try_advisory_xact_lock(hashtextextended(owner, 0)) ELSE false END`
+	claimOwnerGoneSQL = `owner <> $5`
+)
 
 // CompleteIdempotencyKey stores the response to replay for the key.
 func (s *Store) CompleteIdempotencyKey(ctx context.Context, tenantID, key string, status int, contentType, body string) error {
-	res := s.w(ctx).Model(&IdempotencyKey{}).Where("tenant_id = ? AND key = ?", tenantID, key).
-		Updates(map[string]any{"status": status, "content_type": contentType, "body": body})
-	if res.Error != nil {
-		return wrap("complete idempotency key", res.Error)
+	n, err := s.exec(ctx, `UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5 WHERE tenant_id = $1 AND key = $2`,
+		tenantID, key, status, contentType, body)
+	if err != nil {
+		return wrap("complete idempotency key", err)
 	}
-	if res.RowsAffected == 0 {
+	if n == 0 {
 		return wrap("complete idempotency key", ErrNotFound)
 	}
 	return nil
@@ -79,6 +106,6 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, tenantID, key string
 // ForgetIdempotencyKey drops an unfinished claim, so a request that never
 // ran (it was refused before doing anything) can be retried with its key.
 func (s *Store) ForgetIdempotencyKey(ctx context.Context, tenantID, key string) error {
-	err := s.w(ctx).Where("tenant_id = ? AND key = ? AND status = 0", tenantID, key).Delete(&IdempotencyKey{}).Error
+	_, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND status = 0`, tenantID, key)
 	return wrap("forget idempotency key", err)
 }

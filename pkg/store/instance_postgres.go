@@ -97,7 +97,11 @@ func (l *instanceLock) keep(ctx context.Context, conn *pgx.Conn) {
 		select {
 		case <-ctx.Done():
 			if conn != nil {
-				conn.Close(context.Background())
+				// Released before the connection ends, so the others
+				// see this instance gone as Close returns.
+				bg := context.Background()
+				_, _ = conn.Exec(bg, `SELECT pg_advisory_unlock_all()`)
+				conn.Close(bg)
 			}
 			return
 		case <-t.C:

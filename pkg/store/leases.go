@@ -83,7 +83,9 @@ type Take struct {
 	// First, when set, is the user's message that starts the run. It is
 	// stored as the dialog's next message with the lease: complete, or
 	// queued when the dialog is paused (it waits for tool results, which
-	// no user text may precede). Its ID, Seq and Status are set.
+	// no user text may precede). Its ID, Seq and Status are set. A First
+	// whose ID is a stored message's (the request that chose the id died
+	// after storing it) is not stored again: its Seq stays 0.
 	First *Message
 	// Reply, when set with First, is the row of the reply the run is about
 	// to stream (its Kind, Role and CreatedAt; it starts empty), stored
@@ -201,8 +203,15 @@ func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 			return nil
 		}
 		rows := tx.leaseRows(t, d)
-		for i := range rows {
-			if _, err := tx.exec(ctx, insertMessageSQL, messageArgs(&rows[i])...); err != nil {
+		stored, err := tx.exec(ctx, insertMessageSQL+` ON CONFLICT (id) DO NOTHING`, messageArgs(&rows[0])...)
+		if err != nil {
+			return wrap("take lease", err)
+		}
+		if stored == 0 {
+			rows[0].Seq = 0 // stored already, by a request that died
+		}
+		if len(rows) > 1 {
+			if _, err := tx.exec(ctx, insertMessageSQL, messageArgs(&rows[1])...); err != nil {
 				return wrap("take lease", err)
 			}
 		}

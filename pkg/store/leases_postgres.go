@@ -49,6 +49,7 @@ first AS (
     $11, $12, $13, $14, $15, $16, $17, CASE WHEN dialog.status = 'paused' THEN 'queued' ELSE 'complete' END,
     $18, $19, $20, $21, $22
   FROM dialog WHERE $10::text <> ''
+  ON CONFLICT (id) DO NOTHING
   RETURNING seq, status),
 reply AS (
   INSERT INTO messages (` + messageColumns + `)

@@ -318,8 +318,28 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 				}
 			})
 		})
+		t.Run("a text stored already under its id is not stored again", func(t *testing.T) {
+			release("p2", store.DialogActive)
+			again := text("and you?")
+			again.ID = want2ID(t, st, tn.ID, d.ID, "and you?")
+			r := reply()
+			got, err := take("p2b", now(), again, r)
+			if err != nil || again.Seq != 0 || r.Seq == 0 || got.LastSeq != r.Seq {
+				t.Fatalf("took %+v with %+v and %+v, %v", got, again, r, err)
+			}
+			if err := st.DiscardReply(ctx, tn.ID, r.ID); err != nil {
+				t.Fatal(err)
+			}
+			if got := texts(); !slices.Equal(got, want) {
+				t.Fatalf("messages %q, want %q", got, want)
+			}
+			release("p2b", store.DialogActive)
+		})
 		t.Run("in a paused dialog it is queued, and no reply is stored", func(t *testing.T) {
-			release("p2", store.DialogPaused)
+			if _, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p2c", Now: now(), TTL: minute}); err != nil {
+				t.Fatal(err)
+			}
+			release("p2c", store.DialogPaused)
 			first, r := text("while paused"), reply()
 			got, err := take("p3", now(), first, r)
 			if err != nil || first.Status != store.MessageQueued || r.Seq != 0 || got.LastSeq != first.Seq {
@@ -449,4 +469,20 @@ func waitBlockedBy(t *testing.T, st *store.Store, pid int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("nothing waited for the open save")
+}
+
+// want2ID is the id of the dialog's stored message with this text.
+func want2ID(t *testing.T, st *store.Store, tenantID, dialogID, text string) string {
+	t.Helper()
+	rows, err := st.ListMessages(context.Background(), tenantID, dialogID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Text == text {
+			return r.ID
+		}
+	}
+	t.Fatalf("no message %q", text)
+	return ""
 }

@@ -25,6 +25,7 @@ var migrations = []migration{
 	{2, "dialogs, messages, tool calls, leases, idempotency keys, usage", migrateV2},
 	{3, "messages and tool calls found by dialog only", migrateV3},
 	{4, "streaming messages indexed", migrateV4},
+	{5, "idempotency claims name their server and message", migrateV5},
 }
 
 // schemaMigration records an applied step.

@@ -8,20 +8,19 @@ type Settled struct {
 	Interrupted int64
 	// Leases are the dialog leases released.
 	Leases int64
-	// Claims are the unfinished Idempotency-Key claims released.
-	Claims int64
 }
 
 // SettleAbandoned settles what a server process that died left behind,
 // so a new message to its dialogs is answered at once instead of when its
 // leases expire: replies left streaming become interrupted, and every
-// dialog lease and unfinished Idempotency-Key claim is released. It acts
+// dialog lease is released. (Its unfinished Idempotency-Key claims are
+// handed to the client's retry when it comes, see ClaimIdempotencyKey.) It acts
 // only on a SQLite store opened as the Server, whose lock on the data
 // directory makes it the only server: everything any server held then
 // belongs to one that is gone. On PostgreSQL, opened as a Server, it
 // settles the dialogs of instances that are dead (see
 // instance_postgres.go) alike, which others would take over only when
-// asked; their Idempotency-Key claims are left to expire. Elsewhere it
+// asked. Elsewhere it
 // does nothing. Call it once, after Migrate, before serving.
 func (s *Store) SettleAbandoned(ctx context.Context) (Settled, error) {
 	var out Settled
@@ -37,10 +36,7 @@ func (s *Store) SettleAbandoned(ctx context.Context) (Settled, error) {
 		if out.Interrupted, err = tx.exec(ctx, `UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'`); err != nil {
 			return err
 		}
-		if out.Leases, err = tx.exec(ctx, `DELETE FROM dialog_leases`); err != nil {
-			return err
-		}
-		out.Claims, err = tx.exec(ctx, `DELETE FROM idempotency_keys WHERE status = 0`)
+		out.Leases, err = tx.exec(ctx, `DELETE FROM dialog_leases`)
 		return err
 	})
 	return out, wrap("settle abandoned runs", err)

@@ -13,7 +13,8 @@ import (
 // data directory's lock is the only one, so what any server held when it
 // starts was left by one that died: its streaming reply reads
 // interrupted, and its lease and unfinished Idempotency-Key claim are
-// free at once instead of after their expiry.
+// free at once instead of after their expiry, the claim with the id its
+// message was stored under.
 func TestTheNextSQLiteServerSettlesWhatADeadOneLeft(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -36,8 +37,9 @@ func TestTheNextSQLiteServerSettlesWhatADeadOneLeft(t *testing.T) {
 		First: &store.Message{Kind: "user", Role: "user", Text: "hello"}, Reply: reply}); err != nil {
 		t.Fatal(err)
 	}
-	if rec, err := dead.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute); rec != nil || err != nil {
-		t.Fatalf("claim %+v, %v", rec, err)
+	claimed, won, err := dead.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute)
+	if !won || err != nil {
+		t.Fatalf("claim %v, %v", won, err)
 	}
 	dead.Close() // the process is gone; its rows stay as it left them
 
@@ -51,7 +53,7 @@ func TestTheNextSQLiteServerSettlesWhatADeadOneLeft(t *testing.T) {
 	next := open(true)
 	defer next.Close()
 	got, err := next.SettleAbandoned(ctx)
-	if err != nil || got != (store.Settled{Interrupted: 1, Leases: 1, Claims: 1}) {
+	if err != nil || got != (store.Settled{Interrupted: 1, Leases: 1}) {
 		t.Fatalf("settled %+v, %v", got, err)
 	}
 	t.Run("the cut reply reads interrupted", func(t *testing.T) {
@@ -65,9 +67,13 @@ func TestTheNextSQLiteServerSettlesWhatADeadOneLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	t.Run("the unfinished claim is the retry's at once", func(t *testing.T) {
-		if rec, err := next.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute); rec != nil || err != nil {
-			t.Fatalf("claim %+v, %v", rec, err)
+	t.Run("the unfinished claim is the retry's at once, with its message id", func(t *testing.T) {
+		rec, won, err := next.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute)
+		if !won || err != nil || rec.MessageID != claimed.MessageID {
+			t.Fatalf("claim %+v, %v, %v; want it won with message %s", rec, won, err, claimed.MessageID)
+		}
+		if rec, won, err := next.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute); won || err != nil || rec.Done() {
+			t.Fatalf("a duplicate of the retry: %+v, %v, %v; want it in progress", rec, won, err)
 		}
 	})
 }
@@ -125,7 +131,22 @@ func TestALeaseOfADeadInstanceIsFreeAtOnce(t *testing.T) {
 		First: &store.Message{Kind: "user", Role: "user", Text: "hello"}, Reply: &store.Message{Kind: "assistant", Role: "assistant"}}); err != nil {
 		t.Fatal(err)
 	}
+	claimed, won, err := a.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute)
+	if err != nil || !won {
+		t.Fatalf("claim %v, %v", won, err)
+	}
+	t.Run("a live instance's Idempotency-Key claim is in progress", func(t *testing.T) {
+		if rec, won, err := b.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute); won || err != nil || rec.Done() {
+			t.Fatalf("claim %+v, %v, %v", rec, won, err)
+		}
+	})
 	a.Close() // its lock connection ends, as a killed process's does
+	t.Run("a dead instance's Idempotency-Key claim is the retry's at once, with its message id", func(t *testing.T) {
+		rec, won, err := b.ClaimIdempotencyKey(ctx, tn.ID, "k1", "fp", now(), minute)
+		if err != nil || !won || rec.MessageID != claimed.MessageID {
+			t.Fatalf("claim %+v, %v, %v; want it won with message %s", rec, won, err, claimed.MessageID)
+		}
+	})
 	t.Run("a dead instance's lease is taken at once", func(t *testing.T) {
 		if err := take(d.ID); err != nil {
 			t.Fatal(err)

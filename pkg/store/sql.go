@@ -43,18 +43,27 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 // int64s runs a statement that returns one integer column (a seq, a
 // count) and reads all of its rows.
 func (s *Store) int64s(ctx context.Context, query string, args ...any) ([]int64, error) {
+	return column[int64](ctx, s, query, args...)
+}
+
+// strings runs a statement that returns one text column.
+func (s *Store) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	return column[string](ctx, s, query, args...)
+}
+
+func column[T any](ctx context.Context, s *Store, query string, args ...any) ([]T, error) {
 	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []int64
+	var out []T
 	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, n)
+		out = append(out, v)
 	}
 	return out, s.translate(rows.Err())
 }

@@ -58,6 +58,9 @@ type Store struct {
 	// instance is this server's liveness on PostgreSQL (Config.Server);
 	// nil elsewhere and in a transaction's Store.
 	instance *instanceLock
+	// claimOwner names this server process in Idempotency-Key claims: its
+	// instance on PostgreSQL, a run id on SQLite; "" when not a Server.
+	claimOwner string
 }
 
 // Dialect names.
@@ -117,6 +120,7 @@ func openPostgres(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.
 			s.Close()
 			return nil, err
 		}
+		s.claimOwner = s.instance.id
 	}
 	return s, nil
 }
@@ -155,7 +159,7 @@ func openSQLite(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.Lo
 		return nil, err
 	}
 	if lock != nil {
-		s.serverLock, s.keys = lock, newKeyCache()
+		s.serverLock, s.keys, s.claimOwner = lock, newKeyCache(), NewID("srv")
 		s.keys.setLive(true)
 	}
 	return s, nil

@@ -86,11 +86,18 @@ func TestIdempotencyKeys(t *testing.T) {
 		ctx := context.Background()
 		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "other")
 		stale := 10 * time.Minute
+		// claim returns the key's record when the caller did not win it.
 		claim := func(tenant, key, fp string, at time.Time) *store.IdempotencyKey {
 			t.Helper()
-			rec, err := st.ClaimIdempotencyKey(ctx, tenant, key, fp, at, stale)
+			rec, won, err := st.ClaimIdempotencyKey(ctx, tenant, key, fp, at, stale)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if won {
+				if rec == nil || rec.MessageID == "" {
+					t.Fatalf("a won claim names no message id: %+v", rec)
+				}
+				return nil
 			}
 			return rec
 		}
@@ -119,10 +126,14 @@ func TestIdempotencyKeys(t *testing.T) {
 				t.Fatalf("record %+v", rec)
 			}
 		})
-		t.Run("a claim whose server died is handed over once stale", func(t *testing.T) {
-			claim(tn.ID, "k2", "fp", now())
-			if rec := claim(tn.ID, "k2", "fp2", now().Add(stale+time.Second)); rec != nil {
-				t.Fatalf("stale claim not handed over: %+v", rec)
+		t.Run("a claim whose server hangs is handed over once stale, with its message id", func(t *testing.T) {
+			first, _, err := st.ClaimIdempotencyKey(ctx, tn.ID, "k2", "fp", now(), stale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, won, err := st.ClaimIdempotencyKey(ctx, tn.ID, "k2", "fp2", now().Add(stale+time.Second), stale)
+			if err != nil || !won || rec.MessageID != first.MessageID {
+				t.Fatalf("stale claim not handed over with message %s: %+v, %v, %v", first.MessageID, rec, won, err)
 			}
 		})
 		t.Run("a forgotten claim may be made again", func(t *testing.T) {
