@@ -107,3 +107,38 @@ func TestATextQueuedForARunThatDiedJoinsTheNextReply(t *testing.T) {
 		}
 	})
 }
+
+// TestARetryOfATextItsDeadFirstTryStoredAnswersItOnce: a request whose
+// server died after storing its text (under the id its Idempotency-Key
+// claimed) is retried with that id. The retry answers the stored text; it
+// neither stores it again nor shows it to the model twice.
+func TestARetryOfATextItsDeadFirstTryStoredAnswersItOnce(t *testing.T) {
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
+		d := e.dialog(t)
+		id := store.NewID(store.PrefixMessage)
+		// What the first try left: its text and the reply it streamed into,
+		// under a lease that has run out (or whose server is known dead).
+		if _, err := e.store.TakeLease(ctx, store.Take{TenantID: e.tenant.ID, DialogID: d.ID, Owner: "dead-process",
+			Now: e.clock.Now().Add(-time.Hour), TTL: time.Minute,
+			First: &store.Message{ID: id, Kind: "user", Role: "user", Content: `[{"type":"text","text":"where is A7?"}]`, Text: "where is A7?"},
+			Reply: &store.Message{Kind: "assistant", Role: "assistant"}}); err != nil {
+			t.Fatal(err)
+		}
+		e.llm.Enqueue(llmtest.ServerReply{Text: "A7 shipped."})
+		turn, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "where is A7?", MessageID: id}, nil)
+		if err != nil || turn.Done == nil || turn.Done.Text != "A7 shipped." {
+			t.Fatalf("turn %+v, %v", turn, err)
+		}
+		want := []string{"user:complete:where is A7?", "assistant:interrupted:", "assistant:complete:A7 shipped."}
+		if h := e.history(t, d.ID); !slices.Equal(h, want) {
+			t.Fatalf("history %q, want %q", h, want)
+		}
+		var seen []string
+		for _, m := range e.llm.LastRequest().Messages[1:] {
+			seen = append(seen, m.Role+":"+m.Text())
+		}
+		if !slices.Equal(seen, []string{"user:where is A7?"}) {
+			t.Fatalf("the model saw %q, want the text once", seen)
+		}
+	})
+}
