@@ -203,17 +203,16 @@ func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {
 			return nil
 		}
 		rows := tx.leaseRows(t, d)
-		stored, err := tx.exec(ctx, insertMessageSQL+` ON CONFLICT (id) DO NOTHING`, messageArgs(&rows[0])...)
+		query, args := insertMessageSQL, messageArgs(&rows[0])
+		if len(rows) > 1 {
+			query, args = insertTwoMessagesSQL, append(args, messageArgs(&rows[1])...)
+		}
+		stored, err := tx.exec(ctx, query+` ON CONFLICT (id) DO NOTHING`, args...)
 		if err != nil {
 			return wrap("take lease", err)
 		}
-		if stored == 0 {
-			rows[0].Seq = 0 // stored already, by a request that died
-		}
-		if len(rows) > 1 {
-			if _, err := tx.exec(ctx, insertMessageSQL, messageArgs(&rows[1])...); err != nil {
-				return wrap("take lease", err)
-			}
+		if stored < int64(len(rows)) {
+			rows[0].Seq = 0 // the text was stored already, by a request that died (the reply's id is new)
 		}
 		*t.First = rows[0]
 		if len(rows) > 1 {

@@ -79,9 +79,14 @@ func (s *Store) appendInTx(ctx context.Context, m *Message) error {
 	return wrap("append message", err)
 }
 
-// insertMessageSQL stores a message; messageArgs are its arguments.
-const insertMessageSQL = `INSERT INTO messages (` + messageColumns + `)
+// insertMessageSQL stores a message, insertTwoMessagesSQL two (a run's
+// text and the row of its reply); messageArgs are a message's arguments.
+const (
+	insertMessageSQL = `INSERT INTO messages (` + messageColumns + `)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
+	insertTwoMessagesSQL = insertMessageSQL + `,
+  ($18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)`
+)
 
 func messageArgs(m *Message) []any {
 	return []any{m.ID, m.TenantID, m.DialogID, m.Seq, m.Kind, m.Role, m.Content, m.Text, m.Model, m.Provider, m.BotVersion,
