@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -53,9 +54,13 @@ first: when any has a problem, each is reported and nothing is applied.`)
 	if err != nil {
 		return err
 	}
+	settings, err := LoadSettings(m.Getenv)
+	if err != nil {
+		return err
+	}
 	// Check every file before writing anything, so a typo in one bot
 	// never leaves the database half applied.
-	if problems := checkTenantDirs(dirs, m.Stderr); problems > 0 {
+	if problems := checkTenantDirs(dirs, configOptions(settings), m.Stderr); problems > 0 {
 		fmt.Fprintf(m.Stderr, "%d file(s) have problems; nothing was applied.\n", problems)
 		return exitError{code: 1}
 	}
@@ -109,7 +114,7 @@ func tenantDirs(root string) ([]string, error) {
 // checkTenantDirs validates every tenant file and bot config under dirs,
 // printing each problem as FILE: POINTER: message, and returns how many
 // files have problems.
-func checkTenantDirs(dirs []string, w io.Writer) int {
+func checkTenantDirs(dirs []string, opts botconfig.Options, w io.Writer) int {
 	bad := 0
 	for _, dir := range dirs {
 		path := filepath.Join(dir, "tenant.json")
@@ -119,7 +124,7 @@ func checkTenantDirs(dirs []string, w io.Writer) int {
 			bad++
 		}
 		for _, f := range botFiles(dir) {
-			res := validateFile(f)
+			res := validateFile(f, opts)
 			for _, p := range res.Errors {
 				fmt.Fprintf(w, "%s: %s: %s\n", f, displayPointer(p.Pointer), p.Message)
 			}

@@ -86,7 +86,10 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	bot, err := loadBot(f.config)
+	// --allow-stdio trusts the config, whose author runs it here: any
+	// command and any env key but the ones no config may ever set.
+	settings.MCPStdio.AllowAll = f.allowStdio
+	bot, err := loadBot(f.config, configOptions(settings))
 	if err != nil {
 		return err
 	}
@@ -119,12 +122,12 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 	return c.run(ctx, bot)
 }
 
-func loadBot(path string) (*botconfig.Bot, error) {
-	cfg, err := botconfig.LoadFile(path)
+func loadBot(path string, opts botconfig.Options) (*botconfig.Bot, error) {
+	cfg, err := opts.LoadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	bot, err := botconfig.Compile(cfg)
+	bot, err := opts.Compile(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a valid config:\n%w", path, err)
 	}
@@ -183,8 +186,9 @@ func dialogVars(bot *botconfig.Bot, f chatFlags) botconfig.Vars {
 }
 
 // chatTools builds the bot's tools exactly as the server does, through the
-// same outbound policy; --allow-stdio lets the config's stdio MCP servers run
-// even when PARLEY_MCP_STDIO_ALLOW does not list them. The returned func
+// same outbound policy; with --allow-stdio (s.MCPStdio.AllowAll) the
+// config's stdio MCP servers run even when PARLEY_MCP_STDIO_ALLOW does not
+// list them. The returned func
 // stops the MCP connections.
 func (m *Main) chatTools(ctx context.Context, s Settings, f chatFlags, bot *botconfig.Bot, vars botconfig.Vars) (*tool.Set, func() error, error) {
 	policy, err := outbound.ParsePolicy(s.OutboundAllow, s.OutboundPorts)
@@ -192,7 +196,7 @@ func (m *Main) chatTools(ctx context.Context, s Settings, f chatFlags, bot *botc
 		return nil, nil, fmt.Errorf("outbound policy: %w", err)
 	}
 	client := outbound.NewClient(policy, outbound.Options{})
-	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioAllowAll: f.allowStdio, StdioEnv: s.StdioEnv})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv})
 	box, err := toolbox.Build(ctx, bot, toolbox.Options{TenantID: "local", Vars: vars, HTTPClient: client, MCP: pool})
 	if err != nil {
 		pool.Close()

@@ -115,7 +115,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	if err != nil {
 		return nil, nil, fmt.Errorf("model catalog: %w", err)
 	}
-	pool := mcptool.New(mcptool.Options{HTTPClient: client, StdioAllow: s.MCPStdioAllow, StdioEnv: s.StdioEnv})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv})
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
 		Provider: provider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
@@ -216,7 +216,7 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, err
 	}
-	opts := platform.Options{Sealer: sealer, Logger: log}
+	opts := platform.Options{Sealer: sealer, Logger: log, Compile: configOptions(s).LoadAndCompile}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/dialog"
 )
 
@@ -23,8 +24,10 @@ type Settings struct {
 	LLMModel      string
 	OutboundAllow []string
 	OutboundPorts []int
-	MCPStdioAllow []string
-	LogLevel      slog.Level
+	// MCPStdio is the stdio MCP policy: PARLEY_MCP_STDIO_ALLOW and
+	// PARLEY_MCP_STDIO_ENV.
+	MCPStdio botconfig.StdioPolicy
+	LogLevel slog.Level
 	// Limits are the per-tenant and per-key message rates and the daily
 	// token quota the runtime enforces.
 	Limits dialog.Limits
@@ -54,7 +57,8 @@ var settingsTable = []setting{
 	{"PARLEY_LLM_MODEL", "gpt-4o-mini", "model used when a bot's config names none"},
 	{"PARLEY_OUTBOUND_ALLOW", "", "comma-separated CIDRs or host names tenant tools may reach despite the private-address block"},
 	{"PARLEY_OUTBOUND_PORTS", "", "comma-separated extra ports tenant tools may reach besides 80 and 443"},
-	{"PARLEY_MCP_STDIO_ALLOW", "", "comma-separated exact command lines of stdio MCP servers that may be started"},
+	{"PARLEY_MCP_STDIO_ALLOW", "", "stdio MCP servers that may be started, matched on the exact argv: comma-separated command lines split on spaces, or JSON [[\"cmd\",\"arg\"],...]"},
+	{"PARLEY_MCP_STDIO_ENV", "", "comma-separated env keys a tenant may set on an allowlisted stdio MCP server; empty: none"},
 	{"PARLEY_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"PARLEY_RATE_LIMIT_TENANT", "20/s,burst=40", "messages a tenant may send per server process: N/s, N/m or N/h, optional ,burst=B; off for none"},
 	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send per server process, same format; off for none"},
@@ -86,7 +90,13 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		LLMAPIKey:     get("PARLEY_LLM_API_KEY"),
 		LLMModel:      get("PARLEY_LLM_MODEL"),
 		OutboundAllow: splitList(get("PARLEY_OUTBOUND_ALLOW")),
-		MCPStdioAllow: splitList(get("PARLEY_MCP_STDIO_ALLOW")),
+	}
+	var err error
+	if s.MCPStdio.Allow, err = botconfig.ParseStdioAllow(get("PARLEY_MCP_STDIO_ALLOW")); err != nil {
+		return Settings{}, fmt.Errorf("PARLEY_MCP_STDIO_ALLOW: %w", err)
+	}
+	if s.MCPStdio.EnvKeys, err = botconfig.ParseStdioEnv(get("PARLEY_MCP_STDIO_ENV")); err != nil {
+		return Settings{}, fmt.Errorf("PARLEY_MCP_STDIO_ENV: %w", err)
 	}
 	s.StdioEnv = []string{"PATH=" + getenv("PATH"), "HOME=" + getenv("HOME")}
 	if s.LLMAPIKey == "" {
@@ -109,6 +119,12 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		return Settings{}, fmt.Errorf("PARLEY_DATABASE_URL: must start with postgres:// or postgresql://")
 	}
 	return s, nil
+}
+
+// configOptions are the operator's rules for tenant configs: what
+// validation and compilation check beyond the config itself.
+func configOptions(s Settings) botconfig.Options {
+	return botconfig.Options{Stdio: s.MCPStdio}
 }
 
 func splitList(v string) []string {

@@ -41,14 +41,19 @@ func (m *Main) validate(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	// The operator's rules apply as on the server: the stdio env keys
+	// tenants may set (PARLEY_MCP_STDIO_ENV), ...
+	settings, err := LoadSettings(m.Getenv)
+	if err != nil {
+		return err
+	}
 	results := make([]validateResult, 0, fs.NArg())
 	for _, file := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		results = append(results, validateFile(file))
+		results = append(results, validateFile(file, configOptions(settings)))
 	}
-	var err error
 	if *asJSON {
 		err = writeValidateJSON(m.Stdout, results)
 	} else {
@@ -67,12 +72,12 @@ func (m *Main) validate(ctx context.Context, args []string) error {
 
 // validateFile loads and compiles one file. A file that cannot be read is
 // reported like a config problem at the document root.
-func validateFile(file string) validateResult {
+func validateFile(file string, opts botconfig.Options) validateResult {
 	res := validateResult{File: file, Errors: []botconfig.Problem{}}
-	cfg, err := botconfig.LoadFile(file)
+	cfg, err := opts.LoadFile(file)
 	var bot *botconfig.Bot
 	if err == nil {
-		bot, err = botconfig.Compile(cfg)
+		bot, err = opts.Compile(cfg)
 	}
 	var problems botconfig.Problems
 	switch {

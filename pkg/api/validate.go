@@ -21,7 +21,7 @@ func (s *server) validate(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	bot, err := compileConfig(req.Config)
+	bot, err := s.compileConfig(req.Config)
 	var problems botconfig.Problems
 	switch {
 	case errors.As(err, &problems):
@@ -39,14 +39,11 @@ func (s *server) validate(c *gin.Context) {
 	}
 }
 
-// compileConfig is what the platform does before saving a version.
-func compileConfig(data []byte) (*botconfig.Bot, error) {
+// compileConfig is what the platform does before saving a version, under
+// the operator's rules (the stdio env keys tenants may set, ...).
+func (s *server) compileConfig(data []byte) (*botconfig.Bot, error) {
 	if len(data) == 0 {
 		return nil, botconfig.Problems{{Pointer: "", Message: "a config is required"}}
 	}
-	cfg, err := botconfig.Load(data)
-	if err != nil {
-		return nil, err
-	}
-	return botconfig.Compile(cfg)
+	return s.platform.CompileConfig(data)
 }

@@ -28,10 +28,14 @@ func loadProblems(t *testing.T, data string) Problems {
 	return ps
 }
 
+// stdioTestOptions lets the stdio MCP servers of test configs set TOKEN, as
+// an operator's PARLEY_MCP_STDIO_ENV=TOKEN would.
+var stdioTestOptions = Options{Stdio: StdioPolicy{EnvKeys: []string{"TOKEN"}}}
+
 // mustLoad loads a config that must be valid.
 func mustLoad(t testing.TB, data string) *Config {
 	t.Helper()
-	cfg, err := Load([]byte(data))
+	cfg, err := stdioTestOptions.Load([]byte(data))
 	if err != nil {
 		t.Fatalf("Load: %v\nconfig:\n%s", err, data)
 	}
@@ -41,7 +45,7 @@ func mustLoad(t testing.TB, data string) *Config {
 // mustCompile loads and compiles a config that must be valid.
 func mustCompile(t testing.TB, data string) *Bot {
 	t.Helper()
-	b, err := Compile(mustLoad(t, data))
+	b, err := stdioTestOptions.Compile(mustLoad(t, data))
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}

@@ -62,6 +62,16 @@ func (o Options) Load(data []byte) (*Config, error) {
 	return cfg, nil
 }
 
+// LoadAndCompile is Load, then Compile: what the platform does with a
+// config it is asked to save.
+func (o Options) LoadAndCompile(data []byte) (*Bot, error) {
+	cfg, err := o.Load(data)
+	if err != nil {
+		return nil, err
+	}
+	return o.Compile(cfg)
+}
+
 // decodeStrict decodes data into a Config, refusing unknown fields. After a
 // wrong type or an unknown field encoding/json keeps decoding the rest, so the
 // Config is still returned then: semantic checks can report the other

@@ -16,6 +16,10 @@ type Options struct {
 	// NativeTools are the native tool names a config may enable. Nil means
 	// DefaultNativeTools.
 	NativeTools []string
+	// Stdio is the operator's policy for stdio MCP servers; validation
+	// refuses every env key it does not allow, so the zero value allows
+	// none.
+	Stdio StdioPolicy
 }
 
 func (o Options) knownNative(name string) bool {

@@ -2,6 +2,7 @@ package botconfig
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -107,11 +108,13 @@ func mcpSecrets(s MCPServer) []string {
 }
 
 // mcpOrigin is where an MCP server's secrets go: its URL's origin, or for
-// stdio the command line the operator's allowlist names, since the program
-// and its arguments decide where an environment variable ends up.
+// stdio the argv the operator's allowlist names, since the program and its
+// arguments decide where an environment variable ends up. The argv is
+// written as a JSON array, so ["a b"] and ["a", "b"] are two destinations.
 func mcpOrigin(s MCPServer) string {
 	if s.Transport == TransportStdio {
-		return "stdio:" + strings.Join(append([]string{s.Command}, s.Args...), " ")
+		argv, _ := json.Marshal(s.Argv())
+		return "stdio:" + string(argv)
 	}
 	u, err := url.Parse(s.URL)
 	if err != nil {

@@ -74,7 +74,7 @@ func TestSecretDestinations(t *testing.T) {
 			name: "a stdio MCP server's env secret goes to its command line",
 			doc: doc(`"mcp_servers": [{"name": "local", "transport": "stdio", "command": "mcp-files", "args": ["--root", "/srv"],
 				"env": {"TOKEN": "{{secrets.files_token}}"}}]`),
-			want: map[string][]string{"files_token": {"stdio:mcp-files --root /srv"}},
+			want: map[string][]string{"files_token": {`stdio:["mcp-files","--root","/srv"]`}},
 		},
 	}
 	for _, tt := range tests {

@@ -25,6 +25,11 @@ func (c *checker) mcpServers() {
 				c.ps.add(ptr(at, "url"), "url and headers are for the http and sse transports; remove them or change transport")
 			}
 			c.mcpTemplates(s.Env, ptr(at, "env"))
+			for _, k := range sortedKeys(s.Env) {
+				if err := c.opts.Stdio.CheckEnvKey(k); err != nil {
+					c.ps.add(ptr(ptr(at, "env"), k), "%v", err)
+				}
+			}
 		default:
 			c.ps.add(ptr(at, "transport"), "transport must be \"http\", \"sse\" or \"stdio\"")
 		}

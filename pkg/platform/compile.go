@@ -7,13 +7,10 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
-// compileConfig is the default Options.Compile: strict load, then compile.
-func compileConfig(data []byte) (*botconfig.Bot, error) {
-	cfg, err := botconfig.Load(data)
-	if err != nil {
-		return nil, err
-	}
-	return botconfig.Compile(cfg)
+// CompileConfig validates and compiles a config under the operator's rules
+// (Options.Compile), exactly as saving a version does, and saves nothing.
+func (s *Service) CompileConfig(config []byte) (*botconfig.Bot, error) {
+	return s.opts.Compile(config)
 }
 
 // compile runs the compiler and turns its problems into an invalid Error

@@ -25,9 +25,11 @@ type Options struct {
 	PlatformToken string
 	// SessionTTL is how long an admin UI sign-in lasts; default 12 hours.
 	SessionTTL time.Duration
-	// Compile validates and compiles a bot config; default botconfig.Load
-	// then botconfig.Compile. An operator may wrap it to add checks; a
-	// botconfig.Problems error becomes an invalid Error with its pointers.
+	// Compile validates and compiles a bot config; default
+	// botconfig.Options{}.LoadAndCompile, whose zero options allow stdio MCP
+	// servers no env keys. cmd/parley passes the operator's options; an
+	// operator may wrap it to add checks. A botconfig.Problems error becomes
+	// an invalid Error with its pointers.
 	Compile func(config []byte) (*botconfig.Bot, error)
 	// Clock returns the current time; default time.Now. Key expiry and
 	// sessions use it.
@@ -64,7 +66,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 		opts.SessionTTL = 12 * time.Hour
 	}
 	if opts.Compile == nil {
-		opts.Compile = compileConfig
+		opts.Compile = botconfig.Options{}.LoadAndCompile
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now

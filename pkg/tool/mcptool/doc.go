@@ -5,8 +5,9 @@
 // One Pool per process, built in cmd/parley and closed on shutdown:
 //
 //	pool := mcptool.New(mcptool.Options{
-//		HTTPClient: outboundClient,         // pkg/outbound: SSRF-safe
-//		StdioAllow: settings.MCPStdioAllow, // PARLEY_MCP_STDIO_ALLOW
+//		HTTPClient: outboundClient,    // pkg/outbound: SSRF-safe
+//		Stdio:      settings.MCPStdio, // PARLEY_MCP_STDIO_ALLOW, PARLEY_MCP_STDIO_ENV
+//		StdioEnv:   []string{"PATH=" + path, "HOME=" + home},
 //	})
 //	defer pool.Close()
 //
@@ -23,9 +24,12 @@
 // Only Tools, All and Tool.Call touch the network or start processes. Validating
 // or saving a config must never call them: a tenant's config would otherwise
 // make the platform dial arbitrary hosts or run commands at save time. A
-// stdio server starts only if its exact command line (command and args
-// joined by single spaces) is on the operator's allowlist, and sees only
-// PATH, HOME and the env its config sets.
+// stdio server starts only if its exact argv (command and args, element by
+// element) is on the operator's allowlist and every env key its config sets
+// is one the operator lets tenants set (botconfig.StdioPolicy; keys such as
+// NODE_OPTIONS, LD_PRELOAD or BASH_ENV, which change what a command
+// executes, never are). It sees only Options.StdioEnv and those keys, never
+// Parley's own environment.
 //
 // Connections are keyed by tenant and a hash of what a connection depends
 // on (transport, URL, command line, substituted headers and env), so tenants

@@ -106,7 +106,7 @@ func TestServerEverythingOverEveryTransport(t *testing.T) {
 		{"over stdio", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
 			server := botconfig.MCPServer{Name: "everything", Transport: botconfig.TransportStdio, Command: bin, Args: []string{"stdio"},
 				Env: map[string]string{"GREETING": "{{secrets.greeting}}"}}
-			return newPool(t, mcptool.Options{StdioAllow: []string{bin + " stdio"}}), server
+			return newPool(t, mcptool.Options{Stdio: allowing(server)}), server
 		}},
 		{"over SSE", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
 			base, _ := startEverything(t, bin, "sse")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
 // Defaults for Options fields left zero.
@@ -30,14 +31,14 @@ type Options struct {
 	// HTTPClient is the SSRF-safe client from pkg/outbound. Every http and sse
 	// server is reached through it; without it those transports are refused.
 	HTTPClient *http.Client
-	// StdioAllow lists the exact command lines (command and args joined by
-	// single spaces) that may run as stdio servers: PARLEY_MCP_STDIO_ALLOW.
-	StdioAllow []string
-	// StdioAllowAll lets any command run (parley chat --allow-stdio).
-	StdioAllowAll bool
+	// Stdio is the operator's policy: the exact argv that may run as stdio
+	// servers (PARLEY_MCP_STDIO_ALLOW) and the env keys a config may set on
+	// them (PARLEY_MCP_STDIO_ENV). The zero value runs nothing.
+	Stdio botconfig.StdioPolicy
 	// StdioEnv is the base environment of every stdio server, as KEY=VALUE,
 	// before the config's own env; cmd/parley passes PATH and HOME. Nil
-	// gives the server nothing else.
+	// gives the server nothing else: never Parley's own environment, which
+	// holds its secrets.
 	StdioEnv []string
 	// StdioTerminateTimeout is how long a stdio server may take to exit after
 	// its stdin is closed before it is signalled.

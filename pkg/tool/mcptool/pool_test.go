@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +45,7 @@ func TestAServerRestartIsInvisibleToTheDialog(t *testing.T) {
 
 func TestAClosedSessionIsReopenedOnTheNextCall(t *testing.T) {
 	server := stdioServer("shop")
-	pool := newPool(t, mcptool.Options{StdioAllow: []string{commandLineOf(server)}})
+	pool := newPool(t, mcptool.Options{Stdio: allowing(server)})
 	tools := mustTools(t, pool, server, nil)
 	wantContent(t, mustCall(t, tools, "shop__echo", `{"message":"one"}`), false, "echo: one")
 
@@ -124,20 +125,29 @@ func TestConnectionsAreKeyedByTenantAndConfig(t *testing.T) {
 	}
 }
 
-func TestStdioRunsOnlyAllowlistedCommandLines(t *testing.T) {
+func TestStdioRunsOnlyAllowlistedArgv(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "spawned")
-	server := botconfig.MCPServer{Name: "evil", Transport: botconfig.TransportStdio, Command: "sh", Args: []string{"-c", "touch " + marker}}
+	touch := "touch " + marker
+	allowed := []string{"sh", "-c", touch}
 	cases := []struct {
 		name  string
-		allow []string
+		allow [][]string
+		argv  []string
 	}{
-		{"an empty allowlist refuses every command", nil},
-		{"a command allowed with other arguments is refused", []string{"sh -c true"}},
-		{"the bare command is not its command line", []string{"sh"}},
+		{"an empty allowlist refuses every command", nil, allowed},
+		{"a command allowed with other arguments is refused", [][]string{{"sh", "-c", "true"}}, allowed},
+		{"the bare command is not its argv", [][]string{{"sh"}}, allowed},
+		{"an extra argument is refused", [][]string{allowed}, append(slices.Clone(allowed), "extra")},
+		{"a missing argument is refused", [][]string{allowed}, allowed[:2]},
+		{"reordered arguments are refused", [][]string{allowed}, []string{"sh", touch, "-c"}},
+		{"arguments joined into one are refused", [][]string{{"sh", "-c", "touch", marker}}, allowed},
+		{"one argument split in two is refused", [][]string{allowed}, []string{"sh", "-c", "touch", marker}},
+		{"the command and an argument run together are refused", [][]string{allowed}, []string{"sh -c", touch}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			pool := newPool(t, mcptool.Options{StdioAllow: tc.allow})
+			server := botconfig.MCPServer{Name: "evil", Transport: botconfig.TransportStdio, Command: tc.argv[0], Args: tc.argv[1:]}
+			pool := newPool(t, mcptool.Options{Stdio: botconfig.StdioPolicy{Allow: tc.allow}})
 			_, err := mcptool.Tools(context.Background(), pool, tenant, server, nil)
 			if err == nil || !strings.Contains(err.Error(), "not on the operator's allowlist") {
 				t.Fatalf("err = %v, want an allowlist refusal", err)
@@ -158,7 +168,7 @@ func TestStdioServersSeeOnlyTheirOwnEnvironment(t *testing.T) {
 	out := filepath.Join(dir, "env")
 	server := botconfig.MCPServer{Name: "env", Transport: botconfig.TransportStdio, Command: "sh",
 		Args: []string{"-c", "env > " + out}, Env: map[string]string{"API_KEY": "{{secrets.k}}"}}
-	pool := newPool(t, mcptool.Options{StdioAllowAll: true, StdioEnv: []string{"PATH=/usr/bin:/bin", "HOME=" + dir}})
+	pool := newPool(t, mcptool.Options{Stdio: botconfig.StdioPolicy{AllowAll: true}, StdioEnv: []string{"PATH=/usr/bin:/bin", "HOME=" + dir}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// The script is no MCP server, so connecting fails; it has run by then.
@@ -228,7 +238,7 @@ func TestClosedPoolRefusesWorkAndStopsItsServers(t *testing.T) {
 	server := stdioServer("shop")
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	server.Env[pidFileEnv] = pidFile
-	pool := mcptool.New(mcptool.Options{StdioAllow: []string{commandLineOf(server)}})
+	pool := mcptool.New(mcptool.Options{Stdio: allowing(server)})
 	tools := mustTools(t, pool, server, nil)
 	pidText, err := os.ReadFile(pidFile)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -82,26 +81,25 @@ func parseRemoteURL(server botconfig.MCPServer) (*url.URL, error) {
 	return u, nil
 }
 
-// commandLine is what the stdio allowlist holds: the command and its
-// arguments joined by single spaces.
-func commandLine(server botconfig.MCPServer) string {
-	return strings.Join(append([]string{server.Command}, server.Args...), " ")
-}
-
+// allowStdio refuses a stdio server the operator's policy does not allow:
+// its argv must be on the allowlist element by element, and every env key
+// must be one tenants may set. Validation checked the keys when the config
+// was saved; this check holds even if the policy changed since, or the
+// config never went through validation.
 func (p *Pool) allowStdio(server botconfig.MCPServer) error {
 	if server.Command == "" {
 		return fmt.Errorf("mcp server %q: stdio transport needs a command", server.Name)
 	}
-	if p.opts.StdioAllowAll {
-		return nil
+	if !p.opts.Stdio.AllowsArgv(server.Argv()) {
+		argv, _ := json.Marshal(server.Argv())
+		return fmt.Errorf("mcp server %q: stdio command %s is not on the operator's allowlist (PARLEY_MCP_STDIO_ALLOW)", server.Name, argv)
 	}
-	line := commandLine(server)
-	for _, allowed := range p.opts.StdioAllow {
-		if allowed == line {
-			return nil
+	for _, k := range sortedKeys(server.Env) {
+		if err := p.opts.Stdio.CheckEnvKey(k); err != nil {
+			return fmt.Errorf("mcp server %q: %w", server.Name, err)
 		}
 	}
-	return fmt.Errorf("mcp server %q: stdio command %q is not on the operator's allowlist (PARLEY_MCP_STDIO_ALLOW)", server.Name, line)
+	return nil
 }
 
 func fingerprint(tenantID string, server botconfig.MCPServer, headers, env map[string]string) string {

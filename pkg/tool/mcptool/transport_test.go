@@ -27,7 +27,7 @@ func TestToolsWorkOverEveryTransport(t *testing.T) {
 		}},
 		{"an allowed stdio command serves the tools", func(t *testing.T) (*mcptool.Pool, botconfig.MCPServer) {
 			server := stdioServer("shop")
-			return newPool(t, mcptool.Options{StdioAllow: []string{"/bin/false", commandLineOf(server)}}), server
+			return newPool(t, mcptool.Options{Stdio: allowing(server, []string{"/bin/false"})}), server
 		}},
 	}
 	for _, tc := range cases {
@@ -44,10 +44,12 @@ func TestToolsWorkOverEveryTransport(t *testing.T) {
 	}
 }
 
-func commandLineOf(s botconfig.MCPServer) string {
-	line := s.Command
-	for _, a := range s.Args {
-		line += " " + a
+// allowing is the operator policy that runs exactly server's argv, plus
+// any other argv given, and lets it set the env keys it sets.
+func allowing(server botconfig.MCPServer, others ...[]string) botconfig.StdioPolicy {
+	p := botconfig.StdioPolicy{Allow: append([][]string{server.Argv()}, others...)}
+	for k := range server.Env {
+		p.EnvKeys = append(p.EnvKeys, k)
 	}
-	return line
+	return p
 }
