@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/parleyhq/parley/pkg/redact"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 )
 
@@ -48,21 +48,13 @@ func (t *EndpointTemplate) Render(args json.RawMessage, vars Vars) (*RenderedReq
 }
 
 // Redact replaces every secret value used in r with "[redacted]" in s, for
-// error texts and logs. Escaped forms (as they appear in a URL) are covered too.
+// error texts and logs, in every form a server may echo it (escaped,
+// encoded: see pkg/redact).
 func (r *RenderedRequest) Redact(s string) string {
 	if r == nil {
 		return s
 	}
-	var forms []string
-	for _, sec := range r.secrets {
-		forms = append(forms, sec, url.PathEscape(sec), url.QueryEscape(sec))
-	}
-	// Longest first, so a secret that contains another is scrubbed whole.
-	sort.Slice(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
-	for _, f := range forms {
-		s = strings.ReplaceAll(s, f, "[redacted]")
-	}
-	return s
+	return redact.New(r.secrets...).Redact(s)
 }
 
 // decodeArgs splits the arguments object into raw values. UseNumber keeps

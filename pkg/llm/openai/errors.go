@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parleyhq/parley/pkg/redact"
 	"io"
 	"net"
 	"net/http"
@@ -48,7 +49,7 @@ func (p *Provider) toError(ctx context.Context, c *call, err error) error {
 		e.Message = apiErr.Message
 	case errors.As(err, &reqErr):
 		e.StatusCode = reqErr.HTTPStatusCode
-		e.Message = fmt.Sprintf("%s: %s", http.StatusText(reqErr.HTTPStatusCode), excerpt(string(reqErr.Body)))
+		e.Message = fmt.Sprintf("%s: %s", http.StatusText(reqErr.HTTPStatusCode), excerpt(p.redact(string(reqErr.Body))))
 		classify(e, reqErr.HTTPStatusCode, "", "", string(reqErr.Body))
 	case isTransportError(err):
 		e.Kind, e.Retryable = llm.ErrNetwork, true
@@ -111,13 +112,18 @@ func (p *Provider) truncated(err error) error {
 	return &llm.Error{Kind: llm.ErrNetwork, Provider: p.name, Message: msg, Retryable: true, Err: &safeError{msg: msg}}
 }
 
-// redact removes the API key from text meant for errors and logs.
-func (p *Provider) redact(s string) string {
-	if len(p.apiKey) >= 4 {
-		s = strings.ReplaceAll(s, p.apiKey, "[redacted]")
+// keyRedactor scrubs key; one shorter than 4 characters is no real key and
+// would mangle ordinary text.
+func keyRedactor(key string) *redact.Redactor {
+	if len(key) < 4 {
+		return nil
 	}
-	return s
+	return redact.New(key)
 }
+
+// redact removes the API key from text meant for errors and logs, however
+// the server escaped or encoded it.
+func (p *Provider) redact(s string) string { return p.secrets.Redact(s) }
 
 func excerpt(s string) string {
 	s = strings.TrimSpace(s)

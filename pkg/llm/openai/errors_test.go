@@ -2,14 +2,18 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 )
 
 // errorTexts returns every way a caller might print or log err.
@@ -81,5 +85,41 @@ func TestErrorKindsByStatus(t *testing.T) {
 				t.Fatalf("message %q; want the server's %q", e.Message, tt.fault.Message)
 			}
 		})
+	}
+}
+
+// TestErrorsNeverHoldTheAPIKeyHoweverAProxyEchoesIt puts a gateway in front
+// of the API that answers 401 with the key it got echoed in every encoding.
+func TestErrorsNeverHoldTheAPIKeyHoweverAProxyEchoesIt(t *testing.T) {
+	const key = "sk-proj/éa+b=c&d-secret"
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		var msg strings.Builder
+		for _, sp := range redacttest.Spellings(got) {
+			msg.WriteString(sp.Name + ": " + sp.Text + "\n")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg.String(), "type": "invalid_request_error"}})
+	}))
+	t.Cleanup(gateway.Close)
+	p, err := openai.New(openai.Config{BaseURL: gateway.URL + "/v1", APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Complete(context.Background(), userRequest("hi"))
+	var e *llm.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want an llm.Error", err)
+	}
+	for _, sp := range redacttest.Spellings(key) {
+		if !strings.Contains(e.Message, sp.Name+": [redacted]\n") {
+			t.Errorf("%s: not redacted in %q", sp.Name, e.Message)
+		}
+		for _, text := range errorTexts(err) {
+			if strings.Contains(text, sp.Text) {
+				t.Errorf("%s: an error text holds the key: %.300s", sp.Name, text)
+			}
+		}
 	}
 }

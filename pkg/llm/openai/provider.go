@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/parleyhq/parley/pkg/redact"
 	"io"
 	"log/slog"
 	"net/http"
@@ -55,7 +56,7 @@ type Config struct {
 // It is safe for concurrent use.
 type Provider struct {
 	name        string
-	apiKey      string
+	secrets     *redact.Redactor // the API key, in every form an error may echo it
 	client      *goopenai.Client
 	streamUsage bool
 }
@@ -84,7 +85,7 @@ func New(cfg Config) (*Provider, error) {
 	cc.HTTPClient = doer{client: newRetryClient(cfg)}
 	return &Provider{
 		name:        cfg.Name,
-		apiKey:      cfg.APIKey,
+		secrets:     keyRedactor(cfg.APIKey),
 		client:      goopenai.NewClientWithConfig(cc),
 		streamUsage: !cfg.DisableStreamUsage,
 	}, nil

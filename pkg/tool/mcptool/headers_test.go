@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/outbound"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 )
 
@@ -32,6 +33,17 @@ func TestHeadersCarryDialogVarsAndSecrets(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no request carried the substituted headers")
+		}
+	})
+	t.Run("a secret the server echoes back escaped or encoded is redacted", func(t *testing.T) {
+		res := mustCall(t, tools, "docs__whoami", `{"encoded":true}`)
+		for _, sp := range redacttest.Spellings("s3cr3t-value") {
+			if !strings.Contains(res.Content, sp.Name+": [redacted]\n") {
+				t.Errorf("%s: not redacted", sp.Name)
+			}
+		}
+		if strings.Contains(res.Content, "s3cr3t") || strings.Contains(res.Content, "%73%33") || strings.Contains(res.Content, "czNjcjN0") {
+			t.Errorf("secret leaked into the result: %q", res.Content)
 		}
 	})
 	t.Run("a secret the server echoes back is redacted", func(t *testing.T) {

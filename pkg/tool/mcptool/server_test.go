@@ -9,12 +9,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 )
 
 // tinyPNG is the payload of the image tool: 8 bytes, reported by size only.
@@ -82,13 +84,22 @@ func newTestServer() *mcp.Server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "awake"}}}, nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Echoes the request's Authorization header"},
-		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Echoes the request's Authorization header; encoded: its bearer token in every encoding a server might use"},
+		func(_ context.Context, req *mcp.CallToolRequest, in struct {
+			Encoded bool `json:"encoded,omitempty"`
+		}) (*mcp.CallToolResult, any, error) {
 			auth := ""
 			if req.Extra != nil && req.Extra.Header != nil {
 				auth = req.Extra.Header.Get("Authorization")
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "auth=" + auth}}}, nil, nil
+			text := "auth=" + auth
+			if in.Encoded {
+				text = ""
+				for _, sp := range redacttest.Spellings(strings.TrimPrefix(auth, "Bearer ")) {
+					text += sp.Name + ": " + sp.Text + "\n"
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
 	return s
 }

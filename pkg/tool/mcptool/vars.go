@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/redact"
 )
 
 // secretPrefix marks the tenant secrets among the vars.
@@ -82,29 +83,16 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // redactor replaces secret values with "[redacted]" in text that reaches the
-// model or logs: a server may echo a header back in an error or a result.
-type redactor struct{ r *strings.Replacer }
+// model or logs, in every form a server may echo them (pkg/redact): a server
+// may echo a header back in an error or a result.
+type redactor struct{ r *redact.Redactor }
 
 func newRedactor(secrets map[string]struct{}) redactor {
-	if len(secrets) == 0 {
-		return redactor{}
-	}
 	vals := make([]string, 0, len(secrets))
 	for s := range secrets {
 		vals = append(vals, s)
 	}
-	// Longest first, so a secret that contains another is replaced whole.
-	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
-	pairs := make([]string, 0, 2*len(vals))
-	for _, v := range vals {
-		pairs = append(pairs, v, "[redacted]")
-	}
-	return redactor{strings.NewReplacer(pairs...)}
+	return redactor{redact.New(vals...)}
 }
 
-func (r redactor) redact(s string) string {
-	if r.r == nil {
-		return s
-	}
-	return r.r.Replace(s)
-}
+func (r redactor) redact(s string) string { return r.r.Redact(s) }
