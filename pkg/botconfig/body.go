@@ -106,9 +106,9 @@ func parseBodyString(s string, sc scope, at, key string, ps *Problems) *bodyNode
 			ps.add(at, "%v", err)
 			return nil
 		}
-		return &bodyNode{kind: bodyString, tmpl: strTemplate{{segVar, name}}}
+		return &bodyNode{kind: bodyString, tmpl: strTemplate{{kind: segVar, text: name}}}
 	}
-	t, err := parseTemplate(s)
+	t, err := parseEndpointTemplate(s)
 	if err != nil {
 		ps.add(at, "%v", err)
 		return nil

@@ -17,9 +17,13 @@ type Bot struct {
 	// SystemPrompt is the static prompt. Prompt adds the per-dialog facts.
 	SystemPrompt string
 	// Tools are the config's HTTP and client tools, in config order.
-	Tools            []ToolSpec
-	NativeTools      []string
-	MCPServers       []MCPServer
+	Tools       []ToolSpec
+	NativeTools []string
+	// MCPServers are the enabled servers, in config order.
+	MCPServers []MCPServer
+	// mcpIndex is each MCPServers entry's index in the config's
+	// mcp_servers, which skips disabled servers.
+	mcpIndex         []int
 	ContextVariables []ContextVariable
 	LLM              LLMSettings
 	Runtime          Runtime

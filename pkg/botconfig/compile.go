@@ -41,12 +41,12 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		Greeting:         cfg.BasicSettings.Greeting,
 		Tools:            tools,
 		NativeTools:      slices.Clone(cfg.NativeTools),
-		MCPServers:       compileMCPServers(cfg.MCPServers),
 		ContextVariables: slices.Clone(cfg.ContextVariables),
 		LLM:              compileLLM(cfg.LLM),
 		Runtime:          compileRuntime(cfg.Runtime),
 		Fingerprint:      Fingerprint(cfg),
 	}
+	b.MCPServers, b.mcpIndex = compileMCPServers(cfg.MCPServers)
 	for i := range b.Tools {
 		b.Tools[i].Parameters = bytes.Clone(b.Tools[i].Parameters)
 	}
@@ -87,23 +87,27 @@ func compileLLM(l LLMSettings) LLMSettings {
 	return out
 }
 
-// compileMCPServers copies the servers with the default timeout applied.
-func compileMCPServers(servers []MCPServer) []MCPServer {
-	out := make([]MCPServer, len(servers))
+// compileMCPServers copies the enabled servers with the default timeout
+// applied, and returns the index each has in the config, for pointers.
+func compileMCPServers(servers []MCPServer) ([]MCPServer, []int) {
+	var out []MCPServer
+	var index []int
 	for i, s := range servers {
+		if !s.IsEnabled() {
+			continue
+		}
 		s.Headers = maps.Clone(s.Headers)
 		s.Env = maps.Clone(s.Env)
 		s.Args = slices.Clone(s.Args)
 		s.Tools = MCPToolFilter{Allow: slices.Clone(s.Tools.Allow), Deny: slices.Clone(s.Tools.Deny)}
+		s.Enabled = nil
 		if s.Timeout == 0 {
 			s.Timeout = DefaultMCPTimeout.Seconds()
 		}
-		out[i] = s
+		out = append(out, s)
+		index = append(index, i)
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return out, index
 }
 
 // Fingerprint is the hex SHA-256 of the config's canonical encoding: JSON with

@@ -38,20 +38,7 @@ func TestPromptMatchesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := mustCompile(t, string(data)).Prompt(vars)
-			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Fatalf("prompt differs from %s (run go test -update after checking the change):\n%s", golden, got)
-			}
+			checkGolden(t, filepath.Join("testdata", name+".golden"), mustCompile(t, string(data)).Prompt(vars))
 		})
 	}
 }

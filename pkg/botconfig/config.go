@@ -98,7 +98,14 @@ type MCPServer struct {
 	// server's tools, as HTTPTool.ShowToEndUser does for one tool.
 	ShowToEndUser bool          `json:"show_to_end_user,omitempty"`
 	Tools         MCPToolFilter `json:"tools,omitempty"`
+	// Enabled false keeps the server in the config (still validated) but
+	// skips it: no connection, no tools. Nil means true, as in the seed's
+	// mcp_servers JSON.
+	Enabled *bool `json:"enabled,omitempty"`
 }
+
+// IsEnabled reports whether the server is used: Enabled is unset or true.
+func (s MCPServer) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
 
 // MCPToolFilter narrows the server's tools: only Allow (when set), minus Deny.
 type MCPToolFilter struct {

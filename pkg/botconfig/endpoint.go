@@ -139,7 +139,7 @@ func (t *EndpointTemplate) parseURL(raw string, sc scope, at string, ps *Problem
 		hostEnd = len(rest)
 	}
 	origin := scheme + "://" + rest[:hostEnd]
-	if strings.ContainsAny(origin, "<") || strings.Contains(origin, "{{") {
+	if strings.ContainsAny(origin, "<{") {
 		ps.add(at, "placeholders are not allowed in the URL's scheme, host or port; put them in the path or query")
 		return
 	}
@@ -165,7 +165,7 @@ func (t *EndpointTemplate) parseURL(raw string, sc scope, at string, ps *Problem
 		return
 	}
 	path, query, _ := strings.Cut(rest, "?")
-	pt, err := parseTemplate(path)
+	pt, err := parseEndpointTemplate(path)
 	if err != nil {
 		ps.add(at, "URL path: %v", err)
 		return
@@ -232,7 +232,7 @@ func (t *EndpointTemplate) parseHeaders(headers map[string]string, sc scope, at 
 			ps.add(p, "%q only works in body and query values; use {{variable}} in headers", AutofillSentinel)
 			continue
 		}
-		vt, err := parseTemplate(headers[name])
+		vt, err := parseEndpointTemplate(headers[name])
 		if err != nil {
 			ps.add(p, "%v", err)
 			continue

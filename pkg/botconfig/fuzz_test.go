@@ -71,7 +71,18 @@ func FuzzParseTemplate(f *testing.F) {
 	for _, s := range []string{"", "plain", "<id>", "a<<b", "{{x}}", "{{ secrets.k }}", "{{{{", "{{{x}}}", "<a><b>{{c}}", "<", "{{", "}}>", "<<<a>>>", "{{{{{{x}}"} {
 		f.Add(s)
 	}
+	for _, s := range []string{"{email}", `\{email}`, `{"a": {b}}`, "{{{x}", "{x}}}", `\\{x}`} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// Endpoint templates also read the seed's {name}: never a panic,
+		// every error inside the input.
+		if _, err := parseEndpointTemplate(s); err != nil {
+			var te *TemplateError
+			if !errors.As(err, &te) || te.Offset < 0 || te.Offset >= len(s) {
+				t.Fatalf("endpoint template error %v has no offset inside the input", err)
+			}
+		}
 		tmpl, err := parseTemplate(s)
 		if err != nil {
 			var te *TemplateError

@@ -2,6 +2,7 @@ package botconfig
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -116,7 +117,7 @@ func playbookSection(books []ActionBook) string {
 }
 
 func toolSection(cfg *Config) string {
-	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && len(cfg.MCPServers) == 0 {
+	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && !slices.ContainsFunc(cfg.MCPServers, MCPServer.IsEnabled) {
 		return "## Tools\nYou have no tools. Never claim to have looked something up or to have done something outside this conversation."
 	}
 	lines := []string{

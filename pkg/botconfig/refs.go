@@ -14,9 +14,9 @@ func parseValue(key, value string, sc scope, at string, ps *Problems, where refP
 			ps.add(at, "%v", err)
 			return nil, false
 		}
-		return strTemplate{{segVar, name}}, true
+		return strTemplate{{kind: segVar, text: name}}, true
 	}
-	vt, err := parseTemplate(value)
+	vt, err := parseEndpointTemplate(value)
 	if err != nil {
 		ps.add(at, "%v", err)
 		return nil, false
@@ -56,10 +56,12 @@ func checkRefs(t strTemplate, sc scope, at string, ps *Problems, where refPlace)
 			switch {
 			case where == refNoArgs:
 				ps.add(at, "<%s>: model arguments cannot be used here; use {{variable}} or {{secrets.NAME}}", s.text)
+			case !declared && s.brace:
+				ps.add(at, `{%s} is not a declared argument; add %q to parameters.properties, or write \{%s} (in JSON "\\{%s}") for a literal "{%s}"`, s.text, s.text, s.text, s.text, s.text)
 			case !declared:
 				ps.add(at, "<%s> is not a declared argument; add %q to parameters.properties", s.text, s.text)
 			case where == refPath && !required:
-				ps.add(at, "<%s> is optional but used in the URL path, which cannot be left empty; add %q to parameters.required or move it to query_params", s.text, s.text)
+				ps.add(at, "%s is optional but used in the URL path, which cannot be left empty; add %q to parameters.required or move it to query_params", s.spelled(), s.text)
 			}
 		case segVar:
 			if strings.HasPrefix(s.text, SecretPrefix) || isSystemVariable(s.text) {

@@ -221,3 +221,22 @@ func TestRenderIsSafeForConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+func TestSeedBracePlaceholdersRenderLikeAngleBrackets(t *testing.T) {
+	runRenderCases(t, []renderCase{
+		{name: "{id} in the path is path-escaped", endpoint: `{"url": "https://api.example.com/items/{id}"}`,
+			args: `{"id": "a/b c"}`, url: "https://api.example.com/items/a%2Fb%20c"},
+		{name: "{q} in query_params is query-escaped", endpoint: `{"url": "https://api.example.com/search", "query_params": {"q": "{q}", "id": "{id}"}}`,
+			args: `{"id": "1", "q": "a&b"}`, url: "https://api.example.com/search?id=1&q=a%26b"},
+		{name: "a body value that is exactly {seats} keeps the argument's type", endpoint: `{"url": "https://api.example.com/x", "method": "POST", "body": {"seats": "{seats}", "vip": "{vip}", "id": "{id}"}}`,
+			args: `{"id": "7", "seats": 3, "vip": true}`, body: `{"seats":3,"vip":true,"id":"7"}`},
+		{name: "an optional {note} the model left out drops its key", endpoint: `{"url": "https://api.example.com/x", "method": "POST", "body": {"id": "{id}", "note": "{note}"}}`,
+			args: `{"id": "7"}`, body: `{"id":"7"}`},
+		{name: "{id} inside a longer string is stringified", endpoint: `{"url": "https://api.example.com/x", "method": "POST", "body": {"ref": "order-{id}-{{channel}}"}}`,
+			args: `{"id": "7"}`, body: `{"ref":"order-7-web chat"}`},
+		{name: "JSON-looking text and the escape stay literal", endpoint: `{"url": "https://api.example.com/x", "method": "POST", "body": {"tpl": "{\"id\": {id}} \\{id}"}}`,
+			args: `{"id": "7"}`, body: `{"tpl":"{\"id\": 7} {id}"}`},
+		{name: "{id} in a header", endpoint: `{"url": "https://api.example.com/x", "headers": {"X-Id": "id-{id}"}}`,
+			args: `{"id": "7"}`, headers: map[string]string{"X-Id": "id-7"}},
+	})
+}

@@ -37,7 +37,11 @@ func (b *Bot) SecretUses() []SecretUse {
 		}
 	}
 	for i, s := range b.MCPServers {
-		add(mcpOrigin(s), ptr("/mcp_servers", i), mcpSecrets(s))
+		at := i
+		if i < len(b.mcpIndex) {
+			at = b.mcpIndex[i]
+		}
+		add(mcpOrigin(s), ptr("/mcp_servers", at), mcpSecrets(s))
 	}
 	slices.SortFunc(uses, func(a, b SecretUse) int {
 		return cmp.Or(cmp.Compare(a.Secret, b.Secret), cmp.Compare(a.Origin, b.Origin), cmp.Compare(a.Pointer, b.Pointer))

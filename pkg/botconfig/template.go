@@ -56,6 +56,17 @@ const (
 type segment struct {
 	kind segKind
 	text string // the literal text, or the argument or variable name
+	// brace marks an argument written the seed's way, {name}, so messages
+	// quote it as written.
+	brace bool
+}
+
+// spelled is an argument as the config wrote it: <name> or {name}.
+func (s segment) spelled() string {
+	if s.brace {
+		return "{" + s.text + "}"
+	}
+	return "<" + s.text + ">"
 }
 
 // strTemplate is a parsed template string.
@@ -80,12 +91,22 @@ func (e *TemplateError) Error() string {
 // "{{name}}" (spaces inside the braces allowed) is a variable and "{{{{" a
 // literal "{{"; an unclosed or malformed "{{" is an error. A single "{" and
 // any "}" or ">" are plain text.
-func parseTemplate(s string) (strTemplate, error) {
+func parseTemplate(s string) (strTemplate, error) { return parseTemplateSpelling(s, false) }
+
+// parseEndpointTemplate is parseTemplate for endpoint values, where the
+// seed's spelling of an argument is accepted too: "{name}" (a single brace,
+// a name, a brace, nothing else inside) means "<name>", and checkRefs
+// refuses it when name is not a declared parameter. Other single braces
+// stay text, so JSON-looking text such as {"a": 1} or { x } is unaffected.
+// "\{name}" is a literal "{name}" ("\\{name}" in the JSON source).
+func parseEndpointTemplate(s string) (strTemplate, error) { return parseTemplateSpelling(s, true) }
+
+func parseTemplateSpelling(s string, seedBraces bool) (strTemplate, error) {
 	var t strTemplate
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
-			t = append(t, segment{segLiteral, lit.String()})
+			t = append(t, segment{kind: segLiteral, text: lit.String()})
 			lit.Reset()
 		}
 	}
@@ -100,7 +121,7 @@ func parseTemplate(s string) (strTemplate, error) {
 				return nil, &TemplateError{i, `"<" must start an argument like <order_id> (letters, digits, '_' or '-'); write "<<" for a literal "<"`}
 			}
 			flush()
-			t = append(t, segment{segArg, s[i+1 : i+1+end]})
+			t = append(t, segment{kind: segArg, text: s[i+1 : i+1+end]})
 			i += end + 2
 		case strings.HasPrefix(s[i:], "{{{{"):
 			lit.WriteString("{{")
@@ -115,8 +136,16 @@ func parseTemplate(s string) (strTemplate, error) {
 				return nil, &TemplateError{i, fmt.Sprintf(`{{%s}} is not a variable name: use {{name}} or {{secrets.NAME}}; write "{{{{" for a literal "{{"`, name)}
 			}
 			flush()
-			t = append(t, segment{segVar, name})
+			t = append(t, segment{kind: segVar, text: name})
 			i += end + 4
+		case seedBraces && s[i] == '\\' && seedArgAt(s, i+1) != "":
+			lit.WriteString("{" + seedArgAt(s, i+1) + "}")
+			i += len(seedArgAt(s, i+1)) + 3
+		case seedBraces && seedArgAt(s, i) != "":
+			name := seedArgAt(s, i)
+			flush()
+			t = append(t, segment{kind: segArg, text: name, brace: true})
+			i += len(name) + 2
 		default:
 			lit.WriteByte(s[i])
 			i++
@@ -124,6 +153,18 @@ func parseTemplate(s string) (strTemplate, error) {
 	}
 	flush()
 	return t, nil
+}
+
+// seedArgAt returns name when s[i:] starts with "{name}", or "".
+func seedArgAt(s string, i int) string {
+	if i >= len(s) || s[i] != '{' {
+		return ""
+	}
+	end := strings.IndexByte(s[i+1:], '}')
+	if end < 0 || !isArgName(s[i+1:i+1+end]) {
+		return ""
+	}
+	return s[i+1 : i+1+end]
 }
 
 // single returns the placeholder when the template is exactly one placeholder

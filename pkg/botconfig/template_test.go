@@ -7,9 +7,9 @@ import (
 )
 
 func TestParseTemplate(t *testing.T) {
-	lit := func(s string) segment { return segment{segLiteral, s} }
-	arg := func(s string) segment { return segment{segArg, s} }
-	v := func(s string) segment { return segment{segVar, s} }
+	lit := func(s string) segment { return segment{kind: segLiteral, text: s} }
+	arg := func(s string) segment { return segment{kind: segArg, text: s} }
+	v := func(s string) segment { return segment{kind: segVar, text: s} }
 	tests := []struct {
 		name string
 		in   string
@@ -40,6 +40,45 @@ func TestParseTemplate(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestEndpointTemplatesReadTheSeedsBraces(t *testing.T) {
+	lit := func(s string) segment { return segment{kind: segLiteral, text: s} }
+	seed := func(s string) segment { return segment{kind: segArg, text: s, brace: true} }
+	v := func(s string) segment { return segment{kind: segVar, text: s} }
+	tests := []struct {
+		name string
+		in   string
+		want strTemplate
+	}{
+		{"{name} is an argument", "{email}", strTemplate{seed("email")}},
+		{"{name} between literals", "/contacts/{id}/notes", strTemplate{lit("/contacts/"), seed("id"), lit("/notes")}},
+		{"{{name}} is still a variable", "{{dialog_id}}", strTemplate{v("dialog_id")}},
+		{"{{{{ is still a literal {{", "{{{{email}}", strTemplate{lit("{{email}}")}},
+		{"JSON-looking text is plain text", `{"email": "x"}`, strTemplate{lit(`{"email": "x"}`)}},
+		{"a brace with spaces inside is plain text", "{ email }", strTemplate{lit("{ email }")}},
+		{"an unclosed brace is plain text", "{email", strTemplate{lit("{email")}},
+		{"empty braces are plain text", "{}", strTemplate{lit("{}")}},
+		{`\{name} is a literal {name}`, `say \{email} to {email}`, strTemplate{lit("say {email} to "), seed("email")}},
+		{"a backslash elsewhere is plain text", `a\b \{ x}`, strTemplate{lit(`a\b \{ x}`)}},
+		{"a variable next to an argument", "{{channel}}{email}", strTemplate{v("channel"), seed("email")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseEndpointTemplate(tt.in)
+			if err != nil {
+				t.Fatalf("parseEndpointTemplate(%q): %v", tt.in, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("parseEndpointTemplate(%q) = %#v, want %#v", tt.in, got, tt.want)
+			}
+		})
+	}
+	t.Run("outside endpoints {name} is plain text", func(t *testing.T) {
+		if got, _ := parseTemplate("{email}"); !reflect.DeepEqual(got, strTemplate{lit("{email}")}) {
+			t.Fatalf("parseTemplate = %#v", got)
+		}
+	})
 }
 
 func TestParseTemplateRejectsAmbiguousText(t *testing.T) {

@@ -80,6 +80,11 @@ var endpointMistakes = []mistakeCase{
 	{"two headers differing only in case are refused", withEndpoint(`{"url": "https://api.example.com/<id>", "headers": {"x-a": "1", "X-A": "2"}}`), "/tools/0/endpoint/headers/x-a", "keep one"},
 	{"an invalid header name is refused", withEndpoint(`{"url": "https://api.example.com/<id>", "headers": {"X A": "1"}}`), "/tools/0/endpoint/headers/X A", "not a valid header name"},
 	{"a placeholder in a query name is refused", withEndpoint(`{"url": "https://api.example.com/<id>?<note>=1"}`), "/tools/0/endpoint/url", "only values can"},
+	{"a seed-style {name} that is not declared asks to declare or escape it", withEndpoint(`{"url": "https://api.example.com/<id>", "body": {"email": "{emial}"}}`), "/tools/0/endpoint/body/email", `add "emial" to parameters.properties, or write \{emial}`},
+	{"a seed-style {name} in a header that is not declared is refused", withEndpoint(`{"url": "https://api.example.com/<id>", "headers": {"X-Ref": "ref-{ref}"}}`), "/tools/0/endpoint/headers/X-Ref", `{ref} is not a declared argument`},
+	{"a seed-style {name} in query_params that is not declared is refused", withEndpoint(`{"url": "https://api.example.com/<id>", "query_params": {"q": "{query}"}}`), "/tools/0/endpoint/query_params/q", `{query} is not a declared argument`},
+	{"a seed-style optional {name} in the path asks to require it", withEndpoint(`{"url": "https://api.example.com/<id>/{note}"}`), "/tools/0/endpoint/url", `{note} is optional but used in the URL path`},
+	{"a seed-style placeholder in the host is rejected", withEndpoint(`{"url": "https://{id}.example.com/"}`), "/tools/0/endpoint/url", "not allowed in the URL's scheme, host or port"},
 }
 
 var mcpAndVariableMistakes = []mistakeCase{

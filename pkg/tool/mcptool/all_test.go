@@ -39,3 +39,20 @@ func TestAllKeepsTheReachableServersAndNamesTheOthers(t *testing.T) {
 		t.Errorf("err = %v names a server that worked", err)
 	}
 }
+
+func TestAllSkipsADisabledServer(t *testing.T) {
+	srv := startHTTPServer(t, false)
+	pool := newPool(t, mcptool.Options{HTTPClient: outboundClient(t, srv.URL)})
+	off := false
+	servers := []botconfig.MCPServer{
+		{Name: "shop", Transport: botconfig.TransportHTTP, URL: srv.URL, Tools: botconfig.MCPToolFilter{Allow: []string{"echo"}}},
+		{Name: "off", Transport: botconfig.TransportHTTP, URL: srv.URL, Enabled: &off},
+	}
+	tools, err := mcptool.All(context.Background(), pool, tenant, servers, nil)
+	if err != nil || len(tools) != 1 || tools[0].Definition().Name != "shop__echo" {
+		t.Fatalf("tools = %d, err = %v; want shop__echo alone", len(tools), err)
+	}
+	if n := srv.sessions.Load(); n != 1 {
+		t.Errorf("the server saw %d sessions, want 1: the disabled server must not connect", n)
+	}
+}
