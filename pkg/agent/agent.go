@@ -66,6 +66,12 @@ type ContextPolicy struct {
 	// KeepRecent is how many recent messages compaction keeps verbatim
 	// (more when needed to keep a tool call with its results); default 6.
 	KeepRecent int
+	// CompactionPrompt asks the model for the summary; empty uses the
+	// built-in one.
+	CompactionPrompt string
+	// NoCompaction turns compaction off: a dialog that outgrows the window
+	// then fails with the provider's context-length error.
+	NoCompaction bool
 }
 
 // Agent runs the loop for one request. Its methods must not be called
@@ -137,6 +143,9 @@ func applyDefaults(cfg *Config) {
 	}
 	if cfg.Context.KeepRecent <= 0 {
 		cfg.Context.KeepRecent = 6
+	}
+	if cfg.Context.CompactionPrompt == "" {
+		cfg.Context.CompactionPrompt = compactionPrompt
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -12,7 +12,7 @@ import (
 // provider may still accept the request, and if not its context_length error
 // says so plainly.
 func (r *run) fit(c Choice) error {
-	if c.ContextWindow <= 0 {
+	if c.ContextWindow <= 0 || r.a.cfg.Context.NoCompaction {
 		return nil
 	}
 	if float64(r.view.tokens(r.a)) < r.a.cfg.Context.CompactAt*float64(c.ContextWindow) {
@@ -43,7 +43,7 @@ func (r *run) compact(c Choice) error {
 		return nil // nothing worth summarising; the tail is all there is
 	}
 	covers := v.src[keep]
-	msgs := append(v.msgs[:keep:keep], llm.UserText(compactionPrompt))
+	msgs := append(v.msgs[:keep:keep], llm.UserText(r.a.cfg.Context.CompactionPrompt))
 	r.prepare(c, msgs, false)
 	resp, err := c.Provider.Complete(r.ctx, &r.req)
 	if err != nil {

@@ -165,3 +165,57 @@ func TestTheProvidersTokenCountTriggersCompaction(t *testing.T) {
 		t.Fatalf("want a summary covering the first three messages before the answer, got %+v", s)
 	}
 }
+
+func TestTheConfigChoosesTheCompactionPromptOrTurnsCompactionOff(t *testing.T) {
+	bulky := &goTool{name: "lookup", fn: func(context.Context, json.RawMessage) (tool.Result, error) {
+		return tool.Result{Content: strings.Repeat("x", 300)}, nil
+	}}
+	script := func(compaction ...llmtest.Reply) *llmtest.Scripted {
+		replies := []llmtest.Reply{
+			llmtest.Calls(llmtest.Call("c1", "lookup", `{"q":"1"}`)),
+			llmtest.Calls(llmtest.Call("c2", "lookup", `{"q":"2"}`)),
+			llmtest.Calls(llmtest.Call("c3", "lookup", `{"q":"3"}`)),
+		}
+		return llmtest.NewScripted(append(append(replies, compaction...), llmtest.Reply{Text: "Done."})...)
+	}
+	cases := []struct {
+		name    string
+		policy  agent.ContextPolicy
+		model   *llmtest.Scripted
+		metered string
+	}{
+		{"a custom summary prompt is what the model is asked",
+			agent.ContextPolicy{KeepRecent: 2, CompactionPrompt: "Write the CRM notes for this chat."},
+			script(llmtest.Reply{Text: "NOTES", Check: func(r *llm.Request) error {
+				if got := r.Messages[len(r.Messages)-1].Text(); got != "Write the CRM notes for this chat." {
+					return fmt.Errorf("compaction prompt = %q", got)
+				}
+				return nil
+			}}),
+			"turn,turn,turn,compaction,turn"},
+		{"compaction turned off never summarises", agent.ContextPolicy{KeepRecent: 2, NoCompaction: true},
+			script(), "turn,turn,turn,turn"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var purposes []string
+			a, err := agent.New(agent.Config{
+				Resolver: agent.Models(tc.model, 300, "small-window"), Tools: toolSet(t, bulky), Context: tc.policy,
+				Hooks: agent.Hooks{OnTurnEnd: func(_ context.Context, info agent.TurnInfo) (bool, error) {
+					purposes = append(purposes, info.Purpose)
+					return true, nil
+				}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := a.Send(context.Background(), &agent.State{}, "look up three things")
+			if err != nil || out.Text != "Done." {
+				t.Fatalf("outcome %+v, err %v", out, err)
+			}
+			if got := strings.Join(purposes, ","); got != tc.metered {
+				t.Fatalf("metered %s, want %s", got, tc.metered)
+			}
+		})
+	}
+}

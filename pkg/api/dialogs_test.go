@@ -124,9 +124,12 @@ func forEachChat(t *testing.T, limits dialog.Limits, fn func(t *testing.T, e *ch
 }
 
 // dialog starts a dialog with the shop's bot and returns its id.
-func (e *chatEnv) dialog(t *testing.T) string {
+func (e *chatEnv) dialog(t *testing.T) string { return e.dialogWith(t, "helper") }
+
+// dialogWith starts a dialog with the shop's bot named by slug.
+func (e *chatEnv) dialogWith(t *testing.T, slug string) string {
 	t.Helper()
-	r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", e.key, `{"user_id":"u1"}`)
+	r := e.raw(t, "POST", "/v1/tenants/shop/bots/"+slug+"/dialogs", e.key, `{"user_id":"u1"}`)
 	if r.StatusCode != http.StatusCreated {
 		t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
 	}

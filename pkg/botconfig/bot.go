@@ -64,11 +64,22 @@ func (b *Bot) ShowsToEndUser(name string) bool {
 
 // Runtime is RuntimeSettings with defaults applied.
 type Runtime struct {
-	MaxTurns          int
-	TokenBudget       int
-	Timeout           time.Duration
-	ParallelToolCalls bool
-	RequireDoneTool   bool
+	MaxTurns           int
+	TokenBudget        int
+	Timeout            time.Duration
+	ParallelToolCalls  bool
+	RequireDoneTool    bool
+	TerminationSummary bool
+	Compaction         Compaction
+}
+
+// Compaction is CompactionSettings with defaults applied. An empty
+// SummaryPrompt means the loop's built-in one.
+type Compaction struct {
+	Enabled        bool
+	ThresholdRatio float64
+	KeepRecent     int
+	SummaryPrompt  string
 }
 
 // RenderedRequest is an endpoint template filled with one call's arguments

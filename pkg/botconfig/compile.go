@@ -17,6 +17,10 @@ const (
 	DefaultTimeout           = 120 * time.Second
 	DefaultParallelToolCalls = true
 	DefaultMCPTimeout        = 30 * time.Second
+	// DefaultCompactionThreshold is the share of the context window at which
+	// older messages are summarised, as in the seed.
+	DefaultCompactionThreshold  = 0.8
+	DefaultCompactionKeepRecent = 6
 )
 
 // Compile validates cfg with the default options and compiles it: see
@@ -73,6 +77,18 @@ func compileRuntime(r RuntimeSettings) Runtime {
 	}
 	if r.ParallelToolCalls != nil {
 		out.ParallelToolCalls = *r.ParallelToolCalls
+	}
+	out.TerminationSummary = r.TerminationSummary == nil || *r.TerminationSummary
+	out.Compaction = Compaction{Enabled: true, ThresholdRatio: DefaultCompactionThreshold, KeepRecent: DefaultCompactionKeepRecent}
+	if c := r.Compaction; c != nil {
+		out.Compaction.Enabled = c.Enabled == nil || *c.Enabled
+		out.Compaction.SummaryPrompt = c.SummaryPrompt
+		if c.ThresholdRatio > 0 {
+			out.Compaction.ThresholdRatio = c.ThresholdRatio
+		}
+		if c.KeepRecent > 0 {
+			out.Compaction.KeepRecent = c.KeepRecent
+		}
 	}
 	return out
 }

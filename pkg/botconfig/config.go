@@ -132,11 +132,31 @@ type LLMSettings struct {
 	FallbackModels []string `json:"fallback_models,omitempty"`
 }
 
-// RuntimeSettings limits one run of the loop.
+// RuntimeSettings limits one run of the loop and shapes its context.
 type RuntimeSettings struct {
 	MaxTurns          int   `json:"max_turns,omitempty"`
 	TokenBudget       int   `json:"token_budget,omitempty"`
 	TimeoutSeconds    int   `json:"timeout_seconds,omitempty"`
 	ParallelToolCalls *bool `json:"parallel_tool_calls,omitempty"`
 	RequireDoneTool   bool  `json:"require_done_tool,omitempty"`
+	// Compaction summarises older messages when the dialog nears the
+	// model's context window.
+	Compaction *CompactionSettings `json:"compaction,omitempty"`
+	// TerminationSummary asks the model for a short closing answer when a
+	// limit cuts a run short; default true.
+	TerminationSummary *bool `json:"termination_summary,omitempty"`
+}
+
+// CompactionSettings are runtime.compaction, named as in the seed's
+// CompactionConfig.
+type CompactionSettings struct {
+	// Enabled false never summarises; default true.
+	Enabled *bool `json:"enabled,omitempty"`
+	// ThresholdRatio is the share of the context window that triggers a
+	// summary, more than 0 and at most 1; default 0.8.
+	ThresholdRatio float64 `json:"threshold_ratio,omitempty"`
+	// KeepRecent messages stay verbatim after a summary, 1-50; default 6.
+	KeepRecent int `json:"keep_recent,omitempty"`
+	// SummaryPrompt replaces the built-in request for the summary.
+	SummaryPrompt string `json:"summary_prompt,omitempty"`
 }

@@ -193,7 +193,19 @@ func (c *checker) runtime() {
 	checkRange(&c.ps, "/runtime/max_turns", "max_turns", r.MaxTurns, 1, 100)
 	checkRange(&c.ps, "/runtime/token_budget", "token_budget", r.TokenBudget, 1000, 10_000_000)
 	checkRange(&c.ps, "/runtime/timeout_seconds", "timeout_seconds", r.TimeoutSeconds, 1, 3600)
+	if cp := r.Compaction; cp != nil {
+		if math.IsNaN(cp.ThresholdRatio) || cp.ThresholdRatio < 0 || cp.ThresholdRatio > 1 {
+			c.ps.add("/runtime/compaction/threshold_ratio", "threshold_ratio must be more than 0 and at most 1 (a share of the context window), or left out for 0.8")
+		}
+		checkRange(&c.ps, "/runtime/compaction/keep_recent", "keep_recent", cp.KeepRecent, 1, 50)
+		if len(cp.SummaryPrompt) > maxSummaryPrompt {
+			c.ps.add("/runtime/compaction/summary_prompt", "summary_prompt must be at most %d bytes", maxSummaryPrompt)
+		}
+	}
 }
+
+// maxSummaryPrompt bounds runtime.compaction.summary_prompt.
+const maxSummaryPrompt = 4000
 
 // checkRange checks an optional integer setting: 0 means "use the default".
 func checkRange(ps *Problems, at, name string, v, lo, hi int) {

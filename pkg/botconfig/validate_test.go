@@ -35,6 +35,10 @@ var structureMistakes = []mistakeCase{
 	{"a temperature above 2 is rejected", doc(`"llm": {"temperature": 3}`), "/llm/temperature", "less than or equal to 2"},
 	{"a bad chatbot_id explains the allowed characters", `{"basic_settings": {"name": "x", "chatbot_id": "a b"}}`, "/basic_settings/chatbot_id", "letters, digits"},
 	{"an empty action-book condition is rejected", doc(`"action_books": [{"condition": "", "action": "x"}]`), "/action_books/0/condition", "must not be empty"},
+	{"a compaction threshold above 1 is rejected", doc(`"runtime": {"compaction": {"threshold_ratio": 1.5}}`), "/runtime/compaction/threshold_ratio", "less than or equal to 1"},
+	{"a compaction threshold of 0 is rejected", doc(`"runtime": {"compaction": {"threshold_ratio": 0}}`), "/runtime/compaction/threshold_ratio", "greater than 0"},
+	{"keep_recent out of range is rejected", doc(`"runtime": {"compaction": {"keep_recent": 0}}`), "/runtime/compaction/keep_recent", "greater than or equal to 1"},
+	{"a misspelt compaction field is unknown", doc(`"runtime": {"compaction": {"threshold": 0.5}}`), "/runtime/compaction/threshold", "unknown field"},
 	{"an unknown execution mode lists the allowed ones", doc(`"tools": [{"name": "t", "description": "d", "execution": "browser"}]`), "/tools/0/execution", "must be one of"},
 }
 

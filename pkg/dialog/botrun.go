@@ -27,7 +27,13 @@ func AgentConfig(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.Provide
 		MaxTokens:          bot.LLM.MaxTokens,
 		ParallelToolCalls:  bot.Runtime.ParallelToolCalls,
 		RequireDoneTool:    bot.Runtime.RequireDoneTool,
-		TerminationSummary: true,
+		TerminationSummary: bot.Runtime.TerminationSummary,
+		Context: agent.ContextPolicy{
+			CompactAt:        bot.Runtime.Compaction.ThresholdRatio,
+			KeepRecent:       bot.Runtime.Compaction.KeepRecent,
+			CompactionPrompt: bot.Runtime.Compaction.SummaryPrompt,
+			NoCompaction:     !bot.Runtime.Compaction.Enabled,
+		},
 		Limits: agent.Limits{
 			MaxTurns:    bot.Runtime.MaxTurns,
 			TokenBudget: bot.Runtime.TokenBudget,

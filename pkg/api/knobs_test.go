@@ -1,0 +1,128 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// knobsBot is the shop's check_stock tool with the given runtime settings,
+// on a model the catalog does not know (an 8192-token window).
+func knobsBot(shopURL, runtime string) string {
+	return `{"basic_settings": {"name": "Knobs"},
+  "tools": [{"name": "check_stock", "description": "Check stock",
+     "parameters": {"type": "object", "properties": {"item": {"type": "string"}}, "required": ["item"]},
+     "endpoint": {"url": "` + shopURL + `/stock/<item>", "method": "GET"}}],
+  "llm": {"model": "knobs-test-model"}, "runtime": ` + runtime + `}`
+}
+
+// publishKnobs saves and publishes the bot and starts a dialog with it.
+func (e *chatEnv) publishKnobs(t *testing.T, slug, runtime string) string {
+	t.Helper()
+	op := platform.Operator()
+	if _, _, err := e.svc.CreateBot(context.Background(), op, "shop", slug, []byte(knobsBot(e.shop.URL, runtime))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Publish(context.Background(), op, "shop", slug, 1); err != nil {
+		t.Fatal(err)
+	}
+	return e.dialogWith(t, slug)
+}
+
+// send posts a message and returns the final text of the turn.
+func (e *chatEnv) send(t *testing.T, d, text string) string {
+	t.Helper()
+	r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text": "`+text+`"}`)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("message: %d %s", r.StatusCode, r.body)
+	}
+	var turn struct {
+		Done struct {
+			Text       string `json:"text"`
+			StopReason string `json:"stop_reason"`
+		} `json:"done"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &turn); err != nil {
+		t.Fatal(err)
+	}
+	return turn.Done.StopReason + ": " + turn.Done.Text
+}
+
+func TestTerminationSummaryIsTheConfigsChoice(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		stock := llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{Name: "check_stock", Arguments: `{"item":"tent"}`}}}
+		t.Run("on by default: a run cut by max_turns ends with the model's closing answer", func(t *testing.T) {
+			d := e.publishKnobs(t, "summary-on", `{"max_turns": 1}`)
+			before := len(e.llm.Requests())
+			e.llm.Enqueue(stock, llmtest.ServerReply{Text: "I checked the tent; ask again for more."})
+			if got := e.send(t, d, "is the tent in stock?"); got != "max_turns: I checked the tent; ask again for more." {
+				t.Fatalf("turn = %q", got)
+			}
+			reqs := e.llm.Requests()[before:]
+			if len(reqs) != 2 || len(reqs[1].Request.Tools) != 0 {
+				t.Fatalf("the model got %d requests, want the turn and a summary without tools", len(reqs))
+			}
+		})
+		t.Run("termination_summary false: no extra model call", func(t *testing.T) {
+			d := e.publishKnobs(t, "summary-off", `{"max_turns": 1, "termination_summary": false}`)
+			before := len(e.llm.Requests())
+			e.llm.Enqueue(stock)
+			if got := e.send(t, d, "is the tent in stock?"); !strings.HasPrefix(got, "max_turns: ") || strings.Contains(got, "ask again") {
+				t.Fatalf("turn = %q", got)
+			}
+			if n := len(e.llm.Requests()) - before; n != 1 {
+				t.Fatalf("the model got %d requests, want 1", n)
+			}
+		})
+	})
+}
+
+func TestCompactionFollowsTheConfig(t *testing.T) {
+	const prompt = "Write three bullet points for the next agent."
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		// A tiny threshold makes the second message compact the first.
+		talk := func(t *testing.T, d string) []llmtest.Record {
+			before := len(e.llm.Requests())
+			e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{Name: "check_stock", Arguments: `{"item":"tent"}`}}},
+				llmtest.ServerReply{Text: "The tent is in stock."})
+			e.send(t, d, "is the tent in stock?")
+			return e.llm.Requests()[before:]
+		}
+		t.Run("a summary prompt from the config is what the model is asked", func(t *testing.T) {
+			d := e.publishKnobs(t, "compact-on", `{"compaction": {"threshold_ratio": 0.01, "keep_recent": 1, "summary_prompt": "`+prompt+`"}}`)
+			talk(t, d)
+			before := len(e.llm.Requests())
+			e.llm.Enqueue(llmtest.ServerReply{Text: "- asked about the tent"}, llmtest.ServerReply{Text: "You're welcome."})
+			if got := e.send(t, d, "thanks"); !strings.HasSuffix(got, "You're welcome.") {
+				t.Fatalf("turn = %q", got)
+			}
+			reqs := e.llm.Requests()[before:]
+			if len(reqs) != 2 {
+				t.Fatalf("the model got %d requests, want the summary and the turn", len(reqs))
+			}
+			msgs := reqs[0].Request.Messages
+			if last := msgs[len(msgs)-1].Text(); last != prompt || len(reqs[0].Request.Tools) != 0 {
+				t.Fatalf("the summary request ends with %q (tools %d), want the config's prompt without tools", last, len(reqs[0].Request.Tools))
+			}
+			if first := reqs[1].Request.Messages[1].Text(); !strings.Contains(first, "- asked about the tent") {
+				t.Fatalf("the turn after compaction starts with %q, want the summary", first)
+			}
+		})
+		t.Run("compaction disabled never summarises", func(t *testing.T) {
+			d := e.publishKnobs(t, "compact-off", `{"compaction": {"enabled": false, "threshold_ratio": 0.01, "keep_recent": 1}}`)
+			talk(t, d)
+			before := len(e.llm.Requests())
+			e.llm.Enqueue(llmtest.ServerReply{Text: "You're welcome."})
+			e.send(t, d, "thanks")
+			if n := len(e.llm.Requests()) - before; n != 1 {
+				t.Fatalf("the model got %d requests, want 1", n)
+			}
+		})
+	})
+}
