@@ -126,3 +126,36 @@ func TestCompactionFollowsTheConfig(t *testing.T) {
 		})
 	})
 }
+
+func TestAnEphemeralNativeToolKeepsOnlyItsLatestOutput(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		op := platform.Operator()
+		config := `{"basic_settings": {"name": "Clock"}, "native_tools": [{"name": "current_time", "ephemeral": 1}], "llm": {"model": "gpt-4o-mini"}}`
+		if _, _, err := e.svc.CreateBot(context.Background(), op, "shop", "clock", []byte(config)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.Publish(context.Background(), op, "shop", "clock", 1); err != nil {
+			t.Fatal(err)
+		}
+		d := e.dialogWith(t, "clock")
+		now := llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{Name: "current_time", Arguments: `{}`}}}
+		before := len(e.llm.Requests())
+		e.llm.Enqueue(now, now, llmtest.ServerReply{Text: "It is late."})
+		if got := e.send(t, d, "what time is it, twice?"); !strings.HasSuffix(got, "It is late.") {
+			t.Fatalf("turn = %q", got)
+		}
+		reqs := e.llm.Requests()[before:]
+		if len(reqs) != 3 {
+			t.Fatalf("the model got %d requests, want 3", len(reqs))
+		}
+		var results []string
+		for _, m := range reqs[2].Request.Messages {
+			if m.Role == "tool" {
+				results = append(results, m.Text())
+			}
+		}
+		if len(results) != 2 || !strings.Contains(results[0], "output removed") || strings.Contains(results[1], "output removed") {
+			t.Fatalf("tool results the model saw last = %q, want the older one replaced", results)
+		}
+	})
+}

@@ -19,6 +19,9 @@ type Bot struct {
 	// Tools are the config's HTTP and client tools, in config order.
 	Tools       []ToolSpec
 	NativeTools []string
+	// NativeKeepLast maps the native tools the config marks ephemeral to
+	// how many of their latest outputs the model keeps seeing.
+	NativeKeepLast map[string]int
 	// MCPServers are the enabled servers, in config order.
 	MCPServers []MCPServer
 	// mcpIndex is each MCPServers entry's index in the config's

@@ -44,13 +44,21 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		ChatbotID:        cfg.BasicSettings.ChatbotID,
 		Greeting:         cfg.BasicSettings.Greeting,
 		Tools:            tools,
-		NativeTools:      slices.Clone(cfg.NativeTools),
+		NativeTools:      nativeNames(cfg.NativeTools),
 		ContextVariables: slices.Clone(cfg.ContextVariables),
 		LLM:              compileLLM(cfg.LLM),
 		Runtime:          compileRuntime(cfg.Runtime),
 		Fingerprint:      Fingerprint(cfg),
 	}
 	b.MCPServers, b.mcpIndex = compileMCPServers(cfg.MCPServers)
+	for _, nt := range cfg.NativeTools {
+		if nt.Ephemeral > 0 {
+			if b.NativeKeepLast == nil {
+				b.NativeKeepLast = map[string]int{}
+			}
+			b.NativeKeepLast[nt.Name] = nt.Ephemeral
+		}
+	}
 	for i := range b.Tools {
 		b.Tools[i].Parameters = bytes.Clone(b.Tools[i].Parameters)
 	}

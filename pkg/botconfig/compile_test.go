@@ -147,7 +147,7 @@ func TestCompiledBotSharesNoMemoryWithTheConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.NativeTools[0] = "changed"
+	cfg.NativeTools[0].Name = "changed"
 	*cfg.LLM.Temperature = 2
 	cfg.LLM.FallbackModels[0] = "changed"
 	cfg.MCPServers[0].Headers["X"] = "changed"

@@ -11,7 +11,7 @@ type Config struct {
 	BasicSettings    BasicSettings     `json:"basic_settings"`
 	ActionBooks      []ActionBook      `json:"action_books,omitempty"`
 	Tools            []HTTPTool        `json:"tools,omitempty"`
-	NativeTools      []string          `json:"native_tools,omitempty"`
+	NativeTools      []NativeTool      `json:"native_tools,omitempty"`
 	MCPServers       []MCPServer       `json:"mcp_servers,omitempty"`
 	ContextVariables []ContextVariable `json:"context_variables,omitempty"`
 	LLM              LLMSettings       `json:"llm"`
@@ -102,6 +102,9 @@ type MCPServer struct {
 	// skips it: no connection, no tools. Nil means true, as in the seed's
 	// mcp_servers JSON.
 	Enabled *bool `json:"enabled,omitempty"`
+	// Ephemeral keeps only the most recent outputs of each of the server's
+	// tools in the model's context; 0 keeps all.
+	Ephemeral int `json:"ephemeral,omitempty"`
 }
 
 // IsEnabled reports whether the server is used: Enabled is unset or true.

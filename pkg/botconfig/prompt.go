@@ -132,7 +132,7 @@ func toolSection(cfg *Config) string {
 		lines = append(lines, "- These tools ask the user for confirmation before they run: "+strings.Join(confirm, ", ")+".")
 	}
 	for _, n := range cfg.NativeTools {
-		if n == "handoff_to_human" {
+		if n.Name == "handoff_to_human" {
 			lines = append(lines, "- If the user asks for a person, or you cannot help after a fair try, call handoff_to_human.")
 		}
 	}

@@ -103,8 +103,12 @@ func (c *checker) claim(name, at string) {
 }
 
 func (c *checker) nativeTools() {
-	for i, name := range c.cfg.NativeTools {
+	for i, nt := range c.cfg.NativeTools {
 		at := ptr("/native_tools", i)
+		name := nt.Name
+		if nt.Ephemeral < 0 || nt.Ephemeral > 100 {
+			c.ps.add(ptr(at, "ephemeral"), "ephemeral must be between 0 (keep all outputs) and 100")
+		}
 		if !c.opts.knownNative(name) {
 			c.ps.add(at, "unknown native tool %q; use one of %s, or declare an HTTP tool in tools", name, strings.Join(c.nativeList(), ", "))
 			continue

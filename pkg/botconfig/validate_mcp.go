@@ -36,6 +36,9 @@ func (c *checker) mcpServers() {
 		if !validTimeout(s.Timeout) {
 			c.ps.add(ptr(at, "timeout"), "timeout must be more than 0 and at most %d seconds", int(MaxEndpointTimeout/time.Second))
 		}
+		if s.Ephemeral < 0 || s.Ephemeral > 100 {
+			c.ps.add(ptr(at, "ephemeral"), "ephemeral must be between 0 (keep all outputs) and 100")
+		}
 		c.mcpToolNames(s, s.Tools.Allow, ptr(ptr(at, "tools"), "allow"))
 		c.mcpToolNames(s, s.Tools.Deny, ptr(ptr(at, "tools"), "deny"))
 	}

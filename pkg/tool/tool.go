@@ -65,3 +65,30 @@ type ClientExecuted interface {
 type Ephemeral interface {
 	KeepLast() int
 }
+
+// KeepingLast returns t marked Ephemeral: the loop keeps only its latest n
+// outputs in the model's context. n <= 0 returns t unchanged. The other
+// optional behaviours of t still show through.
+func KeepingLast(t Tool, n int) Tool {
+	if n <= 0 {
+		return t
+	}
+	return keepLast{Tool: t, n: n}
+}
+
+type keepLast struct {
+	Tool
+	n int
+}
+
+func (k keepLast) KeepLast() int { return k.n }
+
+func (k keepLast) RequiresConfirmation() bool {
+	c, ok := k.Tool.(ConfirmationRequired)
+	return ok && c.RequiresConfirmation()
+}
+
+func (k keepLast) ClientExecuted() bool {
+	c, ok := k.Tool.(ClientExecuted)
+	return ok && c.ClientExecuted()
+}

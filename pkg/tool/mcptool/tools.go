@@ -68,12 +68,12 @@ func buildTools(pool *Pool, t *target, remote []remoteTool) []tool.Tool {
 		}
 		name := uniqueName(exposedName(t.server.Name, rt.name), t.server.Name, rt.name, isTaken)
 		taken[name] = true
-		out = append(out, &Tool{
+		out = append(out, tool.KeepingLast(&Tool{
 			pool:   pool,
 			target: t,
 			remote: rt.name,
 			def:    tool.Definition{Name: name, Description: rt.description, Parameters: rt.params},
-		})
+		}, t.server.Ephemeral))
 	}
 	return out
 }

@@ -68,7 +68,9 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 	if err != nil {
 		return nil, err
 	}
-	tools = append(tools, nt...)
+	for _, t := range nt {
+		tools = append(tools, tool.KeepingLast(t, bot.NativeKeepLast[t.Definition().Name]))
+	}
 
 	box := &Box{}
 	if len(bot.MCPServers) > 0 {

@@ -202,3 +202,41 @@ func TestBuildWithoutAnMCPPoolLeavesServersOutWithAWarning(t *testing.T) {
 		t.Errorf("tools = %d, warnings = %q", box.Set.Len(), box.Warnings)
 	}
 }
+
+func TestEphemeralReachesNativeAndMCPTools(t *testing.T) {
+	docs := docsServer(t, "http://127.0.0.1:1")
+	cfg := fmt.Sprintf(`{
+	  "basic_settings": {"name": "Ephemeral"},
+	  "native_tools": ["remember", {"name": "current_time", "ephemeral": 1}],
+	  "mcp_servers": [{"name": "docs", "transport": "http", "url": "%s", "ephemeral": 2, "tools": {"allow": ["search"]}}]
+	}`, docs.URL)
+	bot, err := botconfig.Options{}.LoadAndCompile([]byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port(t, docs.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := outbound.NewClient(policy, outbound.Options{})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client})
+	t.Cleanup(func() { pool.Close() })
+	box, err := toolbox.Build(context.Background(), bot, toolbox.Options{TenantID: "ten_1", HTTPClient: client, MCP: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"remember": 0, "current_time": 1, "docs__search": 2}
+	for name, keep := range want {
+		tl, ok := box.Set.Lookup(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		got := 0
+		if e, ok := tl.(tool.Ephemeral); ok {
+			got = e.KeepLast()
+		}
+		if got != keep {
+			t.Errorf("%s keeps the last %d outputs, want %d", name, got, keep)
+		}
+	}
+}
