@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
@@ -22,11 +23,17 @@ func knobsBot(shopURL, runtime string) string {
   "llm": {"model": "knobs-test-model"}, "runtime": ` + runtime + `}`
 }
 
-// publishKnobs saves and publishes the bot and starts a dialog with it.
+// publishKnobs publishes the knobs bot with runtime and starts a dialog.
 func (e *chatEnv) publishKnobs(t *testing.T, slug, runtime string) string {
+	return e.publish(t, slug, knobsBot(e.shop.URL, runtime))
+}
+
+// publish saves and publishes config as the shop's bot slug and starts a
+// dialog with it.
+func (e *chatEnv) publish(t *testing.T, slug, config string) string {
 	t.Helper()
 	op := platform.Operator()
-	if _, _, err := e.svc.CreateBot(context.Background(), op, "shop", slug, []byte(knobsBot(e.shop.URL, runtime))); err != nil {
+	if _, _, err := e.svc.CreateBot(context.Background(), op, "shop", slug, []byte(config)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.svc.Publish(context.Background(), op, "shop", slug, 1); err != nil {
@@ -129,15 +136,8 @@ func TestCompactionFollowsTheConfig(t *testing.T) {
 
 func TestAnEphemeralNativeToolKeepsOnlyItsLatestOutput(t *testing.T) {
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
-		op := platform.Operator()
 		config := `{"basic_settings": {"name": "Clock"}, "native_tools": [{"name": "current_time", "ephemeral": 1}], "llm": {"model": "gpt-4o-mini"}}`
-		if _, _, err := e.svc.CreateBot(context.Background(), op, "shop", "clock", []byte(config)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.svc.Publish(context.Background(), op, "shop", "clock", 1); err != nil {
-			t.Fatal(err)
-		}
-		d := e.dialogWith(t, "clock")
+		d := e.publish(t, "clock", config)
 		now := llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{Name: "current_time", Arguments: `{}`}}}
 		before := len(e.llm.Requests())
 		e.llm.Enqueue(now, now, llmtest.ServerReply{Text: "It is late."})
@@ -156,6 +156,26 @@ func TestAnEphemeralNativeToolKeepsOnlyItsLatestOutput(t *testing.T) {
 		}
 		if len(results) != 2 || !strings.Contains(results[0], "output removed") || strings.Contains(results[1], "output removed") {
 			t.Fatalf("tool results the model saw last = %q, want the older one replaced", results)
+		}
+	})
+}
+
+func TestIncludeDateTellsTheModelToday(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		config := `{"basic_settings": {"name": "Dated", "include_date": true, "timezone": "Pacific/Kiritimati"}, "llm": {"model": "gpt-4o-mini"}}`
+		d := e.publish(t, "dated", config)
+		zone, _ := time.LoadLocation("Pacific/Kiritimati")
+		line := func(at time.Time) string {
+			at = at.In(zone)
+			return "Today's date: " + at.Weekday().String() + ", " + at.Format("2006-01-02") + " (time zone Pacific/Kiritimati)"
+		}
+		before := line(time.Now())
+		e.llm.Enqueue(llmtest.ServerReply{Text: "Hi."})
+		e.send(t, d, "what day is it?")
+		after := line(time.Now())
+		system := e.llm.LastRequest().Messages[0]
+		if system.Role != "system" || !strings.Contains(system.Text(), before) && !strings.Contains(system.Text(), after) {
+			t.Fatalf("the system prompt lacks %q:\n%s", after, system.Text())
 		}
 	})
 }

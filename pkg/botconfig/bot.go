@@ -32,6 +32,8 @@ type Bot struct {
 	Runtime          Runtime
 	// Fingerprint is a hash of the canonical config: same config, same value.
 	Fingerprint string
+	// dateIn is the zone Prompt gives today's date in; nil leaves it out.
+	dateIn *time.Location
 }
 
 // ToolSpec is one compiled config tool.

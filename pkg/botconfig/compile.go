@@ -51,6 +51,9 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		Fingerprint:      Fingerprint(cfg),
 	}
 	b.MCPServers, b.mcpIndex = compileMCPServers(cfg.MCPServers)
+	if cfg.BasicSettings.IncludeDate {
+		b.dateIn, _ = dateLocation(cfg.BasicSettings.Timezone) // validated by check
+	}
 	for _, nt := range cfg.NativeTools {
 		if nt.Ephemeral > 0 {
 			if b.NativeKeepLast == nil {

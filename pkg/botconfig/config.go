@@ -27,6 +27,12 @@ type BasicSettings struct {
 	Tone        string `json:"tone,omitempty"`
 	ChatbotID   string `json:"chatbot_id,omitempty"`
 	Greeting    string `json:"greeting,omitempty"`
+	// IncludeDate tells the model today's date (and weekday) in Timezone,
+	// at the start of every run.
+	IncludeDate bool `json:"include_date,omitempty"`
+	// Timezone is the IANA zone of that date, e.g. "Europe/Berlin";
+	// default UTC.
+	Timezone string `json:"timezone,omitempty"`
 }
 
 // ActionBook is one playbook rule: when Condition holds, do Action, using Tools.

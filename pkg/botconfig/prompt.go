@@ -10,12 +10,16 @@ import (
 // callers and must not be able to flood the context window.
 const maxFactLength = 500
 
-// Prompt is the system prompt for one dialog: SystemPrompt followed by the
+// Prompt is the system prompt for one dialog: SystemPrompt followed by
+// today's date when the config includes it (from vars["now"]) and the
 // values of the context variables marked expose_to_llm, in config order.
 // Variables with no value (and no default) are left out. Secrets are never
 // context variables, so they cannot appear.
 func (b *Bot) Prompt(vars Vars) string {
 	var facts []string
+	if d := b.dateFact(vars); d != "" {
+		facts = append(facts, d)
+	}
 	for _, cv := range b.ContextVariables {
 		if !cv.ExposeToLLM {
 			continue

@@ -62,6 +62,9 @@ func (c *checker) basicSettings() {
 	if strings.TrimSpace(b.Name) == "" {
 		c.ps.add("/basic_settings/name", "the bot needs a name; set basic_settings.name")
 	}
+	if _, err := dateLocation(b.Timezone); err != nil {
+		c.ps.add("/basic_settings/timezone", "timezone %q is not an IANA time zone name like \"Europe/Berlin\" or \"America/New_York\"", b.Timezone)
+	}
 	if b.ChatbotID != "" && !toolNamePattern.MatchString(b.ChatbotID) {
 		c.ps.add("/basic_settings/chatbot_id", "chatbot_id %q may use only letters, digits, '_' and '-', at most 64", b.ChatbotID)
 	}
