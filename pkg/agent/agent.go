@@ -28,6 +28,11 @@ type Config struct {
 	// RequireDoneTool adds a "done" tool and keeps the run going until the
 	// model calls it; a text answer without tools gets a nudge.
 	RequireDoneTool bool
+	// StrictTools offers every tool in the provider's strict mode, its
+	// schema prepared by llm.StrictSchema (a tool whose schema cannot be is
+	// offered as is); null members of the model's arguments then mean
+	// "left out" and are dropped before validation.
+	StrictTools bool
 	// TerminationSummary asks the model for a short closing answer, without
 	// tools, when a limit cuts the run short; its text becomes the final text.
 	TerminationSummary bool
@@ -105,7 +110,13 @@ func New(cfg Config) (*Agent, error) {
 			if cfg.RequireDoneTool && d.Name == doneToolName {
 				return nil, fmt.Errorf("agent: tool %q clashes with the done tool of require_done_tool", d.Name)
 			}
-			a.defs = append(a.defs, llm.ToolDefinition{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
+			def := llm.ToolDefinition{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+			if cfg.StrictTools {
+				if params, err := llm.StrictSchema(d.Parameters); err == nil {
+					def.Parameters, def.Strict = params, true
+				}
+			}
+			a.defs = append(a.defs, def)
 			t, _ := cfg.Tools.Lookup(d.Name)
 			if e, ok := t.(tool.Ephemeral); ok && e.KeepLast() > 0 {
 				a.keepLast[d.Name] = e.KeepLast()

@@ -64,6 +64,9 @@ func (r *run) runTools(turn int, calls []llm.ToolUse) (StopReason, error) {
 // plan classifies a call. Client and confirmation calls are validated now,
 // so a malformed call is answered at once instead of pausing for it.
 func (r *run) plan(c llm.ToolUse) planned {
+	if r.a.cfg.StrictTools {
+		c.Arguments = llm.DropNulls(c.Arguments)
+	}
 	p := planned{use: c, kind: runHere}
 	set := r.a.cfg.Tools
 	if r.a.cfg.RequireDoneTool && c.Name == doneToolName {

@@ -179,3 +179,35 @@ func TestIncludeDateTellsTheModelToday(t *testing.T) {
 		}
 	})
 }
+
+func TestStrictToolsOfferPreparedSchemasAndReadNullAsLeftOut(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		config := `{"basic_settings": {"name": "Strict"},
+  "tools": [{"name": "check_stock", "description": "Check stock",
+     "parameters": {"type": "object", "properties": {"item": {"type": "string", "title": "Item", "minLength": 1},
+       "store": {"type": "string", "description": "Store code"}}, "required": ["item"]},
+     "endpoint": {"url": "` + e.shop.URL + `/stock/<item>", "method": "GET", "query_params": {"store": "<store>"}}}],
+  "llm": {"model": "gpt-4o-mini", "strict_tools": true}}`
+		d := e.publish(t, "strict", config)
+		before := len(e.llm.Requests())
+		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{Name: "check_stock", Arguments: `{"item":"tent","store":null}`}}},
+			llmtest.ServerReply{Text: "In stock."})
+		if got := e.send(t, d, "is the tent in stock?"); !strings.HasSuffix(got, "In stock.") {
+			t.Fatalf("turn = %q", got)
+		}
+		reqs := e.llm.Requests()[before:]
+		fn := reqs[0].Request.Tools[0].Function
+		want := `{"additionalProperties":false,"properties":{"item":{"type":"string"},"store":{"description":"Store code","type":["string","null"]}},"required":["item","store"],"type":"object"}`
+		if fn.Strict == nil || !*fn.Strict || string(fn.Parameters) != want {
+			t.Fatalf("the model was offered strict=%v %s\nwant strict %s", fn.Strict, fn.Parameters, want)
+		}
+		if n := e.shopCalls("GET /stock/tent"); n != 1 {
+			t.Fatalf("the shop got %d stock calls, want 1 (a null store is left out, not refused)", n)
+		}
+		for _, m := range reqs[1].Request.Messages {
+			if m.Role == "tool" && strings.Contains(m.Text(), "invalid") {
+				t.Fatalf("the tool refused the arguments: %s", m.Text())
+			}
+		}
+	})
+}

@@ -139,6 +139,9 @@ type LLMSettings struct {
 	Temperature    *float64 `json:"temperature,omitempty"`
 	MaxTokens      int      `json:"max_tokens,omitempty"`
 	FallbackModels []string `json:"fallback_models,omitempty"`
+	// StrictTools offers the tools in OpenAI's strict mode (structured
+	// outputs): the model's arguments then always match their schemas.
+	StrictTools bool `json:"strict_tools,omitempty"`
 }
 
 // RuntimeSettings limits one run of the loop and shapes its context.

@@ -27,6 +27,7 @@ func AgentConfig(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.Provide
 		MaxTokens:          bot.LLM.MaxTokens,
 		ParallelToolCalls:  bot.Runtime.ParallelToolCalls,
 		RequireDoneTool:    bot.Runtime.RequireDoneTool,
+		StrictTools:        bot.LLM.StrictTools,
 		TerminationSummary: bot.Runtime.TerminationSummary,
 		Context: agent.ContextPolicy{
 			CompactAt:        bot.Runtime.Compaction.ThresholdRatio,

@@ -39,6 +39,9 @@ type ToolDefinition struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Strict asks the provider to hold the model to Parameters exactly
+	// (OpenAI's strict mode); Parameters must then be a StrictSchema.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Response is a finished completion.

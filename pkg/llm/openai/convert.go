@@ -147,7 +147,7 @@ func toTools(defs []llm.ToolDefinition) []goopenai.Tool {
 			params = map[string]any{"type": "object", "properties": map[string]any{}}
 		}
 		out[i] = goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
-			Name: d.Name, Description: d.Description, Parameters: params,
+			Name: d.Name, Description: d.Description, Parameters: params, Strict: d.Strict,
 		}}
 	}
 	return out
