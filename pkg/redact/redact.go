@@ -97,9 +97,10 @@ func (r *Redactor) Redact(s string) string {
 		return s
 	}
 	var b strings.Builder
+	var m matcher
 	changed := false
 	for i := 0; i < len(s); {
-		if end := r.matchAny(s, i); end > i {
+		if end := r.matchAny(&m, s, i); end > i {
 			if !changed {
 				b.Grow(len(s))
 				b.WriteString(s[:i])
@@ -121,17 +122,27 @@ func (r *Redactor) Redact(s string) string {
 }
 
 // matchAny returns the end of the longest form spelled at s[i:], or i.
-func (r *Redactor) matchAny(s string, i int) int {
+func (r *Redactor) matchAny(m *matcher, s string, i int) int {
 	if !r.starts[s[i]] {
 		return i
 	}
 	best := i
 	for _, f := range r.forms {
-		if end := matchAt(s, i, f); end > best {
+		if end := m.matchAt(s, i, f); end > best {
 			best = end
 		}
 	}
 	return best
+}
+
+// state is a position in the text and in the form being matched.
+type state struct{ p, j int }
+
+// matcher holds the scratch space of one Redact call, reused by every
+// attempt so the common case allocates nothing.
+type matcher struct {
+	stack []state
+	seen  map[state]bool
 }
 
 // matchAt returns the end of the longest spelling of want at s[i:], or -1.
@@ -139,33 +150,36 @@ func (r *Redactor) matchAny(s string, i int) int {
 // decode knows; an escape can also stand for a literal character (a "%"
 // of want may be "%" or "%25"), so every reading is followed, once per
 // (position in s, position in want).
-func matchAt(s string, i int, want string) int {
-	type state struct{ p, j int }
-	var stack []state
-	for _, u := range decode(s, i) {
+func (m *matcher) matchAt(s string, i int, want string) int {
+	m.stack = m.stack[:0]
+	var units [2]unit
+	for _, u := range decode(s, i, units[:0]) {
 		if strings.HasPrefix(want, u.bytes) {
-			stack = append(stack, state{i + u.n, len(u.bytes)})
+			m.stack = append(m.stack, state{i + u.n, len(u.bytes)})
 		}
 	}
-	if len(stack) == 0 { // the usual case: no allocation beyond this
+	if len(m.stack) == 0 { // the usual case
 		return -1
 	}
+	if m.seen == nil {
+		m.seen = map[state]bool{}
+	}
+	clear(m.seen)
 	best := -1
-	seen := map[state]bool{}
-	for len(stack) > 0 {
-		st := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	for len(m.stack) > 0 {
+		st := m.stack[len(m.stack)-1]
+		m.stack = m.stack[:len(m.stack)-1]
 		if st.j == len(want) {
 			best = max(best, st.p)
 			continue
 		}
-		if seen[st] || st.p >= len(s) {
+		if m.seen[st] || st.p >= len(s) {
 			continue
 		}
-		seen[st] = true
-		for _, u := range decode(s, st.p) {
+		m.seen[st] = true
+		for _, u := range decode(s, st.p, units[:0]) {
 			if strings.HasPrefix(want[st.j:], u.bytes) {
-				stack = append(stack, state{st.p + u.n, st.j + len(u.bytes)})
+				m.stack = append(m.stack, state{st.p + u.n, st.j + len(u.bytes)})
 			}
 		}
 	}
@@ -179,10 +193,10 @@ type unit struct {
 	n     int
 }
 
-// decode lists the readings of s at p: the byte itself, and the escape
-// that starts there, if any.
-func decode(s string, p int) []unit {
-	out := []unit{{s[p : p+1], 1}}
+// decode appends to out the readings of s at p: the byte itself, and the
+// escape that starts there, if any.
+func decode(s string, p int, out []unit) []unit {
+	out = append(out, unit{s[p : p+1], 1})
 	switch s[p] {
 	case '\\':
 		if u, ok := jsonEscape(s, p); ok {
