@@ -158,6 +158,26 @@ func TestATenantsEnvCannotChangeWhatAnAllowlistedCommandRuns(t *testing.T) {
 		})
 	}
 
+	t.Run("the allowlisted node argv with an extra, missing or reordered argument is refused", func(t *testing.T) {
+		for _, args := range [][]string{
+			{bin, "stdio", "--require=" + p.nodeRequire},
+			{"--require", p.nodeRequire, bin, "stdio"},
+			{"stdio", bin},
+			{bin},
+			{bin + " stdio"},
+		} {
+			server := botconfig.MCPServer{Name: "everything", Transport: botconfig.TransportStdio, Command: node, Args: args}
+			pool := newPool(t, mcptool.Options{Stdio: botconfig.StdioPolicy{Allow: allow}, StdioEnv: baseEnv})
+			_, err := mcptool.Tools(context.Background(), pool, tenant, server, nil)
+			if err == nil || !strings.Contains(err.Error(), "not on the operator's allowlist") {
+				t.Errorf("args %q: err = %v, want an allowlist refusal", args, err)
+			}
+			if p.ran(t) || pool.Stats().Connects != 0 {
+				t.Errorf("args %q: something ran", args)
+			}
+		}
+	})
+
 	t.Run("an allowed key reaches the server, and nothing else of Parley's environment does", func(t *testing.T) {
 		t.Setenv("PARLEY_SECRET_KEY", "must-not-leak")
 		for _, server := range []botconfig.MCPServer{viaNode, viaBash} {
