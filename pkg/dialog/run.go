@@ -279,21 +279,12 @@ func (run *dialogRun) renewOnce() bool {
 	return true
 }
 
-// newAgent builds the run's agent. It is a function of its own, kept out
-// of line, because passing agent.Config by value reserves room for a copy
-// in the caller's frame: in exec, whose frame stays on the stack for the
-// whole model call, that copy tipped an idle stream's request goroutine
-// from a 16 KiB to a 32 KiB stack (TestAnIdleStreamKeepsSmallStacks).
-//
-//go:noinline
-func (run *dialogRun) newAgent() (*agent.Agent, error) { return agent.New(run.cfg) }
-
 // exec runs act, then the texts that arrived too late for it, and saves
 // the state after each.
 func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn, error) {
 	r := run.r
 	for {
-		a, err := run.newAgent()
+		a, err := agent.New(run.cfg)
 		if err != nil {
 			return run.turn, r.internal(run.ctx, "run: agent", err)
 		}
