@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -28,7 +27,6 @@ type dialogRun struct {
 	dialog *store.Dialog
 	bot    *botconfig.Bot
 	lr     *liveRun
-	sink   agent.Sink
 	view   *endUserView // what the caller may see of tool calls; nil sees all
 	cfg    agent.Config
 	st     agent.State
@@ -37,39 +35,20 @@ type dialogRun struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	unhook func() bool   // detaches cancel from Runtime.base
-	stop   chan struct{} // ends the lease renewal
-	// released says the run holds no lease: not yet taken, or given up
-	// by the last save, so neither renewal nor end touches it.
-	released atomic.Bool
+	unhook func() bool // detaches cancel from Runtime.base
+	// rec is where the run's persistence stands: its lease, its reply's
+	// row and the events that wait for its write.
+	rec *runRecord
 
 	turn Turn
 	// first is the request's own text, stored with the lease; nil when
 	// the request resumes a paused dialog, or when its text was stored
 	// already, by a request with its Idempotency-Key that died.
 	first *store.Message
-	// lastSeq is the highest message seq the run has seen, and clean says
-	// its history had no row left queued: together they let its end keep
-	// the history for the dialog's next turn (remember).
-	lastSeq int64
-	clean   bool
-	// sendsQueued says the next act sends the first queued text itself
-	// (a new message), so only the texts after it are steered in.
-	sendsQueued bool
-	// streaming is the assistant row being streamed, stored with the lease
-	// for the run's first reply (reserved until text arrives) and at their
-	// first text for the others, so a crash leaves it behind as
-	// interrupted.
-	streaming *store.Message
-	reserved  bool
-	partial   []byte
-	flushedAt time.Time
-	// held is the loop's latest reply, complete but not yet written: the
-	// run's save writes it in its own commit, and its message event and
-	// every event after it wait for that write (emit), so the caller
-	// never sees a reply before it is stored. Any other write of the run
-	// writes it first (writeHeld).
-	held *heldReply
+	// clean says the history the run loaded had no row left queued: with
+	// the last seq the run saw, it lets its end keep the history for the
+	// dialog's next turn (remember).
+	clean bool
 }
 
 // start prepares a run once the caller is the dialog's runner in this
@@ -77,9 +56,8 @@ type dialogRun struct {
 // (if any) with it and getting the dialog as the last holder left it, then
 // loads its version and state and the agent's configuration.
 func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, in SendInput) (*dialogRun, error) {
-	run := &dialogRun{r: r, p: p, lr: lr, sink: sink, stop: make(chan struct{}),
+	run := &dialogRun{r: r, p: p, lr: lr, rec: newRunRecord(r.store, r.log, r.now, lr.owner),
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
-	run.released.Store(true)
 	run.ctx, run.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
@@ -96,9 +74,9 @@ func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dia
 		return nil, err
 	}
 	run.view = viewFor(p, run.bot)
-	run.sink = run.view.sink(sink)
+	run.rec.sink = run.view.sink(sink)
 	run.renew()
-	run.emit(DialogEvent{DialogID: d.ID})
+	run.rec.emit(DialogEvent{DialogID: d.ID})
 	return run, nil
 }
 
@@ -131,7 +109,9 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 	case err != nil:
 		return r.storeErr(ctx, "run: take lease", "dialog", err)
 	}
-	run.released.Store(false)
+	if err := run.rec.leased(d, take.Reply); err != nil {
+		return r.internal(ctx, "run: take lease", err)
+	}
 	run.dialog, run.first = d, take.First
 	if take.First != nil && take.First.Seq == 0 {
 		run.first = nil // stored already by a request that died: the run answers it (SendMessage)
@@ -139,9 +119,6 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 	r.mu.Lock()
 	run.lr.dialog = d
 	r.mu.Unlock()
-	if take.Reply != nil && take.Reply.Seq != 0 {
-		run.streaming, run.reserved, run.flushedAt = take.Reply, true, time.Now()
-	}
 	return nil
 }
 
@@ -157,7 +134,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return r.internal(ctx, "run: state", err)
 	}
-	run.st, run.lastSeq, run.clean = saved.State, d.LastSeq, clean
+	run.st, run.clean = saved.State, clean
 	run.memory = builtin.NewMemory()
 	for k, v := range saved.Memory {
 		if err := run.memory.Set(ctx, k, v); err != nil {
@@ -259,13 +236,8 @@ func (run *dialogRun) renew() {
 // renewOnce extends the lease and reports whether the run goes on.
 func (run *dialogRun) renewOnce() bool {
 	r, d := run.r, run.dialog
-	select {
-	case <-run.stop:
-		return false
-	default:
-	}
-	if run.released.Load() {
-		return false // the last save gave the lease up
+	if run.ctx.Err() != nil || !run.rec.holdsLease() {
+		return false // the run ended, or its last save gave the lease up
 	}
 	err := r.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.now(), r.opts.LeaseTTL)
 	if err != nil && run.ctx.Err() != nil {
@@ -280,8 +252,9 @@ func (run *dialogRun) renewOnce() bool {
 }
 
 // exec runs act, then the texts that arrived too late for it, and saves
-// the state after each.
-func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn, error) {
+// the state after each. sends says act sends the first queued text itself
+// (the request's own), so only the texts after it are steered in.
+func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, error)) (Turn, error) {
 	r := run.r
 	for {
 		a, err := agent.New(run.cfg)
@@ -291,15 +264,17 @@ func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn,
 		r.mu.Lock()
 		run.lr.agent = a
 		skip := 0
-		if run.sendsQueued {
-			skip = 1 // the first is the text act sends itself
+		if sends {
+			skip = 1
 		}
 		for _, q := range run.lr.queue[min(len(run.lr.queue), skip):] {
 			a.Steer(q.text)
 		}
 		r.mu.Unlock()
 		out, runErr := act(a)
-		run.closeStreaming(store.MessageInterrupted)
+		if err := run.rec.loopEnded(context.WithoutCancel(run.ctx)); err != nil {
+			return run.turn, r.internal(run.ctx, "run: loop ended", err)
+		}
 		// Deciding first whether the run goes on lets its last save
 		// release the lease in the same commit; once closed, no text can
 		// join, so nothing is left for a released run to answer.
@@ -316,7 +291,7 @@ func (run *dialogRun) exec(act func(*agent.Agent) (agent.Outcome, error)) (Turn,
 			return run.turn, nil
 		}
 		act = func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, next) }
-		run.sendsQueued = true
+		sends = true
 	}
 }
 
@@ -362,13 +337,7 @@ func (run *dialogRun) save(out agent.Outcome, last bool) (int64, error) {
 	if err != nil {
 		return 0, run.r.internal(ctx, "save state", err)
 	}
-	d, held := run.dialog, run.held
-	sv := store.Save{TenantID: d.TenantID, DialogID: d.ID, Status: status, State: string(b), Release: last, Owner: run.lr.owner}
-	if held != nil {
-		sv.ReplyID, sv.Reply = held.row.ID, held.update
-	}
-	lastSeq, err := run.r.store.SaveRun(ctx, sv)
-	run.sendHeld(err == nil)
+	lastSeq, err := run.rec.save(ctx, status, string(b), last)
 	if errors.Is(err, store.ErrConflict) {
 		return 0, platform.Wrap(err, platform.CodeConflict,
 			"another server took this dialog over while the reply was generated; the reply was not saved")
@@ -376,20 +345,12 @@ func (run *dialogRun) save(out agent.Outcome, last bool) (int64, error) {
 	if err != nil {
 		return 0, run.r.internal(ctx, "save state", err)
 	}
-	if last {
-		run.released.Store(true)
-	}
 	run.dialog.Status = status
 	run.turn.Pending = nil
 	for _, pc := range out.Pending {
 		run.turn.Pending = append(run.turn.Pending, PendingCall{ID: pc.ID, Name: pc.Name, Arguments: pc.Arguments, Kind: pc.Kind})
 	}
 	return lastSeq, nil
-}
-
-// saw notes a message row the run wrote or took.
-func (run *dialogRun) saw(m *store.Message) {
-	run.lastSeq = max(run.lastSeq, m.Seq)
 }
 
 // remember keeps the run's history for the dialog's next turn, when it is
@@ -401,7 +362,7 @@ func (run *dialogRun) remember(out agent.Outcome, runErr error, lastSeq int64) {
 	run.r.mu.Lock()
 	queued := len(run.lr.queue) > 0
 	run.r.mu.Unlock()
-	if !run.clean || queued || runErr != nil || out.StopReason == agent.StopError || run.ctx.Err() != nil || lastSeq != run.lastSeq {
+	if !run.clean || queued || runErr != nil || out.StopReason == agent.StopError || run.ctx.Err() != nil || lastSeq != run.rec.lastSeq {
 		return
 	}
 	d := run.dialog
@@ -409,11 +370,10 @@ func (run *dialogRun) remember(out agent.Outcome, runErr error, lastSeq int64) {
 }
 
 // end releases the lease (unless the last save did), then the dialog's
-// live entry: a request that
-// arrives meanwhile waits for the entry to go and then takes the lease
-// itself, instead of finding it still held and answering 409.
+// live entry: a request that arrives meanwhile waits for the entry to go
+// and then takes the lease itself, instead of finding it still held and
+// answering 409.
 func (run *dialogRun) end() {
-	close(run.stop)
 	run.cancel()
 	run.unhook()
 	r := run.r
@@ -423,12 +383,8 @@ func (run *dialogRun) end() {
 		run.lr.setOpen(false)
 	}
 	r.mu.Unlock()
-	ctx := context.WithoutCancel(run.ctx)
-	run.discardReserved(ctx) // a run that failed before its loop ran
-	if !run.released.Load() {
-		if err := r.store.ReleaseLease(ctx, run.dialog.TenantID, run.dialog.ID, run.lr.owner); err != nil {
-			r.log.Error("dialog: release dialog lease", "dialog", run.dialog.ID, "err", err)
-		}
+	if err := run.rec.end(context.WithoutCancel(run.ctx)); err != nil {
+		r.log.Error("dialog: end run", "dialog", run.dialog.ID, "err", err)
 	}
 	r.leave(run.lr)
 }

@@ -77,11 +77,11 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 		// The text is in the conversation already, stored by this
 		// request's first try, which died before answering it.
 		r.open(lr)
-		return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Continue(run.ctx, &run.st) })
+		return run.exec(false, func(a *agent.Agent) (agent.Outcome, error) { return a.Continue(run.ctx, &run.st) })
 	}
 	run.place(in.Text)
 	r.open(lr)
-	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
+	return run.exec(true, func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
 }
 
 func msgList(m *store.Message) []Message {
@@ -225,7 +225,7 @@ func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dia
 		return Turn{}, err
 	}
 	r.open(lr)
-	return run.exec(func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
+	return run.exec(false, func(a *agent.Agent) (agent.Outcome, error) { return act(run, a) })
 }
 
 // place registers the request's own text, stored with the lease (start)
@@ -238,7 +238,7 @@ func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dia
 // it was stored queued and is completed only when the loop takes it.
 func (run *dialogRun) place(text string) {
 	m := run.first
-	run.saw(m)
+	run.rec.saw(m)
 	q := queuedText{text: text, id: m.ID}
 	if m.Status == store.MessageComplete {
 		q.row = m
@@ -246,7 +246,6 @@ func (run *dialogRun) place(text string) {
 	run.r.mu.Lock()
 	run.lr.queue = append(run.lr.queue, q)
 	run.r.mu.Unlock()
-	run.sendsQueued = true
 }
 
 // turnDialog resolves a dialog for a caller who chats in it, at one
