@@ -419,8 +419,8 @@ func (rec *runRecord) writeText(ctx context.Context, status string) error {
 		Content: string(content), Text: text, Meta: emptyMeta, Status: status})
 }
 
-// completeUpdate is the write that makes row, complete, the content of
-// the row with its id.
+// completeUpdate writes row's content, complete, over the stored row with
+// its id: a reply completing its streaming row, an orphaned text adopted.
 func completeUpdate(row *store.Message) store.MessageUpdate {
 	return store.MessageUpdate{Content: row.Content, Text: row.Text, Model: row.Model, Provider: row.Provider,
 		Meta: row.Meta, Status: store.MessageComplete, Turn: row.Turn,

@@ -242,7 +242,7 @@ func (r *Runtime) join(ctx context.Context, p *platform.Principal, tenantID, dia
 		if text == "" {
 			return nil, nil, busy("a reply to this dialog is being generated; retry when it is done")
 		}
-		m, err := r.storeQueued(ctx, d, text)
+		m, err := r.storeUserText(ctx, d, text, store.MessageQueued)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -277,11 +277,6 @@ func (r *Runtime) open(lr *liveRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	lr.setOpen(true)
-}
-
-// storeQueued stores a user's text as queued, for the loop to take.
-func (r *Runtime) storeQueued(ctx context.Context, d *store.Dialog, text string) (*store.Message, error) {
-	return r.storeUserText(ctx, d, text, store.MessageQueued)
 }
 
 // storeUserText stores a user's text with status: queued for the loop to

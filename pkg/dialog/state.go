@@ -162,7 +162,5 @@ func (r *Runtime) state(ctx context.Context, d *store.Dialog, first *store.Messa
 // is part of the conversation the next reply answers.
 func (r *Runtime) adoptOrphan(ctx context.Context, m *store.Message) error {
 	m.Status = store.MessageComplete
-	return r.store.UpdateMessage(ctx, m.TenantID, m.ID, store.MessageUpdate{Content: m.Content, Text: m.Text,
-		Model: m.Model, Provider: m.Provider, Meta: m.Meta, Status: m.Status, Turn: m.Turn,
-		InputTokens: m.InputTokens, OutputTokens: m.OutputTokens})
+	return r.store.UpdateMessage(ctx, m.TenantID, m.ID, completeUpdate(m))
 }
