@@ -17,6 +17,10 @@
 // process answers a dialog join that run; Idempotency-Key claims let a
 // retried request replay the first response.
 //
+// Inside, a run's persistence (its lease, its reply's row, the events that
+// wait for that row's write) is a runRecord (record.go) whose transitions
+// are the only way it changes.
+//
 // Errors are *platform.Error, with the codes and caller-safe messages of
 // pkg/platform; RetryAfter says how long a rate_limited one asks to wait.
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -120,14 +121,7 @@ func (rec *runRecord) leasePhase() leasePhase { return leasePhase(rec.lease.Load
 // in phase want and the reply in one of replies (any when none are given).
 func (rec *runRecord) refuse(transition string, want leasePhase, replies ...replyPhase) error {
 	lease := rec.leasePhase()
-	ok := lease == want
-	if ok && len(replies) > 0 {
-		ok = false
-		for _, p := range replies {
-			ok = ok || rec.reply == p
-		}
-	}
-	if ok {
+	if lease == want && (len(replies) == 0 || slices.Contains(replies, rec.reply)) {
 		return nil
 	}
 	return &transitionError{transition: transition, lease: lease, reply: rec.reply}

@@ -263,11 +263,11 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 		}
 		r.mu.Lock()
 		run.lr.agent = a
-		skip := 0
-		if sends {
-			skip = 1
+		steer := run.lr.queue
+		if sends && len(steer) > 0 {
+			steer = steer[1:]
 		}
-		for _, q := range run.lr.queue[min(len(run.lr.queue), skip):] {
+		for _, q := range steer {
 			a.Steer(q.text)
 		}
 		r.mu.Unlock()
