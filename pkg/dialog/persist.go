@@ -84,6 +84,9 @@ func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
 // queue is that text's stored row, the reply is the reply's row (record),
 // anything else a new row.
 func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Message, error) {
+	if err := run.rec.nextMessage(ctx); err != nil {
+		return nil, err
+	}
 	if m.Kind == agent.KindUser && m.Origin == "" {
 		run.r.mu.Lock()
 		q, ok := run.lr.take(m.Text())

@@ -204,22 +204,34 @@ func (rec *runRecord) storeStreaming(ctx context.Context) {
 // per open stream.
 const streamFlushEvery = time.Second
 
+// nextMessage makes way for the loop's next message: whatever the loop
+// adds follows the reply it holds, so that is written first.
+//
+// Pre: lease held. Post: reply none, reserved or streaming. Writes: a
+// held reply, whose events then go (its own only if stored); a failure
+// is returned, and the message must not be stored.
+func (rec *runRecord) nextMessage(ctx context.Context) error {
+	if err := rec.refuse("nextMessage", leaseHeld); err != nil {
+		return err
+	}
+	if rec.reply == replyHeld {
+		return rec.writeHeld(ctx)
+	}
+	return nil
+}
+
 // rowComing makes way for a row the loop is about to write that the
 // reply must follow (a tool result, a queued text it takes, a summary).
 //
-// Pre: lease held. Post: reply none or streaming. Writes: a held reply
-// (its events go, its own only if stored; a failure is returned, and the
-// row must not be written); a reserved row is deleted (a failure is
-// logged: left streaming, the row reads as interrupted after the next
-// lease). A streaming reply stays where it is.
+// Pre: lease held, reply not held (nextMessage). Post: reply none or
+// streaming. Writes: a reserved row is deleted (a failure is logged:
+// left streaming, the row reads as interrupted after the next lease). A
+// streaming reply stays where it is.
 func (rec *runRecord) rowComing(ctx context.Context) error {
-	if err := rec.refuse("rowComing", leaseHeld); err != nil {
+	if err := rec.refuse("rowComing", leaseHeld, replyNone, replyReserved, replyStreaming); err != nil {
 		return err
 	}
-	switch rec.reply {
-	case replyHeld:
-		return rec.writeHeld(ctx)
-	case replyReserved:
+	if rec.reply == replyReserved {
 		rec.discard(ctx)
 	}
 	return nil
@@ -228,20 +240,14 @@ func (rec *runRecord) rowComing(ctx context.Context) error {
 // completed stores the loop's complete reply, row (made by storeMessage);
 // calls says it asks for tool calls, whose rows refer to it.
 //
-// Pre: lease held. Post: reply held when row took the reserved or
-// streaming row's place and has no calls (likely the run's last message:
-// the save that follows writes it); none otherwise. Writes: a reply held
-// before, first; then row over the reserved or streaming row when it
-// has calls, or appended whole when there was none. row gets its id and
-// seq.
+// Pre: lease held, reply not held (nextMessage). Post: reply held when
+// row took the reserved or streaming row's place and has no calls
+// (likely the run's last message: the save that follows writes it); none
+// otherwise. Writes: row over the reserved or streaming row when it has
+// calls, or appended whole when there was none. row gets its id and seq.
 func (rec *runRecord) completed(ctx context.Context, row *store.Message, calls bool) error {
-	if err := rec.refuse("completed", leaseHeld); err != nil {
+	if err := rec.refuse("completed", leaseHeld, replyNone, replyReserved, replyStreaming); err != nil {
 		return err
-	}
-	if rec.reply == replyHeld {
-		if err := rec.writeHeld(ctx); err != nil {
-			return err
-		}
 	}
 	rec.text = rec.text[:0]
 	if rec.reply == replyNone {

@@ -90,10 +90,11 @@ func reply(s string, calls bool) step {
 }
 
 var (
-	rowComing = step{"rowComing", func(f *recordFixture) error { return f.rec.rowComing(bg) }}
-	loopEnded = step{"loopEnded", func(f *recordFixture) error { return f.rec.loopEnded(bg) }}
-	done      = step{"emit(done)", func(f *recordFixture) error { f.rec.emit(agent.Done{}); return nil }}
-	end       = step{"end", func(f *recordFixture) error { return f.rec.end(bg) }}
+	nextMessage = step{"nextMessage", func(f *recordFixture) error { return f.rec.nextMessage(bg) }}
+	rowComing   = step{"rowComing", func(f *recordFixture) error { return f.rec.rowComing(bg) }}
+	loopEnded   = step{"loopEnded", func(f *recordFixture) error { return f.rec.loopEnded(bg) }}
+	done        = step{"emit(done)", func(f *recordFixture) error { f.rec.emit(agent.Done{}); return nil }}
+	end         = step{"end", func(f *recordFixture) error { return f.rec.end(bg) }}
 )
 
 func save(release bool) step {
@@ -171,8 +172,8 @@ func TestRunRecordTransitions(t *testing.T) {
 		{name: "a streaming reply stays where it is when another row comes",
 			steps: []step{takeLease(true), text("Hal"), rowComing},
 			lease: leaseHeld, reply: replyStreaming, rows: []string{"user:complete:hi", "assistant:streaming:"}, leaseRow: true},
-		{name: "a held reply is written, and its events go, before the next row",
-			steps: []step{takeLease(true), reply("A", false), done, rowComing, sent("message:A", "done")},
+		{name: "a held reply is written, and its events go, before the next message",
+			steps: []step{takeLease(true), reply("A", false), done, nextMessage, sent("message:A", "done"), rowComing},
 			lease: leaseHeld, reply: replyNone, rows: []string{"user:complete:hi", "assistant:complete:A"}, leaseRow: true},
 		{name: "text after a held reply writes it, then streams into a row of its own",
 			steps: []step{takeLease(true), reply("A", false), text("B"), sent("message:A")},
@@ -196,6 +197,9 @@ func TestRunRecordTransitions(t *testing.T) {
 		{name: "the lease is taken once",
 			steps: []step{takeLease(true), leasedAgain}, refused: []int{1},
 			lease: leaseHeld, reply: replyReserved, rows: []string{"user:complete:hi", "assistant:streaming:"}, leaseRow: true},
+		{name: "no row and no reply is written before a held reply",
+			steps: []step{takeLease(true), reply("A", false), rowComing, reply("B", false), sent()}, refused: []int{2, 3},
+			lease: leaseHeld, reply: replyHeld, rows: []string{"user:complete:hi", "assistant:streaming:"}, leaseRow: true},
 		{name: "no save while a reply still streams",
 			steps: []step{takeLease(true), text("x"), save(true)}, refused: []int{2},
 			lease: leaseHeld, reply: replyStreaming, rows: []string{"user:complete:hi", "assistant:streaming:"}, leaseRow: true},
@@ -203,15 +207,15 @@ func TestRunRecordTransitions(t *testing.T) {
 			steps: []step{takeLease(true), save(true)}, refused: []int{1},
 			lease: leaseHeld, reply: replyReserved, rows: []string{"user:complete:hi", "assistant:streaming:"}, leaseRow: true},
 		{name: "nothing writes before the lease",
-			steps: []step{text("x"), rowComing, reply("A", false), loopEnded, save(true)}, refused: []int{0, 1, 2, 3, 4},
+			steps: []step{text("x"), nextMessage, rowComing, reply("A", false), loopEnded, save(true)}, refused: []int{0, 1, 2, 3, 4, 5},
 			lease: leaseNone, reply: replyNone},
 		{name: "nothing but end once the last save gave the lease up",
-			steps:   []step{takeLease(true), loopEnded, save(true), text("x"), rowComing, reply("A", false), loopEnded, save(true), leasedAgain, end},
-			refused: []int{3, 4, 5, 6, 7, 8},
+			steps:   []step{takeLease(true), loopEnded, save(true), text("x"), nextMessage, rowComing, reply("A", false), loopEnded, save(true), leasedAgain, end},
+			refused: []int{3, 4, 5, 6, 7, 8, 9},
 			lease:   leaseEnded, reply: replyNone, rows: []string{"user:complete:hi"}},
 		{name: "nothing at all once ended",
-			steps:   []step{takeLease(true), end, end, text("x"), reply("A", false), save(true), leasedAgain},
-			refused: []int{2, 3, 4, 5, 6},
+			steps:   []step{takeLease(true), end, end, text("x"), nextMessage, reply("A", false), save(true), leasedAgain},
+			refused: []int{2, 3, 4, 5, 6, 7},
 			lease:   leaseEnded, reply: replyNone, rows: []string{"user:complete:hi"}},
 	}
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
