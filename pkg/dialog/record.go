@@ -414,7 +414,10 @@ func (rec *runRecord) discard(ctx context.Context) {
 // writeText writes the text so far to the streaming row with status.
 func (rec *runRecord) writeText(ctx context.Context, status string) error {
 	text := string(rec.text)
-	content, _ := json.Marshal(llm.AssistantText(text).Content)
+	content, err := json.Marshal(llm.AssistantText(text).Content)
+	if err != nil {
+		return err
+	}
 	return rec.store.UpdateMessage(ctx, rec.row.TenantID, rec.row.ID, store.MessageUpdate{
 		Content: string(content), Text: text, Meta: emptyMeta, Status: status})
 }
