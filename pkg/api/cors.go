@@ -17,7 +17,7 @@ import (
 
 const (
 	corsAllowMethods = "GET, POST"
-	corsAllowHeaders = "Authorization, Content-Type, Accept, Idempotency-Key, X-Request-ID"
+	corsAllowHeaders = "Authorization, Content-Type, Accept, Idempotency-Key, X-Request-ID, X-Parley-User-Token"
 	// Retry-After tells the widget when to retry a 429; X-Request-ID lets
 	// a site owner quote a failing request. Content-Type, which tells an
 	// event stream from JSON, is readable without being listed.

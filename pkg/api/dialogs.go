@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -53,6 +54,10 @@ func (d *dialogAPI) fail(c *gin.Context, err error) {
 	d.server.fail(c, err)
 }
 
+// UserTokenHeader carries the end user's signed token when a dialog is
+// created, as the body's user_token may.
+const UserTokenHeader = "X-Parley-User-Token"
+
 // createDialog: POST /v1/tenants/{tenant}/bots/{bot}/dialogs -> the dialog.
 func (d *dialogAPI) createDialog(c *gin.Context) {
 	var req apiclient.CreateDialogRequest
@@ -61,7 +66,8 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		return
 	}
 	dlg, err := d.rt.CreateDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
-		dialog.CreateDialogInput{UserID: req.UserID, Context: req.Context, Version: req.Version, Origin: browserOrigin(c.Request)})
+		dialog.CreateDialogInput{UserID: req.UserID, UserToken: cmp.Or(req.UserToken, c.GetHeader(UserTokenHeader)),
+			Context: req.Context, Version: req.Version, Origin: browserOrigin(c.Request)})
 	if err != nil {
 		d.fail(c, err)
 		return

@@ -44,6 +44,10 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/secrets", s.listSecrets)
 	t.DELETE("/secrets/:name", s.deleteSecret)
 
+	t.PUT("/identity", s.putIdentity)
+	t.GET("/identity", s.getIdentity)
+	t.DELETE("/identity", s.deleteIdentity)
+
 	t.POST("/bots", s.createBot)
 	t.GET("/bots", s.listBots)
 	t.GET("/bots/:bot", s.getBot)

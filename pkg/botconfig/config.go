@@ -123,7 +123,8 @@ type MCPToolFilter struct {
 }
 
 // ContextVariable is a value the platform fills per dialog (from the API
-// caller or the widget), usable as {{name}} in endpoints.
+// caller, the widget page or the end user's signed token), usable as
+// {{name}} in endpoints.
 type ContextVariable struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
@@ -131,6 +132,39 @@ type ContextVariable struct {
 	// ExposeToLLM puts the value in the system prompt as a fact.
 	ExposeToLLM bool   `json:"expose_to_llm,omitempty"`
 	Default     string `json:"default,omitempty"`
+	// Source says who may set the value: SourceServer (the default),
+	// SourcePage or SourceIdentity.
+	Source string `json:"source,omitempty"`
+	// Claim names the token claim of an identity variable; default Name.
+	Claim string `json:"claim,omitempty"`
+}
+
+// Where a context variable's value may come from.
+const (
+	// SourceServer: only server-side callers (sk_ keys, admins) set it.
+	SourceServer = "server"
+	// SourcePage: the widget page (a pk_ key) may set it too.
+	SourcePage = "page"
+	// SourceIdentity: a claim of the end user's verified signed token;
+	// server-side callers may also set it.
+	SourceIdentity = "identity"
+)
+
+// From is where the variable's value may come from, SourceServer unless
+// the config says otherwise.
+func (v ContextVariable) From() string {
+	if v.Source == "" {
+		return SourceServer
+	}
+	return v.Source
+}
+
+// ClaimName is the token claim an identity variable is read from.
+func (v ContextVariable) ClaimName() string {
+	if v.Claim == "" {
+		return v.Name
+	}
+	return v.Claim
 }
 
 // LLMSettings chooses the model.

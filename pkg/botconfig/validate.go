@@ -88,6 +88,14 @@ func (c *checker) contextVariables() {
 		if v.Required && v.Default != "" {
 			c.ps.add(ptr(at, "default"), "a required variable never uses its default; drop default or set required to false")
 		}
+		switch v.Source {
+		case "", SourceServer, SourcePage, SourceIdentity:
+		default:
+			c.ps.add(ptr(at, "source"), "source %q is not one of server (API callers only, the default), page (the widget page may set it) or identity (a claim of the signed user token)", v.Source)
+		}
+		if v.Claim != "" && v.Source != SourceIdentity {
+			c.ps.add(ptr(at, "claim"), "claim is read only for source identity; set source to identity or drop claim")
+		}
 	}
 }
 

@@ -35,8 +35,13 @@ const (
 
 // CreateDialogInput is what a caller says about a new dialog.
 type CreateDialogInput struct {
-	// UserID names the end user in the caller's own terms (optional).
+	// UserID names the end user in the caller's own terms (optional;
+	// server-side callers only: a widget's visitor is anonymous or named by
+	// a signed user token).
 	UserID string
+	// UserToken is the end user's signed token (a JWT the tenant's backend
+	// issued): its sub names the user, its claims fill identity variables.
+	UserToken string
 	// Context fills the bot's declared context variables.
 	Context map[string]string
 	// Version picks a version other than the published one (a draft
@@ -141,6 +146,9 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	if err != nil {
 		return Dialog{}, err
 	}
+	if err := r.endUser(ctx, p, b.TenantID, compiled.ContextVariables, &in); err != nil {
+		return Dialog{}, err
+	}
 	var ps problems
 	if utf8.RuneCountInString(in.UserID) > MaxUserIDLength {
 		ps.add("/user_id", "must have at most %d characters", MaxUserIDLength)
@@ -201,6 +209,10 @@ func checkContext(ps *problems, declared []botconfig.ContextVariable, given map[
 	}
 	for _, cv := range declared {
 		if v, ok := given[cv.Name]; cv.Required && cv.Default == "" && (!ok || strings.TrimSpace(v) == "") {
+			if cv.From() == botconfig.SourceIdentity {
+				ps.add("/context/"+escapePointer(cv.Name), "is required by this bot and comes from the signed user token's %q claim; send a user token that has it", cv.ClaimName())
+				continue
+			}
 			ps.add("/context/"+escapePointer(cv.Name), "is required by this bot")
 		}
 	}

@@ -49,6 +49,7 @@ type runtimeMetrics struct {
 	toolCalls  *prometheus.CounterVec
 	toolSecs   *prometheus.HistogramVec
 	runs       *prometheus.CounterVec
+	userTokens *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -75,6 +76,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_dialog_runs_total",
 			Help: "Runs of the dialog loop by stop reason.",
 		}, []string{"stop_reason"}),
+		userTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_user_tokens_total",
+			Help: "Signed end-user tokens by outcome: accepted, or the reason they were refused (expired, signature, audience, ...).",
+		}, []string{"outcome"}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -82,6 +87,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.toolCalls = register(reg, m.toolCalls)
 		m.toolSecs = register(reg, m.toolSecs)
 		m.runs = register(reg, m.runs)
+		m.userTokens = register(reg, m.userTokens)
 	}
 	return m
 }
@@ -99,6 +105,9 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	}
 	return c
 }
+
+// userToken counts one signed user token by outcome.
+func (m *runtimeMetrics) userToken(outcome string) { m.userTokens.WithLabelValues(outcome).Inc() }
 
 // toolCall counts one recorded tool result.
 func (m *runtimeMetrics) toolCall(msg agent.Message) {

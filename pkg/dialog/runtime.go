@@ -18,6 +18,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/identity"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -95,6 +96,7 @@ type Runtime struct {
 	tenants *tenantCache
 	history *historyCache
 	meter   *meter
+	ids     *identity.Verifier
 
 	// base ends every run on Shutdown; runs do not end when their request
 	// does, so a reply whose client went away is still stored.
@@ -132,6 +134,7 @@ func New(opts Options) (*Runtime, error) {
 	base, cancel := context.WithCancel(context.Background())
 	r := &Runtime{svc: opts.Service, store: opts.Store, log: opts.Logger, opts: opts, metrics: metrics,
 		limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
+		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),
 		bots: newBotCache(512), tenants: newTenantCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{}}
 	go r.meter.run(base)

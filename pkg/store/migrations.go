@@ -26,6 +26,7 @@ var migrations = []migration{
 	{3, "messages and tool calls found by dialog only", migrateV3},
 	{4, "streaming messages indexed", migrateV4},
 	{5, "idempotency claims name their server and message", migrateV5},
+	{6, "tenant identity settings for signed end-user tokens", migrateV6},
 }
 
 // schemaMigration records an applied step.

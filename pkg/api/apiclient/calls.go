@@ -60,6 +60,23 @@ func (c *Client) PutSecret(ctx context.Context, tenant, name, value string) (*Se
 	return &out, c.Do(ctx, http.MethodPut, tenantPath(tenant, "secrets", name), PutSecretRequest{Value: value}, &out)
 }
 
+// PutIdentity sets how the tenant's signed end-user tokens are verified.
+func (c *Client) PutIdentity(ctx context.Context, tenant string, req PutIdentityRequest) (*Identity, error) {
+	var out Identity
+	return &out, c.Do(ctx, http.MethodPut, tenantPath(tenant, "identity"), req, &out)
+}
+
+// GetIdentity returns the tenant's identity settings.
+func (c *Client) GetIdentity(ctx context.Context, tenant string) (*Identity, error) {
+	var out Identity
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "identity"), nil, &out)
+}
+
+// DeleteIdentity removes the tenant's identity settings.
+func (c *Client) DeleteIdentity(ctx context.Context, tenant string) error {
+	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "identity"), nil, nil)
+}
+
 // ListSecrets lists a tenant's secret names; values are never returned.
 func (c *Client) ListSecrets(ctx context.Context, tenant string) (*SecretList, error) {
 	var out SecretList

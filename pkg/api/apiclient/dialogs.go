@@ -19,8 +19,12 @@ import (
 
 // CreateDialogRequest starts a dialog with a bot.
 type CreateDialogRequest struct {
-	UserID  string            `json:"user_id,omitempty"`
-	Context map[string]string `json:"context,omitempty"`
+	// UserID names the end user; server-side (sk_) callers only.
+	UserID string `json:"user_id,omitempty"`
+	// UserToken is the end user's signed token (also accepted in the
+	// X-Parley-User-Token header); its sub becomes the user id.
+	UserToken string            `json:"user_token,omitempty"`
+	Context   map[string]string `json:"context,omitempty"`
 	// Version previews a version other than the published one (editors).
 	Version int `json:"version,omitempty"`
 }

@@ -139,6 +139,24 @@ type PutSecretRequest struct {
 	Value string `json:"value"`
 }
 
+// PutIdentityRequest is the body of PUT /v1/tenants/{tenant}/identity: how
+// the tenant's signed end-user tokens are verified. Give Secret (HS256,
+// at least 32 bytes) or JWKSURL (RS256/ES256 keys), not both; Audience,
+// when set, must be in every token's aud. The secret is write-only.
+type PutIdentityRequest struct {
+	Secret   string `json:"secret,omitempty"`
+	JWKSURL  string `json:"jwks_url,omitempty"`
+	Audience string `json:"audience,omitempty"`
+}
+
+// Identity is a tenant's identity settings; never the secret.
+type Identity struct {
+	HasSecret bool      `json:"has_secret"`
+	JWKSURL   string    `json:"jwks_url,omitempty"`
+	Audience  string    `json:"audience,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
 // Secret names a stored secret.
 type Secret struct {
 	Name      string    `json:"name"`

@@ -1,0 +1,127 @@
+package dialog
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/identity"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// AnonymousPrefix starts the generated id of a widget visitor without a
+// signed user token.
+const AnonymousPrefix = "anon_"
+
+// endUser decides who a new dialog's end user is and fills the bot's
+// identity variables from a verified token. A signed token (in.UserToken)
+// names the user by its sub; without one, a widget (pk_) caller is an
+// anonymous visitor with a generated id and may not choose user_id, while
+// a server-side caller may name the user as before.
+func (r *Runtime) endUser(ctx context.Context, p *platform.Principal, tenantID string, vars []botconfig.ContextVariable, in *CreateDialogInput) error {
+	widget := p.KeyKind == auth.KindPublishable
+	if err := checkSources(widget, vars, in.Context); err != nil {
+		return err
+	}
+	if in.UserToken == "" {
+		if !widget {
+			return nil
+		}
+		if in.UserID != "" {
+			return forbidden("/user_id", "a widget (pk_) key cannot choose user_id; have the site sign a user token (data-user-token) whose sub is the user's id")
+		}
+		in.UserID = anonymousID()
+		return nil
+	}
+	settings, err := r.svc.IdentitySettings(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	user, err := r.ids.Verify(ctx, settings, in.UserToken)
+	var refused *identity.Error
+	if errors.As(err, &refused) {
+		r.metrics.userToken(refused.Reason)
+		return platform.Wrap(err, platform.CodeUnauthorized, "user token refused (%s): %s", refused.Reason, refused.Message)
+	}
+	if err != nil {
+		return err
+	}
+	r.metrics.userToken("accepted")
+	if in.UserID != "" && in.UserID != user.ID {
+		return platform.Invalid(platform.Detail{Pointer: "/user_id", Message: "differs from the user token's sub; leave user_id out when you send a user token"})
+	}
+	in.UserID = user.ID
+	for _, cv := range vars {
+		if cv.From() != botconfig.SourceIdentity {
+			continue
+		}
+		if v, ok := claimString(user.Claims[cv.ClaimName()]); ok {
+			if in.Context == nil {
+				in.Context = map[string]string{}
+			}
+			in.Context[cv.Name] = v
+		}
+	}
+	return nil
+}
+
+// checkSources refuses, for a widget caller, every given context variable
+// the page may not set: server variables and identity variables, which
+// come only from a verified token. Server-side callers may set any.
+func checkSources(widget bool, vars []botconfig.ContextVariable, given map[string]string) error {
+	if !widget || len(given) == 0 {
+		return nil
+	}
+	var ps problems
+	for _, cv := range vars {
+		if _, ok := given[cv.Name]; !ok {
+			continue
+		}
+		at := "/context/" + escapePointer(cv.Name)
+		switch cv.From() {
+		case botconfig.SourceIdentity:
+			ps.add(at, "%s comes from the signed user token's %q claim; the page cannot set it", cv.Name, cv.ClaimName())
+		case botconfig.SourceServer:
+			ps.add(at, "%s may be set only by server-side (sk_) callers; declare source \"page\" in the bot's config to let the widget set it", cv.Name)
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Pointer < ps[j].Pointer })
+	msg := ps[0].Message
+	if len(ps) > 1 {
+		msg = fmt.Sprintf("%d context variables may not be set by the page", len(ps))
+	}
+	return &platform.Error{Code: platform.CodeForbidden, Message: msg, Details: ps}
+}
+
+func forbidden(pointer, msg string) error {
+	return &platform.Error{Code: platform.CodeForbidden, Message: msg, Details: []platform.Detail{{Pointer: pointer, Message: msg}}}
+}
+
+// claimString is a claim as a template value: strings as they are,
+// numbers and booleans in their JSON spelling; objects, arrays and null
+// are not values.
+func claimString(c any) (string, bool) {
+	switch v := c.(type) {
+	case string:
+		return v, true
+	case float64, bool, json.Number:
+		b, _ := json.Marshal(v)
+		return string(b), true
+	}
+	return "", false
+}
+
+func anonymousID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return AnonymousPrefix + hex.EncodeToString(b)
+}
