@@ -108,6 +108,9 @@ var mcpAndVariableMistakes = []mistakeCase{
 	{"a context variable named secrets is rejected", doc(`"context_variables": [{"name": "secrets"}]`), "/context_variables/0/name", "reserved"},
 	{"a context variable with a dash is rejected", doc(`"context_variables": [{"name": "customer-tier"}]`), "/context_variables/0/name", "does not match"},
 	{"a context variable declared twice is rejected at the second", doc(`"context_variables": [{"name": "tier"}, {"name": "tier"}]`), "/context_variables/1/name", "declared twice"},
+	{"an unknown context variable source lists the three", doc(`"context_variables": [{"name": "tier", "source": "cookie"}]`), "/context_variables/0/source", "must be one of"},
+	{"a claim on a page variable is rejected", doc(`"context_variables": [{"name": "tier", "source": "page", "claim": "plan"}]`), "/context_variables/0/claim", "source identity"},
+	{"a claim on a server variable is rejected", doc(`"context_variables": [{"name": "tier", "claim": "plan"}]`), "/context_variables/0/claim", "source identity"},
 	{"a required variable with a default is flagged", doc(`"context_variables": [{"name": "tier", "required": true, "default": "gold"}]`), "/context_variables/0/default", "never uses its default"},
 }
 

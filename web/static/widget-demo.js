@@ -11,7 +11,7 @@
   s.src = '/widget.js';
   s.async = true;
   Object.keys(attrs).forEach(function (k) { s.dataset[k] = attrs[k]; });
-  if (q.get('user_id')) s.dataset.userId = q.get('user_id');
+  if (q.get('user_token')) s.dataset.userToken = q.get('user_token');
   if (q.get('context')) s.dataset.context = q.get('context');
   document.getElementById('snippet').textContent = s.outerHTML.replace('src="/widget.js"', 'src="' + location.origin + '/widget.js"');
   document.body.appendChild(s);

@@ -4,8 +4,10 @@
  *   <script src="https://parley.example.com/widget.js" data-key="pk_..."
  *     data-tenant="acme-outdoor" data-bot="support" async></script>
  *
- * Optional: data-user-id, data-context (a JSON object of context variables),
- * data-title, data-color. It draws a chat button and panel inside a shadow
+ * Optional: data-user-token (the signed-in visitor's short-lived JWT, signed
+ * by the site's backend; without one the visitor is anonymous), data-context
+ * (a JSON object of the bot's "page" context variables), data-title,
+ * data-color. It draws a chat button and panel inside a shadow
  * root, so the host page's CSS cannot reach it, streams replies over
  * server-sent events read from fetch (EventSource cannot POST or send a key),
  * and keeps the dialog id in localStorage so a reload continues the
@@ -13,7 +15,9 @@
  *
  *   window.Parley = { onClientTool: async (name, args) => result };
  *
- * and the page may call window.Parley.open(), .close() and .send(text).
+ * and the page may call window.Parley.open(), .close(), .send(text) and
+ * .setUserToken(token) (a fresh token before the old one expires, or after
+ * the visitor signs in or out; another user starts another dialog).
  *
  * A site with a Content-Security-Policy must allow this server's origin in
  * script-src (the script) and connect-src (its API calls); the widget needs
@@ -30,7 +34,7 @@
     key: script.dataset.key,
     tenant: script.dataset.tenant,
     bot: script.dataset.bot,
-    userId: script.dataset.userId || '',
+    userToken: script.dataset.userToken || '',
     title: script.dataset.title || 'Chat with us',
     color: script.dataset.color || '#3557e0',
     server: new URL(script.src, location.href).origin,
@@ -49,7 +53,22 @@
     console.error('Parley widget: data-context is not valid JSON', e);
   }
 
-  var STORE = 'parley.dialog.' + cfg.tenant + '.' + cfg.bot;
+  // The dialog is remembered per signed-in user, so a visitor who signs in
+  // or out on a shared browser does not continue someone else's dialog.
+  var STORE_PREFIX = 'parley.dialog.' + cfg.tenant + '.' + cfg.bot;
+  var STORE = storeKey(cfg.userToken);
+
+  // storeKey names where the dialog of token's user is kept. The token's
+  // sub is read, not verified: the server verifies; this only separates
+  // users in this browser.
+  function storeKey(token) {
+    var sub = '';
+    try {
+      var payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+      sub = JSON.parse(atob(payload)).sub || '';
+    } catch (e) { /* anonymous, or not a JWT: the server will say so */ }
+    return sub ? STORE_PREFIX + '.user.' + sub : STORE_PREFIX;
+  }
   var RETRIES = 2;
 
   var CSS = [
@@ -195,6 +214,7 @@
   function request(method, url, body, accept, idemKey) {
     var headers = { 'Authorization': 'Bearer ' + cfg.key, 'Accept': accept || 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (cfg.userToken) headers['X-Parley-User-Token'] = cfg.userToken;
     if (idemKey) headers['Idempotency-Key'] = idemKey;
     // credentials: 'omit': the key is the credential; never send cookies.
     return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', mode: 'cors' })
@@ -277,7 +297,6 @@
 
   function create() {
     var body = {};
-    if (cfg.userId) body.user_id = cfg.userId;
     if (context) body.context = context;
     return json('POST', path('bots', cfg.bot, 'dialogs'), body).then(function (d) {
       dialogId = d.id;
@@ -479,6 +498,14 @@
   parley.open = open;
   parley.close = close;
   parley.send = function (text) { open(); send(text); };
+  parley.setUserToken = function (token) {
+    cfg.userToken = token || '';
+    var key = storeKey(cfg.userToken);
+    if (key === STORE) return; // the same user, a fresh token
+    STORE = key;
+    dialogId = localStorage.getItem(STORE);
+    started = null;
+  };
 
   if (document.body) document.body.appendChild(host);
   else document.addEventListener('DOMContentLoaded', function () { document.body.appendChild(host); });

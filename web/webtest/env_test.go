@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/golang-jwt/jwt/v5"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -43,13 +44,17 @@ var screenshots = flag.String("screenshots", "", "write the tests' screenshots (
 // hanging; it is not a speed assertion.
 const waitLimit = 15 * time.Second
 
-// botConfig is the bot every test starts from: a greeting, a declared
-// context variable the widget fills from data-context, a client tool the
+// botConfig is the bot every test starts from: a greeting, a context
+// variable from the visitor's signed token and one the page fills from
+// data-context, a client tool the
 // page runs, and an HTTP tool that needs the visitor's confirmation. SHOP
 // is replaced with the shop server's URL.
 const botConfig = `{
   "basic_settings": {"name": "Acme Support", "greeting": "Hi! I am the Acme assistant."},
-  "context_variables": [{"name": "customer_tier", "description": "Plan of the customer"}],
+  "context_variables": [
+    {"name": "customer_tier", "description": "Plan of the customer", "source": "identity", "claim": "tier"},
+    {"name": "page_lang", "description": "Language of the page", "source": "page"}
+  ],
   "tools": [
     {"name": "locate", "description": "Where the visitor is", "execution": "client",
      "parameters": {"type": "object", "properties": {}}},
@@ -150,6 +155,9 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		t.Fatal(err)
 	}
 	w.adminKey = created.Key
+	if _, err := svc.PutIdentity(ctx, op, "acme", platform.IdentityInput{Secret: identitySecret}); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := svc.CreateBot(ctx, op, "acme", "support", []byte(strings.ReplaceAll(botConfig, "SHOP", shop.URL))); err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +186,20 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	return llmtest.ServerReply{Text: "Echo: " + text}
 }
 
+// identitySecret is the HS256 secret acme's backend signs user tokens with.
+const identitySecret = "acme-identity-secret-0123456789abcdefghij"
+
+// userToken is what acme's backend would put in its page for a signed-in
+// visitor: a ten-minute token naming the user and their tier.
+func userToken(t *testing.T, sub, tier string) string {
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": sub, "tier": tier,
+		"iat": time.Now().Unix(), "exp": time.Now().Add(10 * time.Minute).Unix()}).SignedString([]byte(identitySecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // widgetKey makes a pk_ key for the bot that may be used from origins.
 func (w *world) widgetKey(t *testing.T, origins ...string) string {
 	t.Helper()
@@ -203,8 +225,8 @@ func (w *world) site(t *testing.T) *httptest.Server {
 <style>body{font-family:Georgia,serif;margin:40px;background:#fdfaf3} *{color:red !important; font-size:30px !important}</style></head>
 <script>window.Parley = {onClientTool: async (name, args) => ({city: "Oslo", tool: name})};</script>
 <body><h1>Acme Outdoor</h1><p>Tents, packs and everything for the trail.</p>
-<script src="%s/widget.js" data-key="%s" data-tenant="acme" data-bot="support" data-user-id="u-42"
-  data-context='{"customer_tier":"gold"}' async></script></body></html>`, w.api.URL, r.URL.Query().Get("key"))
+<script src="%s/widget.js" data-key="%s" data-tenant="acme" data-bot="support" data-user-token="%s"
+  data-context='{"page_lang":"de"}' async></script></body></html>`, w.api.URL, r.URL.Query().Get("key"), userToken(t, "u-42", "gold"))
 	}))
 	t.Cleanup(s.Close)
 	return s

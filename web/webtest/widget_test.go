@@ -35,13 +35,13 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 			screenshot(t, ctx, "widget")
 		})
 
-		t.Run("the dialog carries the page's user id and context", func(t *testing.T) {
+		t.Run("the dialog carries the signed user's id and claims and the page's context", func(t *testing.T) {
 			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(ds) != 1 || ds[0].UserID != "u-42" || ds[0].Context["customer_tier"] != "gold" {
-				t.Fatalf("dialogs %+v; want one of user u-42 with customer_tier=gold", ds)
+			if len(ds) != 1 || ds[0].UserID != "u-42" || ds[0].Context["customer_tier"] != "gold" || ds[0].Context["page_lang"] != "de" {
+				t.Fatalf("dialogs %+v; want one of user u-42 with customer_tier=gold (the token) and page_lang=de (the page)", ds)
 			}
 		})
 
