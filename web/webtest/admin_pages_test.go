@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // TestAdminManagesKeysSecretsAndReadsTheLog signs in with email and
@@ -77,6 +78,28 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//tr[td/code[text()="crm_token"]]//button[text()="Delete"]`)),
 				until(contains("document", "main .empty", "No secrets yet.")),
 			)
+		})
+
+		t.Run("the identity settings show the kind of key, never the secret", func(t *testing.T) {
+			run(t, ctx, "identity",
+				chromedp.Navigate(base+"/secrets"),
+				until(contains("document", ".identity-state", "HS256 with a secret")),
+			)
+			if page := eval[string](t, ctx, `document.documentElement.outerHTML`); strings.Contains(page, identitySecret) {
+				t.Fatalf("the page shows the identity secret")
+			}
+			run(t, ctx, "switch to a JWKS URL",
+				chromedp.SetValue(chromedp.CSS(`.identity-form select[name="kind"]`), "jwks"),
+				do(`document.querySelector('.identity-form select[name="kind"]').dispatchEvent(new Event('change'))`),
+				chromedp.SendKeys(chromedp.CSS(`input[name="jwks_url"]`), "https://id.acme.example/jwks.json"),
+				chromedp.SendKeys(chromedp.CSS(`input[name="audience"]`), "acme.example"),
+				chromedp.Click(chromedp.Search(`//form[contains(@class,"identity-form")]//button[text()="Save"]`)),
+				until(contains("document", ".identity-state", "https://id.acme.example/jwks.json")),
+			)
+			got, err := w.svc.GetIdentity(context.Background(), platform.Operator(), "acme")
+			if err != nil || got.HasSecret || got.JWKSURL != "https://id.acme.example/jwks.json" || got.Audience != "acme.example" {
+				t.Fatalf("identity settings %+v %v; want the JWKS URL and audience saved from the form", got, err)
+			}
 		})
 
 		t.Run("the dialog log shows messages, versions and the confirmed tool call", func(t *testing.T) {

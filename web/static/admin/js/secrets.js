@@ -3,6 +3,7 @@
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table, errorBox, notice, when, busy } from './dom.js';
+import { identityCard } from './identity.js';
 
 /** secretsView renders #/t/<tenant>/secrets. */
 export async function secretsView({ tenant }) {
@@ -40,5 +41,6 @@ export async function secretsView({ tenant }) {
   h('button', { type: 'submit' }, 'Set secret'));
 
   await draw();
-  return h('div', null, h('h1', null, 'Secrets'), out, card('Set a secret', form), card('Secrets', list));
+  return h('div', null, h('h1', null, 'Secrets'), out, card('Set a secret', form), card('Secrets', list),
+    card('Signed end users', await identityCard(tenant)));
 }
