@@ -113,6 +113,21 @@ func routeTable() []routeCase {
 			}
 			return "/v1/tenants/" + f.slug + "/secrets/" + name, nil
 		}},
+		{"PUT", "/v1/tenants/:tenant/identity", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/identity", apiclient.PutIdentityRequest{Secret: strings.Repeat("s", 40)}
+		}},
+		{"GET", "/v1/tenants/:tenant/identity", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			if _, err := w.svc.PutIdentity(context.Background(), platform.Operator(), f.slug, platform.IdentityInput{Secret: strings.Repeat("s", 40)}); err != nil {
+				t.Fatal(err)
+			}
+			return "/v1/tenants/" + f.slug + "/identity", nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/identity", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			if _, err := w.svc.PutIdentity(context.Background(), platform.Operator(), f.slug, platform.IdentityInput{Secret: strings.Repeat("s", 40)}); err != nil {
+				t.Fatal(err)
+			}
+			return "/v1/tenants/" + f.slug + "/identity", nil
+		}},
 		{"POST", "/v1/tenants/:tenant/bots", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots", apiclient.CreateBotRequest{Slug: w.unique("bot"), Config: botConfig(t)}
 		}},

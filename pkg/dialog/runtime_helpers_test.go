@@ -75,7 +75,7 @@ func shopConfig(shopURL string) string {
   ],
   "native_tools": ["handoff_to_human", "remember", "recall"],
   "context_variables": [
-    {"name": "tier", "description": "Customer plan", "required": true, "expose_to_llm": true},
+    {"name": "tier", "description": "Customer plan", "required": true, "expose_to_llm": true, "source": "page"},
     {"name": "region", "description": "Customer region"}
   ],
   "llm": {"model": "gpt-4o-mini"},
