@@ -20,6 +20,16 @@ import (
 // tenantFile is tenants/<slug>/tenant.json.
 type tenantFile struct {
 	Name string `json:"name"`
+	// Identity is how the tenant's signed end-user tokens are verified,
+	// when they come from a JWKS URL; an HS256 secret is a secret and is
+	// set through the API or admin UI, never from git.
+	Identity *identityFile `json:"identity,omitempty"`
+}
+
+// identityFile is tenant.json's identity: PUT /identity without a secret.
+type identityFile struct {
+	JWKSURL  string `json:"jwks_url"`
+	Audience string `json:"audience,omitempty"`
 }
 
 // applyStats counts what one apply changed, for its closing line.
@@ -39,7 +49,7 @@ func (m *Main) apply(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, `usage: parley apply DIR
 
 Creates or updates tenants and bots from DIR, laid out like tenants/:
-  DIR/<tenant-slug>/tenant.json          {"name": "..."}
+  DIR/<tenant-slug>/tenant.json          {"name": "...", "identity"?: {"jwks_url": "...", "audience"?: "..."}}
   DIR/<tenant-slug>/bots/<bot-slug>.json an agent config
 DIR may also be one tenant's directory. Missing tenants are created (their
 first admin key is printed once); a bot gets a new version only when its
@@ -192,9 +202,27 @@ func (a *applier) tenant(ctx context.Context, dir string) {
 	default:
 		fmt.Fprintf(a.out, "tenant %s: exists\n", slug)
 	}
+	if tf.Identity != nil {
+		a.identity(ctx, slug, path, *tf.Identity)
+	}
 	for _, f := range botFiles(dir) {
 		a.bot(ctx, slug, f)
 	}
+}
+
+// identity sets the tenant's JWKS identity settings unless they are so
+// already.
+func (a *applier) identity(ctx context.Context, tenant, path string, want identityFile) {
+	op := platform.Operator()
+	if got, err := a.svc.GetIdentity(ctx, op, tenant); err == nil && !got.HasSecret && got.JWKSURL == want.JWKSURL && got.Audience == want.Audience {
+		fmt.Fprintf(a.out, "  identity: unchanged\n")
+		return
+	}
+	if _, err := a.svc.PutIdentity(ctx, op, tenant, platform.IdentityInput{JWKSURL: want.JWKSURL, Audience: want.Audience}); err != nil {
+		a.fail(path, err)
+		return
+	}
+	fmt.Fprintf(a.out, "  identity: user tokens verified with the keys at %s\n", want.JWKSURL)
 }
 
 // bot creates the bot or saves its config as a new version when it

@@ -83,6 +83,9 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if got := len(adminKeyLine.FindAllString(first, -1)); got != len(tenants) {
 			t.Errorf("first apply printed %d admin keys, want one per tenant (%d):\n%s", got, len(tenants), first)
 		}
+		if !strings.Contains(first, "identity: user tokens verified with the keys at https://shop.acme-outdoor.example/.well-known/jwks.json") {
+			t.Errorf("the first apply did not set acme-outdoor's identity settings from tenant.json:\n%s", first)
+		}
 		before := versionCounts(t, env)
 		if len(before) == 0 {
 			t.Fatal("the first apply created no bots")
@@ -97,7 +100,8 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if code != 0 {
 			t.Fatalf("second apply exited %d:\n%s%s", code, second, stderr)
 		}
-		if adminKeyLine.MatchString(second) || !strings.Contains(second, "0 tenants created, 0 bots created, 0 new versions, 0 publishes") {
+		if adminKeyLine.MatchString(second) || !strings.Contains(second, "0 tenants created, 0 bots created, 0 new versions, 0 publishes") ||
+			!strings.Contains(second, "identity: unchanged") {
 			t.Errorf("the second apply changed something:\n%s", second)
 		}
 		after := versionCounts(t, env)
