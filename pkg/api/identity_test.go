@@ -149,6 +149,16 @@ func TestWhoMaySetWhat(t *testing.T) {
 			})
 		}
 
+		t.Run("tokens are counted by outcome", func(t *testing.T) {
+			m := e.raw(t, "GET", "/metrics", "", "").body
+			for _, want := range []string{`parley_user_tokens_total{outcome="accepted"}`, `parley_user_tokens_total{outcome="expired"}`,
+				`parley_user_tokens_total{outcome="signature"} 2`, `parley_user_tokens_total{outcome="audience"} 1`} {
+				if !strings.Contains(m, want) {
+					t.Errorf("metrics lack %s", want)
+				}
+			}
+		})
+
 		t.Run("two anonymous visitors get different ids", func(t *testing.T) {
 			var ids []string
 			for range 2 {
