@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/sync/singleflight"
 )
 
 // Bounds of the JWKS cache: a tenant's URL cannot make the server hold or
@@ -47,6 +48,9 @@ type jwksCache struct {
 	now    func() time.Time
 	mu     sync.Mutex
 	sets   map[string]*keySet
+	// fetching makes the tokens that find one URL's keys missing at once
+	// wait for a single fetch.
+	fetching singleflight.Group
 }
 
 func newJWKSCache(client *http.Client, now func() time.Time) *jwksCache {
@@ -81,8 +85,12 @@ func (c *jwksCache) key(ctx context.Context, url, kid string) (any, error) {
 			return nil, refuse(ReasonUnknownKey, "the user token's kid %q is not among the keys at this tenant's JWKS URL", kid)
 		}
 	}
-	set = c.fetch(ctx, url)
-	c.store(url, set)
+	v, _, _ := c.fetching.Do(url, func() (any, error) {
+		set := c.fetch(ctx, url)
+		c.store(url, set)
+		return set, nil
+	})
+	set = v.(*keySet)
 	if set.err != nil {
 		return nil, set.err
 	}
