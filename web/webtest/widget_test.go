@@ -109,6 +109,21 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 			}
 			screenshot(t, ctx, "widget-conversation")
 		})
+
+		t.Run("another user signed in through setUserToken gets their own dialog", func(t *testing.T) {
+			run(t, ctx, "switch user",
+				do(fmt.Sprintf(`window.Parley.setUserToken(%s), true`, js(userToken(t, "u-43", "platinum")))),
+				send("Hello from u-43"),
+				until(contains(shadow, ".msg.bot", "Echo: Hello from u-43")),
+			)
+			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+			if err != nil || len(ds) != 2 {
+				t.Fatalf("dialogs %+v, %v; want the first user's and a new one", ds, err)
+			}
+			if d := ds[1]; d.UserID != "u-43" || d.Context["customer_tier"] != "platinum" {
+				t.Fatalf("the new dialog %+v; want user u-43 with customer_tier=platinum from the new token", d)
+			}
+		})
 	})
 }
 
