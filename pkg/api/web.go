@@ -40,7 +40,8 @@ func (s *server) landing(c *gin.Context) {
 }
 
 // static serves the embedded admin UI (/admin/...), the chat widget
-// (/widget.js) and its demo page. It is the fallback for paths no API route
+// (/widget.js), the Markdown renderer both use (/markdown.js) and the
+// widget's demo page. It is the fallback for paths no API route
 // matches, rather than routes of its own, so the API's route table (and
 // the isolation test that walks it) stays the API.
 func (s *server) static(c *gin.Context) {
@@ -69,7 +70,7 @@ func (s *server) static(c *gin.Context) {
 	// dialog back with a same-origin GET, which carries no Origin, and its
 	// Referer is how the key's origin binding knows the page (browserOrigin).
 	h.Set("Referrer-Policy", "same-origin")
-	if name == "widget.js" || name == "widget-demo.js" {
+	if name == "widget.js" || name == "markdown.js" || name == "widget-demo.js" {
 		// Other sites load the widget; say so for pages that require it
 		// (Cross-Origin-Embedder-Policy).
 		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
@@ -83,11 +84,11 @@ func (s *server) static(c *gin.Context) {
 }
 
 // staticName maps a URL path to a file of the embedded tree: the admin UI's
-// files, the widget and its demo page. Anything else is not served, so the
+// files, the widget, its Markdown renderer and its demo page. Anything else is not served, so the
 // tree cannot grow public files by accident.
 func staticName(urlPath string) (string, bool) {
 	switch urlPath {
-	case "/widget.js", "/widget-demo.html", "/widget-demo.js":
+	case "/widget.js", "/markdown.js", "/widget-demo.html", "/widget-demo.js":
 		return strings.TrimPrefix(urlPath, "/"), true
 	case "/admin/":
 		return "admin/index.html", true

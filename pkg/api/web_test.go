@@ -19,6 +19,7 @@ func TestStaticFilesAreServedWithTheirHeaders(t *testing.T) {
 		{"the admin UI's modules are JavaScript", "/admin/js/app.js", "text/javascript", "import", true},
 		{"the admin UI's stylesheet is CSS", "/admin/admin.css", "text/css", ":root", true},
 		{"the widget is JavaScript other sites load", "/widget.js", "text/javascript", "attachShadow", false},
+		{"the Markdown renderer is JavaScript other sites load", "/markdown.js", "text/javascript", "noopener noreferrer", false},
 		{"the widget demo page has a strict CSP", "/widget-demo.html", "text/html", "/widget-demo.js", true},
 	}
 	for _, tc := range cases {

@@ -7,11 +7,16 @@
  * Optional: data-user-token (the signed-in visitor's short-lived JWT, signed
  * by the site's backend; without one the visitor is anonymous), data-context
  * (a JSON object of the bot's "page" context variables), data-title,
- * data-color. It draws a chat button and panel inside a shadow
+ * data-color (a CSS colour), data-position (right or left), data-theme
+ * (light or dark), data-avatar and data-logo (image addresses, https: or
+ * the page's own origin), data-locale (en, de, fr, es, zh; by default the
+ * browser's language). An invalid value is ignored with a console warning.
+ * It draws a chat button and panel inside a shadow
  * root, so the host page's CSS cannot reach it, streams replies over
  * server-sent events read from fetch (EventSource cannot POST or send a key),
  * and keeps the dialog id in localStorage so a reload continues the
- * conversation. Client tools are run by the page:
+ * conversation. Replies are Markdown, drawn by /markdown.js from the same
+ * server (never as HTML). Client tools are run by the page:
  *
  *   window.Parley = { onClientTool: async (name, args) => result };
  *
@@ -20,25 +25,56 @@
  * the visitor signs in or out; another user starts another dialog).
  *
  * A site with a Content-Security-Policy must allow this server's origin in
- * script-src (the script) and connect-src (its API calls); the widget needs
- * no inline script or style.
+ * script-src (the scripts), connect-src (its API calls) and img-src (when
+ * it sets data-avatar or data-logo); the widget needs no inline script or
+ * style.
  *
- * One file, no dependencies, no build step.
+ * No dependencies but markdown.js, no build step.
  */
 (function () {
   'use strict';
 
   var script = document.currentScript || document.querySelector('script[src*="widget.js"][data-key]');
   if (!script) return;
+  var data = script.dataset;
+  var server = new URL(script.src, location.href).origin;
+  var t = translator(data.locale || navigator.language || 'en');
   var cfg = {
-    key: script.dataset.key,
-    tenant: script.dataset.tenant,
-    bot: script.dataset.bot,
-    userToken: script.dataset.userToken || '',
-    title: script.dataset.title || 'Chat with us',
-    color: script.dataset.color || '#3557e0',
-    server: new URL(script.src, location.href).origin,
+    key: data.key,
+    tenant: data.tenant,
+    bot: data.bot,
+    userToken: data.userToken || '',
+    title: data.title || t('title'),
+    color: option('data-color', data.color, '#3557e0', function (v) { return window.CSS && CSS.supports('color', v); }),
+    position: option('data-position', data.position, 'right', oneOf('right', 'left')),
+    theme: option('data-theme', data.theme, 'light', oneOf('light', 'dark')),
+    avatar: option('data-avatar', data.avatar, '', imageURL),
+    logo: option('data-logo', data.logo, '', imageURL),
+    server: server,
   };
+
+  // option returns an attribute's value when valid, else the default, and
+  // warns about an invalid one so the site's developer sees why.
+  function option(name, value, dflt, valid) {
+    if (value === undefined || value === '') return dflt;
+    if (valid(value)) return valid(value) === true ? value : valid(value);
+    console.warn('Parley widget: ignoring ' + name + '="' + value + '"');
+    return dflt;
+  }
+  function oneOf() {
+    var allowed = [].slice.call(arguments);
+    return function (v) { return allowed.indexOf(v) >= 0; };
+  }
+  // imageURL accepts an https: address, or one on the page's own origin
+  // or this server's, and returns it absolute; anything else (javascript:,
+  // data:, plain http: to a third party) is refused.
+  function imageURL(v) {
+    var u;
+    try { u = new URL(v, location.href); } catch (e) { return false; }
+    if (u.protocol === 'https:' || u.origin === location.origin || u.origin === server) return u.href;
+    return false;
+  }
+
   var parley = (window.Parley = window.Parley || {});
   if (parley.mounted) return; // the snippet was pasted twice
   parley.mounted = true;
@@ -69,40 +105,72 @@
     } catch (e) { /* anonymous, or not a JWT: the server will say so */ }
     return sub ? STORE_PREFIX + '.user.' + sub : STORE_PREFIX;
   }
+
+  // markdown.js, from this server, draws the bot's replies; the
+  // conversation starts once it has loaded, or failed to (then replies
+  // show as plain text).
+  var markdownReady = new Promise(function (resolve) {
+    if (parley.markdown) return resolve();
+    var s = document.createElement('script');
+    s.src = cfg.server + '/markdown.js';
+    s.async = true;
+    s.onload = s.onerror = function () { resolve(); };
+    (document.head || document.documentElement).appendChild(s);
+  });
   var RETRIES = 2;
 
   var CSS = [
     ':host { all: initial; }',
     '* { box-sizing: border-box; }',
-    '.root { position: fixed; right: 20px; bottom: 20px; z-index: 2147483000; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b2130; }',
+    '.root { --bg: #fff; --log: #f7f8fa; --fg: #1b2130; --line: #e3e6ec; --muted: #6b7585; --code: #eef1f5; position: fixed; right: 20px; bottom: 20px; z-index: 2147483000; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); }',
+    '.root.dark { --bg: #1d2230; --log: #151924; --fg: #e6e9f0; --line: #343b4d; --muted: #9aa3b5; --code: #2a3142; }',
+    '.root.left { right: auto; left: 20px; }',
     '.launcher { width: 56px; height: 56px; border-radius: 50%; border: 0; background: var(--c); color: #fff; cursor: pointer; box-shadow: 0 6px 20px rgba(20,30,60,.25); display: grid; place-items: center; margin-left: auto; }',
+    '.left .launcher { margin-left: 0; }',
     '.launcher svg { width: 26px; height: 26px; }',
     '.launcher:focus-visible, button:focus-visible, textarea:focus-visible { outline: 3px solid #9db2ff; outline-offset: 2px; }',
-    '.panel { position: absolute; right: 0; bottom: 72px; width: min(370px, calc(100vw - 40px)); height: min(540px, calc(100vh - 110px)); background: #fff; border-radius: 14px; box-shadow: 0 12px 40px rgba(20,30,60,.25); display: flex; flex-direction: column; overflow: hidden; }',
+    '.panel { position: absolute; right: 0; bottom: 72px; width: min(370px, calc(100vw - 40px)); height: min(540px, calc(100vh - 110px)); background: var(--bg); border-radius: 14px; box-shadow: 0 12px 40px rgba(20,30,60,.25); display: flex; flex-direction: column; overflow: hidden; }',
+    '.left .panel { right: auto; left: 0; }',
     '.panel[hidden] { display: none; }',
-    '.head { background: var(--c); color: #fff; padding: 14px 16px; display: flex; align-items: center; justify-content: space-between; }',
-    '.head strong { font-size: 16px; }',
+    '.head { background: var(--c); color: #fff; padding: 14px 16px; display: flex; align-items: center; gap: 10px; }',
+    '.head strong { font-size: 16px; flex: 1; }',
+    '.head .logo { height: 28px; max-width: 96px; object-fit: contain; }',
     '.head button { background: transparent; border: 0; color: #fff; font-size: 22px; line-height: 1; cursor: pointer; padding: 0 4px; }',
-    '.log { flex: 1; overflow-y: auto; padding: 14px; display: flex; flex-direction: column; gap: 8px; background: #f7f8fa; }',
+    '.log { flex: 1; overflow-y: auto; padding: 14px; display: flex; flex-direction: column; gap: 8px; background: var(--log); }',
     '.msg { max-width: 85%; padding: 8px 12px; border-radius: 14px; white-space: pre-wrap; word-wrap: break-word; }',
     '.user { align-self: flex-end; background: var(--c); color: #fff; border-bottom-right-radius: 4px; }',
-    '.bot { align-self: flex-start; background: #fff; border: 1px solid #e3e6ec; border-bottom-left-radius: 4px; }',
+    '.bot { align-self: flex-start; background: var(--bg); border: 1px solid var(--line); border-bottom-left-radius: 4px; white-space: normal; }',
+    '.row { align-self: flex-start; display: flex; gap: 8px; align-items: flex-end; max-width: 92%; }',
+    '.row .msg { max-width: none; }',
+    '.avatar { width: 28px; height: 28px; border-radius: 50%; object-fit: cover; flex: none; }',
+    '.bot > :first-child { margin-top: 0; } .bot > :last-child { margin-bottom: 0; }',
+    '.bot p, .bot ul, .bot ol, .bot pre, .bot blockquote { margin: 0 0 8px; }',
+    '.bot h1, .bot h2, .bot h3, .bot h4, .bot h5, .bot h6 { margin: 4px 0 6px; font-size: 1.05em; line-height: 1.3; }',
+    '.bot h1 { font-size: 1.2em; } .bot h2 { font-size: 1.12em; }',
+    '.bot ul, .bot ol { padding-left: 20px; }',
+    '.bot code { font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--code); border-radius: 4px; padding: 1px 4px; }',
+    '.bot pre { background: var(--code); border-radius: 8px; padding: 8px 10px; overflow-x: auto; white-space: pre; }',
+    '.bot pre code { background: none; padding: 0; }',
+    '.bot blockquote { border-left: 3px solid var(--line); padding-left: 10px; color: var(--muted); }',
+    '.bot a { color: var(--c); text-decoration: underline; }',
+    '.dark .bot a { color: inherit; }',
+    '.bot hr { border: 0; border-top: 1px solid var(--line); }',
     '.error { align-self: stretch; background: #fdeceb; color: #a11d12; border: 1px solid #f3c3bd; font-size: 14px; }',
     '.error button, .ask button { margin-top: 6px; margin-right: 6px; }',
-    '.note { align-self: center; font-size: 12px; color: #6b7585; }',
-    '.ask { align-self: stretch; background: #fff7e6; border: 1px solid #f0d9a8; border-radius: 10px; padding: 8px 12px; font-size: 14px; }',
+    '.note { align-self: center; font-size: 12px; color: var(--muted); }',
+    '.ask { align-self: stretch; background: #fff7e6; color: #1b2130; border: 1px solid #f0d9a8; border-radius: 10px; padding: 8px 12px; font-size: 14px; }',
     '.btn { font: inherit; font-size: 13px; font-weight: 600; border-radius: 6px; padding: 4px 12px; cursor: pointer; border: 1px solid var(--c); background: var(--c); color: #fff; }',
     '.btn.ghost { background: transparent; color: var(--c); }',
     '.btn:disabled { opacity: .5; cursor: default; }',
-    '.typing { align-self: flex-start; display: flex; gap: 4px; padding: 10px 12px; background: #fff; border: 1px solid #e3e6ec; border-radius: 14px; }',
+    '.typing { align-self: flex-start; display: flex; gap: 4px; padding: 10px 12px; background: var(--bg); border: 1px solid var(--line); border-radius: 14px; }',
     '.typing span { width: 6px; height: 6px; border-radius: 50%; background: #9aa5b4; animation: blink 1.2s infinite ease-in-out; }',
     '.typing span:nth-child(2) { animation-delay: .2s; } .typing span:nth-child(3) { animation-delay: .4s; }',
     '@keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }',
     '@media (prefers-reduced-motion: reduce) { .typing span { animation: none; } }',
-    'form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e3e6ec; background: #fff; }',
-    'textarea { flex: 1; resize: none; font: inherit; border: 1px solid #cdd3dc; border-radius: 10px; padding: 8px 10px; height: 40px; }',
+    'form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid var(--line); background: var(--bg); }',
+    'textarea { flex: 1; resize: none; font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 10px; padding: 8px 10px; height: 40px; }',
     'form .btn { padding: 0 16px; border-radius: 10px; }',
-    '.foot { text-align: center; font-size: 11px; color: #8a94a3; padding: 0 0 6px; background: #fff; }',
+    '.foot { text-align: center; font-size: 11px; color: var(--muted); padding: 0 0 6px; background: var(--bg); }',
   ].join('\n');
 
   // --- DOM ---------------------------------------------------------------
@@ -126,11 +194,12 @@
   } else {
     shadow.appendChild(el('style', null, CSS));
   }
-  var root = el('div', 'root');
+  var root = el('div', 'root ' + cfg.theme + ' ' + cfg.position);
+  root.lang = t.locale;
   root.style.setProperty('--c', cfg.color);
   var launcher = el('button', 'launcher');
   launcher.type = 'button';
-  launcher.setAttribute('aria-label', 'Open chat');
+  launcher.setAttribute('aria-label', t('open'));
   launcher.setAttribute('aria-expanded', 'false');
   launcher.appendChild(icon());
   var panel = el('div', 'panel');
@@ -138,10 +207,11 @@
   panel.setAttribute('role', 'dialog');
   panel.setAttribute('aria-label', cfg.title);
   var head = el('div', 'head');
+  if (cfg.logo) head.appendChild(image('logo', cfg.logo));
   head.appendChild(el('strong', null, cfg.title));
   var closeBtn = el('button', null, '×');
   closeBtn.type = 'button';
-  closeBtn.setAttribute('aria-label', 'Close chat');
+  closeBtn.setAttribute('aria-label', t('close'));
   head.appendChild(closeBtn);
   var log = el('div', 'log');
   log.setAttribute('role', 'log');
@@ -149,16 +219,16 @@
   var form = el('form');
   var input = el('textarea');
   input.rows = 1;
-  input.placeholder = 'Type a message…';
-  input.setAttribute('aria-label', 'Message');
-  var sendBtn = el('button', 'btn', 'Send');
+  input.placeholder = t('placeholder');
+  input.setAttribute('aria-label', t('message'));
+  var sendBtn = el('button', 'btn', t('send'));
   sendBtn.type = 'submit';
   form.appendChild(input);
   form.appendChild(sendBtn);
   panel.appendChild(head);
   panel.appendChild(log);
   panel.appendChild(form);
-  panel.appendChild(el('div', 'foot', 'Powered by Parley'));
+  panel.appendChild(el('div', 'foot', t('powered')));
   root.appendChild(panel);
   root.appendChild(launcher);
   shadow.appendChild(root);
@@ -175,12 +245,44 @@
     return svg;
   }
 
+  // image is a decorative picture from a validated address: it sends no
+  // Referer, and a broken one hides instead of showing a broken icon.
+  function image(cls, src) {
+    var img = el('img', cls);
+    img.alt = '';
+    img.referrerPolicy = 'no-referrer';
+    img.addEventListener('error', function () { img.hidden = true; });
+    img.src = src;
+    return img;
+  }
+
   function add(node) {
     log.appendChild(node);
     log.scrollTop = log.scrollHeight;
     return node;
   }
-  function say(who, text) { return add(el('div', 'msg ' + who, text)); }
+  // say adds a message: the visitor's as plain text, the bot's rendered
+  // from Markdown (paint), beside the avatar when there is one.
+  function say(who, text) {
+    if (who !== 'bot') return add(el('div', 'msg ' + who, text));
+    var bubbleEl = el('div', 'msg bot');
+    paint(bubbleEl, text);
+    if (!cfg.avatar) return add(bubbleEl);
+    var row = el('div', 'row');
+    row.appendChild(image('avatar', cfg.avatar));
+    row.appendChild(bubbleEl);
+    add(row);
+    return bubbleEl;
+  }
+  // paint draws a bot message's Markdown into el, replacing what it held in
+  // one step, so a streaming reply re-renders without flicker. Until
+  // markdown.js has loaded (or if it cannot), the text shows as it is.
+  function paint(target, text) {
+    target.dataset.text = text;
+    var md = parley.markdown;
+    if (md) md.renderInto(target, text);
+    else target.textContent = text;
+  }
   function note(text) { return add(el('div', 'note', text)); }
   function button(text, ghost, onClick) {
     var b = el('button', ghost ? 'btn ghost' : 'btn', text);
@@ -193,7 +295,7 @@
     box.setAttribute('role', 'alert');
     if (retry) {
       box.appendChild(el('br'));
-      box.appendChild(button('Retry', false, function () { box.remove(); retry(); }));
+      box.appendChild(button(t('retry'), false, function () { box.remove(); retry(); }));
     }
   }
 
@@ -234,10 +336,10 @@
   }
 
   function humanError(err) {
-    if (!(err instanceof ApiError)) return 'Cannot reach the chat right now. Check your connection.';
-    if (err.status === 403) return 'This chat is not available on this site (' + err.message + ').';
-    if (err.status === 429) return 'Too many messages right now. Please wait a moment.';
-    return 'Something went wrong: ' + err.message;
+    if (!(err instanceof ApiError)) return t('offline');
+    if (err.status === 403) return t('refused', err.message);
+    if (err.status === 429) return t('busy');
+    return t('failed', err.message);
   }
 
   // readEvents parses a server-sent event stream from a fetch body.
@@ -288,7 +390,7 @@
 
   function start() {
     if (started) return started;
-    started = (dialogId ? resume() : create()).catch(function (err) {
+    started = markdownReady.then(function () { return dialogId ? resume() : create(); }).catch(function (err) {
       started = null;
       throw err;
     });
@@ -333,7 +435,7 @@
       case 'text_delta':
         hideTyping();
         if (!bubble) bubble = say('bot', '');
-        bubble.textContent += ev.text;
+        paint(bubble, bubble.dataset.text + ev.text);
         log.scrollTop = log.scrollHeight;
         break;
       case 'tool_call':
@@ -350,11 +452,11 @@
         break;
       case 'error':
         hideTyping();
-        showError(ev.retryable ? 'The reply was cut short. Please try again.' : ev.message);
+        showError(ev.retryable ? t('cut') : ev.message);
         break;
       case 'done':
         bubble = null;
-        if (ev.stop_reason === 'handoff') note('A person from our team will take it from here.');
+        if (ev.stop_reason === 'handoff') note(t('handoff'));
         break;
     }
   }
@@ -363,7 +465,7 @@
   function showTyping() {
     if (typing) return;
     typing = add(el('div', 'typing'));
-    typing.setAttribute('aria-label', 'The assistant is typing');
+    typing.setAttribute('aria-label', t('typing'));
     for (var i = 0; i < 3; i++) typing.appendChild(el('span'));
   }
   function hideTyping() {
@@ -411,14 +513,14 @@
 
   function ask(ev) {
     var box = add(el('div', 'ask'));
-    box.appendChild(el('div', null, 'Allow the assistant to run “' + ev.name + '”' + summary(ev.arguments) + '?'));
-    var yes = button('Allow', false, function () { answer(true); });
-    var no = button('Not now', true, function () { answer(false); });
+    box.appendChild(el('div', null, t('ask', ev.name, summary(ev.arguments))));
+    var yes = button(t('allow'), false, function () { answer(true); });
+    var no = button(t('deny'), true, function () { answer(false); });
     box.appendChild(yes);
     box.appendChild(no);
     function answer(approved) {
       yes.disabled = no.disabled = true;
-      box.appendChild(el('div', 'note', approved ? 'Allowed.' : 'Declined.'));
+      box.appendChild(el('div', 'note', approved ? t('allowed') : t('declined')));
       turn('confirmations', { id: ev.id, approved: approved });
     }
   }
@@ -465,7 +567,7 @@
   function open() {
     panel.hidden = false;
     launcher.setAttribute('aria-expanded', 'true');
-    launcher.setAttribute('aria-label', 'Close chat');
+    launcher.setAttribute('aria-label', t('close'));
     input.focus();
     start().catch(function (err) {
       showError(humanError(err), retryable(err) ? open : null);
@@ -474,7 +576,7 @@
   function close() {
     panel.hidden = true;
     launcher.setAttribute('aria-expanded', 'false');
-    launcher.setAttribute('aria-label', 'Open chat');
+    launcher.setAttribute('aria-label', t('open'));
     launcher.focus();
   }
 
@@ -509,4 +611,79 @@
 
   if (document.body) document.body.appendChild(host);
   else document.addEventListener('DOMContentLoaded', function () { document.body.appendChild(host); });
+
+  // --- strings ----------------------------------------------------------------
+
+  // translator returns t(key, args...) in the locale closest to the one
+  // asked for ("de-AT" -> de, "zh-Hant-TW" -> zh), English otherwise; "%s"
+  // in a string takes the next argument. t.locale is the one chosen.
+  function translator(asked) {
+    var STRINGS = {
+      en: {
+        title: 'Chat with us', open: 'Open chat', close: 'Close chat', message: 'Message',
+        placeholder: 'Type a message…', send: 'Send', retry: 'Retry', powered: 'Powered by Parley',
+        offline: 'Cannot reach the chat right now. Check your connection.',
+        refused: 'This chat is not available on this site (%s).',
+        busy: 'Too many messages right now. Please wait a moment.',
+        failed: 'Something went wrong: %s', cut: 'The reply was cut short. Please try again.',
+        handoff: 'A person from our team will take it from here.', typing: 'The assistant is typing',
+        ask: 'Allow the assistant to run “%s”%s?', allow: 'Allow', deny: 'Not now',
+        allowed: 'Allowed.', declined: 'Declined.',
+      },
+      de: {
+        title: 'Schreiben Sie uns', open: 'Chat öffnen', close: 'Chat schließen', message: 'Nachricht',
+        placeholder: 'Nachricht eingeben…', send: 'Senden', retry: 'Erneut versuchen', powered: 'Bereitgestellt von Parley',
+        offline: 'Der Chat ist gerade nicht erreichbar. Bitte prüfen Sie Ihre Verbindung.',
+        refused: 'Dieser Chat ist auf dieser Website nicht verfügbar (%s).',
+        busy: 'Gerade sind es zu viele Nachrichten. Bitte warten Sie einen Moment.',
+        failed: 'Etwas ist schiefgegangen: %s', cut: 'Die Antwort wurde unterbrochen. Bitte versuchen Sie es noch einmal.',
+        handoff: 'Eine Person aus unserem Team übernimmt ab hier.', typing: 'Der Assistent schreibt',
+        ask: 'Darf der Assistent „%s“%s ausführen?', allow: 'Erlauben', deny: 'Jetzt nicht',
+        allowed: 'Erlaubt.', declined: 'Abgelehnt.',
+      },
+      fr: {
+        title: 'Discutons', open: 'Ouvrir la discussion', close: 'Fermer la discussion', message: 'Message',
+        placeholder: 'Écrivez un message…', send: 'Envoyer', retry: 'Réessayer', powered: 'Propulsé par Parley',
+        offline: 'Impossible de joindre la discussion. Vérifiez votre connexion.',
+        refused: 'Cette discussion n’est pas disponible sur ce site (%s).',
+        busy: 'Trop de messages en ce moment. Patientez un instant.',
+        failed: 'Une erreur est survenue : %s', cut: 'La réponse a été interrompue. Veuillez réessayer.',
+        handoff: 'Une personne de notre équipe prend le relais.', typing: 'L’assistant écrit',
+        ask: 'Autoriser l’assistant à exécuter « %s »%s ?', allow: 'Autoriser', deny: 'Pas maintenant',
+        allowed: 'Autorisé.', declined: 'Refusé.',
+      },
+      es: {
+        title: 'Hable con nosotros', open: 'Abrir chat', close: 'Cerrar chat', message: 'Mensaje',
+        placeholder: 'Escriba un mensaje…', send: 'Enviar', retry: 'Reintentar', powered: 'Con la tecnología de Parley',
+        offline: 'No se puede conectar con el chat. Compruebe su conexión.',
+        refused: 'Este chat no está disponible en este sitio (%s).',
+        busy: 'Demasiados mensajes ahora mismo. Espere un momento.',
+        failed: 'Algo salió mal: %s', cut: 'La respuesta se interrumpió. Inténtelo de nuevo.',
+        handoff: 'Una persona de nuestro equipo continuará a partir de aquí.', typing: 'El asistente está escribiendo',
+        ask: '¿Permitir que el asistente ejecute «%s»%s?', allow: 'Permitir', deny: 'Ahora no',
+        allowed: 'Permitido.', declined: 'Rechazado.',
+      },
+      zh: {
+        title: '联系我们', open: '打开聊天', close: '关闭聊天', message: '消息',
+        placeholder: '输入消息…', send: '发送', retry: '重试', powered: '由 Parley 提供支持',
+        offline: '暂时无法连接聊天，请检查网络连接。',
+        refused: '此聊天在本网站不可用（%s）。',
+        busy: '消息过多，请稍候。',
+        failed: '出错了：%s', cut: '回复被中断，请重试。',
+        handoff: '接下来将由我们的工作人员为您服务。', typing: '助手正在输入',
+        ask: '允许助手运行“%s”%s吗？', allow: '允许', deny: '暂不',
+        allowed: '已允许。', declined: '已拒绝。',
+      },
+    };
+    var lang = String(asked).toLowerCase().split(/[-_]/)[0];
+    var locale = STRINGS[lang] ? lang : 'en';
+    var table = STRINGS[locale];
+    function t(key) {
+      var args = [].slice.call(arguments, 1);
+      var s = table[key] || STRINGS.en[key] || key;
+      return s.replace(/%s/g, function () { return args.length ? String(args.shift()) : ''; });
+    }
+    t.locale = locale;
+    return t;
+  }
 })();

@@ -215,7 +215,15 @@ func (w *world) widgetKey(t *testing.T, origins ...string) string {
 // that embeds the widget from the API server with that key.
 func (w *world) site(t *testing.T) *httptest.Server {
 	t.Helper()
-	s := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	return w.siteWith(t, "")
+}
+
+// siteWith is site with more attributes (HTML) on the widget's script tag;
+// "SITE" in them is replaced with the site's own origin.
+func (w *world) siteWith(t *testing.T, attrs string) *httptest.Server {
+	t.Helper()
+	var s *httptest.Server
+	s = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(rw, r)
 			return
@@ -226,7 +234,7 @@ func (w *world) site(t *testing.T) *httptest.Server {
 <script>window.Parley = {onClientTool: async (name, args) => ({city: "Oslo", tool: name})};</script>
 <body><h1>Acme Outdoor</h1><p>Tents, packs and everything for the trail.</p>
 <script src="%s/widget.js" data-key="%s" data-tenant="acme" data-bot="support" data-user-token="%s"
-  data-context='{"page_lang":"de"}' async></script></body></html>`, w.api.URL, r.URL.Query().Get("key"), userToken(t, "u-42", "gold"))
+  data-context='{"page_lang":"de"}' %s async></script></body></html>`, w.api.URL, r.URL.Query().Get("key"), userToken(t, "u-42", "gold"), strings.ReplaceAll(attrs, "SITE", s.URL))
 	}))
 	t.Cleanup(s.Close)
 	return s

@@ -1,9 +1,20 @@
 // The preview chat: talk to any saved version (a draft too) before it goes
 // live. Replies stream over server-sent events; tool calls, their results,
-// confirmations and client tool requests are drawn as they happen.
+// confirmations and client tool requests are drawn as they happen. The
+// bot's text is Markdown, drawn by the renderer the widget uses, so the
+// preview shows a reply as visitors will see it.
 
+import '/markdown.js';
 import { stream, api, tenantPath } from './api.js';
 import { h, mount, json } from './dom.js';
+
+const { renderInto } = globalThis.Parley.markdown;
+
+/** markdown draws text (all of the reply so far) into el, in one step. */
+function markdown(el, text) {
+  el.dataset.text = text;
+  return renderInto(el, text);
+}
 
 /** previewChat returns {el, setVersions, use} for bot slug of tenant. */
 export function previewChat(tenant, slug) {
@@ -20,7 +31,7 @@ export function previewChat(tenant, slug) {
     log.scrollTop = log.scrollHeight;
     return node;
   };
-  const say = (who, text) => add(h('div', { class: 'msg ' + who }, text));
+  const say = (who, text) => add(who === 'bot' ? markdown(h('div', { class: 'msg bot' }), text) : h('div', { class: 'msg ' + who }, text));
   const meta = (text) => add(h('div', { class: 'meta' }, text));
 
   function reset() {
@@ -41,7 +52,7 @@ export function previewChat(tenant, slug) {
     switch (type) {
       case 'text_delta':
         if (!bubble) bubble = say('bot', '');
-        bubble.textContent += ev.text;
+        markdown(bubble, bubble.dataset.text + ev.text);
         log.scrollTop = log.scrollHeight;
         break;
       case 'tool_call':
