@@ -45,7 +45,7 @@
     bot: data.bot,
     userToken: data.userToken || '',
     title: data.title || t('title'),
-    color: option('data-color', data.color, '#3557e0', function (v) { return window.CSS && CSS.supports('color', v); }),
+    color: option('data-color', data.color, '#3557e0', function (v) { return !!(window.CSS && window.CSS.supports('color', v)); }),
     position: option('data-position', data.position, 'right', oneOf('right', 'left')),
     theme: option('data-theme', data.theme, 'light', oneOf('light', 'dark')),
     avatar: option('data-avatar', data.avatar, '', imageURL),

@@ -78,6 +78,22 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 			)
 		})
 
+		t.Run("the preview draws a Markdown reply as the widget does", func(t *testing.T) {
+			run(t, ctx, "preview Markdown",
+				chromedp.SendKeys(chromedp.CSS(`.composer input`), "show me Markdown"),
+				chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+				until(contains("document", ".chat-log .msg.bot pre", "window.pwned.push('fence')")),
+			)
+			last := `Array.from(document.querySelectorAll('.chat-log .msg.bot')).pop()`
+			els := eval[[]element](t, ctx, elements(last))
+			checkInert(t, els)
+			for _, want := range []struct{ tag, text string }{{"h2", "Your order"}, {"a", "our shop"}, {"li", "Sleeping bag"}, {"pre", "curl https://shop.acme.example"}} {
+				if !has(els, want.tag, want.text) {
+					t.Errorf("the preview's reply has no <%s> with %q: %+v", want.tag, want.text, els)
+				}
+			}
+		})
+
 		t.Run("the preview answers a client tool request and shows its result", func(t *testing.T) {
 			run(t, ctx, "client tool",
 				chromedp.SendKeys(chromedp.CSS(`.composer input`), "where am I?"),

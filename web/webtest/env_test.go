@@ -169,7 +169,8 @@ func newWorld(t *testing.T, st *store.Store) *world {
 
 // model is the fake model's script: it reports a tool's result, calls
 // locate when asked where the visitor is, cancel_order when asked to
-// cancel, and otherwise echoes the visitor. Replies stream in small
+// cancel, answers "show me Markdown" with a formatted and a hostile reply
+// (markdown_test.go), and otherwise echoes the visitor. Replies stream in small
 // fragments.
 func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	last := req.Messages[len(req.Messages)-1]
@@ -180,6 +181,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Text: "Tool said: " + text}
 	case strings.Contains(text, "where am I"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_locate", Name: "locate", Arguments: `{}`}}}
+	case text == "show me Markdown":
+		return llmtest.ServerReply{Text: normal + "\n\n" + hostile}
 	case strings.Contains(text, "cancel"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_cancel", Name: "cancel_order", Arguments: `{"order":"A1"}`}}}
 	}

@@ -196,3 +196,75 @@ func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
 		)
 	})
 }
+
+// TestWidgetThemeAvatarLogoAndLanguage embeds the widget with theme
+// attributes: valid ones show (German strings, dark theme, left side,
+// https logo, same-origin avatar beside the bot's messages), and refused
+// ones (a javascript: address, a colour that is not one) fall back.
+func TestWidgetThemeAvatarLogoAndLanguage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		t.Run("valid attributes theme the widget in German", func(t *testing.T) {
+			site := w.siteWith(t, `data-locale="de-AT" data-theme="dark" data-position="left" data-color="#0a7d4f"
+  data-logo="https://cdn.acme.example/logo.png" data-avatar="SITE/avatar.png"`)
+			run(t, ctx, "open",
+				chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+			)
+			for expr, want := range map[string]string{
+				shadow + `.querySelector('textarea').placeholder`:                             "Nachricht eingeben…",
+				shadow + `.querySelector('form .btn').textContent`:                            "Senden",
+				shadow + `.querySelector('.launcher').getAttribute('aria-label')`:             "Chat schließen",
+				shadow + `.querySelector('.head strong').textContent`:                         "Schreiben Sie uns",
+				shadow + `.querySelector('.root').className`:                                  "root dark left",
+				shadow + `.querySelector('.root').lang`:                                       "de",
+				shadow + `.querySelector('.head img.logo').src`:                               "https://cdn.acme.example/logo.png",
+				shadow + `.querySelector('.row img.avatar + .msg.bot').textContent`:           "Hi! I am the Acme assistant.",
+				shadow + `.querySelector('.row img.avatar').getAttribute('src')`:              site.URL + "/avatar.png",
+				`getComputedStyle(` + shadow + `.querySelector('.panel')).backgroundColor`:    "rgb(29, 34, 48)",
+				`getComputedStyle(` + shadow + `.querySelector('.launcher')).backgroundColor`: "rgb(10, 125, 79)",
+				`getComputedStyle(` + shadow + `.querySelector('.root')).left`:                "20px",
+			} {
+				if got := eval[string](t, ctx, expr); got != want {
+					t.Errorf("%s = %q; want %q", expr, got, want)
+				}
+			}
+			screenshot(t, ctx, "widget-dark-de")
+		})
+
+		t.Run("refused addresses and values fall back, and an unknown language is English", func(t *testing.T) {
+			site := w.siteWith(t, `data-locale="xx" data-theme="neon" data-position="top" data-color="red; background: url(https://evil.example)"
+  data-logo="javascript:alert(1)" data-avatar="http://tracker.example/a.png"`)
+			run(t, ctx, "open",
+				chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+			)
+			for expr, want := range map[string]string{
+				shadow + `.querySelector('textarea').placeholder`:                             "Type a message…",
+				shadow + `.querySelector('.root').className`:                                  "root light right",
+				`String(` + shadow + `.querySelectorAll('img').length)`:                       "0",
+				`getComputedStyle(` + shadow + `.querySelector('.launcher')).backgroundColor`: "rgb(53, 87, 224)",
+			} {
+				if got := eval[string](t, ctx, expr); got != want {
+					t.Errorf("%s = %q; want %q", expr, got, want)
+				}
+			}
+		})
+
+		for _, tc := range []struct{ locale, send string }{{"fr", "Envoyer"}, {"es", "Enviar"}, {"zh-CN", "发送"}, {"en-GB", "Send"}} {
+			t.Run("data-locale "+tc.locale, func(t *testing.T) {
+				site := w.siteWith(t, `data-locale="`+tc.locale+`"`)
+				run(t, ctx, "load",
+					chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
+					until(shadow+`.querySelector('form .btn') !== null`),
+				)
+				if got := eval[string](t, ctx, shadow+`.querySelector('form .btn').textContent`); got != tc.send {
+					t.Errorf("send button %q; want %q", got, tc.send)
+				}
+			})
+		}
+	})
+}
