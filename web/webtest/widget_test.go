@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -251,6 +253,22 @@ func TestWidgetThemeAvatarLogoAndLanguage(t *testing.T) {
 				if got := eval[string](t, ctx, expr); got != want {
 					t.Errorf("%s = %q; want %q", expr, got, want)
 				}
+			}
+		})
+
+		t.Run("without data-locale the browser's language is used", func(t *testing.T) {
+			site := w.siteWith(t, "")
+			ua := eval[string](t, ctx, `navigator.userAgent`)
+			run(t, ctx, "load in Spanish",
+				chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+					_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua, AcceptLanguage: "es-MX"})
+					return err
+				}),
+				chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
+				until(shadow+`.querySelector('form .btn') !== null`),
+			)
+			if got := eval[string](t, ctx, shadow+`.querySelector('form .btn').textContent`); got != "Enviar" {
+				t.Errorf("with navigator.language %q the send button reads %q; want Enviar", eval[string](t, ctx, `navigator.language`), got)
 			}
 		})
 
