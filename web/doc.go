@@ -5,6 +5,8 @@
 //	static/admin/              the admin UI at "/admin/": index.html, admin.css
 //	                           and one ES module per page under js/
 //	static/widget.js           the embeddable chat widget, one classic script
+//	static/markdown.js         the Markdown renderer the widget and the admin
+//	                           preview share (DOM only, never HTML)
 //	static/widget-demo.html    a page that embeds the widget, for trying a bot
 //
 // Files returns the embedded tree; pkg/api serves it (with a strict

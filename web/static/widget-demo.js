@@ -13,6 +13,9 @@
   Object.keys(attrs).forEach(function (k) { s.dataset[k] = attrs[k]; });
   if (q.get('user_token')) s.dataset.userToken = q.get('user_token');
   if (q.get('context')) s.dataset.context = q.get('context');
+  ['title', 'color', 'position', 'theme', 'logo', 'avatar', 'locale'].forEach(function (k) {
+    if (q.get(k)) s.dataset[k] = q.get(k);
+  });
   document.getElementById('snippet').textContent = s.outerHTML.replace('src="/widget.js"', 'src="' + location.origin + '/widget.js"');
   document.body.appendChild(s);
 })();
