@@ -1,6 +1,8 @@
 package api
 
 import (
+	"net/http"
+
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -26,6 +28,19 @@ func (s *server) register(e *gin.Engine) {
 	v1 := e.Group("/v1")
 	v1.POST("/auth/login", s.login)
 	v1.POST("/auth/logout", s.logout)
+
+	d := newDialogAPI(s)
+
+	// The OpenAI and MCP faces: a tenant's server key, OpenAI's and MCP's
+	// shapes, the same dialog runtime.
+	o := &openaiAPI{dialogAPI: d}
+	oa := v1.Group("", o.authenticate)
+	oa.POST("/chat/completions", o.chatCompletions)
+	oa.GET("/models", o.listModels)
+	m := newMCPAPI(d)
+	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		v1.Handle(method, "/tenants/:tenant/bots/:bot/mcp", m.serve)
+	}
 
 	authed := v1.Group("", s.authenticate)
 	authed.GET("/auth/me", s.me)
@@ -56,7 +71,6 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/bots/:bot/versions/:n", s.getVersion)
 	t.POST("/bots/:bot/publish", s.publish)
 
-	d := newDialogAPI(s)
 	t.POST("/bots/:bot/dialogs", d.createDialog)
 	t.GET("/dialogs", d.listDialogs)
 	t.GET("/dialogs/:dialog", d.getDialog)
