@@ -77,6 +77,7 @@ func (m *mcpAPI) serve(c *gin.Context) {
 		m.fail(c, err)
 		return
 	}
+	c.Set(ctxPrincipal, p) // for the request log's tenant_id
 	caller := &mcpCaller{p: p.ForBot(bot.ID), bot: bot}
 	ctx := context.WithValue(c.Request.Context(), mcpCallerKey{}, caller)
 	m.handler.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
