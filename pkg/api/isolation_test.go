@@ -192,9 +192,6 @@ func routeTable() []routeCase {
 			// The bot by id: another tenant's key has a bot of the same slug.
 			return "/v1/chat/completions", map[string]any{"model": f.botID, "messages": []map[string]any{{"role": "user", "content": "hi"}}}
 		}},
-		{"GET", "/v1/tenants/:tenant/bots/:bot/mcp", face(false, sdkRefusal), func(t *testing.T, w *world, f tenantFixture) (string, any) {
-			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/mcp", nil
-		}},
 		{"POST", "/v1/tenants/:tenant/bots/:bot/mcp", face(false, sdkRefusal), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}
 		}},

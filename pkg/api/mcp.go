@@ -62,7 +62,7 @@ func newMCPAPI(d *dialogAPI) *mcpAPI {
 	return m
 }
 
-// serve: GET, POST and DELETE /v1/tenants/{tenant}/bots/{bot}/mcp. It
+// serve: POST and DELETE /v1/tenants/{tenant}/bots/{bot}/mcp. It
 // authenticates the key and resolves the bot (another tenant's is 404,
 // as everywhere), then hands the request to the SDK's transport.
 func (m *mcpAPI) serve(c *gin.Context) {

@@ -27,7 +27,7 @@ func (e *chatEnv) mcpSession(t *testing.T, key, bot string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/v1/tenants/shop/bots/" + bot + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}}, MaxRetries: -1, DisableStandaloneSSE: true}
+		HTTPClient: &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}}, MaxRetries: -1}
 	s, err := c.Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)

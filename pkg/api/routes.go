@@ -1,8 +1,6 @@
 package api
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -37,10 +35,12 @@ func (s *server) register(e *gin.Engine) {
 	oa := v1.Group("", o.authenticate)
 	oa.POST("/chat/completions", o.chatCompletions)
 	oa.GET("/models", o.listModels)
+	// No GET: the spec lets a server without messages of its own answer
+	// 405 instead of holding an idle event stream open per session, which
+	// would also hold a shutdown up.
 	m := newMCPAPI(d)
-	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
-		v1.Handle(method, "/tenants/:tenant/bots/:bot/mcp", m.serve)
-	}
+	v1.POST("/tenants/:tenant/bots/:bot/mcp", m.serve)
+	v1.DELETE("/tenants/:tenant/bots/:bot/mcp", m.serve)
 
 	authed := v1.Group("", s.authenticate)
 	authed.GET("/auth/me", s.me)
