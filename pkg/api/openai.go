@@ -108,18 +108,20 @@ func (o *openaiAPI) chatCompletions(c *gin.Context) {
 		d, err := o.rt.CreateDialog(ctx, p, p.TenantID, bot.ID, dialog.CreateDialogInput{
 			UserID: req.User, Channel: channelOpenAI, History: conv.history})
 		if err != nil {
-			o.fail(c, err)
+			o.fail(c, conv.params(err))
 			return
 		}
 		dialogID = d.ID
 	}
 	c.Header(headerDialog, dialogID)
-	run := func(ctx context.Context, sink agent.Sink) (dialog.Turn, error) {
+	run := func(ctx context.Context, sink agent.Sink) (turn dialog.Turn, err error) {
 		if conv.results != nil {
 			in := dialog.ToolResultsInput{Results: conv.results, ClientTools: tools}
-			return o.rt.SubmitToolResults(ctx, p, p.TenantID, dialogID, in, sink)
+			turn, err = o.rt.SubmitToolResults(ctx, p, p.TenantID, dialogID, in, sink)
+		} else {
+			turn, err = o.rt.SendMessage(ctx, p, p.TenantID, dialogID, dialog.SendInput{Text: conv.text, ClientTools: tools}, sink)
 		}
-		return o.rt.SendMessage(ctx, p, p.TenantID, dialogID, dialog.SendInput{Text: conv.text, ClientTools: tools}, sink)
+		return turn, conv.params(err)
 	}
 	reply := completionFor(bot, time.Now())
 	if req.Stream {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -260,6 +262,13 @@ func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		user := `"messages":[{"role":"user","content":"hi"}]`
+		paused, err := e.rt.CreateDialog(t.Context(), platform.Operator(), "shop", "helper", platform.CreateDialogInput{History: []agent.Message{
+			{Kind: agent.KindUser, Message: llm.UserText("where?")},
+			{Kind: agent.KindAssistant, Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
+				{Type: llm.BlockToolUse, ToolUse: &llm.ToolUse{ID: "c1", Name: "locate", Arguments: json.RawMessage(`{}`)}}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		cases := []struct {
 			name, key, body string
 			headers         []string
@@ -291,7 +300,13 @@ func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
 				400, "invalid_request_error", "bad_request", "tools[0].function.parameters"},
 			{"a forced tool choice", e.key, `{"model":"helper","tool_choice":"required",` + user + `}`, nil, 400, "invalid_request_error", "bad_request", "tool_choice"},
 			{"an unknown dialog", e.key, `{"model":"helper",` + user + `}`, []string{"X-Parley-Dialog", "dlg_nope"}, 404, "invalid_request_error", "not_found", ""},
-			{"results for calls a dialog does not wait for", e.key, `{"model":"helper","messages":[{"role":"tool","tool_call_id":"c1","content":"x"}]}`,
+			{"a result for a call the dialog does not wait for", e.key, `{"model":"helper","messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c9","content":"x"}]}`,
+				[]string{"X-Parley-Dialog", paused.ID}, 400, "invalid_request_error", "invalid", "messages[1].tool_call_id"},
+			{"a text too long", e.key, `{"model":"helper","messages":[{"role":"user","content":"` + strings.Repeat("a", platform.MaxMessageChars+1) + `"}]}`, nil,
+				400, "invalid_request_error", "invalid", "messages[0].content"},
+			{"a user name too long", e.key, `{"model":"helper","user":"` + strings.Repeat("u", platform.MaxUserIDLength+1) + `",` + user + `}`, nil,
+				400, "invalid_request_error", "invalid", "user"},
+			{"results while a dialog waits for nothing", e.key, `{"model":"helper","messages":[{"role":"tool","tool_call_id":"c1","content":"x"}]}`,
 				[]string{"X-Parley-Dialog", e.dialog(t)}, 409, "invalid_request_error", "conflict", ""},
 		}
 		for _, tc := range cases {
@@ -424,6 +439,46 @@ func TestATenantsKeyReachesNoOtherTenantsBotOrDialog(t *testing.T) {
 			"Accept", "application/json, text/event-stream")
 		if mcp.StatusCode != http.StatusNotFound {
 			t.Fatalf("MCP: another tenant's bot answered %d %s", mcp.StatusCode, mcp.body)
+		}
+	})
+}
+
+func TestAStreamHandsTheClientsToolCallsOver(t *testing.T) {
+	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		e.llm.Enqueue(llmtest.ServerReply{Text: "Let me look.", ToolCalls: []llmtest.ServerCall{{ID: "call_w", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}})
+		r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","stream":true,"messages":[{"role":"user","content":"Oslo?"}],
+			"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}`)
+		data := chunks(t, r.body)
+		if r.StatusCode != 200 || data[len(data)-1] != "[DONE]" {
+			t.Fatalf("%d %s", r.StatusCode, r.body)
+		}
+		var calls []map[string]any
+		var finish string
+		for _, d := range data[:len(data)-1] {
+			var c struct {
+				Choices []struct {
+					Delta struct {
+						ToolCalls []map[string]any `json:"tool_calls"`
+					} `json:"delta"`
+					FinishReason *string `json:"finish_reason"`
+				} `json:"choices"`
+			}
+			if err := json.Unmarshal([]byte(d), &c); err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range c.Choices {
+				calls = append(calls, ch.Delta.ToolCalls...)
+				if ch.FinishReason != nil {
+					finish = *ch.FinishReason
+				}
+			}
+		}
+		if len(calls) != 1 || calls[0]["id"] != "call_w" || calls[0]["index"] != float64(0) || finish != "tool_calls" {
+			t.Fatalf("calls %v, finish %q", calls, finish)
+		}
+		fn := calls[0]["function"].(map[string]any)
+		if fn["name"] != "get_weather" || fn["arguments"] != `{"city":"Oslo"}` {
+			t.Fatalf("function %v", fn)
 		}
 	})
 }

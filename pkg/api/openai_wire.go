@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -140,6 +141,42 @@ type conversation struct {
 	history []agent.Message
 	text    string
 	results []agent.ClientResult
+	// at names the request message each history entry came from
+	// (messages[3]), and textAt and resultsAt those of the new input, so
+	// the runtime's complaints about them name the request's fields.
+	at        []string
+	textAt    string
+	resultsAt []string
+}
+
+// params rewrites the pointers of the runtime's validation errors about
+// the new input (/text, /results/0/id, /user_id) into the request's
+// params (messages[4].content, messages[5].tool_call_id, user).
+func (conv conversation) params(err error) error {
+	e, ok := fromPlatform(err)
+	if !ok || len(e.Details) == 0 {
+		return err
+	}
+	out := *e
+	out.Details = make([]apiclient.Detail, len(e.Details))
+	for i, d := range e.Details {
+		out.Details[i] = d
+		parts := strings.Split(strings.TrimPrefix(d.Pointer, "/"), "/")
+		switch {
+		case d.Pointer == "/text" && conv.textAt != "":
+			out.Details[i].Pointer = paramPointer(conv.textAt + ".content")
+		case d.Pointer == "/user_id":
+			out.Details[i].Pointer = "/user"
+		case parts[0] == "results" && len(parts) == 3:
+			n, err := strconv.Atoi(parts[1])
+			if err != nil || n < 0 || n >= len(conv.resultsAt) {
+				continue
+			}
+			field := map[string]string{"id": ".tool_call_id", "content": ".content"}[parts[2]]
+			out.Details[i].Pointer = paramPointer(conv.resultsAt[n] + field)
+		}
+	}
+	return &out
 }
 
 // errParam is a 400 about one request field, named as OpenAI names
@@ -248,6 +285,7 @@ func fullConversation(msgs []chatMessage) (conversation, error) {
 			}
 			conv.history = append(conv.history, agent.Message{Kind: agent.KindToolResult,
 				Message: llm.ToolResultMessage(llm.ToolResult{ToolUseID: m.ToolCallID, Name: name, Content: text})})
+			conv.at = append(conv.at, at)
 			last = i
 			continue
 		}
@@ -267,12 +305,14 @@ func fullConversation(msgs []chatMessage) (conversation, error) {
 				return conv, errParam(at+".content", "is empty")
 			}
 			conv.history = append(conv.history, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text)})
+			conv.at = append(conv.at, at)
 		case "assistant":
 			am, calls, err := assistantMessage(m, at)
 			if err != nil {
 				return conv, err
 			}
 			conv.history = append(conv.history, am)
+			conv.at = append(conv.at, at)
 			open = calls
 		default:
 			return conv, errParam(at+".role", `must be "system", "developer", "user", "assistant" or "tool"`)
@@ -291,16 +331,17 @@ func (conv conversation) split(lastRole string, unanswered bool) (conversation, 
 	h := conv.history
 	switch {
 	case lastRole == "user":
-		conv.text = h[len(h)-1].Text()
+		conv.text, conv.textAt = h[len(h)-1].Text(), conv.at[len(h)-1]
 		conv.history = h[:len(h)-1]
 	case lastRole == "tool" && !unanswered:
 		n := len(h)
 		for n > 0 && h[n-1].Kind == agent.KindToolResult {
 			n--
 		}
-		for _, m := range h[n:] {
+		for i, m := range h[n:] {
 			r := m.ToolResult()
 			conv.results = append(conv.results, agent.ClientResult{ID: r.ToolUseID, Content: r.Content})
+			conv.resultsAt = append(conv.resultsAt, conv.at[n+i])
 		}
 		conv.history = h[:n]
 	case lastRole == "tool":
@@ -331,6 +372,7 @@ func newInput(msgs []chatMessage) (conversation, error) {
 			return conv, err
 		}
 		conv.results = append(conv.results, agent.ClientResult{ID: m.ToolCallID, Content: text})
+		conv.resultsAt = append(conv.resultsAt, at)
 	}
 	if len(conv.results) > 0 {
 		return conv, nil
@@ -343,7 +385,7 @@ func newInput(msgs []chatMessage) (conversation, error) {
 	if err != nil {
 		return conv, err
 	}
-	conv.text = text
+	conv.text, conv.textAt = text, at
 	return conv, nil
 }
 
