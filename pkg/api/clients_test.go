@@ -76,6 +76,7 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 	)
 	var out struct {
 		Models []string
+		Model  string
 		First  struct {
 			Content, Finish, Object string
 			Usage                   map[string]int
@@ -97,9 +98,9 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 		}
 	}
 	runClient(t, "openai.mjs", &out, "PARLEY_URL="+e.srv.URL, "PARLEY_KEY="+e.key)
-	t.Run("models lists the tenant's bot", func(t *testing.T) {
-		if strings.Join(out.Models, ",") != "helper" {
-			t.Fatalf("models %v", out.Models)
+	t.Run("models lists and retrieves the tenant's bot", func(t *testing.T) {
+		if strings.Join(out.Models, ",") != "helper" || out.Model != "helper" {
+			t.Fatalf("models %v, retrieved %q", out.Models, out.Model)
 		}
 	})
 	t.Run("a completion carries the reply, finish reason and usage", func(t *testing.T) {

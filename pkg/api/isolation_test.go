@@ -188,6 +188,9 @@ func routeTable() []routeCase {
 			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
 		}},
 		{"GET", "/v1/models", face(true, 0), fixed("/v1/models")},
+		{"GET", "/v1/models/:model", face(false, 0), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/models/" + f.botID, nil // by id: another tenant's key has a bot of the same slug
+		}},
 		{"POST", "/v1/chat/completions", face(false, http.StatusServiceUnavailable), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			// The bot by id: another tenant's key has a bot of the same slug.
 			return "/v1/chat/completions", map[string]any{"model": f.botID, "messages": []map[string]any{{"role": "user", "content": "hi"}}}

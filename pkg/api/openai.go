@@ -64,6 +64,17 @@ func (o *openaiAPI) listModels(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
+// getModel: GET /v1/models/{model}, one of them (OpenAI's retrieve).
+func (o *openaiAPI) getModel(c *gin.Context) {
+	p := principal(c)
+	b, err := o.rt.ChatBot(c.Request.Context(), p, p.TenantID, c.Param("model"))
+	if err != nil {
+		o.fail(c, modelError(err, c.Param("model")))
+		return
+	}
+	c.JSON(http.StatusOK, modelObject{ID: b.Slug, Object: "model", Created: b.CreatedAt.Unix(), OwnedBy: p.TenantID})
+}
+
 // chatCompletions: POST /v1/chat/completions. Without X-Parley-Dialog
 // the conversation is the request's messages: a new dialog is stored,
 // seeded with all but the new input, and answers it. With the header the

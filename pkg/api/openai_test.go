@@ -377,6 +377,20 @@ func TestModelsListsThePublishedBotsOfTheKeysTenant(t *testing.T) {
 		if _, err := e.svc.Publish(t.Context(), op, "other", "theirs", 1); err != nil {
 			t.Fatal(err)
 		}
+		for _, tc := range []struct {
+			path, key string
+			status    int
+		}{
+			{"/v1/models/helper", e.key, 200},
+			{"/v1/models/theirs", other, 200},
+			{"/v1/models/theirs", e.key, 404},
+			{"/v1/models/draft", e.key, 409},
+		} {
+			r := e.raw(t, "GET", tc.path, tc.key, "")
+			if r.StatusCode != tc.status || (tc.status == 200 && !strings.Contains(r.body, `"object":"model"`)) {
+				t.Fatalf("GET %s: %d %s", tc.path, r.StatusCode, r.body)
+			}
+		}
 		for key, want := range map[string]string{e.key: "helper", other: "theirs"} {
 			r := e.raw(t, "GET", "/v1/models", key, "")
 			var got struct {

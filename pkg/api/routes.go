@@ -35,6 +35,7 @@ func (s *server) register(e *gin.Engine) {
 	oa := v1.Group("", o.authenticate)
 	oa.POST("/chat/completions", o.chatCompletions)
 	oa.GET("/models", o.listModels)
+	oa.GET("/models/:model", o.getModel)
 	// No GET: the spec lets a server without messages of its own answer
 	// 405 instead of holding an idle event stream open per session, which
 	// would also hold a shutdown up.

@@ -7,6 +7,7 @@ const client = new OpenAI({ baseURL: process.env.PARLEY_URL + '/v1', apiKey: pro
 const out = {};
 
 out.models = (await client.models.list()).data.map((m) => m.id);
+out.model = (await client.models.retrieve('helper')).id;
 
 // Not streamed, through withResponse to read the dialog header.
 const { data: first, response } = await client.chat.completions
