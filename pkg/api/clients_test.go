@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store/storetest"
@@ -66,7 +67,7 @@ func runClient(t *testing.T, script string, out any, env ...string) {
 }
 
 func TestTheOfficialOpenAIClient(t *testing.T) {
-	e := newChatEnv(t, storetest.OpenSQLite(t), platform.Limits{})
+	e := newChatEnv(t, storetest.OpenSQLite(t), dialog.Limits{})
 	e.llm.Enqueue(
 		llmtest.ServerReply{Text: "Hello, Ada."},
 		llmtest.ServerReply{Text: "You are Ada."},
@@ -144,7 +145,7 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 }
 
 func TestTheOfficialMCPClient(t *testing.T) {
-	e := newChatEnv(t, storetest.OpenSQLite(t), platform.Limits{})
+	e := newChatEnv(t, storetest.OpenSQLite(t), dialog.Limits{})
 	op := platform.Operator()
 	cfg := strings.Replace(chatBot(e.shop.URL), `"name": "Shop"}`, `"name": "Shop", "description": "Answers questions about the shop's orders"}`, 1)
 	if _, _, err := e.svc.CreateVersion(t.Context(), op, "shop", "helper", []byte(cfg)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -52,7 +53,7 @@ func ask(t *testing.T, s *mcp.ClientSession, message string) (string, bool) {
 }
 
 func TestAnMCPSessionStaysWithTheKeyAndBotThatOpenedIt(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
 		if _, _, err := e.svc.CreateBot(t.Context(), op, "shop", "second", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
@@ -88,7 +89,7 @@ func TestAnMCPSessionStaysWithTheKeyAndBotThatOpenedIt(t *testing.T) {
 
 func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 	t.Run("a rate limit", func(t *testing.T) {
-		forEachChat(t, platform.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *chatEnv) {
+		forEachChat(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *chatEnv) {
 			e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
 			s := e.mcpSession(t, e.key, "helper")
 			if text, isErr := ask(t, s, "hi"); isErr || text != "one" {
@@ -101,7 +102,7 @@ func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 		})
 	})
 	t.Run("a failing model", func(t *testing.T) {
-		forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 			e.llm.Enqueue(llmtest.QuotaExhausted())
 			text, isErr := ask(t, e.mcpSession(t, e.key, "helper"), "hi")
 			if !isErr || text == "" || strings.Contains(text, "sk-test") {
@@ -110,7 +111,7 @@ func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 		})
 	})
 	t.Run("a bot pausing for its client tool", func(t *testing.T) {
-		forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+		forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 			e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "locate", Arguments: `{}`}}})
 			text, isErr := ask(t, e.mcpSession(t, e.key, "helper"), "where am I?")
 			if !isErr || !strings.Contains(text, "dialog dlg_") {
@@ -121,7 +122,7 @@ func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 }
 
 func TestTheMCPFaceServesOnlyPublishedBots(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		if _, _, err := e.svc.CreateBot(t.Context(), platform.Operator(), "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -84,7 +85,7 @@ func sentRoles(r *llmtest.ChatRequest) string {
 }
 
 func TestAChatCompletionWithoutADialogHeaderIsTheRequestsConversation(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Blue, as before."})
 		out, r := e.complete(t, e.key, `{"model":"helper","user":"ada","messages":[
 			{"role":"system","content":"You are a pirate."},
@@ -112,7 +113,7 @@ func TestAChatCompletionWithoutADialogHeaderIsTheRequestsConversation(t *testing
 		t.Run("a dialog is stored on the openai channel for the user and named in the header", func(t *testing.T) {
 			id := r.Header.Get("X-Parley-Dialog")
 			g := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+id, e.key, "")
-			var d platform.DialogDetail
+			var d dialog.DialogDetail
 			if err := json.Unmarshal([]byte(g.body), &d); err != nil || g.StatusCode != 200 {
 				t.Fatalf("%d %s", g.StatusCode, g.body)
 			}
@@ -124,7 +125,7 @@ func TestAChatCompletionWithoutADialogHeaderIsTheRequestsConversation(t *testing
 }
 
 func TestTheDialogHeaderContinuesTheStoredDialog(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Noted: Ada."})
 		_, r := e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"I am Ada."}]}`)
 		id := r.Header.Get("X-Parley-Dialog")
@@ -148,7 +149,7 @@ func TestRequestToolsComeBackAsToolCallsAndTheirResultsContinue(t *testing.T) {
 	result := `{"role":"tool","tool_call_id":"call_w","content":"-3 and snowing"}`
 	for _, mode := range []string{"the request's conversation", "the stored dialog"} {
 		t.Run("through "+mode, func(t *testing.T) {
-			forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+			forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 				e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_w", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}})
 				out, r := e.complete(t, e.key, `{"model":"helper",`+tools+`,"messages":[`+first+`]}`)
 				if !slices.Contains(e.llm.LastRequest().ToolNames(), "get_weather") {
@@ -178,7 +179,7 @@ func TestRequestToolsComeBackAsToolCallsAndTheirResultsContinue(t *testing.T) {
 }
 
 func TestTheBotsOwnToolsRunOnTheServer(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		twoToolTurn(e)
 		out, _ := e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"A7? tents?"}]}`)
 		if contentOf(out) != "A7 shipped and tents are in stock." || len(out.Choices[0].Message.ToolCalls) != 0 {
@@ -206,7 +207,7 @@ func chunks(t *testing.T, body string) []string {
 }
 
 func TestAStreamedChatCompletion(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		twoToolTurn(e)
 		r := e.raw(t, "POST", "/v1/chat/completions", e.key,
 			`{"model":"helper","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"A7? tents?"}]}`)
@@ -255,14 +256,14 @@ func TestAStreamedChatCompletion(t *testing.T) {
 }
 
 func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		pk, err := e.svc.CreateAPIKey(t.Context(), platform.Operator(), "shop",
 			platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{"https://shop.example"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		user := `"messages":[{"role":"user","content":"hi"}]`
-		paused, err := e.rt.CreateDialog(t.Context(), platform.Operator(), "shop", "helper", platform.CreateDialogInput{History: []agent.Message{
+		paused, err := e.rt.CreateDialog(t.Context(), platform.Operator(), "shop", "helper", dialog.CreateDialogInput{History: []agent.Message{
 			{Kind: agent.KindUser, Message: llm.UserText("where?")},
 			{Kind: agent.KindAssistant, Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 				{Type: llm.BlockToolUse, ToolUse: &llm.ToolUse{ID: "c1", Name: "locate", Arguments: json.RawMessage(`{}`)}}}}}}})
@@ -302,9 +303,9 @@ func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
 			{"an unknown dialog", e.key, `{"model":"helper",` + user + `}`, []string{"X-Parley-Dialog", "dlg_nope"}, 404, "invalid_request_error", "not_found", ""},
 			{"a result for a call the dialog does not wait for", e.key, `{"model":"helper","messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c9","content":"x"}]}`,
 				[]string{"X-Parley-Dialog", paused.ID}, 400, "invalid_request_error", "invalid", "messages[1].tool_call_id"},
-			{"a text too long", e.key, `{"model":"helper","messages":[{"role":"user","content":"` + strings.Repeat("a", platform.MaxMessageChars+1) + `"}]}`, nil,
+			{"a text too long", e.key, `{"model":"helper","messages":[{"role":"user","content":"` + strings.Repeat("a", dialog.MaxMessageChars+1) + `"}]}`, nil,
 				400, "invalid_request_error", "invalid", "messages[0].content"},
-			{"a user name too long", e.key, `{"model":"helper","user":"` + strings.Repeat("u", platform.MaxUserIDLength+1) + `",` + user + `}`, nil,
+			{"a user name too long", e.key, `{"model":"helper","user":"` + strings.Repeat("u", dialog.MaxUserIDLength+1) + `",` + user + `}`, nil,
 				400, "invalid_request_error", "invalid", "user"},
 			{"results while a dialog waits for nothing", e.key, `{"model":"helper","messages":[{"role":"tool","tool_call_id":"c1","content":"x"}]}`,
 				[]string{"X-Parley-Dialog", e.dialog(t)}, 409, "invalid_request_error", "conflict", ""},
@@ -332,7 +333,7 @@ func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
 }
 
 func TestTheModelsFailureIsAServerError(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		for _, stream := range []bool{false, true} {
 			e.llm.Enqueue(llmtest.QuotaExhausted())
 			body := `{"model":"helper","stream":` + map[bool]string{true: "true", false: "false"}[stream] + `,"messages":[{"role":"user","content":"hi"}]}`
@@ -353,7 +354,7 @@ func TestTheModelsFailureIsAServerError(t *testing.T) {
 }
 
 func TestRateLimitsApplyToTheOpenAIFace(t *testing.T) {
-	forEachChat(t, platform.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
 		e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"hi"}]}`)
 		r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","messages":[{"role":"user","content":"again"}]}`)
@@ -365,7 +366,7 @@ func TestRateLimitsApplyToTheOpenAIFace(t *testing.T) {
 }
 
 func TestModelsListsThePublishedBotsOfTheKeysTenant(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
 		if _, _, err := e.svc.CreateBot(t.Context(), op, "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
@@ -406,7 +407,7 @@ func TestModelsListsThePublishedBotsOfTheKeysTenant(t *testing.T) {
 }
 
 func TestATenantsKeyReachesNoOtherTenantsBotOrDialog(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
 		other := e.mustCreateTenant(t, "other")
 		theirs, _, err := e.svc.CreateBot(t.Context(), op, "other", "theirs", []byte(chatBot(e.shop.URL)))
@@ -458,7 +459,7 @@ func TestATenantsKeyReachesNoOtherTenantsBotOrDialog(t *testing.T) {
 }
 
 func TestAStreamHandsTheClientsToolCallsOver(t *testing.T) {
-	forEachChat(t, platform.Limits{}, func(t *testing.T, e *chatEnv) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Let me look.", ToolCalls: []llmtest.ServerCall{{ID: "call_w", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}})
 		r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","stream":true,"messages":[{"role":"user","content":"Oslo?"}],
 			"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}`)

@@ -1,4 +1,4 @@
-package platform_test
+package dialog_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -28,15 +29,15 @@ func TestADialogSeededWithAnEarlierConversation(t *testing.T) {
 	}{
 		{"ending with a reply is active", []agent.Message{
 			{Kind: agent.KindUser, Message: llm.UserText("Hi")},
-			{Kind: agent.KindAssistant, Message: llm.AssistantText("Hello")}}, platform.DialogActive, nil},
+			{Kind: agent.KindAssistant, Message: llm.AssistantText("Hello")}}, dialog.DialogActive, nil},
 		{"ending with tool calls is paused on them as client calls", []agent.Message{
 			{Kind: agent.KindUser, Message: llm.UserText("Weather in Oslo?")},
-			{Kind: agent.KindAssistant, Message: call}}, platform.DialogPaused, []string{"w1"}},
+			{Kind: agent.KindAssistant, Message: call}}, dialog.DialogPaused, []string{"w1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
-				d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "helper", platform.CreateDialogInput{
+			forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
+				d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{
 					Context: map[string]string{"tier": "gold"}, Channel: "openai", History: tc.history})
 				if err != nil {
 					t.Fatal(err)
@@ -66,19 +67,19 @@ func TestADialogSeededWithAnEarlierConversation(t *testing.T) {
 }
 
 func TestAPausedSeededDialogTakesTheCallersResultsAndTools(t *testing.T) {
-	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		history := []agent.Message{
 			{Kind: agent.KindUser, Message: llm.UserText("Weather in Oslo?")},
 			{Kind: agent.KindAssistant, Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 				{Type: llm.BlockToolUse, ToolUse: &llm.ToolUse{ID: "w1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}}}},
 		}
-		d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "helper", platform.CreateDialogInput{
+		d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{
 			Context: map[string]string{"tier": "gold"}, History: history})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Cold."})
-		turn, err := e.rt.SubmitToolResults(ctx, e.admin, "shop", d.ID, platform.ToolResultsInput{
+		turn, err := e.rt.SubmitToolResults(ctx, e.admin, "shop", d.ID, dialog.ToolResultsInput{
 			Results: []agent.ClientResult{{ID: "w1", Content: "-3"}}, ClientTools: []tool.Definition{weather}}, nil)
 		if err != nil || turn.Done == nil || turn.Done.Text != "Cold." {
 			t.Fatalf("turn %+v: %v", turn, err)
@@ -91,9 +92,9 @@ func TestAPausedSeededDialogTakesTheCallersResultsAndTools(t *testing.T) {
 }
 
 func TestAPrincipalNarrowedToABotReachesNoOtherBotsDialog(t *testing.T) {
-	forEachRuntime(t, platform.Limits{}, func(t *testing.T, e *rtEnv) {
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
-		_, err := e.rt.SendMessage(ctx, e.admin.ForBot("bot_other"), "shop", d.ID, platform.SendInput{Text: "hi"}, nil)
+		_, err := e.rt.SendMessage(ctx, e.admin.ForBot("bot_other"), "shop", d.ID, dialog.SendInput{Text: "hi"}, nil)
 		var pe *platform.Error
 		if !errors.As(err, &pe) || pe.Code != platform.CodeNotFound {
 			t.Fatalf("err %v", err)
