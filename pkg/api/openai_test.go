@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
@@ -350,6 +351,32 @@ func TestTheModelsFailureIsAServerError(t *testing.T) {
 				t.Fatalf("%d %s", r.StatusCode, r.body)
 			}
 		}
+	})
+}
+
+func TestTheOpenAIFaceIsMeteredAndHeldToTheQuota(t *testing.T) {
+	forEachChat(t, dialog.Limits{DailyTokens: 100}, func(t *testing.T, e *chatEnv) {
+		e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
+		out, _ := e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"hi"}]}`)
+		t.Run("usage counts the completion's tokens and turn", func(t *testing.T) {
+			r := e.raw(t, "GET", "/v1/tenants/shop/usage?group_by=bot", e.key, "")
+			var rep apiclient.UsageReport
+			if err := json.Unmarshal([]byte(r.body), &rep); err != nil || len(rep.Usage) != 1 {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+			u := rep.Usage[0]
+			if u.Turns != 1 || u.InputTokens != int64(out.Usage.PromptTokens) || u.OutputTokens != int64(out.Usage.CompletionTokens) {
+				t.Fatalf("usage %+v, completion usage %+v", u, out.Usage)
+			}
+		})
+		t.Run("past the daily quota the next completion is a 429", func(t *testing.T) {
+			r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","messages":[{"role":"user","content":"again"}]}`)
+			var got openaiErrOut
+			if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.StatusCode != 429 || got.Error.Type != "rate_limit_error" ||
+				!strings.Contains(got.Error.Message, "quota") {
+				t.Fatalf("%d %s", r.StatusCode, r.body)
+			}
+		})
 	})
 }
 
