@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -156,7 +157,14 @@ func (s *mcpSession) toolError(err error) *mcp.CallToolResult {
 		if e == errInternal {
 			s.m.log.Error("mcp ask failed", "dialog", s.dialog, "err", err)
 		}
-		msg = e.Message
+		named := *e // the runtime's /text is the tool's message argument
+		named.Details = slices.Clone(e.Details)
+		for i := range named.Details {
+			if named.Details[i].Pointer == "/text" {
+				named.Details[i].Pointer = "/message"
+			}
+		}
+		msg = openaiBody(&named, "").Message // the message with its details
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }

@@ -110,6 +110,14 @@ func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 			}
 		})
 	})
+	t.Run("a blank message", func(t *testing.T) {
+		forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+			text, isErr := ask(t, e.mcpSession(t, e.key, "helper"), "  ")
+			if !isErr || !strings.Contains(text, "message is required") {
+				t.Fatalf("ask %q %v", text, isErr)
+			}
+		})
+	})
 	t.Run("a bot pausing for its client tool", func(t *testing.T) {
 		forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 			e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "locate", Arguments: `{}`}}})
