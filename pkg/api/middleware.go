@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -72,6 +73,10 @@ func observe(log *slog.Logger, m *httpMetrics) gin.HandlerFunc {
 		}
 		if t := c.Param("tenant"); t != "" {
 			attrs = append(attrs, slog.String("tenant", t)) // as the path named it: slug or id
+		}
+		// The dialog the path names, or the one the OpenAI face answered in.
+		if d := cmp.Or(c.Param("dialog"), c.Writer.Header().Get(headerDialog)); d != "" {
+			attrs = append(attrs, slog.String("dialog_id", d))
 		}
 		level := slog.LevelInfo
 		if c.Writer.Status() >= 500 {

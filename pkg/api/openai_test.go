@@ -111,6 +111,23 @@ func TestAChatCompletionWithoutADialogHeaderIsTheRequestsConversation(t *testing
 				t.Fatalf("sent %s", got)
 			}
 		})
+		t.Run("the request's log line names tenant and dialog, and holds neither key nor text", func(t *testing.T) {
+			logs := e.logs.String()
+			if strings.Contains(logs, e.key) || strings.Contains(logs, "Favourite colour") {
+				t.Fatalf("the log holds the key or the conversation:\n%s", logs)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+				var m map[string]any
+				if json.Unmarshal([]byte(line), &m) != nil || m["route"] != "/v1/chat/completions" {
+					continue
+				}
+				if m["tenant_id"] == nil || m["dialog_id"] != r.Header.Get("X-Parley-Dialog") {
+					t.Fatalf("log line %s", line)
+				}
+				return
+			}
+			t.Fatalf("no log line for the completion:\n%s", logs)
+		})
 		t.Run("a dialog is stored on the openai channel for the user and named in the header", func(t *testing.T) {
 			id := r.Header.Get("X-Parley-Dialog")
 			g := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+id, e.key, "")
