@@ -141,3 +141,12 @@ func TestTheMCPFaceServesOnlyPublishedBots(t *testing.T) {
 		}
 	})
 }
+
+func TestTheMCPFaceOffersNoStreamOfItsOwn(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		r := e.raw(t, "GET", "/v1/tenants/shop/bots/helper/mcp", e.key, "", "Accept", "text/event-stream")
+		if r.StatusCode != http.StatusMethodNotAllowed || r.Header.Get("Allow") != "POST, DELETE" {
+			t.Fatalf("%d %v %s", r.StatusCode, r.Header, r.body)
+		}
+	})
+}
