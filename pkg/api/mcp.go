@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -131,7 +132,11 @@ func (s *mcpSession) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn
 		}
 		s.dialog = d.ID
 	}
-	turn, err := rt.SendMessage(ctx, p, p.TenantID, s.dialog, dialog.SendInput{Text: in.Message}, nil)
+	var sink agent.Sink
+	if token := req.Params.GetProgressToken(); token != nil {
+		sink = &progress{ctx: ctx, session: req.Session, token: token}
+	}
+	turn, err := rt.SendMessage(ctx, p, p.TenantID, s.dialog, dialog.SendInput{Text: in.Message}, sink)
 	if err == nil {
 		err = turnFailure(turn)
 	}
@@ -144,6 +149,33 @@ func (s *mcpSession) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn
 			Text: "the bot paused for a tool call or a confirmation that only Parley's dialog API can answer (dialog " + s.dialog + ")"}}}, nil, nil
 	}
 	return &mcp.CallToolResult{Meta: meta, Content: []mcp.Content{&mcp.TextContent{Text: replyText(turn)}}}, nil, nil
+}
+
+// progress tells a client that asked for progress (a progressToken) what
+// a running ask does: one notification per model call and per tool call
+// of the bot, so a long answer shows its steps and keeps a client that
+// resets its timeout on progress waiting.
+type progress struct {
+	ctx     context.Context
+	session *mcp.ServerSession
+	token   any
+	n       float64
+}
+
+// Send implements agent.Sink.
+func (p *progress) Send(e agent.Event) {
+	var msg string
+	switch ev := e.(type) {
+	case agent.TurnStart:
+		msg = "thinking"
+	case agent.ToolCall:
+		msg = "calling " + ev.Name
+	default:
+		return
+	}
+	p.n++
+	// A client that went away only misses the note; the answer is stored.
+	_ = p.session.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Message: msg, Progress: p.n})
 }
 
 // toolError is err as a tool error the caller may read.

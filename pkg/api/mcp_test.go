@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +28,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // mcpSession connects the Go SDK's client to a bot's MCP face.
 func (e *chatEnv) mcpSession(t *testing.T, key, bot string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	return e.mcpSessionWith(t, key, bot, nil)
+}
+
+func (e *chatEnv) mcpSessionWith(t *testing.T, key, bot string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
 	tr := &mcp.StreamableClientTransport{Endpoint: e.srv.URL + "/v1/tenants/shop/bots/" + bot + "/mcp",
 		HTTPClient: &http.Client{Transport: bearer{key: key, next: http.DefaultTransport}}, MaxRetries: -1}
 	s, err := c.Connect(t.Context(), tr, nil)
@@ -147,6 +154,32 @@ func TestTheMCPFaceOffersNoStreamOfItsOwn(t *testing.T) {
 		r := e.raw(t, "GET", "/v1/tenants/shop/bots/helper/mcp", e.key, "", "Accept", "text/event-stream")
 		if r.StatusCode != http.StatusMethodNotAllowed || r.Header.Get("Allow") != "POST, DELETE" {
 			t.Fatalf("%d %v %s", r.StatusCode, r.Header, r.body)
+		}
+	})
+}
+
+func TestAnAskReportsItsStepsToAClientThatAsksForProgress(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		var mu sync.Mutex
+		var steps []string
+		s := e.mcpSessionWith(t, e.key, "helper", &mcp.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+				mu.Lock()
+				defer mu.Unlock()
+				steps = append(steps, r.Params.Message)
+			}})
+		twoToolTurn(e)
+		params := &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"message": "A7? tents?"}}
+		params.SetProgressToken("p1")
+		r, err := s.CallTool(t.Context(), params)
+		if err != nil || r.IsError {
+			t.Fatalf("ask: %v %+v", err, r)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		// Notifications travel on the call's own stream, before its result.
+		if got := strings.Join(steps, ", "); got != "thinking, calling lookup_order, calling check_stock, thinking" {
+			t.Fatalf("progress %q", got)
 		}
 	})
 }
