@@ -39,9 +39,8 @@ type access struct {
 	// key (any scope that may chat) gets in, everyone else 401. keyTenant
 	// says the key alone names the tenant, so another tenant's key reaches
 	// its own tenant (200) rather than alpha (404). reached is the status
-	// of a caller let in when this server cannot complete the request: it
-	// has no model (the run answers 503), and apiclient speaks no MCP (the
-	// SDK's transport answers).
+	// of a caller let in when the request cannot complete: apiclient speaks
+	// no MCP, so the SDK's transport answers.
 	serverKey, keyTenant bool
 	reached              int
 }
@@ -191,7 +190,7 @@ func routeTable() []routeCase {
 		{"GET", "/v1/models/:model", face(false, 0), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/models/" + f.botID, nil // by id: another tenant's key has a bot of the same slug
 		}},
-		{"POST", "/v1/chat/completions", face(false, http.StatusServiceUnavailable), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/chat/completions", face(false, 0), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			// The bot by id: another tenant's key has a bot of the same slug.
 			return "/v1/chat/completions", map[string]any{"model": f.botID, "messages": []map[string]any{{"role": "user", "content": "hi"}}}
 		}},
