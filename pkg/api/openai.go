@@ -181,12 +181,10 @@ func turnFailure(t dialog.Turn) error {
 		return &apiclient.Error{Code: apiclient.CodeConflict,
 			Message: "a reply to this dialog is being generated; your message joined it and is answered there"}
 	case t.Error != nil:
-		// The loop's description is caller-safe: a code and a fixed text.
-		status := http.StatusInternalServerError
-		if t.Error.Retryable {
-			status = http.StatusServiceUnavailable
-		}
-		return &openaiFailure{status: status, body: openaiErrorBody{Message: t.Error.Message, Type: "server_error", Code: &t.Error.Code}}
+		// The loop's description is caller-safe: a code and a fixed text;
+		// the status is the one a JSON turn of the REST route answers.
+		return &openaiFailure{status: turnStatus(t.Error.Code),
+			body: openaiErrorBody{Message: t.Error.Message, Type: "server_error", Code: &t.Error.Code}}
 	}
 	return nil
 }
