@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -51,6 +52,32 @@ func (s *server) authenticate(c *gin.Context) {
 	}
 	c.Set(ctxPrincipal, p)
 	c.Next()
+}
+
+// errServerKey refuses a caller of the OpenAI and MCP faces that is not a
+// tenant's server key: the key is what names the tenant there.
+var errServerKey = &apiclient.Error{Code: apiclient.CodeUnauthorized,
+	Message: "send Authorization: Bearer <key> with a tenant's server key (sk_) that has the chat scope"}
+
+// serverKey resolves the bearer credential of the OpenAI and MCP faces to
+// the tenant's sk_ key it must be. Those faces take no session cookie (no
+// CSRF exposure) and no publishable key (a widget's key is for its page).
+func (s *server) serverKey(c *gin.Context) (*platform.Principal, error) {
+	token, fromCookie, err := credential(c.Request)
+	if err != nil {
+		return nil, err
+	}
+	if fromCookie {
+		return nil, errServerKey
+	}
+	p, perr := s.platform.Authenticate(c.Request.Context(), token)
+	if perr != nil {
+		return nil, perr
+	}
+	if p.Kind != platform.KindKey || p.KeyKind != auth.KindSecret {
+		return nil, errServerKey
+	}
+	return p, nil
 }
 
 // credential extracts the bearer token or the session cookie.

@@ -29,4 +29,12 @@
 // Errors are {"error": {"code", "message", "details"}}; statusOf in
 // errors.go is the one table from code to status. Internal errors are
 // logged with their cause and reach clients only as "internal".
+//
+// Two more faces serve every published bot, each in its own files and
+// each taking only a tenant's sk_ key: openai.go (with openai_wire.go and
+// openai_stream.go) speaks OpenAI Chat Completions at
+// /v1/chat/completions and /v1/models, in OpenAI's shapes and error
+// format; mcp.go serves /v1/tenants/{tenant}/bots/{bot}/mcp as an MCP
+// server over streamable HTTP with the official SDK. Both run turns
+// through the same runtime calls as the message routes (docs/api.md).
 package api

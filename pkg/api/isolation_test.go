@@ -35,6 +35,14 @@ type access struct {
 	// chat also lets chat-scoped keys in; a publishable key only with its
 	// Origin, which these requests do not send.
 	chat bool
+	// serverKey is a route of the OpenAI or MCP face: only a tenant's sk_
+	// key (any scope that may chat) gets in, everyone else 401. keyTenant
+	// says the key alone names the tenant, so another tenant's key reaches
+	// its own tenant (200) rather than alpha (404). reached is the status
+	// of a caller let in when the request cannot complete: apiclient speaks
+	// no MCP, so the SDK's transport answers.
+	serverKey, keyTenant bool
+	reached              int
 }
 
 var (
@@ -44,6 +52,11 @@ var (
 )
 
 func role(rank int) access { return access{minRank: rank} }
+
+// face is a route of the OpenAI or MCP face.
+func face(keyTenant bool, reached int) access {
+	return access{serverKey: true, keyTenant: keyTenant, reached: reached}
+}
 
 // chatOr is a dialog route: chat-scoped keys, or this role or better.
 func chatOr(rank int) access { return access{minRank: rank, chat: true} }
@@ -173,6 +186,20 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
 		}},
+		{"GET", "/v1/models", face(true, 0), fixed("/v1/models")},
+		{"GET", "/v1/models/:model", face(false, 0), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/models/" + f.botID, nil // by id: another tenant's key has a bot of the same slug
+		}},
+		{"POST", "/v1/chat/completions", face(false, 0), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			// The bot by id: another tenant's key has a bot of the same slug.
+			return "/v1/chat/completions", map[string]any{"model": f.botID, "messages": []map[string]any{{"role": "user", "content": "hi"}}}
+		}},
+		{"POST", "/v1/tenants/:tenant/bots/:bot/mcp", face(false, sdkRefusal), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/bots/:bot/mcp", face(false, sdkRefusal), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/mcp", nil
+		}},
 	}
 }
 
@@ -186,9 +213,9 @@ type caller struct {
 	valid bool
 	// platform is the operator; otherTenant belongs to tenant beta only.
 	platform, otherTenant bool
-	// pk is a publishable key, bound to browser origins.
-	pk   bool
-	rank int
+	// pk is a publishable key, bound to browser origins; sk a server key.
+	pk, sk bool
+	rank   int
 }
 
 // world is two tenants, alpha and beta, each with a bot, a key and a secret,
@@ -276,14 +303,14 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		{name: "an unknown key", token: constant("sk_000000000000000000000000000")},
 		{name: "a revoked admin key", token: constant(revoked.Key)},
 		{name: "the platform token", token: constant(testPlatformToken), valid: true, platform: true},
-		{name: "alpha's admin-scoped key", token: constant(w.alpha.adminKey), valid: true, rank: rankAdmin},
-		{name: "alpha's chat-scoped key", token: constant(chatKey.Key), valid: true, rank: rankChat},
+		{name: "alpha's admin-scoped key", token: constant(w.alpha.adminKey), valid: true, sk: true, rank: rankAdmin},
+		{name: "alpha's chat-scoped key", token: constant(chatKey.Key), valid: true, sk: true, rank: rankChat},
 		{name: "alpha's publishable key", token: constant(pk.Key), valid: true, rank: rankChat, pk: true},
 		{name: "alpha's owner session", token: w.session(w.member(t, "alpha", "owner")), valid: true, rank: rankOwner},
 		{name: "alpha's admin session", token: w.session(w.member(t, "alpha", "admin")), valid: true, rank: rankAdmin},
 		{name: "alpha's editor session", token: w.session(w.member(t, "alpha", "editor")), valid: true, rank: rankEditor},
 		{name: "alpha's viewer session", token: w.session(w.member(t, "alpha", "viewer")), valid: true, rank: rankViewer},
-		{name: "beta's admin-scoped key", token: constant(w.beta.adminKey), valid: true, otherTenant: true, rank: rankAdmin},
+		{name: "beta's admin-scoped key", token: constant(w.beta.adminKey), valid: true, sk: true, otherTenant: true, rank: rankAdmin},
 		{name: "beta's owner session", token: w.session(w.member(t, "beta", "owner")), valid: true, otherTenant: true, rank: rankOwner},
 	}
 	return w
@@ -292,6 +319,14 @@ func newWorld(t *testing.T, st *store.Store) *world {
 // expect is the status class a caller must get on a route of tenant alpha.
 func expect(r routeCase, c caller) int {
 	switch {
+	case r.need.serverKey && (!c.valid || !c.sk):
+		return http.StatusUnauthorized
+	case r.need.serverKey && c.otherTenant && !r.need.keyTenant:
+		return http.StatusNotFound
+	case r.need.serverKey && r.need.reached != 0:
+		return r.need.reached
+	case r.need.serverKey:
+		return http.StatusOK
 	case r.need.public:
 		return http.StatusOK
 	case !c.valid:
@@ -331,6 +366,24 @@ func call(t *testing.T, cl *apiclient.Client, method, path string, body any) int
 	return apiErr.Status
 }
 
+// sdkRefusal is what the MCP SDK's transport answers apiclient's requests
+// (no session, no text/event-stream in Accept), which only a caller let in
+// gets to see.
+const sdkRefusal = http.StatusBadRequest
+
+// faceCall is call for the OpenAI and MCP faces, whose error bodies are
+// not Parley's: only the status is read.
+func faceCall(t *testing.T, cl *apiclient.Client, method, path string, body any) int {
+	t.Helper()
+	var apiErr *apiclient.Error
+	if err := cl.Do(context.Background(), method, path, body, nil); errors.As(err, &apiErr) {
+		return apiErr.Status
+	} else if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return http.StatusOK
+}
+
 var codeFor = map[int]string{
 	400: apiclient.CodeBadRequest, 401: apiclient.CodeUnauthorized, 403: apiclient.CodeForbidden,
 	404: apiclient.CodeNotFound, 405: apiclient.CodeMethodNotAllowed, 409: apiclient.CodeConflict,
@@ -348,6 +401,10 @@ func TestEveryRouteIsolatesTenantsAndEnforcesPermissions(t *testing.T) {
 			for _, c := range w.callers {
 				t.Run(fmt.Sprintf("%s %s by %s", r.method, r.path, c.name), func(t *testing.T) {
 					path, body := r.request(t, w, w.alpha)
+					call := call
+					if r.need.serverKey {
+						call = faceCall // OpenAI's and the SDK's error shapes
+					}
 					got := call(t, w.client(c.token(t)), r.method, path, body)
 					if want := expect(r, c); got != want && !(want == http.StatusOK && got < 300) {
 						t.Errorf("%s %s: got status %d, want %d", r.method, path, got, want)

@@ -55,7 +55,8 @@ func (d *dialogAPI) postToolResults(c *gin.Context) {
 			results[i] = agent.ClientResult{ID: r.ID, Content: r.Content, IsError: r.IsError}
 		}
 		return func(ctx context.Context, sink agent.Sink, _ string) (dialog.Turn, error) {
-			return d.rt.SubmitToolResults(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), results, sink)
+			in := dialog.ToolResultsInput{Results: results, Origin: browserOrigin(c.Request)}
+			return d.rt.SubmitToolResults(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), in, sink)
 		}, nil
 	})
 }

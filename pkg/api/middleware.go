@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -60,25 +61,35 @@ func observe(log *slog.Logger, m *httpMetrics) gin.HandlerFunc {
 		c.Next()
 		elapsed := time.Since(start)
 		m.observe(c, elapsed)
-		attrs := []slog.Attr{
-			slog.String("request_id", c.GetString(ctxRequestID)),
-			slog.String("method", c.Request.Method),
-			slog.String("route", routeLabel(c)),
-			slog.Int("status", c.Writer.Status()),
-			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-		}
-		if p, ok := principalOf(c); ok && p.TenantID != "" {
-			attrs = append(attrs, slog.String("tenant_id", p.TenantID))
-		}
-		if t := c.Param("tenant"); t != "" {
-			attrs = append(attrs, slog.String("tenant", t)) // as the path named it: slug or id
-		}
-		level := slog.LevelInfo
-		if c.Writer.Status() >= 500 {
-			level = slog.LevelError
-		}
-		log.LogAttrs(c.Request.Context(), level, "http request", attrs...)
+		logRequest(log, c, elapsed)
 	}
+}
+
+// logRequest writes a finished request's line: its ids, route, status and
+// duration, and the tenant and dialog it concerned.
+func logRequest(log *slog.Logger, c *gin.Context, elapsed time.Duration) {
+	attrs := []slog.Attr{
+		slog.String("request_id", c.GetString(ctxRequestID)),
+		slog.String("method", c.Request.Method),
+		slog.String("route", routeLabel(c)),
+		slog.Int("status", c.Writer.Status()),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+	}
+	if p, ok := principalOf(c); ok && p.TenantID != "" {
+		attrs = append(attrs, slog.String("tenant_id", p.TenantID))
+	}
+	if t := c.Param("tenant"); t != "" {
+		attrs = append(attrs, slog.String("tenant", t)) // as the path named it: slug or id
+	}
+	// The dialog the path names, or the one the OpenAI face answered in.
+	if d := cmp.Or(c.Param("dialog"), c.Writer.Header().Get(headerDialog)); d != "" {
+		attrs = append(attrs, slog.String("dialog_id", d))
+	}
+	level := slog.LevelInfo
+	if c.Writer.Status() >= 500 {
+		level = slog.LevelError
+	}
+	log.LogAttrs(c.Request.Context(), level, "http request", attrs...)
 }
 
 // recoverPanics turns a handler panic into a logged 500 so one bad request

@@ -27,6 +27,22 @@ func (s *server) register(e *gin.Engine) {
 	v1.POST("/auth/login", s.login)
 	v1.POST("/auth/logout", s.logout)
 
+	d := newDialogAPI(s)
+
+	// The OpenAI and MCP faces: a tenant's server key, OpenAI's and MCP's
+	// shapes, the same dialog runtime.
+	o := &openaiAPI{dialogAPI: d}
+	oa := v1.Group("", o.authenticate)
+	oa.POST("/chat/completions", o.chatCompletions)
+	oa.GET("/models", o.listModels)
+	oa.GET("/models/:model", o.getModel)
+	// No GET: the spec lets a server without messages of its own answer
+	// 405 instead of holding an idle event stream open per session, which
+	// would also hold a shutdown up.
+	m := newMCPAPI(d)
+	v1.POST("/tenants/:tenant/bots/:bot/mcp", m.serve)
+	v1.DELETE("/tenants/:tenant/bots/:bot/mcp", m.serve)
+
 	authed := v1.Group("", s.authenticate)
 	authed.GET("/auth/me", s.me)
 	authed.POST("/validate", s.validate)
@@ -56,7 +72,6 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/bots/:bot/versions/:n", s.getVersion)
 	t.POST("/bots/:bot/publish", s.publish)
 
-	d := newDialogAPI(s)
 	t.POST("/bots/:bot/dialogs", d.createDialog)
 	t.GET("/dialogs", d.listDialogs)
 	t.GET("/dialogs/:dialog", d.getDialog)

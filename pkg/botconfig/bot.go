@@ -14,6 +14,9 @@ type Bot struct {
 	Name      string
 	ChatbotID string
 	Greeting  string
+	// Description says what the bot is for (basic_settings.description);
+	// the MCP face gives it to clients as the server's instructions.
+	Description string
 	// SystemPrompt is the static prompt. Prompt adds the per-dialog facts.
 	SystemPrompt string
 	// Tools are the config's HTTP and client tools, in config order.

@@ -43,6 +43,7 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		Name:             cfg.BasicSettings.Name,
 		ChatbotID:        cfg.BasicSettings.ChatbotID,
 		Greeting:         cfg.BasicSettings.Greeting,
+		Description:      cfg.BasicSettings.Description,
 		Tools:            tools,
 		NativeTools:      nativeNames(cfg.NativeTools),
 		ContextVariables: slices.Clone(cfg.ContextVariables),

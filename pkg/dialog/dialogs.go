@@ -1,6 +1,7 @@
 package dialog
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -49,6 +51,17 @@ type CreateDialogInput struct {
 	Version int
 	// Origin is the browser origin of the request, "" server to server.
 	Origin string
+	// Channel names where the dialog comes from (the {{channel}}
+	// variable) when the caller's face says it better than its key: the
+	// API's OpenAI face uses "openai", its MCP face "mcp". Empty: from the
+	// key ("api", "widget", "admin").
+	Channel string
+	// History seeds the dialog with an earlier conversation, in order:
+	// user, assistant and tool_result messages (the OpenAI face's request
+	// messages). A history ending with an assistant message that calls
+	// tools leaves the dialog paused on those calls as client calls, for
+	// SubmitToolResults to answer.
+	History []agent.Message
 }
 
 // Dialog is a dialog as callers see it.
@@ -159,13 +172,48 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	}
 	ctxJSON, _ := json.Marshal(nonNilMap(in.Context))
 	d := store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: number, Preview: preview,
-		UserID: in.UserID, Channel: channelOf(p), Context: string(ctxJSON), State: "{}"}
-	if err := r.store.CreateDialog(ctx, &d); err != nil {
+		UserID: in.UserID, Channel: cmp.Or(in.Channel, channelOf(p)), Context: string(ctxJSON), State: "{}"}
+	history, err := seed(&d, in.History)
+	if err != nil {
+		return Dialog{}, r.internal(ctx, "create dialog: history", err)
+	}
+	// Webhooks: dialog.created belongs here, once for the dialog. The rows
+	// of a seeded history replay the caller's own earlier conversation and
+	// are not new messages (no message.created for them).
+	if err := r.store.CreateDialog(ctx, &d, history...); err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog", err)
 	}
 	out, err := dialogView(&d)
 	out.Greeting = compiled.Greeting
 	return out, err
+}
+
+// seed turns a history into the rows of new dialog d and, when it ends
+// on tool calls, pauses d on them as client calls.
+func seed(d *store.Dialog, history []agent.Message) ([]*store.Message, error) {
+	rows := make([]*store.Message, len(history))
+	for i, m := range history {
+		row, err := storeMessage(d, m)
+		if err != nil {
+			return nil, err
+		}
+		row.BotVersion = 0 // the caller wrote it, not a version of the bot
+		rows[i] = row
+	}
+	if n := len(history); n > 0 && history[n-1].Kind == agent.KindAssistant {
+		var st savedState
+		for _, u := range history[n-1].ToolUses() {
+			st.Pending = append(st.Pending, agent.PendingCall{ID: u.ID, Name: u.Name, Arguments: u.Arguments, Kind: agent.PendingClient})
+		}
+		if len(st.Pending) > 0 {
+			b, err := json.Marshal(st)
+			if err != nil {
+				return nil, err
+			}
+			d.Status, d.State = DialogPaused, string(b)
+		}
+	}
+	return rows, nil
 }
 
 // pickVersion decides which version a new dialog runs.

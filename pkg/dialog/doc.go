@@ -21,6 +21,13 @@
 // wait for that row's write) is a runRecord (record.go) whose transitions
 // are the only way it changes.
 //
+// The API's OpenAI and MCP faces use the same calls: CreateDialog can seed
+// a new dialog with an earlier conversation (CreateDialogInput.History, a
+// trailing tool call leaving it paused), SendInput and ToolResultsInput
+// carry the caller's own client tools, a principal narrowed with
+// Principal.ForBot reaches one bot's dialogs only, and ChatBots / ChatBot
+// list and resolve the published bots a caller may chat with.
+//
 // Errors are *platform.Error, with the codes and caller-safe messages of
 // pkg/platform; RetryAfter says how long a rate_limited one asks to wait.
 //

@@ -32,6 +32,8 @@ type dialogRun struct {
 	st     agent.State
 	// memory holds the remember/recall notes, saved with the state.
 	memory *builtin.MapMemory
+	// clientTools are the request's own client tools (SendInput).
+	clientTools []tool.Definition
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -56,7 +58,7 @@ type dialogRun struct {
 // (if any) with it and getting the dialog as the last holder left it, then
 // loads its version and state and the agent's configuration.
 func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, in SendInput) (*dialogRun, error) {
-	run := &dialogRun{r: r, p: p, lr: lr, rec: newRunRecord(r.store, r.log, r.now, lr.owner),
+	run := &dialogRun{r: r, p: p, lr: lr, rec: newRunRecord(r.store, r.log, r.now, lr.owner), clientTools: in.ClientTools,
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
 	run.ctx, run.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	run.unhook = context.AfterFunc(r.base, run.cancel)
@@ -147,7 +149,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 	}
 	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
-		Native: builtin.Env{Now: r.opts.Clock, Memory: run.memory}, Schemas: r.schemas})
+		Native: builtin.Env{Now: r.opts.Clock, Memory: run.memory}, Schemas: r.schemas, ClientTools: run.clientTools})
 	if err != nil {
 		return r.internal(ctx, "run: tools", err)
 	}

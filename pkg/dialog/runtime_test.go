@@ -138,9 +138,9 @@ func TestPausedDialogsResume(t *testing.T) {
 			if got.Status != dialog.DialogPaused || len(got.Pending) != 1 {
 				t.Fatalf("dialog %+v", got.Dialog)
 			}
-			_, err = e.rt.SubmitToolResults(ctx, e.admin, "shop", d.ID, "", []agent.ClientResult{{ID: "nope", Content: "x"}}, nil)
+			_, err = e.rt.SubmitToolResults(ctx, e.admin, "shop", d.ID, dialog.ToolResultsInput{Results: []agent.ClientResult{{ID: "nope", Content: "x"}}}, nil)
 			wantInvalid(t, err, "/results/0/id")
-			turn, err = e.rt.SubmitToolResults(ctx, e.admin, "shop", d.ID, "", []agent.ClientResult{{ID: "geo1", Content: `{"city":"Bergen"}`}}, nil)
+			turn, err = e.rt.SubmitToolResults(ctx, e.admin, "shop", d.ID, dialog.ToolResultsInput{Results: []agent.ClientResult{{ID: "geo1", Content: `{"city":"Bergen"}`}}}, nil)
 			if err != nil || turn.Done.Text != "You are in Bergen." {
 				t.Fatalf("resumed %+v, %v", turn, err)
 			}

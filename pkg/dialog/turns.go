@@ -11,6 +11,7 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/tool"
 )
 
 // SendInput is one user message.
@@ -23,6 +24,22 @@ type SendInput struct {
 	// already, the request that claimed it died after storing it; the
 	// turn then answers that message, and the text is not stored again.
 	MessageID string
+	// ClientTools are tools the caller declares for this request and runs
+	// itself (the OpenAI face's request tools): the dialog pauses on their
+	// calls as on a config's client tools. A name the bot's own tools
+	// already have is left out.
+	ClientTools []tool.Definition
+}
+
+// ToolResultsInput is the caller's results of the client calls a paused
+// dialog waits for.
+type ToolResultsInput struct {
+	Results []agent.ClientResult
+	// Origin is the browser origin of the request, "" server to server.
+	Origin string
+	// ClientTools are the caller's tools for the rest of this request's
+	// run, as in SendInput.
+	ClientTools []tool.Definition
 }
 
 // Turn is what one request to a dialog produced.
@@ -141,7 +158,8 @@ func (r *Runtime) storeForHuman(ctx context.Context, d *store.Dialog, text strin
 
 // SubmitToolResults resumes a dialog paused on client tools with their
 // results.
-func (r *Runtime) SubmitToolResults(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, results []agent.ClientResult, sink agent.Sink) (Turn, error) {
+func (r *Runtime) SubmitToolResults(ctx context.Context, p *platform.Principal, tenant, dialog string, in ToolResultsInput, sink agent.Sink) (Turn, error) {
+	results := in.Results
 	var ps problems
 	if len(results) == 0 {
 		ps.add("/results", "give at least one result")
@@ -154,7 +172,7 @@ func (r *Runtime) SubmitToolResults(ctx context.Context, p *platform.Principal, 
 	if err := ps.err(); err != nil {
 		return Turn{}, err
 	}
-	return r.resume(ctx, p, tenant, dialog, origin, sink, func(st *agent.State) error {
+	return r.resume(ctx, p, tenant, dialog, in.Origin, in.ClientTools, sink, func(st *agent.State) error {
 		var ps problems
 		for i, res := range results {
 			if !isPending(st, res.ID, agent.PendingClient) {
@@ -170,7 +188,7 @@ func (r *Runtime) SubmitToolResults(ctx context.Context, p *platform.Principal, 
 // Confirm resumes a dialog paused on a confirmation: an approved call runs,
 // a declined one tells the model no.
 func (r *Runtime) Confirm(ctx context.Context, p *platform.Principal, tenant, dialog, origin, id string, approved bool, sink agent.Sink) (Turn, error) {
-	return r.resume(ctx, p, tenant, dialog, origin, sink, func(st *agent.State) error {
+	return r.resume(ctx, p, tenant, dialog, origin, nil, sink, func(st *agent.State) error {
 		if !isPending(st, id, agent.PendingConfirmation) {
 			return platform.Invalid(platform.Detail{Pointer: "/id", Message: "is not a call this dialog waits to have confirmed"})
 		}
@@ -190,7 +208,7 @@ func isPending(st *agent.State, id, kind string) bool {
 }
 
 // resume runs act on a paused dialog after check accepts its state.
-func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, sink agent.Sink,
+func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, clientTools []tool.Definition, sink agent.Sink,
 	check func(*agent.State) error, act func(*dialogRun, *agent.Agent) (agent.Outcome, error)) (Turn, error) {
 	d, err := r.turnDialog(ctx, p, tenant, dialog, origin)
 	if err != nil {
@@ -213,7 +231,7 @@ func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dia
 	if err != nil || queued != nil {
 		return Turn{}, err
 	}
-	run, err := r.start(ctx, p, d, lr, sink, SendInput{})
+	run, err := r.start(ctx, p, d, lr, sink, SendInput{ClientTools: clientTools})
 	if err != nil {
 		return Turn{}, err
 	}
@@ -284,16 +302,13 @@ func (r *Runtime) turnTenant(ctx context.Context, p *platform.Principal, tenant,
 }
 
 // leaseBot is the only bot whose dialogs p may chat with: a publishable
-// key's, or "" for any of its tenant's.
+// key's, or a principal's narrowed with ForBot; "" for any of its
+// tenant's.
 func leaseBot(p *platform.Principal) string {
-	if p.KeyKind == auth.KindPublishable {
-		return p.BotID
-	}
-	return ""
+	return p.BotID
 }
 
 // mayChat says whether p may chat with d of its tenant (leaseBot).
 func mayChat(p *platform.Principal, d *store.Dialog) bool {
-	bot := leaseBot(p)
-	return bot == "" || bot == d.BotID
+	return mayChatWith(p, d.BotID)
 }

@@ -69,6 +69,16 @@ func (p *Principal) subjects(tenantID string) []string {
 	return nil
 }
 
+// ForBot returns a copy of p that chats only with the dialogs of one bot
+// of its tenant, as a pk_ key does: a turn on another bot's dialog is then
+// not_found. The API's OpenAI face narrows the caller to the bot its
+// request names, so a dialog header cannot reach another bot's dialog.
+func (p *Principal) ForBot(botID string) *Principal {
+	q := *p
+	q.BotID = botID
+	return &q
+}
+
 // AllowsOrigin reports whether a browser request from origin may use p. Only
 // pk_ keys are restricted; origins compare case-insensitively, exactly
 // (scheme, host and port).

@@ -50,8 +50,12 @@ type DialogFilter struct {
 	Status string
 }
 
-// CreateDialog inserts d as active, giving it an id when it has none.
-func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
+// CreateDialog inserts d (active unless its Status says otherwise),
+// giving it an id when it has none. history, when given, becomes the
+// dialog's first messages, seqs 1 to len(history), in the same
+// transaction: a dialog seeded with an earlier conversation is never seen
+// half seeded.
+func (s *Store) CreateDialog(ctx context.Context, d *Dialog, history ...*Message) error {
 	if d.ID == "" {
 		d.ID = NewID(PrefixDialog)
 	}
@@ -61,7 +65,20 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog) error {
 	if d.Context == "" {
 		d.Context = "{}"
 	}
-	return wrap("create dialog", s.w(ctx).Create(d).Error)
+	if len(history) == 0 {
+		return wrap("create dialog", s.w(ctx).Create(d).Error)
+	}
+	d.LastSeq = int64(len(history))
+	for i, m := range history {
+		s.fillMessage(m)
+		m.TenantID, m.DialogID, m.Seq = d.TenantID, d.ID, int64(i+1)
+	}
+	return s.Tx(ctx, func(tx *Store) error {
+		if err := tx.q(ctx).Create(d).Error; err != nil {
+			return wrap("create dialog", err)
+		}
+		return wrap("create dialog: history", tx.q(ctx).Create(history).Error)
+	})
 }
 
 // GetDialog finds the tenant's dialog by id. Every turn reads its dialog,

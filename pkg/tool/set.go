@@ -56,6 +56,18 @@ func (c *SchemaCache) compile(params json.RawMessage) (*gojsonschema.Schema, err
 // emptyObjectSchema is used for tools that declare no parameters.
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// CheckParameters reports why params, a tool's argument schema, would not
+// be accepted by NewSet (it does not compile, or it is not self-contained);
+// empty params are the empty object schema and pass. For schemas a caller
+// sends with a request, checked before they reach a Set.
+func CheckParameters(params json.RawMessage) error {
+	if len(bytes.TrimSpace(params)) == 0 {
+		return nil
+	}
+	_, err := NewSchemaCache().compile(params)
+	return err
+}
+
 // NewSet returns a set of the given tools in order. Names must be unique and
 // every schema must compile. cache may be nil.
 func NewSet(cache *SchemaCache, tools ...Tool) (*Set, error) {

@@ -126,6 +126,7 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v2")]]//button[text()="Publish"]`)),
 				until(contains("document", ".alert.ok", "Version 2 is live.")),
 				until(contains("document", ".title-row .badge", "live: v2")),
+				until(contains("document", ".from-code code.mcp-url", "/v1/tenants/acme/bots/support/mcp")),
 			)
 			bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
 			if err != nil {

@@ -36,6 +36,12 @@ type Options struct {
 	Native builtin.Env
 	// Schemas shares compiled argument schemas across dialogs; may be nil.
 	Schemas *tool.SchemaCache
+	// ClientTools are tools the caller declares with its request (the
+	// tools of an OpenAI chat completion request): the caller runs them, so
+	// the loop pauses on their calls and hands them over. They come last; a
+	// name one of the bot's own tools already has is left out with a
+	// warning, so a caller cannot shadow the bot's tools.
+	ClientTools []tool.Definition
 }
 
 // Box is one dialog's tools.
@@ -85,6 +91,7 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 		}
 	}
 
+	tools, box.Warnings = withClientTools(tools, opts.ClientTools, box.Warnings)
 	box.Set, err = tool.NewSet(opts.Schemas, tools...)
 	if err != nil {
 		return nil, err
@@ -110,6 +117,24 @@ func warnings(err error) []string {
 		return out
 	}
 	return []string{err.Error()}
+}
+
+// withClientTools appends the caller's tools whose names are free.
+func withClientTools(tools []tool.Tool, defs []tool.Definition, warns []string) ([]tool.Tool, []string) {
+	taken := make(map[string]bool, len(tools)+len(defs))
+	for _, t := range tools {
+		taken[t.Definition().Name] = true
+	}
+	for _, def := range defs {
+		if taken[def.Name] {
+			warns = append(warns, fmt.Sprintf("the caller's tool %q is left out: the bot has a tool of that name", def.Name))
+			continue
+		}
+		taken[def.Name] = true
+		tools = append(tools, clientTool{spec: botconfig.ToolSpec{Name: def.Name, Description: def.Description,
+			Parameters: def.Parameters, Execution: botconfig.ExecutionClient}})
+	}
+	return tools, warns
 }
 
 // clientTool is a config tool the caller runs; the loop pauses on it and

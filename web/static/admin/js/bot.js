@@ -1,5 +1,6 @@
 // A bot's page: its versions (publish, roll back, load into the editor),
-// the config editor that saves new versions, and the preview chat.
+// the config editor that saves new versions, the preview chat, and how to
+// reach the bot from an OpenAI SDK or an MCP client.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, table, errorBox, notice, when, short, busy } from './dom.js';
@@ -95,5 +96,17 @@ export async function botView({ tenant, params: [slug] }) {
         h('details', { class: 'prompt-box' }, h('summary', null, 'Compiled system prompt'), prompt)),
       h('div', { class: 'side' },
         card('Versions', versionsBox),
-        card('Preview', preview.el))));
+        card('Preview', preview.el),
+        card('Use from code', fromCode(tenant, slug)))));
+}
+
+/** fromCode says where the bot's OpenAI and MCP faces answer (docs/api.md). */
+function fromCode(tenant, slug) {
+  const origin = window.location.origin;
+  return h('div', { class: 'from-code' },
+    h('p', { class: 'muted' }, 'The published version answers OpenAI SDKs and MCP clients, with a server key (sk_) that may chat.'),
+    h('dl', { class: 'facts' },
+      h('dt', null, 'OpenAI base URL'), h('dd', null, h('code', null, origin + '/v1')),
+      h('dt', null, 'model'), h('dd', null, h('code', null, slug)),
+      h('dt', null, 'MCP (streamable HTTP)'), h('dd', null, h('code', { class: 'mcp-url' }, `${origin}/v1/tenants/${tenant}/bots/${slug}/mcp`))));
 }
