@@ -172,6 +172,13 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/dialogs/:dialog", chatOr(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f), nil
 		}},
+		{"DELETE", "/v1/tenants/:tenant/dialogs/:dialog", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f), nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/end-users/:user_id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			w.mustDialog(t, f)
+			return "/v1/tenants/" + f.slug + "/end-users/u1", nil
+		}},
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/messages", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/messages", map[string]any{"text": "hello"}
 		}},
@@ -439,6 +446,7 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 			{"sending a message to beta's dialog", "POST", a + "/dialogs/" + betaDialog + "/messages", map[string]any{"text": "hi"}},
 			{"answering beta's paused dialog", "POST", a + "/dialogs/" + betaPaused + "/tool-results",
 				map[string]any{"results": []map[string]any{{"id": "call_1", "content": "x"}}}},
+			{"deleting beta's dialog", "DELETE", a + "/dialogs/" + betaDialog, nil},
 			{"starting a dialog with beta's bot", "POST", a + "/bots/" + b.botID + "/dialogs", map[string]any{}},
 		}
 		for _, tc := range cases {

@@ -75,6 +75,8 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/bots/:bot/dialogs", d.createDialog)
 	t.GET("/dialogs", d.listDialogs)
 	t.GET("/dialogs/:dialog", d.getDialog)
+	t.DELETE("/dialogs/:dialog", d.deleteDialog)
+	t.DELETE("/end-users/:user_id", d.eraseEndUser)
 	t.POST("/dialogs/:dialog/messages", d.postMessage)
 	t.POST("/dialogs/:dialog/tool-results", d.postToolResults)
 	t.POST("/dialogs/:dialog/confirmations", d.postConfirmation)

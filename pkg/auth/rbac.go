@@ -41,6 +41,10 @@ const (
 	ActWrite   = "write"
 	ActPublish = "publish"
 	ActChat    = "chat"
+	// ActErase deletes dialogs and erases end users (data rights);
+	// ActExport reads all of a tenant's dialogs at once.
+	ActErase  = "erase"
+	ActExport = "export"
 )
 
 // ScopeSubject is the policy subject of an API key scope, kept apart from

@@ -11,7 +11,7 @@ import (
 var (
 	allObjects = []string{auth.ObjTenant, auth.ObjMembers, auth.ObjKeys, auth.ObjSecrets,
 		auth.ObjBots, auth.ObjVersions, auth.ObjDialogs, auth.ObjUsage}
-	allActions = []string{auth.ActRead, auth.ActWrite, auth.ActPublish, auth.ActChat}
+	allActions = []string{auth.ActRead, auth.ActWrite, auth.ActPublish, auth.ActChat, auth.ActErase, auth.ActExport}
 )
 
 // allowed is the whole intended permission table: each subject's grants,
@@ -23,13 +23,13 @@ var allowed = map[string][]string{
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read"},
 	auth.RoleAdmin: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
-		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write"},
+		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export"},
 	auth.RoleOwner: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
-		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "tenant/write"},
+		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "tenant/write"},
 	auth.ScopeSubject(auth.ScopeAdmin): {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
-		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write"},
+		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export"},
 	auth.ScopeSubject(auth.ScopeChat): {"dialogs/chat"},
 	"stranger":                        {},
 	"scope:unknown":                   {},

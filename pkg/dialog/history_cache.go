@@ -82,6 +82,15 @@ func (c *historyCache) put(tenantID, dialogID string, lastSeq int64, messages []
 	}
 }
 
+// forget drops the tenant's dialog's history, as the dialog is deleted.
+func (c *historyCache) forget(tenantID, dialogID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[dialogID]; ok && el.Value.(*historyEntry).tenantID == tenantID {
+		c.remove(el)
+	}
+}
+
 // remove drops an entry. Call with mu held.
 func (c *historyCache) remove(el *list.Element) {
 	e := el.Value.(*historyEntry)

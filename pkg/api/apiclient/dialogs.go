@@ -302,3 +302,9 @@ func readEvents(r *bufio.Reader, onEvent func(Event) error) error {
 		}
 	}
 }
+
+// Erased is what DELETE /end-users/{user_id} removed.
+type Erased struct {
+	Dialogs  int64 `json:"dialogs"`
+	Messages int64 `json:"messages"`
+}

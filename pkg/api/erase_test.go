@@ -1,0 +1,193 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+)
+
+// eraseEnv is the chat API over a store the test reads directly, with a
+// second tenant whose rows must never be touched.
+type eraseEnv struct {
+	*chatEnv
+	st       *store.Store
+	otherKey string
+}
+
+func forEachErase(t *testing.T, fn func(t *testing.T, e *eraseEnv)) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := &eraseEnv{chatEnv: newChatEnv(t, st, dialog.Limits{}), st: st}
+		e.otherKey = e.mustCreateTenant(t, "other")
+		ctx, op := context.Background(), platform.Operator()
+		if _, err := e.svc.PutSecret(ctx, op, "other", "shop_token", chatSecret); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := e.svc.CreateBot(ctx, op, "other", "helper", []byte(chatBot(e.shop.URL))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.Publish(ctx, op, "other", "helper", 1); err != nil {
+			t.Fatal(err)
+		}
+		fn(t, e)
+	})
+}
+
+// talk starts a dialog of user in tenant and has one turn with two tool
+// calls, sent with an Idempotency-Key, so every per-dialog table has rows.
+func (e *eraseEnv) talk(t *testing.T, tenant, key, user string) string {
+	t.Helper()
+	r := e.raw(t, "POST", "/v1/tenants/"+tenant+"/bots/helper/dialogs", key, `{"user_id":"`+user+`"}`)
+	if r.StatusCode != http.StatusCreated {
+		t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
+	}
+	var d apiclient.Dialog
+	if err := json.Unmarshal([]byte(r.body), &d); err != nil {
+		t.Fatal(err)
+	}
+	twoToolTurn(e.chatEnv)
+	r = e.raw(t, "POST", "/v1/tenants/"+tenant+"/dialogs/"+d.ID+"/messages", key, `{"text":"A7? tents?"}`,
+		"Idempotency-Key", "idem-"+d.ID)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("message: %d %s", r.StatusCode, r.body)
+	}
+	return d.ID
+}
+
+// rows counts what the database holds about the dialogs: the dialog rows,
+// their messages, tool calls, leases and Idempotency-Key records.
+func (e *eraseEnv) rows(t *testing.T, ids ...string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	db := e.st.DB()
+	for table, query := range map[string]string{
+		"dialogs":          "SELECT count(*) FROM dialogs WHERE id IN ?",
+		"messages":         "SELECT count(*) FROM messages WHERE dialog_id IN ?",
+		"tool_calls":       "SELECT count(*) FROM tool_calls WHERE dialog_id IN ?",
+		"dialog_leases":    "SELECT count(*) FROM dialog_leases WHERE dialog_id IN ?",
+		"idempotency_keys": "SELECT count(*) FROM idempotency_keys WHERE key IN ?",
+	} {
+		args := ids
+		if table == "idempotency_keys" {
+			args = nil
+			for _, id := range ids {
+				args = append(args, "idem-"+id)
+			}
+		}
+		var n int64
+		if err := db.Raw(query, args).Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		out[table] = n
+	}
+	return out
+}
+
+func (e *eraseEnv) mustHaveAll(t *testing.T, what string, ids ...string) {
+	t.Helper()
+	got := e.rows(t, ids...)
+	for _, table := range []string{"dialogs", "messages", "tool_calls", "idempotency_keys"} {
+		if got[table] == 0 {
+			t.Errorf("%s: no %s rows left: %v", what, table, got)
+		}
+	}
+	if got["dialogs"] != int64(len(ids)) {
+		t.Errorf("%s: %d of %d dialogs left", what, got["dialogs"], len(ids))
+	}
+}
+
+func (e *eraseEnv) mustHaveNone(t *testing.T, what string, ids ...string) {
+	t.Helper()
+	for table, n := range e.rows(t, ids...) {
+		if n != 0 {
+			t.Errorf("%s: %d %s rows left", what, n, table)
+		}
+	}
+}
+
+func TestDeletingADialogLeavesNoRowOfItAndTouchesNoOther(t *testing.T) {
+	forEachErase(t, func(t *testing.T, e *eraseEnv) {
+		doomed, kept := e.talk(t, "shop", e.key, "u1"), e.talk(t, "shop", e.key, "u1")
+		theirs := e.talk(t, "other", e.otherKey, "u1")
+		e.mustHaveAll(t, "before", doomed)
+
+		if r := e.raw(t, "DELETE", "/v1/tenants/other/dialogs/"+doomed, e.otherKey, ""); r.StatusCode != http.StatusNotFound {
+			t.Fatalf("another tenant deleting the dialog: %d %s; want 404", r.StatusCode, r.body)
+		}
+		e.mustHaveAll(t, "after another tenant's attempt", doomed)
+
+		if r := e.raw(t, "DELETE", "/v1/tenants/shop/dialogs/"+doomed, e.key, ""); r.StatusCode != http.StatusNoContent {
+			t.Fatalf("delete: %d %s; want 204", r.StatusCode, r.body)
+		}
+		e.mustHaveNone(t, "the deleted dialog", doomed)
+		e.mustHaveAll(t, "the same user's other dialog", kept)
+		e.mustHaveAll(t, "the other tenant's dialog", theirs)
+		if r := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+doomed, e.key, ""); r.StatusCode != http.StatusNotFound {
+			t.Errorf("reading the deleted dialog: %d; want 404", r.StatusCode)
+		}
+		if r := e.raw(t, "DELETE", "/v1/tenants/shop/dialogs/"+doomed, e.key, ""); r.StatusCode != http.StatusNotFound {
+			t.Errorf("deleting it again: %d; want 404", r.StatusCode)
+		}
+	})
+}
+
+func TestADialogThatIsAnsweringIsNotDeleted(t *testing.T) {
+	forEachErase(t, func(t *testing.T, e *eraseEnv) {
+		d := e.talk(t, "shop", e.key, "u1")
+		tenant, err := e.st.GetTenant(context.Background(), "shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Another server runs the dialog: it holds the lease.
+		if ok, err := e.st.AcquireLease(context.Background(), tenant.ID, d, "elsewhere", time.Now(), time.Minute); !ok || err != nil {
+			t.Fatalf("lease: %v %v", ok, err)
+		}
+		r := e.raw(t, "DELETE", "/v1/tenants/shop/dialogs/"+d, e.key, "")
+		if r.StatusCode != http.StatusConflict {
+			t.Fatalf("deleting a running dialog: %d %s; want 409", r.StatusCode, r.body)
+		}
+		e.mustHaveAll(t, "the running dialog", d)
+		r = e.raw(t, "DELETE", "/v1/tenants/shop/end-users/u1", e.key, "")
+		if r.StatusCode != http.StatusConflict {
+			t.Fatalf("erasing the user of a running dialog: %d %s; want 409", r.StatusCode, r.body)
+		}
+		e.mustHaveAll(t, "the running dialog after erasure", d)
+	})
+}
+
+func TestErasingAnEndUserLeavesNoRowOfThemAndTouchesNoOther(t *testing.T) {
+	forEachErase(t, func(t *testing.T, e *eraseEnv) {
+		hers := []string{e.talk(t, "shop", e.key, "alice"), e.talk(t, "shop", e.key, "alice")}
+		his := e.talk(t, "shop", e.key, "bob")
+		namesake := e.talk(t, "other", e.otherKey, "alice")
+
+		r := e.raw(t, "DELETE", "/v1/tenants/shop/end-users/alice", e.key, "")
+		if r.StatusCode != http.StatusOK {
+			t.Fatalf("erase: %d %s", r.StatusCode, r.body)
+		}
+		var got apiclient.Erased
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil {
+			t.Fatal(err)
+		}
+		// Each turn stores five messages: the user's text, the call of two
+		// tools, their two results and the answer.
+		if got.Dialogs != 2 || got.Messages != 2*5 {
+			t.Errorf("erased %+v; want 2 dialogs and 10 messages", got)
+		}
+		e.mustHaveNone(t, "alice's dialogs", hers...)
+		e.mustHaveAll(t, "bob's dialog", his)
+		e.mustHaveAll(t, "the other tenant's alice", namesake)
+
+		r = e.raw(t, "DELETE", "/v1/tenants/shop/end-users/alice", e.key, "")
+		if r.StatusCode != http.StatusOK || r.body != `{"dialogs":0,"messages":0}` {
+			t.Errorf("erasing again: %d %s; want 200 with nothing erased", r.StatusCode, r.body)
+		}
+	})
+}

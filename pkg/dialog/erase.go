@@ -1,0 +1,82 @@
+package dialog
+
+import (
+	"context"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// Erased counts what a deletion removed.
+type Erased struct {
+	Dialogs  int64 `json:"dialogs"`
+	Messages int64 `json:"messages"`
+}
+
+// errRunning answers a deletion of a dialog whose reply is being written.
+func errRunning(what string) *platform.Error {
+	return platform.Errorf(platform.CodeConflict, "%s; retry when the reply is done", what)
+}
+
+// DeleteDialog deletes the tenant's dialog with everything stored about
+// it: messages, tool calls, its lease, its pending state and the
+// Idempotency-Key records of its messages. A dialog whose reply is being
+// generated (a live run here or on another server) is a conflict and
+// stays whole: deleting it under the run would lose what the run writes
+// next, and the run may be mid-way through a tool call.
+func (r *Runtime) DeleteDialog(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
+	if err != nil {
+		return err
+	}
+	if r.running(tenantID, dialog) {
+		return errRunning("this dialog is answering a message")
+	}
+	_, err = r.store.DeleteDialog(ctx, tenantID, dialog, r.now())
+	if errors.Is(err, store.ErrConflict) {
+		return errRunning("this dialog is answering a message")
+	}
+	if err != nil {
+		return r.storeErr(ctx, "delete dialog", "dialog", err)
+	}
+	r.history.forget(tenantID, dialog)
+	return nil
+}
+
+// EraseEndUser deletes every dialog of the tenant's end user userID (the
+// user_id a dialog was created with, or a signed token's sub) with all
+// that DeleteDialog deletes, and returns the counts. When some of the
+// user's dialogs are answering a message those are left and the result is
+// a conflict: a retry erases the rest.
+func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenant, userID string) (Erased, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
+	if err != nil {
+		return Erased{}, err
+	}
+	if userID == "" || utf8.RuneCountInString(userID) > MaxUserIDLength {
+		return Erased{}, platform.Invalid(platform.Detail{Pointer: "/user_id",
+			Message: "must have 1 to 200 characters"})
+	}
+	got, err := r.store.EraseEndUser(ctx, tenantID, userID, r.now())
+	if err != nil {
+		return Erased{}, r.internal(ctx, "erase end user", err)
+	}
+	for _, id := range got.IDs {
+		r.history.forget(tenantID, id)
+	}
+	if got.Running > 0 {
+		return Erased{Dialogs: got.Dialogs, Messages: got.Messages},
+			errRunning("some of this user's dialogs are answering a message and were kept")
+	}
+	return Erased{Dialogs: got.Dialogs, Messages: got.Messages}, nil
+}
+
+// running reports whether a run of this process answers the dialog.
+func (r *Runtime) running(tenantID, dialogID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.live[liveKey(tenantID, dialogID)] != nil
+}

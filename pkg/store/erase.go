@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Erased counts what a deletion removed.
+type Erased struct {
+	Dialogs  int64
+	Messages int64
+	// Running are dialogs left in place because a live run holds their
+	// lease; deleting them under the run would lose its writes.
+	Running int64
+	// IDs are the dialogs deleted.
+	IDs []string
+}
+
+// eraseBatch bounds how many dialogs one transaction deletes.
+const eraseBatch = 100
+
+// DeleteDialog deletes the tenant's dialog with its messages, tool calls,
+// lease and the Idempotency-Key records of its messages, in one commit. A
+// dialog a live run holds (its lease has not expired at now) is
+// ErrConflict and stays whole; another tenant's is ErrNotFound.
+func (s *Store) DeleteDialog(ctx context.Context, tenantID, id string, now time.Time) (Erased, error) {
+	var out Erased
+	err := s.Tx(ctx, func(tx *Store) error {
+		found, err := tx.int64s(ctx, `SELECT 1 FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
+		if err != nil {
+			return err
+		}
+		if len(found) == 0 {
+			return ErrNotFound
+		}
+		if out, err = tx.deleteDialogs(ctx, tenantID, []string{id}, now); err != nil {
+			return err
+		}
+		if out.Running > 0 {
+			return ErrConflict
+		}
+		return nil
+	})
+	return out, wrap("delete dialog", err)
+}
+
+// EraseEndUser deletes every dialog of the tenant's end user userID (as
+// DeleteDialog does), in batches of eraseBatch, each in its own commit.
+// Dialogs a live run holds are left and counted in Running.
+func (s *Store) EraseEndUser(ctx context.Context, tenantID, userID string, now time.Time) (Erased, error) {
+	return s.eraseWhere(ctx, "erase end user", tenantID, now, `user_id = $2`, userID)
+}
+
+// DeleteInactiveDialogs deletes at most limit of the tenant's dialogs whose
+// last activity (updated_at, which every stored message bumps) is before
+// cutoff, in one commit. Several servers may run it at once: each deletes
+// what is still there.
+func (s *Store) DeleteInactiveDialogs(ctx context.Context, tenantID string, cutoff, now time.Time, limit int) (Erased, error) {
+	var out Erased
+	err := s.Tx(ctx, func(tx *Store) error {
+		ids, err := tx.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND updated_at < $2 ORDER BY updated_at LIMIT $3`,
+			tenantID, cutoff.UTC(), limit)
+		if err != nil {
+			return err
+		}
+		out, err = tx.deleteDialogs(ctx, tenantID, ids, now)
+		return err
+	})
+	return out, wrap("delete inactive dialogs", err)
+}
+
+// eraseWhere deletes the tenant's dialogs matching cond ($1 is the tenant,
+// $2 arg) batch by batch, skipping those a live run holds.
+func (s *Store) eraseWhere(ctx context.Context, op, tenantID string, now time.Time, cond string, arg any) (Erased, error) {
+	var total Erased
+	after := ""
+	for {
+		var got Erased
+		var ids []string
+		err := s.Tx(ctx, func(tx *Store) error {
+			var err error
+			ids, err = tx.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND `+cond+` AND id > $3 ORDER BY id LIMIT $4`,
+				tenantID, arg, after, eraseBatch)
+			if err != nil {
+				return err
+			}
+			got, err = tx.deleteDialogs(ctx, tenantID, ids, now)
+			return err
+		})
+		if err != nil {
+			return total, wrap(op, err)
+		}
+		total.Dialogs += got.Dialogs
+		total.Messages += got.Messages
+		total.Running += got.Running
+		total.IDs = append(total.IDs, got.IDs...)
+		if len(ids) < eraseBatch {
+			return total, nil
+		}
+		after = ids[len(ids)-1]
+	}
+}
+
+// deleteDialogs deletes the tenant's dialogs ids and all rows that hang off
+// them, except those whose lease is live at now. Run it in a transaction.
+// Each table is named, rather than left to ON DELETE CASCADE, so nothing
+// depends on SQLite's foreign_keys pragma.
+func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string, now time.Time) (Erased, error) {
+	var out Erased
+	for _, id := range ids {
+		held, err := s.int64s(ctx, `SELECT 1 FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND expires_at > $3`,
+			tenantID, id, now.UTC())
+		if err != nil {
+			return out, err
+		}
+		if len(held) > 0 {
+			out.Running++
+			continue
+		}
+		if _, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND message_id <> '' AND message_id IN
+  (SELECT id FROM messages WHERE tenant_id = $1 AND dialog_id = $2)`, tenantID, id); err != nil {
+			return out, err
+		}
+		if _, err := s.exec(ctx, `DELETE FROM tool_calls WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
+			return out, err
+		}
+		msgs, err := s.exec(ctx, `DELETE FROM messages WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id)
+		if err != nil {
+			return out, err
+		}
+		if _, err := s.exec(ctx, `DELETE FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
+			return out, err
+		}
+		dlgs, err := s.exec(ctx, `DELETE FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
+		if err != nil {
+			return out, err
+		}
+		out.Messages += msgs
+		out.Dialogs += dlgs
+		if dlgs > 0 {
+			out.IDs = append(out.IDs, id)
+		}
+	}
+	return out, nil
+}
