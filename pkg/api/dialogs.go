@@ -75,14 +75,14 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 	c.JSON(http.StatusCreated, dialogOut(dlg))
 }
 
-// listDialogs: GET /v1/tenants/{tenant}/dialogs?bot=&status=&cursor=.
+// listDialogs: GET /v1/tenants/{tenant}/dialogs?bot=&status=&from=&to=&cursor=.
 func (d *dialogAPI) listDialogs(c *gin.Context) {
 	opts, err := listOptions(c)
 	if err != nil {
 		d.fail(c, err)
 		return
 	}
-	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status")}
+	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to")}
 	ds, next, err := d.rt.ListDialogs(c.Request.Context(), principal(c), c.Param("tenant"), f, opts)
 	if err != nil {
 		d.fail(c, err)

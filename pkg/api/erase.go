@@ -1,10 +1,12 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // deleteDialog: DELETE /v1/tenants/{tenant}/dialogs/{dialog} -> 204. A
@@ -26,4 +28,37 @@ func (d *dialogAPI) eraseEndUser(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, apiclient.Erased{Dialogs: got.Dialogs, Messages: got.Messages})
+}
+
+// exportDialogs: GET /v1/tenants/{tenant}/dialogs/export?bot=&status=&from=&to=
+// -> JSON Lines, one dialog with its messages and tool calls a line,
+// written as they are read. Errors before the first line are JSON errors;
+// after it the stream just ends, short of its last line.
+func (d *dialogAPI) exportDialogs(c *gin.Context) {
+	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to")}
+	started := false
+	enc := json.NewEncoder(c.Writer)
+	err := d.rt.ExportDialogs(c.Request.Context(), principal(c), c.Param("tenant"), f, func(dd dialog.DialogDetail) error {
+		if !started {
+			started = true
+			c.Header("Content-Type", "application/x-ndjson")
+			c.Status(http.StatusOK)
+		}
+		line := apiclient.DialogDetail{Dialog: dialogOut(dd.Dialog),
+			Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut)}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+		c.Writer.Flush()
+		return nil
+	})
+	switch {
+	case err != nil && !started:
+		d.fail(c, err)
+	case err != nil:
+		d.log.WarnContext(c.Request.Context(), "export dialogs: stream cut", "err", err)
+	case !started:
+		c.Header("Content-Type", "application/x-ndjson")
+		c.Status(http.StatusOK)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,6 +189,86 @@ func TestErasingAnEndUserLeavesNoRowOfThemAndTouchesNoOther(t *testing.T) {
 		r = e.raw(t, "DELETE", "/v1/tenants/shop/end-users/alice", e.key, "")
 		if r.StatusCode != http.StatusOK || r.body != `{"dialogs":0,"messages":0}` {
 			t.Errorf("erasing again: %d %s; want 200 with nothing erased", r.StatusCode, r.body)
+		}
+	})
+}
+
+// export reads GET /dialogs/export?query as JSON Lines.
+func (e *eraseEnv) export(t *testing.T, query string) []apiclient.DialogDetail {
+	t.Helper()
+	r := e.raw(t, "GET", "/v1/tenants/shop/dialogs/export?"+query, e.key, "")
+	if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("export?%s: %d %q %s", query, r.StatusCode, r.Header.Get("Content-Type"), r.body)
+	}
+	var out []apiclient.DialogDetail
+	for _, line := range strings.Split(strings.TrimSuffix(r.body, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var dd apiclient.DialogDetail
+		if err := json.Unmarshal([]byte(line), &dd); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		out = append(out, dd)
+	}
+	return out
+}
+
+func TestExportStreamsTheTenantsDialogsWithTheirMessagesAsJSONLines(t *testing.T) {
+	forEachErase(t, func(t *testing.T, e *eraseEnv) {
+		talked := e.talk(t, "shop", e.key, "alice")
+		e.talk(t, "other", e.otherKey, "alice")
+		// More dialogs than one page of the export holds.
+		var bare []string
+		for range 55 {
+			bare = append(bare, e.dialog(t))
+		}
+		tenant, err := e.st.GetTenant(context.Background(), "shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.st.SetDialogStatus(context.Background(), tenant.ID, bare[0], store.DialogClosed); err != nil {
+			t.Fatal(err)
+		}
+
+		all := e.export(t, "")
+		if len(all) != 56 {
+			t.Fatalf("exported %d dialogs; want the tenant's 56", len(all))
+		}
+		seen := map[string]bool{}
+		for _, dd := range all {
+			if seen[dd.ID] {
+				t.Errorf("dialog %s exported twice", dd.ID)
+			}
+			seen[dd.ID] = true
+		}
+		if all[0].ID != talked || len(all[0].Messages) != 5 || len(all[0].ToolCalls) != 2 {
+			t.Errorf("first line: %s with %d messages, %d tool calls; want %s with 5 and 2",
+				all[0].ID, len(all[0].Messages), len(all[0].ToolCalls), talked)
+		}
+		if all[0].Messages[0].Text != "A7? tents?" {
+			t.Errorf("first message %q; want the user's text", all[0].Messages[0].Text)
+		}
+
+		if got := e.export(t, "status=closed"); len(got) != 1 || got[0].ID != bare[0] {
+			t.Errorf("status=closed exported %d dialogs; want %s only", len(got), bare[0])
+		}
+		today := time.Now().UTC().Format(time.DateOnly)
+		yesterday := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+		if got := e.export(t, "bot=helper&from="+today+"&to="+today); len(got) != 56 {
+			t.Errorf("from and to today: %d dialogs; want 56", len(got))
+		}
+		if got := e.export(t, "to="+yesterday); len(got) != 0 {
+			t.Errorf("to yesterday: %d dialogs; want none", len(got))
+		}
+		for _, bad := range []string{"from=soon", "status=gone", "from=" + today + "&to=" + yesterday} {
+			if r := e.raw(t, "GET", "/v1/tenants/shop/dialogs/export?"+bad, e.key, ""); r.StatusCode != http.StatusUnprocessableEntity &&
+				r.StatusCode != http.StatusBadRequest {
+				t.Errorf("export?%s: %d %s; want a 4xx saying why", bad, r.StatusCode, r.body)
+			}
+		}
+		if r := e.raw(t, "GET", "/v1/tenants/shop/dialogs/export?bot=nobot", e.key, ""); r.StatusCode != http.StatusNotFound {
+			t.Errorf("export of an unknown bot: %d; want 404", r.StatusCode)
 		}
 	})
 }

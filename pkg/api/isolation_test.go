@@ -172,6 +172,10 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/dialogs/:dialog", chatOr(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f), nil
 		}},
+		{"GET", "/v1/tenants/:tenant/dialogs/export", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			w.mustDialog(t, f)
+			return "/v1/tenants/" + f.slug + "/dialogs/export", nil
+		}},
 		{"DELETE", "/v1/tenants/:tenant/dialogs/:dialog", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f), nil
 		}},

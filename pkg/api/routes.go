@@ -74,6 +74,7 @@ func (s *server) register(e *gin.Engine) {
 
 	t.POST("/bots/:bot/dialogs", d.createDialog)
 	t.GET("/dialogs", d.listDialogs)
+	t.GET("/dialogs/export", d.exportDialogs)
 	t.GET("/dialogs/:dialog", d.getDialog)
 	t.DELETE("/dialogs/:dialog", d.deleteDialog)
 	t.DELETE("/end-users/:user_id", d.eraseEndUser)

@@ -136,6 +136,10 @@ type DialogDetail struct {
 type DialogFilter struct {
 	// Bot is a bot id or slug; Status one of the dialog statuses.
 	Bot, Status string
+	// From and To bound when dialogs were created: a UTC date like
+	// 2030-01-31 (To includes that whole day) or an RFC 3339 time (To
+	// excluded).
+	From, To string
 }
 
 // CreateDialog starts a dialog with the tenant's bot on its published
@@ -289,16 +293,9 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 	if err != nil {
 		return nil, "", err
 	}
-	sf := store.DialogFilter{Status: f.Status}
-	if f.Status != "" && !validStatus(f.Status) {
-		return nil, "", platform.Invalid(platform.Detail{Pointer: "/status", Message: "must be one of active, paused, handoff, closed"})
-	}
-	if f.Bot != "" {
-		b, err := r.store.GetBot(ctx, tenantID, f.Bot)
-		if err != nil {
-			return nil, "", r.storeErr(ctx, "list dialogs: bot", "bot", err)
-		}
-		sf.BotID = b.ID
+	sf, err := r.storeFilter(ctx, tenantID, f)
+	if err != nil {
+		return nil, "", err
 	}
 	rows, next, err := r.store.ListDialogs(ctx, tenantID, sf, store.Page{Cursor: opts.Cursor, Limit: opts.Limit})
 	if err != nil {
@@ -311,6 +308,50 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 		}
 	}
 	return out, next, nil
+}
+
+// storeFilter checks f and turns it into the store's filter.
+func (r *Runtime) storeFilter(ctx context.Context, tenantID string, f DialogFilter) (store.DialogFilter, error) {
+	sf := store.DialogFilter{Status: f.Status}
+	var ps problems
+	if f.Status != "" && !validStatus(f.Status) {
+		ps.add("/status", "must be one of active, paused, handoff, closed")
+	}
+	sf.From = filterTime(&ps, "/from", f.From, false)
+	sf.To = filterTime(&ps, "/to", f.To, true)
+	if !sf.From.IsZero() && !sf.To.IsZero() && !sf.From.Before(sf.To) {
+		ps.add("/to", "must be after from")
+	}
+	if err := ps.err(); err != nil {
+		return sf, err
+	}
+	if f.Bot != "" {
+		b, err := r.store.GetBot(ctx, tenantID, f.Bot)
+		if err != nil {
+			return sf, r.storeErr(ctx, "list dialogs: bot", "bot", err)
+		}
+		sf.BotID = b.ID
+	}
+	return sf, nil
+}
+
+// filterTime parses a date (UTC; as the end of a range, the day after, so
+// the range includes it) or an RFC 3339 time; "" is the zero time.
+func filterTime(ps *problems, pointer, v string, end bool) time.Time {
+	if v == "" {
+		return time.Time{}
+	}
+	if day, err := time.Parse(time.DateOnly, v); err == nil {
+		if end {
+			return day.AddDate(0, 0, 1)
+		}
+		return day
+	}
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		ps.add(pointer, "must be a date like 2030-01-31 or a time like 2030-01-31T12:00:00Z")
+	}
+	return at
 }
 
 func validStatus(s string) bool {

@@ -48,6 +48,9 @@ type Dialog struct {
 type DialogFilter struct {
 	BotID  string
 	Status string
+	// From and To, when not zero, keep dialogs created at or after From
+	// and before To.
+	From, To time.Time
 }
 
 // CreateDialog inserts d (active unless its Status says otherwise),
@@ -130,6 +133,12 @@ func (s *Store) ListDialogs(ctx context.Context, tenantID string, f DialogFilter
 	}
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("created_at >= ?", f.From.UTC())
+	}
+	if !f.To.IsZero() {
+		q = q.Where("created_at < ?", f.To.UTC())
 	}
 	var rows []Dialog
 	if err := paged(q, "id", p).Find(&rows).Error; err != nil {

@@ -1,0 +1,72 @@
+package dialog
+
+import (
+	"context"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// exportPage is how many dialogs ExportDialogs reads at a time.
+const exportPage = 50
+
+// ExportDialogs hands emit each of the tenant's dialogs matching f, oldest
+// first, with its messages and tool calls. It reads a page of dialogs at a
+// time and one dialog's history at a time, so an export of any size holds
+// little in memory. It checks the caller and the filter before the first
+// emit; an error emit returns stops the export.
+func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tenant string, f DialogFilter, emit func(DialogDetail) error) error {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActExport)
+	if err != nil {
+		return err
+	}
+	sf, err := r.storeFilter(ctx, tenantID, f)
+	if err != nil {
+		return err
+	}
+	page := store.Page{Limit: exportPage}
+	for {
+		rows, next, err := r.store.ListDialogs(ctx, tenantID, sf, page)
+		if err != nil {
+			return r.internal(ctx, "export dialogs", err)
+		}
+		for i := range rows {
+			dd, err := r.detail(ctx, &rows[i])
+			if err != nil {
+				return err
+			}
+			if err := emit(dd); err != nil {
+				return err
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		page.Cursor = next
+	}
+}
+
+// detail reads d's messages and tool calls as an admin sees them.
+func (r *Runtime) detail(ctx context.Context, d *store.Dialog) (DialogDetail, error) {
+	msgs, err := r.store.ListMessages(ctx, d.TenantID, d.ID, 0)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "export dialogs: messages", err)
+	}
+	calls, err := r.store.ListToolCalls(ctx, d.TenantID, d.ID)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "export dialogs: tool calls", err)
+	}
+	view, err := dialogView(d)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "export dialogs: view", err)
+	}
+	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls))}
+	for i := range msgs {
+		out.Messages[i] = messageView(&msgs[i])
+	}
+	for i := range calls {
+		out.ToolCalls[i] = toolCallView(&calls[i])
+	}
+	return out, nil
+}
