@@ -24,6 +24,9 @@ type tenantFile struct {
 	// when they come from a JWKS URL; an HS256 secret is a secret and is
 	// set through the API or admin UI, never from git.
 	Identity *identityFile `json:"identity,omitempty"`
+	// RetentionDays, when set, is the tenant's retention period: dialogs
+	// are deleted that many days after their last activity (0: kept).
+	RetentionDays *int `json:"retention_days,omitempty"`
 }
 
 // identityFile is tenant.json's identity: PUT /identity without a secret.
@@ -49,7 +52,7 @@ func (m *Main) apply(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, `usage: parley apply DIR
 
 Creates or updates tenants and bots from DIR, laid out like tenants/:
-  DIR/<tenant-slug>/tenant.json          {"name": "...", "identity"?: {"jwks_url": "...", "audience"?: "..."}}
+  DIR/<tenant-slug>/tenant.json          {"name": "...", "retention_days"?: N, "identity"?: {...}}
   DIR/<tenant-slug>/bots/<bot-slug>.json an agent config
 DIR may also be one tenant's directory. Missing tenants are created (their
 first admin key is printed once); a bot gets a new version only when its
@@ -186,7 +189,7 @@ func (a *applier) tenant(ctx context.Context, dir string) {
 	}
 	a.stats.tenants++
 	op := platform.Operator()
-	_, err := a.svc.GetTenant(ctx, op, slug)
+	current, err := a.svc.GetTenant(ctx, op, slug)
 	switch {
 	case platform.ErrorCode(err) == platform.CodeNotFound:
 		t, key, err := a.svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: slug, Name: tf.Name})
@@ -195,12 +198,20 @@ func (a *applier) tenant(ctx context.Context, dir string) {
 			return
 		}
 		a.stats.tenantsCreated++
+		current = t
 		fmt.Fprintf(a.out, "tenant %s: created (%s)\n  admin API key (shown this once; store it now): %s\n", slug, t.ID, key.Key)
 	case err != nil:
 		a.fail(path, err)
 		return
 	default:
 		fmt.Fprintf(a.out, "tenant %s: exists\n", slug)
+	}
+	if tf.RetentionDays != nil && *tf.RetentionDays != current.RetentionDays {
+		if _, err := a.svc.UpdateTenant(ctx, op, slug, platform.UpdateTenantInput{RetentionDays: tf.RetentionDays}); err != nil {
+			a.fail(path, err)
+			return
+		}
+		fmt.Fprintf(a.out, "  retention: dialogs deleted %d days after their last activity (0: kept)\n", *tf.RetentionDays)
 	}
 	if tf.Identity != nil {
 		a.identity(ctx, slug, path, *tf.Identity)

@@ -86,6 +86,9 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if !strings.Contains(first, "identity: user tokens verified with the keys at https://shop.acme-outdoor.example/.well-known/jwks.json") {
 			t.Errorf("the first apply did not set acme-outdoor's identity settings from tenant.json:\n%s", first)
 		}
+		if !strings.Contains(first, "retention: dialogs deleted 365 days after their last activity") {
+			t.Errorf("the first apply did not set acme-outdoor's retention_days from tenant.json:\n%s", first)
+		}
 		before := versionCounts(t, env)
 		if len(before) == 0 {
 			t.Fatal("the first apply created no bots")
@@ -101,7 +104,7 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 			t.Fatalf("second apply exited %d:\n%s%s", code, second, stderr)
 		}
 		if adminKeyLine.MatchString(second) || !strings.Contains(second, "0 tenants created, 0 bots created, 0 new versions, 0 publishes") ||
-			!strings.Contains(second, "identity: unchanged") {
+			!strings.Contains(second, "identity: unchanged") || strings.Contains(second, "retention:") {
 			t.Errorf("the second apply changed something:\n%s", second)
 		}
 		after := versionCounts(t, env)

@@ -81,6 +81,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		}
 	})
 	defer stopped()
+	go sweepRetention(ctx, rt, d.log)
 	ln, err := net.Listen("tcp", d.settings.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", d.settings.Addr, err)
@@ -259,4 +260,35 @@ func platformToken(s Settings) (string, string, error) {
 		return "", "", fmt.Errorf("platform token file: %w", err)
 	}
 	return base64.StdEncoding.EncodeToString(raw), "in " + path + " (mode 0600; use its content as a bearer token)", nil
+}
+
+// retentionSweepEvery is how often serve deletes the dialogs that
+// outlived their tenant's retention period.
+const retentionSweepEvery = time.Minute
+
+// sweepRetention deletes expired dialogs until ctx ends: every
+// retentionSweepEvery, batch after batch while batches come back full of
+// work, so a backlog drains without one long transaction.
+func sweepRetention(ctx context.Context, rt *dialog.Runtime, log *slog.Logger) {
+	tick := time.NewTicker(retentionSweepEvery)
+	defer tick.Stop()
+	for {
+		for ctx.Err() == nil {
+			got, err := rt.SweepRetention(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Warn("retention sweep failed; retrying at the next", "err", err)
+				}
+				break
+			}
+			if got.Dialogs == 0 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

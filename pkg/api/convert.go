@@ -44,7 +44,7 @@ func listOptions(c *gin.Context) (platform.ListOptions, error) {
 }
 
 func tenantOut(t platform.Tenant) apiclient.Tenant {
-	return apiclient.Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, CreatedAt: t.CreatedAt}
+	return apiclient.Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, CreatedAt: t.CreatedAt}
 }
 
 func keyOut(k platform.APIKey) apiclient.APIKey {

@@ -272,3 +272,50 @@ func TestExportStreamsTheTenantsDialogsWithTheirMessagesAsJSONLines(t *testing.T
 		}
 	})
 }
+
+func TestDialogsOutlivingTheTenantsRetentionAreSweptAway(t *testing.T) {
+	forEachErase(t, func(t *testing.T, e *eraseEnv) {
+		for _, bad := range []string{`{"retention_days": -1}`, `{"retention_days": 100000}`, `{"retention_days": "30"}`} {
+			if r := e.raw(t, "PATCH", "/v1/tenants/shop", e.key, bad); r.StatusCode != http.StatusUnprocessableEntity && r.StatusCode != http.StatusBadRequest {
+				t.Errorf("PATCH %s: %d %s; want a 4xx", bad, r.StatusCode, r.body)
+			}
+		}
+		r := e.raw(t, "PATCH", "/v1/tenants/shop", e.key, `{"retention_days": 30}`)
+		var tn apiclient.Tenant
+		if err := json.Unmarshal([]byte(r.body), &tn); err != nil || r.StatusCode != http.StatusOK || tn.RetentionDays != 30 {
+			t.Fatalf("PATCH retention_days: %d %s", r.StatusCode, r.body)
+		}
+		if r := e.raw(t, "GET", "/v1/tenants/shop", e.key, ""); !strings.Contains(r.body, `"retention_days":30`) {
+			t.Errorf("GET tenant after PATCH: %s", r.body)
+		}
+
+		stale := []string{e.talk(t, "shop", e.key, "alice"), e.talk(t, "shop", e.key, "bob")}
+		running := e.talk(t, "shop", e.key, "carol")
+		fresh := e.talk(t, "shop", e.key, "dave")
+		theirs := e.talk(t, "other", e.otherKey, "alice") // other keeps dialogs forever
+		old := time.Now().UTC().AddDate(0, 0, -31)
+		if err := e.st.DB().Exec("UPDATE dialogs SET updated_at = ? WHERE id IN ?", old,
+			append([]string{running, theirs}, stale...)).Error; err != nil {
+			t.Fatal(err)
+		}
+		tenant, _ := e.st.GetTenant(context.Background(), "shop")
+		if ok, err := e.st.AcquireLease(context.Background(), tenant.ID, running, "elsewhere", time.Now(), time.Minute); !ok || err != nil {
+			t.Fatalf("lease: %v %v", ok, err)
+		}
+
+		got, err := e.rt.SweepRetention(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Dialogs != 2 || got.Messages != 10 {
+			t.Errorf("swept %+v; want the 2 stale dialogs and their 10 messages", got)
+		}
+		e.mustHaveNone(t, "stale dialogs", stale...)
+		e.mustHaveAll(t, "a stale dialog a run holds", running)
+		e.mustHaveAll(t, "a recent dialog", fresh)
+		e.mustHaveAll(t, "a stale dialog of a tenant without retention", theirs)
+		if again, err := e.rt.SweepRetention(context.Background()); err != nil || again.Dialogs != 0 {
+			t.Errorf("a second sweep: %+v %v; want nothing", again, err)
+		}
+	})
+}

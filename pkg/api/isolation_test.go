@@ -103,6 +103,9 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug, nil
 		}},
+		{"PATCH", "/v1/tenants/:tenant", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug, map[string]any{"retention_days": 30}
+		}},
 		{"POST", "/v1/tenants/:tenant/api-keys", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/api-keys", apiclient.CreateAPIKeyRequest{Name: "ci", Scopes: []string{"chat"}}
 		}},

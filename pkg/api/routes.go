@@ -51,6 +51,7 @@ func (s *server) register(e *gin.Engine) {
 
 	t := authed.Group("/tenants/:tenant")
 	t.GET("", s.getTenant)
+	t.PATCH("", s.updateTenant)
 
 	t.POST("/api-keys", s.createKey)
 	t.GET("/api-keys", s.listKeys)

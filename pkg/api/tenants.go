@@ -49,3 +49,19 @@ func (s *server) getTenant(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, tenantOut(t))
 }
+
+// updateTenant: PATCH /v1/tenants/{tenant} {name?, retention_days?}.
+func (s *server) updateTenant(c *gin.Context) {
+	var req apiclient.UpdateTenantRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	t, err := s.platform.UpdateTenant(c.Request.Context(), principal(c), c.Param("tenant"),
+		platform.UpdateTenantInput{Name: req.Name, RetentionDays: req.RetentionDays})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, tenantOut(t))
+}

@@ -19,14 +19,17 @@ func (o ListOptions) page() store.Page { return store.Page{Cursor: o.Cursor, Lim
 
 // Tenant is a tenant as callers see it.
 type Tenant struct {
-	ID        string    `json:"id"`
-	Slug      string    `json:"slug"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"created_at"`
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+	// RetentionDays: dialogs are deleted that many days after their last
+	// activity; 0 keeps them.
+	RetentionDays int       `json:"retention_days"`
+	CreatedAt     time.Time `json:"created_at"`
 }
 
 func tenantView(t *store.Tenant) Tenant {
-	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, CreatedAt: t.CreatedAt}
+	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, CreatedAt: t.CreatedAt}
 }
 
 // APIKey is a key's record; the key itself is only in CreatedKey, once.

@@ -58,8 +58,9 @@ func (s *Store) EraseEndUser(ctx context.Context, tenantID, userID string, now t
 func (s *Store) DeleteInactiveDialogs(ctx context.Context, tenantID string, cutoff, now time.Time, limit int) (Erased, error) {
 	var out Erased
 	err := s.Tx(ctx, func(tx *Store) error {
-		ids, err := tx.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND updated_at < $2 ORDER BY updated_at LIMIT $3`,
-			tenantID, cutoff.UTC(), limit)
+		ids, err := tx.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND updated_at < $2
+  AND NOT EXISTS (SELECT 1 FROM dialog_leases WHERE dialog_id = dialogs.id AND expires_at > $4)
+ORDER BY updated_at LIMIT $3`, tenantID, cutoff.UTC(), limit, now.UTC())
 		if err != nil {
 			return err
 		}

@@ -27,6 +27,7 @@ var migrations = []migration{
 	{4, "streaming messages indexed", migrateV4},
 	{5, "idempotency claims name their server and message", migrateV5},
 	{6, "tenant identity settings for signed end-user tokens", migrateV6},
+	{7, "tenant retention period", migrateV7},
 }
 
 // schemaMigration records an applied step.

@@ -7,11 +7,14 @@ import (
 
 // Tenant is one customer of the platform; everything else belongs to one.
 type Tenant struct {
-	ID        string `gorm:"primaryKey"`
-	Slug      string
-	Name      string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID   string `gorm:"primaryKey"`
+	Slug string
+	Name string
+	// RetentionDays deletes the tenant's dialogs that many days after
+	// their last activity; 0 keeps them.
+	RetentionDays int
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // CreateTenant inserts t, giving it an id when it has none. A taken slug is
@@ -42,4 +45,24 @@ func (s *Store) ListTenants(ctx context.Context, p Page) ([]Tenant, string, erro
 	}
 	rows, next := nextCursor(rows, p, func(t Tenant) string { return t.ID })
 	return rows, next, nil
+}
+
+// UpdateTenant changes the fields given (name, retention_days) of the tenant.
+func (s *Store) UpdateTenant(ctx context.Context, id string, fields map[string]any) error {
+	fields["updated_at"] = s.db.NowFunc()
+	res := s.q(ctx).Model(&Tenant{}).Where("id = ?", id).Updates(fields)
+	if res.Error != nil {
+		return wrap("update tenant", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("update tenant", ErrNotFound)
+	}
+	return nil
+}
+
+// TenantsWithRetention lists the tenants whose dialogs expire.
+func (s *Store) TenantsWithRetention(ctx context.Context) ([]Tenant, error) {
+	var rows []Tenant
+	err := s.q(ctx).Where("retention_days > 0").Order("id").Find(&rows).Error
+	return rows, wrap("tenants with retention", err)
 }

@@ -57,10 +57,20 @@ type Health struct {
 
 // Tenant is one customer of the platform.
 type Tenant struct {
-	ID        string    `json:"id"`
-	Slug      string    `json:"slug"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"created_at"`
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+	// RetentionDays: dialogs are deleted that many days after their last
+	// activity; 0 keeps them.
+	RetentionDays int       `json:"retention_days"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// UpdateTenantRequest is the body of PATCH /v1/tenants/{tenant}; absent
+// fields stay as they are.
+type UpdateTenantRequest struct {
+	Name          *string `json:"name,omitempty"`
+	RetentionDays *int    `json:"retention_days,omitempty"`
 }
 
 // CreateTenantRequest is the body of POST /v1/tenants.

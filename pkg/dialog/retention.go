@@ -1,0 +1,42 @@
+package dialog
+
+import (
+	"context"
+	"time"
+)
+
+// RetentionBatch bounds how many dialogs of one tenant a sweep deletes in
+// one commit.
+const RetentionBatch = 100
+
+// SweepRetention deletes, for every tenant with a retention period, at
+// most RetentionBatch of its dialogs whose last activity is older than
+// that period, and returns how many it deleted. Dialogs a live run holds
+// are left for a later sweep. Several servers may sweep at once: each
+// deletes what is still there. Call it again while it returns a full
+// batch.
+func (r *Runtime) SweepRetention(ctx context.Context) (Erased, error) {
+	tenants, err := r.store.TenantsWithRetention(ctx)
+	if err != nil {
+		return Erased{}, err
+	}
+	var total Erased
+	now := r.now()
+	for _, t := range tenants {
+		cutoff := now.Add(-time.Duration(t.RetentionDays) * 24 * time.Hour)
+		got, err := r.store.DeleteInactiveDialogs(ctx, t.ID, cutoff, now, RetentionBatch)
+		if err != nil {
+			return total, err
+		}
+		for _, id := range got.IDs {
+			r.history.forget(t.ID, id)
+		}
+		total.Dialogs += got.Dialogs
+		total.Messages += got.Messages
+		if got.Dialogs > 0 {
+			r.log.InfoContext(ctx, "retention: dialogs deleted", "tenant", t.ID, "dialogs", got.Dialogs,
+				"messages", got.Messages, "retention_days", t.RetentionDays)
+		}
+	}
+	return total, nil
+}

@@ -1,0 +1,61 @@
+package platform
+
+import (
+	"context"
+	"strings"
+
+	"github.com/parleyhq/parley/pkg/auth"
+)
+
+// MaxRetentionDays bounds a tenant's retention period (100 years).
+const MaxRetentionDays = 36500
+
+// UpdateTenantInput changes a tenant; nil fields stay as they are.
+type UpdateTenantInput struct {
+	Name *string `json:"name,omitempty"`
+	// RetentionDays deletes dialogs that many days after their last
+	// activity; 0 keeps them.
+	RetentionDays *int `json:"retention_days,omitempty"`
+}
+
+// UpdateTenant changes the tenant's name (owners) or retention period
+// (those who may erase its dialogs: admins and owners).
+func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string, in UpdateTenantInput) (Tenant, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActRead)
+	if err != nil {
+		return Tenant{}, err
+	}
+	fields := map[string]any{}
+	var ps problems
+	if in.Name != nil {
+		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
+			return Tenant{}, err
+		}
+		name := strings.TrimSpace(*in.Name)
+		ps.name("/name", name, 200)
+		fields["name"] = name
+	}
+	if in.RetentionDays != nil {
+		if err := s.Authorize(p, t.ID, auth.ObjDialogs, auth.ActErase); err != nil {
+			return Tenant{}, err
+		}
+		if d := *in.RetentionDays; d < 0 || d > MaxRetentionDays {
+			ps.add("/retention_days", "must be 0 (keep dialogs) to %d days", MaxRetentionDays)
+		}
+		fields["retention_days"] = *in.RetentionDays
+	}
+	if err := ps.err(); err != nil {
+		return Tenant{}, err
+	}
+	if len(fields) == 0 {
+		return tenantView(t), nil
+	}
+	if err := s.store.UpdateTenant(ctx, t.ID, fields); err != nil {
+		return Tenant{}, s.storeErr(ctx, "update tenant", "tenant", "", err)
+	}
+	t, err = s.store.GetTenant(ctx, t.ID)
+	if err != nil {
+		return Tenant{}, s.storeErr(ctx, "update tenant", "tenant", "", err)
+	}
+	return tenantView(t), nil
+}
