@@ -136,6 +136,9 @@ func TestDeletingADialogLeavesNoRowOfItAndTouchesNoOther(t *testing.T) {
 		if r := e.raw(t, "DELETE", "/v1/tenants/shop/dialogs/"+doomed, e.key, ""); r.StatusCode != http.StatusNotFound {
 			t.Errorf("deleting it again: %d; want 404", r.StatusCode)
 		}
+		if m := e.raw(t, "GET", "/metrics", "", ""); !strings.Contains(m.body, `parley_dialogs_deleted_total{reason="request"} 1`) {
+			t.Errorf("/metrics does not count the deletion:\n%s", m.body)
+		}
 	})
 }
 

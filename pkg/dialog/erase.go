@@ -43,6 +43,7 @@ func (r *Runtime) DeleteDialog(ctx context.Context, p *platform.Principal, tenan
 		return r.storeErr(ctx, "delete dialog", "dialog", err)
 	}
 	r.history.forget(tenantID, dialog)
+	r.metrics.deleted.WithLabelValues("request").Inc()
 	return nil
 }
 
@@ -67,6 +68,7 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 	for _, id := range got.IDs {
 		r.history.forget(tenantID, id)
 	}
+	r.metrics.deleted.WithLabelValues("erasure").Add(float64(got.Dialogs))
 	if got.Running > 0 {
 		return Erased{Dialogs: got.Dialogs, Messages: got.Messages},
 			errRunning("some of this user's dialogs are answering a message and were kept")

@@ -50,6 +50,7 @@ type runtimeMetrics struct {
 	toolSecs   *prometheus.HistogramVec
 	runs       *prometheus.CounterVec
 	userTokens *prometheus.CounterVec
+	deleted    *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -80,6 +81,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_user_tokens_total",
 			Help: "Signed end-user tokens by outcome: accepted, or the reason they were refused (expired, signature, audience, ...).",
 		}, []string{"outcome"}),
+		deleted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_dialogs_deleted_total",
+			Help: "Dialogs deleted by reason: request (DELETE /dialogs/{dialog}), erasure (DELETE /end-users/{user_id}) or retention.",
+		}, []string{"reason"}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -88,6 +93,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.toolSecs = register(reg, m.toolSecs)
 		m.runs = register(reg, m.runs)
 		m.userTokens = register(reg, m.userTokens)
+		m.deleted = register(reg, m.deleted)
 	}
 	return m
 }

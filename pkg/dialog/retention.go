@@ -31,6 +31,7 @@ func (r *Runtime) SweepRetention(ctx context.Context) (Erased, error) {
 		for _, id := range got.IDs {
 			r.history.forget(t.ID, id)
 		}
+		r.metrics.deleted.WithLabelValues("retention").Add(float64(got.Dialogs))
 		total.Dialogs += got.Dialogs
 		total.Messages += got.Messages
 		if got.Dialogs > 0 {

@@ -58,6 +58,17 @@ export async function api(method, path, body) {
   return res.status === 204 ? null : res.json();
 }
 
+/** download fetches a route and saves its body as a file named name. */
+export async function download(path, name) {
+  const res = await send('GET', path, undefined, '*/*');
+  const url = URL.createObjectURL(await res.blob());
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  URL.revokeObjectURL(url);
+}
+
 /** tenantPath builds /v1/tenants/{tenant}/... with each part escaped. */
 export function tenantPath(tenant, ...parts) {
   return ['/v1/tenants', tenant, ...parts].map((p, i) => (i ? encodeURIComponent(p) : p)).join('/');

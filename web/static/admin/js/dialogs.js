@@ -1,8 +1,9 @@
 // The dialogs log: every conversation of the tenant, filterable by bot and
-// status, and one dialog's whole history with its tool calls.
+// status, and one dialog's whole history with its tool calls; and the
+// tenant's data rights: export, erasing an end user, retention.
 
-import { api, tenantPath } from './api.js';
-import { h, mount, card, field, table, when, json } from './dom.js';
+import { api, download, tenantPath } from './api.js';
+import { h, mount, card, field, table, when, json, errorBox, notice, busy } from './dom.js';
 
 const statuses = ['active', 'paused', 'handoff', 'closed'];
 
@@ -41,12 +42,60 @@ export async function dialogsView({ tenant }) {
   more.addEventListener('click', () => load(true));
   await load(false);
 
-  return h('div', null, h('h1', null, 'Dialogs'),
-    card(null, h('div', { class: 'row-form' }, field('Bot', bot), field('Status', status)),
+  const out = h('div', { 'aria-live': 'polite' });
+  const fail = (err) => out.replaceChildren(errorBox(err));
+  const exportButton = h('button', {
+    type: 'button', class: 'ghost',
+    onclick: (e) => {
+      const q = new URLSearchParams();
+      if (bot.value) q.set('bot', bot.value);
+      if (status.value) q.set('status', status.value);
+      busy(e.target, () => download(tenantPath(tenant, 'dialogs', 'export') + (q.size ? '?' + q : ''), `${tenant}-dialogs.jsonl`)).catch(fail);
+    },
+  }, 'Export (JSON Lines)');
+
+  return h('div', null, h('h1', null, 'Dialogs'), out,
+    card(null, h('div', { class: 'row-form' }, field('Bot', bot), field('Status', status), exportButton),
       h('div', { class: 'table-wrap' }, h('table', null,
         h('thead', null, h('tr', null, ['Dialog', 'Bot', 'Version', 'User', 'Channel', 'Status', 'Updated'].map((t) => h('th', { scope: 'col' }, t)))),
         body)),
-      empty, more));
+      empty, more),
+    card('Data rights', await eraseForm(tenant, out, () => load(false)), await retentionForm(tenant, out)));
+}
+
+// eraseForm deletes every dialog of one end user.
+async function eraseForm(tenant, out, reload) {
+  const user = h('input', { name: 'user_id', required: true, placeholder: 'user-42' });
+  return h('form', {
+    class: 'row-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      if (!confirm(`Erase every dialog and message of the end user ${user.value}? This cannot be undone.`)) return;
+      busy(e.submitter, async () => {
+        const got = await api('DELETE', tenantPath(tenant, 'end-users', user.value));
+        out.replaceChildren(notice(`Erased ${got.dialogs} dialogs and ${got.messages} messages of ${user.value}.`));
+        e.target.reset();
+        await reload();
+      }).catch((err) => out.replaceChildren(errorBox(err)));
+    },
+  }, field('End user', user, 'The user_id their dialogs carry.'), h('button', { type: 'submit', class: 'danger' }, 'Erase user'));
+}
+
+// retentionForm sets how long the tenant keeps inactive dialogs.
+async function retentionForm(tenant, out) {
+  const t = await api('GET', tenantPath(tenant));
+  const days = h('input', { name: 'retention_days', type: 'number', min: 0, max: 36500, value: t.retention_days || 0 });
+  return h('form', {
+    class: 'row-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      busy(e.submitter, async () => {
+        const got = await api('PATCH', tenantPath(tenant), { retention_days: Number(days.value) });
+        out.replaceChildren(notice(got.retention_days
+          ? `Dialogs are deleted ${got.retention_days} days after their last activity.` : 'Dialogs are kept.'));
+      }).catch((err) => out.replaceChildren(errorBox(err)));
+    },
+  }, field('Retention (days)', days, '0 keeps dialogs.'), h('button', { type: 'submit' }, 'Save retention'));
 }
 
 /** dialogView renders #/t/<tenant>/dialogs/<id>: messages, tool calls, versions. */
@@ -58,7 +107,17 @@ export async function dialogView({ tenant, params: [id] }) {
 
   return h('div', null,
     h('p', null, h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs` }, '← All dialogs')),
-    h('div', { class: 'title-row' }, h('h1', null, 'Dialog ', h('code', null, d.id)), h('span', { class: 'badge ' + d.status }, d.status)),
+    h('div', { class: 'title-row' }, h('h1', null, 'Dialog ', h('code', null, d.id)), h('span', { class: 'badge ' + d.status }, d.status),
+      h('button', {
+        type: 'button', class: 'small danger',
+        onclick: (e) => {
+          if (!confirm('Delete this dialog and all its messages? This cannot be undone.')) return;
+          busy(e.target, async () => {
+            await api('DELETE', tenantPath(tenant, 'dialogs', d.id));
+            location.hash = `#/t/${encodeURIComponent(tenant)}/dialogs`;
+          }).catch((err) => alert(err.message));
+        },
+      }, 'Delete')),
     h('dl', { class: 'facts' },
       h('dt', null, 'Version'), h('dd', null, 'v' + d.version, d.preview ? ' (preview)' : ''),
       h('dt', null, 'User'), h('dd', null, d.user_id || '—'),
