@@ -119,6 +119,29 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			screenshot(t, ctx, "admin-dialog")
 		})
 
+		t.Run("the retention period is set and the dialog deleted from its page", func(t *testing.T) {
+			run(t, ctx, "retention",
+				chromedp.Navigate(base+"/dialogs"),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="retention_days"]`)),
+				do(`document.querySelector('input[name="retention_days"]').value = '90'`),
+				chromedp.Click(chromedp.Search(`//button[text()="Save retention"]`)),
+				until(contains("document", ".alert", "90 days")),
+			)
+			if tn, err := w.svc.GetTenant(context.Background(), platform.Operator(), "acme"); err != nil || tn.RetentionDays != 90 {
+				t.Fatalf("tenant %+v %v; want retention_days 90 saved from the form", tn, err)
+			}
+			run(t, ctx, "delete",
+				chromedp.Navigate(base+"/dialogs/"+dialogID),
+				until(contains("document", "h1", dialogID)),
+				do(`window.confirm = () => true`),
+				chromedp.Click(chromedp.Search(`//button[text()="Delete"]`)),
+				until(`location.hash.endsWith('/dialogs')`),
+			)
+			if _, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", dialogID, ""); platform.ErrorCode(err) != platform.CodeNotFound {
+				t.Fatalf("reading the deleted dialog: %v; want not found", err)
+			}
+		})
+
 		t.Run("usage lists the dialog's turns", func(t *testing.T) {
 			run(t, ctx, "usage",
 				chromedp.Navigate(base+"/usage"),
