@@ -37,6 +37,7 @@ func (m *Main) commands() map[string]command {
 		"serve":    {"run the server", (*Main).serve},
 		"validate": {"check agent config files", (*Main).validate},
 		"chat":     {"talk to a bot in the terminal", (*Main).chat},
+		"test":     {"run bots' conversation tests", (*Main).test},
 		"apply":    {"create or update tenants and bots from a directory", (*Main).apply},
 		"tenant":   {"manage tenants (tenant create SLUG)", (*Main).tenant},
 		"migrate":  {"bring the database schema up to date", (*Main).migrate},
@@ -84,7 +85,7 @@ var errUsage = errors.New("usage")
 
 func (m *Main) usage(cmds map[string]command) {
 	fmt.Fprintln(m.Stderr, "usage: parley <command> [flags]\n\ncommands:")
-	for _, name := range []string{"serve", "validate", "chat", "apply", "tenant", "migrate"} {
+	for _, name := range []string{"serve", "validate", "chat", "test", "apply", "tenant", "migrate"} {
 		fmt.Fprintf(m.Stderr, "  %-9s %s\n", name, cmds[name].summary)
 	}
 	fmt.Fprintln(m.Stderr, "\nRun 'parley <command> --help' for a command's flags; 'parley serve --help' lists the settings.")
