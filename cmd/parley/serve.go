@@ -217,7 +217,7 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, err
 	}
-	opts := platform.Options{Sealer: sealer, Logger: log, Compile: configOptions(s).LoadAndCompile}
+	opts := platform.Options{Sealer: sealer, Logger: log, Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {

@@ -15,7 +15,7 @@ func (s *server) createBot(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	b, v, err := s.platform.CreateBot(c.Request.Context(), principal(c), c.Param("tenant"), req.Slug, req.Config)
+	b, v, err := s.platform.CreateBotWithTests(c.Request.Context(), principal(c), c.Param("tenant"), req.Slug, req.Config, req.Tests)
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -65,18 +65,18 @@ func secretOut(s platform.SecretInfo) apiclient.Secret {
 
 func botOut(b platform.Bot) apiclient.Bot {
 	return apiclient.Bot{ID: b.ID, Slug: b.Slug, Name: b.Name, PublishedVersion: b.PublishedVersion,
-		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
+		RequirePassingTests: b.RequirePassingTests, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 }
 
 func versionOut(v platform.Version) apiclient.Version {
-	return apiclient.Version{ID: v.ID, Number: v.Number, Fingerprint: v.Fingerprint, Config: v.Config,
+	return apiclient.Version{ID: v.ID, Number: v.Number, Fingerprint: v.Fingerprint, Config: v.Config, Tests: v.Tests,
 		Prompt: v.Prompt, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt}
 }
 
 // versionSummary leaves out the config and prompt, which lists do not need.
 func versionSummary(v platform.Version) apiclient.Version {
 	out := versionOut(v)
-	out.Config, out.Prompt = nil, ""
+	out.Config, out.Tests, out.Prompt = nil, nil, ""
 	return out
 }
 

@@ -52,6 +52,7 @@ func newEnv(t testing.TB, st *store.Store) *env {
 	}
 	svc, err := platform.New(st, platform.Options{
 		Sealer: sealer, PlatformToken: testPlatformToken, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost},
+		AgentConfig: dialog.AgentConfig,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -162,6 +162,12 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/bots/:bot/versions/:n", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/versions/1", nil
 		}},
+		{"PATCH", "/v1/tenants/:tenant/bots/:bot", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug, apiclient.UpdateBotRequest{RequirePassingTests: ptr(false)}
+		}},
+		{"POST", "/v1/tenants/:tenant/bots/:bot/tests", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/tests", apiclient.RunTestsRequest{Version: 1}
+		}},
 		{"POST", "/v1/tenants/:tenant/bots/:bot/publish", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/publish", apiclient.PublishRequest{Version: 1}
 		}},
@@ -259,7 +265,7 @@ func (w *world) mustTenant(t *testing.T, slug string) tenantFixture {
 	t.Helper()
 	ctx, op := context.Background(), platform.Operator()
 	f := tenantFixture{slug: slug, adminKey: w.mustCreateTenant(t, slug), botSlug: "helper", secret: "shop_token"}
-	b, _, err := w.svc.CreateBot(ctx, op, slug, f.botSlug, botConfig(t))
+	b, _, err := w.svc.CreateBotWithTests(ctx, op, slug, f.botSlug, botConfig(t), lookupTests("shipped"))
 	if err != nil {
 		t.Fatalf("create bot in %s: %v", slug, err)
 	}

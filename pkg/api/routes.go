@@ -68,6 +68,8 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/bots", s.createBot)
 	t.GET("/bots", s.listBots)
 	t.GET("/bots/:bot", s.getBot)
+	t.PATCH("/bots/:bot", s.updateBot)
+	t.POST("/bots/:bot/tests", s.runTests)
 	t.POST("/bots/:bot/versions", s.createVersion)
 	t.GET("/bots/:bot/versions", s.listVersions)
 	t.GET("/bots/:bot/versions/:n", s.getVersion)

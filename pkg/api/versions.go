@@ -16,7 +16,7 @@ func (s *server) createVersion(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	v, created, err := s.platform.CreateVersion(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Config)
+	v, created, err := s.platform.CreateVersionWithTests(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Config, req.Tests)
 	if err != nil {
 		s.fail(c, err)
 		return

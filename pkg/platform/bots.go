@@ -13,6 +13,12 @@ import (
 // secret somewhere the caller may not send it is forbidden (see
 // checkSecretDestinations).
 func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug string, config []byte) (Bot, Version, error) {
+	return s.CreateBotWithTests(ctx, p, tenant, slug, config, nil)
+}
+
+// CreateBotWithTests is CreateBot with conversation tests stored with
+// version 1 (docs/testing.md); nil or empty tests means none.
+func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, slug string, config, tests []byte) (Bot, Version, error) {
 	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActWrite)
 	if err != nil {
 		return Bot{}, Version{}, err
@@ -26,11 +32,14 @@ func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug stri
 	if err != nil {
 		return Bot{}, Version{}, err
 	}
+	if err := checkTests(tests); err != nil {
+		return Bot{}, Version{}, err
+	}
 	if err := s.checkSecretDestinations(ctx, p, t.ID, nil, compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
 	b := store.Bot{TenantID: t.ID, Slug: slug, Name: compiled.Name}
-	v := store.BotVersion{TenantID: t.ID, Config: string(config), Prompt: compiled.SystemPrompt,
+	v := store.BotVersion{TenantID: t.ID, Config: string(config), Tests: string(tests), Prompt: compiled.SystemPrompt,
 		Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}
 	err = s.store.Tx(ctx, func(tx *store.Store) error {
 		if err := tx.CreateBot(ctx, &b); err != nil {

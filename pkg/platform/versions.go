@@ -19,6 +19,13 @@ const versionRetries = 3
 // it refuses a caller below admin a config that sends a secret to a new
 // origin.
 func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot string, config []byte) (Version, bool, error) {
+	return s.CreateVersionWithTests(ctx, p, tenant, bot, config, nil)
+}
+
+// CreateVersionWithTests is CreateVersion with conversation tests stored
+// with the version (docs/testing.md). A version is the same as the latest
+// only when both its config's fingerprint and its tests are.
+func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tenant, bot string, config, tests []byte) (Version, bool, error) {
 	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
 		return Version{}, false, err
@@ -27,11 +34,14 @@ func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot s
 	if err != nil {
 		return Version{}, false, err
 	}
+	if err := checkTests(tests); err != nil {
+		return Version{}, false, err
+	}
 	if err := s.checkSecretDestinations(ctx, p, b.TenantID, b, compiled); err != nil {
 		return Version{}, false, err
 	}
 	for attempt := 1; ; attempt++ {
-		v := store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: string(config),
+		v := store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: string(config), Tests: string(tests),
 			Prompt: compiled.SystemPrompt, Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}
 		created, err := s.addVersionUnlessSame(ctx, &v, compiled.Name)
 		if errors.Is(err, store.ErrConflict) && attempt < versionRetries {
@@ -55,7 +65,7 @@ func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion,
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if latest != nil && latest.Fingerprint == v.Fingerprint {
+		if latest != nil && latest.Fingerprint == v.Fingerprint && latest.Tests == v.Tests {
 			*v = *latest
 			return nil
 		}
@@ -100,6 +110,11 @@ func (s *Service) Publish(ctx context.Context, p *Principal, tenant, bot string,
 	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return Bot{}, err
+	}
+	if b.RequirePassingTests {
+		if err := s.publishGate(ctx, b, n); err != nil {
+			return Bot{}, err
+		}
 	}
 	pub, err := s.store.PublishVersion(ctx, b.TenantID, b.ID, n)
 	if err != nil {

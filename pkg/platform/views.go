@@ -81,22 +81,26 @@ type Bot struct {
 	Slug     string `json:"slug"`
 	Name     string `json:"name"`
 	// PublishedVersion is the live version's number; 0 means none.
-	PublishedVersion int       `json:"published_version"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	PublishedVersion int `json:"published_version"`
+	// RequirePassingTests refuses to publish a version whose tests fail.
+	RequirePassingTests bool      `json:"require_passing_tests"`
+	CreatedAt           time.Time `json:"created_at"`
+	UpdatedAt           time.Time `json:"updated_at"`
 }
 
 func botView(b *store.Bot) Bot {
 	return Bot{ID: b.ID, TenantID: b.TenantID, Slug: b.Slug, Name: b.Name,
-		PublishedVersion: b.PublishedVersion, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
+		PublishedVersion: b.PublishedVersion, RequirePassingTests: b.RequirePassingTests, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 }
 
 // Version is one immutable, numbered config of a bot.
 type Version struct {
-	ID          string          `json:"id"`
-	BotID       string          `json:"bot_id"`
-	Number      int             `json:"number"`
-	Config      json.RawMessage `json:"config"`
+	ID     string          `json:"id"`
+	BotID  string          `json:"bot_id"`
+	Number int             `json:"number"`
+	Config json.RawMessage `json:"config"`
+	// Tests is the version's conversation test file; nil when it has none.
+	Tests       json.RawMessage `json:"tests,omitempty"`
 	Prompt      string          `json:"prompt"`
 	Fingerprint string          `json:"fingerprint"`
 	CreatedBy   string          `json:"created_by"`
@@ -104,7 +108,11 @@ type Version struct {
 }
 
 func versionView(v *store.BotVersion) Version {
-	return Version{ID: v.ID, BotID: v.BotID, Number: v.Number, Config: json.RawMessage(v.Config),
+	var tests json.RawMessage
+	if v.Tests != "" {
+		tests = json.RawMessage(v.Tests)
+	}
+	return Version{ID: v.ID, BotID: v.BotID, Number: v.Number, Config: json.RawMessage(v.Config), Tests: tests,
 		Prompt: v.Prompt, Fingerprint: v.Fingerprint, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt}
 }
 

@@ -14,8 +14,10 @@ type Bot struct {
 	Name     string
 	// PublishedVersion is the number of the live version; 0 means none.
 	PublishedVersion int
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// RequirePassingTests refuses to publish a version whose tests fail.
+	RequirePassingTests bool
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
 }
 
 // CreateBot inserts b. A slug already used in the tenant is ErrConflict.
@@ -58,6 +60,18 @@ func (s *Store) UpdateBotName(ctx context.Context, tenantID, botID, name string)
 		return wrap("update bot name", ErrNotFound)
 	}
 	return nil
+}
+
+// SetRequirePassingTests turns the tenant's bot's publish gate on or off.
+func (s *Store) SetRequirePassingTests(ctx context.Context, tenantID, botID string, on bool) (*Bot, error) {
+	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).Update("require_passing_tests", on)
+	if res.Error != nil {
+		return nil, wrap("set require passing tests", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, wrap("set require passing tests", ErrNotFound)
+	}
+	return s.GetBot(ctx, tenantID, botID)
 }
 
 // PublishVersion makes version number n of the tenant's bot the live one.

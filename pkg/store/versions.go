@@ -16,7 +16,9 @@ type BotVersion struct {
 	BotID    string
 	Number   int
 	// Config is the config JSON exactly as submitted.
-	Config      string
+	Config string
+	// Tests is the version's conversation test file (pkg/bottest), or "".
+	Tests       string
 	Prompt      string
 	Fingerprint string
 	// CreatedBy names who saved it: a key id, a user id or "platform".

@@ -132,6 +132,25 @@ func (c *Client) Publish(ctx context.Context, tenant, bot string, version int) (
 	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "publish"), PublishRequest{Version: version}, &out)
 }
 
+// CreateVersionWithTests saves a config and its conversation tests as a
+// new version.
+func (c *Client) CreateVersionWithTests(ctx context.Context, tenant, bot string, config, tests json.RawMessage) (*Version, error) {
+	var out Version
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "versions"), CreateVersionRequest{Config: config, Tests: tests}, &out)
+}
+
+// UpdateBot changes a bot's settings.
+func (c *Client) UpdateBot(ctx context.Context, tenant, bot string, req UpdateBotRequest) (*Bot, error) {
+	var out Bot
+	return &out, c.Do(ctx, http.MethodPatch, tenantPath(tenant, "bots", bot), req, &out)
+}
+
+// RunTests runs the conversation tests stored with a version.
+func (c *Client) RunTests(ctx context.Context, tenant, bot string, version int) (*TestRun, error) {
+	var out TestRun
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "tests"), RunTestsRequest{Version: version}, &out)
+}
+
 // Validate checks a config without saving it.
 func (c *Client) Validate(ctx context.Context, config json.RawMessage) (*ValidateResponse, error) {
 	var out ValidateResponse

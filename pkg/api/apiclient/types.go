@@ -184,15 +184,18 @@ type Bot struct {
 	Slug string `json:"slug"`
 	Name string `json:"name"`
 	// PublishedVersion is the live version's number; 0 means none yet.
-	PublishedVersion int       `json:"published_version"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	PublishedVersion    int       `json:"published_version"`
+	RequirePassingTests bool      `json:"require_passing_tests"`
+	CreatedAt           time.Time `json:"created_at"`
+	UpdatedAt           time.Time `json:"updated_at"`
 }
 
 // CreateBotRequest is the body of POST /v1/tenants/{tenant}/bots.
 type CreateBotRequest struct {
 	Slug   string          `json:"slug"`
 	Config json.RawMessage `json:"config"`
+	// Tests are conversation tests stored with version 1 (docs/testing.md).
+	Tests json.RawMessage `json:"tests,omitempty"`
 }
 
 // BotWithVersion answers bot creation: the bot and its version 1.
@@ -213,6 +216,7 @@ type Version struct {
 	Number      int             `json:"number"`
 	Fingerprint string          `json:"fingerprint"`
 	Config      json.RawMessage `json:"config,omitempty"`
+	Tests       json.RawMessage `json:"tests,omitempty"`
 	Prompt      string          `json:"prompt,omitempty"`
 	CreatedBy   string          `json:"created_by"`
 	CreatedAt   time.Time       `json:"created_at"`
@@ -222,6 +226,34 @@ type Version struct {
 // a config identical to an existing version returns that version.
 type CreateVersionRequest struct {
 	Config json.RawMessage `json:"config"`
+	// Tests are conversation tests stored with the version (docs/testing.md).
+	Tests json.RawMessage `json:"tests,omitempty"`
+}
+
+// UpdateBotRequest is the body of PATCH .../bots/{bot}; absent fields stay.
+type UpdateBotRequest struct {
+	// RequirePassingTests refuses to publish a version whose tests fail.
+	RequirePassingTests *bool `json:"require_passing_tests,omitempty"`
+}
+
+// RunTestsRequest is the body of POST .../bots/{bot}/tests.
+type RunTestsRequest struct {
+	Version int `json:"version"`
+}
+
+// TestRun answers POST .../bots/{bot}/tests: one result per stored test.
+type TestRun struct {
+	Version int          `json:"version"`
+	Passed  bool         `json:"passed"`
+	Results []TestResult `json:"results"`
+}
+
+// TestResult is one conversation test's outcome.
+type TestResult struct {
+	Name       string   `json:"name"`
+	Passed     bool     `json:"passed"`
+	Failures   []string `json:"failures,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
 }
 
 // VersionList is one page of a bot's versions, oldest first; lists leave out

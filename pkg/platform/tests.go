@@ -1,0 +1,112 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/bottest"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// TestRun is the outcome of a version's conversation tests.
+type TestRun struct {
+	Version int              `json:"version"`
+	Passed  bool             `json:"passed"`
+	Results []bottest.Result `json:"results"`
+}
+
+// checkTests validates a test file stored with a version; problems point
+// into the request under /tests.
+func checkTests(tests []byte) error {
+	if len(bytes.TrimSpace(tests)) == 0 {
+		return nil
+	}
+	_, err := bottest.Parse(tests)
+	var ps botconfig.Problems
+	if errors.As(err, &ps) {
+		e := Invalid()
+		e.Message = "the tests are invalid"
+		for _, p := range ps {
+			e.Details = append(e.Details, Detail{Pointer: "/tests" + p.Pointer, Message: p.Message})
+		}
+		return e
+	}
+	return err
+}
+
+// RunTests runs version n's stored conversation tests against it with the
+// scripted model. Tools answer with the tests' fixtures, so nothing leaves
+// the server. Any member who can read versions may run them.
+func (s *Service) RunTests(ctx context.Context, p *Principal, tenant, bot string, n int) (TestRun, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+	if err != nil {
+		return TestRun{}, err
+	}
+	return s.runTests(ctx, b, n)
+}
+
+func (s *Service) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, error) {
+	v, err := s.store.GetVersion(ctx, b.TenantID, b.ID, n)
+	if err != nil {
+		return TestRun{}, s.storeErr(ctx, "run tests", "version", "", err)
+	}
+	if v.Tests == "" {
+		return TestRun{}, Invalid(Detail{Pointer: "/version", Message: fmt.Sprintf("version %d has no tests; save the version with tests (docs/testing.md)", n)})
+	}
+	if s.opts.AgentConfig == nil {
+		return TestRun{}, s.internal(ctx, "run tests", errors.New("platform: Options.AgentConfig is not set"))
+	}
+	suite, err := bottest.Parse([]byte(v.Tests))
+	if err != nil {
+		return TestRun{}, s.internal(ctx, "run tests: stored tests", err)
+	}
+	compiled, err := s.CompileStored([]byte(v.Config))
+	if err != nil {
+		return TestRun{}, s.internal(ctx, "run tests: compile stored", err)
+	}
+	results := bottest.Run(ctx, compiled, suite, bottest.Options{AgentConfig: s.opts.AgentConfig})
+	return TestRun{Version: n, Passed: len(bottest.Failed(results)) == 0, Results: results}, nil
+}
+
+// publishGate refuses to publish version n of a bot that requires passing
+// tests unless the version has tests and they all pass. The refusal lists
+// each failed test as a detail.
+func (s *Service) publishGate(ctx context.Context, b *store.Bot, n int) error {
+	run, err := s.runTests(ctx, b, n)
+	if err != nil {
+		if ErrorCode(err) == CodeInvalid {
+			return Invalid(Detail{Pointer: "/version", Message: fmt.Sprintf("this bot requires passing tests to publish, and version %d has no tests", n)})
+		}
+		return err
+	}
+	if run.Passed {
+		return nil
+	}
+	e := Invalid()
+	e.Message = fmt.Sprintf("version %d fails its tests; this bot requires passing tests to publish", n)
+	e.Details = nil
+	for i, r := range run.Results {
+		for _, f := range r.Failures {
+			e.Details = append(e.Details, Detail{Pointer: fmt.Sprintf("/tests/%d", i), Message: r.Name + ": " + f})
+		}
+	}
+	return e
+}
+
+// SetRequirePassingTests turns a bot's publish gate on or off; it takes the
+// right to publish.
+func (s *Service) SetRequirePassingTests(ctx context.Context, p *Principal, tenant, bot string, on bool) (Bot, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+	if err != nil {
+		return Bot{}, err
+	}
+	updated, err := s.store.SetRequirePassingTests(ctx, b.TenantID, b.ID, on)
+	if err != nil {
+		return Bot{}, s.storeErr(ctx, "set require passing tests", "bot", "", err)
+	}
+	return botView(updated), nil
+}
