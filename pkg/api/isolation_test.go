@@ -165,6 +165,9 @@ func routeTable() []routeCase {
 		{"PATCH", "/v1/tenants/:tenant/bots/:bot", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug, apiclient.UpdateBotRequest{RequirePassingTests: ptr(false)}
 		}},
+		{"GET", "/v1/tenants/:tenant/bots/:bot/versions/:n/diff/:m", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/versions/1/diff/1", nil
+		}},
 		{"POST", "/v1/tenants/:tenant/bots/:bot/tests", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/tests", apiclient.RunTestsRequest{Version: 1}
 		}},

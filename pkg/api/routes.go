@@ -73,6 +73,7 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/bots/:bot/versions", s.createVersion)
 	t.GET("/bots/:bot/versions", s.listVersions)
 	t.GET("/bots/:bot/versions/:n", s.getVersion)
+	t.GET("/bots/:bot/versions/:n/diff/:m", s.diffVersions)
 	t.POST("/bots/:bot/publish", s.publish)
 
 	t.POST("/bots/:bot/dialogs", d.createDialog)

@@ -78,3 +78,27 @@ func (s *server) publish(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, botOut(b))
 }
+
+// diffVersions: GET /v1/tenants/{tenant}/bots/{bot}/versions/{n}/diff/{m}.
+func (s *server) diffVersions(c *gin.Context) {
+	n, err := pathInt(c, "n")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	m, err := pathInt(c, "m")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	d, err := s.platform.DiffVersions(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), n, m)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := apiclient.VersionDiff{From: d.From, To: d.To, Unified: d.Unified, TestsChanged: d.TestsChanged, Changes: []apiclient.Change{}}
+	for _, ch := range d.Changes {
+		out.Changes = append(out.Changes, apiclient.Change{Op: ch.Op, Pointer: ch.Pointer, From: ch.From, To: ch.To})
+	}
+	c.JSON(http.StatusOK, out)
+}

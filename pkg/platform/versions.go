@@ -3,8 +3,10 @@ package platform
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/configdiff"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -134,4 +136,36 @@ func (s *Service) botFor(ctx context.Context, p *Principal, tenant, bot, object,
 		return nil, s.storeErr(ctx, "resolve bot", "bot", "", err)
 	}
 	return b, nil
+}
+
+// VersionDiff is what changed from one version's config to another's.
+type VersionDiff struct {
+	From    int                 `json:"from"`
+	To      int                 `json:"to"`
+	Changes []configdiff.Change `json:"changes"`
+	Unified string              `json:"unified"`
+	// TestsChanged says the versions' stored tests differ.
+	TestsChanged bool `json:"tests_changed"`
+}
+
+// DiffVersions compares version n's config with version m's, either way
+// round; anyone who may read versions may compare them.
+func (s *Service) DiffVersions(ctx context.Context, p *Principal, tenant, bot string, n, m int) (VersionDiff, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+	if err != nil {
+		return VersionDiff{}, err
+	}
+	from, err := s.store.GetVersion(ctx, b.TenantID, b.ID, n)
+	if err != nil {
+		return VersionDiff{}, s.storeErr(ctx, "diff versions", "version", "", err)
+	}
+	to, err := s.store.GetVersion(ctx, b.TenantID, b.ID, m)
+	if err != nil {
+		return VersionDiff{}, s.storeErr(ctx, "diff versions", "version", "", err)
+	}
+	d, err := configdiff.Compare([]byte(from.Config), []byte(to.Config), fmt.Sprintf("version %d", n), fmt.Sprintf("version %d", m))
+	if err != nil {
+		return VersionDiff{}, s.internal(ctx, "diff versions", err)
+	}
+	return VersionDiff{From: n, To: m, Changes: d.Changes, Unified: d.Unified, TestsChanged: from.Tests != to.Tests}, nil
 }

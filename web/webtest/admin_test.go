@@ -68,6 +68,18 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 			)
 		})
 
+		t.Run("the changes of version 2 show the new greeting by pointer and as a diff", func(t *testing.T) {
+			run(t, ctx, "diff",
+				chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v2")]]//button[text()="Changes"]`)),
+				until(contains("document", ".diff .changes .change.replace code", "/basic_settings/greeting")),
+				until(contains("document", ".diff pre.unified .line.del", "Hi! I am the Acme assistant.")),
+				until(contains("document", ".diff pre.unified .line.add", "Howdy from the draft!")),
+			)
+			if n := eval[int](t, ctx, `document.querySelectorAll('.diff .changes li').length`); n != 1 {
+				t.Errorf("%d changes listed; want 1 (the greeting)", n)
+			}
+		})
+
 		t.Run("the preview chats with the draft and streams the reply", func(t *testing.T) {
 			run(t, ctx, "preview",
 				chromedp.SendKeys(chromedp.CSS(`.composer input`), "Do you sell tents?"),

@@ -139,6 +139,12 @@ func (c *Client) CreateVersionWithTests(ctx context.Context, tenant, bot string,
 	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "versions"), CreateVersionRequest{Config: config, Tests: tests}, &out)
 }
 
+// DiffVersions compares version n's config with version m's.
+func (c *Client) DiffVersions(ctx context.Context, tenant, bot string, n, m int) (*VersionDiff, error) {
+	var out VersionDiff
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "bots", bot, "versions", strconv.Itoa(n), "diff", strconv.Itoa(m)), nil, &out)
+}
+
 // UpdateBot changes a bot's settings.
 func (c *Client) UpdateBot(ctx context.Context, tenant, bot string, req UpdateBotRequest) (*Bot, error) {
 	var out Bot

@@ -236,6 +236,26 @@ type UpdateBotRequest struct {
 	RequirePassingTests *bool `json:"require_passing_tests,omitempty"`
 }
 
+// VersionDiff answers GET .../versions/{n}/diff/{m}: the changes from
+// version n's config to version m's.
+type VersionDiff struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+	// Changes are {op: add|remove|replace, pointer, from?, to?}, by pointer.
+	Changes []Change `json:"changes"`
+	// Unified is a unified diff of the pretty-printed configs.
+	Unified      string `json:"unified"`
+	TestsChanged bool   `json:"tests_changed"`
+}
+
+// Change is one difference between two configs at a JSON pointer.
+type Change struct {
+	Op      string          `json:"op"`
+	Pointer string          `json:"pointer"`
+	From    json.RawMessage `json:"from,omitempty"`
+	To      json.RawMessage `json:"to,omitempty"`
+}
+
 // RunTestsRequest is the body of POST .../bots/{bot}/tests.
 type RunTestsRequest struct {
 	Version int `json:"version"`

@@ -1,11 +1,12 @@
 // A bot's page: its versions (publish, roll back, load into the editor),
-// the config editor that saves new versions, the preview chat, and how to
-// reach the bot from an OpenAI SDK or an MCP client.
+// comparing two versions, the config editor that saves new versions, the
+// preview chat, and how to reach the bot from an OpenAI SDK or an MCP client.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, table, errorBox, notice, when, short, busy } from './dom.js';
 import { configEditor } from './editor.js';
 import { previewChat } from './preview.js';
+import { versionDiff } from './versiondiff.js';
 
 /** botView renders #/t/<tenant>/bots/<bot>. */
 export async function botView({ tenant, params: [slug] }) {
@@ -21,6 +22,7 @@ export async function botView({ tenant, params: [slug] }) {
   const prompt = h('pre', { class: 'prompt' });
   const basedOn = h('span', { class: 'muted' });
   const preview = previewChat(tenant, slug);
+  const diff = versionDiff(tenant, slug);
 
   const editor = configEditor(base ? JSON.stringify(base.config, null, 2) : '{}', (result) => {
     prompt.textContent = result.prompt || 'The compiled prompt appears once the config is valid.';
@@ -30,6 +32,7 @@ export async function botView({ tenant, params: [slug] }) {
     [bot, { versions }] = await Promise.all([api('GET', botPath()), api('GET', botPath('versions'))]);
     drawVersions();
     preview.setVersions(versions, bot.published_version);
+    diff.setVersions(versions);
   };
 
   const load = async (n) => {
@@ -58,6 +61,7 @@ export async function botView({ tenant, params: [slug] }) {
         h('td', { class: 'actions' },
           h('button', { type: 'button', class: 'small ghost', onclick: () => load(v.number).catch((err) => saveOut.replaceChildren(errorBox(err))) }, 'Edit'),
           h('button', { type: 'button', class: 'small ghost', onclick: () => preview.use(v.number) }, 'Preview'),
+          v.number > 1 ? h('button', { type: 'button', class: 'small ghost', title: `Compare v${v.number - 1} with v${v.number}`, onclick: () => diff.show(v.number - 1, v.number) }, 'Changes') : null,
           live ? null : h('button', { type: 'button', class: 'small', onclick: publish(v.number) },
             v.number < bot.published_version ? 'Roll back' : 'Publish')));
     });
@@ -84,6 +88,7 @@ export async function botView({ tenant, params: [slug] }) {
   if (latest) basedOn.textContent = `Editing from version ${latest.number}`;
   drawVersions();
   preview.setVersions(versions, bot.published_version);
+  diff.setVersions(versions);
 
   return h('div', { class: 'bot-page' },
     h('div', { class: 'title-row' }, heading, liveBadge),
@@ -96,6 +101,7 @@ export async function botView({ tenant, params: [slug] }) {
         h('details', { class: 'prompt-box' }, h('summary', null, 'Compiled system prompt'), prompt)),
       h('div', { class: 'side' },
         card('Versions', versionsBox),
+        card('Compare versions', diff.el),
         card('Preview', preview.el),
         card('Use from code', fromCode(tenant, slug)))));
 }
