@@ -1,97 +1,75 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/configdiff"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
-// tenantFile is tenants/<slug>/tenant.json.
-type tenantFile struct {
-	Name string `json:"name"`
-	// Identity is how the tenant's signed end-user tokens are verified,
-	// when they come from a JWKS URL; an HS256 secret is a secret and is
-	// set through the API or admin UI, never from git.
-	Identity *identityFile `json:"identity,omitempty"`
-	// RetentionDays, when set, is the tenant's retention period: dialogs
-	// are deleted that many days after their last activity (0: kept).
-	RetentionDays *int `json:"retention_days,omitempty"`
-}
-
-// identityFile is tenant.json's identity: PUT /identity without a secret.
-type identityFile struct {
-	JWKSURL  string `json:"jwks_url"`
-	Audience string `json:"audience,omitempty"`
+// applyFlags are the flags of parley apply.
+type applyFlags struct {
+	server, key   string
+	dryRun, prune bool
 }
 
 // applyStats counts what one apply changed, for its closing line.
 type applyStats struct {
-	tenants, tenantsCreated, bots, botsCreated, versionsCreated, published, failed int
+	tenants, tenantsCreated, bots, botsCreated, versionsCreated, published, deleted, secrets, failed int
 }
 
-// apply creates or updates tenants and bots from a directory laid out like
-// tenants/: `parley apply DIR`. It works on the database directly, as the
-// operator. Applying the same directory twice changes nothing the second
-// time: a version is saved only when a config compiles to a new
-// fingerprint.
+// apply makes a running Parley match a directory laid out like tenants/:
+// `parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR`. It works
+// on the database directly, as the operator, or through the API of a
+// running server with a key. Every file is checked before anything is
+// written. Bots are compared with their live (published) version: one that
+// matches is left alone; one that differs gets a new version (only when it
+// differs from the newest too) and that version is published. Applying the
+// same directory twice changes nothing the second time.
 func (m *Main) apply(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("parley apply", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, `usage: parley apply DIR
-
-Creates or updates tenants and bots from DIR, laid out like tenants/:
-  DIR/<tenant-slug>/tenant.json          {"name": "...", "retention_days"?: N, "identity"?: {...}}
-  DIR/<tenant-slug>/bots/<bot-slug>.json an agent config
-DIR may also be one tenant's directory. Missing tenants are created (their
-first admin key is printed once); a bot gets a new version only when its
-config changed, and its newest version is published. Every file is checked
-first: when any has a problem, each is reported and nothing is applied.`)
-	}
-	pos, helped, err := parseArgs(fs, args, 1)
-	if helped || err != nil {
-		return err
-	}
-	dirs, err := tenantDirs(pos[0])
-	if err != nil {
+	f, dir, err := m.parseApplyFlags(args)
+	if err != nil || dir == "" {
 		return err
 	}
 	settings, err := LoadSettings(m.Getenv)
 	if err != nil {
 		return err
 	}
-	// Check every file before writing anything, so a typo in one bot
-	// never leaves the database half applied.
-	if problems := checkTenantDirs(dirs, configOptions(settings), m.Stderr); problems > 0 {
-		fmt.Fprintf(m.Stderr, "%d file(s) have problems; nothing was applied.\n", problems)
+	tenants, problems := readTenantDirs(dir, m.Getenv, configOptions(settings))
+	if len(problems) > 0 {
+		bad := map[string]bool{}
+		for _, p := range problems {
+			fmt.Fprintln(m.Stderr, p.String())
+			bad[p.file] = true
+		}
+		fmt.Fprintf(m.Stderr, "%d file(s) have problems; nothing was applied.\n", len(bad))
 		return exitError{code: 1}
 	}
-	d, err := m.openData(ctx, false)
+	target, closeTarget, err := m.applyTarget(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	a := &applier{svc: d.platform, out: m.Stdout, errw: m.Stderr}
-	for _, dir := range dirs {
+	defer closeTarget()
+	a := &applier{target: target, out: m.Stdout, errw: m.Stderr, dryRun: f.dryRun, prune: f.prune}
+	for _, t := range tenants {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		a.tenant(ctx, dir)
+		a.tenant(ctx, t)
 	}
 	s := a.stats
-	fmt.Fprintf(m.Stdout, "Applied %d tenants and %d bots: %d tenants created, %d bots created, %d new versions, %d publishes.\n",
-		s.tenants, s.bots, s.tenantsCreated, s.botsCreated, s.versionsCreated, s.published)
+	verb := "Applied"
+	if f.dryRun {
+		verb = "Dry run, nothing written:"
+	}
+	fmt.Fprintf(m.Stdout, "%s %d tenants and %d bots: %d tenants created, %d bots created, %d new versions, %d publishes, %d secrets set, %d deleted.\n",
+		verb, s.tenants, s.bots, s.tenantsCreated, s.botsCreated, s.versionsCreated, s.published, s.secrets, s.deleted)
 	if s.failed > 0 {
 		fmt.Fprintf(m.Stderr, "%d item(s) failed; see above.\n", s.failed)
 		return exitError{code: 1}
@@ -99,207 +77,315 @@ first: when any has a problem, each is reported and nothing is applied.`)
 	return nil
 }
 
-// tenantDirs lists the tenant directories under root, sorted; root itself
-// when it holds a tenant.json.
-func tenantDirs(root string) ([]string, error) {
-	if _, err := os.Stat(filepath.Join(root, "tenant.json")); err == nil {
-		return []string{root}, nil
+func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
+	var f applyFlags
+	fs := flag.NewFlagSet("parley apply", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.StringVar(&f.server, "server", "", "apply through the API of the server at URL instead of the database")
+	fs.StringVar(&f.key, "key", "", "with --server: an sk_ admin key of the tenant, or the platform token (which may also create tenants)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would change, with a diff per bot, and write nothing")
+	fs.BoolVar(&f.prune, "prune", false, "also delete bots and secrets of the applied tenants that the directory no longer has")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, `usage: parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR
+
+Makes Parley match DIR, laid out like tenants/:
+  DIR/<tenant>/tenant.json          {"name": "...", "secrets"?: {"NAME": "ENV_VAR"}, "retention_days"?: N,
+                                     "identity"?: {"jwks_url": "...", "audience"?: "..."}}
+  DIR/<tenant>/bots/<bot>.json      an agent config
+  DIR/<tenant>/tests/<bot>.json     the bot's conversation tests (stored with its versions)
+DIR may also be one tenant's directory. Secret values come from the named
+environment variables, never from files. Every file is checked first: when
+any has a problem, each is reported and nothing is applied. A bot whose
+config or tests differ from its live version gets a new version, published.`)
+		fs.PrintDefaults()
 	}
-	entries, err := os.ReadDir(root)
+	pos, helped, err := parseArgs(fs, args, 1)
+	if helped || err != nil {
+		return f, "", err
+	}
+	if (f.server == "") != (f.key == "") {
+		fmt.Fprintln(m.Stderr, "parley apply: --server and --key go together")
+		return f, "", errUsage
+	}
+	return f, pos[0], nil
+}
+
+// applyTarget is the database (as the operator) or, with --server, the API.
+func (m *Main) applyTarget(ctx context.Context, f applyFlags) (applyTarget, func(), error) {
+	if f.server != "" {
+		return apiTarget{c: apiclient.New(strings.TrimSuffix(f.server, "/"), f.key)}, func() {}, nil
+	}
+	d, err := m.openData(ctx, false)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", root, err)
+		return nil, nil, err
 	}
-	var dirs []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			if _, err := os.Stat(filepath.Join(root, e.Name(), "tenant.json")); err == nil {
-				dirs = append(dirs, filepath.Join(root, e.Name()))
-			}
-		}
-	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%s holds no tenant directories (<slug>/tenant.json)", root)
-	}
-	sort.Strings(dirs)
-	return dirs, nil
+	return dbTarget{svc: d.platform, op: platform.Operator()}, func() { d.Close() }, nil
 }
 
-// checkTenantDirs validates every tenant file and bot config under dirs,
-// printing each problem as FILE: POINTER: message, and returns how many
-// files have problems.
-func checkTenantDirs(dirs []string, opts botconfig.Options, w io.Writer) int {
-	bad := 0
-	for _, dir := range dirs {
-		path := filepath.Join(dir, "tenant.json")
-		var tf tenantFile
-		if err := readStrictJSON(path, &tf); err != nil {
-			fmt.Fprintf(w, "%s: %v\n", path, err)
-			bad++
-		}
-		for _, f := range botFiles(dir) {
-			res := validateFile(f, opts)
-			for _, p := range res.Errors {
-				fmt.Fprintf(w, "%s: %s: %s\n", f, displayPointer(p.Pointer), p.Message)
-			}
-			if !res.Valid {
-				bad++
-			}
-		}
-	}
-	return bad
-}
-
-// botFiles lists a tenant directory's bot configs, sorted.
-func botFiles(dir string) []string {
-	files, _ := filepath.Glob(filepath.Join(dir, "bots", "*.json"))
-	sort.Strings(files)
-	return files
-}
-
-// applier applies tenant directories one by one. Files were checked
-// first; what can still fail here (the database, a slug clash) is reported
-// and counted, and the rest still applies.
+// applier applies tenant directories one by one, one function per kind of
+// resource. Files were checked first; what can still fail here (the
+// database, the server, a permission) is reported and counted, and the
+// rest still applies.
 type applier struct {
-	svc   *platform.Service
-	out   io.Writer
-	errw  io.Writer
-	stats applyStats
+	target        applyTarget
+	out, errw     io.Writer
+	dryRun, prune bool
+	stats         applyStats
 }
 
 func (a *applier) fail(path string, err error) {
 	a.stats.failed++
 	var pe *platform.Error
-	if errors.As(err, &pe) && len(pe.Details) > 0 {
+	var ae *apiclient.Error
+	switch {
+	case errors.As(err, &pe) && len(pe.Details) > 0:
+		fmt.Fprintf(a.errw, "%s: %s\n", path, pe.Message)
 		for _, d := range pe.Details {
 			fmt.Fprintf(a.errw, "%s: %s: %s\n", path, displayPointer(d.Pointer), d.Message)
 		}
-		return
+	case errors.As(err, &ae) && len(ae.Details) > 0:
+		fmt.Fprintf(a.errw, "%s: %s\n", path, ae.Message)
+		for _, d := range ae.Details {
+			fmt.Fprintf(a.errw, "%s: %s: %s\n", path, displayPointer(d.Pointer), d.Message)
+		}
+	default:
+		fmt.Fprintf(a.errw, "%s: %v\n", path, err)
 	}
-	fmt.Fprintf(a.errw, "%s: %v\n", path, err)
 }
 
-// tenant applies one tenant directory: the tenant, then its bots.
-func (a *applier) tenant(ctx context.Context, dir string) {
-	slug := filepath.Base(dir)
-	path := filepath.Join(dir, "tenant.json")
-	var tf tenantFile
-	if err := readStrictJSON(path, &tf); err != nil {
-		a.fail(path, err)
+// tenant applies one tenant directory: the tenant, its secrets, its bots.
+func (a *applier) tenant(ctx context.Context, t tenantSpec) {
+	a.stats.tenants++
+	exists, err := a.target.tenantExists(ctx, t.slug)
+	if err != nil {
+		a.fail(t.file, err)
 		return
 	}
-	a.stats.tenants++
-	op := platform.Operator()
-	current, err := a.svc.GetTenant(ctx, op, slug)
 	switch {
-	case platform.ErrorCode(err) == platform.CodeNotFound:
-		t, key, err := a.svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: slug, Name: tf.Name})
+	case exists:
+		fmt.Fprintf(a.out, "tenant %s: exists\n", t.slug)
+	case a.dryRun:
+		a.stats.tenantsCreated++
+		fmt.Fprintf(a.out, "tenant %s: would be created\n", t.slug)
+	default:
+		id, key, err := a.target.createTenant(ctx, t.slug, t.name)
 		if err != nil {
-			a.fail(path, err)
+			a.fail(t.file, err)
 			return
 		}
 		a.stats.tenantsCreated++
-		current = t
-		fmt.Fprintf(a.out, "tenant %s: created (%s)\n  admin API key (shown this once; store it now): %s\n", slug, t.ID, key.Key)
-	case err != nil:
-		a.fail(path, err)
-		return
-	default:
-		fmt.Fprintf(a.out, "tenant %s: exists\n", slug)
+		fmt.Fprintf(a.out, "tenant %s: created (%s)\n  admin API key (shown this once; store it now): %s\n", t.slug, id, key)
 	}
-	if tf.RetentionDays != nil && *tf.RetentionDays != current.RetentionDays {
-		if _, err := a.svc.UpdateTenant(ctx, op, slug, platform.UpdateTenantInput{RetentionDays: tf.RetentionDays}); err != nil {
-			a.fail(path, err)
+	a.retention(ctx, t, exists)
+	a.secrets(ctx, t, exists)
+	a.identity(ctx, t, exists)
+	a.bots(ctx, t, exists)
+}
+
+// secrets sets every secret the tenant file names from its environment
+// variable (values are write-only, so each is set every time), and with
+// --prune deletes the tenant's other secrets.
+func (a *applier) secrets(ctx context.Context, t tenantSpec, exists bool) {
+	for _, s := range t.secrets {
+		if a.dryRun {
+			fmt.Fprintf(a.out, "  secret %s: would be set from $%s\n", s.name, s.env)
+			a.stats.secrets++
+			continue
+		}
+		if err := a.target.putSecret(ctx, t.slug, s.name, s.value); err != nil {
+			a.fail(t.file, err)
+			continue
+		}
+		a.stats.secrets++
+		fmt.Fprintf(a.out, "  secret %s: set from $%s\n", s.name, s.env)
+	}
+	if !a.prune || !exists {
+		return
+	}
+	names, err := a.target.secretNames(ctx, t.slug)
+	if err != nil {
+		a.fail(t.file, err)
+		return
+	}
+	for _, name := range names {
+		if t.hasSecret(name) {
+			continue
+		}
+		a.remove(t.file, "secret "+name, func() error { return a.target.deleteSecret(ctx, t.slug, name) })
+	}
+}
+
+// retention sets the tenant's retention period from tenant.json unless it
+// is so already.
+func (a *applier) retention(ctx context.Context, t tenantSpec, exists bool) {
+	if t.retentionDays == nil {
+		return
+	}
+	days := *t.retentionDays
+	if exists {
+		cur, err := a.target.retentionDays(ctx, t.slug)
+		if err != nil {
+			a.fail(t.file, err)
 			return
 		}
-		fmt.Fprintf(a.out, "  retention: dialogs deleted %d days after their last activity (0: kept)\n", *tf.RetentionDays)
+		if cur == days {
+			return
+		}
+	} else if days == 0 {
+		return
 	}
-	if tf.Identity != nil {
-		a.identity(ctx, slug, path, *tf.Identity)
+	if a.dryRun {
+		fmt.Fprintf(a.out, "  retention: would delete dialogs %d days after their last activity (0: kept)\n", days)
+		return
 	}
-	for _, f := range botFiles(dir) {
-		a.bot(ctx, slug, f)
+	if err := a.target.setRetentionDays(ctx, t.slug, days); err != nil {
+		a.fail(t.file, err)
+		return
 	}
+	fmt.Fprintf(a.out, "  retention: dialogs deleted %d days after their last activity (0: kept)\n", days)
 }
 
-// identity sets the tenant's JWKS identity settings unless they are so
-// already.
-func (a *applier) identity(ctx context.Context, tenant, path string, want identityFile) {
-	op := platform.Operator()
-	if got, err := a.svc.GetIdentity(ctx, op, tenant); err == nil && !got.HasSecret && got.JWKSURL == want.JWKSURL && got.Audience == want.Audience {
-		fmt.Fprintf(a.out, "  identity: unchanged\n")
+// identity sets the tenant's JWKS identity settings from tenant.json
+// unless they are so already.
+func (a *applier) identity(ctx context.Context, t tenantSpec, exists bool) {
+	if t.identity == nil {
 		return
 	}
-	if _, err := a.svc.PutIdentity(ctx, op, tenant, platform.IdentityInput{JWKSURL: want.JWKSURL, Audience: want.Audience}); err != nil {
-		a.fail(path, err)
-		return
-	}
-	fmt.Fprintf(a.out, "  identity: user tokens verified with the keys at %s\n", want.JWKSURL)
-}
-
-// bot creates the bot or saves its config as a new version when it
-// changed, then publishes the newest version unless it is live already.
-func (a *applier) bot(ctx context.Context, tenant, path string) {
-	slug := strings.TrimSuffix(filepath.Base(path), ".json")
-	config, err := os.ReadFile(path)
-	if err != nil {
-		a.fail(path, err)
-		return
-	}
-	a.stats.bots++
-	op := platform.Operator()
-	b, err := a.svc.GetBot(ctx, op, tenant, slug)
-	if platform.ErrorCode(err) == platform.CodeNotFound {
-		b, v, err := a.svc.CreateBot(ctx, op, tenant, slug, config)
+	if exists {
+		got, hasSecret, found, err := a.target.identity(ctx, t.slug)
 		if err != nil {
-			a.fail(path, err)
+			a.fail(t.file, err)
+			return
+		}
+		if found && !hasSecret && got == *t.identity {
+			fmt.Fprintf(a.out, "  identity: unchanged\n")
+			return
+		}
+	}
+	if a.dryRun {
+		fmt.Fprintf(a.out, "  identity: would verify user tokens with the keys at %s\n", t.identity.JWKSURL)
+		return
+	}
+	if err := a.target.putIdentity(ctx, t.slug, *t.identity); err != nil {
+		a.fail(t.file, err)
+		return
+	}
+	fmt.Fprintf(a.out, "  identity: user tokens verified with the keys at %s\n", t.identity.JWKSURL)
+}
+
+// bots applies each bot file, then with --prune deletes the tenant's bots
+// that have no file.
+func (a *applier) bots(ctx context.Context, t tenantSpec, exists bool) {
+	live := map[string]liveBot{}
+	if exists {
+		var err error
+		if live, err = a.target.liveBots(ctx, t.slug); err != nil {
+			a.fail(t.file, err)
+			return
+		}
+	}
+	for _, b := range t.bots {
+		cur, ok := live[b.slug]
+		a.bot(ctx, t.slug, b, cur, ok)
+	}
+	if !a.prune {
+		return
+	}
+	for _, slug := range sortedKeys(live) {
+		if !t.hasBot(slug) {
+			a.remove(t.file, "bot "+slug, func() error { return a.target.deleteBot(ctx, t.slug, slug) })
+		}
+	}
+}
+
+// bot creates the bot, or compares its files with the live version and,
+// when they differ, saves them as a version and publishes it.
+func (a *applier) bot(ctx context.Context, tenant string, b botSpec, live liveBot, exists bool) {
+	a.stats.bots++
+	if exists && live.published > 0 && live.fingerprint == b.fingerprint && sameJSON(live.tests, b.tests) {
+		fmt.Fprintf(a.out, "  bot %s: unchanged, version %d live\n", b.slug, live.published)
+		return
+	}
+	if a.dryRun {
+		a.describeChange(b, live, exists)
+		return
+	}
+	if !exists {
+		n, err := a.target.createBot(ctx, tenant, b.slug, b.config, b.tests)
+		if err != nil {
+			a.fail(b.file, err)
 			return
 		}
 		a.stats.botsCreated++
 		a.stats.versionsCreated++
-		a.publish(ctx, tenant, path, b, v.Number, "created")
+		a.publish(ctx, tenant, b, n, "created")
 		return
 	}
+	n, created, err := a.target.saveVersion(ctx, tenant, b.slug, b.config, b.tests)
 	if err != nil {
-		a.fail(path, err)
+		a.fail(b.file, err)
 		return
 	}
-	v, created, err := a.svc.CreateVersion(ctx, op, tenant, slug, config)
-	if err != nil {
-		a.fail(path, err)
-		return
-	}
-	what := "unchanged"
+	what := fmt.Sprintf("matches version %d", n)
 	if created {
 		a.stats.versionsCreated++
-		what = fmt.Sprintf("version %d saved", v.Number)
+		what = fmt.Sprintf("version %d saved", n)
 	}
-	a.publish(ctx, tenant, path, b, v.Number, what)
+	a.publish(ctx, tenant, b, n, what)
 }
 
-func (a *applier) publish(ctx context.Context, tenant, path string, b platform.Bot, n int, what string) {
-	if b.PublishedVersion == n {
-		fmt.Fprintf(a.out, "  bot %s: %s, version %d live\n", b.Slug, what, n)
-		return
-	}
-	if _, err := a.svc.Publish(ctx, platform.Operator(), tenant, b.Slug, n); err != nil {
-		a.fail(path, err)
+func (a *applier) publish(ctx context.Context, tenant string, b botSpec, n int, what string) {
+	if err := a.target.publish(ctx, tenant, b.slug, n); err != nil {
+		a.fail(b.file, err)
 		return
 	}
 	a.stats.published++
-	fmt.Fprintf(a.out, "  bot %s: %s, version %d published\n", b.Slug, what, n)
+	fmt.Fprintf(a.out, "  bot %s: %s, version %d published\n", b.slug, what, n)
 }
 
-// readStrictJSON decodes one JSON object from path; unknown fields are
-// errors, as everywhere else in Parley's config files.
-func readStrictJSON(path string, dst any) error {
-	data, err := os.ReadFile(path)
+// describeChange prints what a dry run would do to a bot, with the diff
+// from its live config to the file.
+func (a *applier) describeChange(b botSpec, live liveBot, exists bool) {
+	switch {
+	case !exists:
+		a.stats.botsCreated++
+		a.stats.versionsCreated++
+		a.stats.published++
+		fmt.Fprintf(a.out, "  bot %s: would be created and published\n", b.slug)
+		return
+	case live.published == 0:
+		fmt.Fprintf(a.out, "  bot %s: has no live version; would save and publish the file\n", b.slug)
+	default:
+		fmt.Fprintf(a.out, "  bot %s: differs from live version %d; would save a new version and publish it\n", b.slug, live.published)
+	}
+	a.stats.versionsCreated++
+	a.stats.published++
+	d, err := configdiff.Compare(live.config, b.config, fmt.Sprintf("live version %d", live.published), b.file)
 	if err != nil {
-		return err
+		a.fail(b.file, err)
+		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return fmt.Errorf("not a valid tenant file: %w", err)
+	for _, line := range strings.SplitAfter(d.Unified, "\n") {
+		if line != "" {
+			fmt.Fprint(a.out, "    ", line)
+		}
 	}
-	return nil
+	if !sameJSON(live.tests, b.tests) {
+		fmt.Fprintf(a.out, "    (the tests differ too)\n")
+	}
+}
+
+// remove deletes one pruned resource, or says it would.
+func (a *applier) remove(file, what string, del func() error) {
+	if a.dryRun {
+		a.stats.deleted++
+		fmt.Fprintf(a.out, "  %s: not in the directory; would be deleted\n", what)
+		return
+	}
+	if err := del(); err != nil {
+		a.fail(file, err)
+		return
+	}
+	a.stats.deleted++
+	fmt.Fprintf(a.out, "  %s: not in the directory; deleted\n", what)
 }

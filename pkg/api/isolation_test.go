@@ -162,6 +162,13 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/bots/:bot/versions/:n", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/versions/1", nil
 		}},
+		{"DELETE", "/v1/tenants/:tenant/bots/:bot", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			slug := w.unique("doomed")
+			if _, _, err := w.svc.CreateBot(context.Background(), platform.Operator(), f.slug, slug, botConfig(t)); err != nil {
+				t.Fatal(err)
+			}
+			return "/v1/tenants/" + f.slug + "/bots/" + slug, nil
+		}},
 		{"PATCH", "/v1/tenants/:tenant/bots/:bot", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug, apiclient.UpdateBotRequest{RequirePassingTests: ptr(false)}
 		}},

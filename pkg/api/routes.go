@@ -69,6 +69,7 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/bots", s.listBots)
 	t.GET("/bots/:bot", s.getBot)
 	t.PATCH("/bots/:bot", s.updateBot)
+	t.DELETE("/bots/:bot", s.deleteBot)
 	t.POST("/bots/:bot/tests", s.runTests)
 	t.POST("/bots/:bot/versions", s.createVersion)
 	t.GET("/bots/:bot/versions", s.listVersions)

@@ -32,6 +32,16 @@ func (s *server) runTests(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
+// deleteBot: DELETE /v1/tenants/{tenant}/bots/{bot}, with its versions and
+// dialogs (parley apply --prune).
+func (s *server) deleteBot(c *gin.Context) {
+	if err := s.platform.DeleteBot(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot")); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
 // updateBot: PATCH /v1/tenants/{tenant}/bots/{bot} {require_passing_tests?}.
 func (s *server) updateBot(c *gin.Context) {
 	var req apiclient.UpdateBotRequest

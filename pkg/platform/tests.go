@@ -97,6 +97,16 @@ func (s *Service) publishGate(ctx context.Context, b *store.Bot, n int) error {
 	return e
 }
 
+// DeleteBot removes a bot with its versions and dialogs; it takes the right
+// to publish, since it takes a live bot away.
+func (s *Service) DeleteBot(ctx context.Context, p *Principal, tenant, bot string) error {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+	if err != nil {
+		return err
+	}
+	return s.storeErr(ctx, "delete bot", "bot", "", s.store.DeleteBot(ctx, b.TenantID, b.ID))
+}
+
 // SetRequirePassingTests turns a bot's publish gate on or off; it takes the
 // right to publish.
 func (s *Service) SetRequirePassingTests(ctx context.Context, p *Principal, tenant, bot string, on bool) (Bot, error) {

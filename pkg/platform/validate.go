@@ -43,3 +43,10 @@ func (ps *problems) name(pointer, name string, max int) {
 		ps.add(pointer, "must have at most %d characters", max)
 	}
 }
+
+// ValidSlug reports whether s is a valid tenant or bot slug, so tools like
+// parley apply can check files before writing anything.
+func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
+
+// ValidSecretName reports whether s is a valid tenant secret name.
+func ValidSecretName(s string) bool { return secretNamePattern.MatchString(s) }

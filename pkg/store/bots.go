@@ -62,6 +62,39 @@ func (s *Store) UpdateBotName(ctx context.Context, tenantID, botID, name string)
 	return nil
 }
 
+// DeleteBot removes the tenant's bot with its versions and dialogs.
+func (s *Store) DeleteBot(ctx context.Context, tenantID, botID string) error {
+	return s.Tx(ctx, func(tx *Store) error {
+		// Children first: SQLite enforces ON DELETE CASCADE only with its
+		// foreign-key pragma, so nothing is left to chance.
+		var dialogIDs []string
+		if err := tx.q(ctx).Table("dialogs").Where("tenant_id = ? AND bot_id = ?", tenantID, botID).Pluck("id", &dialogIDs).Error; err != nil {
+			return wrap("delete bot", err)
+		}
+		for _, table := range []string{"tool_calls", "messages", "dialog_leases"} {
+			if len(dialogIDs) == 0 {
+				continue
+			}
+			if err := tx.q(ctx).Exec("DELETE FROM "+table+" WHERE dialog_id IN ?", dialogIDs).Error; err != nil {
+				return wrap("delete bot", err)
+			}
+		}
+		for _, table := range []string{"dialogs", "bot_versions"} {
+			if err := tx.q(ctx).Exec("DELETE FROM "+table+" WHERE tenant_id = ? AND bot_id = ?", tenantID, botID).Error; err != nil {
+				return wrap("delete bot", err)
+			}
+		}
+		res := tx.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, botID).Delete(&Bot{})
+		if res.Error != nil {
+			return wrap("delete bot", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return wrap("delete bot", ErrNotFound)
+		}
+		return nil
+	})
+}
+
 // SetRequirePassingTests turns the tenant's bot's publish gate on or off.
 func (s *Store) SetRequirePassingTests(ctx context.Context, tenantID, botID string, on bool) (*Bot, error) {
 	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).Update("require_passing_tests", on)

@@ -145,6 +145,11 @@ func (c *Client) DiffVersions(ctx context.Context, tenant, bot string, n, m int)
 	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "bots", bot, "versions", strconv.Itoa(n), "diff", strconv.Itoa(m)), nil, &out)
 }
 
+// DeleteBot removes a bot with its versions and dialogs.
+func (c *Client) DeleteBot(ctx context.Context, tenant, bot string) error {
+	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "bots", bot), nil, nil)
+}
+
 // UpdateBot changes a bot's settings.
 func (c *Client) UpdateBot(ctx context.Context, tenant, bot string, req UpdateBotRequest) (*Bot, error) {
 	var out Bot

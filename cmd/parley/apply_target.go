@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// applyTarget is what parley apply writes to: the database through the
+// platform (dbTarget) or a running server through its API (apiTarget). Both
+// make the same calls, so both leave the same state.
+type applyTarget interface {
+	tenantExists(ctx context.Context, slug string) (bool, error)
+	// createTenant returns the new tenant's id and first admin key.
+	createTenant(ctx context.Context, slug, name string) (id, key string, err error)
+	// retentionDays is the tenant's retention period (0: kept).
+	retentionDays(ctx context.Context, tenant string) (int, error)
+	setRetentionDays(ctx context.Context, tenant string, days int) error
+	putSecret(ctx context.Context, tenant, name, value string) error
+	secretNames(ctx context.Context, tenant string) ([]string, error)
+	deleteSecret(ctx context.Context, tenant, name string) error
+	// identity returns the tenant's identity settings; found is false when
+	// it has none.
+	identity(ctx context.Context, tenant string) (got identityFile, hasSecret, found bool, err error)
+	putIdentity(ctx context.Context, tenant string, want identityFile) error
+	// liveBots returns the tenant's bots by slug, each with its live version.
+	liveBots(ctx context.Context, tenant string) (map[string]liveBot, error)
+	// createBot returns the number of the bot's first version.
+	createBot(ctx context.Context, tenant, slug string, config, tests []byte) (int, error)
+	// saveVersion returns the version's number and whether it is new (a
+	// config and tests equal to the newest version's save nothing).
+	saveVersion(ctx context.Context, tenant, slug string, config, tests []byte) (int, bool, error)
+	publish(ctx context.Context, tenant, slug string, n int) error
+	deleteBot(ctx context.Context, tenant, slug string) error
+}
+
+// liveBot is a bot's live version as apply compares it; published is 0
+// when none is live.
+type liveBot struct {
+	published     int
+	fingerprint   string
+	config, tests []byte
+}
+
+// dbTarget applies to the database as the operator.
+type dbTarget struct {
+	svc *platform.Service
+	op  *platform.Principal
+}
+
+func (d dbTarget) tenantExists(ctx context.Context, slug string) (bool, error) {
+	_, err := d.svc.GetTenant(ctx, d.op, slug)
+	if platform.ErrorCode(err) == platform.CodeNotFound {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (d dbTarget) createTenant(ctx context.Context, slug, name string) (string, string, error) {
+	t, key, err := d.svc.CreateTenant(ctx, d.op, platform.CreateTenantInput{Slug: slug, Name: name})
+	return t.ID, key.Key, err
+}
+
+func (d dbTarget) retentionDays(ctx context.Context, tenant string) (int, error) {
+	t, err := d.svc.GetTenant(ctx, d.op, tenant)
+	return t.RetentionDays, err
+}
+
+func (d dbTarget) setRetentionDays(ctx context.Context, tenant string, days int) error {
+	_, err := d.svc.UpdateTenant(ctx, d.op, tenant, platform.UpdateTenantInput{RetentionDays: &days})
+	return err
+}
+
+func (d dbTarget) putSecret(ctx context.Context, tenant, name, value string) error {
+	_, err := d.svc.PutSecret(ctx, d.op, tenant, name, value)
+	return err
+}
+
+func (d dbTarget) secretNames(ctx context.Context, tenant string) ([]string, error) {
+	list, err := d.svc.ListSecretNames(ctx, d.op, tenant)
+	var names []string
+	for _, s := range list {
+		names = append(names, s.Name)
+	}
+	return names, err
+}
+
+func (d dbTarget) deleteSecret(ctx context.Context, tenant, name string) error {
+	return d.svc.DeleteSecret(ctx, d.op, tenant, name)
+}
+
+func (d dbTarget) identity(ctx context.Context, tenant string) (identityFile, bool, bool, error) {
+	got, err := d.svc.GetIdentity(ctx, d.op, tenant)
+	if platform.ErrorCode(err) == platform.CodeNotFound {
+		return identityFile{}, false, false, nil
+	}
+	return identityFile{JWKSURL: got.JWKSURL, Audience: got.Audience}, got.HasSecret, err == nil, err
+}
+
+func (d dbTarget) putIdentity(ctx context.Context, tenant string, want identityFile) error {
+	_, err := d.svc.PutIdentity(ctx, d.op, tenant, platform.IdentityInput{JWKSURL: want.JWKSURL, Audience: want.Audience})
+	return err
+}
+
+func (d dbTarget) liveBots(ctx context.Context, tenant string) (map[string]liveBot, error) {
+	out := map[string]liveBot{}
+	for cursor := ""; ; {
+		bots, next, err := d.svc.ListBots(ctx, d.op, tenant, platform.ListOptions{Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range bots {
+			lb := liveBot{published: b.PublishedVersion}
+			if b.PublishedVersion > 0 {
+				v, err := d.svc.GetVersion(ctx, d.op, tenant, b.Slug, b.PublishedVersion)
+				if err != nil {
+					return nil, err
+				}
+				lb.fingerprint, lb.config, lb.tests = v.Fingerprint, v.Config, v.Tests
+			}
+			out[b.Slug] = lb
+		}
+		if cursor = next; cursor == "" {
+			return out, nil
+		}
+	}
+}
+
+func (d dbTarget) createBot(ctx context.Context, tenant, slug string, config, tests []byte) (int, error) {
+	_, v, err := d.svc.CreateBotWithTests(ctx, d.op, tenant, slug, config, tests)
+	return v.Number, err
+}
+
+func (d dbTarget) saveVersion(ctx context.Context, tenant, slug string, config, tests []byte) (int, bool, error) {
+	v, created, err := d.svc.CreateVersionWithTests(ctx, d.op, tenant, slug, config, tests)
+	return v.Number, created, err
+}
+
+func (d dbTarget) publish(ctx context.Context, tenant, slug string, n int) error {
+	_, err := d.svc.Publish(ctx, d.op, tenant, slug, n)
+	return err
+}
+
+func (d dbTarget) deleteBot(ctx context.Context, tenant, slug string) error {
+	return d.svc.DeleteBot(ctx, d.op, tenant, slug)
+}
+
+// apiTarget applies through a running server's API with a key.
+type apiTarget struct{ c *apiclient.Client }
+
+func (a apiTarget) tenantExists(ctx context.Context, slug string) (bool, error) {
+	_, err := a.c.GetTenant(ctx, slug)
+	if apiStatus(err) == http.StatusNotFound {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (a apiTarget) createTenant(ctx context.Context, slug, name string) (string, string, error) {
+	out, err := a.c.CreateTenant(ctx, apiclient.CreateTenantRequest{Slug: slug, Name: name})
+	if err != nil {
+		return "", "", err
+	}
+	return out.Tenant.ID, out.APIKey.Key, nil
+}
+
+func (a apiTarget) retentionDays(ctx context.Context, tenant string) (int, error) {
+	t, err := a.c.GetTenant(ctx, tenant)
+	if err != nil {
+		return 0, err
+	}
+	return t.RetentionDays, nil
+}
+
+func (a apiTarget) setRetentionDays(ctx context.Context, tenant string, days int) error {
+	return a.c.Do(ctx, http.MethodPatch, "/v1/tenants/"+tenant, apiclient.UpdateTenantRequest{RetentionDays: &days}, nil)
+}
+
+func (a apiTarget) putSecret(ctx context.Context, tenant, name, value string) error {
+	_, err := a.c.PutSecret(ctx, tenant, name, value)
+	return err
+}
+
+func (a apiTarget) secretNames(ctx context.Context, tenant string) ([]string, error) {
+	list, err := a.c.ListSecrets(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, s := range list.Secrets {
+		names = append(names, s.Name)
+	}
+	return names, nil
+}
+
+func (a apiTarget) deleteSecret(ctx context.Context, tenant, name string) error {
+	return a.c.DeleteSecret(ctx, tenant, name)
+}
+
+func (a apiTarget) identity(ctx context.Context, tenant string) (identityFile, bool, bool, error) {
+	got, err := a.c.GetIdentity(ctx, tenant)
+	if apiStatus(err) == http.StatusNotFound {
+		return identityFile{}, false, false, nil
+	}
+	if err != nil {
+		return identityFile{}, false, false, err
+	}
+	return identityFile{JWKSURL: got.JWKSURL, Audience: got.Audience}, got.HasSecret, true, nil
+}
+
+func (a apiTarget) putIdentity(ctx context.Context, tenant string, want identityFile) error {
+	_, err := a.c.PutIdentity(ctx, tenant, apiclient.PutIdentityRequest{JWKSURL: want.JWKSURL, Audience: want.Audience})
+	return err
+}
+
+func (a apiTarget) liveBots(ctx context.Context, tenant string) (map[string]liveBot, error) {
+	out := map[string]liveBot{}
+	for cursor := ""; ; {
+		list, err := a.c.ListBots(ctx, tenant, cursor)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range list.Bots {
+			lb := liveBot{published: b.PublishedVersion}
+			if b.PublishedVersion > 0 {
+				v, err := a.c.GetVersion(ctx, tenant, b.Slug, b.PublishedVersion)
+				if err != nil {
+					return nil, err
+				}
+				lb.fingerprint, lb.config, lb.tests = v.Fingerprint, v.Config, v.Tests
+			}
+			out[b.Slug] = lb
+		}
+		if cursor = list.NextCursor; cursor == "" {
+			return out, nil
+		}
+	}
+}
+
+func (a apiTarget) createBot(ctx context.Context, tenant, slug string, config, tests []byte) (int, error) {
+	var out apiclient.BotWithVersion
+	req := apiclient.CreateBotRequest{Slug: slug, Config: config, Tests: json.RawMessage(tests)}
+	if err := a.c.Do(ctx, http.MethodPost, "/v1/tenants/"+tenant+"/bots", req, &out); err != nil {
+		return 0, err
+	}
+	return out.Version.Number, nil
+}
+
+func (a apiTarget) saveVersion(ctx context.Context, tenant, slug string, config, tests []byte) (int, bool, error) {
+	// The API answers 201 for a new version and 200 for the same one; the
+	// client returns the version either way, so compare with the newest.
+	latest, err := a.latestVersion(ctx, tenant, slug)
+	if err != nil {
+		return 0, false, err
+	}
+	v, err := a.c.CreateVersionWithTests(ctx, tenant, slug, config, json.RawMessage(tests))
+	if err != nil {
+		return 0, false, err
+	}
+	return v.Number, v.Number > latest, nil
+}
+
+// latestVersion is the number of the bot's newest version.
+func (a apiTarget) latestVersion(ctx context.Context, tenant, slug string) (int, error) {
+	latest := 0
+	for cursor := ""; ; {
+		list, err := a.c.ListVersions(ctx, tenant, slug, cursor)
+		if err != nil {
+			return 0, err
+		}
+		for _, v := range list.Versions {
+			latest = max(latest, v.Number)
+		}
+		if cursor = list.NextCursor; cursor == "" {
+			return latest, nil
+		}
+	}
+}
+
+func (a apiTarget) publish(ctx context.Context, tenant, slug string, n int) error {
+	_, err := a.c.Publish(ctx, tenant, slug, n)
+	return err
+}
+
+func (a apiTarget) deleteBot(ctx context.Context, tenant, slug string) error {
+	return a.c.DeleteBot(ctx, tenant, slug)
+}
+
+// apiStatus is the HTTP status of an API error, 0 for other errors.
+func apiStatus(err error) int {
+	var e *apiclient.Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return 0
+}
