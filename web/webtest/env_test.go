@@ -119,7 +119,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
+	svc, err := platform.New(st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, AgentConfig: dialog.AgentConfig})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,14 @@
 // A bot's page: its versions (publish, roll back, load into the editor),
-// comparing two versions, the config editor that saves new versions, the
-// preview chat, and how to reach the bot from an OpenAI SDK or an MCP client.
+// comparing two versions, the config editor that saves new versions (with
+// their conversation tests), running tests, the preview chat, and how to
+// reach the bot from an OpenAI SDK or an MCP client.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, table, errorBox, notice, when, short, busy } from './dom.js';
 import { configEditor } from './editor.js';
 import { previewChat } from './preview.js';
 import { versionDiff } from './versiondiff.js';
+import { testsPanel } from './tests.js';
 
 /** botView renders #/t/<tenant>/bots/<bot>. */
 export async function botView({ tenant, params: [slug] }) {
@@ -23,6 +25,8 @@ export async function botView({ tenant, params: [slug] }) {
   const basedOn = h('span', { class: 'muted' });
   const preview = previewChat(tenant, slug);
   const diff = versionDiff(tenant, slug);
+  const tests = testsPanel(tenant, slug, bot);
+  tests.setTests(base?.tests);
 
   const editor = configEditor(base ? JSON.stringify(base.config, null, 2) : '{}', (result) => {
     prompt.textContent = result.prompt || 'The compiled prompt appears once the config is valid.';
@@ -33,11 +37,13 @@ export async function botView({ tenant, params: [slug] }) {
     drawVersions();
     preview.setVersions(versions, bot.published_version);
     diff.setVersions(versions);
+    tests.setVersions(versions);
   };
 
   const load = async (n) => {
     const v = await api('GET', botPath('versions', String(n)));
     editor.setText(JSON.stringify(v.config, null, 2));
+    tests.setTests(v.tests);
     basedOn.textContent = `Editing from version ${n}`;
   };
 
@@ -77,7 +83,7 @@ export async function botView({ tenant, params: [slug] }) {
       } catch (err) {
         throw new Error('The config is not valid JSON: ' + err.message);
       }
-      const v = await api('POST', botPath('versions'), { config });
+      const v = await api('POST', botPath('versions'), { config, tests: tests.testsJSON() });
       saveOut.replaceChildren(notice(`Saved as version ${v.number}. Preview it below, then publish it.`));
       basedOn.textContent = `Editing from version ${v.number}`;
       await refresh();
@@ -89,6 +95,7 @@ export async function botView({ tenant, params: [slug] }) {
   drawVersions();
   preview.setVersions(versions, bot.published_version);
   diff.setVersions(versions);
+  tests.setVersions(versions);
 
   return h('div', { class: 'bot-page' },
     h('div', { class: 'title-row' }, heading, liveBadge),
@@ -101,6 +108,7 @@ export async function botView({ tenant, params: [slug] }) {
         h('details', { class: 'prompt-box' }, h('summary', null, 'Compiled system prompt'), prompt)),
       h('div', { class: 'side' },
         card('Versions', versionsBox),
+        card('Tests', tests.el),
         card('Compare versions', diff.el),
         card('Preview', preview.el),
         card('Use from code', fromCode(tenant, slug)))));
