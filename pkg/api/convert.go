@@ -65,7 +65,7 @@ func secretOut(s platform.SecretInfo) apiclient.Secret {
 
 func botOut(b platform.Bot) apiclient.Bot {
 	return apiclient.Bot{ID: b.ID, Slug: b.Slug, Name: b.Name, PublishedVersion: b.PublishedVersion,
-		RequirePassingTests: b.RequirePassingTests, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
+		RequirePassingTests: b.RequirePassingTests, CanaryVersion: b.CanaryVersion, CanaryPercent: b.CanaryPercent, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 }
 
 func versionOut(v platform.Version) apiclient.Version {

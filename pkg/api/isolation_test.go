@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -169,6 +170,18 @@ func routeTable() []routeCase {
 			}
 			return "/v1/tenants/" + f.slug + "/bots/" + slug, nil
 		}},
+		{"GET", "/v1/tenants/:tenant/bots/:bot/canary", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + w.canaryBot(t, f.slug, true) + "/canary", nil
+		}},
+		{"PUT", "/v1/tenants/:tenant/bots/:bot/canary", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + w.canaryBot(t, f.slug, false) + "/canary", apiclient.SetCanaryRequest{Version: 2, Percent: 10}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/bots/:bot/canary", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + w.canaryBot(t, f.slug, true) + "/canary", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/bots/:bot/canary/promote", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + w.canaryBot(t, f.slug, true) + "/canary/promote", nil
+		}},
 		{"PATCH", "/v1/tenants/:tenant/bots/:bot", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug, apiclient.UpdateBotRequest{RequirePassingTests: ptr(false)}
 		}},
@@ -260,6 +273,29 @@ type world struct {
 
 func (w *world) unique(prefix string) string {
 	return fmt.Sprintf("%s-%d", prefix, w.n.Add(1))
+}
+
+// canaryBot creates a bot with version 1 live and version 2 saved, with a
+// canary on version 2 when withCanary.
+func (w *world) canaryBot(t *testing.T, tenant string, withCanary bool) string {
+	t.Helper()
+	ctx, op := context.Background(), platform.Operator()
+	slug := w.unique("canary")
+	if _, _, err := w.svc.CreateBot(ctx, op, tenant, slug, botConfig(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.svc.Publish(ctx, op, tenant, slug, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.svc.CreateVersion(ctx, op, tenant, slug, json.RawMessage(`{"basic_settings": {"name": "Candidate"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if withCanary {
+		if _, err := w.svc.SetCanary(ctx, op, tenant, slug, 2, 50); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return slug
 }
 
 func (w *world) mustKey(t *testing.T, tenant string, in platform.APIKeyInput) platform.CreatedKey {

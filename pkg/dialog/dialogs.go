@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -151,10 +152,11 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	if err != nil {
 		return Dialog{}, err
 	}
-	number, preview, err := r.pickVersion(p, b, in.Version)
+	number, variant, err := r.pickVersion(p, b, in.Version)
 	if err != nil {
 		return Dialog{}, err
 	}
+	preview := variant == variantPreview
 	v, err := r.store.GetVersion(ctx, b.TenantID, b.ID, number)
 	if err != nil {
 		return Dialog{}, r.storeErr(ctx, "create dialog: version", "version", err)
@@ -187,6 +189,7 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	if err := r.store.CreateDialog(ctx, &d, history...); err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog", err)
 	}
+	r.metrics.dialogs.WithLabelValues(variant).Inc()
 	out, err := dialogView(&d)
 	out.Greeting = compiled.Greeting
 	return out, err
@@ -220,21 +223,36 @@ func seed(d *store.Dialog, history []agent.Message) ([]*store.Message, error) {
 	return rows, nil
 }
 
-// pickVersion decides which version a new dialog runs.
-func (r *Runtime) pickVersion(p *platform.Principal, b platform.Bot, asked int) (int, bool, error) {
+// Variants of a new dialog's version, for the dialogs metric.
+const (
+	variantLive    = "live"
+	variantCanary  = "canary"
+	variantPreview = "preview"
+)
+
+// pickVersion decides which version a new dialog runs: the one asked for
+// (a preview unless it is live), else the canary for its share of dialogs,
+// else the published one.
+func (r *Runtime) pickVersion(p *platform.Principal, b platform.Bot, asked int) (int, string, error) {
 	if asked != 0 {
 		if err := r.svc.Authorize(p, b.TenantID, auth.ObjVersions, auth.ActWrite); err != nil {
-			return 0, false, platform.Errorf(platform.CodeForbidden, "only editors may chat with a version other than the published one")
+			return 0, "", platform.Errorf(platform.CodeForbidden, "only editors may chat with a version other than the published one")
 		}
 		if asked < 0 {
-			return 0, false, platform.Invalid(platform.Detail{Pointer: "/version", Message: "must be a positive version number"})
+			return 0, "", platform.Invalid(platform.Detail{Pointer: "/version", Message: "must be a positive version number"})
 		}
-		return asked, asked != b.PublishedVersion, nil
+		if asked == b.PublishedVersion {
+			return asked, variantLive, nil
+		}
+		return asked, variantPreview, nil
 	}
 	if b.PublishedVersion == 0 {
-		return 0, false, platform.Errorf(platform.CodeConflict, "bot %s has no published version yet; publish one, or pass a version to preview a draft", b.Slug)
+		return 0, "", platform.Errorf(platform.CodeConflict, "bot %s has no published version yet; publish one, or pass a version to preview a draft", b.Slug)
 	}
-	return b.PublishedVersion, false, nil
+	if b.CanaryVersion > 0 && b.CanaryVersion != b.PublishedVersion && rand.IntN(100) < b.CanaryPercent {
+		return b.CanaryVersion, variantCanary, nil
+	}
+	return b.PublishedVersion, variantLive, nil
 }
 
 // checkContext reports unknown context names, missing required ones and

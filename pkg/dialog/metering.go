@@ -51,6 +51,7 @@ type runtimeMetrics struct {
 	runs       *prometheus.CounterVec
 	userTokens *prometheus.CounterVec
 	deleted    *prometheus.CounterVec
+	dialogs    *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -73,6 +74,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Help:    "Tool call latency by kind (http, mcp, native) and outcome (ok or error).",
 			Buckets: []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120},
 		}, []string{"kind", "outcome"}),
+		dialogs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_dialogs_created_total",
+			Help: "Dialogs started by variant: live (the published version), canary or preview.",
+		}, []string{"variant"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_dialog_runs_total",
 			Help: "Runs of the dialog loop by stop reason.",
@@ -94,6 +99,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.runs = register(reg, m.runs)
 		m.userTokens = register(reg, m.userTokens)
 		m.deleted = register(reg, m.deleted)
+		m.dialogs = register(reg, m.dialogs)
 	}
 	return m
 }

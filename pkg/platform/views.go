@@ -83,14 +83,18 @@ type Bot struct {
 	// PublishedVersion is the live version's number; 0 means none.
 	PublishedVersion int `json:"published_version"`
 	// RequirePassingTests refuses to publish a version whose tests fail.
-	RequirePassingTests bool      `json:"require_passing_tests"`
-	CreatedAt           time.Time `json:"created_at"`
-	UpdatedAt           time.Time `json:"updated_at"`
+	RequirePassingTests bool `json:"require_passing_tests"`
+	// CanaryVersion, when not 0, takes CanaryPercent of new dialogs.
+	CanaryVersion int       `json:"canary_version,omitempty"`
+	CanaryPercent int       `json:"canary_percent,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 func botView(b *store.Bot) Bot {
 	return Bot{ID: b.ID, TenantID: b.TenantID, Slug: b.Slug, Name: b.Name,
-		PublishedVersion: b.PublishedVersion, RequirePassingTests: b.RequirePassingTests, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
+		PublishedVersion: b.PublishedVersion, RequirePassingTests: b.RequirePassingTests,
+		CanaryVersion: b.CanaryVersion, CanaryPercent: b.CanaryPercent, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 }
 
 // Version is one immutable, numbered config of a bot.

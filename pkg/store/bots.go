@@ -16,8 +16,11 @@ type Bot struct {
 	PublishedVersion int
 	// RequirePassingTests refuses to publish a version whose tests fail.
 	RequirePassingTests bool
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
+	// CanaryVersion, when not 0, takes CanaryPercent of new dialogs.
+	CanaryVersion int
+	CanaryPercent int
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // CreateBot inserts b. A slug already used in the tenant is ErrConflict.

@@ -28,7 +28,7 @@ var migrations = []migration{
 	{5, "idempotency claims name their server and message", migrateV5},
 	{6, "tenant identity settings for signed end-user tokens", migrateV6},
 	{7, "tenant retention period", migrateV7},
-	{8, "version tests, bots that require passing tests", migrateV8},
+	{8, "version tests, bots that require passing tests, canaries", migrateV8},
 }
 
 // schemaMigration records an applied step.

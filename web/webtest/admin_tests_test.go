@@ -15,6 +15,20 @@ func greetingTests(want string) []byte {
 	return []byte(`{"tests": [{"name": "greets", "turns": [{"user": "hi", "model": [{"text": "Hello there"}], "expect": {"reply_contains": ["` + want + `"]}}]}]}`)
 }
 
+// openBotPage signs in with the admin key and opens the support bot's page.
+func (w *world) openBotPage() []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(w.api.URL + "/admin/"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
+		chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
+		chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
+		until(contains("document", "main table a", "Acme Support")),
+		chromedp.Click(chromedp.CSS(`main table a`)),
+		chromedp.WaitVisible(chromedp.CSS(`select[name="tests-version"]`)),
+	}
+}
+
 // TestAdminRunsTestsAndTheGateBlocksAFailingVersion walks the Tests card:
 // run a version's tests and read what failed, require passing tests, and
 // see the publish of a failing version refused with the failing test.
@@ -29,16 +43,7 @@ func TestAdminRunsTestsAndTheGateBlocksAFailingVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		run(t, ctx, "sign in and open the bot",
-			chromedp.Navigate(w.api.URL+"/admin/"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
-			chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
-			chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
-			until(contains("document", "main table a", "Acme Support")),
-			chromedp.Click(chromedp.CSS(`main table a`)),
-			chromedp.WaitVisible(chromedp.CSS(`select[name="tests-version"]`)),
-		)
+		run(t, ctx, "sign in and open the bot", w.openBotPage()...)
 		t.Run("the newest version's tests are loaded for the next save", func(t *testing.T) {
 			if got := eval[string](t, ctx, `document.querySelector('textarea[name="tests"]').value`); !strings.Contains(got, `"Bye"`) {
 				t.Fatalf("tests textarea = %q", got)

@@ -150,6 +150,30 @@ func (c *Client) DeleteBot(ctx context.Context, tenant, bot string) error {
 	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "bots", bot), nil, nil)
 }
 
+// SetCanary sends percent of the bot's new dialogs to version.
+func (c *Client) SetCanary(ctx context.Context, tenant, bot string, version, percent int) (*Bot, error) {
+	var out Bot
+	return &out, c.Do(ctx, http.MethodPut, tenantPath(tenant, "bots", bot, "canary"), SetCanaryRequest{Version: version, Percent: percent}, &out)
+}
+
+// GetCanary returns the bot's canary with the usage of it and the live version.
+func (c *Client) GetCanary(ctx context.Context, tenant, bot string) (*Canary, error) {
+	var out Canary
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "bots", bot, "canary"), nil, &out)
+}
+
+// DropCanary ends the canary: new dialogs run the live version.
+func (c *Client) DropCanary(ctx context.Context, tenant, bot string) (*Bot, error) {
+	var out Bot
+	return &out, c.Do(ctx, http.MethodDelete, tenantPath(tenant, "bots", bot, "canary"), nil, &out)
+}
+
+// PromoteCanary publishes the canary version and ends the canary.
+func (c *Client) PromoteCanary(ctx context.Context, tenant, bot string) (*Bot, error) {
+	var out Bot
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "bots", bot, "canary", "promote"), nil, &out)
+}
+
 // UpdateBot changes a bot's settings.
 func (c *Client) UpdateBot(ctx context.Context, tenant, bot string, req UpdateBotRequest) (*Bot, error) {
 	var out Bot

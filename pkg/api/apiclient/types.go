@@ -186,6 +186,8 @@ type Bot struct {
 	// PublishedVersion is the live version's number; 0 means none yet.
 	PublishedVersion    int       `json:"published_version"`
 	RequirePassingTests bool      `json:"require_passing_tests"`
+	CanaryVersion       int       `json:"canary_version,omitempty"`
+	CanaryPercent       int       `json:"canary_percent,omitempty"`
 	CreatedAt           time.Time `json:"created_at"`
 	UpdatedAt           time.Time `json:"updated_at"`
 }
@@ -254,6 +256,30 @@ type Change struct {
 	Pointer string          `json:"pointer"`
 	From    json.RawMessage `json:"from,omitempty"`
 	To      json.RawMessage `json:"to,omitempty"`
+}
+
+// SetCanaryRequest is the body of PUT .../bots/{bot}/canary.
+type SetCanaryRequest struct {
+	Version int `json:"version"`
+	// Percent of new dialogs (1-100) that run Version.
+	Percent int `json:"percent"`
+}
+
+// Canary answers GET .../bots/{bot}/canary: the candidate and what it and
+// the live version started and spent, each metered from its own dialogs.
+type Canary struct {
+	Version int          `json:"version"`
+	Percent int          `json:"percent"`
+	Live    VersionUsage `json:"live"`
+	Canary  VersionUsage `json:"canary"`
+}
+
+// VersionUsage is what one version's (non-preview) dialogs started and spent.
+type VersionUsage struct {
+	Version      int   `json:"version"`
+	Dialogs      int64 `json:"dialogs"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
 }
 
 // RunTestsRequest is the body of POST .../bots/{bot}/tests.

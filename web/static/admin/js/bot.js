@@ -9,6 +9,7 @@ import { configEditor } from './editor.js';
 import { previewChat } from './preview.js';
 import { versionDiff } from './versiondiff.js';
 import { testsPanel } from './tests.js';
+import { canaryPanel } from './canary.js';
 
 /** botView renders #/t/<tenant>/bots/<bot>. */
 export async function botView({ tenant, params: [slug] }) {
@@ -26,6 +27,7 @@ export async function botView({ tenant, params: [slug] }) {
   const preview = previewChat(tenant, slug);
   const diff = versionDiff(tenant, slug);
   const tests = testsPanel(tenant, slug, bot);
+  const canary = canaryPanel(tenant, slug, () => refresh());
   tests.setTests(base?.tests);
 
   const editor = configEditor(base ? JSON.stringify(base.config, null, 2) : '{}', (result) => {
@@ -38,6 +40,7 @@ export async function botView({ tenant, params: [slug] }) {
     preview.setVersions(versions, bot.published_version);
     diff.setVersions(versions);
     tests.setVersions(versions);
+    canary.setBot(bot, versions);
   };
 
   const load = async (n) => {
@@ -96,6 +99,7 @@ export async function botView({ tenant, params: [slug] }) {
   preview.setVersions(versions, bot.published_version);
   diff.setVersions(versions);
   tests.setVersions(versions);
+  canary.setBot(bot, versions);
 
   return h('div', { class: 'bot-page' },
     h('div', { class: 'title-row' }, heading, liveBadge),
@@ -109,6 +113,7 @@ export async function botView({ tenant, params: [slug] }) {
       h('div', { class: 'side' },
         card('Versions', versionsBox),
         card('Tests', tests.el),
+        card('Canary', canary.el),
         card('Compare versions', diff.el),
         card('Preview', preview.el),
         card('Use from code', fromCode(tenant, slug)))));
