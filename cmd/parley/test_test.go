@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
 )
 
 // The example tenants' conversation tests run in CI through this test.
@@ -152,5 +155,29 @@ func TestParleyTestUsageErrorsExitTwo(t *testing.T) {
 		if code, _, errOut := runValidateCmd(t, args...); code != 2 {
 			t.Errorf("parley %v: exit %d, want 2 (%s)", args, code, errOut)
 		}
+	}
+}
+
+// With --live the model comes from the PARLEY_LLM_* settings (here the strict
+// fake server) and the file's scripts are ignored; fixtures still answer.
+func TestParleyTestLiveAsksTheConfiguredModel(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-live-test"})
+	srv.Enqueue(
+		llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "lookup", Arguments: `{"order":"7"}`}}},
+		llmtest.ServerReply{Text: "Order 7 has shipped."},
+	)
+	path := testTenant(t, `{"fixtures": {"lookup": {"result": "status: shipped"}}, "tests": [{"name": "live", "turns": [
+	  {"user": "Where is order 7?", "model": [{"text": "a script --live ignores"}],
+	   "expect": {"tool_calls": [{"name": "lookup", "arguments": {"order": "7"}}], "reply_contains": ["has shipped"], "stop_reason": "completed"}}]}]}`)
+	env := parleyEnv{"PARLEY_LLM_BASE_URL": srv.URL(), "PARLEY_LLM_API_KEY": "sk-live-test"}
+	code, out, errOut := runParley(t, env, "test", "--live", path)
+	if code != 0 || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("the model was asked %d times, want 2", n)
+	}
+	if last, _ := json.Marshal(srv.LastRequest()); !strings.Contains(string(last), "status: shipped") {
+		t.Errorf("the fixture did not reach the model as the tool result: %s", last)
 	}
 }
