@@ -35,7 +35,8 @@ FUZZ_TARGETS := \
 	./pkg/llm/openai:FuzzNormalizeArguments \
 	./pkg/llm/llmtest:FuzzServerRequest \
 	./pkg/tool/mcptool:FuzzSubstitute \
-	./pkg/api:FuzzSSEFrameRoundTrips
+	./pkg/api:FuzzSSEFrameRoundTrips \
+	./pkg/bottest:FuzzParse
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
