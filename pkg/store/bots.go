@@ -74,6 +74,12 @@ func (s *Store) DeleteBot(ctx context.Context, tenantID, botID string) error {
 		if err := tx.q(ctx).Table("dialogs").Where("tenant_id = ? AND bot_id = ?", tenantID, botID).Pluck("id", &dialogIDs).Error; err != nil {
 			return wrap("delete bot", err)
 		}
+		if len(dialogIDs) > 0 {
+			// Idempotency keys that name the bot's messages go with them (as in deleteDialogs).
+			if err := tx.q(ctx).Exec("DELETE FROM idempotency_keys WHERE tenant_id = ? AND message_id <> '' AND message_id IN (SELECT id FROM messages WHERE tenant_id = ? AND dialog_id IN ?)", tenantID, tenantID, dialogIDs).Error; err != nil {
+				return wrap("delete bot", err)
+			}
+		}
 		for _, table := range []string{"tool_calls", "messages", "dialog_leases"} {
 			if len(dialogIDs) == 0 {
 				continue
