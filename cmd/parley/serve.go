@@ -54,7 +54,6 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	tuneGC(ctx)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rt, closeTools, err := openRuntime(d, reg)
