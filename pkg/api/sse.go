@@ -28,8 +28,7 @@ const maxRecorded = 1 << 20
 // while nothing else is sent. It answers 200 with its first event, so
 // errors found before the run starts still get a proper status. It is the
 // run's agent.Sink and safe to call from the loop's goroutine while the
-// ping ticks. Pings come from a timer rather than a goroutine of their own,
-// so an idle stream costs one goroutine less.
+// ping timer fires.
 type sseStream struct {
 	c    *gin.Context
 	ping time.Duration
