@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -77,9 +78,19 @@ func (s *sseStream) SendAll(events []agent.Event) {
 
 var _ dialog.BatchSink = (*sseStream)(nil)
 
-// encode appends e's frame to b.
+// encode appends e's frame to b. The platform's own events become their
+// apiclient wire types, so a message reads the same in a stream as in the
+// dialog's history; the loop's events are already what DESIGN section 4
+// says.
 func encode(b []byte, e agent.Event) []byte {
-	data, err := json.Marshal(e)
+	var v any = e
+	switch e := e.(type) {
+	case dialog.MessageEvent:
+		v = apiclient.MessageEvent{Type: e.Type(), Message: messageOut(e.Message)}
+	case dialog.DialogEvent:
+		v = apiclient.DialogEvent{Type: e.Type(), DialogID: e.DialogID}
+	}
+	data, err := json.Marshal(v)
 	if err != nil {
 		data, _ = json.Marshal(agent.Error{Code: "internal", Message: "an event could not be encoded"})
 	}

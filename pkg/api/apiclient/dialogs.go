@@ -176,6 +176,19 @@ type UsageReport struct {
 	Usage   []UsageRow `json:"usage"`
 }
 
+// DialogEvent is the data of the "dialog" event that opens every stream.
+type DialogEvent struct {
+	Type     string `json:"type"` // "dialog"
+	DialogID string `json:"dialog_id"`
+}
+
+// MessageEvent is the data of a "message" event: a message as soon as it
+// is stored, exactly as the dialog's history returns it.
+type MessageEvent struct {
+	Type    string  `json:"type"` // "message"
+	Message Message `json:"message"`
+}
+
 // Event is one server-sent event: its type and its JSON (which repeats the
 // type in its "type" field).
 type Event struct {
