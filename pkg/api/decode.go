@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 )
 

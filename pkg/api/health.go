@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 )
 

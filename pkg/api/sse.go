@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // wantsSSE reports whether the client asked for an event stream.
@@ -92,10 +93,16 @@ func encode(b []byte, e agent.Event) []byte {
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
-		data, _ = json.Marshal(agent.Error{Code: "internal", Message: "an event could not be encoded"})
+		return append(b, frame("error", []byte(unencodableEvent))...)
 	}
 	return append(b, frame(e.Type(), data)...)
 }
+
+// The error events the stream writes itself, as agent.Error encodes them.
+const (
+	unencodableEvent = `{"type":"error","code":"internal","message":"an event could not be encoded","retryable":false}`
+	replayTruncated  = `{"type":"error","code":"replay_truncated","message":"this replay is cut short; read the dialog for the whole reply","retryable":false}`
+)
 
 // frame is one SSE event. encoding/json never writes a raw newline, so the
 // data fits the one data line the format allows per field.
@@ -191,7 +198,5 @@ func (s *sseStream) recorded() (bool, string) {
 	if !s.cut {
 		return s.started, s.rec.String()
 	}
-	data, _ := json.Marshal(agent.Error{Code: "replay_truncated",
-		Message: "this replay is cut short; read the dialog for the whole reply"})
-	return s.started, s.rec.String() + string(frame("error", data))
+	return s.started, s.rec.String() + string(frame("error", []byte(replayTruncated)))
 }

@@ -261,7 +261,10 @@ func (c *Client) Usage(ctx context.Context, tenant, from, to, groupBy string) (*
 // stream instead of running the turn again.
 func (c *Client) StreamMessage(ctx context.Context, tenant, dialog, text, idempotencyKey string, onEvent func(Event) error) error {
 	path := tenantPath(tenant, "dialogs", dialog, "messages")
-	body, _ := json.Marshal(SendMessageRequest{Text: text})
+	body, err := json.Marshal(SendMessageRequest{Text: text})
+	if err != nil {
+		return fmt.Errorf("apiclient: POST %s: %w", path, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("apiclient: POST %s: %w", path, err)
