@@ -50,6 +50,7 @@ func toChatRequest(req *llm.Request) (*goopenai.ChatCompletionRequest, map[strin
 	if reasoning {
 		out.MaxCompletionTokens = req.MaxTokens
 	} else {
+		//lint:ignore SA1019 OpenAI-compatible servers (Ollama, vLLM, DeepSeek) know only max_tokens.
 		out.MaxTokens = req.MaxTokens
 	}
 	for k, v := range req.Extra {
