@@ -10,8 +10,10 @@ COUNT   ?= 1
 run: build
 	./$(BIN) serve
 
+# Every command: bin/parley, bin/fakellm (a fake model for demos) and
+# bin/parleyload (the load generator of docs/performance.md).
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/parley
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/...
 
 # PostgreSQL-backed suites also run when PARLEY_TEST_DATABASE_URL is set.
 test:
