@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/gin-gonic/gin"
-
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 )
 

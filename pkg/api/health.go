@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 )
 
