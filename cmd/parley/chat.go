@@ -166,7 +166,7 @@ func checkChatVars(bot *botconfig.Bot, given map[string]string) error {
 // --var and --secret values.
 func dialogVars(bot *botconfig.Bot, f chatFlags) botconfig.Vars {
 	id := make([]byte, 8)
-	_, _ = rand.Read(id)
+	rand.Read(id) // never returns an error: it crashes the program instead
 	vars := botconfig.Vars{
 		"dialog_id":  "cli-" + hex.EncodeToString(id),
 		"tenant_id":  "local",

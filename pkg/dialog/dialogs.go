@@ -174,7 +174,10 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	if err := ps.err(); err != nil {
 		return Dialog{}, err
 	}
-	ctxJSON, _ := json.Marshal(nonNilMap(in.Context))
+	ctxJSON, err := json.Marshal(nonNilMap(in.Context))
+	if err != nil {
+		return Dialog{}, r.internal(ctx, "create dialog: context", err)
+	}
 	d := store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: number, Preview: preview,
 		UserID: in.UserID, Channel: cmp.Or(in.Channel, channelOf(p)), Context: string(ctxJSON), State: "{}"}
 	history, err := seed(&d, in.History)
