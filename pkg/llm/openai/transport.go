@@ -27,7 +27,7 @@ type call struct {
 	// attempts counts HTTP attempts, retries included.
 	attempts int
 	// reused and wrote describe the current attempt's connection: whether
-	// it had served an earlier request, and whether the request was
+	// it had served an earlier request, and whether the whole request was
 	// written to it. The transport reports them from its own goroutines.
 	reused, wrote atomic.Bool
 }
@@ -38,7 +38,7 @@ func withCall(ctx context.Context, c *call) context.Context {
 	ctx = context.WithValue(ctx, callKey{}, c)
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn:      func(info httptrace.GotConnInfo) { c.reused.Store(info.Reused) },
-		WroteRequest: func(httptrace.WroteRequestInfo) { c.wrote.Store(true) },
+		WroteRequest: func(info httptrace.WroteRequestInfo) { c.wrote.Store(info.Err == nil) },
 	})
 }
 
