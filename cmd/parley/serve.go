@@ -216,7 +216,12 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, err
 	}
-	opts := platform.Options{Sealer: sealer, Logger: log, Compile: configOptions(s).LoadAndCompile}
+	authz, err := auth.NewAuthorizer()
+	if err != nil {
+		return nil, where, err
+	}
+	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log,
+		Compile: configOptions(s).LoadAndCompile}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {

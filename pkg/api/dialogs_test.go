@@ -29,6 +29,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -93,11 +94,8 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	sealer, _ := auth.NewSealer(key)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
+	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
 		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg := prometheus.NewRegistry()
 	e.rt = dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini",
 		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg, Logger: logger})

@@ -24,6 +24,7 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/web"
 )
@@ -51,12 +52,9 @@ func newEnv(t testing.TB, st *store.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := platform.New(st, platform.Options{
+	svc := platformtest.New(t, st, platform.Options{
 		Sealer: sealer, PlatformToken: testPlatformToken, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()
 	// A model that always answers, so a turn a caller may run succeeds:

@@ -34,6 +34,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/web"
@@ -122,10 +123,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
 	shopURL, _ := url.Parse(shop.URL)
 	port, _ := strconv.Atoi(shopURL.Port())
 	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port})
