@@ -115,7 +115,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	if err != nil {
 		return nil, nil, fmt.Errorf("model catalog: %w", err)
 	}
-	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv, Logger: d.log})
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
 		Provider: provider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
