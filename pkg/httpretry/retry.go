@@ -16,9 +16,18 @@ import (
 // to retries times while check says so, waiting Backoff(lo, hi, ...)
 // between attempts. Retries happen before the response is returned, so a
 // body the caller has begun to read is never replayed.
+//
+// retryablehttp closes its client's idle connections after every call
+// that fails for good; hc is shared by every dialog, so the retrying
+// client sends through hc's transport without that power.
 func New(hc *http.Client, retries int, lo, hi time.Duration, check retryablehttp.CheckRetry) *retryablehttp.Client {
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport // what hc itself would use
+	}
 	return &retryablehttp.Client{
-		HTTPClient:   hc,
+		HTTPClient: &http.Client{Transport: keepIdle{rt}, CheckRedirect: hc.CheckRedirect,
+			Jar: hc.Jar, Timeout: hc.Timeout},
 		RetryMax:     max(retries, 0),
 		RetryWaitMin: lo,
 		RetryWaitMax: hi,
@@ -27,6 +36,11 @@ func New(hc *http.Client, retries int, lo, hi time.Duration, check retryablehttp
 		ErrorHandler: LastResponse,
 	}
 }
+
+// keepIdle is a transport without CloseIdleConnections.
+type keepIdle struct{ rt http.RoundTripper }
+
+func (k keepIdle) RoundTrip(req *http.Request) (*http.Response, error) { return k.rt.RoundTrip(req) }
 
 // Backoff waits what the server asked for in resp, else an exponentially
 // growing, jittered delay (half fixed, half random) so clients that failed
