@@ -10,17 +10,24 @@ COUNT   ?= 1
 run: build
 	./$(BIN) serve
 
+# Every command: bin/parley, bin/fakellm (a fake model for demos) and
+# bin/parleyload (the load generator of docs/performance.md).
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/parley
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/...
 
 # PostgreSQL-backed suites also run when PARLEY_TEST_DATABASE_URL is set.
 test:
 	$(GO) test -timeout 20m -count=1 $(PKGS)
 
+# staticcheck at a pinned version that knows this Go release; `go run`
+# fetches it once into the module cache.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) $(PKGS)

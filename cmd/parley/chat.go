@@ -21,6 +21,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/tool/builtin"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 	"github.com/parleyhq/parley/pkg/tool/toolbox"
 )
@@ -165,7 +166,7 @@ func checkChatVars(bot *botconfig.Bot, given map[string]string) error {
 // --var and --secret values.
 func dialogVars(bot *botconfig.Bot, f chatFlags) botconfig.Vars {
 	id := make([]byte, 8)
-	_, _ = rand.Read(id)
+	rand.Read(id) // never returns an error: it crashes the program instead
 	vars := botconfig.Vars{
 		"dialog_id":  "cli-" + hex.EncodeToString(id),
 		"tenant_id":  "local",
@@ -197,7 +198,7 @@ func (m *Main) chatTools(ctx context.Context, s Settings, f chatFlags, bot *botc
 	}
 	client := outbound.NewClient(policy, outbound.Options{})
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv})
-	box, err := toolbox.Build(ctx, bot, toolbox.Options{TenantID: "local", Vars: vars, HTTPClient: client, MCP: pool})
+	box, err := toolbox.Build(ctx, bot, toolbox.Options{TenantID: "local", Vars: vars, HTTPClient: client, MCP: pool, Natives: builtin.NewRegistry()})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

@@ -54,7 +54,6 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	tuneGC(ctx)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rt, closeTools, err := openRuntime(d, reg)
@@ -116,7 +115,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	if err != nil {
 		return nil, nil, fmt.Errorf("model catalog: %w", err)
 	}
-	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv})
+	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv, Logger: d.log})
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
 		Provider: provider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
@@ -217,7 +216,12 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, err
 	}
-	opts := platform.Options{Sealer: sealer, Logger: log, Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig}
+	authz, err := auth.NewAuthorizer()
+	if err != nil {
+		return nil, where, err
+	}
+	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log,
+		Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {

@@ -11,10 +11,14 @@
 // whose model reply is held back, so they stay open and idle, and reports the
 // server's memory per stream from its /metrics (Go heap and stacks, RSS).
 //
-//	go run ./cmd/parleyload                                  # SQLite, 1/10/100 dialogs, JSON and SSE
-//	go run ./cmd/parleyload -database-url postgres://...     # the same on PostgreSQL
-//	go run ./cmd/parleyload -server http://host:8080 -token T -fake-addr 0.0.0.0:8089
-//	go run ./cmd/parleyload -fake-tls                        # model calls over HTTPS and HTTP/2
+//	make build
+//	./bin/parleyload -parley ./bin/parley                          # SQLite, 1/10/100 dialogs, JSON and SSE
+//	./bin/parleyload -parley ./bin/parley -database-url postgres://...   # the same on PostgreSQL
+//	./bin/parleyload -server http://host:8080 -token T -fake-addr 0.0.0.0:8089
+//	./bin/parleyload -parley ./bin/parley -fake-tls                # model calls over HTTPS and HTTP/2
+//
+// docs/performance.md holds the figures of every round and how they were
+// taken.
 //
 // Without -server it builds cmd/parley (or runs -parley BIN) with a fresh
 // data dir, PARLEY_LOG_LEVEL=warn and the fake as PARLEY_LLM_BASE_URL. The

@@ -19,9 +19,9 @@ import (
 
 func main() {
 	// The generator and its fake model share the machine with the server
-	// they measure. Collecting at Go's default pace, every 4 MB (twice a
-	// second here), would add the generator's own pauses to the latencies
-	// it reports; its live heap is about 1 MB, so this is every 80 MB.
+	// they measure, and keep little live heap: at Go's default pace their
+	// own collections would add pauses to the latencies they report.
+	// GOGC set in the environment overrides this.
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(2000)
 	}

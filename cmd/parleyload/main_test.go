@@ -19,6 +19,7 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/web"
 )
@@ -33,10 +34,7 @@ func inProcess(t *testing.T, f *fakeLLM) *target {
 	}
 	const token = "load-test-platform-token-0123456789"
 	st := storetest.OpenSQLite(t)
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: token})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: token})
 	provider, err := openai.New(openai.Config{BaseURL: f.url, APIKey: "fake", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func providerLatency(ctx context.Context, f *fakeLLM, n int, d, pause time.Durat
 	req := &llm.Request{Model: "fake-model", System: strings.Repeat("You are Acme's support assistant. ", 60),
 		Messages: []llm.Message{llm.UserText("Where is my order?")},
 		Tools: []llm.ToolDefinition{{Name: "current_time", Description: "The current time",
-			Parameters: []byte(`{"type":"object","properties":{}}`)}}}
+			Parameters: llm.EmptyObjectSchema()}}}
 	// Warmed up and staggered as the turns are, so neither side's sample
 	// holds new connections or a burst the other's does not.
 	call := func() error { _, err := p.Stream(ctx, req, func(llm.Delta) {}); return err }

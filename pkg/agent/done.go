@@ -23,6 +23,8 @@ func doneMessage(args json.RawMessage) string {
 	var a struct {
 		Message string `json:"message"`
 	}
-	_ = json.Unmarshal(args, &a)
+	if err := json.Unmarshal(args, &a); err != nil {
+		return ""
+	}
 	return a.Message
 }

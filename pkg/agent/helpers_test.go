@@ -152,15 +152,6 @@ func (h *harness) strict() {
 	}
 }
 
-// lastRequest returns the newest request the model saw.
-func (h *harness) lastRequest() *llm.Request {
-	reqs := h.model.Requests()
-	if len(reqs) == 0 {
-		h.t.Fatal("the model was never called")
-	}
-	return reqs[len(reqs)-1]
-}
-
 // toolResults returns the tool results of the state in order as "id:content".
 func toolResults(st *agent.State) []string {
 	var out []string

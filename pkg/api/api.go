@@ -1,39 +1,64 @@
 package api
 
 import (
-	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // DefaultMaxBodyBytes caps request bodies: room for the largest config
 // botconfig accepts plus its JSON envelope.
 const DefaultMaxBodyBytes = botconfig.MaxConfigSize + 64<<10
 
-// Options is what the HTTP layer needs from its wiring.
+// Options is what the HTTP layer needs from its wiring. Platform, Runtime,
+// Logger and Metrics are required.
 type Options struct {
 	// Platform is the application layer every handler calls; it authorises
 	// each operation against the caller's Principal.
 	Platform *platform.Service
+	// Runtime answers dialogs (dialog.New).
+	Runtime *dialog.Runtime
 	// Logger receives one line per request and the detail of internal
-	// errors. Nil discards.
+	// errors.
 	Logger *slog.Logger
 	// Metrics is the private registry the HTTP metrics join and /metrics
-	// serves. Nil creates one, so /metrics still works.
+	// serves.
 	Metrics *prometheus.Registry
 	// MaxBodyBytes caps request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// Web is the static tree served at "/" (web.Files()). Nil serves no page.
+	// Web is the static tree served at "/" (web.Files()). Nil serves no
+	// page: the API alone.
 	Web fs.FS
-	// Runtime answers dialogs (dialog.New); required.
-	Runtime *dialog.Runtime
+}
+
+// check reports every required dependency that is missing.
+func (o Options) check() error {
+	var missing []string
+	if o.Platform == nil {
+		missing = append(missing, "Options.Platform")
+	}
+	if o.Runtime == nil {
+		missing = append(missing, "Options.Runtime")
+	}
+	if o.Logger == nil {
+		missing = append(missing, "Options.Logger")
+	}
+	if o.Metrics == nil {
+		missing = append(missing, "Options.Metrics")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("api: %s required", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // Handler is Parley's HTTP API. It is an http.Handler.
@@ -47,11 +72,12 @@ type Route struct {
 	Path   string
 }
 
-// New builds the API handler. It fails without a Runtime and on a broken
-// Options.Web tree.
+// New builds the API handler. It fails when a required Option is missing,
+// on a broken Options.Web tree, or when the metrics cannot join the
+// registry.
 func New(opts Options) (*Handler, error) {
-	if opts.Runtime == nil {
-		return nil, errors.New("api: a dialog runtime is required (Options.Runtime)")
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	// Release mode silences gin's debug route dump. It is a process-wide
 	// setting in gin, and every caller wants the same value, so setting it
@@ -91,6 +117,7 @@ type server struct {
 	log         *slog.Logger
 	registry    *prometheus.Registry
 	metrics     *httpMetrics
+	streams     prometheus.Gauge // open event streams
 	maxBody     int64
 	landingPage []byte
 	// web is the static tree (Options.Web) the admin UI and widget come from.
@@ -106,16 +133,17 @@ func newServer(opts Options) (*server, error) {
 		maxBody:  opts.MaxBodyBytes,
 		web:      opts.Web,
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if s.registry == nil {
-		s.registry = prometheus.NewRegistry()
-	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
-	s.metrics = newHTTPMetrics(s.registry)
+	s.metrics = newHTTPMetrics()
+	s.streams = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "parley_active_streams", Help: "Event streams (SSE) open right now."})
+	for _, c := range []prometheus.Collector{s.metrics.requests, s.metrics.duration, s.streams} {
+		if err := s.registry.Register(c); err != nil {
+			return nil, fmt.Errorf("api: metrics: %w", err)
+		}
+	}
 	page, err := loadLanding(opts.Web)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
@@ -19,9 +21,9 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // BenchmarkPostMessage is one message answered over HTTP through the real
@@ -116,10 +118,7 @@ func botServer(tb testing.TB, st *store.Store, modelURL, tenant string) (c *apic
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	svc := platformtest.New(tb, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken})
 	provider, err := openai.New(openai.Config{BaseURL: modelURL, APIKey: "fake", MaxRetries: -1})
 	if err != nil {
 		tb.Fatal(err)

@@ -21,6 +21,11 @@ func decodeJSON(c *gin.Context, dst any) error {
 	if err != nil {
 		return decodeError(err)
 	}
+	return decodeBytes(body, dst)
+}
+
+// decodeBytes decodes an already read body with decodeJSON's strictness.
+func decodeBytes(body []byte, dst any) error {
 	if err := checkBody(body); err != nil {
 		return err
 	}

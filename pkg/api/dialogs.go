@@ -2,15 +2,15 @@ package api
 
 import (
 	"cmp"
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // dialogAPI serves dialogs, their messages and the tenant's usage over the
@@ -35,15 +35,7 @@ const defaultPing = 15 * time.Second
 const defaultMaxMessageBody = 512 << 10
 
 func newDialogAPI(s *server) *dialogAPI {
-	streams := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "parley_active_streams", Help: "Event streams (SSE) open right now."})
-	if err := s.registry.Register(streams); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			streams = are.ExistingCollector.(prometheus.Gauge) // a second handler on one registry
-		}
-	}
-	return &dialogAPI{server: s, rt: s.runtime, ping: defaultPing, maxMessageBody: defaultMaxMessageBody, streams: streams}
+	return &dialogAPI{server: s, rt: s.runtime, ping: defaultPing, maxMessageBody: defaultMaxMessageBody, streams: s.streams}
 }
 
 // fail writes err like server.fail, adding Retry-After to rate limits.

@@ -10,12 +10,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/parleyhq/parley/pkg/api"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
@@ -23,10 +29,9 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
-	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/crypto/bcrypt"
 )
 
 // chatEnv is the real API with a dialog runtime: the strict fake LLM behind
@@ -89,11 +94,8 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	sealer, _ := auth.NewSealer(key)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
+	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
 		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg := prometheus.NewRegistry()
 	e.rt = dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini",
 		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg, Logger: logger})
@@ -133,7 +135,7 @@ func (e *chatEnv) dialogWith(t *testing.T, slug string) string {
 	if r.StatusCode != http.StatusCreated {
 		t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
 	}
-	var d dialog.Dialog
+	var d apiclient.Dialog
 	if err := json.Unmarshal([]byte(r.body), &d); err != nil {
 		t.Fatal(err)
 	}
@@ -194,4 +196,56 @@ func types(evs []sseEvent) string {
 		out = append(out, ev.typ)
 	}
 	return strings.Join(out, " ")
+}
+
+// A client reads a message with one type whether it arrives in a stream's
+// "message" event or in the dialog's history.
+func TestAStreamedMessageReadsAsTheDialogHistoryReturnsIt(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		ctx := context.Background()
+		id := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{Text: "Hello there."})
+		c := e.client(e.key)
+		var streamed []apiclient.Message
+		err := c.StreamMessage(ctx, "shop", id, "hi", "", func(ev apiclient.Event) error {
+			if ev.Type != "message" {
+				return nil
+			}
+			var m apiclient.MessageEvent
+			if err := json.Unmarshal(ev.Data, &m); err != nil {
+				return err
+			}
+			streamed = append(streamed, m.Message)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		detail, err := c.GetDialog(ctx, "shop", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := map[string]apiclient.Message{}
+		for _, m := range detail.Messages {
+			stored[m.ID] = m
+		}
+		if len(streamed) < 2 {
+			t.Fatalf("the stream carried %d messages; want the user's and the reply", len(streamed))
+		}
+		for _, got := range streamed {
+			want, ok := stored[got.ID]
+			if !ok || got.ID == "" {
+				t.Fatalf("streamed message %+v is not in the history", got)
+			}
+			if got.CreatedAt.IsZero() {
+				t.Errorf("message %s has no created_at in the stream", got.ID)
+			}
+			// The stream stamps a reply when it is produced, the history when
+			// it is stored; the rest must read alike.
+			got.CreatedAt, want.CreatedAt = time.Time{}, time.Time{}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("message reads\n%+v\nin the stream and\n%+v\nin the history", got, want)
+			}
+		}
+	})
 }

@@ -3,8 +3,11 @@
 // decode, call the platform Service with the caller's Principal, and encode;
 // the platform decides what each caller may do.
 //
-//	h := api.New(api.Options{Platform: svc, Logger: log, Metrics: reg, Web: web.Files()})
+//	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Logger: log, Metrics: reg, Web: web.Files()})
 //	http.ListenAndServe(addr, h)
+//
+// New requires the platform, the dialog runtime, a logger and a metrics
+// registry, and fails naming any that is missing.
 //
 // Layout: routes.go declares every route in one place; one file per resource
 // (tenants.go, keys.go, secrets.go, bots.go, versions.go, auth.go,

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
@@ -21,10 +24,9 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/web"
-	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/crypto/bcrypt"
 )
 
 // testPlatformToken is the operator's token in every test server.
@@ -50,13 +52,10 @@ func newEnv(t testing.TB, st *store.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := platform.New(st, platform.Options{
+	svc := platformtest.New(t, st, platform.Options{
 		Sealer: sealer, PlatformToken: testPlatformToken, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost},
 		AgentConfig: dialog.AgentConfig,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()
 	// A model that always answers, so a turn a caller may run succeeds:

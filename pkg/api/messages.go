@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,7 +32,7 @@ type runTurn func(ctx context.Context, sink agent.Sink, messageID string) (dialo
 func (d *dialogAPI) postMessage(c *gin.Context) {
 	d.turn(c, func(body []byte) (runTurn, error) {
 		var req apiclient.SendMessageRequest
-		if err := decodeBytes(c, body, &req); err != nil {
+		if err := decodeBytes(body, &req); err != nil {
 			return nil, err
 		}
 		return func(ctx context.Context, sink agent.Sink, messageID string) (dialog.Turn, error) {
@@ -47,7 +46,7 @@ func (d *dialogAPI) postMessage(c *gin.Context) {
 func (d *dialogAPI) postToolResults(c *gin.Context) {
 	d.turn(c, func(body []byte) (runTurn, error) {
 		var req apiclient.ToolResultsRequest
-		if err := decodeBytes(c, body, &req); err != nil {
+		if err := decodeBytes(body, &req); err != nil {
 			return nil, err
 		}
 		results := make([]agent.ClientResult, len(req.Results))
@@ -65,7 +64,7 @@ func (d *dialogAPI) postToolResults(c *gin.Context) {
 func (d *dialogAPI) postConfirmation(c *gin.Context) {
 	d.turn(c, func(body []byte) (runTurn, error) {
 		var req apiclient.ConfirmationRequest
-		if err := decodeBytes(c, body, &req); err != nil {
+		if err := decodeBytes(body, &req); err != nil {
 			return nil, err
 		}
 		if req.Approved == nil {
@@ -232,14 +231,4 @@ func (i *idempotency) finish(resp *dialog.Replay) {
 	if err != nil {
 		i.d.log.Error("idempotency key not recorded", "request_id", i.c.GetString(ctxRequestID), "err", err)
 	}
-}
-
-// decodeBytes decodes an already read body with decodeJSON's strictness.
-// It leaves the request without a body again: the request lives as long
-// as its event stream, which may wait minutes on the model, and nothing
-// reads the body twice.
-func decodeBytes(c *gin.Context, body []byte, dst any) error {
-	c.Request.Body = io.NopCloser(bytes.NewReader(body))
-	defer func() { c.Request.Body = http.NoBody }()
-	return decodeJSON(c, dst)
 }

@@ -85,7 +85,7 @@ func TestAStreamedTwoToolTurn(t *testing.T) {
 		})
 		t.Run("the dialog holds the messages and tool calls", func(t *testing.T) {
 			g := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "")
-			var got dialog.DialogDetail
+			var got apiclient.DialogDetail
 			if err := json.Unmarshal([]byte(g.body), &got); err != nil || g.StatusCode != 200 {
 				t.Fatalf("%d %s", g.StatusCode, g.body)
 			}
@@ -104,7 +104,7 @@ func TestTheSameTurnAsJSON(t *testing.T) {
 		if r.StatusCode != http.StatusOK {
 			t.Fatalf("%d %s", r.StatusCode, r.body)
 		}
-		var turn dialog.Turn
+		var turn apiclient.Turn
 		if err := json.Unmarshal([]byte(r.body), &turn); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestPauseAndResumeOverHTTP(t *testing.T) {
 				t.Fatalf("stream %s", r.body)
 			}
 			r = e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/tool-results", e.key, `{"results":[{"id":"g1","content":"{\"city\":\"Oslo\"}"}]}`)
-			var turn dialog.Turn
+			var turn apiclient.Turn
 			json.Unmarshal([]byte(r.body), &turn)
 			if r.StatusCode != 200 || turn.Done == nil || turn.Done.Text != "You are in Oslo." {
 				t.Fatalf("%d %s", r.StatusCode, r.body)
@@ -260,7 +260,7 @@ func TestIdempotencyKeys(t *testing.T) {
 				if again.Header.Get("Idempotent-Replayed") != "true" || len(e.llm.Requests()) != before+1 {
 					t.Fatalf("replayed %q, model calls %d", again.Header.Get("Idempotent-Replayed"), len(e.llm.Requests())-before)
 				}
-				var dd dialog.DialogDetail
+				var dd apiclient.DialogDetail
 				json.Unmarshal([]byte(e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "").body), &dd)
 				if len(dd.Messages) != 2 {
 					t.Fatalf("%d messages stored", len(dd.Messages))
@@ -317,7 +317,7 @@ func TestDialogEdgeCases(t *testing.T) {
 			if got := types(evs); !strings.HasSuffix(got, "error done") {
 				t.Fatalf("events %s", got)
 			}
-			var dd dialog.DialogDetail
+			var dd apiclient.DialogDetail
 			json.Unmarshal([]byte(e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "").body), &dd)
 			if len(dd.Messages) == 0 || dd.Messages[0].Text != "are you there?" || dd.Messages[0].Status != "complete" {
 				t.Fatalf("messages %+v", dd.Messages)

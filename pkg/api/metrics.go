@@ -16,7 +16,7 @@ type httpMetrics struct {
 	duration *prometheus.HistogramVec
 }
 
-func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+func newHTTPMetrics() *httpMetrics {
 	m := &httpMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_http_requests_total",
@@ -28,7 +28,6 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "method", "status"}),
 	}
-	reg.MustRegister(m.requests, m.duration)
 	return m
 }
 

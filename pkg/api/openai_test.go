@@ -131,7 +131,7 @@ func TestAChatCompletionWithoutADialogHeaderIsTheRequestsConversation(t *testing
 		t.Run("a dialog is stored on the openai channel for the user and named in the header", func(t *testing.T) {
 			id := r.Header.Get("X-Parley-Dialog")
 			g := e.raw(t, "GET", "/v1/tenants/shop/dialogs/"+id, e.key, "")
-			var d dialog.DialogDetail
+			var d apiclient.DialogDetail
 			if err := json.Unmarshal([]byte(g.body), &d); err != nil || g.StatusCode != 200 {
 				t.Fatalf("%d %s", g.StatusCode, g.body)
 			}

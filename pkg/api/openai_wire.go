@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,9 +223,6 @@ func (r *chatRequest) check() error {
 	return nil
 }
 
-// toolName is the tool-name rule of the model APIs (DESIGN.md section 2).
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // clientTools are the request's tools, checked, as the client tools of
 // the dialog's run. They may not take the names of the bot's own tools.
 // tool_choice "none" offers none of them.
@@ -242,7 +238,7 @@ func (r *chatRequest) clientTools(bot dialog.ChatBot) ([]tool.Definition, error)
 		switch {
 		case t.Type != "function":
 			return nil, errParam(at+".type", `must be "function"`)
-		case !toolName.MatchString(name):
+		case !llm.ValidToolName(name):
 			return nil, errParam(at+".function.name", "must be 1 to 64 letters, digits, '_' or '-'")
 		case seen[name]:
 			return nil, errParam(at+".function.name", "names a tool already given")
@@ -409,7 +405,7 @@ func assistantMessage(m chatMessage, at string) (agent.Message, map[string]strin
 		switch {
 		case c.ID == "":
 			return out, nil, errParam(cat+".id", "is required")
-		case !toolName.MatchString(c.Function.Name):
+		case !llm.ValidToolName(c.Function.Name):
 			return out, nil, errParam(cat+".function.name", "must be 1 to 64 letters, digits, '_' or '-'")
 		case !json.Valid(args):
 			return out, nil, errParam(cat+".function.arguments", "must be a JSON object")

@@ -2,8 +2,9 @@ package api
 
 import (
 	"github.com/gin-gonic/gin"
-	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 )
 
 var errNotFound = &apiclient.Error{Code: apiclient.CodeNotFound, Message: "no such route"}

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/parleyhq/parley/pkg/agent"
-	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // wantsSSE reports whether the client asked for an event stream.
@@ -28,8 +30,7 @@ const maxRecorded = 1 << 20
 // while nothing else is sent. It answers 200 with its first event, so
 // errors found before the run starts still get a proper status. It is the
 // run's agent.Sink and safe to call from the loop's goroutine while the
-// ping ticks. Pings come from a timer rather than a goroutine of their own,
-// so an idle stream costs one goroutine less.
+// ping timer fires.
 type sseStream struct {
 	c    *gin.Context
 	ping time.Duration
@@ -78,14 +79,30 @@ func (s *sseStream) SendAll(events []agent.Event) {
 
 var _ dialog.BatchSink = (*sseStream)(nil)
 
-// encode appends e's frame to b.
+// encode appends e's frame to b. The platform's own events become their
+// apiclient wire types, so a message reads the same in a stream as in the
+// dialog's history; the loop's events are already what DESIGN section 4
+// says.
 func encode(b []byte, e agent.Event) []byte {
-	data, err := json.Marshal(e)
+	var v any = e
+	switch e := e.(type) {
+	case dialog.MessageEvent:
+		v = apiclient.MessageEvent{Type: e.Type(), Message: messageOut(e.Message)}
+	case dialog.DialogEvent:
+		v = apiclient.DialogEvent{Type: e.Type(), DialogID: e.DialogID}
+	}
+	data, err := json.Marshal(v)
 	if err != nil {
-		data, _ = json.Marshal(agent.Error{Code: "internal", Message: "an event could not be encoded"})
+		return append(b, frame("error", []byte(unencodableEvent))...)
 	}
 	return append(b, frame(e.Type(), data)...)
 }
+
+// The error events the stream writes itself, as agent.Error encodes them.
+const (
+	unencodableEvent = `{"type":"error","code":"internal","message":"an event could not be encoded","retryable":false}`
+	replayTruncated  = `{"type":"error","code":"replay_truncated","message":"this replay is cut short; read the dialog for the whole reply","retryable":false}`
+)
 
 // frame is one SSE event. encoding/json never writes a raw newline, so the
 // data fits the one data line the format allows per field.
@@ -181,7 +198,5 @@ func (s *sseStream) recorded() (bool, string) {
 	if !s.cut {
 		return s.started, s.rec.String()
 	}
-	data, _ := json.Marshal(agent.Error{Code: "replay_truncated",
-		Message: "this replay is cut short; read the dialog for the whole reply"})
-	return s.started, s.rec.String() + string(frame("error", data))
+	return s.started, s.rec.String() + string(frame("error", []byte(replayTruncated)))
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/parleyhq/parley/pkg/agent"
 )
 
@@ -184,5 +185,28 @@ func TestSSEWritesEventsDueTogetherInOneFlush(t *testing.T) {
 	}
 	if got := strings.Join(types, " "); got != "turn_start turn_end done" {
 		t.Fatalf("events %s", got)
+	}
+}
+
+// The stream's own error events read exactly as the loop's error events.
+func TestTheStreamsOwnErrorEventsAreAgentErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		fixed string
+		want  agent.Error
+	}{
+		{"an event that cannot be encoded", unencodableEvent, agent.Error{Code: "internal", Message: "an event could not be encoded"}},
+		{"a replay cut short", replayTruncated, agent.Error{Code: "replay_truncated", Message: "this replay is cut short; read the dialog for the whole reply"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := json.Marshal(tt.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.fixed != string(want) {
+				t.Fatalf("the stream writes\n%s\nan agent.Error encodes as\n%s", tt.fixed, want)
+			}
+		})
 	}
 }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/casbin/casbin/v2"
 	"github.com/casbin/casbin/v2/model"
@@ -54,22 +53,12 @@ func ScopeSubject(scope string) string { return "scope:" + scope }
 // Authorizer answers permission questions from a casbin model and policy.
 // It is immutable after construction and safe for concurrent use.
 type Authorizer struct {
-	enforcer *casbin.SyncedEnforcer
-
-	// decided remembers answers: the policy never changes after
-	// construction, so an answer never goes stale, and every API request
-	// asks, while casbin evaluates its matcher anew each time. It is
-	// cleared when full rather than kept in order: a miss costs one
-	// evaluation.
-	mu      sync.RWMutex
-	decided map[question]bool
+	// enforcer remembers its answers: every API request asks, and the
+	// policy never changes after construction, so an answer never goes
+	// stale. The answers are at most the questions the policy can be asked
+	// (roles and scopes, objects, actions) per tenant.
+	enforcer *casbin.SyncedCachedEnforcer
 }
-
-type question struct{ subject, tenant, object, action string }
-
-// maxDecided bounds decided: tenants times the roles, scopes, objects and
-// actions asked about in each.
-const maxDecided = 1 << 16
 
 // NewAuthorizer returns an Authorizer for the model and policy embedded in
 // configs/.
@@ -84,7 +73,7 @@ func NewAuthorizerFrom(modelText, policyCSV string) (*Authorizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: rbac model: %w", err)
 	}
-	e, err := casbin.NewSyncedEnforcer(m, stringadapter.NewAdapter(policyCSV))
+	e, err := casbin.NewSyncedCachedEnforcer(m, stringadapter.NewAdapter(policyCSV))
 	if err != nil {
 		return nil, fmt.Errorf("auth: rbac policy: %w", err)
 	}
@@ -93,27 +82,13 @@ func NewAuthorizerFrom(modelText, policyCSV string) (*Authorizer, error) {
 	if err := e.BuildRoleLinks(); err != nil {
 		return nil, fmt.Errorf("auth: rbac roles: %w", err)
 	}
-	return &Authorizer{enforcer: e, decided: map[question]bool{}}, nil
+	return &Authorizer{enforcer: e}, nil
 }
 
 // Can reports whether subject (a role, or ScopeSubject of a key scope) may
 // perform action on object in tenant. Anything the policy does not allow,
 // including an evaluation error, is denied.
 func (a *Authorizer) Can(subject, tenant, object, action string) bool {
-	q := question{subject, tenant, object, action}
-	a.mu.RLock()
-	ok, known := a.decided[q]
-	a.mu.RUnlock()
-	if known {
-		return ok
-	}
 	ok, err := a.enforcer.Enforce(subject, tenant, object, action)
-	ok = err == nil && ok
-	a.mu.Lock()
-	if len(a.decided) >= maxDecided {
-		clear(a.decided)
-	}
-	a.decided[q] = ok
-	a.mu.Unlock()
-	return ok
+	return err == nil && ok
 }

@@ -71,14 +71,6 @@ func pointerLess(a, b string) bool {
 	return len(as) < len(bs)
 }
 
-// orNil returns nil for an empty list so callers can return it as an error.
-func (ps Problems) orNil() error {
-	if len(ps) == 0 {
-		return nil
-	}
-	return ps.sorted()
-}
-
 // ptr builds a JSON pointer from its parent and one more token, escaping "~"
 // and "/" as RFC 6901 requires. Ints are array indexes.
 func ptr(parent string, token any) string {

@@ -176,16 +176,6 @@ func (t strTemplate) single() (segment, bool) {
 	return segment{}, false
 }
 
-// hasPlaceholder reports whether t has any placeholder.
-func (t strTemplate) hasPlaceholder() bool {
-	for _, s := range t {
-		if s.kind != segLiteral {
-			return true
-		}
-	}
-	return false
-}
-
 // isArgName accepts parameter names usable as <name>.
 func isArgName(s string) bool {
 	if s == "" || len(s) > 64 || !isIdentStart(s[0]) {

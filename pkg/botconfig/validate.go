@@ -3,12 +3,10 @@ package botconfig
 import (
 	"math"
 	"net/url"
-	"regexp"
 	"strings"
-)
 
-// toolNamePattern is what LLM APIs accept as a function name.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	"github.com/parleyhq/parley/pkg/llm"
+)
 
 // MCPToolSeparator joins an MCP server's name and its tool's name into the
 // name the model sees.
@@ -65,7 +63,7 @@ func (c *checker) basicSettings() {
 	if _, err := dateLocation(b.Timezone); err != nil {
 		c.ps.add("/basic_settings/timezone", "timezone %q is not an IANA time zone name like \"Europe/Berlin\" or \"America/New_York\"", b.Timezone)
 	}
-	if b.ChatbotID != "" && !toolNamePattern.MatchString(b.ChatbotID) {
+	if b.ChatbotID != "" && !llm.ValidToolName(b.ChatbotID) {
 		c.ps.add("/basic_settings/chatbot_id", "chatbot_id %q may use only letters, digits, '_' and '-', at most 64", b.ChatbotID)
 	}
 }

@@ -3,6 +3,8 @@ package botconfig
 import (
 	"strings"
 	"time"
+
+	"github.com/parleyhq/parley/pkg/llm"
 )
 
 // mcpServers checks each MCP server's shape for its transport.
@@ -47,7 +49,7 @@ func (c *checker) mcpServers() {
 func (c *checker) mcpServerName(s MCPServer, at string) {
 	at = ptr(at, "name")
 	switch {
-	case !toolNamePattern.MatchString(s.Name) || len(s.Name) > maxMCPServerName:
+	case !llm.ValidToolName(s.Name) || len(s.Name) > maxMCPServerName:
 		c.ps.add(at, "MCP server name %q must be 1-%d letters, digits, '_' or '-', leaving room for its tools' names", s.Name, maxMCPServerName)
 	case strings.Contains(s.Name, MCPToolSeparator):
 		c.ps.add(at, "MCP server name %q must not contain %q, which separates server and tool names", s.Name, MCPToolSeparator)
@@ -64,7 +66,7 @@ func (c *checker) mcpServerName(s MCPServer, at string) {
 func (c *checker) mcpToolNames(s MCPServer, names []string, at string) {
 	for i, name := range names {
 		full := s.Name + MCPToolSeparator + name
-		if name == "" || !toolNamePattern.MatchString(full) {
+		if name == "" || !llm.ValidToolName(full) {
 			c.ps.add(ptr(at, i), "MCP tool %q would be exposed as %q, which is not 1-64 letters, digits, '_' or '-'; shorten the server name or drop the tool", name, full)
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/tool"
 )
 
 // httpTools checks the config's tools and builds their specs.
@@ -14,7 +17,7 @@ func (c *checker) httpTools() {
 }
 
 func (c *checker) httpTool(t *HTTPTool, at string) {
-	if !toolNamePattern.MatchString(t.Name) {
+	if !llm.ValidToolName(t.Name) {
 		c.ps.add(ptr(at, "name"), "tool name %q must be 1-64 letters, digits, '_' or '-'", t.Name)
 	} else {
 		c.claim(t.Name, ptr(at, "name"))
@@ -51,15 +54,12 @@ func (c *checker) httpTool(t *HTTPTool, at string) {
 	c.tools = append(c.tools, spec)
 }
 
-// emptyParameters is the schema of a tool without arguments.
-var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // checkParameters checks that a tool's parameters are an object schema and
 // returns its properties (true when required) and the schema to give the model.
 func checkParameters(ps *Problems, at string, raw json.RawMessage) (map[string]bool, json.RawMessage) {
 	args := map[string]bool{}
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return args, emptyParameters
+		return args, llm.EmptyObjectSchema()
 	}
 	var schema struct {
 		Type       any                        `json:"type"`
@@ -90,28 +90,14 @@ func checkParameters(ps *Problems, at string, raw json.RawMessage) (map[string]b
 	return args, raw
 }
 
-// checkNoRemoteRefs rejects "$ref" and "$id" values that point outside the
-// schema: a validator resolving them would fetch tenant-chosen URLs.
+// checkNoRemoteRefs rejects references that point outside the schema: a
+// validator resolving them would fetch tenant-chosen URLs.
 func checkNoRemoteRefs(ps *Problems, at string, raw json.RawMessage) {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return
 	}
-	var walk func(v any, at string)
-	walk = func(v any, at string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, k := range sortedKeys(x) {
-				if s, ok := x[k].(string); ok && (k == "$ref" || k == "$id") && !strings.HasPrefix(s, "#") {
-					ps.add(ptr(at, k), "%s must point inside the schema (\"#/...\"); remote schemas are not fetched", k)
-				}
-				walk(x[k], ptr(at, k))
-			}
-		case []any:
-			for i, e := range x {
-				walk(e, ptr(at, i))
-			}
-		}
+	for _, r := range tool.RemoteRefs(v) {
+		ps.add(at+r.Pointer, "%s must point inside the schema (\"#/...\"); remote schemas are not fetched", r.Key)
 	}
-	walk(v, at)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -83,10 +84,7 @@ func BenchmarkTurn(b *testing.B) {
 // LLM at 0 ms, with tenant "bench" and its published bot "bot".
 func benchRuntime(b testing.TB, st *store.Store) *dialog.Runtime {
 	b.Helper()
-	svc, err := platform.New(st, platform.Options{Sealer: mustSealer(b)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc := platformtest.New(b, st, platform.Options{Sealer: mustSealer(b)})
 	srv := llmtest.NewServer(b, llmtest.Options{Handler: func(*llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Text: "Fine, thanks."}
 	}})

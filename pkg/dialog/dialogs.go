@@ -67,70 +67,70 @@ type CreateDialogInput struct {
 
 // Dialog is a dialog as callers see it.
 type Dialog struct {
-	ID       string            `json:"id"`
-	BotID    string            `json:"bot_id"`
-	Version  int               `json:"version"`
-	Preview  bool              `json:"preview,omitempty"`
-	UserID   string            `json:"user_id,omitempty"`
-	Channel  string            `json:"channel"`
-	Context  map[string]string `json:"context"`
-	Status   string            `json:"status"`
-	Greeting string            `json:"greeting,omitempty"`
+	ID       string
+	BotID    string
+	Version  int
+	Preview  bool
+	UserID   string
+	Channel  string
+	Context  map[string]string
+	Status   string
+	Greeting string
 	// Pending are the calls a paused dialog waits for.
-	Pending   []PendingCall `json:"pending,omitempty"`
-	CreatedAt time.Time     `json:"created_at"`
-	UpdatedAt time.Time     `json:"updated_at"`
+	Pending   []PendingCall
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // PendingCall is a call a paused dialog waits for: a client tool to run or a
 // call to confirm.
 type PendingCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Kind      string          `json:"kind"`
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+	Kind      string
 }
 
 // Message is a stored message as callers see it.
 type Message struct {
-	ID       string          `json:"id"`
-	Seq      int64           `json:"seq"`
-	Kind     string          `json:"kind"`
-	Role     string          `json:"role"`
-	Content  json.RawMessage `json:"content"`
-	Text     string          `json:"text"`
-	Model    string          `json:"model,omitempty"`
-	Provider string          `json:"provider,omitempty"`
+	ID       string
+	Seq      int64
+	Kind     string
+	Role     string
+	Content  json.RawMessage
+	Text     string
+	Model    string
+	Provider string
 	// Version is the bot version that produced an assistant message.
-	Version   int       `json:"version,omitempty"`
-	Status    string    `json:"status"`
-	Usage     *Usage    `json:"usage,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	Version   int
+	Status    string
+	Usage     *Usage
+	CreatedAt time.Time
 }
 
 // Usage is a token count.
 type Usage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens  int
+	OutputTokens int
 }
 
 // ToolCall is a tool call of a dialog with its result.
 type ToolCall struct {
-	ID         string          `json:"id"`
-	MessageID  string          `json:"message_id"`
-	Name       string          `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Result     string          `json:"result"`
-	IsError    bool            `json:"is_error"`
-	Status     string          `json:"status"`
-	DurationMS int64           `json:"duration_ms"`
+	ID         string
+	MessageID  string
+	Name       string
+	Arguments  json.RawMessage
+	Result     string
+	IsError    bool
+	Status     string
+	DurationMS int64
 }
 
 // DialogDetail is a dialog with its whole history.
 type DialogDetail struct {
 	Dialog
-	Messages  []Message  `json:"messages"`
-	ToolCalls []ToolCall `json:"tool_calls"`
+	Messages  []Message
+	ToolCalls []ToolCall
 }
 
 // DialogFilter narrows ListDialogs.
@@ -176,7 +176,10 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	if err := ps.err(); err != nil {
 		return Dialog{}, err
 	}
-	ctxJSON, _ := json.Marshal(nonNilMap(in.Context))
+	ctxJSON, err := json.Marshal(nonNilMap(in.Context))
+	if err != nil {
+		return Dialog{}, r.internal(ctx, "create dialog: context", err)
+	}
 	d := store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: number, Preview: preview,
 		UserID: in.UserID, Channel: cmp.Or(in.Channel, channelOf(p)), Context: string(ctxJSON), State: "{}"}
 	history, err := seed(&d, in.History)

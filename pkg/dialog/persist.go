@@ -9,14 +9,15 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
-// DialogEvent opens every stream with the dialog's id.
+// DialogEvent opens every stream with the dialog's id. It and
+// MessageEvent reach clients as their apiclient wire types (pkg/api).
 type DialogEvent struct {
-	DialogID string `json:"dialog_id"`
+	DialogID string
 }
 
 // MessageEvent carries a message as soon as it is stored.
 type MessageEvent struct {
-	Message Message `json:"message"`
+	Message Message
 }
 
 // Type is the event's "type" field.
@@ -24,22 +25,6 @@ func (DialogEvent) Type() string { return "dialog" }
 
 // Type is the event's "type" field.
 func (MessageEvent) Type() string { return "message" }
-
-// MarshalJSON writes the event with its type, like the loop's events.
-func (e DialogEvent) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type     string `json:"type"`
-		DialogID string `json:"dialog_id"`
-	}{e.Type(), e.DialogID})
-}
-
-// MarshalJSON writes the event with its type, like the loop's events.
-func (e MessageEvent) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type    string  `json:"type"`
-		Message Message `json:"message"`
-	}{e.Type(), e.Message})
-}
 
 // onEvent is the loop's sink: it stores a streaming reply as its text
 // arrives, keeps the final events for the JSON answer, and forwards all.

@@ -64,9 +64,6 @@ func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dia
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
 	run.dialog = d // for end, which leaves the live entry even when loading fails
-	// Two steps rather than one: taking the lease runs SQLite's deepest
-	// code, and a frame as large as load's above it would double the
-	// stack the request then keeps while it waits for the model.
 	if err := run.lease(ctx, d, in); err != nil {
 		run.end()
 		return nil, err
@@ -212,9 +209,8 @@ func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
 
 // renew keeps the lease while the run lasts; losing it (this process
 // stalled past the TTL and another took over) cancels the run, so two
-// loops never write to one dialog. It renews from a timer, not a goroutine
-// of its own: a run waiting on a slow model then holds no idle stack. The
-// timer stops when the run's context ends.
+// loops never write to one dialog. The timer stops when the run's context
+// ends.
 func (run *dialogRun) renew() {
 	every := run.r.opts.LeaseTTL / 3
 	var mu sync.Mutex // orders the timer's creation before its first use

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -197,15 +196,6 @@ func (e *rtEnv) history(t *testing.T, dialogID string) []string {
 		out[i] = m.Kind + ":" + m.Status + ":" + m.Text
 	}
 	return out
-}
-
-func readAll(t *testing.T, r io.Reader) string {
-	t.Helper()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // rtProvider is the real OpenAI provider pointed at the fake server.

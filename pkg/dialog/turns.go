@@ -44,18 +44,18 @@ type ToolResultsInput struct {
 
 // Turn is what one request to a dialog produced.
 type Turn struct {
-	DialogID string `json:"dialog_id"`
+	DialogID string
 	// Messages are the messages stored by this request, in order.
-	Messages []Message `json:"messages"`
+	Messages []Message
 	// Done ends every answered request; nil when the text was queued.
-	Done *agent.Done `json:"done,omitempty"`
+	Done *agent.Done
 	// Error says why the run stopped with stop reason "error".
-	Error *agent.Error `json:"error,omitempty"`
+	Error *agent.Error
 	// Pending are the calls the dialog now waits for.
-	Pending []PendingCall `json:"pending,omitempty"`
+	Pending []PendingCall
 	// Queued says the text joined a reply already being generated in this
 	// dialog; that reply's stream carries the answer.
-	Queued bool `json:"queued,omitempty"`
+	Queued bool
 }
 
 // SendMessage stores the user's text, then answers it with the loop,

@@ -31,13 +31,14 @@ var strictUnsupported = []string{
 // against the original schema. A recursive schema cannot be inlined and
 // is an error: send that tool without strict mode.
 func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
-	var root any = map[string]any{"type": "object", "properties": map[string]any{}}
-	if len(bytes.TrimSpace(schema)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(schema))
-		dec.UseNumber()
-		if err := dec.Decode(&root); err != nil {
-			return nil, fmt.Errorf("llm: strict schema: %w", err)
-		}
+	if len(bytes.TrimSpace(schema)) == 0 {
+		schema = EmptyObjectSchema()
+	}
+	var root any
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber()
+	if err := dec.Decode(&root); err != nil {
+		return nil, fmt.Errorf("llm: strict schema: %w", err)
 	}
 	obj, ok := root.(map[string]any)
 	if !ok {

@@ -19,6 +19,7 @@ var ownClientAllowed = map[string]string{
 	"pkg/outbound":      "this is the factory",
 	"pkg/llm/openai":    "talks to the operator-configured LLM endpoint, never a tenant URL, through go-retryablehttp",
 	"pkg/api/apiclient": "the Go client of Parley's own API; its caller picks the server, a tenant never does",
+	"pkg/httpretry":     "wraps the *http.Client its caller passes (outbound's, for tenant URLs) in retries, over that client's own transport",
 }
 
 // forbiddenHTTP lists, per import path, the names whose mere use bypasses

@@ -86,9 +86,9 @@ func (s *Service) authenticateSession(ctx context.Context, token string) (*Princ
 // Session is a new admin UI sign-in. Token is shown once; the store keeps
 // only its hash.
 type Session struct {
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expires_at"`
-	User      User      `json:"user"`
+	Token     string
+	ExpiresAt time.Time
+	User      User
 }
 
 // Login checks an email and password and starts a session. A wrong email
@@ -134,18 +134,18 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 
 // Me describes the caller: who they are and what they can act on.
 type Me struct {
-	Kind PrincipalKind `json:"kind"`
+	Kind PrincipalKind
 	// User and Memberships are set for sessions.
-	User        *User        `json:"user,omitempty"`
-	Memberships []Membership `json:"memberships,omitempty"`
+	User        *User
+	Memberships []Membership
 	// Key is set for API keys.
-	Key *APIKey `json:"key,omitempty"`
+	Key *APIKey
 }
 
 // Membership is one tenant a user belongs to, with the role there.
 type Membership struct {
-	Tenant Tenant `json:"tenant"`
-	Role   string `json:"role"`
+	Tenant Tenant
+	Role   string
 }
 
 // Me returns what the admin UI shows about the signed-in caller.

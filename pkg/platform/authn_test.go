@@ -6,6 +6,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
@@ -46,11 +47,8 @@ func TestAuthenticate(t *testing.T) {
 
 func TestAuthenticateWithoutPlatformToken(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		svc, err := platform.New(e.store, platform.Options{Sealer: mustSealer(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = svc.Authenticate(ctx, "")
+		svc := platformtest.New(t, e.store, platform.Options{Sealer: mustSealer(t)})
+		_, err := svc.Authenticate(ctx, "")
 		wantCode(t, err, platform.CodeUnauthorized)
 	})
 }
@@ -154,10 +152,7 @@ func TestUsersAndMembers(t *testing.T) {
 
 func BenchmarkAuthenticateKey(b *testing.B) {
 	st := storetest.OpenSQLite(b)
-	svc, err := platform.New(st, platform.Options{Sealer: mustSealer(b)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc := platformtest.New(b, st, platform.Options{Sealer: mustSealer(b)})
 	_, key, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
 	if err != nil {
 		b.Fatal(err)

@@ -22,7 +22,7 @@
 // tenant's resource is not_found, never forbidden, so ids cannot be probed.
 // Internal causes are logged here and never appear in Message.
 //
-//	svc, _ := platform.New(st, platform.Options{Sealer: sealer, PlatformToken: tok})
+//	svc, err := platform.New(st, platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log})
 //	p, err := svc.Authenticate(ctx, bearer)
 //	bot, v1, err := svc.CreateBot(ctx, p, "acme", "support", configJSON)
 package platform

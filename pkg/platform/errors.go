@@ -25,8 +25,8 @@ const (
 type Detail struct {
 	// Pointer is an RFC 6901 JSON pointer into the request body (or into the
 	// config for config problems).
-	Pointer string `json:"pointer"`
-	Message string `json:"message"`
+	Pointer string
+	Message string
 }
 
 // Error is the one error type the platform returns. Message is safe to show

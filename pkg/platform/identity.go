@@ -28,18 +28,18 @@ const identitySealName = "identity:secret"
 // are verified, Secret (HS256) or JWKSURL (RS256/ES256), and the audience
 // they must name (optional).
 type IdentityInput struct {
-	Secret   string `json:"secret,omitempty"`
-	JWKSURL  string `json:"jwks_url,omitempty"`
-	Audience string `json:"audience,omitempty"`
+	Secret   string
+	JWKSURL  string
+	Audience string
 }
 
 // Identity is a tenant's identity settings as callers see them: never the
 // secret, only whether there is one.
 type Identity struct {
-	HasSecret bool      `json:"has_secret"`
-	JWKSURL   string    `json:"jwks_url,omitempty"`
-	Audience  string    `json:"audience,omitempty"`
-	UpdatedAt time.Time `json:"updated_at"`
+	HasSecret bool
+	JWKSURL   string
+	Audience  string
+	UpdatedAt time.Time
 }
 
 func identityView(ti *store.TenantIdentity) Identity {

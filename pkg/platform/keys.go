@@ -15,16 +15,16 @@ import (
 
 // APIKeyInput describes a new key.
 type APIKeyInput struct {
-	Name string `json:"name"`
+	Name string
 	// Kind is "sk" or "pk"; empty means pk when Bot is set, else sk.
-	Kind string `json:"kind,omitempty"`
+	Kind string
 	// Scopes of an sk key: "admin" and/or "chat". A pk key is always "chat".
-	Scopes []string `json:"scopes,omitempty"`
+	Scopes []string
 	// Bot (id or slug) and Origins bind a pk key; both are required for pk.
-	Bot     string   `json:"bot,omitempty"`
-	Origins []string `json:"origins,omitempty"`
+	Bot     string
+	Origins []string
 	// ExpiresAt, when set, must be in the future.
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	ExpiresAt *time.Time
 }
 
 // CreateAPIKey creates a key in the tenant and returns it in plaintext, this

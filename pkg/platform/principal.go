@@ -24,21 +24,21 @@ const (
 // Principal is who is calling, as Authenticate found out. Pass it to every
 // method; the methods decide what it may do.
 type Principal struct {
-	Kind PrincipalKind `json:"kind"`
+	Kind PrincipalKind
 	// TenantID is the key's tenant (KindKey only).
-	TenantID string `json:"tenant_id,omitempty"`
+	TenantID string
 	// KeyID, KeyKind ("sk"/"pk") and Scopes describe a key.
-	KeyID   string   `json:"key_id,omitempty"`
-	KeyKind string   `json:"key_kind,omitempty"`
-	Scopes  []string `json:"scopes,omitempty"`
+	KeyID   string
+	KeyKind string
+	Scopes  []string
 	// BotID and Origins bind a pk_ key to one bot and to the web origins the
 	// widget may run on.
-	BotID   string   `json:"bot_id,omitempty"`
-	Origins []string `json:"origins,omitempty"`
+	BotID   string
+	Origins []string
 	// UserID, Email and Roles (tenant id -> role) describe a session's user.
-	UserID string            `json:"user_id,omitempty"`
-	Email  string            `json:"email,omitempty"`
-	Roles  map[string]string `json:"roles,omitempty"`
+	UserID string
+	Email  string
+	Roles  map[string]string
 }
 
 // Operator returns the platform principal, for commands that act with the

@@ -23,12 +23,9 @@ import (
 func BenchmarkSaveVersionWithSecret(b *testing.B) {
 	const bots = 50
 	for _, be := range storetest.Open(b) {
-		svc, err := platform.New(be.Store, platform.Options{
+		svc := platformtest.New(b, be.Store, platform.Options{
 			Sealer: mustSealer(b), Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost},
 		})
-		if err != nil {
-			b.Fatal(err)
-		}
 		e := &env{svc: svc, store: be.Store, clock: platformtest.NewClock(time.Now())}
 		tn, key, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "bench", Name: "bench"})
 		if err != nil {

@@ -2,8 +2,9 @@ package platform
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -13,12 +14,12 @@ import (
 	"github.com/parleyhq/parley/pkg/tool"
 )
 
-// Options are the Service's collaborators. Sealer is required; the rest
-// have defaults.
+// Options are the Service's collaborators. Sealer, Authorizer, Clock and
+// Logger are required.
 type Options struct {
 	// Sealer encrypts tenant secrets.
 	Sealer *auth.Sealer
-	// Authorizer decides permissions; default auth.NewAuthorizer().
+	// Authorizer decides permissions (auth.NewAuthorizer()).
 	Authorizer *auth.Authorizer
 	// Passwords hashes user passwords; the zero value is bcrypt's default
 	// cost.
@@ -33,14 +34,14 @@ type Options struct {
 	// operator may wrap it to add checks. A botconfig.Problems error becomes
 	// an invalid Error with its pointers.
 	Compile func(config []byte) (*botconfig.Bot, error)
-	// Clock returns the current time; default time.Now. Key expiry and
-	// sessions use it.
+	// Clock returns the current time (time.Now). Key expiry and sessions
+	// use it.
 	Clock func() time.Time
 	// AgentConfig builds the loop's settings for a bot, as dialogs do
 	// (dialog.AgentConfig); conversation tests need it. Nil disables
 	// running tests: RunTests and a test-gated Publish fail as internal.
 	AgentConfig func(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set) agent.Config
-	// Logger receives internal errors with their causes; default discards.
+	// Logger receives internal errors with their causes.
 	Logger *slog.Logger
 }
 
@@ -55,18 +56,25 @@ type Service struct {
 
 // New returns a Service over st.
 func New(st *store.Store, opts Options) (*Service, error) {
+	var missing []string
 	if st == nil {
-		return nil, errors.New("platform: a store is required")
+		missing = append(missing, "a store")
 	}
-	if opts.Sealer == nil {
-		return nil, errors.New("platform: a secrets sealer is required")
-	}
-	if opts.Authorizer == nil {
-		a, err := auth.NewAuthorizer()
-		if err != nil {
-			return nil, err
+	for _, o := range []struct {
+		name   string
+		absent bool
+	}{
+		{"Options.Sealer", opts.Sealer == nil},
+		{"Options.Authorizer", opts.Authorizer == nil},
+		{"Options.Clock", opts.Clock == nil},
+		{"Options.Logger", opts.Logger == nil},
+	} {
+		if o.absent {
+			missing = append(missing, o.name)
 		}
-		opts.Authorizer = a
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("platform: %s required", strings.Join(missing, ", "))
 	}
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = 12 * time.Hour
@@ -74,14 +82,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 	if opts.Compile == nil {
 		opts.Compile = botconfig.Options{}.LoadAndCompile
 	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Service{store: st, opts: opts, log: log}, nil
+	return &Service{store: st, opts: opts, log: opts.Logger}, nil
 }
 
 // Ping checks that the database answers, for /readyz.

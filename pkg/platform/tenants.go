@@ -12,10 +12,10 @@ import (
 // user (created with OwnerPassword if new) the tenant's owner, so the admin
 // UI has someone to sign in as.
 type CreateTenantInput struct {
-	Slug          string `json:"slug"`
-	Name          string `json:"name"`
-	OwnerEmail    string `json:"owner_email,omitempty"`
-	OwnerPassword string `json:"owner_password,omitempty"`
+	Slug          string
+	Name          string
+	OwnerEmail    string
+	OwnerPassword string
 }
 
 // CreateTenant creates a tenant with a first admin key (sk_, scope admin),

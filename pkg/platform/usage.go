@@ -17,13 +17,13 @@ type UsageQuery struct {
 // UsageRow is the usage of one day, bot or key.
 type UsageRow struct {
 	// Group is the day, bot id or key id ("" for use without a key).
-	Group        string  `json:"group"`
-	InputTokens  int64   `json:"input_tokens"`
-	OutputTokens int64   `json:"output_tokens"`
-	CostMicroUSD int64   `json:"cost_micro_usd"`
-	CostUSD      float64 `json:"cost_usd"`
-	ToolCalls    int64   `json:"tool_calls"`
-	Turns        int64   `json:"turns"`
+	Group        string
+	InputTokens  int64
+	OutputTokens int64
+	CostMicroUSD int64
+	CostUSD      float64
+	ToolCalls    int64
+	Turns        int64
 }
 
 // Usage reports the tenant's metered usage as written; runtimes write

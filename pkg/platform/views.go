@@ -19,13 +19,13 @@ func (o ListOptions) page() store.Page { return store.Page{Cursor: o.Cursor, Lim
 
 // Tenant is a tenant as callers see it.
 type Tenant struct {
-	ID   string `json:"id"`
-	Slug string `json:"slug"`
-	Name string `json:"name"`
+	ID   string
+	Slug string
+	Name string
 	// RetentionDays: dialogs are deleted that many days after their last
 	// activity; 0 keeps them.
-	RetentionDays int       `json:"retention_days"`
-	CreatedAt     time.Time `json:"created_at"`
+	RetentionDays int
+	CreatedAt     time.Time
 }
 
 func tenantView(t *store.Tenant) Tenant {
@@ -34,19 +34,19 @@ func tenantView(t *store.Tenant) Tenant {
 
 // APIKey is a key's record; the key itself is only in CreatedKey, once.
 type APIKey struct {
-	ID         string     `json:"id"`
-	TenantID   string     `json:"tenant_id"`
-	Name       string     `json:"name"`
-	Kind       string     `json:"kind"`
-	Scopes     []string   `json:"scopes"`
-	BotID      string     `json:"bot_id,omitempty"`
-	Origins    []string   `json:"origins,omitempty"`
-	Prefix     string     `json:"prefix"`
-	Last4      string     `json:"last4"`
-	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
-	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
-	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
+	ID         string
+	TenantID   string
+	Name       string
+	Kind       string
+	Scopes     []string
+	BotID      string
+	Origins    []string
+	Prefix     string
+	Last4      string
+	ExpiresAt  *time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+	CreatedAt  time.Time
 }
 
 func keyView(k *store.APIKey) APIKey {
@@ -65,30 +65,30 @@ func keyView(k *store.APIKey) APIKey {
 // this once and cannot be recovered later.
 type CreatedKey struct {
 	APIKey
-	Key string `json:"key"`
+	Key string
 }
 
 // SecretInfo describes a secret without its value.
 type SecretInfo struct {
-	Name      string    `json:"name"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Name      string
+	UpdatedAt time.Time
 }
 
 // Bot is a bot as callers see it.
 type Bot struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Slug     string `json:"slug"`
-	Name     string `json:"name"`
+	ID       string
+	TenantID string
+	Slug     string
+	Name     string
 	// PublishedVersion is the live version's number; 0 means none.
-	PublishedVersion int `json:"published_version"`
+	PublishedVersion int
 	// RequirePassingTests refuses to publish a version whose tests fail.
-	RequirePassingTests bool `json:"require_passing_tests"`
+	RequirePassingTests bool
 	// CanaryVersion, when not 0, takes CanaryPercent of new dialogs.
-	CanaryVersion int       `json:"canary_version,omitempty"`
-	CanaryPercent int       `json:"canary_percent,omitempty"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
+	CanaryVersion int
+	CanaryPercent int
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 func botView(b *store.Bot) Bot {
@@ -99,16 +99,16 @@ func botView(b *store.Bot) Bot {
 
 // Version is one immutable, numbered config of a bot.
 type Version struct {
-	ID     string          `json:"id"`
-	BotID  string          `json:"bot_id"`
-	Number int             `json:"number"`
-	Config json.RawMessage `json:"config"`
+	ID     string
+	BotID  string
+	Number int
+	Config json.RawMessage
 	// Tests is the version's conversation test file; nil when it has none.
-	Tests       json.RawMessage `json:"tests,omitempty"`
-	Prompt      string          `json:"prompt"`
-	Fingerprint string          `json:"fingerprint"`
-	CreatedBy   string          `json:"created_by"`
-	CreatedAt   time.Time       `json:"created_at"`
+	Tests       json.RawMessage
+	Prompt      string
+	Fingerprint string
+	CreatedBy   string
+	CreatedAt   time.Time
 }
 
 func versionView(v *store.BotVersion) Version {
@@ -122,18 +122,18 @@ func versionView(v *store.BotVersion) Version {
 
 // User is an admin UI user, without the password hash.
 type User struct {
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	CreatedAt time.Time `json:"created_at"`
+	ID        string
+	Email     string
+	CreatedAt time.Time
 }
 
 func userView(u *store.User) User { return User{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt} }
 
 // Member is a user's role in a tenant.
 type Member struct {
-	UserID string `json:"user_id"`
-	Email  string `json:"email"`
-	Role   string `json:"role"`
+	UserID string
+	Email  string
+	Role   string
 }
 
 func mapSlice[S, T any](in []S, f func(*S) T) []T {

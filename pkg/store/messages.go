@@ -290,9 +290,8 @@ func (s *Store) ListMessages(ctx context.Context, tenantID, dialogID string, aft
 const messageColumns = "id, tenant_id, dialog_id, seq, kind, role, content, text, model, provider, bot_version, " +
 	"status, turn, meta, input_tokens, output_tokens, created_at"
 
-// scanMessage reads a row of messageColumns into m. Every turn lists its
-// dialog's history, and scanning by hand skips gorm's reflection, about a
-// tenth of a turn's allocations.
+// scanMessage reads a row of messageColumns into m, by hand rather than
+// through gorm's reflection: every turn lists its dialog's history.
 func scanMessage(rows *sql.Rows, m *Message) error {
 	return rows.Scan(&m.ID, &m.TenantID, &m.DialogID, &m.Seq, &m.Kind, &m.Role, &m.Content, &m.Text, &m.Model,
 		&m.Provider, &m.BotVersion, &m.Status, &m.Turn, &m.Meta, &m.InputTokens, &m.OutputTokens, &m.CreatedAt)

@@ -301,7 +301,7 @@ func (q quietLogger) LogMode(l logger.LogLevel) logger.Interface {
 }
 
 // Trace hands on only what will be logged: gorm's own logger renders every
-// statement's SQL before deciding, a few percent of CPU on the turn path.
+// statement's SQL before deciding whether to log it.
 func (q quietLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		err = nil

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/parleyhq/parley/pkg/llm"
 )
 
 // Set is the ordered, name-indexed collection of tools one dialog may call.
@@ -53,9 +55,6 @@ func (c *SchemaCache) compile(params json.RawMessage) (*gojsonschema.Schema, err
 	return s, nil
 }
 
-// emptyObjectSchema is used for tools that declare no parameters.
-var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // CheckParameters reports why params, a tool's argument schema, would not
 // be accepted by NewSet (it does not compile, or it is not self-contained);
 // empty params are the empty object schema and pass. For schemas a caller
@@ -78,7 +77,7 @@ func NewSet(cache *SchemaCache, tools ...Tool) (*Set, error) {
 	for _, t := range tools {
 		def := t.Definition()
 		if len(bytes.TrimSpace(def.Parameters)) == 0 {
-			def.Parameters = emptyObjectSchema
+			def.Parameters = llm.EmptyObjectSchema()
 		}
 		if _, dup := s.byName[def.Name]; dup {
 			return nil, fmt.Errorf("tool %q is defined twice", def.Name)

@@ -75,7 +75,7 @@ func TestSetKeepsOrderAndLooksUpByName(t *testing.T) {
 	if strings.Join(names, ",") != "b,a,c" || set.Len() != 3 {
 		t.Errorf("definitions = %v, len %d", names, set.Len())
 	}
-	if string(set.Definitions()[1].Parameters) != string(emptyObjectSchema) {
+	if string(set.Definitions()[1].Parameters) != `{"type":"object","properties":{}}` {
 		t.Errorf("a tool without parameters got %s, want the empty object schema", set.Definitions()[1].Parameters)
 	}
 	if tl, ok := set.Lookup("c"); !ok || tl.Definition().Name != "c" {

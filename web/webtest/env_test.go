@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/golang-jwt/jwt/v5"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,8 +19,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
@@ -29,11 +34,10 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/web"
-	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/crypto/bcrypt"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -119,10 +123,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := platform.New(st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, AgentConfig: dialog.AgentConfig})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, AgentConfig: dialog.AgentConfig})
 	shopURL, _ := url.Parse(shop.URL)
 	port, _ := strconv.Atoi(shopURL.Port())
 	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port})
@@ -132,7 +133,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	reg := prometheus.NewRegistry()
 	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg,
 		HTTPClient: outbound.NewClient(policy, outbound.Options{})})
-	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Web: web.Files()})
+	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Logger: slog.New(slog.DiscardHandler), Metrics: reg, Web: web.Files()})
 	if err != nil {
 		t.Fatal(err)
 	}

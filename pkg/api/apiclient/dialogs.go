@@ -176,6 +176,19 @@ type UsageReport struct {
 	Usage   []UsageRow `json:"usage"`
 }
 
+// DialogEvent is the data of the "dialog" event that opens every stream.
+type DialogEvent struct {
+	Type     string `json:"type"` // "dialog"
+	DialogID string `json:"dialog_id"`
+}
+
+// MessageEvent is the data of a "message" event: a message as soon as it
+// is stored, exactly as the dialog's history returns it.
+type MessageEvent struct {
+	Type    string  `json:"type"` // "message"
+	Message Message `json:"message"`
+}
+
 // Event is one server-sent event: its type and its JSON (which repeats the
 // type in its "type" field).
 type Event struct {
@@ -248,7 +261,10 @@ func (c *Client) Usage(ctx context.Context, tenant, from, to, groupBy string) (*
 // stream instead of running the turn again.
 func (c *Client) StreamMessage(ctx context.Context, tenant, dialog, text, idempotencyKey string, onEvent func(Event) error) error {
 	path := tenantPath(tenant, "dialogs", dialog, "messages")
-	body, _ := json.Marshal(SendMessageRequest{Text: text})
+	body, err := json.Marshal(SendMessageRequest{Text: text})
+	if err != nil {
+		return fmt.Errorf("apiclient: POST %s: %w", path, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("apiclient: POST %s: %w", path, err)

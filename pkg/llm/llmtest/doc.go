@@ -27,7 +27,7 @@
 // and Fault.Latency delay replies, Fault.Status answers with an error (see
 // RateLimited, QuotaExhausted, ServerFailure, ContextTooLong), CutAfterChunks
 // drops a stream midway, Disconnect drops the connection, and malformed tool
-// arguments are scripted by writing them. With no latency set a round trip
-// costs about a tenth of a millisecond, cheap enough for benchmarks.
+// arguments are scripted by writing them. With no latency set it answers at
+// once, so benchmarks measure the caller, not the fake.
 // cmd/fakellm serves the same fake on an address for demos.
 package llmtest

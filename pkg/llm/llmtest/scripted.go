@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -220,8 +219,6 @@ func cloneRequest(req *llm.Request) *llm.Request {
 	return &c
 }
 
-var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // CheckRequest applies the rules a real chat-completion API enforces on a
 // conversation: a model is named; tools have valid, unique names; the first
 // message is not a tool result; every tool result answers a call of the
@@ -292,7 +289,7 @@ func CheckRequest(req *llm.Request) error {
 func checkTools(tools []llm.ToolDefinition) error {
 	names := make(map[string]bool, len(tools))
 	for i, t := range tools {
-		if !toolName.MatchString(t.Name) {
+		if !llm.ValidToolName(t.Name) {
 			return fmt.Errorf("tools[%d]: invalid name %q", i, t.Name)
 		}
 		if names[t.Name] {
@@ -314,7 +311,7 @@ func checkCall(c llm.ToolUse, seen map[string]bool) error {
 		return fmt.Errorf("tool call id %q is used twice", c.ID)
 	}
 	seen[c.ID] = true
-	if !toolName.MatchString(c.Name) {
+	if !llm.ValidToolName(c.Name) {
 		return fmt.Errorf("tool call %q: invalid name %q", c.ID, c.Name)
 	}
 	return nil

@@ -3,13 +3,11 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-)
 
-// toolNamePattern is the API's rule for function names.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	"github.com/parleyhq/parley/pkg/llm"
+)
 
 var validRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
@@ -42,7 +40,7 @@ func validateTools(tools []ChatTool) *apiError {
 			return invalidRequest(fmt.Sprintf("tools[%d].type", i), "Invalid value: '%s'. Supported values are: 'function'.", t.Type)
 		}
 		name := t.Function.Name
-		if !toolNamePattern.MatchString(name) {
+		if !llm.ValidToolName(name) {
 			return invalidRequest(param, "Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$' and is at most 64 characters long.", param)
 		}
 		if seen[name] {

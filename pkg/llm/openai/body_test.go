@@ -11,9 +11,8 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 )
 
-// The first attempt sends the body go-openai marshalled; a retry marshals
-// it again rather than keep it while the model is awaited. Every attempt
-// must send the same bytes, with the fields go-openai cannot express.
+// Every attempt, retries included, must send the same bytes, with the
+// fields go-openai cannot express merged in.
 func TestEveryAttemptSendsTheWholeBody(t *testing.T) {
 	zero, parallel := 0.0, false
 	withSeed := func() *llm.Request {

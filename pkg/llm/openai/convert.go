@@ -50,6 +50,7 @@ func toChatRequest(req *llm.Request) (*goopenai.ChatCompletionRequest, map[strin
 	if reasoning {
 		out.MaxCompletionTokens = req.MaxTokens
 	} else {
+		//lint:ignore SA1019 OpenAI-compatible servers (Ollama, vLLM, DeepSeek) know only max_tokens.
 		out.MaxTokens = req.MaxTokens
 	}
 	for k, v := range req.Extra {
@@ -142,9 +143,9 @@ func toTools(defs []llm.ToolDefinition) []goopenai.Tool {
 	}
 	out := make([]goopenai.Tool, len(defs))
 	for i, d := range defs {
-		var params any = d.Parameters
-		if len(d.Parameters) == 0 {
-			params = map[string]any{"type": "object", "properties": map[string]any{}}
+		params := d.Parameters
+		if len(params) == 0 {
+			params = llm.EmptyObjectSchema()
 		}
 		out[i] = goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
 			Name: d.Name, Description: d.Description, Parameters: params, Strict: d.Strict,

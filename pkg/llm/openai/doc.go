@@ -37,19 +37,9 @@
 // cannot be repaired are kept as a JSON string holding the raw text, so the
 // loop's schema validation tells the model what went wrong.
 //
-// Memory while a reply is awaited, which with many open streams is most of
-// what they cost: the request body is not kept once sent (a retry
-// marshals it again from the request, which the caller keeps anyway), so
-// a long conversation costs nothing extra while its reply is awaited; the
-// default transport's connections keep 1 KiB buffers; and the goroutine
-// waiting in Stream sits in small frames, so its stack stays at 16 KiB.
-// Over HTTPS the default transport speaks HTTP/2, so concurrent calls
-// share connections. Over plain HTTP each waiting call needs a connection
-// of its own, and the default transport sends it without net/http's
-// Transport, whose two goroutines per connection would cost more than the
-// rest of the call: the request is written and the response read in the
-// caller's goroutine, idle connections are reused, and a call that finds
-// its reused connection closed by the server goes out once more on a new
-// one. A request the environment's proxy settings (HTTP_PROXY, NO_PROXY)
-// send through a proxy still goes through net/http.
+// Transport: net/http's, tuned like pkg/outbound's (HTTP/2 over HTTPS, so
+// concurrent calls share connections; a pool of idle connections per host
+// over plain HTTP), honouring HTTP_PROXY and NO_PROXY. Config.HTTPClient
+// replaces it. A request written to a reused connection that then fails is
+// not sent again: the server may be answering it.
 package openai

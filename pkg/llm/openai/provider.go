@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/parleyhq/parley/pkg/redact"
@@ -34,7 +33,8 @@ type Config struct {
 	APIType string
 	// APIVersion is Azure's api-version; default "2024-10-21".
 	APIVersion string
-	// HTTPClient sends each attempt; default a pooled client. Retries wrap it.
+	// HTTPClient sends each attempt; default a pooled client over net/http's
+	// Transport (see the package doc). Retries wrap it.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a failed attempt is retried; 0 means 2,
 	// negative means never.
@@ -129,7 +129,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if err != nil {
 		return nil, p.badRequest("%v", err)
 	}
-	c := &call{patch: patch, body: p.marshaller(req, false)}
+	c := &call{patch: patch}
 	resp, err := p.client.CreateChatCompletion(withCall(ctx, c), *creq)
 	if err != nil {
 		return nil, p.toError(ctx, c, err)
@@ -146,31 +146,17 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 // breaks off is a retryable network error; it is never retried here,
 // because onDelta has already seen part of it.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
-	c := &call{}
-	stream, err := p.openStream(ctx, c, req)
-	if err != nil {
-		return nil, err
-	}
-	defer stream.Close()
-	return p.readStream(ctx, c, stream, onDelta)
-}
-
-// openStream sends the request and returns once the response headers are
-// in. It is a function of its own because a reply may keep the caller
-// waiting here for minutes: the large request struct lives in this frame
-// only, and the reading loop's locals are not yet on the stack, so the
-// waiting goroutine's stack fits in 16 KiB instead of doubling to 32.
-func (p *Provider) openStream(ctx context.Context, c *call, req *llm.Request) (*goopenai.ChatCompletionStream, error) {
 	creq, patch, err := p.chatRequest(req, true)
 	if err != nil {
 		return nil, p.badRequest("%v", err)
 	}
-	c.patch, c.body = patch, p.marshaller(req, true)
+	c := &call{patch: patch}
 	stream, err := p.client.CreateChatCompletionStream(withCall(ctx, c), *creq)
 	if err != nil {
 		return nil, p.toError(ctx, c, err)
 	}
-	return stream, nil
+	defer stream.Close()
+	return p.readStream(ctx, c, stream, onDelta)
 }
 
 // chatRequest maps req onto go-openai's request, a streaming one when
@@ -180,26 +166,10 @@ func (p *Provider) chatRequest(req *llm.Request, stream bool) (*goopenai.ChatCom
 	if err != nil || !stream {
 		return creq, patch, err
 	}
-	// go-openai sets Stream on its own copy; it is set here too so that a
-	// body marshalled again for a retry says the same.
-	creq.Stream = true
 	if p.streamUsage {
 		creq.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
 	}
 	return creq, patch, nil
-}
-
-// marshaller marshals req's body again, as go-openai does, for a retry.
-// The caller keeps req until the call returns, so the first attempt's
-// bytes need not be kept while the model takes its time to answer.
-func (p *Provider) marshaller(req *llm.Request, stream bool) func() ([]byte, error) {
-	return func() ([]byte, error) {
-		creq, _, err := p.chatRequest(req, stream)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(creq)
-	}
 }
 
 // readStream assembles the reply from the stream's chunks.

@@ -83,6 +83,38 @@ func TestRetriesTransientFailures(t *testing.T) {
 	}
 }
 
+// A request the server received on a reused connection that then broke
+// may be in the model's hands already; sending it again could run (and
+// bill) the turn twice, so the failure goes back to the caller instead.
+func TestARequestWrittenToAReusedConnectionThatFailsIsNotSentAgain(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		name := "a completion"
+		if stream {
+			name = "a stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			p, s := newProvider(t, llmtest.Options{})
+			s.Enqueue(llmtest.ServerReply{Text: "first"}, llmtest.ServerReply{Fault: &llmtest.Fault{Disconnect: true}}, llmtest.ServerReply{Text: "twice"})
+			if _, err := p.Complete(context.Background(), userRequest("hi")); err != nil {
+				t.Fatalf("first call: %v", err)
+			}
+			var err error
+			if stream {
+				_, err = p.Stream(context.Background(), userRequest("again"), nil)
+			} else {
+				_, err = p.Complete(context.Background(), userRequest("again"))
+			}
+			var e *llm.Error
+			if !errors.As(err, &e) || e.Kind != llm.ErrNetwork || !e.Retryable {
+				t.Fatalf("second call = %v; want a retryable network error", err)
+			}
+			if n := len(s.Requests()); n != 2 {
+				t.Fatalf("server saw %d requests; want 2 (the broken one not sent again)", n)
+			}
+		})
+	}
+}
+
 func TestNoRetryForErrorsThatWaitingDoesNotFix(t *testing.T) {
 	tests := []struct {
 		name     string

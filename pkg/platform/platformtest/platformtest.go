@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -52,16 +53,45 @@ func (c *Clock) Advance(d time.Duration) {
 func NewService(t testing.TB, st *store.Store) (*platform.Service, *Clock) {
 	t.Helper()
 	c := NewClock(time.Now().UTC())
-	svc, err := platform.New(st, platform.Options{
-		Sealer:        Sealer(t),
+	return New(t, st, platform.Options{
 		Passwords:     auth.PasswordHasher{Cost: bcrypt.MinCost},
 		PlatformToken: PlatformToken,
 		Clock:         c.Now,
-	})
+	}), c
+}
+
+// New returns platform.New(st, Fill(t, opts)), failing t on error.
+func New(t testing.TB, st *store.Store, opts platform.Options) *platform.Service {
+	t.Helper()
+	svc, err := platform.New(st, Fill(t, opts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc, c
+	return svc
+}
+
+// Fill returns opts with its nil Sealer, Authorizer, Clock and Logger set
+// to a fresh Sealer, the embedded policy, time.Now and a logger that
+// discards: what cmd/parley gives them, for tests that do not care.
+func Fill(t testing.TB, opts platform.Options) platform.Options {
+	t.Helper()
+	if opts.Sealer == nil {
+		opts.Sealer = Sealer(t)
+	}
+	if opts.Authorizer == nil {
+		a, err := auth.NewAuthorizer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Authorizer = a
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return opts
 }
 
 // TenantWithKey creates a tenant and returns it with its first admin key's

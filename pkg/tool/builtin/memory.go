@@ -129,7 +129,10 @@ func recall() Native {
 			for i, k := range keys {
 				ordered[i] = map[string]string{"key": k, "value": all[k]}
 			}
-			out, _ := json.Marshal(ordered)
+			out, err := json.Marshal(ordered)
+			if err != nil {
+				return tool.Result{}, err
+			}
 			return tool.Result{Content: string(out)}, nil
 		})
 }

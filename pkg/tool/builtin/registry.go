@@ -2,10 +2,10 @@ package builtin
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"sync"
 
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/tool"
 )
 
@@ -26,14 +26,12 @@ func NewRegistry() *Registry {
 	return r
 }
 
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // Register adds a native tool; its name must be new and fit the model APIs'
 // tool-name rule.
 func (r *Registry) Register(n Native) error {
 	name := n.Definition.Name
-	if !nameRE.MatchString(name) {
-		return fmt.Errorf("native tool name %q must match %s", name, nameRE)
+	if !llm.ValidToolName(name) {
+		return fmt.Errorf("native tool name %q must be 1-64 letters, digits, '_' or '-'", name)
 	}
 	if n.Bind == nil {
 		return fmt.Errorf("native tool %q has no Bind", name)

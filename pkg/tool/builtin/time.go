@@ -29,13 +29,16 @@ func currentTime() Native {
 				loc = l
 			}
 			now := env.now().In(loc)
-			out, _ := json.Marshal(map[string]string{
+			out, err := json.Marshal(map[string]string{
 				"datetime": now.Format(time.RFC3339),
 				"date":     now.Format("2006-01-02"),
 				"time":     now.Format("15:04"),
 				"weekday":  now.Weekday().String(),
 				"timezone": loc.String(),
 			})
+			if err != nil {
+				return tool.Result{}, err
+			}
 			return tool.Result{Content: string(out)}, nil
 		})
 }

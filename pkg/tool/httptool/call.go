@@ -7,14 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/hashicorp/go-retryablehttp"
+
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/httpretry"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool"
 )
@@ -54,42 +54,23 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (tool.Result, err
 	return t.finish(start, rendered, res), nil
 }
 
-// send performs the request, retrying idempotent methods on connection
-// errors and gateway statuses while time remains.
+// send performs the request. Idempotent methods go through the retrying
+// client, which retries connection errors and gateway statuses while time
+// remains; POST and PATCH are sent once, since the server may have acted
+// on the first attempt.
 func (t *Tool) send(ctx context.Context, r *botconfig.RenderedRequest) (*http.Response, error) {
-	retries := 0
-	if idempotent(r.Method) {
-		retries = t.opts.MaxRetries
+	req, err := newRequest(ctx, r)
+	if err != nil {
+		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		req, err := newRequest(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := t.client.Do(req)
-		if attempt >= retries || !retryable(resp, err) {
-			return resp, err
-		}
-		wait := backoff(t.opts.Backoff, attempt)
-		if resp != nil {
-			if after, ok := retryAfter(resp); ok {
-				if after > maxBackoff {
-					// The server asks for a longer pause than a dialog can
-					// wait; its answer is more useful to the model than a
-					// timeout.
-					return resp, nil
-				}
-				wait = after
-			}
-			drain(resp)
-		}
-		if !sleep(ctx, wait) {
-			if err == nil {
-				err = ctx.Err()
-			}
-			return nil, err
-		}
+	if !idempotent(r.Method) {
+		return t.client.Do(req)
 	}
+	rreq, err := retryablehttp.FromRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return t.retry.Do(rreq)
 }
 
 func newRequest(ctx context.Context, r *botconfig.RenderedRequest) (*http.Request, error) {
@@ -126,56 +107,33 @@ func idempotent(method string) bool {
 }
 
 // retryable reports failures another attempt may fix: gateway statuses and
-// connection errors, but not refusals, timeouts or unknown hosts.
-func retryable(resp *http.Response, err error) bool {
+// connection errors, but not refusals, timeouts or unknown hosts, nor a
+// status whose Retry-After asks for a longer pause than a dialog can wait
+// (its answer is more useful to the model than a timeout).
+func retryable(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
 	if err == nil {
 		switch resp.StatusCode {
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return true
+			after, ok := httpretry.RetryAfter(resp.Header)
+			return !ok || after <= maxBackoff, nil
 		}
-		return false
+		return false, nil
 	}
 	var denied *outbound.DeniedError
 	var redirect *outbound.RedirectError
 	var dns *net.DNSError
 	switch {
 	case errors.As(err, &denied), errors.As(err, &redirect):
-		return false
+		return false, nil
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return false
+		return false, nil
 	case errors.As(err, &dns) && dns.IsNotFound:
-		return false
+		return false, nil
 	}
-	return true
-}
-
-// retryAfter reads a Retry-After header given in seconds (the HTTP-date form
-// is rare for the statuses retried here and is ignored).
-func retryAfter(resp *http.Response) (time.Duration, bool) {
-	seconds, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
-	if err != nil || seconds < 0 {
-		return 0, false
-	}
-	return time.Duration(seconds) * time.Second, true
-}
-
-// backoff doubles base per attempt, with jitter so a fleet of dialogs
-// hitting one flaky API does not retry in lockstep.
-func backoff(base time.Duration, attempt int) time.Duration {
-	d := min(base<<attempt, maxBackoff)
-	return d/2 + rand.N(d/2+1)
-}
-
-// sleep waits d or until ctx ends, reporting whether the wait completed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return true, nil
 }
 
 // finish stamps the metadata and scrubs secrets from the content, the last
@@ -191,11 +149,4 @@ func (t *Tool) finish(start time.Time, rendered *botconfig.RenderedRequest, res 
 			"duration", res.Meta.Duration)
 	}
 	return res
-}
-
-// drain reads a little of a discarded response so its connection can be
-// reused, then closes it.
-func drain(resp *http.Response) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
 }

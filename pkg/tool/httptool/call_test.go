@@ -224,6 +224,8 @@ func TestRetries(t *testing.T) {
 		{"a GET is retried at once when Retry-After says 0", "GET", 1, statusAfter(503, "0"), 2, false},
 		{"a GET is not retried when Retry-After asks for an hour", "GET", 1, statusAfter(503, "3600"), 1, true},
 		{"a GET is not retried after 429", "GET", 1, status(429), 1, true},
+		{"a GET is not retried when Retry-After names a date an hour away", "GET", 1,
+			statusAfter(503, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)), 1, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

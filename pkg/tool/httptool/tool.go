@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hashicorp/go-retryablehttp"
+
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/httpretry"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool"
 )
@@ -57,6 +60,7 @@ type Tool struct {
 	spec     botconfig.ToolSpec
 	client   *http.Client
 	vars     botconfig.Vars
+	retry    *retryablehttp.Client // client with retries, for idempotent methods
 	opts     Options
 	redactor *redactor
 }
@@ -80,7 +84,9 @@ func New(spec botconfig.ToolSpec, client *http.Client, vars botconfig.Vars, opts
 	if client == nil {
 		return nil, errors.New("httptool: no HTTP client; pass the one from outbound.NewClient")
 	}
-	t := &Tool{spec: spec, client: client, vars: vars, opts: opts.withDefaults(), redactor: newRedactor(vars)}
+	opts = opts.withDefaults()
+	t := &Tool{spec: spec, client: client, vars: vars, opts: opts, redactor: newRedactor(vars),
+		retry: httpretry.New(client, opts.MaxRetries, opts.Backoff, maxBackoff, retryable)}
 	if spec.Ephemeral > 0 {
 		return ephemeralTool{t}, nil
 	}

@@ -6,11 +6,8 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/llm"
 )
-
-// maxToolName is the longest tool name the LLM providers accept
-// (^[a-zA-Z0-9_-]{1,64}$).
-const maxToolName = 64
 
 // exposedName returns the name the model sees for a server's tool:
 // <server>__<tool>, with every character outside [a-zA-Z0-9_-] replaced by
@@ -18,10 +15,10 @@ const maxToolName = 64
 // full original name, so two long names that share a prefix stay distinct.
 func exposedName(server, remote string) string {
 	name := sanitize(server) + botconfig.MCPToolSeparator + sanitize(remote)
-	if len(name) <= maxToolName {
+	if len(name) <= llm.MaxToolNameLen {
 		return name
 	}
-	return name[:maxToolName-9] + "_" + shortHash(server+botconfig.MCPToolSeparator+remote)
+	return name[:llm.MaxToolNameLen-9] + "_" + shortHash(server+botconfig.MCPToolSeparator+remote)
 }
 
 // uniqueName returns name, or, when taken is true for it (two remote names
@@ -33,8 +30,8 @@ func uniqueName(name, server, remote string, taken func(string) bool) string {
 	}
 	suffix := "_" + shortHash(server+botconfig.MCPToolSeparator+remote)
 	base := name
-	if len(base)+len(suffix) > maxToolName {
-		base = base[:maxToolName-len(suffix)]
+	if len(base)+len(suffix) > llm.MaxToolNameLen {
+		base = base[:llm.MaxToolNameLen-len(suffix)]
 	}
 	return base + suffix
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,7 +99,5 @@ func jsonEqual(a, b []byte) bool {
 	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
 		return false
 	}
-	na, _ := json.Marshal(va)
-	nb, _ := json.Marshal(vb)
-	return bytes.Equal(na, nb)
+	return reflect.DeepEqual(va, vb)
 }

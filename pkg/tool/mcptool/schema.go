@@ -4,18 +4,19 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/tool"
 )
 
 // permissiveSchema stands in for a server schema that cannot be used: the
 // server still validates its own arguments.
-var permissiveSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+func permissiveSchema() json.RawMessage { return llm.EmptyObjectSchema() }
 
 // normalizeSchema makes a server's input schema fit a tool definition: a
 // JSON object schema with "type": "object" and "properties", without the
 // "$schema" marker that some providers reject.
 //
-// A schema that pkg/tool would refuse is replaced by permissiveSchema, so one
+// A schema that pkg/tool would refuse is replaced by permissiveSchema(), so one
 // odd tool cannot break the whole tool set of a dialog; ok reports that. The
 // check is pkg/tool's own (tool.NewSet): it refuses references outside the
 // schema before compiling, because the schema library would fetch a remote
@@ -24,11 +25,11 @@ var permissiveSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 func normalizeSchema(schema any) (out json.RawMessage, ok bool) {
 	raw, err := json.Marshal(schema)
 	if err != nil {
-		return permissiveSchema, false
+		return permissiveSchema(), false
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return permissiveSchema, schema == nil
+		return permissiveSchema(), schema == nil
 	}
 	delete(m, "$schema")
 	m["type"] = "object"
@@ -37,10 +38,10 @@ func normalizeSchema(schema any) (out json.RawMessage, ok bool) {
 	}
 	out, err = json.Marshal(m)
 	if err != nil {
-		return permissiveSchema, false
+		return permissiveSchema(), false
 	}
 	if _, err := tool.NewSet(nil, schemaProbe(out)); err != nil {
-		return permissiveSchema, false
+		return permissiveSchema(), false
 	}
 	return out, true
 }

@@ -30,7 +30,7 @@ type Options struct {
 	// MCP is the process's MCP connection pool; nil leaves MCP servers out
 	// with a warning.
 	MCP *mcptool.Pool
-	// Natives resolves native tool names; nil means builtin.NewRegistry().
+	// Natives resolves native tool names (builtin.NewRegistry()); required.
 	Natives *builtin.Registry
 	// Native is the dialog's environment for native tools (clock, memory).
 	Native builtin.Env
@@ -57,6 +57,9 @@ type Box struct {
 // should have caught) fails the build; an unreachable MCP server only adds a
 // warning.
 func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) {
+	if opts.Natives == nil {
+		return nil, errors.New("toolbox: Options.Natives is required")
+	}
 	var tools []tool.Tool
 	for _, spec := range bot.Tools {
 		t, err := configTool(spec, opts)
@@ -66,11 +69,7 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 		tools = append(tools, t)
 	}
 
-	natives := opts.Natives
-	if natives == nil {
-		natives = builtin.NewRegistry()
-	}
-	nt, err := natives.Build(bot.NativeTools, opts.Native)
+	nt, err := opts.Natives.Build(bot.NativeTools, opts.Native)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/tool/builtin"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
 	"github.com/parleyhq/parley/pkg/tool/toolbox"
 )
@@ -128,6 +129,7 @@ func TestBuildMixesEveryToolKindInOneDialog(t *testing.T) {
 		Vars:       botconfig.Vars{"dialog_id": "dlg_42", "secrets.crm_token": "s3cret"},
 		HTTPClient: client,
 		MCP:        pool,
+		Natives:    builtin.NewRegistry(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +196,7 @@ func TestBuildWithoutAnMCPPoolLeavesServersOutWithAWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box, err := toolbox.Build(context.Background(), bot, toolbox.Options{})
+	box, err := toolbox.Build(context.Background(), bot, toolbox.Options{Natives: builtin.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +223,7 @@ func TestEphemeralReachesNativeAndMCPTools(t *testing.T) {
 	client := outbound.NewClient(policy, outbound.Options{})
 	pool := mcptool.New(mcptool.Options{HTTPClient: client})
 	t.Cleanup(func() { pool.Close() })
-	box, err := toolbox.Build(context.Background(), bot, toolbox.Options{TenantID: "ten_1", HTTPClient: client, MCP: pool})
+	box, err := toolbox.Build(context.Background(), bot, toolbox.Options{TenantID: "ten_1", HTTPClient: client, MCP: pool, Natives: builtin.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,5 +240,21 @@ func TestEphemeralReachesNativeAndMCPTools(t *testing.T) {
 		if got != keep {
 			t.Errorf("%s keeps the last %d outputs, want %d", name, got, keep)
 		}
+	}
+}
+
+// The wiring passes the native tools' registry; a missing one is an error,
+// not a registry built behind the caller's back.
+func TestBuildRefusesWithoutANativeRegistry(t *testing.T) {
+	parsed, err := botconfig.Load([]byte(`{"basic_settings": {"name": "X"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot, err := botconfig.Compile(parsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := toolbox.Build(context.Background(), bot, toolbox.Options{}); err == nil || !strings.Contains(err.Error(), "Natives") {
+		t.Fatalf("Build = %v; want an error naming Options.Natives", err)
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 )
 
-// The default transport's connection buffers are 1 KiB; requests, SSE
-// lines and replies many times that size must still cross whole.
-func TestMessagesLargerThanTheConnectionBuffersCrossWhole(t *testing.T) {
+// Requests, SSE lines and replies many times the size of a connection's
+// read and write buffers (4 KiB) must cross whole.
+func TestLargeMessagesCrossWhole(t *testing.T) {
 	system := strings.Repeat("Answer in full sentences. ", 2000) // ~50 KiB
 	reply := strings.Repeat("The forecast says sun. ", 1000)     // ~23 KiB
 	tests := []struct {
@@ -22,7 +22,7 @@ func TestMessagesLargerThanTheConnectionBuffersCrossWhole(t *testing.T) {
 	}{
 		{"a complete reply arrives in one body", false, 0},
 		{"a stream of small chunks arrives in order", true, 0},
-		{"a stream whose every line is larger than the buffer arrives whole", true, 8 << 10},
+		{"a stream whose every line is larger than a buffer arrives whole", true, 8 << 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,9 +1,11 @@
-package openai
+package httpretry_test
 
 import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/pkg/httpretry"
 )
 
 func TestRetryAfterParsing(t *testing.T) {
@@ -27,7 +29,7 @@ func TestRetryAfterParsing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := retryAfter(tt.header)
+			got, ok := httpretry.RetryAfter(tt.header)
 			if ok != tt.wantOK || got < tt.atLeast || got > tt.atMost {
 				t.Fatalf("retryAfter = %v, %v; want %v in [%v, %v]", got, ok, tt.wantOK, tt.atLeast, tt.atMost)
 			}
@@ -40,7 +42,7 @@ func TestBackoffGrowsWithJitterWithinBounds(t *testing.T) {
 	for attempt, ceiling := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second} {
 		seen := map[time.Duration]bool{}
 		for range 50 {
-			d := backoff(lo, hi, attempt, nil)
+			d := httpretry.Backoff(lo, hi, attempt, nil)
 			if d < ceiling/2 || d > ceiling {
 				t.Fatalf("attempt %d waited %v; want within [%v, %v]", attempt, d, ceiling/2, ceiling)
 			}
@@ -54,7 +56,7 @@ func TestBackoffGrowsWithJitterWithinBounds(t *testing.T) {
 
 func TestBackoffWaitsWhatTheServerAsks(t *testing.T) {
 	resp := &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {"7"}}}
-	if d := backoff(time.Millisecond, time.Second, 0, resp); d != 7*time.Second {
+	if d := httpretry.Backoff(time.Millisecond, time.Second, 0, resp); d != 7*time.Second {
 		t.Fatalf("backoff = %v; want the server's 7s even above the maximum", d)
 	}
 }
