@@ -248,6 +248,12 @@ func (r *run) fail(err error) (Outcome, error) {
 	if r.timedOut() {
 		return r.finish(StopTimeout)
 	}
+	if errors.Is(context.Cause(r.parent), ErrCanceled) {
+		// Stopped on purpose: the stop note is still written, so the
+		// hooks get a context the cancel does not end.
+		r.parent = context.WithoutCancel(r.parent)
+		return r.finish(StopCanceled)
+	}
 	r.notify(err)
 	r.endTurn(StopError)
 	r.a.sink.Send(describe(err))

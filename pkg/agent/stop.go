@@ -1,5 +1,7 @@
 package agent
 
+import "errors"
+
 // StopReason says why a run ended.
 type StopReason string
 
@@ -15,7 +17,12 @@ const (
 	StopHandoff       StopReason = "handoff"         // a tool handed the dialog to a human
 	StopQuota         StopReason = "quota"           // Hooks.OnTurnEnd said no more
 	StopError         StopReason = "error"           // provider, hook or internal failure
+	StopCanceled      StopReason = "canceled"        // the caller stopped the reply (ErrCanceled)
 )
+
+// ErrCanceled is the cause to cancel a run's context with when a person
+// stops the reply: the run then ends with StopCanceled, not an error.
+var ErrCanceled = errors.New("agent: the reply was stopped")
 
 // summarised reports whether a run stopped by reason gets a termination
 // summary when Config.TerminationSummary is on: the limits that cut a task

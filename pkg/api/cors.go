@@ -69,12 +69,12 @@ func presentsPublishableKey(r *http.Request) bool {
 }
 
 // isChatPath reports whether path is one of the routes the widget uses:
-// starting a dialog, reading it, and posting messages, tool results and
-// confirmations to it.
+// starting a dialog, reading it, posting messages, tool results and
+// confirmations to it, and stopping its reply.
 //
 //	/v1/tenants/{t}/bots/{b}/dialogs
 //	/v1/tenants/{t}/dialogs/{d}
-//	/v1/tenants/{t}/dialogs/{d}/{messages|tool-results|confirmations}
+//	/v1/tenants/{t}/dialogs/{d}/{messages|tool-results|confirmations|cancel}
 func isChatPath(path string) bool {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if len(parts) < 4 || parts[0] != "v1" || parts[1] != "tenants" || parts[2] == "" {
@@ -88,7 +88,7 @@ func isChatPath(path string) bool {
 		return true
 	case len(rest) == 3 && rest[0] == "dialogs" && rest[1] != "":
 		switch rest[2] {
-		case "messages", "tool-results", "confirmations":
+		case "messages", "tool-results", "confirmations", "cancel":
 			return true
 		}
 	}

@@ -95,9 +95,36 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 		Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut)})
 }
 
+// cancelReply: POST /v1/tenants/{tenant}/dialogs/{dialog}/cancel -> whether
+// a running reply was stopped.
+func (d *dialogAPI) cancelReply(c *gin.Context) {
+	out, err := d.rt.CancelReply(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request))
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.CancelReplyResponse{DialogID: out.DialogID, Canceled: out.Canceled})
+}
+
+// closeDialog: POST /v1/tenants/{tenant}/dialogs/{dialog}/close {reason} ->
+// the closed dialog.
+func (d *dialogAPI) closeDialog(c *gin.Context) {
+	var req apiclient.CloseDialogRequest
+	if err := decodeJSON(c, &req); err != nil {
+		d.fail(c, err)
+		return
+	}
+	dlg, err := d.rt.CloseDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Reason)
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, dialogOut(dlg))
+}
+
 func dialogOut(d dialog.Dialog) apiclient.Dialog {
 	return apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
-		Channel: d.Channel, Context: d.Context, Status: d.Status, Greeting: d.Greeting,
+		Channel: d.Channel, Context: d.Context, Status: d.Status, ClosedReason: d.ClosedReason, Greeting: d.Greeting,
 		Pending: mapAll(d.Pending, pendingOut), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
 

@@ -43,6 +43,10 @@ type chatEnv struct {
 	shop  *httptest.Server
 	key   string // tenant shop's admin key
 	calls sync.Map
+	// serve starts another API server with its own runtime on st, as a
+	// second server process sharing the database would be.
+	serve   func(t *testing.T, st *store.Store) (*env, *dialog.Runtime)
+	sealKey []byte
 }
 
 const chatSecret = "shop-token-for-the-api-test"
@@ -89,23 +93,28 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := make([]byte, auth.KeySize)
-	rand.Read(key)
-	sealer, _ := auth.NewSealer(key)
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
-		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})
-	reg := prometheus.NewRegistry()
-	e.rt = dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini",
-		HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg, Logger: logger})
-	h, err := api.New(api.Options{Platform: svc, Runtime: e.rt, Metrics: reg, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
+	e.sealKey = make([]byte, auth.KeySize)
+	rand.Read(e.sealKey)
+	e.serve = func(t *testing.T, st *store.Store) (*env, *dialog.Runtime) {
+		t.Helper()
+		sealer, _ := auth.NewSealer(e.sealKey)
+		logs := &syncBuffer{}
+		logger := slog.New(slog.NewJSONHandler(logs, nil))
+		svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
+			Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})
+		reg := prometheus.NewRegistry()
+		rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini",
+			HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg, Logger: logger})
+		h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Logger: logger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return &env{svc: svc, srv: srv, h: h, reg: reg, logs: logs}, rt
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	e.env = &env{svc: svc, srv: srv, h: h, logs: logs}
+	e.env, e.rt = e.serve(t, st)
+	svc := e.svc
 	e.key = e.mustCreateTenant(t, "shop")
 	op := platform.Operator()
 	if _, err := svc.PutSecret(context.Background(), op, "shop", "shop_token", chatSecret); err != nil {

@@ -18,6 +18,7 @@ var statusOf = map[string]int{
 	apiclient.CodeNotFound:         http.StatusNotFound,
 	apiclient.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	apiclient.CodeConflict:         http.StatusConflict,
+	apiclient.CodeDialogClosed:     http.StatusConflict,
 	apiclient.CodeTooLarge:         http.StatusRequestEntityTooLarge,
 	apiclient.CodeInvalid:          http.StatusUnprocessableEntity,
 	apiclient.CodeRateLimited:      http.StatusTooManyRequests,

@@ -91,5 +91,7 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/dialogs/:dialog/messages", d.postMessage)
 	t.POST("/dialogs/:dialog/tool-results", d.postToolResults)
 	t.POST("/dialogs/:dialog/confirmations", d.postConfirmation)
+	t.POST("/dialogs/:dialog/cancel", d.cancelReply)
+	t.POST("/dialogs/:dialog/close", d.closeDialog)
 	t.GET("/usage", d.usage)
 }

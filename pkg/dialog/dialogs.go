@@ -67,15 +67,17 @@ type CreateDialogInput struct {
 
 // Dialog is a dialog as callers see it.
 type Dialog struct {
-	ID       string
-	BotID    string
-	Version  int
-	Preview  bool
-	UserID   string
-	Channel  string
-	Context  map[string]string
-	Status   string
-	Greeting string
+	ID      string
+	BotID   string
+	Version int
+	Preview bool
+	UserID  string
+	Channel string
+	Context map[string]string
+	Status  string
+	// ClosedReason says why a closed dialog was closed.
+	ClosedReason string
+	Greeting     string
 	// Pending are the calls a paused dialog waits for.
 	Pending   []PendingCall
 	CreatedAt time.Time
@@ -471,7 +473,7 @@ func (r *Runtime) readableDialog(ctx context.Context, p *platform.Principal, ten
 
 func dialogView(d *store.Dialog) (Dialog, error) {
 	out := Dialog{ID: d.ID, BotID: d.BotID, Version: d.VersionNumber, Preview: d.Preview, UserID: d.UserID,
-		Channel: d.Channel, Context: map[string]string{}, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+		Channel: d.Channel, Context: map[string]string{}, Status: d.Status, ClosedReason: d.ClosedReason, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 	if err := json.Unmarshal([]byte(d.Context), &out.Context); err != nil {
 		return out, fmt.Errorf("dialog %s: context: %w", d.ID, err)
 	}

@@ -52,6 +52,7 @@ type runtimeMetrics struct {
 	userTokens *prometheus.CounterVec
 	deleted    *prometheus.CounterVec
 	dialogs    *prometheus.CounterVec
+	closed     *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -90,6 +91,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_dialogs_deleted_total",
 			Help: "Dialogs deleted by reason: request (DELETE /dialogs/{dialog}), erasure (DELETE /end-users/{user_id}) or retention.",
 		}, []string{"reason"}),
+		closed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_dialogs_closed_total",
+			Help: "Dialogs closed, by who closed them (bot: its end_dialog tool; person: an operator or the API).",
+		}, []string{"by"}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -100,6 +105,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.userTokens = register(reg, m.userTokens)
 		m.deleted = register(reg, m.deleted)
 		m.dialogs = register(reg, m.dialogs)
+		m.closed = register(reg, m.closed)
 	}
 	return m
 }

@@ -35,6 +35,10 @@ func (run *dialogRun) onEvent(e agent.Event) {
 			run.r.log.Error("dialog: stream reply", "dialog", run.dialog.ID, "err", err)
 		}
 	case agent.Done:
+		if ev.StopReason == agent.StopCanceled && ev.Text == "" {
+			ev.Text = string(run.rec.text) // what the caller saw before the stop
+			e = ev
+		}
 		run.turn.Done = &ev
 		run.r.metrics.runs.WithLabelValues(string(ev.StopReason)).Inc()
 	case agent.Error:

@@ -295,9 +295,10 @@ func (rec *runRecord) emit(e agent.Event) {
 // (an error, a cancel midway) stays as far as it got.
 //
 // Pre: lease held. Post: reply none or held. Writes: a reserved row is
-// deleted; a streaming one is written interrupted with the text that did
-// arrive (a failure is logged).
-func (rec *runRecord) loopEnded(ctx context.Context) error {
+// deleted; a streaming one is written with status cut (interrupted, or
+// canceled when a person stopped it) and the text that did arrive (a
+// failure is logged).
+func (rec *runRecord) loopEnded(ctx context.Context, cut string) error {
 	if err := rec.refuse("loopEnded", leaseHeld); err != nil {
 		return err
 	}
@@ -305,7 +306,7 @@ func (rec *runRecord) loopEnded(ctx context.Context) error {
 	case replyReserved:
 		rec.discard(ctx)
 	case replyStreaming:
-		if err := rec.writeText(ctx, store.MessageInterrupted); err != nil {
+		if err := rec.writeText(ctx, cut); err != nil {
 			rec.log.Error("dialog: close streaming reply", "dialog", rec.dialog.ID, "err", err)
 		}
 		rec.reply, rec.row = replyNone, nil

@@ -92,7 +92,7 @@ func reply(s string, calls bool) step {
 var (
 	nextMessage = step{"nextMessage", func(f *recordFixture) error { return f.rec.nextMessage(bg) }}
 	rowComing   = step{"rowComing", func(f *recordFixture) error { return f.rec.rowComing(bg) }}
-	loopEnded   = step{"loopEnded", func(f *recordFixture) error { return f.rec.loopEnded(bg) }}
+	loopEnded   = step{"loopEnded", func(f *recordFixture) error { return f.rec.loopEnded(bg, store.MessageInterrupted) }}
 	done        = step{"emit(done)", func(f *recordFixture) error { f.rec.emit(agent.Done{}); return nil }}
 	end         = step{"end", func(f *recordFixture) error { return f.rec.end(bg) }}
 )

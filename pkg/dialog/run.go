@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -34,6 +35,8 @@ type dialogRun struct {
 	memory *builtin.MapMemory
 	// clientTools are the request's own client tools (SendInput).
 	clientTools []tool.Definition
+	// closing is the reason end_dialog gave, nil until it is called.
+	closing atomic.Pointer[string]
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -60,7 +63,7 @@ type dialogRun struct {
 func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, in SendInput) (*dialogRun, error) {
 	run := &dialogRun{r: r, p: p, lr: lr, rec: newRunRecord(r.store, r.log, r.now, lr.owner), clientTools: in.ClientTools,
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
-	run.ctx, run.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	run.ctx, run.cancel = r.stoppable(ctx, lr)
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
 	run.dialog = d // for end, which leaves the live entry even when loading fails
@@ -146,7 +149,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 	}
 	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
-		Native: builtin.Env{Now: r.opts.Clock, Memory: run.memory}, Schemas: r.schemas, ClientTools: run.clientTools})
+		Native: builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog}, Schemas: r.schemas, ClientTools: run.clientTools})
 	if err != nil {
 		return r.internal(ctx, "run: tools", err)
 	}
@@ -270,9 +273,10 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 		}
 		r.mu.Unlock()
 		out, runErr := act(a)
-		if err := run.rec.loopEnded(context.WithoutCancel(run.ctx)); err != nil {
+		if err := run.rec.loopEnded(context.WithoutCancel(run.ctx), cutStatus(out)); err != nil {
 			return run.turn, r.internal(run.ctx, "run: loop ended", err)
 		}
+		run.closeEnded()
 		// Deciding first whether the run goes on lets its last save
 		// release the lease in the same commit; once closed, no text can
 		// join, so nothing is left for a released run to answer.
@@ -301,7 +305,7 @@ func (run *dialogRun) leftover(out agent.Outcome) (string, bool) {
 	run.r.mu.Lock()
 	defer run.r.mu.Unlock()
 	run.lr.agent = nil
-	if len(run.lr.queue) == 0 || run.ctx.Err() != nil || out.StopReason == agent.StopHandoff {
+	if len(run.lr.queue) == 0 || run.ctx.Err() != nil || out.StopReason == agent.StopHandoff || run.closing.Load() != nil {
 		if run.lr.open {
 			run.lr.setOpen(false)
 		}

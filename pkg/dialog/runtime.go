@@ -137,6 +137,8 @@ func New(opts Options) (*Runtime, error) {
 		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),
 		bots: newBotCache(512), tenants: newTenantCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{}}
+	// Another server's CancelReply reaches this one's runs.
+	opts.Store.OnReplyStop(func(tenantID, dialogID string) { r.stopLocal(tenantID, dialogID) })
 	go r.meter.run(base)
 	return r, nil
 }
@@ -314,7 +316,10 @@ type liveRun struct {
 	// opens.
 	dialog *store.Dialog
 	agent  *agent.Agent // nil until the run has built its agent
-	queue  []queuedText
+	// stop cancels the run's context with a cause (CancelReply); nil
+	// until the run starts.
+	stop  context.CancelCauseFunc
+	queue []queuedText
 	// open says texts may join: the lease is held, the run's own text is
 	// first in queue, and the run has not decided to end. A text joining
 	// earlier could be stranded by a lease another process holds, or

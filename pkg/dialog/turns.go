@@ -128,6 +128,9 @@ func (e *inactiveDialog) Error() string { return "dialog " + e.dialog.ID + " is 
 // Unwrap is the conflict a caller reports that does not answer the dialog
 // itself (answerInactive does): a resume that finds it handed off meanwhile.
 func (e *inactiveDialog) Unwrap() error {
+	if e.dialog.Status == DialogClosed {
+		return errDialogClosed()
+	}
 	return platform.Errorf(platform.CodeConflict, "this dialog is %s; no reply is generated for it", e.dialog.Status)
 }
 
@@ -137,7 +140,7 @@ func (r *Runtime) answerInactive(ctx context.Context, d *store.Dialog, text stri
 	if d.Status == DialogHandoff {
 		return r.storeForHuman(ctx, d, text, sink)
 	}
-	return Turn{}, platform.Errorf(platform.CodeConflict, "this dialog is closed; start a new one")
+	return Turn{}, errDialogClosed()
 }
 
 // storeForHuman keeps a message of a handed-off dialog without answering:
@@ -213,6 +216,9 @@ func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dia
 	d, err := r.turnDialog(ctx, p, tenant, dialog, origin)
 	if err != nil {
 		return Turn{}, err
+	}
+	if d.Status == DialogClosed {
+		return Turn{}, errDialogClosed()
 	}
 	if d.Status != DialogPaused {
 		return Turn{}, platform.Errorf(platform.CodeConflict, "this dialog is not waiting for tool results or a confirmation")

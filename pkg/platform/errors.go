@@ -12,13 +12,14 @@ type Code string
 
 // Error codes.
 const (
-	CodeInvalid      Code = "invalid"      // the request is wrong; Details say where
-	CodeNotFound     Code = "not_found"    // no such resource, or another tenant's
-	CodeConflict     Code = "conflict"     // a unique name is taken, or a race was lost
-	CodeUnauthorized Code = "unauthorized" // no valid credentials
-	CodeForbidden    Code = "forbidden"    // valid credentials, not allowed
-	CodeRateLimited  Code = "rate_limited" // slow down
-	CodeInternal     Code = "internal"     // our fault; logged, never detailed
+	CodeInvalid      Code = "invalid"       // the request is wrong; Details say where
+	CodeNotFound     Code = "not_found"     // no such resource, or another tenant's
+	CodeConflict     Code = "conflict"      // a unique name is taken, or a race was lost
+	CodeDialogClosed Code = "dialog_closed" // the dialog is closed and takes no more messages
+	CodeUnauthorized Code = "unauthorized"  // no valid credentials
+	CodeForbidden    Code = "forbidden"     // valid credentials, not allowed
+	CodeRateLimited  Code = "rate_limited"  // slow down
+	CodeInternal     Code = "internal"      // our fault; logged, never detailed
 )
 
 // Detail points at one wrong value of a request or config.

@@ -38,10 +38,12 @@ type Dialog struct {
 	Status  string
 	// State is the agent loop's state without its messages (those are rows
 	// of their own), kept so a paused run can resume anywhere.
-	State     string
-	LastSeq   int64
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	State   string
+	LastSeq int64
+	// ClosedReason says why a closed dialog was closed (CloseDialog).
+	ClosedReason string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // DialogFilter narrows ListDialogs; empty fields match everything.
@@ -110,14 +112,14 @@ func (s *Store) dialogRow(ctx context.Context, op, query string, args ...any) (*
 
 // dialogColumns are Dialog's columns in scanDialog's order.
 const dialogColumns = "id, tenant_id, bot_id, version_number, preview, user_id, channel, context, status, state, " +
-	"last_seq, created_at, updated_at"
+	"last_seq, closed_reason, created_at, updated_at"
 
 // scanDialog reads a row of dialogColumns into a Dialog, and the columns
 // that follow them into more.
 func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 	var d Dialog
 	dest := append([]any{&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
-		&d.Status, &d.State, &d.LastSeq, &d.CreatedAt, &d.UpdatedAt}, more...)
+		&d.Status, &d.State, &d.LastSeq, &d.ClosedReason, &d.CreatedAt, &d.UpdatedAt}, more...)
 	if err := rows.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -213,7 +215,7 @@ reply AS (
     input_tokens = $15, output_tokens = $16
   WHERE tenant_id = $1 AND id = $7 AND EXISTS (SELECT 1 FROM held) RETURNING 1),
 saved AS (
-  UPDATE dialogs SET status = $4, state = $5, updated_at = $6
+  UPDATE dialogs SET status = CASE WHEN status = 'closed' THEN status ELSE $4 END, state = $5, updated_at = $6
   WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM held) RETURNING last_seq)
 SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`
 )
@@ -271,7 +273,7 @@ func (s *Store) saveRunInTx(ctx context.Context, sv Save) (seq, replies int64, e
 				return err
 			}
 		}
-		seqs, err := tx.int64s(ctx, `UPDATE dialogs SET status = $3, state = $4, updated_at = $5 WHERE tenant_id = $1 AND id = $2
+		seqs, err := tx.int64s(ctx, `UPDATE dialogs SET status = CASE WHEN status = 'closed' THEN status ELSE $3 END, state = $4, updated_at = $5 WHERE tenant_id = $1 AND id = $2
 RETURNING last_seq`, sv.TenantID, sv.DialogID, sv.Status, sv.State, s.db.NowFunc())
 		if err != nil {
 			return err

@@ -25,7 +25,8 @@ const listenerCheck = 30 * time.Second
 
 // keyListener keeps keys live on PostgreSQL: it listens on
 // revocationChannel on a connection of its own and drops each revoked key
-// from the cache. Until it listens, and whenever its connection fails, the
+// from the cache. On the same connection it hears replyStopChannel, the
+// asks to stop a dialog's reply (Store.OnReplyStop). Until it listens, and whenever its connection fails, the
 // cache is off, so every request reads its key and no revocation is missed.
 // It starts with the first key read, so stores that never authenticate
 // (migrations, the CLI) hold no extra connection.
@@ -41,6 +42,28 @@ type keyListener struct {
 	mu      sync.Mutex
 	started bool
 	closed  bool
+	// onStop hears replyStopChannel (Store.OnReplyStop); nil ignores it.
+	onStop func(tenantID, dialogID string)
+}
+
+func (l *keyListener) setOnStop(stop func(tenantID, dialogID string)) {
+	l.mu.Lock()
+	l.onStop = stop
+	l.mu.Unlock()
+}
+
+// heard dispatches a notification by its channel.
+func (l *keyListener) heard(n *pgconn.Notification) {
+	if n.Channel != replyStopChannel {
+		l.keys.drop(n.Payload)
+		return
+	}
+	l.mu.Lock()
+	stop := l.onStop
+	l.mu.Unlock()
+	if tenantID, dialogID, ok := parseStopPayload(n.Payload); ok && stop != nil {
+		stop(tenantID, dialogID)
+	}
 }
 
 func newKeyListener(cfg *pgx.ConnConfig, keys *keyCache, log *slog.Logger) *keyListener {
@@ -108,7 +131,7 @@ func (l *keyListener) listen() (listened bool, err error) {
 		defer cancel()
 		_ = conn.Close(cctx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+revocationChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+revocationChannel+"; LISTEN "+replyStopChannel); err != nil {
 		return false, err
 	}
 	l.keys.setLive(true)
@@ -118,7 +141,7 @@ func (l *keyListener) listen() (listened bool, err error) {
 		cancel()
 		switch {
 		case err == nil:
-			l.keys.drop(n.Payload)
+			l.heard(n)
 		case ctx.Err() != nil:
 			return true, nil
 		case pgconn.Timeout(err):

@@ -14,6 +14,7 @@ const (
 	MessageComplete    = "complete"    // fully produced and stored
 	MessageStreaming   = "streaming"   // an assistant reply being generated right now
 	MessageInterrupted = "interrupted" // a reply whose run died midway (a crash)
+	MessageCanceled    = "canceled"    // a reply stopped midway on request; its text so far is kept
 	// MessageQueued is a user message stored on arrival and not yet taken
 	// by the loop; taking it moves it to the end (DequeueMessage).
 	MessageQueued = "queued"

@@ -29,6 +29,7 @@ var migrations = []migration{
 	{6, "tenant identity settings for signed end-user tokens", migrateV6},
 	{7, "tenant retention period", migrateV7},
 	{8, "version tests, bots that require passing tests, canaries", migrateV8},
+	{9, "dialogs say why they were closed", migrateV9},
 }
 
 // schemaMigration records an applied step.

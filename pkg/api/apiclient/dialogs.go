@@ -31,15 +31,17 @@ type CreateDialogRequest struct {
 
 // Dialog is one conversation with a bot version.
 type Dialog struct {
-	ID       string            `json:"id"`
-	BotID    string            `json:"bot_id"`
-	Version  int               `json:"version"`
-	Preview  bool              `json:"preview,omitempty"`
-	UserID   string            `json:"user_id,omitempty"`
-	Channel  string            `json:"channel"`
-	Context  map[string]string `json:"context"`
-	Status   string            `json:"status"`
-	Greeting string            `json:"greeting,omitempty"`
+	ID      string            `json:"id"`
+	BotID   string            `json:"bot_id"`
+	Version int               `json:"version"`
+	Preview bool              `json:"preview,omitempty"`
+	UserID  string            `json:"user_id,omitempty"`
+	Channel string            `json:"channel"`
+	Context map[string]string `json:"context"`
+	Status  string            `json:"status"`
+	// ClosedReason says why a closed dialog was closed.
+	ClosedReason string `json:"closed_reason,omitempty"`
+	Greeting     string `json:"greeting,omitempty"`
 	// Pending are the calls a paused dialog waits for.
 	Pending   []PendingCall `json:"pending,omitempty"`
 	CreatedAt time.Time     `json:"created_at"`
@@ -240,6 +242,29 @@ func (c *Client) SubmitToolResults(ctx context.Context, tenant, dialog string, r
 func (c *Client) Confirm(ctx context.Context, tenant, dialog, id string, approved bool) (*Turn, error) {
 	var out Turn
 	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "confirmations"), ConfirmationRequest{ID: id, Approved: &approved}, &out)
+}
+
+// CloseDialogRequest closes a dialog.
+type CloseDialogRequest struct {
+	Reason string `json:"reason"`
+}
+
+// CancelReplyResponse says whether a reply was running and was stopped.
+type CancelReplyResponse struct {
+	DialogID string `json:"dialog_id"`
+	Canceled bool   `json:"canceled"`
+}
+
+// CancelReply stops the reply being generated in the dialog.
+func (c *Client) CancelReply(ctx context.Context, tenant, dialog string) (*CancelReplyResponse, error) {
+	var out CancelReplyResponse
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "cancel"), struct{}{}, &out)
+}
+
+// CloseDialog closes the dialog with a reason; it takes no more messages.
+func (c *Client) CloseDialog(ctx context.Context, tenant, dialog, reason string) (*Dialog, error) {
+	var out Dialog
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "close"), CloseDialogRequest{Reason: reason}, &out)
 }
 
 // Usage reports the tenant's usage for days from..to (YYYY-MM-DD, empty

@@ -43,6 +43,7 @@ const (
 	CodeNotFound         = "not_found"          // 404: no such resource for this caller
 	CodeMethodNotAllowed = "method_not_allowed" // 405
 	CodeConflict         = "conflict"           // 409: a slug or name is taken
+	CodeDialogClosed     = "dialog_closed"      // 409: the dialog is closed and takes no more messages
 	CodeTooLarge         = "too_large"          // 413: request body over the limit
 	CodeInvalid          = "invalid"            // 422: well-formed but invalid; details say where
 	CodeRateLimited      = "rate_limited"       // 429: retry after the Retry-After header

@@ -42,6 +42,9 @@ type Fault struct {
 	Message string `json:"message,omitempty"`
 	// Latency delays this reply (on top of Options.Latency).
 	Latency time.Duration `json:"-"`
+	// ChunkDelay slows this streamed reply's chunks (on top of
+	// Options.ChunkDelay), so a test can act while it streams.
+	ChunkDelay time.Duration `json:"-"`
 	// CutAfterChunks, for streamed replies, drops the connection after this
 	// many chunks, as a proxy or a crashing backend would.
 	CutAfterChunks int `json:"cut_after_chunks,omitempty"`

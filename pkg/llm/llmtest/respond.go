@@ -154,6 +154,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *ChatRequest
 		base: wireChunk{ID: completionID(id), Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: req.Model}}
 	if reply.Fault != nil {
 		sw.cut = reply.Fault.CutAfterChunks
+		sw.delay += reply.Fault.ChunkDelay
 	}
 	empty := ""
 	if !sw.delta(wireDelta{Role: "assistant", Content: &empty}) {

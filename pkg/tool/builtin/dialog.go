@@ -36,6 +36,9 @@ func endDialog() Native {
 	return define("end_dialog",
 		"End the conversation when the customer's request is fully resolved and they have nothing else to ask.",
 		func(ctx context.Context, env Env, args endDialogArgs) (tool.Result, error) {
+			if env.EndDialog != nil {
+				env.EndDialog(args.Reason)
+			}
 			return tool.Result{Content: "The conversation is closed.", Stop: StopCompleted}, nil
 		})
 }

@@ -20,6 +20,9 @@ type Env struct {
 	// Memory backs remember and recall; nil gives the dialog a fresh
 	// in-memory store.
 	Memory Memory
+	// EndDialog, when set, is told that end_dialog was called, with its
+	// reason: the application closes the dialog as the run ends.
+	EndDialog func(reason string)
 }
 
 func (e Env) now() time.Time {

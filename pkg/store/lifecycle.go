@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// CloseDialog closes the tenant's dialog with reason: it takes no more
+// messages, and a run still saving keeps it closed (SaveRun). A dialog
+// closed already is ErrInactive, returned with the dialog.
+func (s *Store) CloseDialog(ctx context.Context, tenantID, id, reason string) (*Dialog, error) {
+	d, err := s.dialogRow(ctx, "close dialog", `UPDATE dialogs SET status = 'closed', closed_reason = $3, updated_at = $4
+WHERE tenant_id = $1 AND id = $2 AND status <> 'closed' RETURNING `+dialogColumns, tenantID, id, reason, s.db.NowFunc())
+	if !errors.Is(err, ErrNotFound) {
+		return d, err
+	}
+	if d, err = s.GetDialog(ctx, tenantID, id); err != nil {
+		return nil, wrap("close dialog", err)
+	}
+	return d, wrap("close dialog", ErrInactive)
+}
+
+// replyStopChannel is the PostgreSQL NOTIFY channel on which StopReply
+// asks the process running a dialog to stop its reply; the payload is
+// "<tenant id> <dialog id>".
+const replyStopChannel = "parley_reply_stop"
+
+// stopReplySQL notifies replyStopChannel for dialog $2 of tenant $1 when a
+// live lease (one that expires after $3) says some process runs it, and
+// counts the notifications.
+const stopReplySQL = `WITH live AS (
+  SELECT tenant_id, dialog_id FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND expires_at > $3),
+sent AS (SELECT pg_notify('` + replyStopChannel + `', tenant_id || ' ' || dialog_id) FROM live)
+SELECT count(*) FROM sent`
+
+// StopReply asks whichever server process runs the tenant's dialog to stop
+// its reply, and reports whether one does. On PostgreSQL the ask is a
+// notification, heard by the process's OnReplyStop handler; on SQLite
+// only one process serves a data directory, so there is nobody else to ask.
+func (s *Store) StopReply(ctx context.Context, tenantID, dialogID string, now time.Time) (bool, error) {
+	if s.dialect != DialectPostgres {
+		return false, nil
+	}
+	n, err := s.int64s(ctx, stopReplySQL, tenantID, dialogID, now.UTC())
+	if err != nil {
+		return false, wrap("stop reply", err)
+	}
+	return len(n) == 1 && n[0] > 0, nil
+}
+
+// OnReplyStop makes stop hear StopReply's asks from every process, and
+// starts listening for them (PostgreSQL only; a no-op on SQLite).
+func (s *Store) OnReplyStop(stop func(tenantID, dialogID string)) {
+	if s.listener == nil {
+		return
+	}
+	s.listener.setOnStop(stop)
+	s.listener.start()
+}
+
+// parseStopPayload splits a replyStopChannel payload.
+func parseStopPayload(payload string) (tenantID, dialogID string, ok bool) {
+	return strings.Cut(payload, " ")
+}
