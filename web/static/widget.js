@@ -223,8 +223,15 @@
   input.setAttribute('aria-label', t('message'));
   var sendBtn = el('button', 'btn', t('send'));
   sendBtn.type = 'submit';
+  // stopBtn replaces Send while a reply streams: it stops the reply
+  // (POST .../cancel); what was written so far stays.
+  var stopBtn = el('button', 'btn ghost', t('stop'));
+  stopBtn.type = 'button';
+  stopBtn.hidden = true;
+  stopBtn.setAttribute('aria-label', t('stopReply'));
   form.appendChild(input);
   form.appendChild(sendBtn);
+  form.appendChild(stopBtn);
   panel.appendChild(head);
   panel.appendChild(log);
   panel.appendChild(form);
@@ -457,6 +464,7 @@
       case 'done':
         bubble = null;
         if (ev.stop_reason === 'handoff') note(t('handoff'));
+        if (ev.stop_reason === 'canceled') note(t('stopped'));
         break;
     }
   }
@@ -481,6 +489,7 @@
     var attempt = 0;
     busy = true;
     sendBtn.disabled = true;
+    showStop(true);
     showTyping();
     function go() {
       return start().then(function () {
@@ -494,6 +503,15 @@
           return new Promise(function (r) { setTimeout(r, 500 * attempt); }).then(go);
         }
         hideTyping();
+        if (err instanceof ApiError && err.code === 'dialog_closed') {
+          // The conversation was ended (by the bot or a person): the next
+          // message starts a new one.
+          localStorage.removeItem(STORE);
+          dialogId = null;
+          started = null;
+          note(t('ended'));
+          return;
+        }
         showError(humanError(err), retryable(err) ? function () { attempt = 0; showTyping(); run(); } : null);
       });
     }
@@ -507,9 +525,23 @@
       bubble = null;
       busy = false;
       sendBtn.disabled = false;
+      showStop(false);
     }
     return run();
   }
+
+  function showStop(on) {
+    stopBtn.hidden = !on;
+    stopBtn.disabled = false;
+    sendBtn.hidden = on;
+  }
+  stopBtn.addEventListener('click', function () {
+    if (!dialogId) return;
+    stopBtn.disabled = true;
+    // The stream ends with done (stop_reason canceled); nothing to do here
+    // when the reply had ended already.
+    json('POST', path('dialogs', dialogId, 'cancel'), {}).catch(function () { stopBtn.disabled = false; });
+  });
 
   function ask(ev) {
     var box = add(el('div', 'ask'));
@@ -629,6 +661,8 @@
         handoff: 'A person from our team will take it from here.', typing: 'The assistant is typing',
         ask: 'Allow the assistant to run “%s”%s?', allow: 'Allow', deny: 'Not now',
         allowed: 'Allowed.', declined: 'Declined.',
+        stop: 'Stop', stopReply: 'Stop the reply', stopped: 'Stopped.',
+        ended: 'This conversation has ended. Send a message to start a new one.',
       },
       de: {
         title: 'Schreiben Sie uns', open: 'Chat öffnen', close: 'Chat schließen', message: 'Nachricht',
@@ -640,6 +674,8 @@
         handoff: 'Eine Person aus unserem Team übernimmt ab hier.', typing: 'Der Assistent schreibt',
         ask: 'Darf der Assistent „%s“%s ausführen?', allow: 'Erlauben', deny: 'Jetzt nicht',
         allowed: 'Erlaubt.', declined: 'Abgelehnt.',
+        stop: 'Stopp', stopReply: 'Antwort stoppen', stopped: 'Gestoppt.',
+        ended: 'Dieses Gespräch ist beendet. Schreiben Sie, um ein neues zu beginnen.',
       },
       fr: {
         title: 'Discutons', open: 'Ouvrir la discussion', close: 'Fermer la discussion', message: 'Message',
@@ -651,6 +687,8 @@
         handoff: 'Une personne de notre équipe prend le relais.', typing: 'L’assistant écrit',
         ask: 'Autoriser l’assistant à exécuter « %s »%s ?', allow: 'Autoriser', deny: 'Pas maintenant',
         allowed: 'Autorisé.', declined: 'Refusé.',
+        stop: 'Arrêter', stopReply: 'Arrêter la réponse', stopped: 'Arrêté.',
+        ended: 'Cette conversation est terminée. Écrivez un message pour en commencer une nouvelle.',
       },
       es: {
         title: 'Hable con nosotros', open: 'Abrir chat', close: 'Cerrar chat', message: 'Mensaje',
@@ -662,6 +700,8 @@
         handoff: 'Una persona de nuestro equipo continuará a partir de aquí.', typing: 'El asistente está escribiendo',
         ask: '¿Permitir que el asistente ejecute «%s»%s?', allow: 'Permitir', deny: 'Ahora no',
         allowed: 'Permitido.', declined: 'Rechazado.',
+        stop: 'Detener', stopReply: 'Detener la respuesta', stopped: 'Detenido.',
+        ended: 'Esta conversación ha terminado. Escriba un mensaje para empezar una nueva.',
       },
       zh: {
         title: '联系我们', open: '打开聊天', close: '关闭聊天', message: '消息',
@@ -673,6 +713,8 @@
         handoff: '接下来将由我们的工作人员为您服务。', typing: '助手正在输入',
         ask: '允许助手运行“%s”%s吗？', allow: '允许', deny: '暂不',
         allowed: '已允许。', declined: '已拒绝。',
+        stop: '停止', stopReply: '停止回复', stopped: '已停止。',
+        ended: '此对话已结束。发送消息即可开始新的对话。',
       },
     };
     var lang = String(asked).toLowerCase().split(/[-_]/)[0];

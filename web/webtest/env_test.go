@@ -186,6 +186,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Text: normal + "\n\n" + hostile}
 	case strings.Contains(text, "cancel"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_cancel", Name: "cancel_order", Arguments: `{"order":"A1"}`}}}
+	case strings.Contains(text, "story"):
+		return llmtest.ServerReply{Text: longStory, Fault: &llmtest.Fault{ChunkDelay: 50 * time.Millisecond}}
 	}
 	return llmtest.ServerReply{Text: "Echo: " + text}
 }
@@ -203,6 +205,10 @@ func userToken(t *testing.T, sub, tier string) string {
 	}
 	return s
 }
+
+// longStory is a reply that streams for several seconds, long enough for
+// the visitor to stop it.
+var longStory = "Once upon a time " + strings.Repeat("the parcel travelled on, ", 20) + "and arrived."
 
 // widgetKey makes a pk_ key for the bot that may be used from origins.
 func (w *world) widgetKey(t *testing.T, origins ...string) string {

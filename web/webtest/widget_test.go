@@ -3,6 +3,7 @@ package webtest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -125,6 +126,39 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 			if d := ds[1]; d.UserID != "u-43" || d.Context["customer_tier"] != "platinum" {
 				t.Fatalf("the new dialog %+v; want user u-43 with customer_tier=platinum from the new token", d)
 			}
+		})
+
+		t.Run("the stop button stops a streaming reply and the chat goes on", func(t *testing.T) {
+			run(t, ctx, "stop",
+				send("tell me a story"),
+				until(shadow+`.querySelector('form .btn.ghost') && !`+shadow+`.querySelector('form .btn.ghost').hidden`),
+				until(contains(shadow, ".msg.bot", "Once upon a time")),
+				click(shadow+`.querySelector('form .btn.ghost')`),
+				until(contains(shadow, ".note", "Stopped.")),
+				until(shadow+`.querySelector('form .btn.ghost').hidden`),
+			)
+			if got := eval[string](t, ctx, textOf(shadow, ".msg.bot")); strings.Contains(got, "and arrived.") {
+				t.Fatalf("the whole story arrived (%q); want it stopped midway", got)
+			}
+			run(t, ctx, "next message", send("still there?"), until(contains(shadow, ".msg.bot", "Echo: still there?")))
+		})
+
+		t.Run("a closed dialog says so and the next message starts a new one", func(t *testing.T) {
+			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds { // the widget's dialog among them
+				if _, err := w.rt.CloseDialog(context.Background(), platform.Operator(), "acme", d.ID, "resolved by phone"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run(t, ctx, "send to the closed dialog",
+				send("hello again"),
+				until(contains(shadow, ".note", "This conversation has ended")),
+				send("new question"),
+				until(contains(shadow, ".msg.bot", "Echo: new question")),
+			)
 		})
 	})
 }
