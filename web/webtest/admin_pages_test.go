@@ -119,6 +119,18 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			screenshot(t, ctx, "admin-dialog")
 		})
 
+		t.Run("an operator closes the dialog with a reason", func(t *testing.T) {
+			run(t, ctx, "close",
+				do(`(() => { document.querySelector('input[name=reason]').value = 'solved by phone';
+  document.querySelector('input[name=reason]').closest('form').requestSubmit(); return true; })()`),
+				until(contains("document", "main p", "Closed: solved by phone")),
+			)
+			d, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", dialogID, "")
+			if err != nil || d.Status != "closed" || d.ClosedReason != "solved by phone" {
+				t.Fatalf("after closing in the admin UI: %q %q %v", d.Status, d.ClosedReason, err)
+			}
+		})
+
 		t.Run("the retention period is set and the dialog deleted from its page", func(t *testing.T) {
 			run(t, ctx, "retention",
 				chromedp.Navigate(base+"/dialogs"),

@@ -118,6 +118,7 @@ export async function dialogView({ tenant, params: [id] }) {
           }).catch((err) => alert(err.message));
         },
       }, 'Delete')),
+    d.status === 'closed' ? h('p', { class: 'muted' }, 'Closed: ', d.closed_reason || '—') : closeForm(tenant, d),
     h('dl', { class: 'facts' },
       h('dt', null, 'Version'), h('dd', null, 'v' + d.version, d.preview ? ' (preview)' : ''),
       h('dt', null, 'User'), h('dd', null, d.user_id || '—'),
@@ -126,6 +127,26 @@ export async function dialogView({ tenant, params: [id] }) {
       context.length ? [h('dt', null, 'Context'), h('dd', null, context.map(([k, v]) => h('code', null, `${k}=${v}`)))] : null),
     card('Conversation', h('ol', { class: 'transcript' },
       (d.messages || []).map((m) => message(m, callsOf[m.id] || [])))));
+}
+
+// closeForm closes the dialog with a reason (POST .../close): it takes no
+// more messages, and a reply still running in it stops.
+function closeForm(tenant, d) {
+  const reason = h('input', { type: 'text', name: 'reason', required: true, maxlength: 500, placeholder: 'Why is it over?', 'aria-label': 'Reason' });
+  const out = h('div');
+  const form = h('form', {
+    class: 'row-form',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        const closed = await api('POST', tenantPath(tenant, 'dialogs', d.id, 'close'), { reason: reason.value });
+        form.replaceWith(h('p', { class: 'muted' }, 'Closed: ', closed.closed_reason));
+      } catch (err) {
+        mount(out, errorBox(err));
+      }
+    },
+  }, field('Close this dialog', reason), h('button', { type: 'submit', class: 'small' }, 'Close dialog'), out);
+  return form;
 }
 
 function message(m, calls) {

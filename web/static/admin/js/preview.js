@@ -22,6 +22,14 @@ export function previewChat(tenant, slug) {
   const log = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite' });
   const input = h('input', { type: 'text', name: 'message', placeholder: 'Say something to the bot…', autocomplete: 'off', 'aria-label': 'Message' });
   const send = h('button', { type: 'submit' }, 'Send');
+  // stop shows while a reply streams: it stops the reply, keeping its text.
+  const stop = h('button', { type: 'button', class: 'ghost', hidden: true, onclick: () => {
+    stop.disabled = true;
+    api('POST', tenantPath(tenant, 'dialogs', dialog.id, 'cancel'), {}).catch((err) => {
+      stop.disabled = false;
+      add(h('div', { class: 'msg error', role: 'alert' }, err.message));
+    });
+  } }, 'Stop');
   let dialog = null;
   let bubble = null; // the assistant reply being streamed
   let calls = {}; // tool call id -> its element
@@ -94,6 +102,8 @@ export function previewChat(tenant, slug) {
   // turn posts to a turn route and streams its events into the log.
   async function turn(path, body) {
     send.disabled = true;
+    stop.hidden = false;
+    stop.disabled = false;
     const typing = add(h('div', { class: 'typing', 'aria-label': 'The bot is typing' }, h('span'), h('span'), h('span')));
     try {
       const queued = await stream(tenantPath(tenant, 'dialogs', dialog.id, path), body, (type, ev) => {
@@ -107,6 +117,7 @@ export function previewChat(tenant, slug) {
       typing.remove();
       bubble = null;
       send.disabled = false;
+      stop.hidden = true;
     }
   }
 
@@ -156,7 +167,7 @@ export function previewChat(tenant, slug) {
       say('user', text);
       await turn('messages', { text });
     },
-  }, input, send);
+  }, input, send, stop);
 
   return {
     el: h('div', { class: 'preview' },
