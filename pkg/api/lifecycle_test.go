@@ -255,3 +255,26 @@ func assertAPIError(t *testing.T, err error, status int, code string) {
 		t.Fatalf("got %v, want a %d %s error", err, status, code)
 	}
 }
+
+func TestClosingADialogStopsItsReplyAndItStaysClosed(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		ctx := context.Background()
+		d := e.dialog(t)
+		shop := e.client(e.key)
+		e.enqueueSlowStory()
+		br, seen, done := streamUntilText(t, e.env, e.key, d, "tell me a story")
+		defer done()
+		if _, err := shop.CloseDialog(ctx, "shop", d, "the customer left"); err != nil {
+			t.Fatal(err)
+		}
+		evs := finishStream(t, br, seen)
+		if last := evs[len(evs)-1]; last.typ != "done" || last.data["stop_reason"] != "canceled" {
+			t.Fatalf("the stream ends with %s %v, want done canceled", last.typ, last.data)
+		}
+		// The run's last save came after the close: it must not reopen it.
+		got, err := shop.GetDialog(ctx, "shop", d)
+		if err != nil || got.Status != dialog.DialogClosed || got.ClosedReason != "the customer left" {
+			t.Fatalf("after the run ended: status %q reason %q (%v), want closed", got.Status, got.ClosedReason, err)
+		}
+	})
+}

@@ -107,7 +107,7 @@ func (l *keyListener) run() {
 		if listened {
 			wait = time.Second
 		}
-		l.log.Warn("store: not hearing API key revocations; every request reads its key until this reconnects",
+		l.log.Warn("store: not hearing API key revocations or reply stops; every request reads its key until this reconnects",
 			"err", err, "retry_in", wait)
 		select {
 		case <-l.ctx.Done():
