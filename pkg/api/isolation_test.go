@@ -226,6 +226,12 @@ func routeTable() []routeCase {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustPausedDialog(t, f, "confirmation") + "/confirmations",
 				map[string]any{"id": "call_1", "approved": false}
 		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/cancel", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/cancel", map[string]any{}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/close", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/close", map[string]any{"reason": "done"}
+		}},
 		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
 		}},
