@@ -24,6 +24,10 @@ const (
 	BlockText       BlockType = "text"
 	BlockToolUse    BlockType = "tool_use"
 	BlockToolResult BlockType = "tool_result"
+	// BlockThinking is the model's extended thinking, a provider extra: it
+	// is replayed, signature and all, only to the provider kind that made it
+	// (Anthropic insists on it within a tool loop); others drop it.
+	BlockThinking BlockType = "thinking"
 )
 
 // Message is one provider-neutral chat message: a role and its content blocks.
@@ -41,6 +45,18 @@ type Block struct {
 	Text       string      `json:"text,omitempty"`
 	ToolUse    *ToolUse    `json:"tool_use,omitempty"`
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
+	Thinking   *Thinking   `json:"thinking,omitempty"`
+}
+
+// Thinking is a block of the model's extended thinking. Signature proves to
+// the provider that the text is the model's own; Redacted holds the
+// encrypted form of thinking the provider did not show (Text is then empty).
+// Provider names the provider kind whose model wrote it ("anthropic").
+type Thinking struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
+	Provider  string `json:"provider,omitempty"`
 }
 
 // ToolUse is the model's request to call a tool.

@@ -24,11 +24,16 @@ type Request struct {
 	System   string           `json:"system,omitempty"`
 	Messages []Message        `json:"messages"`
 	Tools    []ToolDefinition `json:"tools,omitempty"`
-	// ToolChoice is "", "auto", "none" or "required".
+	// ToolChoice is "", "auto", "none", "required", or the name of one of
+	// Tools, which the model must then call.
 	ToolChoice        string   `json:"tool_choice,omitempty"`
 	ParallelToolCalls *bool    `json:"parallel_tool_calls,omitempty"`
 	Temperature       *float64 `json:"temperature,omitempty"`
 	MaxTokens         int      `json:"max_tokens,omitempty"`
+	// ThinkingBudget, when positive, turns on extended thinking with this
+	// many tokens for it, on providers that have it (Anthropic); others
+	// ignore it.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
 	// Extra is passed through to the provider's request body as is, for
 	// provider-specific options the neutral request does not model.
 	Extra map[string]any `json:"extra,omitempty"`
@@ -64,15 +69,21 @@ const (
 	StopContentFilter StopReason = "content_filter"
 )
 
-// Usage counts the tokens of one or more completions.
+// Usage counts the tokens of one or more completions. InputTokens counts
+// every prompt token, cached ones included; CacheReadTokens and
+// CacheWriteTokens say how many of them were read from or written to the
+// provider's prompt cache.
 type Usage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // Add returns the sum of u and o.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + o.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens}
 }
 
 // Total returns input plus output tokens.
@@ -85,9 +96,11 @@ type DeltaType string
 const (
 	DeltaText     DeltaType = "text"
 	DeltaToolCall DeltaType = "tool_call"
+	DeltaThinking DeltaType = "thinking"
 )
 
-// Delta is one streamed fragment. For DeltaText, Text holds new text. For
+// Delta is one streamed fragment. For DeltaText and DeltaThinking, Text holds
+// new text (of the answer or of the model's thinking). For
 // DeltaToolCall, Index identifies the call within the message; ID and Name
 // arrive with the first fragment of a call, Arguments in pieces.
 type Delta struct {

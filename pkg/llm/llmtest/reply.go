@@ -11,6 +11,9 @@ import (
 type ServerReply struct {
 	Text      string       `json:"text,omitempty"`
 	ToolCalls []ServerCall `json:"tool_calls,omitempty"`
+	// Thinking is the model's extended thinking, sent (signed) by the
+	// Anthropic route when the request turns thinking on.
+	Thinking string `json:"thinking,omitempty"`
 	// Usage is reported as is; nil estimates it at four characters a token.
 	Usage *llm.Usage `json:"usage,omitempty"`
 	// FinishReason defaults to "tool_calls" when there are tool calls and to
@@ -50,6 +53,10 @@ type Fault struct {
 	CutAfterChunks int `json:"cut_after_chunks,omitempty"`
 	// Disconnect drops the connection without answering at all.
 	Disconnect bool `json:"disconnect,omitempty"`
+	// InStream, for streamed Anthropic replies, sends the error as an
+	// `error` event after message_start instead of as the HTTP status, as
+	// the API does when it is overloaded midway.
+	InStream bool `json:"in_stream,omitempty"`
 }
 
 // RateLimited is a 429 that passes with time, asking to wait retryAfter
@@ -69,6 +76,19 @@ func QuotaExhausted() ServerReply {
 func ServerFailure() ServerReply {
 	return ServerReply{Fault: &Fault{Status: 500, Type: "server_error",
 		Message: "The server had an error while processing your request. Sorry about that!"}}
+}
+
+// Overloaded is Anthropic's 529 overloaded_error, which another provider
+// may not suffer from.
+func Overloaded() ServerReply {
+	return ServerReply{Fault: &Fault{Status: 529, Type: "overloaded_error", Message: "Overloaded"}}
+}
+
+// SpendLimitReached is Anthropic's refusal once the organization's credit
+// balance is spent: no wait fixes it.
+func SpendLimitReached() ServerReply {
+	return ServerReply{Fault: &Fault{Status: 400, Type: "invalid_request_error",
+		Message: "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}}
 }
 
 // ContextTooLong is the 400 of a prompt over the model's window.

@@ -27,6 +27,8 @@ type Options struct {
 	// it receives the parsed request so tests can inspect what was sent. It
 	// is called concurrently when requests are.
 	Handler func(*ChatRequest) ServerReply
+	// MessagesHandler is Handler for Anthropic Messages requests.
+	MessagesHandler func(*MessagesRequest) ServerReply
 	// Unrecorded keeps no Record of the requests served (Requests and
 	// LastRequest see none): a fake serving a load generator would
 	// otherwise hold every request of the run, and its growing heap would
@@ -43,8 +45,11 @@ type Record struct {
 	Query  string // the raw query, as Azure's api-version travels there
 	Header http.Header
 	Body   []byte
-	// Request is the parsed body, nil when it did not parse.
+	// Request is the parsed chat-completions body, nil when it did not
+	// parse or the request was for another route.
 	Request *ChatRequest
+	// Messages is the parsed Anthropic Messages body, likewise.
+	Messages *MessagesRequest
 	// Status is the HTTP status the server answered with; 0 while the
 	// request is in progress or when the connection was dropped on purpose.
 	Status int
@@ -61,6 +66,9 @@ type Server struct {
 	queue   []ServerReply
 	records []*Record
 	seq     int
+	// cached holds the prompt prefixes Anthropic requests marked for
+	// caching, so a later request starting the same way reads them.
+	cached map[string]bool
 }
 
 // NewHandler returns an unstarted fake, to mount on a server of your own.
@@ -80,8 +88,17 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	return s
 }
 
-// URL returns the base URL clients are configured with, ending in /v1; ""
-// for a server made by NewHandler.
+// BaseURL returns the server's root URL, the base URL of an Anthropic
+// client (which adds /v1/messages); "" for a server made by NewHandler.
+func (s *Server) BaseURL() string {
+	if s.ts == nil {
+		return ""
+	}
+	return s.ts.URL
+}
+
+// URL returns the base URL OpenAI clients are configured with, ending in
+// /v1; "" for a server made by NewHandler.
 func (s *Server) URL() string {
 	if s.ts == nil {
 		return ""
@@ -125,6 +142,18 @@ func (s *Server) Requests() []Record {
 	return out
 }
 
+// LastMessages returns the last parsed Anthropic Messages request, or nil.
+func (s *Server) LastMessages() *MessagesRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.records) - 1; i >= 0; i-- {
+		if s.records[i].Messages != nil {
+			return s.records[i].Messages
+		}
+	}
+	return nil
+}
+
 // LastRequest returns the last parsed chat request, or nil.
 func (s *Server) LastRequest() *ChatRequest {
 	s.mu.Lock()
@@ -144,6 +173,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	rec := s.add(&Record{At: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 
+	if r.URL.Path == "/v1/messages" {
+		s.messages(w, r, rec)
+		return
+	}
 	if e := s.authorize(r); e != nil {
 		s.fail(w, rec, e, "")
 		return
@@ -229,6 +262,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Record) {
 
 // next pops the next scripted reply, or asks the Handler.
 func (s *Server) next(req *ChatRequest) (ServerReply, bool) {
+	return s.nextFor(func() ServerReply { return s.opts.Handler(req) })
+}
+
+// nextFor pops the next scripted reply, or asks handle when a Handler is set.
+func (s *Server) nextFor(handle func() ServerReply) (ServerReply, bool) {
 	s.mu.Lock()
 	if len(s.queue) > 0 {
 		r := s.queue[0]
@@ -238,7 +276,7 @@ func (s *Server) next(req *ChatRequest) (ServerReply, bool) {
 	}
 	s.mu.Unlock()
 	if s.opts.Handler != nil {
-		return s.opts.Handler(req), true
+		return handle(), true
 	}
 	return ServerReply{}, false
 }
