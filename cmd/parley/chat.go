@@ -18,7 +18,6 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
-	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
@@ -212,7 +211,7 @@ func (m *Main) chatTools(ctx context.Context, s Settings, f chatFlags, bot *botc
 // chatResolver uses the bot's model (or PARLEY_LLM_MODEL) on the configured
 // OpenAI-compatible API, then its fallback models after retryable failures.
 func chatResolver(s Settings, bot *botconfig.Bot) (agent.ProviderResolver, error) {
-	p, err := openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey})
+	p, named, err := openProviders(s, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +219,7 @@ func chatResolver(s Settings, bot *botconfig.Bot) (agent.ProviderResolver, error
 	if err != nil {
 		return nil, err
 	}
-	return dialog.BotResolver(p, catalog, s.LLMModel, bot), nil
+	return dialog.BotResolver(p, named, catalog, s.LLMModel, bot), nil
 }
 
 // chatSession is one terminal dialog: it reads stdin, runs the loop, and

@@ -16,7 +16,6 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
-	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -107,9 +106,9 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 		return nil, nil, fmt.Errorf("outbound policy (PARLEY_OUTBOUND_ALLOW, PARLEY_OUTBOUND_PORTS): %w", err)
 	}
 	client := outbound.NewClient(policy, outbound.Options{})
-	provider, err := openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey, Logger: d.log})
+	provider, named, err := openProviders(s, d.log)
 	if err != nil {
-		return nil, nil, fmt.Errorf("LLM provider (PARLEY_LLM_BASE_URL): %w", err)
+		return nil, nil, err
 	}
 	catalog, err := llm.LoadCatalog(configs.Models())
 	if err != nil {
@@ -118,7 +117,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv, Logger: d.log})
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
-		Provider: provider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
+		Provider: provider, Providers: named, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

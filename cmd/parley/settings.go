@@ -22,8 +22,14 @@ type Settings struct {
 	LLMBaseURL    string
 	LLMAPIKey     string
 	LLMModel      string
-	OutboundAllow []string
-	OutboundPorts []int
+	// LLMProvider is the kind of the default provider: openai or anthropic.
+	LLMProvider string
+	// AnthropicBaseURL and AnthropicAPIKey add a provider named
+	// "anthropic" that bots may name besides the default one.
+	AnthropicBaseURL string
+	AnthropicAPIKey  string
+	OutboundAllow    []string
+	OutboundPorts    []int
 	// MCPStdio is the stdio MCP policy: PARLEY_MCP_STDIO_ALLOW and
 	// PARLEY_MCP_STDIO_ENV.
 	MCPStdio botconfig.StdioPolicy
@@ -55,6 +61,9 @@ var settingsTable = []setting{
 	{"PARLEY_LLM_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible API base URL (OpenAI, Azure, Ollama, vLLM, ...)"},
 	{"PARLEY_LLM_API_KEY", "", "API key for the LLM provider; falls back to OPENAI_API_KEY"},
 	{"PARLEY_LLM_MODEL", "gpt-4o-mini", "model used when a bot's config names none"},
+	{"PARLEY_LLM_PROVIDER", "openai", "kind of the default provider: openai (OpenAI-compatible) or anthropic (Messages API; PARLEY_LLM_BASE_URL then defaults to https://api.anthropic.com)"},
+	{"PARLEY_ANTHROPIC_API_KEY", "", "when set, bots may also name the provider anthropic (llm.provider, llm.fallbacks), which uses this key"},
+	{"PARLEY_ANTHROPIC_BASE_URL", "https://api.anthropic.com", "base URL of the anthropic provider"},
 	{"PARLEY_OUTBOUND_ALLOW", "", "comma-separated CIDRs or host names tenant tools may reach despite the private-address block"},
 	{"PARLEY_OUTBOUND_PORTS", "", "comma-separated extra ports tenant tools may reach besides 80 and 443"},
 	{"PARLEY_MCP_STDIO_ALLOW", "", "stdio MCP servers that may be started, matched on the exact argv: comma-separated command lines split on spaces, or JSON [[\"cmd\",\"arg\"],...]"},
@@ -81,15 +90,18 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		return ""
 	}
 	s := Settings{
-		Addr:          get("PARLEY_ADDR"),
-		DataDir:       get("PARLEY_DATA_DIR"),
-		DatabaseURL:   get("PARLEY_DATABASE_URL"),
-		SecretKey:     get("PARLEY_SECRET_KEY"),
-		PlatformToken: get("PARLEY_PLATFORM_TOKEN"),
-		LLMBaseURL:    get("PARLEY_LLM_BASE_URL"),
-		LLMAPIKey:     get("PARLEY_LLM_API_KEY"),
-		LLMModel:      get("PARLEY_LLM_MODEL"),
-		OutboundAllow: splitList(get("PARLEY_OUTBOUND_ALLOW")),
+		Addr:             get("PARLEY_ADDR"),
+		DataDir:          get("PARLEY_DATA_DIR"),
+		DatabaseURL:      get("PARLEY_DATABASE_URL"),
+		SecretKey:        get("PARLEY_SECRET_KEY"),
+		PlatformToken:    get("PARLEY_PLATFORM_TOKEN"),
+		LLMBaseURL:       get("PARLEY_LLM_BASE_URL"),
+		LLMAPIKey:        get("PARLEY_LLM_API_KEY"),
+		LLMModel:         get("PARLEY_LLM_MODEL"),
+		LLMProvider:      get("PARLEY_LLM_PROVIDER"),
+		AnthropicBaseURL: get("PARLEY_ANTHROPIC_BASE_URL"),
+		AnthropicAPIKey:  get("PARLEY_ANTHROPIC_API_KEY"),
+		OutboundAllow:    splitList(get("PARLEY_OUTBOUND_ALLOW")),
 	}
 	var err error
 	if s.MCPStdio.Allow, err = botconfig.ParseStdioAllow(get("PARLEY_MCP_STDIO_ALLOW")); err != nil {
@@ -99,8 +111,17 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		return Settings{}, fmt.Errorf("PARLEY_MCP_STDIO_ENV: %w", err)
 	}
 	s.StdioEnv = []string{"PATH=" + getenv("PATH"), "HOME=" + getenv("HOME")}
-	if s.LLMAPIKey == "" {
-		s.LLMAPIKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
+	switch s.LLMProvider {
+	case "openai":
+		if s.LLMAPIKey == "" {
+			s.LLMAPIKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
+		}
+	case "anthropic":
+		if strings.TrimSpace(getenv("PARLEY_LLM_BASE_URL")) == "" {
+			s.LLMBaseURL = "https://api.anthropic.com"
+		}
+	default:
+		return Settings{}, fmt.Errorf("PARLEY_LLM_PROVIDER: %q is not openai or anthropic", s.LLMProvider)
 	}
 	for _, p := range splitList(get("PARLEY_OUTBOUND_PORTS")) {
 		port, err := strconv.Atoi(p)

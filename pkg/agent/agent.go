@@ -25,6 +25,15 @@ type Config struct {
 	// ParallelToolCalls runs the calls of one answer concurrently (results
 	// are still recorded in call order) and tells the model it may make several.
 	ParallelToolCalls bool
+	// ToolChoice is "" or "auto" (the model decides), "none", "required"
+	// (some tool), or a tool's name. A choice that forces a call applies to
+	// the first model call of a run only, so the model can still answer
+	// once the tool has run.
+	ToolChoice string
+	// ThinkingBudget, when positive, turns on extended thinking with this
+	// many tokens on providers that have it; thinking is kept in the
+	// history and streamed as thinking_delta events.
+	ThinkingBudget int
 	// RequireDoneTool adds a "done" tool and keeps the run going until the
 	// model calls it; a text answer without tools gets a nudge.
 	RequireDoneTool bool

@@ -45,6 +45,12 @@ type TextDelta struct {
 	Text string `json:"text"`
 }
 
+// ThinkingDelta is a streamed piece of the model's extended thinking, on
+// providers and configs that have it on.
+type ThinkingDelta struct {
+	Text string `json:"text"`
+}
+
 // ToolCall announces a tool call the model made.
 type ToolCall struct {
 	ID        string          `json:"id"`
@@ -123,6 +129,7 @@ type Error struct {
 
 func (TurnStart) Type() string           { return "turn_start" }
 func (TextDelta) Type() string           { return "text_delta" }
+func (ThinkingDelta) Type() string       { return "thinking_delta" }
 func (ToolCall) Type() string            { return "tool_call" }
 func (ToolResult) Type() string          { return "tool_result" }
 func (ClientToolRequest) Type() string   { return "client_tool_request" }
@@ -158,6 +165,11 @@ func (e TurnStart) MarshalJSON() ([]byte, error) {
 
 func (e TextDelta) MarshalJSON() ([]byte, error) {
 	type plain TextDelta
+	return withType(e.Type(), plain(e))
+}
+
+func (e ThinkingDelta) MarshalJSON() ([]byte, error) {
+	type plain ThinkingDelta
 	return withType(e.Type(), plain(e))
 }
 

@@ -16,6 +16,7 @@ func TestEventJSON(t *testing.T) {
 		{"turn_start names the turn, model and provider", agent.TurnStart{Turn: 1, Model: "gpt-4o-mini", Provider: "openai"},
 			`{"type":"turn_start","turn":1,"model":"gpt-4o-mini","provider":"openai"}`},
 		{"text_delta carries text", agent.TextDelta{Text: "Hi"}, `{"type":"text_delta","text":"Hi"}`},
+		{"thinking_delta carries the model's thinking", agent.ThinkingDelta{Text: "Hm"}, `{"type":"thinking_delta","text":"Hm"}`},
 		{"tool_call carries arguments as an object", agent.ToolCall{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"q":"x"}`)},
 			`{"type":"tool_call","id":"c1","name":"lookup","arguments":{"q":"x"}}`},
 		{"tool_call with no arguments shows an empty object", agent.ToolCall{ID: "c1", Name: "now"},

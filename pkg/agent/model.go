@@ -77,10 +77,24 @@ func (r *run) switchTo(c Choice) error {
 func (r *run) prepare(c Choice, msgs []llm.Message, withTools bool) {
 	cfg := &r.a.cfg
 	r.req = llm.Request{Model: c.Model, System: cfg.System, Messages: msgs,
-		Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+		Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens, ThinkingBudget: cfg.ThinkingBudget}
 	if withTools && len(r.a.defs) > 0 {
 		r.req.Tools = r.a.defs
 		r.req.ParallelToolCalls = &r.a.cfg.ParallelToolCalls
+		r.req.ToolChoice = r.toolChoice()
+	}
+}
+
+// toolChoice is the configured choice; one that forces a tool call holds
+// for the run's first model call only, or the model could never answer.
+func (r *run) toolChoice() string {
+	switch c := r.a.cfg.ToolChoice; {
+	case c == "" || c == "auto" || c == "none":
+		return c
+	case r.st.Turns == 0:
+		return c
+	default:
+		return ""
 	}
 }
 

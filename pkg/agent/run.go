@@ -49,8 +49,12 @@ func (a *Agent) start(ctx context.Context, st *State) *run {
 	}
 	r.view.build(a, st)
 	r.onDelta = func(d llm.Delta) {
-		if d.Type == llm.DeltaText && d.Text != "" {
+		switch {
+		case d.Text == "":
+		case d.Type == llm.DeltaText:
 			a.sink.Send(TextDelta{Text: d.Text})
+		case d.Type == llm.DeltaThinking:
+			a.sink.Send(ThinkingDelta{Text: d.Text})
 		}
 	}
 	return r

@@ -112,6 +112,7 @@ func compileLLM(l LLMSettings) LLMSettings {
 		out.Temperature = &t
 	}
 	out.FallbackModels = slices.Clone(l.FallbackModels)
+	out.Fallbacks = slices.Clone(l.Fallbacks)
 	return out
 }
 

@@ -167,8 +167,11 @@ func (v ContextVariable) ClaimName() string {
 	return v.Claim
 }
 
-// LLMSettings chooses the model.
+// LLMSettings chooses the provider and model.
 type LLMSettings struct {
+	// Provider names the provider the model is asked of; "" is the
+	// server's default provider.
+	Provider       string   `json:"provider,omitempty"`
 	Model          string   `json:"model,omitempty"`
 	Temperature    *float64 `json:"temperature,omitempty"`
 	MaxTokens      int      `json:"max_tokens,omitempty"`
@@ -176,6 +179,22 @@ type LLMSettings struct {
 	// StrictTools offers the tools in OpenAI's strict mode (structured
 	// outputs): the model's arguments then always match their schemas.
 	StrictTools bool `json:"strict_tools,omitempty"`
+	// Fallbacks are tried in order, after the fallback models, when a
+	// call fails in a way a retry may fix (an overload among them).
+	Fallbacks []Fallback `json:"fallbacks,omitempty"`
+	// ToolChoice is "auto" (the default), "none", "required" or a tool's
+	// name; a forced choice holds for the first model call of a run.
+	ToolChoice string `json:"tool_choice,omitempty"`
+	// ThinkingBudget turns on extended thinking with this many tokens, on
+	// providers that have it (Anthropic); 0 is off.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
+}
+
+// Fallback is a provider and model to move a turn to.
+type Fallback struct {
+	// Provider is "" for the server's default provider.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model"`
 }
 
 // RuntimeSettings limits one run of the loop and shapes its context.

@@ -20,6 +20,9 @@ type Options struct {
 	// refuses every env key it does not allow, so the zero value allows
 	// none.
 	Stdio StdioPolicy
+	// Providers are the provider names a config's llm section may name;
+	// nil accepts any well-formed name (the server checks when it runs).
+	Providers []string
 }
 
 func (o Options) knownNative(name string) bool {

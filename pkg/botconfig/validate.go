@@ -3,6 +3,7 @@ package botconfig
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/llm"
@@ -199,6 +200,70 @@ func (c *checker) llm() {
 			c.ps.add(ptr("/llm/fallback_models", i), "fallback model name is empty; remove it")
 		}
 	}
+	c.provider("/llm/provider", l.Provider)
+	for i, f := range l.Fallbacks {
+		at := ptr("/llm/fallbacks", i)
+		c.provider(at+"/provider", f.Provider)
+		if strings.TrimSpace(f.Model) == "" {
+			c.ps.add(at+"/model", "a fallback needs a model")
+		}
+	}
+	c.toolChoice(l)
+	if l.ThinkingBudget != 0 && (l.ThinkingBudget < 1024 || l.ThinkingBudget > 128_000) {
+		c.ps.add("/llm/thinking_budget", "thinking_budget must be 0 (off) or between 1024 and 128000 tokens")
+	}
+}
+
+// provider checks a provider name: well formed, and known when the
+// options list the providers there are.
+func (c *checker) provider(at, name string) {
+	switch {
+	case name == "":
+	case !llm.ValidToolName(name):
+		c.ps.add(at, "provider name %q may use only letters, digits, '_' and '-'", name)
+	case c.opts.Providers != nil && !slices.Contains(c.opts.Providers, name):
+		c.ps.add(at, "unknown provider %q; the providers are: %s", name, strings.Join(c.opts.Providers, ", "))
+	}
+}
+
+// toolChoice checks llm.tool_choice names a choice or a tool the bot has.
+func (c *checker) toolChoice(l LLMSettings) {
+	choice := l.ToolChoice
+	switch choice {
+	case "", "auto", "none":
+		return
+	case "required":
+	default:
+		server, _, mcp := strings.Cut(choice, "__")
+		if !c.isTool(choice) && !(mcp && c.isMCPServer(server)) {
+			c.ps.add("/llm/tool_choice", "tool_choice %q is not auto, none, required or the name of one of the bot's tools", choice)
+			return
+		}
+	}
+	if l.ThinkingBudget > 0 {
+		c.ps.add("/llm/tool_choice", "a tool_choice that forces a tool call cannot be combined with thinking_budget")
+	}
+}
+
+func (c *checker) isTool(name string) bool {
+	if slices.ContainsFunc(c.cfg.NativeTools, func(n NativeTool) bool { return n.Name == name }) {
+		return true
+	}
+	for _, t := range c.tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) isMCPServer(name string) bool {
+	for _, s := range c.cfg.MCPServers {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *checker) runtime() {

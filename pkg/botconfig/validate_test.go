@@ -1,6 +1,7 @@
 package botconfig
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -182,4 +183,39 @@ func TestActionBooksAcceptEveryKindOfToolReference(t *testing.T) {
 		`"action_books": [{"condition": "c", "action": "a", "tools": ["lookup", "current_time", "docs", "docs__search"]}]`,
 	)
 	mustLoad(t, data)
+}
+
+func TestValidateLLMProvidersFallbacksAndToolChoice(t *testing.T) {
+	tests := []struct {
+		name string
+		llm  string
+		want string // the pointer of the one problem, "" for none
+	}{
+		{"a provider and fallbacks", `{"provider":"anthropic","model":"claude-sonnet-4-5","fallbacks":[{"provider":"openai","model":"gpt-4o-mini"},{"model":"gpt-4o"}]}`, ""},
+		{"an unknown provider", `{"provider":"azure"}`, "/llm/provider"},
+		{"a fallback without a model", `{"fallbacks":[{"provider":"openai"}]}`, "/llm/fallbacks/0/model"},
+		{"a fallback naming an unknown provider", `{"fallbacks":[{"provider":"nope","model":"m"}]}`, "/llm/fallbacks/0/provider"},
+		{"tool_choice naming a tool", `{"tool_choice":"lookup"}`, ""},
+		{"tool_choice naming a native tool", `{"tool_choice":"current_time"}`, ""},
+		{"tool_choice naming no tool", `{"tool_choice":"lookup_order"}`, "/llm/tool_choice"},
+		{"tool_choice required", `{"tool_choice":"required"}`, ""},
+		{"a forced tool with thinking", `{"tool_choice":"required","thinking_budget":2048}`, "/llm/tool_choice"},
+		{"a thinking budget too small", `{"thinking_budget":100}`, "/llm/thinking_budget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := `{"basic_settings":{"name":"B"},"native_tools":["current_time"],"tools":[{"name":"lookup","description":"d","endpoint":{"url":"https://example.com/x"}}],"llm":` + tt.llm + `}`
+			_, err := Options{Providers: []string{"openai", "anthropic"}}.Load([]byte(raw))
+			var ps Problems
+			if err != nil && !errors.As(err, &ps) {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.want == "" && ps != nil:
+				t.Fatalf("problems: %v", ps)
+			case tt.want != "" && (len(ps) != 1 || ps[0].Pointer != tt.want):
+				t.Fatalf("problems %v, want one at %s", ps, tt.want)
+			}
+		})
+	}
 }

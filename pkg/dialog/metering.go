@@ -150,6 +150,18 @@ func (m *runtimeMetrics) toolCall(msg agent.Message) {
 	}
 }
 
+// metered wraps every provider in a meteredProvider.
+func (ps Providers) metered(m *runtimeMetrics, catalog *llm.Catalog) Providers {
+	if ps == nil {
+		return nil
+	}
+	out := make(Providers, len(ps))
+	for name, p := range ps {
+		out[name] = meteredProvider{Provider: p, m: m, catalog: catalog}
+	}
+	return out
+}
+
 // meteredProvider times every model call and counts its tokens.
 type meteredProvider struct {
 	llm.Provider

@@ -207,7 +207,7 @@ func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
 			return agent.Choice{}, errNoProvider
 		})
 	}
-	return BotResolver(r.opts.Provider, r.opts.Catalog, r.opts.DefaultModel, bot)
+	return BotResolver(r.opts.Provider, r.opts.Providers, r.opts.Catalog, r.opts.DefaultModel, bot)
 }
 
 // renew keeps the lease while the run lasts; losing it (this process

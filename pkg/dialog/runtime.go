@@ -56,6 +56,9 @@ type Options struct {
 	// OpenAI-compatible API). Without one, messages are stored and their
 	// runs end with an error event saying no model is available.
 	Provider llm.Provider
+	// Providers are the other providers a bot's llm.provider and
+	// llm.fallbacks may name (the default one may be among them).
+	Providers Providers
 	// DefaultModel is used when a bot's config names none.
 	DefaultModel string
 	// HTTP tunes HTTP tools.
@@ -131,6 +134,7 @@ func New(opts Options) (*Runtime, error) {
 	if opts.Provider != nil {
 		opts.Provider = meteredProvider{Provider: opts.Provider, m: metrics, catalog: opts.Catalog}
 	}
+	opts.Providers = opts.Providers.metered(metrics, opts.Catalog)
 	base, cancel := context.WithCancel(context.Background())
 	r := &Runtime{svc: opts.Service, store: opts.Store, log: opts.Logger, opts: opts, metrics: metrics,
 		limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),

@@ -33,6 +33,7 @@ export function previewChat(tenant, slug) {
   let dialog = null;
   let bubble = null; // the assistant reply being streamed
   let calls = {}; // tool call id -> its element
+  let thought = null; // the <pre> of the model's thinking being streamed
 
   const add = (node) => {
     log.append(node);
@@ -45,6 +46,7 @@ export function previewChat(tenant, slug) {
   function reset() {
     dialog = null;
     bubble = null;
+    thought = null;
     calls = {};
     mount(log, h('div', { class: 'meta' }, `New conversation with version ${select.value || '—'}.`));
   }
@@ -58,13 +60,24 @@ export function previewChat(tenant, slug) {
 
   const onEvent = (type, ev) => {
     switch (type) {
+      case 'thinking_delta':
+        // Extended thinking (llm.thinking_budget), folded away: it is for
+        // the bot's author, not part of the answer.
+        if (!thought) {
+          thought = h('pre', null, '');
+          add(h('details', { class: 'tool thinking' }, h('summary', null, 'Thinking'), thought));
+        }
+        thought.textContent += ev.text;
+        break;
       case 'text_delta':
+        thought = null;
         if (!bubble) bubble = say('bot', '');
         markdown(bubble, bubble.dataset.text + ev.text);
         log.scrollTop = log.scrollHeight;
         break;
       case 'tool_call':
         bubble = null;
+        thought = null;
         calls[ev.id] = add(h('details', { class: 'tool' },
           h('summary', null, h('span', { class: 'tool-name' }, ev.name), ' called'),
           h('pre', null, json(ev.arguments))));
