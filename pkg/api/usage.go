@@ -8,7 +8,7 @@ import (
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
-// usage: GET /v1/tenants/{tenant}/usage?from=&to=&group_by=day|bot|key.
+// usage: GET /v1/tenants/{tenant}/usage?from=&to=&group_by=day|bot|key|provider.
 func (d *dialogAPI) usage(c *gin.Context) {
 	q := platform.UsageQuery{From: c.Query("from"), To: c.Query("to"), GroupBy: c.DefaultQuery("group_by", "day")}
 	rows, err := d.rt.Usage(c.Request.Context(), principal(c), c.Param("tenant"), q)

@@ -15,13 +15,14 @@ import (
 )
 
 // onTurnEnd meters one model call (tokens, cost, tool calls, and a turn
-// for regular turns) on the dialog's tenant, bot and key for today, then
+// for regular turns) on the dialog's tenant, bot and key and the provider
+// that answered, for today, then
 // stops the run once the tenant is over its daily quota.
 func (run *dialogRun) onTurnEnd(ctx context.Context, info agent.TurnInfo) (bool, error) {
 	r := run.r
 	now := r.now()
 	u := store.Usage{TenantID: run.dialog.TenantID, Day: now.UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
-		KeyID: run.p.KeyID, InputTokens: int64(info.Usage.InputTokens), OutputTokens: int64(info.Usage.OutputTokens),
+		KeyID: run.p.KeyID, Provider: info.Provider, InputTokens: int64(info.Usage.InputTokens), OutputTokens: int64(info.Usage.OutputTokens),
 		CostMicroUSD: int64(math.Round(r.opts.Catalog.Cost(info.Model, info.Usage) * 1e6)), ToolCalls: int64(info.ToolCalls)}
 	if info.Purpose == agent.PurposeTurn {
 		u.Turns = 1

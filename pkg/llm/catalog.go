@@ -18,14 +18,29 @@ type ModelInfo struct {
 	// InputPerMTok and OutputPerMTok are USD per million tokens.
 	InputPerMTok  float64 `json:"input_per_mtok"`
 	OutputPerMTok float64 `json:"output_per_mtok"`
+	// CacheReadPerMTok and CacheWritePerMTok price prompt tokens read from
+	// and written to the provider's cache; 0 prices them as input.
+	CacheReadPerMTok  float64 `json:"cache_read_per_mtok,omitempty"`
+	CacheWritePerMTok float64 `json:"cache_write_per_mtok,omitempty"`
 	// Reasoning marks models that think before answering: they take
 	// max_completion_tokens and no sampling temperature.
 	Reasoning bool `json:"reasoning,omitempty"`
 }
 
-// Cost returns the USD price of u on this model.
+// Cost returns the USD price of u on this model. Cached prompt tokens,
+// which u.InputTokens includes, are priced at the cache prices when the
+// catalog has them.
 func (m ModelInfo) Cost(u Usage) float64 {
-	return (float64(u.InputTokens)*m.InputPerMTok + float64(u.OutputTokens)*m.OutputPerMTok) / 1e6
+	read, write := m.CacheReadPerMTok, m.CacheWritePerMTok
+	if read == 0 {
+		read = m.InputPerMTok
+	}
+	if write == 0 {
+		write = m.InputPerMTok
+	}
+	plain := u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens
+	return (float64(plain)*m.InputPerMTok + float64(u.CacheReadTokens)*read +
+		float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*m.OutputPerMTok) / 1e6
 }
 
 // unknownModel is used when a catalog file names no default. A small window is

@@ -116,3 +116,16 @@ func TestLoadCatalogRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestCostPricesCachedPromptTokensAtTheCachePrices(t *testing.T) {
+	m := llm.ModelInfo{InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, CacheWritePerMTok: 3.75}
+	u := llm.Usage{InputTokens: 1_000_000, OutputTokens: 100_000, CacheReadTokens: 600_000, CacheWriteTokens: 200_000}
+	// 200k plain at 3, 600k read at 0.3, 200k written at 3.75, 100k out at 15.
+	if got, want := m.Cost(u), 0.6+0.18+0.75+1.5; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("cost %v, want %v", got, want)
+	}
+	plain := llm.ModelInfo{InputPerMTok: 3}
+	if got := plain.Cost(u); math.Abs(got-3) > 1e-9 {
+		t.Fatalf("without cache prices every prompt token costs the input price: %v", got)
+	}
+}

@@ -9,14 +9,15 @@ import (
 )
 
 // UsageQuery selects usage: days From..To inclusive (YYYY-MM-DD, empty
-// for unbounded) grouped by day, bot or key (default day).
+// for unbounded) grouped by day, bot, key or provider (default day).
 type UsageQuery struct {
 	From, To, GroupBy string
 }
 
-// UsageRow is the usage of one day, bot or key.
+// UsageRow is the usage of one day, bot, key or provider.
 type UsageRow struct {
-	// Group is the day, bot id or key id ("" for use without a key).
+	// Group is the day, bot id, key id ("" for use without a key) or
+	// provider name ("" for use metered before providers were recorded).
 	Group        string
 	InputTokens  int64
 	OutputTokens int64
@@ -38,9 +39,9 @@ func (s *Service) Usage(ctx context.Context, p *Principal, tenant string, q Usag
 		q.GroupBy = store.GroupByDay
 	}
 	switch q.GroupBy {
-	case store.GroupByDay, store.GroupByBot, store.GroupByKey:
+	case store.GroupByDay, store.GroupByBot, store.GroupByKey, store.GroupByProvider:
 	default:
-		ps.add("/group_by", "must be day, bot or key")
+		ps.add("/group_by", "must be day, bot, key or provider")
 	}
 	checkDay(&ps, "/from", q.From)
 	checkDay(&ps, "/to", q.To)

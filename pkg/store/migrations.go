@@ -30,6 +30,7 @@ var migrations = []migration{
 	{7, "tenant retention period", migrateV7},
 	{8, "version tests, bots that require passing tests, canaries", migrateV8},
 	{9, "dialogs say why they were closed", migrateV9},
+	{10, "usage per provider", migrateV10},
 }
 
 // schemaMigration records an applied step.

@@ -13,13 +13,15 @@ import (
 // as strings.
 const DayFormat = "2006-01-02"
 
-// Usage is what one tenant's bot spent through one key on one UTC day.
-// KeyID is "" for calls made without a key (sessions, the operator).
+// Usage is what one tenant's bot spent through one key with one provider
+// on one UTC day. KeyID is "" for calls made without a key (sessions, the
+// operator); Provider is "" for use metered before providers were recorded.
 type Usage struct {
 	TenantID     string `gorm:"primaryKey"`
 	Day          string `gorm:"primaryKey"`
 	BotID        string `gorm:"primaryKey"`
 	KeyID        string `gorm:"primaryKey"`
+	Provider     string `gorm:"primaryKey"`
 	InputTokens  int64
 	OutputTokens int64
 	// CostMicroUSD is the price in millionths of a US dollar: integers add
@@ -33,7 +35,7 @@ type Usage struct {
 // TableName pins the table step 2 created.
 func (Usage) TableName() string { return "usage_daily" }
 
-// AddUsage adds u's counters to its row (tenant, day, bot, key), creating
+// AddUsage adds u's counters to its row (tenant, day, bot, key, provider), creating
 // the row on first use, in one statement so concurrent turns never lose an
 // increment.
 func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
@@ -43,7 +45,7 @@ func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
 			Value: gorm.Expr("usage_daily." + col + " + excluded." + col)}
 	}
 	err := s.w(ctx).Clauses(clause.OnConflict{
-		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}},
+		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}, {Name: "provider"}},
 		DoUpdates: clause.Set{add("input_tokens"), add("output_tokens"), add("cost_micro_usd"),
 			add("tool_calls"), add("turns"), {Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}},
 	}).Create(u).Error
@@ -52,13 +54,14 @@ func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
 
 // Usage groupings for SumUsage.
 const (
-	GroupByDay = "day"
-	GroupByBot = "bot"
-	GroupByKey = "key"
+	GroupByDay      = "day"
+	GroupByBot      = "bot"
+	GroupByKey      = "key"
+	GroupByProvider = "provider"
 )
 
 // UsageTotal is the sum of usage rows sharing one Group value (a day, a
-// bot id or a key id).
+// bot id, a key id or a provider).
 type UsageTotal struct {
 	Group        string
 	InputTokens  int64
@@ -69,10 +72,10 @@ type UsageTotal struct {
 }
 
 // SumUsage totals the tenant's usage for days from..to (inclusive, in
-// DayFormat; empty means unbounded), grouped by day, bot or key, ordered by
+// DayFormat; empty means unbounded), grouped by day, bot, key or provider, ordered by
 // the group.
 func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string) ([]UsageTotal, error) {
-	col, ok := map[string]string{GroupByDay: "day", GroupByBot: "bot_id", GroupByKey: "key_id"}[groupBy]
+	col, ok := map[string]string{GroupByDay: "day", GroupByBot: "bot_id", GroupByKey: "key_id", GroupByProvider: "provider"}[groupBy]
 	if !ok {
 		return nil, fmt.Errorf("store: sum usage: cannot group by %q", groupBy)
 	}

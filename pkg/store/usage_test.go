@@ -13,9 +13,10 @@ func TestUsage(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "other")
+		provider := "openai"
 		add := func(tenant, day, bot, key string, in, out, cost int64) {
 			t.Helper()
-			u := &store.Usage{TenantID: tenant, Day: day, BotID: bot, KeyID: key, InputTokens: in, OutputTokens: out,
+			u := &store.Usage{TenantID: tenant, Day: day, BotID: bot, KeyID: key, Provider: provider, InputTokens: in, OutputTokens: out,
 				CostMicroUSD: cost, ToolCalls: 1, Turns: 1}
 			if err := st.AddUsage(ctx, u); err != nil {
 				t.Fatal(err)
@@ -36,16 +37,21 @@ func TestUsage(t *testing.T) {
 			}
 		})
 		add(tn.ID, "2030-05-02", "bot_b", "key_1", 1, 1, 1)
+		provider = "anthropic" // the same bot, key and day, answered by another provider
 		add(tn.ID, "2030-05-03", "bot_a", "", 2, 2, 2)
+		add(tn.ID, "2030-05-03", "bot_a", "", 3, 3, 3)
+		provider = "openai"
+		add(tn.ID, "2030-05-03", "bot_a", "", 4, 4, 4)
 		add(other.ID, "2030-05-02", "bot_z", "key_9", 1000, 1000, 1000)
 		cases := []struct {
 			name, from, to, group string
 			want                  map[string]int64 // group -> input tokens
 		}{
-			{"by day over every day", "", "", store.GroupByDay, map[string]int64{"2030-05-01": 100, "2030-05-02": 1, "2030-05-03": 2}},
-			{"by bot", "", "", store.GroupByBot, map[string]int64{"bot_a": 102, "bot_b": 1}},
-			{"by key, calls without a key under the empty key", "", "", store.GroupByKey, map[string]int64{"key_1": 101, "": 2}},
-			{"by day within from and to, both inclusive", "2030-05-02", "2030-05-03", store.GroupByDay, map[string]int64{"2030-05-02": 1, "2030-05-03": 2}},
+			{"by day over every day", "", "", store.GroupByDay, map[string]int64{"2030-05-01": 100, "2030-05-02": 1, "2030-05-03": 9}},
+			{"by bot", "", "", store.GroupByBot, map[string]int64{"bot_a": 109, "bot_b": 1}},
+			{"by key, calls without a key under the empty key", "", "", store.GroupByKey, map[string]int64{"key_1": 101, "": 9}},
+			{"by provider", "", "", store.GroupByProvider, map[string]int64{"openai": 105, "anthropic": 5}},
+			{"by day within from and to, both inclusive", "2030-05-02", "2030-05-03", store.GroupByDay, map[string]int64{"2030-05-02": 1, "2030-05-03": 9}},
 		}
 		for _, tc := range cases {
 			t.Run("usage sums "+tc.name, func(t *testing.T) {
@@ -68,8 +74,8 @@ func TestUsage(t *testing.T) {
 			})
 		}
 		t.Run("a day's tokens count every bot and key of the tenant only", func(t *testing.T) {
-			n, err := st.DayTokens(ctx, tn.ID, "2030-05-02")
-			if err != nil || n != 2 {
+			n, err := st.DayTokens(ctx, tn.ID, "2030-05-03")
+			if err != nil || n != 18 {
 				t.Fatalf("tokens %d, %v", n, err)
 			}
 		})

@@ -158,9 +158,10 @@ type EventError struct {
 	Retryable bool   `json:"retryable"`
 }
 
-// UsageRow is the usage of one day, bot or key.
+// UsageRow is the usage of one day, bot, key or provider.
 type UsageRow struct {
-	// Group is the day, bot id or key id ("" for use without a key).
+	// Group is the day, bot id, key id ("" for use without a key) or
+	// provider name.
 	Group        string  `json:"group"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`

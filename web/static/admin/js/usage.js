@@ -1,10 +1,10 @@
 // Usage: tokens, cost, tool calls and turns between two days, grouped by
-// day, bot or key.
+// day, bot, key or provider.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table } from './dom.js';
 
-const groups = [['day', 'Day'], ['bot', 'Bot'], ['key', 'API key']];
+const groups = [['day', 'Day'], ['bot', 'Bot'], ['key', 'API key'], ['provider', 'Provider']];
 const num = (n) => Number(n).toLocaleString();
 
 /** usageView renders #/t/<tenant>/usage. */
@@ -25,7 +25,8 @@ export async function usageView({ tenant }) {
     const total = r.usage.reduce((t, u) => ({
       in: t.in + u.input_tokens, out: t.out + u.output_tokens, cost: t.cost + u.cost_usd, tools: t.tools + u.tool_calls, turns: t.turns + u.turns,
     }), { in: 0, out: 0, cost: 0, tools: 0, turns: 0 });
-    const label = (g) => (by.value === 'day' ? g : names[g] || g || '(no key)');
+    const none = by.value === 'provider' ? '(not recorded)' : '(no key)';
+    const label = (g) => (by.value === 'day' || by.value === 'provider' ? g || none : names[g] || g || none);
     mount(out,
       h('div', { class: 'stats' },
         stat('Input tokens', num(total.in)), stat('Output tokens', num(total.out)),
