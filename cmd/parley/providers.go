@@ -3,12 +3,13 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
-	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/anthropic"
 	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // openProviders builds the server's model providers from the settings: the
@@ -48,15 +49,13 @@ func (s Settings) providerNames() []string {
 	return names
 }
 
-// compileWith validates configs against the providers this server has, so
-// a bot naming one it lacks is refused with a pointer when it is saved.
-func compileWith(s Settings) func([]byte) (*botconfig.Bot, error) {
-	opts := botconfig.Options{Providers: s.providerNames()}
-	return func(data []byte) (*botconfig.Bot, error) {
-		cfg, err := opts.Load(data)
-		if err != nil {
-			return nil, err
-		}
-		return botconfig.Compile(cfg)
+// newTenantProvider builds a tenant's own provider (PUT /providers) for a
+// run, sending through client, the outbound-policy client.
+func newTenantProvider(p platform.TenantProvider, client *http.Client) (llm.Provider, error) {
+	switch p.Kind {
+	case platform.ProviderAnthropic:
+		return anthropic.New(anthropic.Config{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Headers: p.Headers, HTTPClient: client})
+	default:
+		return openai.New(openai.Config{Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, Headers: p.Headers, HTTPClient: client})
 	}
 }

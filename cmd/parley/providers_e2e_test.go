@@ -107,3 +107,105 @@ func TestABotOnClaudeFallsOverToOpenAIOnAnOverload(t *testing.T) {
 		}
 	})
 }
+
+// TestEachTenantsProviderUsesOnlyThatTenantsKey gives two tenants a
+// provider of the same name, each on its own strict fake that accepts only
+// that tenant's key: every request either fake sees carries its own
+// tenant's key. A third tenant cannot name a provider it has not
+// configured, even one another tenant has.
+func TestEachTenantsProviderUsesOnlyThatTenantsKey(t *testing.T) {
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		chatServer(t, env, llmtest.Options{}) // the server's own provider, unused here
+		keys := map[string]string{"alpha": "sk-alpha-0123456789", "beta": "sk-beta-9876543210"}
+		fakes := map[string]*llmtest.Server{
+			"alpha": llmtest.NewServer(t, llmtest.Options{APIKey: keys["alpha"], Handler: echoWith("alpha")}),
+			"beta": llmtest.NewServer(t, llmtest.Options{APIKey: keys["beta"],
+				MessagesHandler: func(*llmtest.MessagesRequest) llmtest.ServerReply { return llmtest.ServerReply{Text: "beta answers"} }}),
+		}
+		portOf := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
+		env["PARLEY_OUTBOUND_ALLOW"] = "127.0.0.1/32"
+		env["PARLEY_OUTBOUND_PORTS"] = portOf(fakes["alpha"].BaseURL()) + "," + portOf(fakes["beta"].BaseURL())
+		srv := startParley(t, env)
+		ctx := context.Background()
+		platformClient := apiclient.New(srv.URL, e2eToken)
+
+		bot := `{"basic_settings": {"name": "Mine"}, "llm": {"provider": "mine", "model": "gpt-4o-mini"}}`
+		specs := map[string]apiclient.PutProviderRequest{
+			"alpha": {Kind: "openai", BaseURL: fakes["alpha"].URL(), APIKeySecret: "model_key", Headers: map[string]string{"X-Team": "alpha"}},
+			"beta":  {Kind: "anthropic", BaseURL: fakes["beta"].BaseURL(), APIKeySecret: "model_key"},
+		}
+		admins := map[string]*apiclient.Client{}
+		for _, slug := range []string{"alpha", "beta", "gamma"} {
+			created, err := platformClient.CreateTenant(ctx, apiclient.CreateTenantRequest{Slug: slug, Name: slug})
+			if err != nil {
+				t.Fatal(err)
+			}
+			admins[slug] = apiclient.New(srv.URL, created.APIKey.Key)
+		}
+		for slug, spec := range specs {
+			admin := admins[slug]
+			if _, err := admin.PutSecret(ctx, slug, "model_key", keys[slug]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := admin.PutProvider(ctx, slug, "mine", spec); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := admin.CreateBot(ctx, slug, "mine", json.RawMessage(bot)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := admin.Publish(ctx, slug, "mine", 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		t.Run("the providers list shows the secret's name, never the key", func(t *testing.T) {
+			list, err := admins["alpha"].ListProviders(ctx, "alpha")
+			if err != nil || len(list.Providers) != 1 || list.Providers[0].APIKeySecret != "model_key" {
+				t.Fatalf("providers %+v, %v", list, err)
+			}
+			raw, _ := json.Marshal(list)
+			if strings.Contains(string(raw), keys["alpha"]) {
+				t.Fatalf("the list holds the key: %s", raw)
+			}
+		})
+
+		for _, slug := range []string{"alpha", "beta", "alpha"} {
+			d, err := admins[slug].CreateDialog(ctx, slug, "mine", apiclient.CreateDialogRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := admins[slug].SendMessage(ctx, slug, d.ID, "hello")
+			if err != nil || turn.Done == nil || turn.Done.Text != slug+" answers" {
+				t.Fatalf("%s: turn %+v (error %+v), %v", slug, turn, turn.Error, err)
+			}
+		}
+		for slug, fake := range fakes {
+			recs := fake.Requests()
+			if len(recs) == 0 {
+				t.Fatalf("%s's provider was never called", slug)
+			}
+			for _, r := range recs {
+				got := r.Header.Get("X-Api-Key") + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				if got != keys[slug] || r.Status != 200 {
+					t.Fatalf("%s's provider got key %q (status %d), want only %s's", slug, got, r.Status, slug)
+				}
+			}
+		}
+		if h := fakes["alpha"].Requests()[0].Header.Get("X-Team"); h != "alpha" {
+			t.Errorf("the provider's default header arrived as %q", h)
+		}
+
+		t.Run("a tenant cannot name another tenant's provider", func(t *testing.T) {
+			_, err := admins["gamma"].CreateBot(ctx, "gamma", "mine", json.RawMessage(bot))
+			e := apiError(t, err, 422)
+			if len(e.Details) != 1 || e.Details[0].Pointer != "/llm/provider" || !strings.Contains(e.Details[0].Message, `unknown provider "mine"`) {
+				t.Fatalf("error %+v", e)
+			}
+		})
+	})
+}
+
+// echoWith answers every chat request with "<name> answers".
+func echoWith(name string) func(*llmtest.ChatRequest) llmtest.ServerReply {
+	return func(*llmtest.ChatRequest) llmtest.ServerReply { return llmtest.ServerReply{Text: name + " answers"} }
+}

@@ -117,7 +117,8 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv, Logger: d.log})
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
-		Provider: provider, Providers: named, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg, Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
+		Provider: provider, Providers: named, NewProvider: newTenantProvider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg,
+		Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err
@@ -220,7 +221,8 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 		return nil, where, err
 	}
 	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log,
-		Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig}
+		Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig,
+		ServerProviders: s.providerNames()}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {

@@ -145,6 +145,20 @@ func routeTable() []routeCase {
 			}
 			return "/v1/tenants/" + f.slug + "/identity", nil
 		}},
+		{"PUT", "/v1/tenants/:tenant/providers/:name", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/providers/claude", apiclient.PutProviderRequest{Kind: "anthropic", APIKeySecret: f.secret}
+		}},
+		{"GET", "/v1/tenants/:tenant/providers", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/providers", nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/providers/:name", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			name := w.unique("doomed")
+			if _, err := w.svc.PutProvider(context.Background(), platform.Operator(), f.slug, name,
+				platform.ProviderSpec{Kind: "openai", APIKeySecret: f.secret}); err != nil {
+				t.Fatal(err)
+			}
+			return "/v1/tenants/" + f.slug + "/providers/" + name, nil
+		}},
 		{"POST", "/v1/tenants/:tenant/bots", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots", apiclient.CreateBotRequest{Slug: w.unique("bot"), Config: botConfig(t)}
 		}},

@@ -66,6 +66,10 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/identity", s.getIdentity)
 	t.DELETE("/identity", s.deleteIdentity)
 
+	t.PUT("/providers/:name", s.putProvider)
+	t.GET("/providers", s.listProviders)
+	t.DELETE("/providers/:name", s.deleteProvider)
+
 	t.POST("/bots", s.createBot)
 	t.GET("/bots", s.listBots)
 	t.GET("/bots/:bot", s.getBot)

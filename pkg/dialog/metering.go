@@ -168,6 +168,10 @@ type meteredProvider struct {
 	llm.Provider
 	m       *runtimeMetrics
 	catalog *llm.Catalog
+	// label names the provider in metrics; "" uses its Name. Tenants name
+	// their own providers, so theirs are labelled by kind to keep the
+	// label set bounded.
+	label string
 }
 
 // Complete implements llm.Provider.
@@ -192,6 +196,9 @@ func (p meteredProvider) observe(model string, took time.Duration, resp *llm.Res
 		label = info.Name
 	}
 	name, outcome := p.Name(), "ok"
+	if p.label != "" {
+		name = p.label
+	}
 	if err != nil {
 		outcome = "error"
 	}

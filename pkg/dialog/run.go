@@ -156,7 +156,11 @@ func (run *dialogRun) load(ctx context.Context) error {
 	for _, w := range box.Warnings {
 		r.log.WarnContext(ctx, "dialog: dialog runs without some tools", "dialog", d.ID, "warning", w)
 	}
-	run.cfg = r.agentConfig(run.bot, vars, box.Set, agent.Hooks{
+	providers, err := r.providersFor(ctx, d.TenantID, run.bot)
+	if err != nil {
+		return err
+	}
+	run.cfg = r.agentConfig(run.bot, vars, providers, box.Set, agent.Hooks{
 		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
 	}, agent.SinkFunc(run.onEvent))
 	return nil
@@ -191,23 +195,23 @@ func (r *Runtime) vars(ctx context.Context, d *store.Dialog, bot *botconfig.Bot)
 	return vars, nil
 }
 
-func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
-	cfg := AgentConfig(bot, vars, r.resolver(bot), tools)
+func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, providers Providers, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
+	cfg := AgentConfig(bot, vars, r.resolver(bot, providers), tools)
 	cfg.Hooks, cfg.Sink, cfg.Now = hooks, sink, r.opts.Clock
 	return cfg
 }
 
 // resolver uses the bot's model (or the server's default), then its
 // fallback models after retryable failures, each with its catalog window.
-func (r *Runtime) resolver(bot *botconfig.Bot) agent.ProviderResolver {
-	if r.opts.Provider == nil {
+func (r *Runtime) resolver(bot *botconfig.Bot, providers Providers) agent.ProviderResolver {
+	if r.opts.Provider == nil && len(providers) == 0 {
 		// The user's text is stored all the same; the reply is an error
 		// event saying no model is available.
 		return agent.ResolverFunc(func(context.Context, agent.ResolveInfo) (agent.Choice, error) {
 			return agent.Choice{}, errNoProvider
 		})
 	}
-	return BotResolver(r.opts.Provider, r.opts.Providers, r.opts.Catalog, r.opts.DefaultModel, bot)
+	return BotResolver(r.opts.Provider, providers, r.opts.Catalog, r.opts.DefaultModel, bot)
 }
 
 // renew keeps the lease while the run lasts; losing it (this process

@@ -59,6 +59,10 @@ type Options struct {
 	// Providers are the other providers a bot's llm.provider and
 	// llm.fallbacks may name (the default one may be among them).
 	Providers Providers
+	// NewProvider builds a tenant's own provider (PUT /providers) for a
+	// run, sending through HTTPClient, so tenant base URLs pass the
+	// outbound policy. Nil leaves tenant providers unused.
+	NewProvider func(p platform.TenantProvider, client *http.Client) (llm.Provider, error)
 	// DefaultModel is used when a bot's config names none.
 	DefaultModel string
 	// HTTP tunes HTTP tools.

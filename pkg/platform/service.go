@@ -34,6 +34,10 @@ type Options struct {
 	// operator may wrap it to add checks. A botconfig.Problems error becomes
 	// an invalid Error with its pointers.
 	Compile func(config []byte) (*botconfig.Bot, error)
+	// ServerProviders are the names of the server's own model providers;
+	// a saved config may name those and the tenant's (PUT /providers).
+	// Nil checks no provider names.
+	ServerProviders []string
 	// Clock returns the current time (time.Now). Key expiry and sessions
 	// use it.
 	Clock func() time.Time

@@ -42,6 +42,9 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 	if err := s.checkSecretDestinations(ctx, p, b.TenantID, b, compiled); err != nil {
 		return Version{}, false, err
 	}
+	if err := s.checkProviders(ctx, b.TenantID, compiled); err != nil {
+		return Version{}, false, err
+	}
 	for attempt := 1; ; attempt++ {
 		v := store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: string(config), Tests: string(tests),
 			Prompt: compiled.SystemPrompt, Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}

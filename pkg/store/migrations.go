@@ -31,6 +31,7 @@ var migrations = []migration{
 	{8, "version tests, bots that require passing tests, canaries", migrateV8},
 	{9, "dialogs say why they were closed", migrateV9},
 	{10, "usage per provider", migrateV10},
+	{11, "tenant model providers", migrateV11},
 }
 
 // schemaMigration records an applied step.

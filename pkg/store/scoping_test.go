@@ -26,6 +26,9 @@ func TestTenantScoping(t *testing.T) {
 		if err := st.PutSecret(ctx, &store.Secret{TenantID: a.ID, Name: "token", Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
 			t.Fatal(err)
 		}
+		if err := st.PutProvider(ctx, &store.Provider{TenantID: a.ID, Name: "claude", Kind: "anthropic", BaseURL: "https://api.anthropic.com", APIKeySecret: "token"}); err != nil {
+			t.Fatal(err)
+		}
 
 		notFound := []struct {
 			name string
@@ -40,6 +43,7 @@ func TestTenantScoping(t *testing.T) {
 			{"getting A's key", func() error { _, err := st.GetAPIKey(ctx, b.ID, key.ID); return err }},
 			{"revoking A's key", func() error { _, err := st.RevokeAPIKey(ctx, b.ID, key.ID, time.Now()); return err }},
 			{"deleting A's secret", func() error { return st.DeleteSecret(ctx, b.ID, "token") }},
+			{"deleting A's provider", func() error { return st.DeleteProvider(ctx, b.ID, "claude") }},
 		}
 		for _, tc := range notFound {
 			t.Run(tc.name+" as tenant B is not found", func(t *testing.T) {
@@ -60,6 +64,13 @@ func TestTenantScoping(t *testing.T) {
 			if err != nil || len(secrets) != 0 {
 				t.Fatalf("secrets %v, %v", secrets, err)
 			}
+			providers, err := st.ListProviders(ctx, b.ID)
+			if err != nil || len(providers) != 0 {
+				t.Fatalf("providers %v, %v", providers, err)
+			}
+			if got, err := st.GetProviders(ctx, b.ID, []string{"claude"}); err != nil || len(got) != 0 {
+				t.Fatalf("providers by name %v, %v", got, err)
+			}
 			versions, _, err := st.ListVersions(ctx, b.ID, bot.ID, store.Page{})
 			if err != nil || len(versions) != 0 {
 				t.Fatalf("versions %v, %v", versions, err)
@@ -76,6 +87,9 @@ func TestTenantScoping(t *testing.T) {
 			}
 			if s, _ := st.ListSecrets(ctx, a.ID); len(s) != 1 {
 				t.Fatalf("secrets %v", s)
+			}
+			if p, _ := st.GetProviders(ctx, a.ID, []string{"claude"}); len(p) != 1 || p[0].Headers != "{}" {
+				t.Fatalf("providers %+v", p)
 			}
 		})
 		t.Run("the same bot slug may exist in two tenants", func(t *testing.T) {

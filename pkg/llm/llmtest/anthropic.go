@@ -31,12 +31,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec *Record) {
 		s.failAnthropic(w, rec, e, "")
 		return
 	}
-	reply, ok := s.nextFor(func() ServerReply {
-		if s.opts.MessagesHandler == nil {
-			return ServerReply{Fault: &Fault{Status: 500, Message: "llmtest: no MessagesHandler set"}}
-		}
-		return s.opts.MessagesHandler(&req)
-	})
+	var handle func() ServerReply
+	if s.opts.MessagesHandler != nil {
+		handle = func() ServerReply { return s.opts.MessagesHandler(&req) }
+	}
+	reply, ok := s.nextFor(handle)
 	if !ok {
 		s.failAnthropic(w, rec, anthropicInvalid("llmtest: no scripted reply left and no Handler set (%d requests so far)", len(s.Requests())), "")
 		return

@@ -262,10 +262,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Record) {
 
 // next pops the next scripted reply, or asks the Handler.
 func (s *Server) next(req *ChatRequest) (ServerReply, bool) {
+	if s.opts.Handler == nil {
+		return s.nextFor(nil)
+	}
 	return s.nextFor(func() ServerReply { return s.opts.Handler(req) })
 }
 
-// nextFor pops the next scripted reply, or asks handle when a Handler is set.
+// nextFor pops the next scripted reply, or asks handle, when there is one.
 func (s *Server) nextFor(handle func() ServerReply) (ServerReply, bool) {
 	s.mu.Lock()
 	if len(s.queue) > 0 {
@@ -275,7 +278,7 @@ func (s *Server) nextFor(handle func() ServerReply) (ServerReply, bool) {
 		return r, true
 	}
 	s.mu.Unlock()
-	if s.opts.Handler != nil {
+	if handle != nil {
 		return handle(), true
 	}
 	return ServerReply{}, false

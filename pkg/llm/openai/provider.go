@@ -33,6 +33,8 @@ type Config struct {
 	APIType string
 	// APIVersion is Azure's api-version; default "2024-10-21".
 	APIVersion string
+	// Headers are sent with every request (a gateway's own).
+	Headers map[string]string
 	// HTTPClient sends each attempt; default a pooled client over net/http's
 	// Transport (see the package doc). Retries wrap it.
 	HTTPClient *http.Client
@@ -82,7 +84,7 @@ func New(cfg Config) (*Provider, error) {
 	default:
 		return nil, fmt.Errorf("openai: API type %q is not one of openai, azure", cfg.APIType)
 	}
-	cc.HTTPClient = doer{client: newRetryClient(cfg)}
+	cc.HTTPClient = doer{client: newRetryClient(cfg), headers: cfg.Headers}
 	return &Provider{
 		name:        cfg.Name,
 		secrets:     keyRedactor(cfg.APIKey),

@@ -49,7 +49,10 @@ func callFrom(ctx context.Context) *call {
 
 // doer is the go-openai HTTP client: it merges the body patch, then sends
 // through the retrying client and remembers what the final response asked.
-type doer struct{ client *retryablehttp.Client }
+type doer struct {
+	client  *retryablehttp.Client
+	headers map[string]string
+}
 
 func (d doer) Do(req *http.Request) (*http.Response, error) {
 	c := callFrom(req.Context())
@@ -76,6 +79,9 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("building the request: %w", err)
 	}
 	rreq.Header = req.Header
+	for k, v := range d.headers {
+		rreq.Header.Set(k, v)
+	}
 	resp, err := d.client.Do(rreq)
 	if c != nil && resp != nil && resp.StatusCode >= 400 {
 		c.retryAfter, _ = httpretry.RetryAfter(resp.Header)

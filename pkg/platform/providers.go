@@ -1,0 +1,236 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// Provider kinds a tenant may configure.
+const (
+	ProviderOpenAI    = "openai"
+	ProviderAnthropic = "anthropic"
+)
+
+// providerNamePattern is what llm.provider may name (botconfig checks the
+// same shape).
+var providerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// maxProviderHeaders bounds a provider's default headers.
+const maxProviderHeaders = 20
+
+// ProviderSpec is what a tenant sets for one of its providers: the kind,
+// the base URL (empty: the kind's public API), the name of the tenant
+// secret holding the API key, and default headers sent with every call.
+type ProviderSpec struct {
+	Kind         string            `json:"kind"`
+	BaseURL      string            `json:"base_url,omitempty"`
+	APIKeySecret string            `json:"api_key_secret,omitempty"`
+	Headers      map[string]string `json:"headers,omitempty"`
+}
+
+// ProviderInfo is a tenant provider as callers see it: never the key, only
+// the secret's name.
+type ProviderInfo struct {
+	Name string `json:"name"`
+	ProviderSpec
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// TenantProvider is a tenant provider ready to be built, its API key
+// decrypted: for the dialog runtime only, never for an API handler.
+type TenantProvider struct {
+	Name string
+	ProviderSpec
+	APIKey string
+}
+
+// DefaultBaseURL is the public API of a provider kind.
+func DefaultBaseURL(kind string) string {
+	if kind == ProviderAnthropic {
+		return "https://api.anthropic.com"
+	}
+	return "https://api.openai.com/v1"
+}
+
+// PutProvider creates or replaces the tenant's provider. Providers send a
+// tenant secret (the API key) to their base URL, so managing them takes
+// the right to write secrets.
+func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name string, spec ProviderSpec) (ProviderInfo, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+	if err != nil {
+		return ProviderInfo{}, err
+	}
+	if spec.BaseURL == "" {
+		spec.BaseURL = DefaultBaseURL(spec.Kind)
+	}
+	spec.BaseURL = strings.TrimRight(spec.BaseURL, "/")
+	if err := checkProvider(name, spec).err(); err != nil {
+		return ProviderInfo{}, err
+	}
+	if spec.APIKeySecret != "" {
+		rows, err := s.store.GetSecrets(ctx, t.ID, []string{spec.APIKeySecret})
+		if err != nil {
+			return ProviderInfo{}, s.internal(ctx, "put provider: secret", err)
+		}
+		if len(rows) == 0 {
+			return ProviderInfo{}, Invalid(Detail{Pointer: "/api_key_secret",
+				Message: fmt.Sprintf("the tenant has no secret named %q; put it first (PUT /secrets/%s)", spec.APIKeySecret, spec.APIKeySecret)})
+		}
+	}
+	headers, _ := json.Marshal(spec.Headers)
+	row := store.Provider{TenantID: t.ID, Name: name, Kind: spec.Kind, BaseURL: spec.BaseURL,
+		APIKeySecret: spec.APIKeySecret, Headers: string(headers)}
+	if spec.Headers == nil {
+		row.Headers = "{}"
+	}
+	if err := s.store.PutProvider(ctx, &row); err != nil {
+		return ProviderInfo{}, s.internal(ctx, "put provider", err)
+	}
+	return providerInfo(&row), nil
+}
+
+func checkProvider(name string, spec ProviderSpec) *problems {
+	var ps problems
+	if !providerNamePattern.MatchString(name) {
+		ps.add("/name", "must be 1-64 letters, digits, '_' or '-', as llm.provider names it")
+	}
+	if spec.Kind != ProviderOpenAI && spec.Kind != ProviderAnthropic {
+		ps.add("/kind", "must be openai (an OpenAI-compatible API) or anthropic")
+	}
+	if u, err := url.Parse(spec.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		ps.add("/base_url", "must be an http(s) URL without credentials, such as %s", DefaultBaseURL(spec.Kind))
+	}
+	if spec.APIKeySecret != "" && !secretNamePattern.MatchString(spec.APIKeySecret) {
+		ps.add("/api_key_secret", "must name a tenant secret")
+	}
+	if len(spec.Headers) > maxProviderHeaders {
+		ps.add("/headers", "at most %d headers", maxProviderHeaders)
+	}
+	for k, v := range spec.Headers {
+		at := "/headers/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+		switch lk := strings.ToLower(k); {
+		case k == "" || strings.ContainsAny(k, " :\r\n\t") || http.CanonicalHeaderKey(k) == "":
+			ps.add(at, "is not a header name")
+		case lk == "authorization" || lk == "x-api-key" || lk == "api-key":
+			// Headers are stored as given; a key belongs in a secret.
+			ps.add(at, "carries the API key; put the key in a tenant secret and name it in api_key_secret")
+		case strings.ContainsAny(v, "\r\n"):
+			ps.add(at, "must not contain line breaks")
+		}
+	}
+	return &ps
+}
+
+// ListProviders lists the tenant's providers, with the names of their key
+// secrets and never the keys.
+func (s *Service) ListProviders(ctx context.Context, p *Principal, tenant string) ([]ProviderInfo, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.ListProviders(ctx, t.ID)
+	if err != nil {
+		return nil, s.internal(ctx, "list providers", err)
+	}
+	return mapSlice(rows, providerInfo), nil
+}
+
+// DeleteProvider removes the tenant's provider. Bots that name it fail
+// over to their fallbacks, or answer with an error, until they are changed.
+func (s *Service) DeleteProvider(ctx context.Context, p *Principal, tenant, name string) error {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+	if err != nil {
+		return err
+	}
+	return s.storeErr(ctx, "delete provider", "provider", "", s.store.DeleteProvider(ctx, t.ID, name))
+}
+
+// TenantProviders returns the tenant's (by id) providers with these names,
+// each with its API key decrypted from the tenant's secret; names the
+// tenant has no provider for are left out. Like SecretVars it takes no
+// Principal: it is for the dialog runtime only.
+func (s *Service) TenantProviders(ctx context.Context, tenantID string, names []string) ([]TenantProvider, error) {
+	rows, err := s.store.GetProviders(ctx, tenantID, names)
+	if err != nil || len(rows) == 0 {
+		if err != nil {
+			return nil, s.internal(ctx, "tenant providers", err)
+		}
+		return nil, nil
+	}
+	var secrets []string
+	for _, r := range rows {
+		if r.APIKeySecret != "" {
+			secrets = append(secrets, r.APIKeySecret)
+		}
+	}
+	vars, err := s.SecretVars(ctx, tenantID, secrets)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TenantProvider, 0, len(rows))
+	for i := range rows {
+		info := providerInfo(&rows[i])
+		out = append(out, TenantProvider{Name: info.Name, ProviderSpec: info.ProviderSpec,
+			APIKey: vars[botconfig.SecretPrefix+info.APIKeySecret]})
+	}
+	return out, nil
+}
+
+// checkProviders refuses a config whose llm section names a provider
+// neither the server nor the tenant has, with a pointer to it. Without
+// Options.ServerProviders the server's names are unknown and nothing is
+// checked.
+func (s *Service) checkProviders(ctx context.Context, tenantID string, bot *botconfig.Bot) error {
+	if s.opts.ServerProviders == nil {
+		return nil
+	}
+	uses := bot.ProviderUses()
+	var names []string
+	for _, u := range uses {
+		if !slices.Contains(s.opts.ServerProviders, u.Name) {
+			names = append(names, u.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	rows, err := s.store.GetProviders(ctx, tenantID, names)
+	if err != nil {
+		return s.internal(ctx, "check providers", err)
+	}
+	known := slices.Clone(s.opts.ServerProviders)
+	for _, r := range rows {
+		known = append(known, r.Name)
+	}
+	var details []Detail
+	for _, u := range uses {
+		if !slices.Contains(known, u.Name) {
+			details = append(details, Detail{Pointer: u.Pointer, Message: fmt.Sprintf(
+				"unknown provider %q; configure it (PUT /providers/%s) or use one of: %s", u.Name, u.Name, strings.Join(known, ", "))})
+		}
+	}
+	if len(details) == 0 {
+		return nil
+	}
+	return Invalid(details...)
+}
+
+func providerInfo(r *store.Provider) ProviderInfo {
+	var headers map[string]string
+	if err := json.Unmarshal([]byte(r.Headers), &headers); err != nil || len(headers) == 0 {
+		headers = nil
+	}
+	return ProviderInfo{Name: r.Name, UpdatedAt: r.UpdatedAt, ProviderSpec: ProviderSpec{Kind: r.Kind,
+		BaseURL: r.BaseURL, APIKeySecret: r.APIKeySecret, Headers: headers}}
+}

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm/clause"
+)
+
+// Provider is a model provider a tenant configured: a kind (openai or
+// anthropic), a base URL, the name of the tenant secret holding its API key
+// (never the key), and default headers as a JSON object.
+type Provider struct {
+	TenantID     string `gorm:"primaryKey"`
+	Name         string `gorm:"primaryKey"`
+	Kind         string
+	BaseURL      string
+	APIKeySecret string
+	Headers      string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// PutProvider creates or replaces the tenant's provider named p.Name in
+// one statement.
+func (s *Store) PutProvider(ctx context.Context, p *Provider) error {
+	now := s.db.NowFunc()
+	p.CreatedAt, p.UpdatedAt = now, now
+	if p.Headers == "" {
+		p.Headers = "{}"
+	}
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "name"}},
+		DoUpdates: clause.AssignmentColumns([]string{"kind", "base_url", "api_key_secret", "headers", "updated_at"}),
+	}).Create(p).Error
+	return wrap("put provider", err)
+}
+
+// ListProviders returns the tenant's providers, by name.
+func (s *Store) ListProviders(ctx context.Context, tenantID string) ([]Provider, error) {
+	var rows []Provider
+	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("name").Find(&rows).Error; err != nil {
+		return nil, wrap("list providers", err)
+	}
+	return rows, nil
+}
+
+// GetProviders returns the tenant's providers with these names; names the
+// tenant has none for are left out.
+func (s *Store) GetProviders(ctx context.Context, tenantID string, names []string) ([]Provider, error) {
+	var rows []Provider
+	if len(names) == 0 {
+		return rows, nil
+	}
+	if err := s.q(ctx).Where("tenant_id = ? AND name IN ?", tenantID, names).Order("name").Find(&rows).Error; err != nil {
+		return nil, wrap("get providers", err)
+	}
+	return rows, nil
+}
+
+// DeleteProvider removes the tenant's provider; an unknown name is
+// ErrNotFound.
+func (s *Store) DeleteProvider(ctx context.Context, tenantID, name string) error {
+	res := s.q(ctx).Where("tenant_id = ? AND name = ?", tenantID, name).Delete(&Provider{})
+	if res.Error != nil {
+		return wrap("delete provider", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("delete provider", ErrNotFound)
+	}
+	return nil
+}
