@@ -1,5 +1,7 @@
 // Package llm holds the provider-neutral types of a chat completion: messages
 // made of text, tool-use and tool-result blocks, tool definitions, usage, stop
 // reasons, streamed deltas, typed errors that say whether a retry may help, and
-// the model catalog. Providers (pkg/llm/openai) implement Provider.
+// the model catalog. Providers (pkg/llm/openai, pkg/llm/anthropic) implement
+// Provider. Thinking blocks are a provider extra: kept in the history and
+// replayed only to the provider kind that wrote them.
 package llm

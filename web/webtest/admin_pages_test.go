@@ -102,6 +102,32 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			}
 		})
 
+		t.Run("a model provider is added with its key secret's name, then deleted", func(t *testing.T) {
+			if _, err := apiclient.New(w.api.URL, w.adminKey).PutSecret(context.Background(), "acme", "claude_key", "sk-ant-acme"); err != nil {
+				t.Fatal(err)
+			}
+			run(t, ctx, "add provider",
+				chromedp.Navigate(base+"/providers"),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="api_key_secret"]`)),
+				until(contains("document", "main .empty", "No providers yet")),
+				chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "claude"),
+				chromedp.SetValue(chromedp.CSS(`select[name="kind"]`), "anthropic"),
+				chromedp.SendKeys(chromedp.CSS(`input[name="api_key_secret"]`), "claude_key"),
+				chromedp.Click(chromedp.Search(`//button[text()="Save provider"]`)),
+				until(contains("document", "main table code", "https://api.anthropic.com")),
+			)
+			screenshot(t, ctx, "admin-providers")
+			list, err := apiclient.New(w.api.URL, w.adminKey).ListProviders(context.Background(), "acme")
+			if err != nil || len(list.Providers) != 1 || list.Providers[0].Kind != "anthropic" || list.Providers[0].APIKeySecret != "claude_key" {
+				t.Fatalf("providers %+v, %v", list, err)
+			}
+			run(t, ctx, "delete provider",
+				do(`window.confirm = () => true`),
+				chromedp.Click(chromedp.Search(`//tr[td/code[text()="claude"]]//button[text()="Delete"]`)),
+				until(contains("document", "main .empty", "No providers yet")),
+			)
+		})
+
 		t.Run("the dialog log shows messages, versions and the confirmed tool call", func(t *testing.T) {
 			run(t, ctx, "dialogs",
 				chromedp.Navigate(base+"/dialogs"),

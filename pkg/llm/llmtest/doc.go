@@ -1,6 +1,22 @@
 // Package llmtest fakes an LLM provider for tests, benchmarks and demos: a
-// strict OpenAI-compatible HTTP server and a scripted in-process provider
-// (NewScripted) for loop tests that need no HTTP.
+// strict OpenAI-compatible HTTP server that also speaks Anthropic's Messages
+// API, and a scripted in-process provider (NewScripted) for loop tests that
+// need no HTTP.
+//
+// POST /v1/messages (BaseURL is its client's base URL) answers from the same
+// script as chat completions, or from Options.MessagesHandler, and is as
+// strict as Anthropic's API: x-api-key and anthropic-version are required,
+// roles alternate starting with user, system is top-level only, max_tokens
+// is required, every tool_use is answered by a tool_result at the start of
+// the next user message and no tool_result answers anything else, tool
+// names and schemas are checked, unknown fields are refused, and thinking
+// blocks replayed in the history must carry the signature the fake gave
+// them (with thinking on, the turn's tool loop must start with it). Errors
+// have Anthropic's shape; Overloaded is a 529 and Fault.InStream sends an
+// error event mid-stream. Streams send message_start, ping, each block's
+// start, deltas and stop, message_delta and message_stop. Prompt caching is
+// emulated: a prefix up to a cache_control breakpoint seen before is
+// reported as cache_read_input_tokens, a new one as a cache write.
 //
 // The server answers POST /v1/chat/completions, streamed and not, and is as
 // strict as the real API: it rejects, with OpenAI-shaped 400 errors, a tool

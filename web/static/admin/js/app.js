@@ -9,6 +9,7 @@ import { botsView } from './bots.js';
 import { botView } from './bot.js';
 import { keysView } from './keys.js';
 import { secretsView } from './secrets.js';
+import { providersView } from './providers.js';
 import { dialogsView, dialogView } from './dialogs.js';
 import { usageView } from './usage.js';
 
@@ -20,12 +21,13 @@ const routes = [
   [/^\/bots\/([^/]+)$/, botView],
   [/^\/keys$/, keysView],
   [/^\/secrets$/, secretsView],
+  [/^\/providers$/, providersView],
   [/^\/dialogs$/, dialogsView],
   [/^\/dialogs\/([^/]+)$/, dialogView],
   [/^\/usage$/, usageView],
 ];
 
-const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/usage', 'Usage']];
+const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/providers', 'Providers'], ['/usage', 'Usage']];
 
 let me = null;
 let routing = 0; // the latest route() call; an older one that finishes late draws nothing
