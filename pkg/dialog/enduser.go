@@ -37,9 +37,15 @@ func (v *endUserView) hides(tool string) bool {
 	return v != nil && (v.bot == nil || !v.bot.ShowsToEndUser(tool))
 }
 
-// event is e as the viewer sees it.
+// event is e as the viewer sees it; nil when the viewer sees nothing of
+// it. The model's thinking is never shown to end users: it reasons about
+// the prompt and about hidden tool results.
 func (v *endUserView) event(e agent.Event) agent.Event {
 	switch ev := e.(type) {
+	case agent.ThinkingDelta:
+		if v != nil {
+			return nil
+		}
 	case agent.ToolCall:
 		if v.hides(ev.Name) {
 			ev.Arguments = nil
@@ -68,6 +74,15 @@ func (v *endUserView) message(m Message) Message {
 		return m
 	}
 	changed := false
+	kept := blocks[:0:0]
+	for _, b := range blocks {
+		if b.Type == llm.BlockThinking {
+			changed = true
+			continue
+		}
+		kept = append(kept, b)
+	}
+	blocks = kept
 	for i, b := range blocks {
 		switch {
 		case b.ToolUse != nil && v.hides(b.ToolUse.Name):
@@ -110,12 +125,18 @@ type viewSink struct {
 	next agent.Sink
 }
 
-func (s viewSink) Send(e agent.Event) { s.next.Send(s.v.event(e)) }
+func (s viewSink) Send(e agent.Event) {
+	if e = s.v.event(e); e != nil {
+		s.next.Send(e)
+	}
+}
 
 func (s viewSink) SendAll(events []agent.Event) {
-	seen := make([]agent.Event, len(events))
-	for i, e := range events {
-		seen[i] = s.v.event(e)
+	seen := make([]agent.Event, 0, len(events))
+	for _, e := range events {
+		if e = s.v.event(e); e != nil {
+			seen = append(seen, e)
+		}
 	}
 	if b, ok := s.next.(BatchSink); ok {
 		b.SendAll(seen)
