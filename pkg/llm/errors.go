@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -81,4 +82,28 @@ func RetryAfter(h http.Header) (time.Duration, bool) {
 		return max(time.Until(at), 0), true
 	}
 	return 0, false
+}
+
+// ContextError is the failure of a call whose ctx ended: canceled, or a
+// retryable timeout when its deadline passed; nil while ctx is live.
+func ContextError(ctx context.Context, provider string) *Error {
+	switch {
+	case ctx.Err() == nil:
+		return nil
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &Error{Kind: ErrTimeout, Provider: provider, Retryable: true, Message: "the request timed out", Err: ctx.Err()}
+	default:
+		return &Error{Kind: ErrCanceled, Provider: provider, Message: "the request was canceled", Err: ctx.Err()}
+	}
+}
+
+// StreamCut is a stream that ended before the model said it had finished:
+// a retryable network failure, never retried by a provider itself since
+// the caller has seen part of it. detail, free of keys, may say why.
+func StreamCut(provider, detail string) *Error {
+	msg := "the stream ended before the model finished"
+	if detail != "" {
+		msg += ": " + detail
+	}
+	return &Error{Kind: ErrNetwork, Provider: provider, Message: msg, Retryable: true, Err: errors.New(msg)}
 }

@@ -98,12 +98,7 @@ func (p *Provider) toError(ctx context.Context, c *call, err error) error {
 	var apiErr *sdk.Error
 	switch {
 	case ctx.Err() != nil:
-		e.Kind, e.Err, e.Message = llm.ErrCanceled, ctx.Err(), "the request was canceled"
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			e.Kind, e.Retryable, e.Message = llm.ErrTimeout, true, "the request timed out"
-		}
-		e.RetryAfter = 0
-		return e
+		return llm.ContextError(ctx, p.name)
 	case errors.As(err, &apiErr):
 		var body apiErrorBody
 		_ = json.Unmarshal([]byte(apiErr.RawJSON()), &body)
@@ -217,19 +212,14 @@ func (p *Provider) badRequest(format string, args ...any) error {
 
 // truncated is a stream that ended before the model said it had finished.
 func (p *Provider) truncated(err error) error {
-	msg := "the stream ended before the model finished"
-	if err != nil {
-		msg += ": " + p.redact(err.Error())
+	if err == nil {
+		return llm.StreamCut(p.name, "")
 	}
-	return &llm.Error{Kind: llm.ErrNetwork, Provider: p.name, Message: msg, Retryable: true, Err: &safeError{msg: msg}}
+	return llm.StreamCut(p.name, p.redact(err.Error()))
 }
 
-// redact removes the API key from text meant for errors and logs.
-func (p *Provider) redact(s string) string {
-	if len(p.apiKey) >= 4 {
-		s = strings.ReplaceAll(s, p.apiKey, "[redacted]")
-	}
-	return s
-}
+// redact removes the API key from text meant for errors and logs, however
+// the server escaped or encoded it.
+func (p *Provider) redact(s string) string { return p.secrets.Redact(s) }
 
 func retryAfter(h http.Header) (time.Duration, bool) { return llm.RetryAfter(h) }

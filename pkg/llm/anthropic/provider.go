@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/redact"
 )
 
 // Kind is the provider kind this package implements, as thinking blocks
@@ -53,7 +54,7 @@ type Config struct {
 // concurrent use.
 type Provider struct {
 	name      string
-	apiKey    string
+	secrets   *redact.Redactor // the API key, in every form an error may echo it
 	client    sdk.Client
 	maxTokens int
 	cache     bool
@@ -84,7 +85,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		name:      cfg.Name,
-		apiKey:    cfg.APIKey,
+		secrets:   keyRedactor(cfg.APIKey),
 		client:    sdk.NewClient(opts...),
 		maxTokens: cfg.DefaultMaxTokens,
 		cache:     !cfg.DisablePromptCache,
@@ -191,4 +192,13 @@ func withCall(ctx context.Context, c *call) context.Context {
 func callFrom(ctx context.Context) *call {
 	c, _ := ctx.Value(callKey{}).(*call)
 	return c
+}
+
+// keyRedactor scrubs key; one shorter than 4 characters is no real key and
+// would mangle ordinary text.
+func keyRedactor(key string) *redact.Redactor {
+	if len(key) < 4 {
+		return nil
+	}
+	return redact.New(key)
 }

@@ -195,28 +195,13 @@ func (s *Server) anthropicUsage(req *MessagesRequest, reply ServerReply, bodyLen
 		CacheReadInputTokens: read, CacheCreationInputTokens: write}
 }
 
-// sseWriter writes named server-sent events, counting them for
+// sseWriter writes Anthropic's named server-sent events, counting them for
 // CutAfterChunks.
 type sseWriter struct {
 	sw *streamWriter
 }
 
-func (e sseWriter) send(event string, v any) bool {
-	sw := e.sw
-	if sw.sent > 0 && !waitOrDone(sw.r, sw.delay) {
-		return false
-	}
-	b, _ := json.Marshal(v)
-	if _, err := fmt.Fprintf(sw.w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-		return false
-	}
-	sw.flusher.Flush()
-	sw.sent++
-	if sw.cut > 0 && sw.sent >= sw.cut {
-		panic(http.ErrAbortHandler)
-	}
-	return true
-}
+func (e sseWriter) send(event string, v any) bool { return e.sw.write(event, v) }
 
 // streamAnthropic sends msg as the API streams it: message_start, a ping,
 // each block's content_block_start, deltas in fragments and

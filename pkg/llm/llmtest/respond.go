@@ -119,12 +119,22 @@ type streamWriter struct {
 
 // send writes one chunk; it reports false once the client has gone.
 func (sw *streamWriter) send(choices []wireChunkChoice, usage *wireUsage) bool {
+	c := sw.base
+	c.Choices, c.Usage = choices, usage
+	return sw.write("", c)
+}
+
+// write sends v as one server-sent event, named event unless that is "".
+func (sw *streamWriter) write(event string, v any) bool {
 	if sw.sent > 0 && !waitOrDone(sw.r, sw.delay) {
 		return false
 	}
-	c := sw.base
-	c.Choices, c.Usage = choices, usage
-	b, _ := json.Marshal(c)
+	b, _ := json.Marshal(v)
+	if event != "" {
+		if _, err := fmt.Fprintf(sw.w, "event: %s\n", event); err != nil {
+			return false
+		}
+	}
 	if _, err := fmt.Fprintf(sw.w, "data: %s\n\n", b); err != nil {
 		return false
 	}

@@ -37,12 +37,7 @@ func (p *Provider) toError(ctx context.Context, c *call, err error) error {
 	var reqErr *goopenai.RequestError
 	switch {
 	case ctx.Err() != nil:
-		e.Kind, e.Err, e.Message = llm.ErrCanceled, ctx.Err(), "the request was canceled"
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			e.Kind, e.Retryable, e.Message = llm.ErrTimeout, true, "the request timed out"
-		}
-		e.RetryAfter = 0
-		return e
+		return llm.ContextError(ctx, p.name)
 	case errors.As(err, &apiErr):
 		e.StatusCode = apiErr.HTTPStatusCode
 		classify(e, apiErr.HTTPStatusCode, fmt.Sprint(apiErr.Code), apiErr.Type, apiErr.Message)
@@ -105,11 +100,10 @@ func (p *Provider) badRequest(format string, args ...any) error {
 
 // truncated is a stream that ended before the model said it had finished.
 func (p *Provider) truncated(err error) error {
-	msg := "the stream ended before the model finished"
-	if err != nil {
-		msg += ": " + p.redact(err.Error())
+	if err == nil {
+		return llm.StreamCut(p.name, "")
 	}
-	return &llm.Error{Kind: llm.ErrNetwork, Provider: p.name, Message: msg, Retryable: true, Err: &safeError{msg: msg}}
+	return llm.StreamCut(p.name, p.redact(err.Error()))
 }
 
 // keyRedactor scrubs key; one shorter than 4 characters is no real key and
