@@ -263,6 +263,13 @@ func routeTable() []routeCase {
 		{"DELETE", "/v1/tenants/:tenant/bots/:bot/mcp", face(false, sdkRefusal), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/mcp", nil
 		}},
+		{"GET", "/v1/tenants/:tenant/limits", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/limits", nil
+		}},
+		{"PUT", "/v1/tenants/:tenant/limits", platformOnly, func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			quota := int64(5_000_000)
+			return "/v1/tenants/" + f.slug + "/limits", apiclient.TenantLimits{DailyTokenQuota: &quota}
+		}},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -436,4 +437,47 @@ func TestTheGoClientDrivesADialog(t *testing.T) {
 			}
 		})
 	})
+}
+
+// A tenant's plan (PUT /limits, the platform token only) overrides the
+// server's limits for that tenant alone: a quota or a rate where the
+// server has none, and null fields keep the server's.
+func TestATenantsPlanSetsItsOwnLimits(t *testing.T) {
+	quota, zero, rate, burst := int64(5), 0.0, 0.001, 1
+	cases := []struct {
+		name    string
+		server  dialog.Limits
+		plan    apiclient.TenantLimits
+		refused bool
+	}{
+		{"a daily quota where the server has none", dialog.Limits{}, apiclient.TenantLimits{DailyTokenQuota: &quota}, true},
+		{"a rate where the server has none", dialog.Limits{}, apiclient.TenantLimits{RatePerSecond: &rate, RateBurst: &burst}, true},
+		{"no rate where the server has one", dialog.Limits{TenantRate: 0.001, TenantBurst: 1}, apiclient.TenantLimits{RatePerSecond: &zero}, false},
+		{"null fields keep the server's", dialog.Limits{DailyTokens: 5}, apiclient.TenantLimits{}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachChat(t, tc.server, func(t *testing.T, e *chatEnv) {
+				ctx := context.Background()
+				if _, err := apiclient.New(e.srv.URL, e.key).PutTenantLimits(ctx, "shop", tc.plan); err == nil {
+					t.Fatal("a tenant admin set its own plan")
+				}
+				if _, err := apiclient.New(e.srv.URL, testPlatformToken).PutTenantLimits(ctx, "shop", tc.plan); err != nil {
+					t.Fatal(err)
+				}
+				if got, err := apiclient.New(e.srv.URL, e.key).TenantLimits(ctx, "shop"); err != nil || !reflect.DeepEqual(*got, tc.plan) {
+					t.Fatalf("the tenant reads its plan as %+v, %v", got, err)
+				}
+				d := e.dialog(t)
+				e.llm.Enqueue(llmtest.ServerReply{Text: "first"}, llmtest.ServerReply{Text: "second"})
+				if r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"1"}`); r.StatusCode != 200 {
+					t.Fatalf("first: %d %s", r.StatusCode, r.body)
+				}
+				r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, `{"text":"2"}`)
+				if refused := r.StatusCode == http.StatusTooManyRequests; refused != tc.refused {
+					t.Fatalf("second: %d %s; refused should be %v", r.StatusCode, r.body, tc.refused)
+				}
+			})
+		})
+	}
 }

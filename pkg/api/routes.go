@@ -70,6 +70,9 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/providers", s.listProviders)
 	t.DELETE("/providers/:name", s.deleteProvider)
 
+	t.GET("/limits", s.getLimits)
+	t.PUT("/limits", s.putLimits)
+
 	t.POST("/bots", s.createBot)
 	t.GET("/bots", s.listBots)
 	t.GET("/bots/:bot", s.getBot)

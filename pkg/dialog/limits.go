@@ -42,8 +42,13 @@ func newLimiter(l Limits) *limiter {
 	if l.MaxTracked <= 0 {
 		l.MaxTracked = 10000
 	}
+	tenants := newKeyedLimiter(l.TenantRate, l.TenantBurst, l.MaxTracked)
+	if tenants == nil {
+		// A tenant's plan may set a rate where the server sets none.
+		tenants = &keyedLimiter{max: l.MaxTracked, buckets: map[string]*bucket{}}
+	}
 	return &limiter{
-		tenants: newKeyedLimiter(l.TenantRate, l.TenantBurst, l.MaxTracked),
+		tenants: tenants,
 		keys:    newKeyedLimiter(l.KeyRate, l.KeyBurst, l.MaxTracked),
 		daily:   l.DailyTokens,
 	}
@@ -83,8 +88,21 @@ func (k *keyedLimiter) wait(key string, now time.Time) time.Duration {
 // take is wait that can be undone: when a token was taken, giveBack puts
 // it back, for a request another limit refuses after this one let it pass.
 func (k *keyedLimiter) take(key string, now time.Time) (wait time.Duration, giveBack func()) {
-	if k == nil || key == "" {
+	if k == nil {
 		return 0, func() {}
+	}
+	return k.takeWith(key, now, k.limit, k.burst)
+}
+
+// takeWith is take at this key's own rate and burst (a tenant's plan); a
+// rate of 0 is unlimited. A bucket whose rate changed keeps its tokens and
+// refills at the new rate.
+func (k *keyedLimiter) takeWith(key string, now time.Time, limit rate.Limit, burst int) (wait time.Duration, giveBack func()) {
+	if k == nil || key == "" || limit <= 0 {
+		return 0, func() {}
+	}
+	if burst <= 0 {
+		burst = max(1, int(math.Ceil(float64(limit))))
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -93,8 +111,12 @@ func (k *keyedLimiter) take(key string, now time.Time) (wait time.Duration, give
 		if len(k.buckets) >= k.max {
 			k.evictOldest()
 		}
-		b = &bucket{lim: rate.NewLimiter(k.limit, k.burst)}
+		b = &bucket{lim: rate.NewLimiter(limit, burst)}
 		k.buckets[key] = b
+	}
+	if b.lim.Limit() != limit || b.lim.Burst() != burst {
+		b.lim.SetLimitAt(now, limit)
+		b.lim.SetBurstAt(now, burst)
 	}
 	b.seen = now
 	res := b.lim.ReserveN(now, 1)
@@ -162,7 +184,19 @@ func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID str
 	if wait > 0 {
 		return rateLimited(wait, "this API key sends messages too fast; retry in a moment")
 	}
-	if wait := r.limits.tenants.wait(tenantID, now); wait > 0 {
+	plan, err := r.planOf(ctx, tenantID, now)
+	if err != nil {
+		giveBack()
+		return err
+	}
+	limit, burst := r.limits.tenants.limit, r.limits.tenants.burst
+	if plan.RatePerSecond != nil {
+		limit, burst = rate.Limit(*plan.RatePerSecond), 0
+		if plan.RateBurst != nil {
+			burst = *plan.RateBurst
+		}
+	}
+	if wait, _ := r.limits.tenants.takeWith(tenantID, now, limit, burst); wait > 0 {
 		giveBack()
 		return rateLimited(wait, "this tenant sends messages too fast; retry in a moment")
 	}
@@ -176,9 +210,18 @@ func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID str
 	return nil
 }
 
-// overQuota reports whether the tenant has used its daily tokens.
+// overQuota reports whether the tenant has used its daily tokens: its
+// plan's quota, or the server's.
 func (r *Runtime) overQuota(ctx context.Context, tenantID string, now time.Time) (bool, error) {
-	if r.limits.daily <= 0 {
+	plan, err := r.planOf(ctx, tenantID, now)
+	if err != nil {
+		return false, err
+	}
+	daily := r.limits.daily
+	if plan.DailyTokenQuota != nil {
+		daily = *plan.DailyTokenQuota
+	}
+	if daily <= 0 {
 		return false, nil
 	}
 	day := now.UTC().Format(store.DayFormat)
@@ -186,7 +229,7 @@ func (r *Runtime) overQuota(ctx context.Context, tenantID string, now time.Time)
 	if err != nil {
 		return false, r.internal(ctx, "daily quota", err)
 	}
-	return used+r.meter.pendingTokens(tenantID, day) >= r.limits.daily, nil
+	return used+r.meter.pendingTokens(tenantID, day) >= daily, nil
 }
 
 func untilTomorrow(now time.Time) time.Duration {

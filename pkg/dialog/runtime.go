@@ -101,6 +101,7 @@ type Runtime struct {
 	schemas *tool.SchemaCache
 	bots    *botCache
 	tenants *tenantCache
+	plans   *planCache
 	history *historyCache
 	meter   *meter
 	ids     *identity.Verifier
@@ -143,7 +144,7 @@ func New(opts Options) (*Runtime, error) {
 	r := &Runtime{svc: opts.Service, store: opts.Store, log: opts.Logger, opts: opts, metrics: metrics,
 		limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
 		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),
-		bots: newBotCache(512), tenants: newTenantCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
+		bots: newBotCache(512), tenants: newTenantCache(4096), plans: newPlanCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{}}
 	// Another server's CancelReply reaches this one's runs.
 	opts.Store.OnReplyStop(func(tenantID, dialogID string) { r.stopLocal(tenantID, dialogID) })

@@ -17,7 +17,8 @@ import (
 // URL must use NewClient, because the URL may be a tenant's.
 var ownClientAllowed = map[string]string{
 	"pkg/outbound":      "this is the factory",
-	"pkg/llm/openai":    "talks to the operator-configured LLM endpoint, never a tenant URL, through go-retryablehttp",
+	"pkg/llm/openai":    "its default client talks to the operator-configured LLM endpoint, through go-retryablehttp; a tenant's provider is given the outbound client (Config.HTTPClient)",
+	"pkg/llm/anthropic": "its default client talks to the operator-configured Anthropic endpoint; a tenant's provider is given the outbound client (Config.HTTPClient)",
 	"pkg/api/apiclient": "the Go client of Parley's own API; its caller picks the server, a tenant never does",
 	"pkg/httpretry":     "wraps the *http.Client its caller passes (outbound's, for tenant URLs) in retries, over that client's own transport",
 }

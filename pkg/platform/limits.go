@@ -1,0 +1,71 @@
+package platform
+
+import (
+	"context"
+	"math"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// TenantLimits are a tenant's own limits, its plan: a null field uses the
+// server's setting (PARLEY_DAILY_TOKEN_QUOTA, PARLEY_RATE_LIMIT_TENANT).
+type TenantLimits struct {
+	// DailyTokenQuota is input plus output tokens per UTC day; 0 is
+	// unlimited.
+	DailyTokenQuota *int64 `json:"daily_token_quota"`
+	// RatePerSecond is messages per second for the whole tenant, with
+	// bursts of RateBurst (default one second's worth); 0 is unlimited.
+	RatePerSecond *float64 `json:"rate_per_second"`
+	RateBurst     *int     `json:"rate_burst"`
+}
+
+// GetTenantLimits returns the tenant's own limits; its members may read
+// them, as they read its usage.
+func (s *Service) GetTenantLimits(ctx context.Context, p *Principal, tenant string) (TenantLimits, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
+	if err != nil {
+		return TenantLimits{}, err
+	}
+	return s.LimitsOf(ctx, t.ID)
+}
+
+// PutTenantLimits replaces the tenant's limits. Only the platform operator
+// sets a tenant's plan.
+func (s *Service) PutTenantLimits(ctx context.Context, p *Principal, tenant string, l TenantLimits) (TenantLimits, error) {
+	if err := requirePlatform(p); err != nil {
+		return TenantLimits{}, err
+	}
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActWrite)
+	if err != nil {
+		return TenantLimits{}, err
+	}
+	var ps problems
+	if q := l.DailyTokenQuota; q != nil && *q < 0 {
+		ps.add("/daily_token_quota", "must be 0 (unlimited) or more tokens")
+	}
+	if r := l.RatePerSecond; r != nil && (*r < 0 || math.IsNaN(*r) || math.IsInf(*r, 0)) {
+		ps.add("/rate_per_second", "must be 0 (unlimited) or more messages per second")
+	}
+	if b := l.RateBurst; b != nil && (*b < 1 || *b > 100_000) {
+		ps.add("/rate_burst", "must be between 1 and 100000")
+	}
+	if err := ps.err(); err != nil {
+		return TenantLimits{}, err
+	}
+	row := store.TenantLimits{TenantID: t.ID, DailyTokenQuota: l.DailyTokenQuota, RatePerSecond: l.RatePerSecond, RateBurst: l.RateBurst}
+	if err := s.store.PutTenantLimits(ctx, &row); err != nil {
+		return TenantLimits{}, s.internal(ctx, "put tenant limits", err)
+	}
+	return l, nil
+}
+
+// LimitsOf returns the tenant's (by id) own limits, for the dialog
+// runtime.
+func (s *Service) LimitsOf(ctx context.Context, tenantID string) (TenantLimits, error) {
+	row, err := s.store.GetTenantLimits(ctx, tenantID)
+	if err != nil {
+		return TenantLimits{}, s.internal(ctx, "tenant limits", err)
+	}
+	return TenantLimits{DailyTokenQuota: row.DailyTokenQuota, RatePerSecond: row.RatePerSecond, RateBurst: row.RateBurst}, nil
+}

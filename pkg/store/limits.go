@@ -1,0 +1,37 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"gorm.io/gorm/clause"
+)
+
+// TenantLimits are one tenant's own limits, its plan. A nil field uses
+// the server's setting; a daily quota of 0 is unlimited.
+type TenantLimits struct {
+	TenantID        string `gorm:"primaryKey"`
+	DailyTokenQuota *int64
+	RatePerSecond   *float64
+	RateBurst       *int
+}
+
+// GetTenantLimits returns the tenant's limits; a tenant that has none set
+// gets an empty TenantLimits (every field the server's).
+func (s *Store) GetTenantLimits(ctx context.Context, tenantID string) (*TenantLimits, error) {
+	var l TenantLimits
+	err := s.q(ctx).Where("tenant_id = ?", tenantID).First(&l).Error
+	if err = wrap("get tenant limits", err); errors.Is(err, ErrNotFound) {
+		return &TenantLimits{TenantID: tenantID}, nil
+	}
+	return &l, err
+}
+
+// PutTenantLimits replaces the tenant's limits in one statement.
+func (s *Store) PutTenantLimits(ctx context.Context, l *TenantLimits) error {
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "tenant_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"daily_token_quota", "rate_per_second", "rate_burst"}),
+	}).Create(l).Error
+	return wrap("put tenant limits", err)
+}
