@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -480,4 +482,36 @@ func TestATenantsPlanSetsItsOwnLimits(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A bot with llm.quota_downgrade answers with its cheaper model once its
+// tenant has used that share of its daily quota, and with its own before.
+func TestABotMovesToItsCheaperModelNearTheQuota(t *testing.T) {
+	forEachChat(t, dialog.Limits{DailyTokens: 100}, func(t *testing.T, e *chatEnv) {
+		ctx := context.Background()
+		config := `{"basic_settings": {"name": "Frugal"}, "llm": {"model": "gpt-4o",
+			"quota_downgrade": {"at": 0.5, "model": "gpt-4o-mini"}}}`
+		if _, _, err := e.svc.CreateBot(ctx, platform.Operator(), "shop", "frugal", []byte(config)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.Publish(ctx, platform.Operator(), "shop", "frugal", 1); err != nil {
+			t.Fatal(err)
+		}
+		r := e.raw(t, "POST", "/v1/tenants/shop/bots/frugal/dialogs", e.key, `{}`)
+		var d apiclient.Dialog
+		if err := json.Unmarshal([]byte(r.body), &d); err != nil {
+			t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
+		}
+		models := []string{}
+		for i, used := range []int{30, 30, 10} { // 0 used, then 30 (under half), then 60 (over half)
+			e.llm.Enqueue(llmtest.ServerReply{Text: "ok", Usage: &llm.Usage{InputTokens: used}})
+			if r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d.ID+"/messages", e.key, fmt.Sprintf(`{"text":"%d"}`, i)); r.StatusCode != 200 {
+				t.Fatalf("message %d: %d %s", i, r.StatusCode, r.body)
+			}
+			models = append(models, e.llm.LastRequest().Model)
+		}
+		if want := []string{"gpt-4o", "gpt-4o", "gpt-4o-mini"}; !reflect.DeepEqual(models, want) {
+			t.Fatalf("models asked %v, want %v", models, want)
+		}
+	})
 }

@@ -113,6 +113,10 @@ func compileLLM(l LLMSettings) LLMSettings {
 	}
 	out.FallbackModels = slices.Clone(l.FallbackModels)
 	out.Fallbacks = slices.Clone(l.Fallbacks)
+	if l.QuotaDowngrade != nil {
+		d := *l.QuotaDowngrade
+		out.QuotaDowngrade = &d
+	}
 	return out
 }
 

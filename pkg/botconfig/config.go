@@ -188,6 +188,19 @@ type LLMSettings struct {
 	// ThinkingBudget turns on extended thinking with this many tokens, on
 	// providers that have it (Anthropic); 0 is off.
 	ThinkingBudget int `json:"thinking_budget,omitempty"`
+	// QuotaDowngrade moves the bot to a cheaper model once its tenant has
+	// used this share of its daily token quota.
+	QuotaDowngrade *QuotaDowngrade `json:"quota_downgrade,omitempty"`
+}
+
+// QuotaDowngrade is the model a bot answers with once its tenant nears its
+// daily token quota.
+type QuotaDowngrade struct {
+	// At is the share of the daily quota, above 0 and at most 1, from which
+	// the downgrade applies.
+	At       float64 `json:"at"`
+	Provider string  `json:"provider,omitempty"`
+	Model    string  `json:"model"`
 }
 
 // Fallback is a provider and model to move a turn to.

@@ -209,6 +209,15 @@ func (c *checker) llm() {
 		}
 	}
 	c.toolChoice(l)
+	if d := l.QuotaDowngrade; d != nil {
+		if !(d.At > 0 && d.At <= 1) {
+			c.ps.add("/llm/quota_downgrade/at", "at is the share of the daily quota, above 0 and at most 1 (0.8 for 80%%)")
+		}
+		c.provider("/llm/quota_downgrade/provider", d.Provider)
+		if strings.TrimSpace(d.Model) == "" {
+			c.ps.add("/llm/quota_downgrade/model", "name the cheaper model to move to")
+		}
+	}
 	if l.ThinkingBudget != 0 && (l.ThinkingBudget < 1024 || l.ThinkingBudget > 128_000) {
 		c.ps.add("/llm/thinking_budget", "thinking_budget must be 0 (off) or between 1024 and 128000 tokens")
 	}

@@ -201,6 +201,9 @@ func TestValidateLLMProvidersFallbacksAndToolChoice(t *testing.T) {
 		{"tool_choice required", `{"tool_choice":"required"}`, ""},
 		{"a forced tool with thinking", `{"tool_choice":"required","thinking_budget":2048}`, "/llm/tool_choice"},
 		{"a thinking budget too small", `{"thinking_budget":100}`, "/llm/thinking_budget"},
+		{"a quota downgrade", `{"model":"gpt-4o","quota_downgrade":{"at":0.8,"provider":"openai","model":"gpt-4o-mini"}}`, ""},
+		{"a quota downgrade past the whole quota", `{"quota_downgrade":{"at":1.5,"model":"gpt-4o-mini"}}`, "/llm/quota_downgrade/at"},
+		{"a quota downgrade to an unknown provider", `{"quota_downgrade":{"at":0.5,"provider":"nope","model":"m"}}`, "/llm/quota_downgrade/provider"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -213,23 +214,59 @@ func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID str
 // overQuota reports whether the tenant has used its daily tokens: its
 // plan's quota, or the server's.
 func (r *Runtime) overQuota(ctx context.Context, tenantID string, now time.Time) (bool, error) {
-	plan, err := r.planOf(ctx, tenantID, now)
-	if err != nil {
+	daily, err := r.dailyQuota(ctx, tenantID, now)
+	if err != nil || daily <= 0 {
 		return false, err
 	}
-	daily := r.limits.daily
+	used, err := r.usedToday(ctx, tenantID, now)
+	return used >= daily, err
+}
+
+// dailyQuota is the tenant's daily token quota: its plan's, or the
+// server's; 0 is unlimited.
+func (r *Runtime) dailyQuota(ctx context.Context, tenantID string, now time.Time) (int64, error) {
+	plan, err := r.planOf(ctx, tenantID, now)
+	if err != nil {
+		return 0, err
+	}
 	if plan.DailyTokenQuota != nil {
-		daily = *plan.DailyTokenQuota
+		return *plan.DailyTokenQuota, nil
 	}
-	if daily <= 0 {
-		return false, nil
-	}
+	return r.limits.daily, nil
+}
+
+// usedToday is the tenant's tokens of the UTC day, with what this process
+// has metered and not written yet.
+func (r *Runtime) usedToday(ctx context.Context, tenantID string, now time.Time) (int64, error) {
 	day := now.UTC().Format(store.DayFormat)
 	used, err := r.store.DayTokens(ctx, tenantID, day)
 	if err != nil {
-		return false, r.internal(ctx, "daily quota", err)
+		return 0, r.internal(ctx, "daily quota", err)
 	}
-	return used+r.meter.pendingTokens(tenantID, day) >= daily, nil
+	return used + r.meter.pendingTokens(tenantID, day), nil
+}
+
+// quotaBot is the bot as this run asks the model: downgraded to its
+// llm.quota_downgrade model once the tenant has used that share of its
+// daily quota (its plan's, or the server's).
+func (r *Runtime) quotaBot(ctx context.Context, tenantID string, bot *botconfig.Bot) (*botconfig.Bot, error) {
+	d := bot.LLM.QuotaDowngrade
+	if d == nil {
+		return bot, nil
+	}
+	now := r.now()
+	daily, err := r.dailyQuota(ctx, tenantID, now)
+	if err != nil || daily <= 0 {
+		return bot, err
+	}
+	used, err := r.usedToday(ctx, tenantID, now)
+	if err != nil {
+		return bot, err
+	}
+	if float64(used) >= d.At*float64(daily) {
+		return bot.Downgraded(), nil
+	}
+	return bot, nil
 }
 
 func untilTomorrow(now time.Time) time.Duration {

@@ -160,7 +160,11 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	run.cfg = r.agentConfig(run.bot, vars, providers, box.Set, agent.Hooks{
+	models, err := r.quotaBot(ctx, d.TenantID, run.bot)
+	if err != nil {
+		return err
+	}
+	run.cfg = r.agentConfig(run.bot, vars, r.resolver(models, providers), box.Set, agent.Hooks{
 		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
 	}, agent.SinkFunc(run.onEvent))
 	return nil
@@ -195,8 +199,8 @@ func (r *Runtime) vars(ctx context.Context, d *store.Dialog, bot *botconfig.Bot)
 	return vars, nil
 }
 
-func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, providers Providers, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
-	cfg := AgentConfig(bot, vars, r.resolver(bot, providers), tools)
+func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
+	cfg := AgentConfig(bot, vars, resolver, tools)
 	cfg.Hooks, cfg.Sink, cfg.Now = hooks, sink, r.opts.Clock
 	return cfg
 }
