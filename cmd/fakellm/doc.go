@@ -1,9 +1,11 @@
 // Command fakellm serves the strict fake OpenAI-compatible API of
-// pkg/llm/llmtest, for demos and manual testing of `parley chat`, the admin
-// UI preview or curl, without an API key or a bill.
+// pkg/llm/llmtest, and its Anthropic Messages API, for demos and manual
+// testing of `parley chat`, the admin UI preview or curl, without an API key
+// or a bill.
 //
 //	fakellm [-addr 127.0.0.1:8089] [-key KEY] [-script FILE] [-latency 0s] [-chunk-delay 0s] [-fragment 8]
 //	PARLEY_LLM_BASE_URL=http://127.0.0.1:8089/v1 parley chat --config bot.json
+//	PARLEY_LLM_PROVIDER=anthropic PARLEY_LLM_API_KEY=any PARLEY_LLM_BASE_URL=http://127.0.0.1:8089 parley chat --config bot.json
 //
 // Replies come from the script file in order, one per request that passes
 // validation; once it runs out (or without one) the server echoes: it answers

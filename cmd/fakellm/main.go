@@ -31,9 +31,9 @@ func run(ctx context.Context, args []string, log io.Writer) error {
 	fs := flag.NewFlagSet("fakellm", flag.ContinueOnError)
 	fs.SetOutput(log)
 	addr := fs.String("addr", "127.0.0.1:8089", "address to listen on")
-	key := fs.String("key", "", "API key clients must send as a bearer token; empty accepts any")
+	key := fs.String("key", "", "API key clients must send (a bearer token, or x-api-key for the Anthropic route); empty accepts any")
 	script := fs.String("script", "", "JSON file of scripted replies (see the command's doc)")
-	opts := llmtest.Options{Handler: echo}
+	opts := llmtest.Options{Handler: echo, MessagesHandler: echoMessages}
 	fs.DurationVar(&opts.Latency, "latency", 0, "delay before every reply")
 	fs.DurationVar(&opts.ChunkDelay, "chunk-delay", 0, "pause between streamed chunks, e.g. 30ms for a typing effect")
 	fs.IntVar(&opts.FragmentSize, "fragment", 8, "characters per streamed chunk")
@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "fakellm: serving http://%s/v1 with %d scripted replies, then echoing\n", ln.Addr(), len(replies))
+	fmt.Fprintf(log, "fakellm: serving http://%s/v1 (OpenAI) and http://%s (Anthropic) with %d scripted replies, then echoing\n", ln.Addr(), ln.Addr(), len(replies))
 	return serve(ctx, ln, fake)
 }
 
@@ -100,6 +100,18 @@ func echo(req *llmtest.ChatRequest) llmtest.ServerReply {
 	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" {
 		last := req.Messages[n-1]
 		return llmtest.ServerReply{Text: fmt.Sprintf("Tool %s returned: %s", last.ToolCallID, last.Text())}
+	}
+	return llmtest.ServerReply{Text: "You said: " + req.LastUserText()}
+}
+
+// echoMessages is echo for Anthropic's Messages API.
+func echoMessages(req *llmtest.MessagesRequest) llmtest.ServerReply {
+	if n := len(req.Messages); n > 0 {
+		for _, b := range req.Messages[n-1].Content {
+			if b.Type == "tool_result" {
+				return llmtest.ServerReply{Text: fmt.Sprintf("Tool %s returned: %s", b.ToolUseID, b.Content)}
+			}
+		}
 	}
 	return llmtest.ServerReply{Text: "You said: " + req.LastUserText()}
 }

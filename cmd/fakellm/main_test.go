@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/anthropic"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 )
@@ -56,5 +57,24 @@ func TestLoadScriptRejectsTypos(t *testing.T) {
 	}
 	if _, err := loadScript(script); err == nil || !strings.Contains(err.Error(), "txet") {
 		t.Fatalf("loadScript = %v; want an error naming the unknown field", err)
+	}
+}
+
+func TestFakeLLMEchoesOverTheAnthropicRouteToo(t *testing.T) {
+	fake := llmtest.NewHandler(llmtest.Options{Handler: echo, MessagesHandler: echoMessages})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go serve(ctx, ln, fake)
+	p, err := anthropic.New(anthropic.Config{BaseURL: "http://" + ln.Addr().String(), APIKey: "any", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Stream(context.Background(), &llm.Request{Model: "fake-model", Messages: []llm.Message{llm.UserText("ping")}}, nil)
+	if err != nil || resp.Message.Text() != "You said: ping" {
+		t.Fatalf("reply = %v, %v", resp, err)
 	}
 }
