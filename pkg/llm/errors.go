@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -57,31 +54,6 @@ func IsRetryable(err error) (bool, time.Duration) {
 		return e.Retryable, e.RetryAfter
 	}
 	return false, 0
-}
-
-// RetryAfter reads the wait an HTTP response asks for: retry-after-ms, then
-// Retry-After in seconds or as an HTTP date. It reports false when the
-// response names none.
-func RetryAfter(h http.Header) (time.Duration, bool) {
-	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
-		if v, err := strconv.ParseFloat(ms, 64); err == nil && v >= 0 {
-			return time.Duration(v * float64(time.Millisecond)), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		return time.Duration(secs * float64(time.Second)), true
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(time.Until(at), 0), true
-	}
-	return 0, false
 }
 
 // ContextError is the failure of a call whose ctx ended: canceled, or a

@@ -32,7 +32,7 @@ var migrations = []migration{
 	{9, "dialogs say why they were closed", migrateV9},
 	{10, "usage per provider", migrateV10},
 	{11, "tenant model providers", migrateV11},
-	{12, "tenant plans: quota and rate limits", migrateV12},
+	{12, "per-tenant limits", migrateV12},
 }
 
 // schemaMigration records an applied step.

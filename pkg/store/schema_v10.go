@@ -6,10 +6,10 @@ import (
 	"gorm.io/gorm"
 )
 
-// v9Usage is usage_daily with the provider that answered in its key, so
+// v10Usage is usage_daily with the provider that answered in its key, so
 // usage and cost can be told apart per provider when a bot falls back from
 // one to another.
-type v9Usage struct {
+type v10Usage struct {
 	TenantID     string   `gorm:"primaryKey;size:64"`
 	Tenant       v1Tenant `gorm:"foreignKey:TenantID;constraint:OnDelete:CASCADE"`
 	Day          string   `gorm:"primaryKey;size:10"`
@@ -24,13 +24,13 @@ type v9Usage struct {
 	UpdatedAt    time.Time
 }
 
-func (v9Usage) TableName() string { return "usage_daily_v9" }
+func (v10Usage) TableName() string { return "usage_daily_v9" }
 
 // migrateV10 rebuilds usage_daily with provider in its primary key (neither
 // SQLite nor a portable ALTER can change a key in place). Rows metered
 // before it keep provider "": the provider was not recorded then.
 func migrateV10(tx *gorm.DB) error {
-	if err := tx.Migrator().CreateTable(&v9Usage{}); err != nil {
+	if err := tx.Migrator().CreateTable(&v10Usage{}); err != nil {
 		return err
 	}
 	const cols = "tenant_id, day, bot_id, key_id, input_tokens, output_tokens, cost_micro_usd, tool_calls, turns, updated_at"

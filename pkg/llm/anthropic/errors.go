@@ -16,6 +16,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/parleyhq/parley/pkg/httpretry"
 	"github.com/parleyhq/parley/pkg/llm"
 )
 
@@ -54,7 +55,7 @@ func (p retryPolicy) middleware(req *http.Request, next option.MiddlewareNext) (
 	if err != nil || resp.StatusCode < 400 {
 		return resp, err
 	}
-	wait, hasWait := retryAfter(resp.Header)
+	wait, hasWait := httpretry.RetryAfter(resp.Header)
 	if c != nil {
 		c.retryAfter = wait
 	}
@@ -221,5 +222,3 @@ func (p *Provider) truncated(err error) error {
 // redact removes the API key from text meant for errors and logs, however
 // the server escaped or encoded it.
 func (p *Provider) redact(s string) string { return p.secrets.Redact(s) }
-
-func retryAfter(h http.Header) (time.Duration, bool) { return llm.RetryAfter(h) }
