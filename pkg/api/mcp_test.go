@@ -3,9 +3,10 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parleyhq/parley/pkg/dialog"
@@ -160,13 +161,10 @@ func TestTheMCPFaceOffersNoStreamOfItsOwn(t *testing.T) {
 
 func TestAnAskReportsItsStepsToAClientThatAsksForProgress(t *testing.T) {
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
-		var mu sync.Mutex
-		var steps []string
+		steps := make(chan string, 16)
 		s := e.mcpSessionWith(t, e.key, "helper", &mcp.ClientOptions{
 			ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-				mu.Lock()
-				defer mu.Unlock()
-				steps = append(steps, r.Params.Message)
+				steps <- r.Params.Message
 			}})
 		twoToolTurn(e)
 		params := &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"message": "A7? tents?"}}
@@ -175,11 +173,25 @@ func TestAnAskReportsItsStepsToAClientThatAsksForProgress(t *testing.T) {
 		if err != nil || r.IsError {
 			t.Fatalf("ask: %v %+v", err, r)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		// Notifications travel on the call's own stream, before its result.
-		if got := strings.Join(steps, ", "); got != "thinking, calling lookup_order, calling check_stock, thinking" {
-			t.Fatalf("progress %q", got)
+		// Notifications travel on the call's own stream, before its
+		// result, but the SDK hands them to the handler on a goroutine of
+		// its own: the last may reach it after CallTool returned.
+		want := []string{"thinking", "calling lookup_order", "calling check_stock", "thinking"}
+		var got []string
+		for range want {
+			select {
+			case m := <-steps:
+				got = append(got, m)
+			case <-time.After(progressWait):
+				t.Fatalf("progress %q after %s; want %q", got, progressWait, want)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("progress %q; want %q", got, want)
 		}
 	})
 }
+
+// progressWait bounds the wait for a progress notification already sent;
+// it is not a speed assertion.
+const progressWait = 15 * time.Second
