@@ -163,12 +163,15 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 	})
 }
 
-// send types text into the widget and submits it.
+// send types text into the widget and submits it, once the widget takes
+// a message: while a reply still streams (its text may already show) the
+// send button is disabled and a submit is ignored, as for a visitor.
 func send(text string) chromedp.Action[chromedp.Void] {
-	return do(fmt.Sprintf(`(() => {
-  const ta = %s.querySelector('textarea');
-  ta.value = %s;
-  ta.closest('form').requestSubmit();
+	return until(fmt.Sprintf(`(() => {
+  const form = %s.querySelector('form');
+  if (form.querySelector('.btn').disabled) return false;
+  form.querySelector('textarea').value = %s;
+  form.requestSubmit();
   return true;
 })()`, shadow, js(text)))
 }
