@@ -481,9 +481,16 @@
     typing = null;
   }
 
+  // current settles when the last turn's stream has ended.
+  var current = Promise.resolve();
+
   // turn posts to a turn route and streams its events. A failure before
   // the stream starts is retried with the same Idempotency-Key, so the
   // server runs the turn at most once; then a Retry button is offered.
+  // Turns run one after another: tool results or a confirmation asked for
+  // by a stream are posted only once that stream has ended, since until
+  // then the server is still saving the paused dialog and would refuse
+  // them with 409.
   function turn(route, body) {
     var key = newKey();
     var attempt = 0;
@@ -518,6 +525,7 @@
     function run() {
       busy = true;
       sendBtn.disabled = true;
+      showTyping();
       return go().then(done, done);
     }
     function done() {
@@ -527,7 +535,8 @@
       sendBtn.disabled = false;
       showStop(false);
     }
-    return run();
+    current = current.then(run);
+    return current;
   }
 
   function showStop(on) {
