@@ -35,6 +35,24 @@ func storyOrEcho(req *llmtest.ChatRequest) llmtest.ServerReply {
 	return llmtest.ServerReply{Text: "re: " + text}
 }
 
+// endlessStory is the story twenty times over: at the tests' 20ms a chunk
+// it streams for almost a minute, longer than any of their waits (retryFor
+// is 30s). A test that does more between the reply's first text and the
+// kill (sends asides, retries 409s) uses it, so the kill lands mid-stream
+// however loaded the machine is; with storyText, which ends after about
+// 2.5s, a slow machine let the reply finish first. The kill cuts it, so
+// its length costs no time.
+var endlessStory = strings.Repeat(storyText, 20)
+
+// endlessStoryOrEcho is storyOrEcho with the endless story.
+func endlessStoryOrEcho(req *llmtest.ChatRequest) llmtest.ServerReply {
+	r := storyOrEcho(req)
+	if r.Text == storyText {
+		r.Text = endlessStory
+	}
+	return r
+}
+
 // TestSIGKILLMidStreamLosesNothingTwentyTimesOver kills the real program
 // while it streams a reply, restarts it with default settings and checks
 // through the API what a crash leaves: every user message, in order; the
@@ -50,7 +68,7 @@ func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		t.Parallel()
 		env["PARLEY_RATE_LIMIT_TENANT"], env["PARLEY_RATE_LIMIT_KEY"] = "off", "off"
-		llm := chatServer(t, env, llmtest.Options{FragmentSize: 4, ChunkDelay: 20 * time.Millisecond, Handler: storyOrEcho})
+		llm := chatServer(t, env, llmtest.Options{FragmentSize: 4, ChunkDelay: 20 * time.Millisecond, Handler: endlessStoryOrEcho})
 		p := startProcess(t, bin, env)
 		key, d := setupDialog(t, p.URL)
 		var stored, seen []string // what the dialog must hold; what the model must have seen
@@ -136,14 +154,14 @@ func (r recoveries) log(t *testing.T, what string) {
 }
 
 // checkStored compares the dialog's messages with want, where an
-// interrupted reply matches any beginning of the story: what was written
-// before the kill.
+// interrupted reply matches any beginning of the (endless) story: what was
+// written before the kill.
 func checkStored(t *testing.T, crash int, got, want []string) {
 	t.Helper()
 	ok := len(got) == len(want)
 	for i := 0; ok && i < len(want); i++ {
 		if prefix, cut := strings.CutPrefix(got[i], "assistant:interrupted:"); cut && want[i] == "assistant:interrupted:" {
-			ok = strings.HasPrefix(storyText, prefix)
+			ok = strings.HasPrefix(endlessStory, prefix)
 			continue
 		}
 		ok = got[i] == want[i]

@@ -30,7 +30,7 @@ const (
 // each kill to the next message accepted.
 func TestWhenTheServerAnsweringADialogDiesTheOtherTakesOverWithNothingLost(t *testing.T) {
 	log := &modelLog{fake: llmtest.NewHandler(llmtest.Options{APIKey: "sk-e2e", FragmentSize: 4,
-		ChunkDelay: 20 * time.Millisecond, Handler: storyOrEcho})}
+		ChunkDelay: 20 * time.Millisecond, Handler: endlessStoryOrEcho})}
 	servers := startPair(t, log, parleyEnv{})
 	key, d := setupDialog(t, servers[0].URL)
 	var before []string // the dialog's messages before the round
@@ -108,7 +108,7 @@ func checkFailover(t *testing.T, round int, before, msgs []string, story, questi
 	added := msgs[len(before):]
 	_, cut, interrupted := cutStatus(added[1], "interrupted")
 	got := slices.Sorted(slices.Values(added[2 : 2+n]))
-	if added[0] != "user:complete:"+story || !interrupted || !strings.HasPrefix(storyText, cut) ||
+	if added[0] != "user:complete:"+story || !interrupted || !strings.HasPrefix(endlessStory, cut) ||
 		!slices.Equal(got, slices.Sorted(slices.Values(asides))) ||
 		added[2+n] != "user:complete:"+question || added[3+n] != "assistant:complete:re: "+question {
 		t.Fatalf("round %d added\n%q\nwant the story, its interrupted reply, the asides, the question and its answer", round, added)
