@@ -525,6 +525,7 @@
     function run() {
       busy = true;
       sendBtn.disabled = true;
+      showStop(true);
       showTyping();
       return go().then(done, done);
     }
