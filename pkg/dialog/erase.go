@@ -12,8 +12,8 @@ import (
 
 // Erased counts what a deletion removed.
 type Erased struct {
-	Dialogs  int64 `json:"dialogs"`
-	Messages int64 `json:"messages"`
+	Dialogs  int64
+	Messages int64
 }
 
 // errRunning answers a deletion of a dialog whose reply is being written.

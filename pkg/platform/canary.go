@@ -10,18 +10,18 @@ import (
 // Canary is a bot's candidate version with what it and the live version
 // have started and spent, to compare them before promoting or dropping.
 type Canary struct {
-	Version int          `json:"version"`
-	Percent int          `json:"percent"`
-	Live    VersionUsage `json:"live"`
-	Canary  VersionUsage `json:"canary"`
+	Version int
+	Percent int
+	Live    VersionUsage
+	Canary  VersionUsage
 }
 
 // VersionUsage is what one version's (non-preview) dialogs started and spent.
 type VersionUsage struct {
-	Version      int   `json:"version"`
-	Dialogs      int64 `json:"dialogs"`
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	Version      int
+	Dialogs      int64
+	InputTokens  int64
+	OutputTokens int64
 }
 
 // SetCanary sends percent (1-100) of the bot's new dialogs to version, a

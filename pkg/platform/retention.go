@@ -12,10 +12,10 @@ const MaxRetentionDays = 36500
 
 // UpdateTenantInput changes a tenant; nil fields stay as they are.
 type UpdateTenantInput struct {
-	Name *string `json:"name,omitempty"`
+	Name *string
 	// RetentionDays deletes dialogs that many days after their last
 	// activity; 0 keeps them.
-	RetentionDays *int `json:"retention_days,omitempty"`
+	RetentionDays *int
 }
 
 // UpdateTenant changes the tenant's name (owners) or retention period

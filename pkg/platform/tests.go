@@ -14,9 +14,9 @@ import (
 
 // TestRun is the outcome of a version's conversation tests.
 type TestRun struct {
-	Version int              `json:"version"`
-	Passed  bool             `json:"passed"`
-	Results []bottest.Result `json:"results"`
+	Version int
+	Passed  bool
+	Results []bottest.Result
 }
 
 // checkTests validates a test file stored with a version; problems point

@@ -143,12 +143,12 @@ func (s *Service) botFor(ctx context.Context, p *Principal, tenant, bot, object,
 
 // VersionDiff is what changed from one version's config to another's.
 type VersionDiff struct {
-	From    int                 `json:"from"`
-	To      int                 `json:"to"`
-	Changes []configdiff.Change `json:"changes"`
-	Unified string              `json:"unified"`
+	From    int
+	To      int
+	Changes []configdiff.Change
+	Unified string
 	// TestsChanged says the versions' stored tests differ.
-	TestsChanged bool `json:"tests_changed"`
+	TestsChanged bool
 }
 
 // DiffVersions compares version n's config with version m's, either way
