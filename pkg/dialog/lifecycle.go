@@ -21,10 +21,10 @@ const MaxCloseReasonChars = 500
 
 // Canceled answers CancelReply.
 type Canceled struct {
-	DialogID string `json:"dialog_id"`
+	DialogID string
 	// Canceled says a reply was running and was told to stop; false when
 	// none ran (it ended already, or never started): nothing to do.
-	Canceled bool `json:"canceled"`
+	Canceled bool
 }
 
 // CancelReply stops the reply being generated in the dialog, on this
