@@ -13,11 +13,11 @@ import (
 type TenantLimits struct {
 	// DailyTokenQuota is input plus output tokens per UTC day; 0 is
 	// unlimited.
-	DailyTokenQuota *int64 `json:"daily_token_quota"`
+	DailyTokenQuota *int64
 	// RatePerSecond is messages per second for the whole tenant, with
 	// bursts of RateBurst (default one second's worth); 0 is unlimited.
-	RatePerSecond *float64 `json:"rate_per_second"`
-	RateBurst     *int     `json:"rate_burst"`
+	RatePerSecond *float64
+	RateBurst     *int
 }
 
 // GetTenantLimits returns the tenant's own limits; its members may read

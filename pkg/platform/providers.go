@@ -33,18 +33,18 @@ const maxProviderHeaders = 20
 // the base URL (empty: the kind's public API), the name of the tenant
 // secret holding the API key, and default headers sent with every call.
 type ProviderSpec struct {
-	Kind         string            `json:"kind"`
-	BaseURL      string            `json:"base_url,omitempty"`
-	APIKeySecret string            `json:"api_key_secret,omitempty"`
-	Headers      map[string]string `json:"headers,omitempty"`
+	Kind         string
+	BaseURL      string
+	APIKeySecret string
+	Headers      map[string]string
 }
 
 // ProviderInfo is a tenant provider as callers see it: never the key, only
 // the secret's name.
 type ProviderInfo struct {
-	Name string `json:"name"`
+	Name string
 	ProviderSpec
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt time.Time
 }
 
 // TenantProvider is a tenant provider ready to be built, its API key
