@@ -159,6 +159,34 @@ func routeTable() []routeCase {
 			}
 			return "/v1/tenants/" + f.slug + "/providers/" + name, nil
 		}},
+		{"POST", "/v1/tenants/:tenant/webhooks", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks", apiclient.CreateWebhookRequest{URL: "https://hooks.example.com/in", Events: []string{"*"}}
+		}},
+		{"GET", "/v1/tenants/:tenant/webhooks", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/webhooks/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks/" + w.mustWebhook(t, f), nil
+		}},
+		{"PATCH", "/v1/tenants/:tenant/webhooks/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks/" + w.mustWebhook(t, f), map[string]any{"enabled": false}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/webhooks/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks/" + w.mustWebhook(t, f), nil
+		}},
+		{"POST", "/v1/tenants/:tenant/webhooks/:id/rotate-secret", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks/" + w.mustWebhook(t, f) + "/rotate-secret", map[string]any{}
+		}},
+		{"POST", "/v1/tenants/:tenant/webhooks/:id/test", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks/" + w.mustWebhook(t, f) + "/test", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/webhooks/:id/deliveries", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/webhooks/" + w.mustWebhook(t, f) + "/deliveries", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/webhooks/:id/deliveries/:delivery/replay", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			id, delivery := w.mustWebhookDelivery(t, f)
+			return "/v1/tenants/" + f.slug + "/webhooks/" + id + "/deliveries/" + delivery + "/replay", nil
+		}},
 		{"POST", "/v1/tenants/:tenant/bots", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots", apiclient.CreateBotRequest{Slug: w.unique("bot"), Config: botConfig(t)}
 		}},
@@ -332,6 +360,29 @@ func (w *world) mustKey(t *testing.T, tenant string, in platform.APIKeyInput) pl
 		t.Fatalf("create key in %s: %v", tenant, err)
 	}
 	return k
+}
+
+// mustWebhook adds an endpoint to f's tenant and returns its id.
+func (w *world) mustWebhook(t *testing.T, f tenantFixture) string {
+	t.Helper()
+	h, err := w.svc.CreateWebhook(context.Background(), platform.Operator(), f.slug,
+		platform.WebhookInput{URL: "https://hooks.example.com/in", Events: []string{"*"}})
+	if err != nil {
+		t.Fatalf("create webhook in %s: %v", f.slug, err)
+	}
+	return h.ID
+}
+
+// mustWebhookDelivery adds an endpoint with one delivery (a test event)
+// and returns both ids.
+func (w *world) mustWebhookDelivery(t *testing.T, f tenantFixture) (string, string) {
+	t.Helper()
+	id := w.mustWebhook(t, f)
+	d, err := w.svc.TestWebhook(context.Background(), platform.Operator(), f.slug, id)
+	if err != nil {
+		t.Fatalf("test webhook in %s: %v", f.slug, err)
+	}
+	return id, d.ID
 }
 
 func (w *world) mustTenant(t *testing.T, slug string) tenantFixture {
@@ -517,6 +568,7 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 		cl := w.client(w.alpha.adminKey)
 		a, b := "/v1/tenants/alpha", w.beta
 		betaDialog, betaPaused := w.mustDialog(t, b), w.mustPausedDialog(t, b, "client")
+		betaHook, betaDelivery := w.mustWebhookDelivery(t, b)
 		cases := []struct {
 			name, method, path string
 			body               any
@@ -534,6 +586,13 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 				map[string]any{"results": []map[string]any{{"id": "call_1", "content": "x"}}}},
 			{"deleting beta's dialog", "DELETE", a + "/dialogs/" + betaDialog, nil},
 			{"starting a dialog with beta's bot", "POST", a + "/bots/" + b.botID + "/dialogs", map[string]any{}},
+			{"reading beta's webhook", "GET", a + "/webhooks/" + betaHook, nil},
+			{"changing beta's webhook", "PATCH", a + "/webhooks/" + betaHook, map[string]any{"url": "https://evil.example.com/"}},
+			{"deleting beta's webhook", "DELETE", a + "/webhooks/" + betaHook, nil},
+			{"rotating beta's webhook secret", "POST", a + "/webhooks/" + betaHook + "/rotate-secret", map[string]any{}},
+			{"testing beta's webhook", "POST", a + "/webhooks/" + betaHook + "/test", nil},
+			{"reading beta's delivery log", "GET", a + "/webhooks/" + betaHook + "/deliveries", nil},
+			{"replaying beta's delivery", "POST", a + "/webhooks/" + betaHook + "/deliveries/" + betaDelivery + "/replay", nil},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

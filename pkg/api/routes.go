@@ -89,6 +89,16 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/bots/:bot/versions/:n/diff/:m", s.diffVersions)
 	t.POST("/bots/:bot/publish", s.publish)
 
+	t.POST("/webhooks", s.createWebhook)
+	t.GET("/webhooks", s.listWebhooks)
+	t.GET("/webhooks/:id", s.getWebhook)
+	t.PATCH("/webhooks/:id", s.updateWebhook)
+	t.DELETE("/webhooks/:id", s.deleteWebhook)
+	t.POST("/webhooks/:id/rotate-secret", s.rotateWebhookSecret)
+	t.POST("/webhooks/:id/test", s.testWebhook)
+	t.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
+	t.POST("/webhooks/:id/deliveries/:delivery/replay", s.replayWebhookDelivery)
+
 	t.POST("/bots/:bot/dialogs", d.createDialog)
 	t.GET("/dialogs", d.listDialogs)
 	t.GET("/dialogs/export", d.exportDialogs)

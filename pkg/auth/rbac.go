@@ -32,6 +32,7 @@ const (
 	ObjVersions = "versions"
 	ObjDialogs  = "dialogs"
 	ObjUsage    = "usage"
+	ObjWebhooks = "webhooks"
 )
 
 // Actions on objects.

@@ -10,7 +10,7 @@ import (
 
 var (
 	allObjects = []string{auth.ObjTenant, auth.ObjMembers, auth.ObjKeys, auth.ObjSecrets,
-		auth.ObjBots, auth.ObjVersions, auth.ObjDialogs, auth.ObjUsage}
+		auth.ObjBots, auth.ObjVersions, auth.ObjDialogs, auth.ObjUsage, auth.ObjWebhooks}
 	allActions = []string{auth.ActRead, auth.ActWrite, auth.ActPublish, auth.ActChat, auth.ActErase, auth.ActExport}
 )
 
@@ -23,13 +23,13 @@ var allowed = map[string][]string{
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read"},
 	auth.RoleAdmin: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
-		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export"},
+		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "webhooks/read", "webhooks/write"},
 	auth.RoleOwner: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
-		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "tenant/write"},
+		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "webhooks/read", "webhooks/write", "tenant/write"},
 	auth.ScopeSubject(auth.ScopeAdmin): {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
-		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export"},
+		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "webhooks/read", "webhooks/write"},
 	auth.ScopeSubject(auth.ScopeChat): {"dialogs/chat"},
 	"stranger":                        {},
 	"scope:unknown":                   {},

@@ -17,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // Bounds of what a caller may put into a dialog.
@@ -188,14 +189,21 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	if err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog: history", err)
 	}
-	// Webhooks: dialog.created belongs here, once for the dialog. The rows
-	// of a seeded history replay the caller's own earlier conversation and
-	// are not new messages (no message.created for them).
-	if err := r.store.CreateDialog(ctx, &d, history...); err != nil {
+	// dialog.created, once for the dialog. The rows of a seeded history
+	// replay the caller's own earlier conversation and are not new
+	// messages (no message.created for them).
+	var out Dialog
+	err = r.svc.WithEvent(ctx, platform.Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.DialogCreated}, func(st *store.Store) (any, error) {
+		if err := st.CreateDialog(ctx, &d, history...); err != nil {
+			return nil, err
+		}
+		out, err = dialogView(&d)
+		return dialogCreatedData{Dialog: out, Bot: b.Slug}, err
+	})
+	if err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog", err)
 	}
 	r.metrics.dialogs.WithLabelValues(variant).Inc()
-	out, err := dialogView(&d)
 	out.Greeting = compiled.Greeting
 	return out, err
 }

@@ -219,7 +219,11 @@ func (r *Runtime) overQuota(ctx context.Context, tenantID string, now time.Time)
 		return false, err
 	}
 	used, err := r.usedToday(ctx, tenantID, now)
-	return used >= daily, err
+	if err != nil || used < daily {
+		return false, err
+	}
+	r.svc.QuotaReached(ctx, tenantID, now.UTC().Format(store.DayFormat), daily, used, now.UTC().Add(untilTomorrow(now)))
+	return true, nil
 }
 
 // dailyQuota is the tenant's daily token quota: its plan's, or the

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
 )
@@ -47,6 +49,10 @@ type Options struct {
 	AgentConfig func(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set) agent.Config
 	// Logger receives internal errors with their causes.
 	Logger *slog.Logger
+	// OutboundPolicy, when set, checks a webhook URL's destination as it
+	// is saved, for early feedback; deliveries check it as they dial
+	// either way.
+	OutboundPolicy *outbound.Policy
 }
 
 // Service is the application layer: every operation on tenants, users,
@@ -56,6 +62,13 @@ type Service struct {
 	store *store.Store
 	opts  Options
 	log   *slog.Logger
+	// hooks caches who subscribes to which webhook events; wake nudges
+	// the deliverer when an event was written.
+	hooks *subscriptions
+	wake  chan struct{}
+	// quotaEvents remembers the tenant days whose usage.quota_reached
+	// this process wrote.
+	quotaEvents sync.Map
 }
 
 // New returns a Service over st.
@@ -86,7 +99,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 	if opts.Compile == nil {
 		opts.Compile = botconfig.Options{}.LoadAndCompile
 	}
-	return &Service{store: st, opts: opts, log: opts.Logger}, nil
+	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1)}, nil
 }
 
 // Ping checks that the database answers, for /readyz.

@@ -8,6 +8,7 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/configdiff"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // versionRetries bounds how often CreateVersion retries after losing a race
@@ -121,7 +122,15 @@ func (s *Service) Publish(ctx context.Context, p *Principal, tenant, bot string,
 			return Bot{}, err
 		}
 	}
-	pub, err := s.store.PublishVersion(ctx, b.TenantID, b.ID, n)
+	var pub *store.Bot
+	err = s.WithEvent(ctx, Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.BotVersionPublished}, func(st *store.Store) (any, error) {
+		var err error
+		if pub, err = st.PublishVersion(ctx, b.TenantID, b.ID, n); err != nil {
+			return nil, err
+		}
+		return versionPublishedData{BotID: pub.ID, Bot: pub.Slug, Name: pub.Name, Version: n, PreviousVersion: b.PublishedVersion,
+			PublishedBy: p.Actor()}, nil
+	})
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "publish", "version", "", err)
 	}

@@ -33,6 +33,7 @@ var migrations = []migration{
 	{10, "usage per provider", migrateV10},
 	{11, "tenant model providers", migrateV11},
 	{12, "per-tenant limits", migrateV12},
+	{13, "outbound webhooks: endpoints, outbox, deliveries", migrateV13},
 }
 
 // schemaMigration records an applied step.

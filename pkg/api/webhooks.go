@@ -1,0 +1,147 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// Outbound webhook endpoints. A secret is in the answers of create and
+// rotate-secret only; nothing else returns it.
+
+// createWebhook: POST /v1/tenants/{tenant}/webhooks.
+func (s *server) createWebhook(c *gin.Context) {
+	var req apiclient.CreateWebhookRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	w, err := s.platform.CreateWebhook(c.Request.Context(), principal(c), c.Param("tenant"), platform.WebhookInput{
+		Name: req.Name, URL: req.URL, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled, Secret: req.Secret})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, newWebhookOut(w))
+}
+
+// listWebhooks: GET /v1/tenants/{tenant}/webhooks.
+func (s *server) listWebhooks(c *gin.Context) {
+	ws, err := s.platform.ListWebhooks(c.Request.Context(), principal(c), c.Param("tenant"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.WebhookList{Webhooks: mapAll(ws, webhookOut)})
+}
+
+// getWebhook: GET /v1/tenants/{tenant}/webhooks/{id}.
+func (s *server) getWebhook(c *gin.Context) {
+	w, err := s.platform.GetWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, webhookOut(w))
+}
+
+// updateWebhook: PATCH /v1/tenants/{tenant}/webhooks/{id}.
+func (s *server) updateWebhook(c *gin.Context) {
+	var req apiclient.UpdateWebhookRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	w, err := s.platform.UpdateWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"),
+		platform.WebhookPatch{URL: req.URL, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, webhookOut(w))
+}
+
+// deleteWebhook: DELETE /v1/tenants/{tenant}/webhooks/{id}.
+func (s *server) deleteWebhook(c *gin.Context) {
+	if err := s.platform.DeleteWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id")); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// rotateWebhookSecret: POST /v1/tenants/{tenant}/webhooks/{id}/rotate-secret,
+// with an optional body {secret}.
+func (s *server) rotateWebhookSecret(c *gin.Context) {
+	var req apiclient.RotateWebhookSecretRequest
+	if c.Request.ContentLength != 0 {
+		if err := decodeJSON(c, &req); err != nil {
+			s.fail(c, err)
+			return
+		}
+	}
+	w, err := s.platform.RotateWebhookSecret(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), req.Secret)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newWebhookOut(w))
+}
+
+// testWebhook: POST /v1/tenants/{tenant}/webhooks/{id}/test.
+func (s *server) testWebhook(c *gin.Context) {
+	d, err := s.platform.TestWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, deliveryOut(d))
+}
+
+// listWebhookDeliveries: GET /v1/tenants/{tenant}/webhooks/{id}/deliveries.
+func (s *server) listWebhookDeliveries(c *gin.Context) {
+	opts, err := listOptions(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ds, next, err := s.platform.ListWebhookDeliveries(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), opts)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.WebhookDeliveryList{Deliveries: mapAll(ds, deliveryOut), NextCursor: next})
+}
+
+// replayWebhookDelivery: POST /v1/tenants/{tenant}/webhooks/{id}/deliveries/{delivery}/replay.
+func (s *server) replayWebhookDelivery(c *gin.Context) {
+	d, err := s.platform.ReplayWebhookDelivery(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), c.Param("delivery"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, deliveryOut(d))
+}
+
+func webhookOut(w platform.Webhook) apiclient.Webhook {
+	return apiclient.Webhook{ID: w.ID, Name: w.Name, URL: w.URL, Events: w.Events, Bot: w.Bot, Enabled: w.Enabled,
+		DisabledReason: w.DisabledReason, PreviousSecretExpiresAt: w.PreviousSecretExpiresAt, FailingSince: w.FailingSince,
+		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+}
+
+func newWebhookOut(w platform.CreatedWebhook) apiclient.NewWebhook {
+	return apiclient.NewWebhook{Webhook: webhookOut(w.Webhook), Secret: w.Secret}
+}
+
+func deliveryOut(d platform.WebhookDelivery) apiclient.WebhookDelivery {
+	out := apiclient.WebhookDelivery{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status,
+		NextAttemptAt: d.NextAttemptAt, LastStatus: d.LastStatus, LastError: d.LastError, DeliveredAt: d.DeliveredAt,
+		CreatedAt: d.CreatedAt, Attempts: make([]apiclient.WebhookAttempt, len(d.Attempts))}
+	for i, a := range d.Attempts {
+		out.Attempts[i] = apiclient.WebhookAttempt{Number: a.Number, Status: a.Status, DurationMS: a.DurationMS,
+			Response: a.Response, Error: a.Error, At: a.At}
+	}
+	return out
+}

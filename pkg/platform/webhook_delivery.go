@@ -1,0 +1,267 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// DelivererOptions tune the webhook deliverer. Client is required; the
+// rest have defaults.
+type DelivererOptions struct {
+	// Client sends the webhooks: an outbound client, as every URL is a
+	// tenant's.
+	Client *http.Client
+	// Schedule is the delay before each attempt; default webhook.Schedule.
+	Schedule []time.Duration
+	// Timeout bounds one attempt; default webhook.Timeout (15 s).
+	Timeout time.Duration
+	// Lease is how long a claimed delivery stays this process's: past it,
+	// another process (or this one, restarted) tries again. Default the
+	// timeout plus 45 s.
+	Lease time.Duration
+	// Poll is how often an idle deliverer looks for due deliveries written
+	// by other processes; default a second. Its own are sent at once.
+	Poll time.Duration
+	// Concurrency bounds attempts in flight; default 16.
+	Concurrency int
+	// Metrics, when set, receives the delivery metrics.
+	Metrics prometheus.Registerer
+	// OwnsDatabase says no other process delivers from this database (a
+	// server holding the SQLite data dir): what is claimed at start was
+	// claimed by this process before it died, and is due again at once.
+	OwnsDatabase bool
+}
+
+// Deliverer sends the outbox's webhooks: it claims due deliveries, signs
+// and posts them, and records each attempt, on as many processes as run
+// it. A delivery is claimed by one of them at a time, so each event goes
+// out once per endpoint; only a process that dies after a receiver
+// answered and before the answer was recorded sends it again, with the
+// same webhook-id, which is how a receiver recognises it.
+type Deliverer struct {
+	svc     *Service
+	opts    DelivererOptions
+	metrics *webhookMetrics
+}
+
+// NewDeliverer returns the deliverer of s's outbox.
+func (s *Service) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
+	if opts.Client == nil {
+		return nil, errors.New("platform: the webhook deliverer needs an outbound HTTP client")
+	}
+	if len(opts.Schedule) == 0 {
+		opts.Schedule = webhook.Schedule
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = webhook.Timeout
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = opts.Timeout + 45*time.Second
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 16
+	}
+	return &Deliverer{svc: s, opts: opts, metrics: newWebhookMetrics(opts.Metrics)}, nil
+}
+
+// Run delivers until ctx ends, then waits for the attempts in flight.
+func (d *Deliverer) Run(ctx context.Context) {
+	if d.opts.OwnsDatabase {
+		if n, err := d.svc.store.ReleaseWebhookClaims(ctx, d.svc.now()); err != nil {
+			d.svc.log.Error("webhooks: cannot release the claims of the last run", "err", err)
+		} else if n > 0 {
+			d.svc.log.Info("webhooks: deliveries in flight when the server stopped are due again", "count", n)
+		}
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, d.opts.Concurrency)
+	freed := make(chan struct{}, 1)
+	timer := time.NewTimer(d.opts.Poll)
+	defer timer.Stop()
+	for ctx.Err() == nil {
+		free := cap(slots) - len(slots)
+		if free == 0 {
+			select { // every slot busy: claim again when one comes free
+			case <-ctx.Done():
+			case <-freed:
+			}
+			continue
+		}
+		claimed, err := d.claim(ctx, free)
+		if err != nil && ctx.Err() == nil {
+			d.svc.log.Error("webhooks: claim deliveries", "err", err)
+		}
+		for _, c := range claimed {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d.deliver(ctx, c)
+				<-slots
+				select {
+				case freed <- struct{}{}:
+				default:
+				}
+			}()
+		}
+		if err == nil && len(claimed) == free {
+			continue // more may be due
+		}
+		timer.Reset(d.opts.Poll)
+		select { // the queue is empty: wait for a poll or an event of this process
+		case <-ctx.Done():
+		case <-timer.C:
+		case <-d.svc.wake:
+		}
+	}
+}
+
+func (d *Deliverer) claim(ctx context.Context, n int) ([]store.Claimed, error) {
+	now := d.svc.now()
+	claimed, err := d.svc.store.ClaimWebhookDeliveries(ctx, store.NewID("clm"), now, d.opts.Lease, n)
+	for _, c := range claimed {
+		d.metrics.lag.Observe(max(0, now.Sub(c.DueAt).Seconds()))
+	}
+	return claimed, err
+}
+
+// deliver makes one attempt of a claimed delivery and records it.
+func (d *Deliverer) deliver(ctx context.Context, c store.Claimed) {
+	del, ep := c.Delivery, c.Endpoint
+	f := store.Finish{TenantID: del.TenantID, DeliveryID: del.ID, EndpointID: ep.ID, Claim: del.Claim}
+	keys, err := d.keys(ep)
+	switch {
+	case ep.ID == "":
+		return // the endpoint was deleted with its deliveries
+	case !ep.Enabled:
+		f.Status, f.LastError = store.DeliveryFailed, "not sent: the endpoint is disabled"
+		d.metrics.outcome("not_sent")
+	case err != nil:
+		d.svc.log.Error("webhooks: cannot open an endpoint's secret", "webhook", ep.ID, "err", err)
+		f.Status, f.LastError = store.DeliveryPending, "not sent: the endpoint's secret cannot be read; the operator was told"
+		f.NextAttemptAt = d.svc.now().Add(d.opts.Lease)
+	default:
+		res := webhook.Send(ctx, d.opts.Client, webhook.Message{ID: del.EventID, URL: ep.URL, Body: []byte(c.Body), Keys: keys},
+			d.opts.Timeout, d.svc.now)
+		if ctx.Err() != nil {
+			// Shutting down: the attempt was cut short, not answered. The
+			// claim lapses (or is released at the next start on SQLite).
+			return
+		}
+		d.metrics.duration.Observe(res.Duration.Seconds())
+		d.judge(&f, c, res)
+	}
+	// Recorded even while shutting down, so an answered attempt is never
+	// sent again for want of a write.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := d.svc.store.FinishWebhookDelivery(wctx, f); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			d.svc.log.Warn("webhooks: a delivery's claim lapsed before its attempt was recorded; another attempt follows",
+				"delivery", del.ID, "lease", d.opts.Lease.String())
+			return
+		}
+		d.svc.log.Error("webhooks: record delivery attempt", "delivery", del.ID, "err", err)
+		return
+	}
+	if f.Disable != "" {
+		d.svc.hooks.drop(del.TenantID)
+	}
+}
+
+// judge decides what an attempt's result means for the delivery and the
+// endpoint.
+func (d *Deliverer) judge(f *store.Finish, c store.Claimed, res webhook.Result) {
+	now := d.svc.now()
+	del := c.Delivery
+	f.Attempt = &store.WebhookAttempt{Number: del.Attempts, Status: res.Status, DurationMS: res.Duration.Milliseconds(),
+		Excerpt: res.Excerpt, Error: res.Error}
+	switch res.Outcome {
+	case webhook.Delivered:
+		f.Status, f.Succeeded = store.DeliverySucceeded, true
+		d.metrics.outcome("delivered")
+		return
+	case webhook.Gone:
+		f.Status, f.LastError = store.DeliveryFailed, "the endpoint answered 410 Gone"
+		f.Disable = fmt.Sprintf("the endpoint answered 410 Gone at %s; enable it again when it takes webhooks", now.Format(time.RFC3339))
+		d.metrics.outcome("gone")
+		return
+	}
+	f.LastError = res.Error
+	if f.LastError == "" {
+		f.LastError = fmt.Sprintf("the endpoint answered %d", res.Status)
+	}
+	if wait, ok := webhook.NextDelay(d.opts.Schedule, del.Attempts, res.RetryAfter); ok {
+		f.Status, f.NextAttemptAt = store.DeliveryPending, now.Add(wait)
+		d.metrics.outcome("retry")
+		return
+	}
+	f.Status = store.DeliveryFailed
+	d.metrics.outcome("failed")
+	// Failing since before this delivery was made, with every attempt of
+	// it failed: the endpoint is not taking webhooks at all.
+	if since := c.Endpoint.FailingSince; since != nil && !since.After(del.CreatedAt) {
+		f.Disable = fmt.Sprintf("every delivery failed since %s; delivery %s gave up after %d attempts (last: %s)",
+			since.Format(time.RFC3339), del.ID, del.Attempts, f.LastError)
+	}
+}
+
+// keys returns the keys that sign for the endpoint: its secret, and the
+// previous one during a rotation's overlap.
+func (d *Deliverer) keys(ep store.WebhookEndpoint) ([][]byte, error) {
+	if ep.ID == "" {
+		return nil, nil
+	}
+	key, err := d.svc.openWebhookSecret(ep.TenantID, ep.ID, ep.SecretNonce, ep.SecretCipher)
+	if err != nil {
+		return nil, err
+	}
+	keys := [][]byte{key}
+	if ep.PrevExpiresAt != nil && ep.PrevExpiresAt.After(d.svc.now()) {
+		prev, err := d.svc.openWebhookSecret(ep.TenantID, ep.ID, ep.PrevNonce, ep.PrevCipher)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, prev)
+	}
+	return keys, nil
+}
+
+// webhookMetrics are the deliverer's Prometheus metrics, with bounded
+// labels (the outcome only: never a tenant or a URL).
+type webhookMetrics struct {
+	deliveries *prometheus.CounterVec
+	duration   prometheus.Histogram
+	lag        prometheus.Histogram
+}
+
+func newWebhookMetrics(reg prometheus.Registerer) *webhookMetrics {
+	m := &webhookMetrics{
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "parley_webhook_deliveries_total",
+			Help: "Webhook delivery attempts by outcome: delivered, retry, failed (schedule spent), gone (410), not_sent (endpoint disabled)."},
+			[]string{"outcome"}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "parley_webhook_attempt_duration_seconds",
+			Help: "How long one webhook attempt took, to the receiver's answer or the timeout.", Buckets: prometheus.DefBuckets}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "parley_webhook_queue_lag_seconds",
+			Help:    "How late a webhook attempt started after it fell due (the outbox queue's lag).",
+			Buckets: []float64{.01, .05, .1, .5, 1, 2, 5, 15, 60, 300}}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.deliveries, m.duration, m.lag)
+	}
+	return m
+}
+
+func (m *webhookMetrics) outcome(o string) { m.deliveries.WithLabelValues(o).Inc() }

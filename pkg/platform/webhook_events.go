@@ -1,0 +1,55 @@
+package platform
+
+import (
+	"context"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
+
+// The data of each webhook event, as docs/webhooks.md documents it and
+// configs/webhooks/*.schema.json describes it. The envelope around it is
+// webhook.Envelope: {type, timestamp, tenant, data}.
+
+// versionPublishedData is bot.version_published's data.
+type versionPublishedData struct {
+	BotID string `json:"bot_id"`
+	Bot   string `json:"bot"`
+	Name  string `json:"name"`
+	// Version is the number now live; PreviousVersion the one before (0:
+	// none), higher than Version on a rollback.
+	Version         int    `json:"version"`
+	PreviousVersion int    `json:"previous_version"`
+	PublishedBy     string `json:"published_by"`
+}
+
+// quotaReachedData is usage.quota_reached's data.
+type quotaReachedData struct {
+	// Quota names the limit: daily_tokens.
+	Quota string `json:"quota"`
+	Limit int64  `json:"limit"`
+	Used  int64  `json:"used"`
+	// Day is the UTC day the quota counts (YYYY-MM-DD); ResetsAt when it
+	// renews.
+	Day      string    `json:"day"`
+	ResetsAt time.Time `json:"resets_at"`
+}
+
+// QuotaReached writes usage.quota_reached once per tenant and UTC day,
+// however many requests and processes find the quota spent: the event's
+// dedupe key is the day, and this process remembers having written it.
+func (s *Service) QuotaReached(ctx context.Context, tenantID, day string, limit, used int64, resets time.Time) {
+	key := tenantID + "|" + day
+	if _, done := s.quotaEvents.LoadOrStore(key, true); done {
+		return
+	}
+	ev := Event{TenantID: tenantID, Type: webhook.UsageQuotaReached, Dedupe: webhook.UsageQuotaReached + ":daily_tokens:" + day}
+	err := s.WithEvent(ctx, ev, func(*store.Store) (any, error) {
+		return quotaReachedData{Quota: "daily_tokens", Limit: limit, Used: used, Day: day, ResetsAt: resets}, nil
+	})
+	if err != nil {
+		s.quotaEvents.Delete(key) // the next refused request tries again
+		s.log.ErrorContext(ctx, "webhooks: write usage.quota_reached", "tenant", tenantID, "err", err)
+	}
+}

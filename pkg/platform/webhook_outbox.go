@@ -1,0 +1,204 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
+
+// subscriptions remembers, per tenant, which enabled endpoints subscribe
+// to what, so a fact no endpoint subscribes to costs no database work
+// at all: a turn of a tenant without webhooks writes exactly what it
+// wrote before webhooks existed.
+//
+// The cache is trusted only while live: a server process polls the
+// endpoints' change counter (store.WebhooksVersion) every second and drops
+// everything when it moved, and this process's own changes drop their
+// tenant at once. So an endpoint created through another process (another
+// replica, parley apply) receives the events of facts committed from a
+// second after its creation at the latest. Processes that do not poll
+// (the command-line tools) read the subscribers for every event.
+type subscriptions struct {
+	mu      sync.Mutex
+	live    bool
+	gen     uint64 // bumped by every drop, so a load racing one is not kept
+	version int64
+	tenants map[string]*tenantHooks
+}
+
+// tenantHooks is one tenant's slug and enabled endpoints.
+type tenantHooks struct {
+	slug      string
+	endpoints []hookTarget
+}
+
+type hookTarget struct {
+	id     string
+	events []string
+	botID  string
+}
+
+func newSubscriptions() *subscriptions {
+	return &subscriptions{tenants: map[string]*tenantHooks{}}
+}
+
+// wants reports whether t takes events of typ about botID.
+func (t hookTarget) wants(typ, botID string) bool {
+	if t.botID != "" && t.botID != botID {
+		return false
+	}
+	return slices.Contains(t.events, typ) || slices.Contains(t.events, webhook.Wildcard)
+}
+
+// tenantHooks returns the tenant's hooks, from the cache when it is live.
+func (s *Service) tenantHooks(ctx context.Context, tenantID string) (*tenantHooks, error) {
+	c := s.hooks
+	c.mu.Lock()
+	h, ok := c.tenants[tenantID]
+	live, gen := c.live, c.gen
+	c.mu.Unlock()
+	if ok && live {
+		return h, nil
+	}
+	slug, rows, err := s.store.WebhookSubscribers(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	h = &tenantHooks{slug: slug}
+	for _, r := range rows {
+		var events []string
+		_ = json.Unmarshal([]byte(r.Events), &events) // written by CreateWebhook, always a list
+		h.endpoints = append(h.endpoints, hookTarget{id: r.ID, events: events, botID: r.BotID})
+	}
+	c.mu.Lock()
+	if c.live && c.gen == gen {
+		c.tenants[tenantID] = h
+	}
+	c.mu.Unlock()
+	return h, nil
+}
+
+// drop forgets one tenant's hooks ("" forgets all).
+func (c *subscriptions) drop(tenantID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if tenantID == "" {
+		clear(c.tenants)
+		return
+	}
+	delete(c.tenants, tenantID)
+}
+
+// setVersion records the change counter read by a poll: live from the
+// first poll on, everything dropped when it moved.
+func (c *subscriptions) setVersion(v int64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !ok {
+		c.live = false
+		c.gen++
+		clear(c.tenants)
+		return
+	}
+	if c.live && v == c.version {
+		return
+	}
+	c.live, c.version = true, v
+	c.gen++
+	clear(c.tenants)
+}
+
+// hooksPoll is how often a server process checks for endpoint changes
+// made by other processes.
+const hooksPoll = time.Second
+
+// WatchWebhooks keeps this process's cache of webhook subscriptions in
+// step with the database until ctx ends. `parley serve` runs it; without
+// it every event reads its subscribers.
+func (s *Service) WatchWebhooks(ctx context.Context) {
+	t := time.NewTicker(hooksPoll)
+	defer t.Stop()
+	for {
+		v, err := s.store.WebhooksVersion(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("webhooks: cannot read endpoint changes; every event reads its subscribers until this recovers", "err", err)
+		}
+		s.hooks.setVersion(v, err == nil)
+		select {
+		case <-ctx.Done():
+			s.hooks.setVersion(0, false)
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Event is a webhook event about to be written with the fact it reports.
+type Event struct {
+	TenantID string
+	// BotID is the bot the event is about, for endpoints filtered to one
+	// bot; "" for tenant-wide events.
+	BotID string
+	// Type is one of webhook.Types.
+	Type string
+	// Dedupe, when set, makes the event once per tenant and key.
+	Dedupe string
+}
+
+// WithEvent runs fact and, when an enabled endpoint of the tenant
+// subscribes to ev, writes the event data fact returns to the outbox in
+// the same transaction: both commit or neither does. With no subscriber
+// fact runs on the store as it would without webhooks: no transaction,
+// no statement more. fact must do its writes through st.
+func (s *Service) WithEvent(ctx context.Context, ev Event, fact func(st *store.Store) (data any, err error)) error {
+	h, err := s.tenantHooks(ctx, ev.TenantID)
+	if err != nil {
+		return err
+	}
+	var targets []string
+	for _, t := range h.endpoints {
+		if t.wants(ev.Type, ev.BotID) {
+			targets = append(targets, t.id)
+		}
+	}
+	if len(targets) == 0 {
+		_, err := fact(s.store)
+		return err
+	}
+	err = s.store.Tx(ctx, func(tx *store.Store) error {
+		data, err := fact(tx)
+		if err != nil {
+			return err
+		}
+		return writeEvent(ctx, tx, h.slug, ev, data, targets, s.now())
+	})
+	if err == nil {
+		s.wakeDeliverer()
+	}
+	return err
+}
+
+// writeEvent adds one outbox row and its deliveries.
+func writeEvent(ctx context.Context, tx *store.Store, slug string, ev Event, data any, targets []string, now time.Time) error {
+	body, err := webhook.Body(ev.Type, slug, now, data)
+	if err != nil {
+		return err
+	}
+	_, err = tx.AddWebhookEvent(ctx, &store.WebhookEvent{TenantID: ev.TenantID, Type: ev.Type, DedupeKey: ev.Dedupe, Body: string(body)}, targets)
+	return err
+}
+
+// wakeDeliverer tells this process's deliverer that an event is waiting,
+// so the first attempt is immediate rather than at its next poll.
+func (s *Service) wakeDeliverer() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,427 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/outbound"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
+
+// RotationOverlap is how long an endpoint's previous secret keeps signing
+// after a rotation, beside the new one: a day for the receiver to deploy
+// the new secret. Until then every message carries both signatures.
+const RotationOverlap = 24 * time.Hour
+
+// MaxWebhookURL caps an endpoint URL's length.
+const MaxWebhookURL = 2048
+
+// Webhook is an endpoint as callers see it: never its secret.
+type Webhook struct {
+	ID     string   `json:"id"`
+	Name   string   `json:"name,omitempty"`
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	// Bot limits the endpoint to one bot's events (its id); empty is all.
+	Bot            string `json:"bot,omitempty"`
+	Enabled        bool   `json:"enabled"`
+	DisabledReason string `json:"disabled_reason,omitempty"`
+	// PreviousSecretExpiresAt is set during a rotation's overlap.
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+	// FailingSince is the first failed attempt since the last success.
+	FailingSince *time.Time `json:"failing_since,omitempty"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+// CreatedWebhook is a new endpoint with its secret, shown this once.
+type CreatedWebhook struct {
+	Webhook
+	Secret string `json:"secret"`
+}
+
+// WebhookInput is a new endpoint: {url, events, bot?, enabled?}, and the
+// optional name and secret parley apply sets.
+type WebhookInput struct {
+	Name    string
+	URL     string
+	Events  []string
+	Bot     string
+	Enabled *bool
+	// Secret is a whsec_ secret the caller chose; empty generates one.
+	Secret string
+}
+
+// WebhookPatch changes the fields that are set.
+type WebhookPatch struct {
+	URL     *string
+	Events  *[]string
+	Bot     *string
+	Enabled *bool
+}
+
+// WebhookDelivery is one event's delivery to an endpoint, with its attempts.
+type WebhookDelivery struct {
+	ID            string           `json:"id"`
+	EventID       string           `json:"event_id"`
+	EventType     string           `json:"event_type"`
+	Status        string           `json:"status"`
+	Attempts      []WebhookAttempt `json:"attempts"`
+	NextAttemptAt *time.Time       `json:"next_attempt_at,omitempty"`
+	LastStatus    int              `json:"last_status,omitempty"`
+	LastError     string           `json:"last_error,omitempty"`
+	DeliveredAt   *time.Time       `json:"delivered_at,omitempty"`
+	CreatedAt     time.Time        `json:"created_at"`
+}
+
+// WebhookAttempt is one HTTP attempt: no headers, so no signature.
+type WebhookAttempt struct {
+	Number int `json:"number"`
+	// Status is the HTTP status; 0 when no answer came (see Error).
+	Status     int       `json:"status"`
+	DurationMS int64     `json:"duration_ms"`
+	Response   string    `json:"response,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+func webhookView(e *store.WebhookEndpoint) Webhook {
+	var events []string
+	_ = json.Unmarshal([]byte(e.Events), &events)
+	w := Webhook{ID: e.ID, Name: e.Name, URL: e.URL, Events: nonNil(events), Bot: e.BotID, Enabled: e.Enabled,
+		DisabledReason: e.DisabledReason, FailingSince: e.FailingSince, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+	if e.PrevExpiresAt != nil && e.PrevExpiresAt.After(time.Now()) {
+		w.PreviousSecretExpiresAt = e.PrevExpiresAt
+	}
+	return w
+}
+
+// CreateWebhook adds an endpoint and returns it with its secret, which is
+// never shown again.
+func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string, in WebhookInput) (CreatedWebhook, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjWebhooks, auth.ActWrite)
+	if err != nil {
+		return CreatedWebhook{}, err
+	}
+	var ps problems
+	if in.Name != "" {
+		ps.slug("/name", in.Name)
+	}
+	s.checkWebhookURL(ctx, &ps, in.URL)
+	checkEvents(&ps, in.Events)
+	botID := s.webhookBot(ctx, &ps, t.ID, in.Bot)
+	secret := in.Secret
+	if secret == "" {
+		if secret, err = webhook.NewSecret(); err != nil {
+			return CreatedWebhook{}, s.internal(ctx, "webhook secret", err)
+		}
+	} else if _, err := webhook.SecretKey(secret); err != nil {
+		ps.add("/secret", "%s", err.Error())
+	}
+	if err := ps.err(); err != nil {
+		return CreatedWebhook{}, err
+	}
+	events, _ := json.Marshal(in.Events)
+	e := store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhook), TenantID: t.ID, Name: in.Name, URL: in.URL,
+		Events: string(events), BotID: botID, Enabled: in.Enabled == nil || *in.Enabled}
+	if e.SecretNonce, e.SecretCipher, err = s.sealWebhookSecret(t.ID, e.ID, secret); err != nil {
+		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
+	}
+	if err := s.store.CreateWebhookEndpoint(ctx, &e); err != nil {
+		return CreatedWebhook{}, s.storeErr(ctx, "create webhook", "webhook", "a webhook named "+in.Name+" already exists", err)
+	}
+	s.hooks.drop(t.ID)
+	return CreatedWebhook{Webhook: webhookView(&e), Secret: secret}, nil
+}
+
+// sealWebhookSecret encrypts an endpoint's secret like a tenant secret,
+// bound to the endpoint so a ciphertext cannot be moved to another.
+func (s *Service) sealWebhookSecret(tenantID, endpointID, secret string) ([]byte, []byte, error) {
+	return s.opts.Sealer.Seal(tenantID, "webhook:"+endpointID, []byte(secret))
+}
+
+func (s *Service) openWebhookSecret(tenantID, endpointID string, nonce, cipher []byte) ([]byte, error) {
+	plain, err := s.opts.Sealer.Open(tenantID, "webhook:"+endpointID, nonce, cipher)
+	if err != nil {
+		return nil, errors.Join(err, errors.New("was PARLEY_SECRET_KEY changed?"))
+	}
+	return webhook.SecretKey(string(plain))
+}
+
+// checkWebhookURL accepts an absolute http(s) URL without credentials in
+// it; with an outbound policy set, its destination must be allowed now
+// too (every delivery checks again as it dials).
+func (s *Service) checkWebhookURL(ctx context.Context, ps *problems, raw string) {
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		ps.add("/url", "is required")
+	case len(raw) > MaxWebhookURL:
+		ps.add("/url", "must be at most %d characters", MaxWebhookURL)
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		ps.add("/url", "must be an absolute http or https URL")
+	case u.User != nil:
+		ps.add("/url", "must not hold credentials; receivers verify the webhook-signature header instead")
+	case s.opts.OutboundPolicy != nil:
+		if err := outbound.CheckURL(ctx, *s.opts.OutboundPolicy, outbound.Options{}, raw); err != nil {
+			ps.add("/url", "%s", strings.TrimPrefix(outbound.CleanError(err).Error(), "outbound: "))
+		}
+	}
+}
+
+func checkEvents(ps *problems, events []string) {
+	if len(events) == 0 {
+		ps.add("/events", "must name at least one event type, or \"*\" for all; types: %s", strings.Join(webhook.Types, ", "))
+	}
+	for i, e := range events {
+		if !webhook.Known(e) {
+			ps.add(fmt.Sprintf("/events/%d", i), "%q is not an event type; types: %s", e, strings.Join(webhook.Types, ", "))
+		}
+	}
+}
+
+// webhookBot resolves the optional bot filter to the bot's id.
+func (s *Service) webhookBot(ctx context.Context, ps *problems, tenantID, bot string) string {
+	if bot == "" {
+		return ""
+	}
+	b, err := s.store.GetBot(ctx, tenantID, bot)
+	if err != nil {
+		ps.add("/bot", "is not a bot of this tenant")
+		return ""
+	}
+	return b.ID
+}
+
+// ListWebhooks lists the tenant's endpoints, oldest first.
+func (s *Service) ListWebhooks(ctx context.Context, p *Principal, tenant string) ([]Webhook, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjWebhooks, auth.ActRead)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.ListWebhookEndpoints(ctx, t.ID)
+	if err != nil {
+		return nil, s.internal(ctx, "list webhooks", err)
+	}
+	return mapSlice(rows, webhookView), nil
+}
+
+// webhookFor resolves the tenant with a permission check, then its
+// endpoint (by id or name).
+func (s *Service) webhookFor(ctx context.Context, p *Principal, tenant, id, action string) (*store.WebhookEndpoint, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjWebhooks, action)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.store.GetWebhookEndpoint(ctx, t.ID, id)
+	if err != nil {
+		return nil, s.storeErr(ctx, "get webhook", "webhook", "", err)
+	}
+	return e, nil
+}
+
+// GetWebhook returns one endpoint.
+func (s *Service) GetWebhook(ctx context.Context, p *Principal, tenant, id string) (Webhook, error) {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActRead)
+	if err != nil {
+		return Webhook{}, err
+	}
+	return webhookView(e), nil
+}
+
+// UpdateWebhook changes an endpoint. Enabling it clears why it was
+// disabled and its failing streak.
+func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id string, in WebhookPatch) (Webhook, error) {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return Webhook{}, err
+	}
+	var ps problems
+	fields := map[string]any{}
+	if in.URL != nil {
+		s.checkWebhookURL(ctx, &ps, *in.URL)
+		fields["url"] = *in.URL
+	}
+	if in.Events != nil {
+		checkEvents(&ps, *in.Events)
+		events, _ := json.Marshal(*in.Events)
+		fields["events"] = string(events)
+	}
+	if in.Bot != nil {
+		fields["bot_id"] = s.webhookBot(ctx, &ps, e.TenantID, *in.Bot)
+	}
+	if in.Enabled != nil {
+		fields["enabled"] = *in.Enabled
+		if *in.Enabled {
+			fields["disabled_reason"], fields["failing_since"] = "", nil
+		} else {
+			fields["disabled_reason"] = "disabled by " + p.Actor()
+		}
+	}
+	if err := ps.err(); err != nil {
+		return Webhook{}, err
+	}
+	if len(fields) > 0 {
+		if err := s.store.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, fields); err != nil {
+			return Webhook{}, s.storeErr(ctx, "update webhook", "webhook", "", err)
+		}
+		s.hooks.drop(e.TenantID)
+	}
+	e, err = s.store.GetWebhookEndpoint(ctx, e.TenantID, e.ID)
+	if err != nil {
+		return Webhook{}, s.storeErr(ctx, "get webhook", "webhook", "", err)
+	}
+	return webhookView(e), nil
+}
+
+// DeleteWebhook removes an endpoint, its deliveries and their log.
+func (s *Service) DeleteWebhook(ctx context.Context, p *Principal, tenant, id string) error {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteWebhookEndpoint(ctx, e.TenantID, e.ID); err != nil {
+		return s.storeErr(ctx, "delete webhook", "webhook", "", err)
+	}
+	s.hooks.drop(e.TenantID)
+	return nil
+}
+
+// RotateWebhookSecret gives the endpoint a new secret (secret, or a
+// generated one when empty) and keeps the current one signing for
+// RotationOverlap, so both signatures go out until the receiver switched.
+func (s *Service) RotateWebhookSecret(ctx context.Context, p *Principal, tenant, id, secret string) (CreatedWebhook, error) {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return CreatedWebhook{}, err
+	}
+	if secret == "" {
+		if secret, err = webhook.NewSecret(); err != nil {
+			return CreatedWebhook{}, s.internal(ctx, "webhook secret", err)
+		}
+	} else if _, err := webhook.SecretKey(secret); err != nil {
+		return CreatedWebhook{}, Invalid(Detail{Pointer: "/secret", Message: err.Error()})
+	}
+	nonce, cipher, err := s.sealWebhookSecret(e.TenantID, e.ID, secret)
+	if err != nil {
+		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
+	}
+	expires := s.now().Add(RotationOverlap)
+	err = s.store.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, map[string]any{
+		"secret_nonce": nonce, "secret_cipher": cipher,
+		"prev_nonce": e.SecretNonce, "prev_cipher": e.SecretCipher, "prev_expires_at": expires})
+	if err != nil {
+		return CreatedWebhook{}, s.storeErr(ctx, "rotate webhook secret", "webhook", "", err)
+	}
+	e.PrevExpiresAt, e.UpdatedAt = &expires, s.now()
+	return CreatedWebhook{Webhook: webhookView(e), Secret: secret}, nil
+}
+
+// WebhookSecretIs reports whether secret is the endpoint's current one,
+// for parley apply, which keeps a secret that did not change.
+func (s *Service) WebhookSecretIs(ctx context.Context, p *Principal, tenant, id, secret string) (bool, error) {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return false, err
+	}
+	key, err := s.openWebhookSecret(e.TenantID, e.ID, e.SecretNonce, e.SecretCipher)
+	if err != nil {
+		return false, s.internal(ctx, "open webhook secret", err)
+	}
+	want, err := webhook.SecretKey(secret)
+	return err == nil && slices.Equal(key, want), nil
+}
+
+// TestWebhook sends the endpoint a webhook.test event through the
+// outbox, like any other, and returns its delivery.
+func (s *Service) TestWebhook(ctx context.Context, p *Principal, tenant, id string) (WebhookDelivery, error) {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return WebhookDelivery{}, err
+	}
+	t, err := s.store.GetTenant(ctx, e.TenantID)
+	if err != nil {
+		return WebhookDelivery{}, s.internal(ctx, "test webhook: tenant", err)
+	}
+	ev := Event{TenantID: e.TenantID, Type: webhook.Test}
+	data := map[string]any{"webhook": e.ID, "message": "This is a test event from Parley."}
+	if err := writeEvent(ctx, s.store, t.Slug, ev, data, []string{e.ID}, s.now()); err != nil {
+		return WebhookDelivery{}, s.internal(ctx, "test webhook", err)
+	}
+	s.wakeDeliverer()
+	rows, _, err := s.store.ListWebhookDeliveries(ctx, e.TenantID, e.ID, store.Page{Limit: 1})
+	if err != nil || len(rows) == 0 {
+		return WebhookDelivery{}, s.internal(ctx, "test webhook: delivery", errors.Join(err, store.ErrNotFound))
+	}
+	return deliveryView(&rows[0], nil), nil
+}
+
+// ListWebhookDeliveries is the endpoint's delivery log, newest first.
+func (s *Service) ListWebhookDeliveries(ctx context.Context, p *Principal, tenant, id string, opts ListOptions) ([]WebhookDelivery, string, error) {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActRead)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, next, err := s.store.ListWebhookDeliveries(ctx, e.TenantID, e.ID, opts.page())
+	if err != nil {
+		return nil, "", s.storeErr(ctx, "list webhook deliveries", "delivery", "", err)
+	}
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = rows[i].ID
+	}
+	attempts, err := s.store.WebhookAttempts(ctx, e.TenantID, ids)
+	if err != nil {
+		return nil, "", s.internal(ctx, "list webhook attempts", err)
+	}
+	byDelivery := map[string][]store.WebhookAttempt{}
+	for _, a := range attempts {
+		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], a)
+	}
+	out := make([]WebhookDelivery, len(rows))
+	for i := range rows {
+		out[i] = deliveryView(&rows[i], byDelivery[rows[i].ID])
+	}
+	return out, next, nil
+}
+
+// ReplayWebhookDelivery sends a delivery again, from the first step of
+// the schedule, whatever became of it.
+func (s *Service) ReplayWebhookDelivery(ctx context.Context, p *Principal, tenant, id, delivery string) (WebhookDelivery, error) {
+	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return WebhookDelivery{}, err
+	}
+	if err := s.store.ReplayWebhookDelivery(ctx, e.TenantID, e.ID, delivery); err != nil {
+		return WebhookDelivery{}, s.storeErr(ctx, "replay webhook delivery", "delivery", "", err)
+	}
+	s.wakeDeliverer()
+	d, err := s.store.GetWebhookDelivery(ctx, e.TenantID, e.ID, delivery)
+	if err != nil {
+		return WebhookDelivery{}, s.storeErr(ctx, "get webhook delivery", "delivery", "", err)
+	}
+	return deliveryView(d, nil), nil
+}
+
+func deliveryView(d *store.WebhookDelivery, attempts []store.WebhookAttempt) WebhookDelivery {
+	out := WebhookDelivery{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status,
+		LastStatus: d.LastStatus, LastError: d.LastError, DeliveredAt: d.DeliveredAt, CreatedAt: d.CreatedAt,
+		Attempts: make([]WebhookAttempt, 0, len(attempts))}
+	if d.Status == store.DeliveryPending {
+		next := d.NextAttemptAt
+		out.NextAttemptAt = &next
+	}
+	for _, a := range attempts {
+		out.Attempts = append(out.Attempts, WebhookAttempt{Number: a.Number, Status: a.Status, DurationMS: a.DurationMS,
+			Response: a.Excerpt, Error: a.Error, At: a.CreatedAt})
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package webhook
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// Event types, as DESIGN.md section 10 names them. docs/webhooks.md
+// documents each payload; configs/webhooks/<type>.schema.json is its JSON
+// Schema.
+const (
+	DialogCreated          = "dialog.created"
+	MessageCreated         = "message.created"
+	DialogHandoffRequested = "dialog.handoff_requested"
+	DialogHandoffTaken     = "dialog.handoff_taken"
+	DialogHandoffReleased  = "dialog.handoff_released"
+	DialogClosed           = "dialog.closed"
+	ToolFailed             = "tool.failed"
+	BotVersionPublished    = "bot.version_published"
+	UsageQuotaReached      = "usage.quota_reached"
+	// Test is the event POST /webhooks/{id}/test sends to one endpoint. No
+	// endpoint subscribes to it; it goes where it is asked to.
+	Test = "webhook.test"
+)
+
+// Types lists the event types an endpoint may subscribe to, sorted.
+var Types = []string{
+	BotVersionPublished, DialogClosed, DialogCreated, DialogHandoffReleased, DialogHandoffRequested,
+	DialogHandoffTaken, MessageCreated, ToolFailed, UsageQuotaReached,
+}
+
+// Wildcard subscribes an endpoint to every event type, present and future.
+const Wildcard = "*"
+
+// Known reports whether t is a type an endpoint may subscribe to, or the
+// wildcard.
+func Known(t string) bool { return t == Wildcard || slices.Contains(Types, t) }
+
+// Envelope is the body of every webhook: {type, timestamp, tenant, data}.
+type Envelope struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	// Tenant is the tenant's slug, as the API's routes name it.
+	Tenant string          `json:"tenant"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// Body encodes the envelope as it is signed and sent.
+func Body(typ, tenant string, at time.Time, data any) ([]byte, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(Envelope{Type: typ, Timestamp: at.UTC().Truncate(time.Millisecond), Tenant: tenant, Data: raw})
+}
