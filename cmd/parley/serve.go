@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/configs"
@@ -64,6 +65,11 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopWebhooks, err := startWebhooks(ctx, d, reg)
+	if err != nil {
+		return err
+	}
+	defer stopWebhooks()
 	// Running loops do not end with their requests (a reply is stored even
 	// when its client left), so stopping cancels them: each open stream
 	// gets a final error event and the requests can finish. serve waits
@@ -96,14 +102,47 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	return err
 }
 
+// startWebhooks runs the webhook deliverer and keeps this process's cache
+// of subscriptions in step, until ctx ends or the returned func is called;
+// that func waits for the attempts in flight to be recorded, so call it
+// before the store closes.
+func startWebhooks(ctx context.Context, d *data, reg prometheus.Registerer) (func(), error) {
+	policy, err := outboundPolicy(d.settings)
+	if err != nil {
+		return nil, err
+	}
+	// Standard Webhooks follow no redirect: a 3xx is a failed attempt.
+	client := outbound.NewClient(policy, outbound.Options{MaxRedirects: -1})
+	deliverer, err := d.platform.NewDeliverer(platform.DelivererOptions{Client: client, Metrics: reg,
+		OwnsDatabase: d.store.Dialect() == store.DialectSQLite})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); d.platform.WatchWebhooks(ctx) }()
+	go func() { defer wg.Done(); deliverer.Run(ctx) }()
+	return func() { cancel(); wg.Wait() }, nil
+}
+
+// outboundPolicy is the operator's policy for tenant-controlled URLs.
+func outboundPolicy(s Settings) (outbound.Policy, error) {
+	policy, err := outbound.ParsePolicy(s.OutboundAllow, s.OutboundPorts)
+	if err != nil {
+		return policy, fmt.Errorf("outbound policy (PARLEY_OUTBOUND_ALLOW, PARLEY_OUTBOUND_PORTS): %w", err)
+	}
+	return policy, nil
+}
+
 // openRuntime builds what answers dialogs: the configured
 // OpenAI-compatible provider, and the SSRF-safe client and MCP pool that
 // tenant tools use. The returned func closes the MCP connections.
 func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() error, error) {
 	s := d.settings
-	policy, err := outbound.ParsePolicy(s.OutboundAllow, s.OutboundPorts)
+	policy, err := outboundPolicy(s)
 	if err != nil {
-		return nil, nil, fmt.Errorf("outbound policy (PARLEY_OUTBOUND_ALLOW, PARLEY_OUTBOUND_PORTS): %w", err)
+		return nil, nil, err
 	}
 	client := outbound.NewClient(policy, outbound.Options{})
 	provider, named, err := openProviders(s, d.log)
@@ -220,9 +259,13 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, err
 	}
+	policy, err := outboundPolicy(s)
+	if err != nil {
+		return nil, where, err
+	}
 	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log,
 		Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig,
-		ServerProviders: s.providerNames()}
+		ServerProviders: s.providerNames(), OutboundPolicy: &policy}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {
