@@ -78,7 +78,7 @@ func (s *Service) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
 // Run delivers until ctx ends, then waits for the attempts in flight.
 func (d *Deliverer) Run(ctx context.Context) {
 	if d.opts.OwnsDatabase {
-		if n, err := d.svc.store.ReleaseWebhookClaims(ctx, d.svc.now()); err != nil {
+		if n, err := d.svc.store.ReleaseWebhookClaims(ctx, wallNow()); err != nil {
 			d.svc.log.Error("webhooks: cannot release the claims of the last run", "err", err)
 		} else if n > 0 {
 			d.svc.log.Info("webhooks: deliveries in flight when the server stopped are due again", "count", n)
@@ -128,11 +128,15 @@ func (d *Deliverer) Run(ctx context.Context) {
 	}
 }
 
+// wallNow is the deliverer's clock: the database's (store rows are stamped
+// with the wall clock), not the Service's, which tests may set.
+func wallNow() time.Time { return time.Now().UTC() }
+
 func (d *Deliverer) claim(ctx context.Context, n int) ([]store.Claimed, error) {
-	now := d.svc.now()
-	claimed, err := d.svc.store.ClaimWebhookDeliveries(ctx, store.NewID("clm"), now, d.opts.Lease, n)
+	at := wallNow()
+	claimed, err := d.svc.store.ClaimWebhookDeliveries(ctx, store.NewID("clm"), at, d.opts.Lease, n)
 	for _, c := range claimed {
-		d.metrics.lag.Observe(max(0, now.Sub(c.DueAt).Seconds()))
+		d.metrics.lag.Observe(max(0, at.Sub(c.DueAt).Seconds()))
 	}
 	return claimed, err
 }
@@ -151,13 +155,14 @@ func (d *Deliverer) deliver(ctx context.Context, c store.Claimed) {
 	case err != nil:
 		d.svc.log.Error("webhooks: cannot open an endpoint's secret", "webhook", ep.ID, "err", err)
 		f.Status, f.LastError = store.DeliveryPending, "not sent: the endpoint's secret cannot be read; the operator was told"
-		f.NextAttemptAt = d.svc.now().Add(d.opts.Lease)
+		f.NextAttemptAt = wallNow().Add(d.opts.Lease)
 	default:
 		res := webhook.Send(ctx, d.opts.Client, webhook.Message{ID: del.EventID, URL: ep.URL, Body: []byte(c.Body), Keys: keys},
-			d.opts.Timeout, d.svc.now)
-		if ctx.Err() != nil {
-			// Shutting down: the attempt was cut short, not answered. The
-			// claim lapses (or is released at the next start on SQLite).
+			d.opts.Timeout, wallNow)
+		if ctx.Err() != nil && res.Status == 0 {
+			// Shutting down cut the attempt short before an answer came.
+			// The claim lapses (or is released at the next start on
+			// SQLite) and the delivery is tried again.
 			return
 		}
 		d.metrics.duration.Observe(res.Duration.Seconds())
@@ -184,7 +189,7 @@ func (d *Deliverer) deliver(ctx context.Context, c store.Claimed) {
 // judge decides what an attempt's result means for the delivery and the
 // endpoint.
 func (d *Deliverer) judge(f *store.Finish, c store.Claimed, res webhook.Result) {
-	now := d.svc.now()
+	at := wallNow()
 	del := c.Delivery
 	f.Attempt = &store.WebhookAttempt{Number: del.Attempts, Status: res.Status, DurationMS: res.Duration.Milliseconds(),
 		Excerpt: res.Excerpt, Error: res.Error}
@@ -195,7 +200,7 @@ func (d *Deliverer) judge(f *store.Finish, c store.Claimed, res webhook.Result) 
 		return
 	case webhook.Gone:
 		f.Status, f.LastError = store.DeliveryFailed, "the endpoint answered 410 Gone"
-		f.Disable = fmt.Sprintf("the endpoint answered 410 Gone at %s; enable it again when it takes webhooks", now.Format(time.RFC3339))
+		f.Disable = fmt.Sprintf("the endpoint answered 410 Gone at %s; enable it again when it takes webhooks", at.Format(time.RFC3339))
 		d.metrics.outcome("gone")
 		return
 	}
@@ -204,7 +209,7 @@ func (d *Deliverer) judge(f *store.Finish, c store.Claimed, res webhook.Result) 
 		f.LastError = fmt.Sprintf("the endpoint answered %d", res.Status)
 	}
 	if wait, ok := webhook.NextDelay(d.opts.Schedule, del.Attempts, res.RetryAfter); ok {
-		f.Status, f.NextAttemptAt = store.DeliveryPending, now.Add(wait)
+		f.Status, f.NextAttemptAt = store.DeliveryPending, at.Add(wait)
 		d.metrics.outcome("retry")
 		return
 	}
@@ -229,7 +234,7 @@ func (d *Deliverer) keys(ep store.WebhookEndpoint) ([][]byte, error) {
 		return nil, err
 	}
 	keys := [][]byte{key}
-	if ep.PrevExpiresAt != nil && ep.PrevExpiresAt.After(d.svc.now()) {
+	if ep.PrevExpiresAt != nil && ep.PrevExpiresAt.After(wallNow()) {
 		prev, err := d.svc.openWebhookSecret(ep.TenantID, ep.ID, ep.PrevNonce, ep.PrevCipher)
 		if err != nil {
 			return nil, err
