@@ -181,7 +181,7 @@ func (d *Deliverer) deliver(ctx context.Context, c store.Claimed) {
 		d.svc.log.Error("webhooks: record delivery attempt", "delivery", del.ID, "err", err)
 		return
 	}
-	if f.Disable != "" {
+	if f.Disable != "" || f.DisableIfFailing != "" {
 		d.svc.hooks.drop(del.TenantID)
 	}
 }
@@ -215,12 +215,10 @@ func (d *Deliverer) judge(f *store.Finish, c store.Claimed, res webhook.Result) 
 	}
 	f.Status = store.DeliveryFailed
 	d.metrics.outcome("failed")
-	// Failing since before this delivery was made, with every attempt of
-	// it failed: the endpoint is not taking webhooks at all.
-	if since := c.Endpoint.FailingSince; since != nil && !since.After(del.CreatedAt) {
-		f.Disable = fmt.Sprintf("every delivery failed since %s; delivery %s gave up after %d attempts (last: %s)",
-			since.Format(time.RFC3339), del.ID, del.Attempts, f.LastError)
-	}
+	// Nothing taken since this delivery's first attempt, over the whole
+	// schedule: the endpoint is not taking webhooks at all.
+	f.DisableIfFailing = fmt.Sprintf("every attempt failed: delivery %s gave up after %d attempts on %s, and no other delivery "+
+		"succeeded meanwhile (last: %s); enable the endpoint again when it takes webhooks", del.ID, del.Attempts, at.Format(time.RFC3339), f.LastError)
 }
 
 // keys returns the keys that sign for the endpoint: its secret, and the

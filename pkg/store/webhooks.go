@@ -322,6 +322,10 @@ type Finish struct {
 	Succeeded bool
 	// Disable, when set, disables the endpoint and says why.
 	Disable string
+	// DisableIfFailing disables the endpoint saying this, when no attempt
+	// to it succeeded since this delivery's first attempt: the delivery
+	// gave up, and the endpoint took nothing meanwhile.
+	DisableIfFailing string
 }
 
 // FinishWebhookDelivery records an attempt and its consequences in one
@@ -361,10 +365,22 @@ func (s *Store) FinishWebhookDelivery(ctx context.Context, f Finish) error {
 			return tx.bumpWebhooks(ctx)
 		case f.Succeeded:
 			return ep.Where("failing_since IS NOT NULL").Update("failing_since", nil).Error
-		case f.Attempt != nil:
-			return ep.Where("failing_since IS NULL").Update("failing_since", now).Error
+		case f.Attempt == nil:
+			return nil
 		}
-		return nil
+		if err := ep.Where("failing_since IS NULL").Update("failing_since", now).Error; err != nil {
+			return err
+		}
+		if f.DisableIfFailing == "" {
+			return nil
+		}
+		res = tx.q(ctx).Model(&WebhookEndpoint{}).Where("tenant_id = ? AND id = ? AND failing_since <= "+
+			"(SELECT MAX(created_at) FROM webhook_attempts WHERE delivery_id = ? AND number = 1)", f.TenantID, f.EndpointID, f.DeliveryID).
+			Updates(map[string]any{"enabled": false, "disabled_reason": f.DisableIfFailing, "updated_at": now})
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		return tx.bumpWebhooks(ctx)
 	}))
 }
 
