@@ -6,7 +6,9 @@ import (
 	"errors"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // DialogEvent opens every stream with the dialog's id. It and
@@ -129,11 +131,31 @@ func (run *dialogRun) persistToolCalls(ctx context.Context, row *store.Message, 
 				c.Status = store.ToolCallSkipped
 			}
 		}
-		if err := st.PutToolCall(ctx, c); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := run.putToolResult(ctx, c, res.Name, m.Tool); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 	}
 	return nil
+}
+
+// putToolResult stores a tool call's result; a failed one writes
+// tool.failed in the same commit when the tenant has an endpoint for it.
+func (run *dialogRun) putToolResult(ctx context.Context, c *store.ToolCall, name string, info *agent.ToolInfo) error {
+	if !c.IsError || c.Status == store.ToolCallSkipped {
+		return run.r.store.PutToolCall(ctx, c)
+	}
+	ev := platform.Event{TenantID: c.TenantID, BotID: run.dialog.BotID, Type: webhook.ToolFailed}
+	return run.r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+		if err := st.PutToolCall(ctx, c); err != nil {
+			return nil, err
+		}
+		data := toolFailedData{DialogID: c.DialogID, BotID: run.dialog.BotID, CallID: c.CallID, Tool: name,
+			Error: excerpt(c.Result, toolErrorExcerpt), DurationMS: c.DurationMS}
+		if info != nil {
+			data.Status, data.Kind = info.Status, info.Kind
+		}
+		return data, nil
+	})
 }
 
 func marshalString(v any) (string, error) {

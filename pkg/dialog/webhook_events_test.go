@@ -1,0 +1,61 @@
+package dialog_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
+
+// outboxData returns the data of the outbox's events of type typ.
+func outboxData(t *testing.T, st *store.Store, typ string) []map[string]any {
+	t.Helper()
+	var rows []store.WebhookEvent
+	if err := st.DB().Where("type = ?", typ).Order("id").Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		var env struct {
+			Data map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(r.Body), &env); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = env.Data
+	}
+	return out
+}
+
+func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
+		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+			Events: []string{webhook.DialogCreated, webhook.ToolFailed}}); err != nil {
+			t.Fatal(err)
+		}
+		d := e.dialog(t)
+		e.llm.Enqueue(
+			llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "lookup_order", Arguments: `{}`}}},
+			llmtest.ServerReply{Text: "Which order?"},
+		)
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "where is my order"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("creating a dialog writes dialog.created", func(t *testing.T) {
+			got := outboxData(t, e.store, webhook.DialogCreated)
+			if len(got) != 1 || got[0]["bot"] != "helper" || got[0]["dialog"].(map[string]any)["id"] != d.ID {
+				t.Fatalf("dialog.created data %v", got)
+			}
+		})
+		t.Run("a tool call that fails writes tool.failed", func(t *testing.T) {
+			got := outboxData(t, e.store, webhook.ToolFailed)
+			if len(got) != 1 || got[0]["tool"] != "lookup_order" || got[0]["dialog_id"] != d.ID || got[0]["error"] == "" {
+				t.Fatalf("tool.failed data %v", got)
+			}
+		})
+	})
+}
