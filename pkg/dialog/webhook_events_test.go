@@ -7,6 +7,7 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
@@ -20,6 +21,7 @@ func outboxData(t *testing.T, st *store.Store, typ string) []map[string]any {
 	}
 	out := make([]map[string]any, len(rows))
 	for i, r := range rows {
+		platformtest.WantWebhookSchema(t, typ, r.Body)
 		var env struct {
 			Data map[string]any `json:"data"`
 		}

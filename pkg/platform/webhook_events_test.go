@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
@@ -16,6 +17,9 @@ func outbox(t *testing.T, st *store.Store) []store.WebhookEvent {
 	var rows []store.WebhookEvent
 	if err := st.DB().Order("id").Find(&rows).Error; err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range rows {
+		platformtest.WantWebhookSchema(t, r.Type, r.Body)
 	}
 	return rows
 }

@@ -17,6 +17,9 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+
+	"github.com/parleyhq/parley/configs"
+	"github.com/xeipuuv/gojsonschema"
 )
 
 // PlatformToken is the operator token of NewService's Service.
@@ -161,4 +164,21 @@ func Sealer(t testing.TB) *auth.Sealer {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// WantWebhookSchema fails unless body is valid under the JSON Schema of
+// its event type (configs/webhooks/<type>.schema.json).
+func WantWebhookSchema(t testing.TB, typ, body string) {
+	t.Helper()
+	schema, err := configs.WebhookSchema(typ)
+	if err != nil {
+		t.Fatalf("no schema for %s: %v", typ, err)
+	}
+	res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(schema), gojsonschema.NewStringLoader(body))
+	if err != nil {
+		t.Fatalf("validate %s: %v", typ, err)
+	}
+	for _, e := range res.Errors() {
+		t.Errorf("%s body %s: %s", typ, body, e)
+	}
 }
