@@ -128,6 +128,36 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			)
 		})
 
+		t.Run("a webhook endpoint shows its secret once, sends a test event, and is disabled", func(t *testing.T) {
+			run(t, ctx, "create endpoint",
+				chromedp.Navigate(base+"/webhooks"),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="url"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name="url"]`), "https://hooks.acme.example/parley"),
+				chromedp.Click(chromedp.CSS(`input[value="dialog.created"]`)),
+				chromedp.Click(chromedp.CSS(`input[value="tool.failed"]`)),
+				chromedp.Click(chromedp.Search(`//button[text()="Create endpoint"]`)),
+				until(`document.querySelector('.alert.once code.new-key') !== null`),
+				until(contains("document", "main table td", "dialog.created, tool.failed")),
+			)
+			secret := eval[string](t, ctx, `document.querySelector('.alert.once code.new-key').textContent`)
+			if !strings.HasPrefix(secret, "whsec_") {
+				t.Fatalf("shown secret %q, want whsec_...", secret)
+			}
+			screenshot(t, ctx, "admin-webhooks")
+			run(t, ctx, "send a test event",
+				chromedp.Click(chromedp.Search(`//tr[td/code[text()="https://hooks.acme.example/parley"]]//button[text()="Send test"]`)),
+				until(contains("document", "main tr.delivery code", "webhook.test")),
+			)
+			if tables := eval[string](t, ctx, `Array.from(document.querySelectorAll('main table')).map(t => t.outerHTML).join('')`); strings.Contains(tables, secret) {
+				t.Errorf("the endpoint table or the delivery log shows the secret")
+			}
+			run(t, ctx, "disable",
+				chromedp.Click(chromedp.Search(`//tr[td/code[text()="https://hooks.acme.example/parley"]]//button[text()="Disable"]`)),
+				until(contains("document", "main table .badge", "disabled")),
+				until(contains("document", "main table .disabled-reason", "disabled by")),
+			)
+		})
+
 		t.Run("the dialog log shows messages, versions and the confirmed tool call", func(t *testing.T) {
 			run(t, ctx, "dialogs",
 				chromedp.Navigate(base+"/dialogs"),

@@ -10,6 +10,7 @@ import { botView } from './bot.js';
 import { keysView } from './keys.js';
 import { secretsView } from './secrets.js';
 import { providersView } from './providers.js';
+import { webhooksView } from './webhooks.js';
 import { dialogsView, dialogView } from './dialogs.js';
 import { usageView } from './usage.js';
 
@@ -22,12 +23,13 @@ const routes = [
   [/^\/keys$/, keysView],
   [/^\/secrets$/, secretsView],
   [/^\/providers$/, providersView],
+  [/^\/webhooks$/, webhooksView],
   [/^\/dialogs$/, dialogsView],
   [/^\/dialogs\/([^/]+)$/, dialogView],
   [/^\/usage$/, usageView],
 ];
 
-const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/providers', 'Providers'], ['/usage', 'Usage']];
+const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/providers', 'Providers'], ['/webhooks', 'Webhooks'], ['/usage', 'Usage']];
 
 let me = null;
 let routing = 0; // the latest route() call; an older one that finishes late draws nothing
