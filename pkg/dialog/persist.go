@@ -104,7 +104,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 	if err := run.rec.rowComing(ctx); err != nil {
 		return nil, err
 	}
-	return row, run.r.store.AppendMessage(ctx, row)
+	return row, run.r.writeMessage(ctx, run.hookMessages, run.dialog, row, func(st *store.Store) error { return st.AppendMessage(ctx, row) })
 }
 
 // persistToolCalls records the calls of an assistant message and the

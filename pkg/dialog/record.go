@@ -69,6 +69,13 @@ type runRecord struct {
 	after    []agent.Event
 	// lastSeq is the highest message seq the run has written or taken.
 	lastSeq int64
+
+	// announce, when set, writes the loop's complete messages with their
+	// message.created webhook event: a reply is then written at once,
+	// never held for the save. saveRun, when set, makes the save (one
+	// that writes an event with it). Both are set by the run as it leases.
+	writeAnnounced func(ctx context.Context, row *store.Message, write func(st *store.Store) error) error
+	saveRun        func(ctx context.Context, sv store.Save) (int64, error)
 }
 
 type leasePhase int32
@@ -250,14 +257,20 @@ func (rec *runRecord) completed(ctx context.Context, row *store.Message, calls b
 		return err
 	}
 	rec.text = rec.text[:0]
+	write := func(w func(st *store.Store) error) error {
+		if rec.writeAnnounced != nil {
+			return rec.writeAnnounced(ctx, row, w)
+		}
+		return w(rec.store)
+	}
 	if rec.reply == replyNone {
-		return rec.store.AppendMessage(ctx, row)
+		return write(func(st *store.Store) error { return st.AppendMessage(ctx, row) })
 	}
 	row.ID, row.Seq = rec.row.ID, rec.row.Seq
 	update := completeUpdate(row)
-	if calls {
+	if calls || rec.writeAnnounced != nil {
 		rec.reply, rec.row = replyNone, nil
-		return rec.store.UpdateMessage(ctx, row.TenantID, row.ID, update)
+		return write(func(st *store.Store) error { return st.UpdateMessage(ctx, row.TenantID, row.ID, update) })
 	}
 	rec.reply, rec.row, rec.update = replyHeld, row, update
 	return nil
@@ -332,7 +345,11 @@ func (rec *runRecord) save(ctx context.Context, status, state string, release bo
 	if rec.reply == replyHeld {
 		sv.ReplyID, sv.Reply = rec.row.ID, rec.update
 	}
-	lastSeq, err := rec.store.SaveRun(ctx, sv)
+	save := rec.store.SaveRun
+	if rec.saveRun != nil {
+		save = rec.saveRun
+	}
+	lastSeq, err := save(ctx, sv)
 	rec.sendHeld(err == nil)
 	if err == nil && release {
 		rec.lease.Store(int32(leaseReleased))

@@ -18,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
 	"github.com/parleyhq/parley/pkg/tool/toolbox"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // dialogRun is one request's run of a dialog's loop: it holds the lease,
@@ -46,6 +47,9 @@ type dialogRun struct {
 	rec *runRecord
 
 	turn Turn
+	// hookMessages says the tenant has an endpoint for message.created:
+	// the run's messages are then written with their events.
+	hookMessages bool
 	// first is the request's own text, stored with the lease; nil when
 	// the request resumes a paused dialog, or when its text was stored
 	// already, by a request with its Idempotency-Key that died.
@@ -90,7 +94,14 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 	r := run.r
 	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, BotID: leaseBot(run.p), Owner: run.lr.owner,
 		Now: r.now(), TTL: r.opts.LeaseTTL}
-	if in.Text != "" {
+	var err error
+	if run.hookMessages, err = r.svc.Subscribes(ctx, d.TenantID, webhook.MessageCreated); err != nil {
+		return r.internal(ctx, "run: webhooks", err)
+	}
+	// With an endpoint for message.created the text is stored after the
+	// lease, with its event (storeFirst): the lease's own statement
+	// carries no event.
+	if in.Text != "" && !run.hookMessages {
 		m, err := r.userRow(ctx, d, in.Text)
 		if err != nil {
 			return err
@@ -102,7 +113,7 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 		// a paused one answers tool results first, and stores none).
 		take.Reply = &store.Message{Kind: string(agent.KindAssistant), Role: string(llm.RoleAssistant), CreatedAt: r.now()}
 	}
-	d, err := r.store.TakeLease(ctx, take)
+	d, err = r.store.TakeLease(ctx, take)
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return errBusy()
@@ -114,6 +125,17 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 	if err := run.rec.leased(d, take.Reply); err != nil {
 		return r.internal(ctx, "run: take lease", err)
 	}
+	run.rec.saveRun = run.saveRun
+	if run.hookMessages {
+		run.rec.writeAnnounced = func(ctx context.Context, row *store.Message, write func(st *store.Store) error) error {
+			return r.writeMessage(ctx, true, d, row, write)
+		}
+	}
+	if in.Text != "" && run.hookMessages {
+		if take.First, err = run.storeFirst(ctx, d, in); err != nil {
+			return err
+		}
+	}
 	run.dialog, run.first = d, take.First
 	if take.First != nil && take.First.Seq == 0 {
 		run.first = nil // stored already by a request that died: the run answers it (SendMessage)
@@ -122,6 +144,53 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 	run.lr.dialog = d
 	r.mu.Unlock()
 	return nil
+}
+
+// saveRun is the run's save; the save that hands the dialog off writes
+// dialog.handoff_requested with it, when the tenant has an endpoint for
+// it. Every other save is the one statement SaveRun makes it.
+func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error) {
+	d := run.dialog
+	if sv.Status != DialogHandoff || d.Status == DialogHandoff {
+		return run.r.store.SaveRun(ctx, sv)
+	}
+	var lastSeq int64
+	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.DialogHandoffRequested}
+	err := run.r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+		var err error
+		lastSeq, err = st.SaveRun(ctx, sv)
+		return handoffRequestedData{DialogID: d.ID, BotID: d.BotID}, err
+	})
+	return lastSeq, err
+}
+
+// storeFirst stores the run's text once its lease is held, as TakeLease
+// would have with it: complete, or queued in a paused dialog, which
+// answers tool results first, under in.MessageID when the request has
+// one. d's LastSeq then counts it, as after TakeLease. A text a request
+// with the same Idempotency-Key stored before it died (with its event) is
+// not stored again: its Seq is left 0, as TakeLease leaves it.
+func (run *dialogRun) storeFirst(ctx context.Context, d *store.Dialog, in SendInput) (*store.Message, error) {
+	r := run.r
+	m, err := r.userRow(ctx, d, in.Text)
+	if err != nil {
+		return nil, err
+	}
+	m.ID, m.Status = in.MessageID, store.MessageComplete
+	if d.Status == store.DialogPaused {
+		m.Status = store.MessageQueued
+	}
+	err = r.writeMessage(ctx, true, d, m, func(st *store.Store) error { return st.AppendMessage(ctx, m) })
+	switch {
+	case errors.Is(err, store.ErrConflict) && in.MessageID != "":
+		m.Seq = 0
+		return m, nil
+	case err != nil:
+		return nil, r.internal(ctx, "store user message", err)
+	}
+	d.LastSeq = max(d.LastSeq, m.Seq)
+	run.rec.saw(m)
+	return m, nil
 }
 
 // load reads what the run needs of the dialog it leased: its compiled

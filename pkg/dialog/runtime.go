@@ -26,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/pkg/tool/builtin"
 	"github.com/parleyhq/parley/pkg/tool/httptool"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // Options are what the runtime needs. The first block is required: New
@@ -301,7 +302,12 @@ func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, stat
 		return nil, err
 	}
 	m.Status = status
-	if err := r.store.AppendMessage(ctx, m); err != nil {
+	hooked, err := r.svc.Subscribes(ctx, d.TenantID, webhook.MessageCreated)
+	if err != nil {
+		return nil, r.internal(ctx, "store user message: webhooks", err)
+	}
+	err = r.writeMessage(ctx, hooked, d, m, func(st *store.Store) error { return st.AppendMessage(ctx, m) })
+	if err != nil {
 		return nil, r.internal(ctx, "store user message", err)
 	}
 	return m, nil

@@ -1,6 +1,14 @@
 package dialog
 
-import "unicode/utf8"
+import (
+	"context"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
 
 // The data of the webhook events the dialog runtime writes, as
 // docs/webhooks.md documents them; platform.Service.WithEvent wraps each
@@ -41,4 +49,41 @@ func excerpt(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// messageCreatedData is message.created's data.
+type messageCreatedData struct {
+	DialogID string  `json:"dialog_id"`
+	BotID    string  `json:"bot_id"`
+	Message  Message `json:"message"`
+}
+
+// announced says whether a message of this kind is a message.created:
+// what the user, the bot or an operator said, not the tool traffic or
+// notes between.
+func announced(kind string) bool {
+	return kind == string(agent.KindUser) || kind == string(agent.KindAssistant)
+}
+
+// writeMessage runs write, which stores row (new or completed), and
+// writes message.created in the same commit when the run's tenant takes
+// it. A run learns whether it does as it starts (hookMessages); without
+// such an endpoint write runs as it would without webhooks.
+func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog, row *store.Message, write func(st *store.Store) error) error {
+	if !hooked || !announced(row.Kind) {
+		return write(r.store)
+	}
+	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.MessageCreated}
+	return r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+		if err := write(st); err != nil {
+			return nil, err
+		}
+		return messageCreatedData{DialogID: d.ID, BotID: d.BotID, Message: messageView(row)}, nil
+	})
+}
+
+// handoffRequestedData is dialog.handoff_requested's data.
+type handoffRequestedData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
 }

@@ -2,6 +2,7 @@ package dialog_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/dialog"
@@ -59,5 +60,51 @@ func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
 				t.Fatalf("tool.failed data %v", got)
 			}
 		})
+	})
+}
+
+func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
+		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+			Events: []string{webhook.MessageCreated, webhook.DialogHandoffRequested}}); err != nil {
+			t.Fatal(err)
+		}
+		d := e.dialog(t)
+		e.llm.Enqueue(
+			llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "lookup_order", Arguments: `{"order":"A7"}`}}},
+			llmtest.ServerReply{Text: "Order A7 shipped."},
+			llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}},
+		)
+		for _, text := range []string{"where is A7?", "a human please", "hello? anyone?"} {
+			if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: text}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := outboxData(t, e.store, webhook.MessageCreated)
+		var said []string
+		for _, data := range got {
+			m := data["message"].(map[string]any)
+			if data["dialog_id"] != d.ID {
+				t.Fatalf("message.created of another dialog: %v", data)
+			}
+			said = append(said, m["role"].(string)+":"+m["text"].(string))
+		}
+		want := []string{"user:where is A7?", "assistant:", "assistant:Order A7 shipped.", "user:a human please", "assistant:",
+			"user:hello? anyone?"}
+		if strings.Join(said, "|") != strings.Join(want, "|") {
+			t.Fatalf("message.created in order:\n got %q\nwant %q", said, want)
+		}
+		if h := outboxData(t, e.store, webhook.DialogHandoffRequested); len(h) != 1 || h[0]["dialog_id"] != d.ID {
+			t.Fatalf("dialog.handoff_requested: %v", h)
+		}
+		var announcedRows []string
+		for _, h := range e.history(t, d.ID) {
+			if strings.HasPrefix(h, "user:") || strings.HasPrefix(h, "assistant:") {
+				announcedRows = append(announcedRows, h)
+			}
+		}
+		if len(announcedRows) != len(want) {
+			t.Fatalf("%d user and assistant rows stored, %d announced: %q", len(announcedRows), len(want), announcedRows)
+		}
 	})
 }

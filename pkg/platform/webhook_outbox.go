@@ -16,16 +16,17 @@ import (
 // at all: a turn of a tenant without webhooks writes exactly what it
 // wrote before webhooks existed.
 //
-// The cache is trusted only while live: a server process polls the
-// endpoints' change counter (store.WebhooksVersion) every second and drops
-// everything when it moved, and this process's own changes drop their
-// tenant at once. So an endpoint created through another process (another
-// replica, parley apply) receives the events of facts committed from a
-// second after its creation at the latest. Processes that do not poll
-// (the command-line tools) read the subscribers for every event.
+// This process's own changes drop their tenant at once. A server process
+// also polls the endpoints' change counter (store.WebhooksVersion, see
+// WatchWebhooks) every second and drops everything when it moved, so an
+// endpoint created through another process (another replica, parley
+// apply) receives the events of facts committed from a second after its
+// creation at the latest. While that poll fails the cache is off and
+// every event reads its subscribers.
 type subscriptions struct {
 	mu      sync.Mutex
 	live    bool
+	polled  bool   // a poll set version
 	gen     uint64 // bumped by every drop, so a load racing one is not kept
 	version int64
 	tenants map[string]*tenantHooks
@@ -44,7 +45,7 @@ type hookTarget struct {
 }
 
 func newSubscriptions() *subscriptions {
-	return &subscriptions{tenants: map[string]*tenantHooks{}}
+	return &subscriptions{live: true, tenants: map[string]*tenantHooks{}}
 }
 
 // wants reports whether t takes events of typ about botID.
@@ -95,21 +96,22 @@ func (c *subscriptions) drop(tenantID string) {
 	delete(c.tenants, tenantID)
 }
 
-// setVersion records the change counter read by a poll: live from the
-// first poll on, everything dropped when it moved.
+// setVersion records the change counter read by a poll (ok false: the
+// poll failed, and the cache is off until one succeeds); everything is
+// dropped when it moved.
 func (c *subscriptions) setVersion(v int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !ok {
-		c.live = false
+		c.live, c.polled = false, false
 		c.gen++
 		clear(c.tenants)
 		return
 	}
-	if c.live && v == c.version {
+	if c.live && c.polled && v == c.version {
 		return
 	}
-	c.live, c.version = true, v
+	c.live, c.polled, c.version = true, true, v
 	c.gen++
 	clear(c.tenants)
 }
@@ -119,8 +121,8 @@ func (c *subscriptions) setVersion(v int64, ok bool) {
 const hooksPoll = time.Second
 
 // WatchWebhooks keeps this process's cache of webhook subscriptions in
-// step with the database until ctx ends. `parley serve` runs it; without
-// it every event reads its subscribers.
+// step with other processes' changes until ctx ends. `parley serve` runs
+// it; a process that runs alone on its database needs it not.
 func (s *Service) WatchWebhooks(ctx context.Context) {
 	t := time.NewTicker(hooksPoll)
 	defer t.Stop()
@@ -132,7 +134,6 @@ func (s *Service) WatchWebhooks(ctx context.Context) {
 		s.hooks.setVersion(v, err == nil)
 		select {
 		case <-ctx.Done():
-			s.hooks.setVersion(0, false)
 			return
 		case <-t.C:
 		}
@@ -201,4 +202,21 @@ func (s *Service) wakeDeliverer() {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Subscribes reports whether an enabled endpoint of the tenant takes
+// events of typ about any of its bots: for a fact whose writing differs
+// when it has an event to carry. It reads the database only when this
+// process's cache lacks the tenant.
+func (s *Service) Subscribes(ctx context.Context, tenantID, typ string) (bool, error) {
+	h, err := s.tenantHooks(ctx, tenantID)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range h.endpoints {
+		if slices.Contains(t.events, typ) || slices.Contains(t.events, webhook.Wildcard) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
