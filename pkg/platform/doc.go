@@ -16,6 +16,14 @@
 // takes an admin, so a published destination is an approved one; admins,
 // admin keys and the operator may save anything. Nothing extra is stored.
 //
+// Outbound webhooks (webhooks.go, webhook_*.go): a tenant's endpoints, and
+// WithEvent, which writes an event to the outbox in the transaction of the
+// fact it reports, only when an enabled endpoint of the tenant subscribes
+// (a per-process cache, kept in step by WatchWebhooks, decides without the
+// database). A Deliverer, run by every server process, sends the outbox
+// with the Standard Webhooks signatures, retries and delivery log of
+// pkg/webhook.
+//
 // Every error is an *Error with a Code (invalid, not_found, conflict,
 // unauthorized, forbidden, rate_limited, internal), a caller-safe Message and,
 // for invalid input or a refused config, Details with JSON pointers. Another

@@ -235,7 +235,9 @@ type Claimed struct {
 // die before it finishes, and counts one attempt more. On PostgreSQL
 // concurrent workers skip each other's rows (FOR UPDATE SKIP LOCKED); on
 // SQLite the write lock taken at BEGIN serialises them. Either way a
-// delivery is claimed by one worker at a time.
+// delivery is claimed by one worker at a time. Unlike the tenant methods
+// it spans tenants, as the deliverer serves them all: each delivery
+// carries its tenant, by which FinishWebhookDelivery scopes its writes.
 func (s *Store) ClaimWebhookDeliveries(ctx context.Context, claim string, now time.Time, lease time.Duration, limit int) ([]Claimed, error) {
 	lock := ""
 	if s.dialect == DialectPostgres {
