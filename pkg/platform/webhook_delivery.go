@@ -34,6 +34,9 @@ type DelivererOptions struct {
 	Concurrency int
 	// Metrics, when set, receives the delivery metrics.
 	Metrics prometheus.Registerer
+	// Retention is how long the outbox keeps an event whose deliveries are
+	// settled, with its delivery log; default 30 days.
+	Retention time.Duration
 	// OwnsDatabase says no other process delivers from this database (a
 	// server holding the SQLite data dir): what is claimed at start was
 	// claimed by this process before it died, and is due again at once.
@@ -72,6 +75,9 @@ func (s *Service) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 16
 	}
+	if opts.Retention <= 0 {
+		opts.Retention = 30 * 24 * time.Hour
+	}
 	return &Deliverer{svc: s, opts: opts, metrics: newWebhookMetrics(opts.Metrics)}, nil
 }
 
@@ -86,6 +92,8 @@ func (d *Deliverer) Run(ctx context.Context) {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Add(1)
+	go func() { defer wg.Done(); d.prune(ctx) }()
 	slots := make(chan struct{}, d.opts.Concurrency)
 	freed := make(chan struct{}, 1)
 	timer := time.NewTimer(d.opts.Poll)
@@ -124,6 +132,36 @@ func (d *Deliverer) Run(ctx context.Context) {
 		case <-ctx.Done():
 		case <-timer.C:
 		case <-d.svc.wake:
+		}
+	}
+}
+
+// pruneEvery is how often the deliverer deletes outbox rows past their
+// retention, in batches of pruneBatch so no statement runs long.
+const (
+	pruneEvery = time.Hour
+	pruneBatch = 1000
+)
+
+// prune deletes settled events past the retention, hourly, until ctx ends.
+// Every process does it; they delete the same rows at worst.
+func (d *Deliverer) prune(ctx context.Context) {
+	t := time.NewTicker(pruneEvery)
+	defer t.Stop()
+	for {
+		for {
+			n, err := d.svc.store.PruneWebhookEvents(ctx, wallNow().Add(-d.opts.Retention), pruneBatch)
+			if err != nil && ctx.Err() == nil {
+				d.svc.log.Error("webhooks: prune the outbox", "err", err)
+			}
+			if err != nil || n < pruneBatch {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

@@ -188,3 +188,31 @@ func waitDelivery(t *testing.T, svc *platform.Service, p *platform.Principal, ho
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestTheOutboxForgetsSettledEventsPastTheRetention(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		_, p := e.tenantWithKey(t, "acme")
+		h, err := e.svc.CreateWebhook(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/", Events: []string{"*"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		settled, err := e.svc.TestWebhook(ctx, p, "acme", h.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.DB().Exec("UPDATE webhook_deliveries SET status = 'succeeded' WHERE id = ?", settled.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.TestWebhook(ctx, p, "acme", h.ID); err != nil { // still pending
+			t.Fatal(err)
+		}
+		n, err := e.store.PruneWebhookEvents(ctx, time.Now().Add(time.Minute), 100)
+		if err != nil || n != 1 {
+			t.Fatalf("pruned %d, %v; want the settled event only", n, err)
+		}
+		log, _, err := e.svc.ListWebhookDeliveries(ctx, p, "acme", h.ID, platform.ListOptions{})
+		if err != nil || len(log) != 1 || log[0].Status != "pending" {
+			t.Fatalf("log after pruning: %+v, %v", log, err)
+		}
+	})
+}

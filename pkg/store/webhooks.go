@@ -445,3 +445,14 @@ func (s *Store) ReplayWebhookDelivery(ctx context.Context, tenantID, endpointID,
 	}
 	return nil
 }
+
+// PruneWebhookEvents deletes the events written before before whose
+// deliveries are all settled, with their deliveries and attempts (the
+// foreign keys cascade), at most limit of them; it returns how many went.
+// It spans tenants, like the claim: retention is the platform's.
+func (s *Store) PruneWebhookEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
+	res := s.w(ctx).Exec(`DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e
+WHERE e.created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+ORDER BY e.id LIMIT ?)`, before, limit)
+	return res.RowsAffected, wrap("prune webhook events", res.Error)
+}
