@@ -213,10 +213,14 @@ var testSchedule = []time.Duration{0, 10 * time.Millisecond, 20 * time.Milliseco
 	100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond,
 	500 * time.Millisecond, 600 * time.Millisecond}
 
+// newTestDeliverer is a deliverer on the shrunk schedule. Its lease is long
+// beside the attempt's timeout, as in production (60 s beside 15 s): a
+// claim that lapsed before its attempt was written, on a busy shared
+// machine, would send the event twice.
 func newTestDeliverer(t *testing.T, svc *platform.Service, w *hookWorld, owns bool) *platform.Deliverer {
 	d, err := svc.NewDeliverer(platform.DelivererOptions{
 		Client:   outbound.NewClient(w.policy, outbound.Options{MaxRedirects: -1}),
-		Schedule: testSchedule, Timeout: 300 * time.Millisecond, Lease: 2 * time.Second,
+		Schedule: testSchedule, Timeout: 300 * time.Millisecond, Lease: 10 * time.Second,
 		Poll: 50 * time.Millisecond, OwnsDatabase: owns,
 	})
 	if err != nil {
