@@ -206,21 +206,42 @@ func (d *Deliverer) deliver(ctx context.Context, c store.Claimed) {
 		d.metrics.duration.Observe(res.Duration.Seconds())
 		d.judge(&f, c, res)
 	}
-	// Recorded even while shutting down, so an answered attempt is never
-	// sent again for want of a write.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := d.svc.store.FinishWebhookDelivery(wctx, f); err != nil {
-		if errors.Is(err, store.ErrConflict) {
-			d.svc.log.Warn("webhooks: a delivery's claim lapsed before its attempt was recorded; another attempt follows",
-				"delivery", del.ID, "lease", d.opts.Lease.String())
-			return
-		}
-		d.svc.log.Error("webhooks: record delivery attempt", "delivery", del.ID, "err", err)
+	if err := d.record(ctx, f, c.Delivery.NextAttemptAt); err != nil {
 		return
 	}
 	if f.Disable != "" || f.DisableIfFailing != "" {
 		d.svc.hooks.drop(del.TenantID)
+	}
+}
+
+// recordRetry is how long record waits between tries.
+const recordRetry = 250 * time.Millisecond
+
+// record writes an attempt's outcome, trying again until the claim's lease
+// ends (until): an answered attempt that goes unrecorded is sent again
+// once the claim lapses. It writes even while shutting down, for the same
+// reason.
+func (d *Deliverer) record(ctx context.Context, f store.Finish, until time.Time) error {
+	wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), until)
+	defer cancel()
+	for {
+		err := d.svc.store.FinishWebhookDelivery(wctx, f)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, store.ErrConflict):
+			d.svc.log.Warn("webhooks: a delivery's claim lapsed before its attempt was recorded; another attempt follows",
+				"delivery", f.DeliveryID, "lease", d.opts.Lease.String())
+			return err
+		case wctx.Err() != nil:
+			d.svc.log.Error("webhooks: record delivery attempt; it will be made again", "delivery", f.DeliveryID, "err", err)
+			return err
+		}
+		d.svc.log.Warn("webhooks: record delivery attempt; trying again", "delivery", f.DeliveryID, "err", err)
+		select {
+		case <-wctx.Done():
+		case <-time.After(recordRetry):
+		}
 	}
 }
 
