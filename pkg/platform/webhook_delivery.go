@@ -53,6 +53,9 @@ type Deliverer struct {
 	svc     *Service
 	opts    DelivererOptions
 	metrics *webhookMetrics
+
+	mu       sync.Mutex
+	inFlight map[string]bool // deliveries this deliverer is attempting
 }
 
 // NewDeliverer returns the deliverer of s's outbox.
@@ -78,7 +81,7 @@ func (s *Service) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
 	if opts.Retention <= 0 {
 		opts.Retention = 30 * 24 * time.Hour
 	}
-	return &Deliverer{svc: s, opts: opts, metrics: newWebhookMetrics(opts.Metrics)}, nil
+	return &Deliverer{svc: s, opts: opts, metrics: newWebhookMetrics(opts.Metrics), inFlight: map[string]bool{}}, nil
 }
 
 // Run delivers until ctx ends, then waits for the attempts in flight.
@@ -117,6 +120,9 @@ func (d *Deliverer) Run(ctx context.Context) {
 			go func() {
 				defer wg.Done()
 				d.deliver(ctx, c)
+				d.mu.Lock()
+				delete(d.inFlight, c.Delivery.ID)
+				d.mu.Unlock()
 				<-slots
 				select {
 				case freed <- struct{}{}:
@@ -171,10 +177,20 @@ func (d *Deliverer) prune(ctx context.Context) {
 func wallNow() time.Time { return time.Now().UTC() }
 
 func (d *Deliverer) claim(ctx context.Context, n int) ([]store.Claimed, error) {
-	at := wallNow()
-	claimed, err := d.svc.store.ClaimWebhookDeliveries(ctx, store.NewID("clm"), at, d.opts.Lease, n)
+	d.mu.Lock()
+	skip := make([]string, 0, len(d.inFlight))
+	for id := range d.inFlight {
+		skip = append(skip, id)
+	}
+	d.mu.Unlock()
+	claimed, err := d.svc.store.ClaimWebhookDeliveries(ctx, store.NewID("clm"), d.opts.Lease, n, skip)
+	d.mu.Lock()
 	for _, c := range claimed {
-		d.metrics.lag.Observe(max(0, at.Sub(c.DueAt).Seconds()))
+		d.inFlight[c.Delivery.ID] = true
+	}
+	d.mu.Unlock()
+	for _, c := range claimed {
+		d.metrics.lag.Observe(max(0, c.Delivery.UpdatedAt.Sub(c.DueAt).Seconds()))
 	}
 	return claimed, err
 }

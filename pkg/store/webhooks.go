@@ -238,19 +238,32 @@ type Claimed struct {
 // delivery is claimed by one worker at a time. Unlike the tenant methods
 // it spans tenants, as the deliverer serves them all: each delivery
 // carries its tenant, by which FinishWebhookDelivery scopes its writes.
-func (s *Store) ClaimWebhookDeliveries(ctx context.Context, claim string, now time.Time, lease time.Duration, limit int) ([]Claimed, error) {
+//
+// The lease counts from the claim's transaction, not from the call: on a
+// busy database the wait for a connection (SQLite has one) must not eat
+// into it, or an attempt in flight would be claimed, and sent, again.
+//
+// skip names deliveries the caller has in flight, which it never claims
+// again, even past their lease.
+func (s *Store) ClaimWebhookDeliveries(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]Claimed, error) {
 	lock := ""
 	if s.dialect == DialectPostgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	notSkipped, args := "", []any{}
+	if len(skip) > 0 {
+		notSkipped, args = " AND id NOT IN ?", []any{skip}
+	}
 	var out []Claimed
 	err := s.Tx(ctx, func(tx *Store) error {
+		now := s.db.NowFunc()
 		var due []struct {
 			ID            string
 			NextAttemptAt time.Time
 		}
 		err := tx.q(ctx).Raw(`SELECT id, next_attempt_at FROM webhook_deliveries
-WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`+lock, now, limit).Scan(&due).Error
+WHERE status = 'pending' AND next_attempt_at <= ?`+notSkipped+` ORDER BY next_attempt_at LIMIT ?`+lock,
+			append(append([]any{now}, args...), limit)...).Scan(&due).Error
 		if err != nil || len(due) == 0 {
 			return err
 		}
