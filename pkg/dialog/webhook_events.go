@@ -2,6 +2,8 @@ package dialog
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -16,9 +18,48 @@ import (
 
 // dialogCreatedData is dialog.created's data.
 type dialogCreatedData struct {
-	Dialog Dialog `json:"dialog"`
+	Dialog hookDialog `json:"dialog"`
 	// Bot is the bot's slug.
 	Bot string `json:"bot"`
+}
+
+// hookDialog is a dialog as webhook events show it.
+type hookDialog struct {
+	ID        string            `json:"id"`
+	BotID     string            `json:"bot_id"`
+	Version   int               `json:"version"`
+	Preview   bool              `json:"preview,omitempty"`
+	UserID    string            `json:"user_id,omitempty"`
+	Channel   string            `json:"channel"`
+	Context   map[string]string `json:"context"`
+	Status    string            `json:"status"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+}
+
+func hookDialogOf(d Dialog) hookDialog {
+	return hookDialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
+		Channel: d.Channel, Context: d.Context, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+}
+
+// hookMessage is a message as webhook events show it.
+type hookMessage struct {
+	ID        string          `json:"id"`
+	Seq       int64           `json:"seq"`
+	Kind      string          `json:"kind"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Text      string          `json:"text"`
+	Model     string          `json:"model,omitempty"`
+	Provider  string          `json:"provider,omitempty"`
+	Version   int             `json:"version,omitempty"`
+	Status    string          `json:"status"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+func hookMessageOf(m Message) hookMessage {
+	return hookMessage{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: m.Content, Text: m.Text, Model: m.Model,
+		Provider: m.Provider, Version: m.Version, Status: m.Status, CreatedAt: m.CreatedAt}
 }
 
 // toolErrorExcerpt caps the tool output a tool.failed event carries.
@@ -53,9 +94,9 @@ func excerpt(s string, n int) string {
 
 // messageCreatedData is message.created's data.
 type messageCreatedData struct {
-	DialogID string  `json:"dialog_id"`
-	BotID    string  `json:"bot_id"`
-	Message  Message `json:"message"`
+	DialogID string      `json:"dialog_id"`
+	BotID    string      `json:"bot_id"`
+	Message  hookMessage `json:"message"`
 }
 
 // announced says whether a message of this kind is a message.created:
@@ -78,7 +119,7 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 		if err := write(st); err != nil {
 			return nil, err
 		}
-		return messageCreatedData{DialogID: d.ID, BotID: d.BotID, Message: messageView(row)}, nil
+		return messageCreatedData{DialogID: d.ID, BotID: d.BotID, Message: hookMessageOf(messageView(row))}, nil
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -361,11 +362,7 @@ func (w *hookWorld) waitTaken(t *testing.T, n int) {
 
 func newService(t *testing.T, st *store.Store) *platform.Service {
 	t.Helper()
-	svc, err := platform.New(st, platform.Options{Sealer: mustSealer(t), PlatformToken: platformToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc
+	return platformtest.New(t, st, platform.Options{Sealer: mustSealer(t), PlatformToken: platformToken})
 }
 
 // TestTwoPostgresInstancesDeliverEachEventOnceAndOneMayCrash runs two

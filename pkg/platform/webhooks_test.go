@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
@@ -41,14 +42,11 @@ func TestWebhookInputIsCheckedWithPointers(t *testing.T) {
 
 func TestAWebhookURLTheOutboundPolicyRefusesIsRefusedOnSave(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
-		svc, err := platform.New(e.store, platform.Options{Sealer: mustSealer(t), OutboundPolicy: &outbound.Policy{}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		svc := platformtest.New(t, e.store, platform.Options{Sealer: mustSealer(t), OutboundPolicy: &outbound.Policy{}})
 		if _, _, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme", Name: "Acme"}); err != nil {
 			t.Fatal(err)
 		}
-		_, err = svc.CreateWebhook(ctx, platform.Operator(), "acme", platform.WebhookInput{URL: "http://169.254.169.254/latest", Events: []string{"*"}})
+		_, err := svc.CreateWebhook(ctx, platform.Operator(), "acme", platform.WebhookInput{URL: "http://169.254.169.254/latest", Events: []string{"*"}})
 		wantInvalid(t, err, "/url")
 	})
 }
