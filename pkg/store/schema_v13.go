@@ -47,14 +47,14 @@ type v13WebhookEvent struct {
 func (v13WebhookEvent) TableName() string { return "webhook_events" }
 
 type v13WebhookDelivery struct {
-	ID         string            `gorm:"primaryKey;size:64"`
-	TenantID   string            `gorm:"size:64;not null"`
-	EndpointID string            `gorm:"size:64;not null;index:ix_webhook_deliveries_endpoint,priority:1;uniqueIndex:ux_webhook_deliveries_event_endpoint,priority:2"`
+	ID         string             `gorm:"primaryKey;size:64"`
+	TenantID   string             `gorm:"size:64;not null"`
+	EndpointID string             `gorm:"size:64;not null;index:ix_webhook_deliveries_endpoint,priority:1;uniqueIndex:ux_webhook_deliveries_event_endpoint,priority:2"`
 	Endpoint   v13WebhookEndpoint `gorm:"foreignKey:EndpointID;constraint:OnDelete:CASCADE"`
-	EventID    string            `gorm:"size:64;not null;uniqueIndex:ux_webhook_deliveries_event_endpoint,priority:1"`
+	EventID    string             `gorm:"size:64;not null;uniqueIndex:ux_webhook_deliveries_event_endpoint,priority:1"`
 	Event      v13WebhookEvent    `gorm:"foreignKey:EventID;constraint:OnDelete:CASCADE"`
-	Status     string            `gorm:"size:16;not null"`
-	Attempts   int               `gorm:"not null;default:0"`
+	Status     string             `gorm:"size:16;not null"`
+	Attempts   int                `gorm:"not null;default:0"`
 	// NextAttemptAt is when the delivery is due; a claim pushes it past
 	// the claim's lease, so a worker that dies leaves it due again.
 	NextAttemptAt time.Time `gorm:"not null"`
@@ -69,15 +69,15 @@ type v13WebhookDelivery struct {
 func (v13WebhookDelivery) TableName() string { return "webhook_deliveries" }
 
 type v13WebhookAttempt struct {
-	ID         string            `gorm:"primaryKey;size:64"`
-	TenantID   string            `gorm:"size:64;not null"`
-	DeliveryID string            `gorm:"size:64;not null;index:ix_webhook_attempts_delivery"`
+	ID         string             `gorm:"primaryKey;size:64"`
+	TenantID   string             `gorm:"size:64;not null"`
+	DeliveryID string             `gorm:"size:64;not null;index:ix_webhook_attempts_delivery"`
 	Delivery   v13WebhookDelivery `gorm:"foreignKey:DeliveryID;constraint:OnDelete:CASCADE"`
-	Number     int               `gorm:"not null"`
-	Status     int               `gorm:"not null;default:0"`
-	DurationMS int64             `gorm:"not null;default:0"`
-	Excerpt    string            `gorm:"type:text;not null;default:''"`
-	Error      string            `gorm:"type:text;not null;default:''"`
+	Number     int                `gorm:"not null"`
+	Status     int                `gorm:"not null;default:0"`
+	DurationMS int64              `gorm:"not null;default:0"`
+	Excerpt    string             `gorm:"type:text;not null;default:''"`
+	Error      string             `gorm:"type:text;not null;default:''"`
 	CreatedAt  time.Time
 }
 
