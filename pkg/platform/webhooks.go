@@ -26,26 +26,26 @@ const MaxWebhookURL = 2048
 
 // Webhook is an endpoint as callers see it: never its secret.
 type Webhook struct {
-	ID     string   `json:"id"`
-	Name   string   `json:"name,omitempty"`
-	URL    string   `json:"url"`
-	Events []string `json:"events"`
+	ID     string
+	Name   string
+	URL    string
+	Events []string
 	// Bot limits the endpoint to one bot's events (its id); empty is all.
-	Bot            string `json:"bot,omitempty"`
-	Enabled        bool   `json:"enabled"`
-	DisabledReason string `json:"disabled_reason,omitempty"`
+	Bot            string
+	Enabled        bool
+	DisabledReason string
 	// PreviousSecretExpiresAt is set during a rotation's overlap.
-	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+	PreviousSecretExpiresAt *time.Time
 	// FailingSince is the first failed attempt since the last success.
-	FailingSince *time.Time `json:"failing_since,omitempty"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
+	FailingSince *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // CreatedWebhook is a new endpoint with its secret, shown this once.
 type CreatedWebhook struct {
 	Webhook
-	Secret string `json:"secret"`
+	Secret string
 }
 
 // WebhookInput is a new endpoint: {url, events, bot?, enabled?}, and the
@@ -70,27 +70,27 @@ type WebhookPatch struct {
 
 // WebhookDelivery is one event's delivery to an endpoint, with its attempts.
 type WebhookDelivery struct {
-	ID            string           `json:"id"`
-	EventID       string           `json:"event_id"`
-	EventType     string           `json:"event_type"`
-	Status        string           `json:"status"`
-	Attempts      []WebhookAttempt `json:"attempts"`
-	NextAttemptAt *time.Time       `json:"next_attempt_at,omitempty"`
-	LastStatus    int              `json:"last_status,omitempty"`
-	LastError     string           `json:"last_error,omitempty"`
-	DeliveredAt   *time.Time       `json:"delivered_at,omitempty"`
-	CreatedAt     time.Time        `json:"created_at"`
+	ID            string
+	EventID       string
+	EventType     string
+	Status        string
+	Attempts      []WebhookAttempt
+	NextAttemptAt *time.Time
+	LastStatus    int
+	LastError     string
+	DeliveredAt   *time.Time
+	CreatedAt     time.Time
 }
 
 // WebhookAttempt is one HTTP attempt: no headers, so no signature.
 type WebhookAttempt struct {
-	Number int `json:"number"`
+	Number int
 	// Status is the HTTP status; 0 when no answer came (see Error).
-	Status     int       `json:"status"`
-	DurationMS int64     `json:"duration_ms"`
-	Response   string    `json:"response,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	At         time.Time `json:"at"`
+	Status     int
+	DurationMS int64
+	Response   string
+	Error      string
+	At         time.Time
 }
 
 func webhookView(e *store.WebhookEndpoint) Webhook {
