@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/glebarez/sqlite"
+	"github.com/libtnb/sqlite"
 )
 
 // checkpointEvery is how often the checkpointer copies SQLite's

@@ -37,7 +37,9 @@ func migrateV10(tx *gorm.DB) error {
 	if err := tx.Exec("INSERT INTO usage_daily_v9 (" + cols + ", provider) SELECT " + cols + ", '' FROM usage_daily").Error; err != nil {
 		return err
 	}
-	if err := tx.Migrator().DropTable("usage_daily"); err != nil {
+	// Plain DROP TABLE: the SQLite migrator's own would wait for a second
+	// connection while this transaction holds the only one.
+	if err := tx.Exec("DROP TABLE usage_daily").Error; err != nil {
 		return err
 	}
 	return tx.Migrator().RenameTable("usage_daily_v9", "usage_daily")
