@@ -18,12 +18,27 @@ import (
 // a transaction's Store.
 func (s *Store) pool() gorm.ConnPool { return s.db.Statement.ConnPool }
 
+// prepared is query prepared on SQLite (statements.go), or nil to run it
+// as it is: always on PostgreSQL, whose driver keeps its own.
+func (s *Store) prepared(ctx context.Context, query string) *sql.Stmt {
+	if s.stmts == nil {
+		return nil
+	}
+	return s.stmts.forPool(ctx, s.pool(), query)
+}
+
 // exec runs one statement that returns no rows and says how many rows it
 // changed. Like gorm's own statements it goes to the logger (slow ones
 // and failures), and its errors are translated as gorm translates them.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	begin := time.Now()
-	res, err := s.pool().ExecContext(ctx, query, args...)
+	var res sql.Result
+	var err error
+	if st := s.prepared(ctx, query); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = s.pool().ExecContext(ctx, query, args...)
+	}
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -35,7 +50,13 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 // query runs one statement that returns rows.
 func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	begin := time.Now()
-	rows, err := s.pool().QueryContext(ctx, query, args...)
+	var rows *sql.Rows
+	var err error
+	if st := s.prepared(ctx, query); st != nil {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = s.pool().QueryContext(ctx, query, args...)
+	}
 	s.trace(ctx, begin, query, -1, err)
 	return rows, s.translate(err)
 }

@@ -58,6 +58,11 @@ type Store struct {
 	// instance is this server's liveness on PostgreSQL (Config.Server);
 	// nil elsewhere and in a transaction's Store.
 	instance *instanceLock
+	// stmts keeps SQLite's hand-written statements prepared; nil on
+	// PostgreSQL. A transaction's Store shares its database's.
+	stmts *statements
+	// inTx says the Store is a transaction's.
+	inTx bool
 	// claimOwner names this server process in Idempotency-Key claims: its
 	// instance on PostgreSQL, a run id on SQLite; "" when not a Server.
 	claimOwner string
@@ -194,7 +199,7 @@ func openSQLiteFile(ctx context.Context, dir string, gcfg *gorm.Config, log *slo
 	// pragmas above in force.
 	sqlDB.SetMaxOpenConns(1)
 	sqlDB.SetConnMaxLifetime(0)
-	s := &Store{db: db, dialect: DialectSQLite, where: path, checkpoints: checkpoints}
+	s := &Store{db: db, dialect: DialectSQLite, where: path, checkpoints: checkpoints, stmts: newStatements(sqlDB)}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
@@ -246,6 +251,9 @@ func (s *Store) Close() error {
 	if s.serverLock != nil {
 		defer s.serverLock.Close() // after the connections: the file is free once unlocked
 	}
+	if s.stmts != nil {
+		s.stmts.close()
+	}
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
@@ -259,9 +267,13 @@ func (s *Store) DB() *gorm.DB { return s.db }
 
 // Tx runs fn in one transaction: all of its writes happen or none do.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
-	return s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
-		return fn(&Store{db: db, dialect: s.dialect, where: s.where, keys: s.keys})
+	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
+		return fn(&Store{db: db, dialect: s.dialect, where: s.where, keys: s.keys, stmts: s.stmts, inTx: true})
 	})
+	if s.stmts != nil && !s.inTx {
+		s.stmts.prepareWanted(ctx)
+	}
+	return err
 }
 
 // q starts a query bound to ctx.
