@@ -104,13 +104,17 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	case status == http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", "1")
 	}
-	if status >= 200 && status < 300 {
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "answer %d", status)
+	w.(http.Flusher).Flush()
+	// An answer the deliverer gave up waiting for (a stalled machine can
+	// make a quick one late) is a failed attempt to both sides, so it is
+	// retried: it does not count as taken.
+	if status >= 200 && status < 300 && req.Context().Err() == nil {
 		r.mu.Lock()
 		r.accepted[id]++
 		r.mu.Unlock()
 	}
-	w.WriteHeader(status)
-	fmt.Fprintf(w, "answer %d", status)
 }
 
 // receivers are the endpoints of the delivery tests: four that end up
