@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/inbound"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -61,7 +62,11 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeTools()
-	handler, err := api.New(api.Options{Platform: d.platform, Runtime: rt, Logger: d.log, Metrics: reg, Web: web.Files()})
+	channels, err := openChannels(d, rt, reg)
+	if err != nil {
+		return err
+	}
+	handler, err := api.New(api.Options{Platform: d.platform, Runtime: rt, Inbound: channels, Logger: d.log, Metrics: reg, Web: web.Files()})
 	if err != nil {
 		return err
 	}
@@ -83,9 +88,13 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		if err := rt.Shutdown(stopCtx); err != nil {
 			d.log.Warn("dialog runs still going at shutdown, or their usage unwritten", "err", err)
 		}
+		if err := channels.Shutdown(stopCtx); err != nil {
+			d.log.Warn("channel replies still going at shutdown", "err", err)
+		}
 	})
 	defer stopped()
 	go sweepRetention(ctx, rt, d.log)
+	go pruneChannelDeliveries(ctx, d)
 	ln, err := net.Listen("tcp", d.settings.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", d.settings.Addr, err)
@@ -124,6 +133,39 @@ func startWebhooks(ctx context.Context, d *data, reg prometheus.Registerer) (fun
 	go func() { defer wg.Done(); d.platform.WatchWebhooks(ctx) }()
 	go func() { defer wg.Done(); deliverer.Run(ctx) }()
 	return func() { cancel(); wg.Wait() }, nil
+}
+
+// openChannels builds what answers channel messages: replies and
+// setWebhook go to the platforms' API URLs through the outbound client.
+func openChannels(d *data, rt *dialog.Runtime, reg prometheus.Registerer) (*inbound.Service, error) {
+	policy, err := outboundPolicy(d.settings)
+	if err != nil {
+		return nil, err
+	}
+	return inbound.New(inbound.Options{Platform: d.platform, Runtime: rt, Store: d.store,
+		Client: outbound.NewClient(policy, outbound.Options{MaxRedirects: -1}), TelegramAPI: d.settings.TelegramAPI,
+		SlackAPI: d.settings.SlackAPI, Logger: d.log, Metrics: reg})
+}
+
+// channelDeliveriesKept is how long a channel remembers a platform's
+// delivery ids: far past any platform's retries (Slack's last within
+// minutes; Telegram and Standard Webhooks senders give up within days).
+const channelDeliveriesKept = 7 * 24 * time.Hour
+
+// pruneChannelDeliveries forgets old delivery ids hourly until ctx ends.
+func pruneChannelDeliveries(ctx context.Context, d *data) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		if _, err := d.store.PruneChannelDeliveries(ctx, time.Now().Add(-channelDeliveriesKept)); err != nil && ctx.Err() == nil {
+			d.log.Warn("channels: prune delivery ids", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // outboundPolicy is the operator's policy for tenant-controlled URLs.

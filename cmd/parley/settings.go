@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,10 @@ type Settings struct {
 	// holds nothing: its successor on SQLite settles what it left, and on
 	// PostgreSQL the others see it gone at once.
 	LeaseTTL time.Duration
+	// TelegramAPI and SlackAPI are the API base URLs channel replies go
+	// to: a self-hosted Telegram Bot API server, or a test server.
+	TelegramAPI string
+	SlackAPI    string
 	// StdioEnv is what stdio MCP servers inherit from this process (PATH and
 	// HOME, so `npx` and friends resolve), besides their config's env.
 	StdioEnv []string
@@ -69,6 +74,8 @@ var settingsTable = []setting{
 	{"PARLEY_MCP_STDIO_ALLOW", "", "stdio MCP servers that may be started, matched on the exact argv: comma-separated command lines split on spaces, or JSON [[\"cmd\",\"arg\"],...]"},
 	{"PARLEY_MCP_STDIO_ENV", "", "comma-separated env keys a tenant may set on an allowlisted stdio MCP server; empty: none"},
 	{"PARLEY_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"PARLEY_TELEGRAM_API_URL", "https://api.telegram.org", "Telegram Bot API server telegram channels call (sendMessage, setWebhook); a self-hosted one works"},
+	{"PARLEY_SLACK_API_URL", "https://slack.com/api", "Slack Web API base URL slack channels call (chat.postMessage)"},
 	{"PARLEY_RATE_LIMIT_TENANT", "20/s,burst=40", "messages a tenant may send per server process: N/s, N/m or N/h, optional ,burst=B; off for none"},
 	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send per server process, same format; off for none"},
 	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
@@ -102,6 +109,8 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		AnthropicBaseURL: get("PARLEY_ANTHROPIC_BASE_URL"),
 		AnthropicAPIKey:  get("PARLEY_ANTHROPIC_API_KEY"),
 		OutboundAllow:    splitList(get("PARLEY_OUTBOUND_ALLOW")),
+		TelegramAPI:      get("PARLEY_TELEGRAM_API_URL"),
+		SlackAPI:         get("PARLEY_SLACK_API_URL"),
 	}
 	var err error
 	if s.MCPStdio.Allow, err = botconfig.ParseStdioAllow(get("PARLEY_MCP_STDIO_ALLOW")); err != nil {
@@ -132,6 +141,11 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	}
 	if err := s.LogLevel.UnmarshalText([]byte(get("PARLEY_LOG_LEVEL"))); err != nil {
 		return Settings{}, fmt.Errorf("PARLEY_LOG_LEVEL: %q is not one of debug, info, warn, error", get("PARLEY_LOG_LEVEL"))
+	}
+	for name, v := range map[string]string{"PARLEY_TELEGRAM_API_URL": s.TelegramAPI, "PARLEY_SLACK_API_URL": s.SlackAPI} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return Settings{}, fmt.Errorf("%s: %q is not an absolute http(s) URL", name, v)
+		}
 	}
 	if err := s.loadLimits(get); err != nil {
 		return Settings{}, err

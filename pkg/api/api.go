@@ -12,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/inbound"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -35,6 +36,10 @@ type Options struct {
 	Metrics *prometheus.Registry
 	// MaxBodyBytes caps request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// Inbound answers channel messages (inbound.New). Nil serves the
+	// channels' routes but no channel: their inbound route answers
+	// not_found (an API without channels, in tests).
+	Inbound *inbound.Service
 	// Web is the static tree served at "/" (web.Files()). Nil serves no
 	// page: the API alone.
 	Web fs.FS
@@ -55,6 +60,7 @@ func (o Options) check() error {
 	if o.Metrics == nil {
 		missing = append(missing, "Options.Metrics")
 	}
+
 	if len(missing) > 0 {
 		return fmt.Errorf("api: %s required", strings.Join(missing, ", "))
 	}
@@ -114,6 +120,7 @@ func (h *Handler) Routes() []Route {
 type server struct {
 	platform    *platform.Service
 	runtime     *dialog.Runtime
+	inbound     *inbound.Service
 	log         *slog.Logger
 	registry    *prometheus.Registry
 	metrics     *httpMetrics
@@ -128,6 +135,7 @@ func newServer(opts Options) (*server, error) {
 	s := &server{
 		platform: opts.Platform,
 		runtime:  opts.Runtime,
+		inbound:  opts.Inbound,
 		log:      opts.Logger,
 		registry: opts.Metrics,
 		maxBody:  opts.MaxBodyBytes,

@@ -44,6 +44,9 @@ func (s *server) register(e *gin.Engine) {
 	v1.POST("/tenants/:tenant/bots/:bot/mcp", m.serve)
 	v1.DELETE("/tenants/:tenant/bots/:bot/mcp", m.serve)
 
+	// A channel's platform posts here with its own signature, no key.
+	v1.POST("/channels/:channel/inbound", s.receiveInbound)
+
 	authed := v1.Group("", s.authenticate)
 	authed.GET("/auth/me", s.me)
 	authed.POST("/validate", s.validate)
@@ -98,6 +101,13 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/webhooks/:id/test", s.testWebhook)
 	t.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
 	t.POST("/webhooks/:id/deliveries/:delivery/replay", s.replayWebhookDelivery)
+
+	t.POST("/channels", s.createChannel)
+	t.GET("/channels", s.listChannels)
+	t.GET("/channels/:id", s.getChannel)
+	t.PATCH("/channels/:id", s.updateChannel)
+	t.DELETE("/channels/:id", s.deleteChannel)
+	t.POST("/channels/:id/telegram/set-webhook", s.setTelegramWebhook)
 
 	t.POST("/bots/:bot/dialogs", d.createDialog)
 	t.GET("/dialogs", d.listDialogs)

@@ -33,6 +33,7 @@ const (
 	ObjDialogs  = "dialogs"
 	ObjUsage    = "usage"
 	ObjWebhooks = "webhooks"
+	ObjChannels = "channels"
 )
 
 // Actions on objects.

@@ -3,10 +3,12 @@ package dialog
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/channel"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -97,6 +99,45 @@ type messageCreatedData struct {
 	DialogID string      `json:"dialog_id"`
 	BotID    string      `json:"bot_id"`
 	Message  hookMessage `json:"message"`
+	// Channel and External are set when the dialog came in through a
+	// channel: the tenant's backend, having sent async, routes the reply
+	// to its own conversation by them.
+	Channel  *hookChannel  `json:"channel,omitempty"`
+	External *hookExternal `json:"external,omitempty"`
+}
+
+// hookChannel names the channel a dialog came through.
+type hookChannel struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+}
+
+// hookExternal is the channel platform's conversation and user ids.
+type hookExternal struct {
+	ConversationID string `json:"conversation_id"`
+	UserID         string `json:"user_id,omitempty"`
+}
+
+// channelKinds are the dialog channels that come through an inbound
+// channel (pkg/channel's kinds), whose dialogs map to a conversation.
+var channelKinds = map[string]bool{channel.KindWebhook: true, channel.KindTelegram: true, channel.KindSlack: true}
+
+// withExternal adds the channel and external ids to data when d came
+// through a channel, read in the event's transaction.
+func withExternal(ctx context.Context, st *store.Store, d *store.Dialog, data *messageCreatedData) error {
+	if !channelKinds[d.Channel] {
+		return nil
+	}
+	conv, err := st.ConversationOfDialog(ctx, d.TenantID, d.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	data.Channel = &hookChannel{ID: conv.ChannelID, Kind: d.Channel}
+	data.External = &hookExternal{ConversationID: conv.ExternalID, UserID: conv.UserID}
+	return nil
 }
 
 // announced says whether a message of this kind is a message.created:
@@ -119,7 +160,8 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 		if err := write(st); err != nil {
 			return nil, err
 		}
-		return messageCreatedData{DialogID: d.ID, BotID: d.BotID, Message: hookMessageOf(messageView(row))}, nil
+		data := messageCreatedData{DialogID: d.ID, BotID: d.BotID, Message: hookMessageOf(messageView(row))}
+		return data, withExternal(ctx, st, d, &data)
 	})
 }
 

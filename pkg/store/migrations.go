@@ -34,6 +34,7 @@ var migrations = []migration{
 	{11, "tenant model providers", migrateV11},
 	{12, "per-tenant limits", migrateV12},
 	{13, "outbound webhooks: endpoints, outbox, deliveries", migrateV13},
+	{14, "inbound channels: channels, conversations, deliveries", migrateV14},
 }
 
 // schemaMigration records an applied step.

@@ -1,0 +1,376 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/channel"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
+
+// The roles of the tenant secrets a channel names in its Secrets.
+const (
+	// ChannelBotToken is a Telegram or Slack bot token (xoxb-...).
+	ChannelBotToken = "bot_token"
+	// ChannelSigningSecret is a Slack app's signing secret.
+	ChannelSigningSecret = "signing_secret"
+)
+
+// channelSecrets are the secret roles each kind requires.
+var channelSecrets = map[string][]string{
+	channel.KindWebhook:  nil,
+	channel.KindTelegram: {ChannelBotToken},
+	channel.KindSlack:    {ChannelBotToken, ChannelSigningSecret},
+}
+
+// Channel is an inbound channel as callers see it: never a secret's value.
+type Channel struct {
+	ID   string
+	Name string
+	Kind string
+	// BotID is the bot answering the channel's messages.
+	BotID   string
+	Enabled bool
+	// Secrets names the tenant secrets the channel uses, by role
+	// (ChannelBotToken, ChannelSigningSecret).
+	Secrets map[string]string
+	// BotUserID is a Slack bot's own user id, whose messages are ignored
+	// (Slack's authorizations name it too).
+	BotUserID string
+	// InboundPath is where the platform sends messages, on this server.
+	InboundPath string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// CreatedChannel is a new channel with the secret Parley made for it,
+// shown this once: a webhook channel's whsec_ signing secret, or a
+// Telegram channel's secret token (setWebhook's secret_token).
+type CreatedChannel struct {
+	Channel
+	Secret string
+}
+
+// ChannelInput is a new channel.
+type ChannelInput struct {
+	Kind      string
+	Bot       string
+	Name      string
+	Enabled   *bool
+	Secrets   map[string]string
+	BotUserID string
+	// Secret is a whsec_ secret the caller chose for a webhook channel
+	// (parley apply); empty generates one.
+	Secret string
+}
+
+// ChannelPatch changes the fields that are set.
+type ChannelPatch struct {
+	Bot       *string
+	Enabled   *bool
+	Secrets   *map[string]string
+	BotUserID *string
+}
+
+// channelConfig is the JSON a channel row keeps its settings in.
+type channelConfig struct {
+	Secrets   map[string]string `json:"secrets,omitempty"`
+	BotUserID string            `json:"bot_user_id,omitempty"`
+}
+
+// InboundPath is the public route a channel's platform posts to.
+func InboundPath(id string) string { return "/v1/channels/" + id + "/inbound" }
+
+func channelView(c *store.Channel) Channel {
+	var cfg channelConfig
+	_ = json.Unmarshal([]byte(c.Config), &cfg)
+	if cfg.Secrets == nil {
+		cfg.Secrets = map[string]string{}
+	}
+	return Channel{ID: c.ID, Name: c.Name, Kind: c.Kind, BotID: c.BotID, Enabled: c.Enabled, Secrets: cfg.Secrets,
+		BotUserID: cfg.BotUserID, InboundPath: InboundPath(c.ID), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// CreateChannel adds a channel bound to a bot and returns it with the
+// secret Parley made for it, which is never shown again.
+func (s *Service) CreateChannel(ctx context.Context, p *Principal, tenant string, in ChannelInput) (CreatedChannel, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjChannels, auth.ActWrite)
+	if err != nil {
+		return CreatedChannel{}, err
+	}
+	var ps problems
+	if in.Name != "" {
+		ps.slug("/name", in.Name)
+	}
+	required, known := channelSecrets[in.Kind]
+	if !known {
+		ps.add("/kind", "must be one of %s", strings.Join(channel.Kinds, ", "))
+	}
+	botID := s.channelBot(ctx, &ps, t.ID, in.Bot)
+	checkChannelSecrets(&ps, in.Secrets, required)
+	secret, err := s.newChannelSecret(&ps, in.Kind, in.Secret)
+	if err != nil {
+		return CreatedChannel{}, s.internal(ctx, "channel secret", err)
+	}
+	if err := ps.err(); err != nil {
+		return CreatedChannel{}, err
+	}
+	cfg, _ := json.Marshal(channelConfig{Secrets: in.Secrets, BotUserID: in.BotUserID})
+	c := store.Channel{ID: store.NewID(store.PrefixChannel), TenantID: t.ID, BotID: botID, Kind: in.Kind, Name: in.Name,
+		Enabled: in.Enabled == nil || *in.Enabled, Config: string(cfg)}
+	if c.SecretNonce, c.SecretCipher, err = s.opts.Sealer.Seal(t.ID, "channel:"+c.ID, []byte(secret)); err != nil {
+		return CreatedChannel{}, s.internal(ctx, "seal channel secret", err)
+	}
+	if err := s.store.CreateChannel(ctx, &c); err != nil {
+		return CreatedChannel{}, s.storeErr(ctx, "create channel", "channel", "a channel named "+in.Name+" already exists", err)
+	}
+	return CreatedChannel{Channel: channelView(&c), Secret: secret}, nil
+}
+
+// newChannelSecret makes the channel's own secret: a webhook channel's
+// whsec_ (or the caller's, checked), a Telegram channel's secret token.
+// Slack channels verify with the app's signing secret and have none.
+func (s *Service) newChannelSecret(ps *problems, kind, chosen string) (string, error) {
+	if chosen != "" && kind != channel.KindWebhook {
+		ps.add("/secret", "only a webhook channel takes a chosen secret")
+		return "", nil
+	}
+	switch kind {
+	case channel.KindWebhook:
+		if chosen == "" {
+			return webhook.NewSecret()
+		}
+		if _, err := webhook.SecretKey(chosen); err != nil {
+			ps.add("/secret", "%s", err.Error())
+		}
+		return chosen, nil
+	case channel.KindTelegram:
+		return channel.NewTelegramSecret()
+	}
+	return "", nil
+}
+
+// checkChannelSecrets wants a tenant secret name for every role the kind
+// requires, and no other role.
+func checkChannelSecrets(ps *problems, secrets map[string]string, required []string) {
+	for _, role := range required {
+		if secrets[role] == "" {
+			ps.add("/secrets/"+role, "must name the tenant secret holding the %s", strings.ReplaceAll(role, "_", " "))
+		}
+	}
+	roles := make([]string, 0, len(secrets))
+	for role := range secrets {
+		roles = append(roles, role)
+	}
+	sort.Strings(roles)
+	for _, role := range roles {
+		if !slices.Contains(required, role) {
+			ps.add("/secrets/"+role, "is not a secret this kind of channel uses")
+		} else if secrets[role] != "" && !secretNamePattern.MatchString(secrets[role]) {
+			ps.add("/secrets/"+role, "must be a tenant secret's name (letters, digits, underscores)")
+		}
+	}
+}
+
+// channelBot resolves the channel's bot, which it must have, to its id.
+func (s *Service) channelBot(ctx context.Context, ps *problems, tenantID, bot string) string {
+	if bot == "" {
+		ps.add("/bot", "is required")
+		return ""
+	}
+	return s.webhookBot(ctx, ps, tenantID, bot)
+}
+
+// ListChannels lists the tenant's channels, oldest first.
+func (s *Service) ListChannels(ctx context.Context, p *Principal, tenant string) ([]Channel, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjChannels, auth.ActRead)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.ListChannels(ctx, t.ID)
+	if err != nil {
+		return nil, s.internal(ctx, "list channels", err)
+	}
+	return mapSlice(rows, channelView), nil
+}
+
+// channelFor resolves the tenant with a permission check, then its
+// channel (by id or name).
+func (s *Service) channelFor(ctx context.Context, p *Principal, tenant, id, action string) (*store.Channel, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjChannels, action)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.store.GetChannel(ctx, t.ID, id)
+	if err != nil {
+		return nil, s.storeErr(ctx, "get channel", "channel", "", err)
+	}
+	return c, nil
+}
+
+// GetChannel returns one channel.
+func (s *Service) GetChannel(ctx context.Context, p *Principal, tenant, id string) (Channel, error) {
+	c, err := s.channelFor(ctx, p, tenant, id, auth.ActRead)
+	if err != nil {
+		return Channel{}, err
+	}
+	return channelView(c), nil
+}
+
+// UpdateChannel changes a channel.
+func (s *Service) UpdateChannel(ctx context.Context, p *Principal, tenant, id string, in ChannelPatch) (Channel, error) {
+	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return Channel{}, err
+	}
+	var ps problems
+	fields := map[string]any{}
+	if in.Bot != nil {
+		fields["bot_id"] = s.channelBot(ctx, &ps, c.TenantID, *in.Bot)
+	}
+	if in.Enabled != nil {
+		fields["enabled"] = *in.Enabled
+	}
+	if in.Secrets != nil || in.BotUserID != nil {
+		cur := channelView(c)
+		cfg := channelConfig{Secrets: cur.Secrets, BotUserID: cur.BotUserID}
+		if in.Secrets != nil {
+			cfg.Secrets = *in.Secrets
+			checkChannelSecrets(&ps, cfg.Secrets, channelSecrets[c.Kind])
+		}
+		if in.BotUserID != nil {
+			cfg.BotUserID = *in.BotUserID
+		}
+		raw, _ := json.Marshal(cfg)
+		fields["config"] = string(raw)
+	}
+	if err := ps.err(); err != nil {
+		return Channel{}, err
+	}
+	if len(fields) > 0 {
+		if err := s.store.UpdateChannel(ctx, c.TenantID, c.ID, fields); err != nil {
+			return Channel{}, s.storeErr(ctx, "update channel", "channel", "", err)
+		}
+	}
+	c, err = s.store.GetChannel(ctx, c.TenantID, c.ID)
+	if err != nil {
+		return Channel{}, s.storeErr(ctx, "get channel", "channel", "", err)
+	}
+	return channelView(c), nil
+}
+
+// DeleteChannel removes a channel; its dialogs stay.
+func (s *Service) DeleteChannel(ctx context.Context, p *Principal, tenant, id string) error {
+	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteChannel(ctx, c.TenantID, c.ID); err != nil {
+		return s.storeErr(ctx, "delete channel", "channel", "", err)
+	}
+	return nil
+}
+
+// LiveChannel is a channel with what answering it needs: its own secret
+// and the values of the tenant secrets it names. It is for the inbound
+// path only; never put it in a response or a log.
+type LiveChannel struct {
+	Channel
+	TenantID string
+	// Tenant is the tenant's slug.
+	Tenant string
+	// Secret is the channel's own secret (see CreatedChannel).
+	Secret string
+	// SecretValues are the named tenant secrets' values, by role; a role
+	// whose secret the tenant has not set is missing.
+	SecretValues map[string]string
+}
+
+// ErrNoChannel is the inbound route's answer for a channel that does not
+// exist or is disabled: the caller learns nothing more.
+var ErrNoChannel = NotFound("channel")
+
+// LiveChannelByID returns an enabled channel for the public inbound
+// route, which has no principal: the platform's signature, checked with
+// the returned secrets, is what authenticates it.
+func (s *Service) LiveChannelByID(ctx context.Context, id string) (LiveChannel, error) {
+	c, err := s.store.ChannelByID(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return LiveChannel{}, ErrNoChannel
+	}
+	if err != nil {
+		return LiveChannel{}, s.internal(ctx, "inbound channel", err)
+	}
+	if !c.Enabled {
+		return LiveChannel{}, ErrNoChannel
+	}
+	return s.live(ctx, c)
+}
+
+// LiveChannel returns the tenant's channel with its secrets, for an
+// action p may take on it (Telegram's setWebhook).
+func (s *Service) LiveChannel(ctx context.Context, p *Principal, tenant, id string) (LiveChannel, error) {
+	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return LiveChannel{}, err
+	}
+	return s.live(ctx, c)
+}
+
+func (s *Service) live(ctx context.Context, c *store.Channel) (LiveChannel, error) {
+	t, err := s.store.GetTenant(ctx, c.TenantID)
+	if err != nil {
+		return LiveChannel{}, s.internal(ctx, "channel tenant", err)
+	}
+	out := LiveChannel{Channel: channelView(c), TenantID: c.TenantID, Tenant: t.Slug, SecretValues: map[string]string{}}
+	plain, err := s.opts.Sealer.Open(c.TenantID, "channel:"+c.ID, c.SecretNonce, c.SecretCipher)
+	if err != nil {
+		return LiveChannel{}, s.internal(ctx, "open channel secret", errors.Join(err, errors.New("was PARLEY_SECRET_KEY changed?")))
+	}
+	out.Secret = string(plain)
+	names := make([]string, 0, len(out.Secrets))
+	for _, name := range out.Secrets {
+		names = append(names, name)
+	}
+	vars, err := s.SecretVars(ctx, c.TenantID, names)
+	if err != nil {
+		return LiveChannel{}, err
+	}
+	for role, name := range out.Secrets {
+		if v, ok := vars["secrets."+name]; ok {
+			out.SecretValues[role] = v
+		}
+	}
+	return out, nil
+}
+
+// ChannelPrincipal is who a channel's messages chat as: a chat-scoped
+// caller of the channel's tenant, bound to its bot, metered and rate
+// limited under the channel's id as a key would be.
+func ChannelPrincipal(c LiveChannel) *Principal {
+	return &Principal{Kind: KindKey, TenantID: c.TenantID, KeyID: c.ID, KeyKind: auth.KindSecret,
+		Scopes: []string{auth.ScopeChat}, BotID: c.BotID}
+}
+
+// errChannelSecretMissing says which tenant secret a channel lacks.
+func errChannelSecretMissing(role, name string) error {
+	return fmt.Errorf("channel: tenant secret %s (%s) is not set", name, role)
+}
+
+// RequireSecret returns the value of the tenant secret the channel names
+// for role, or an error naming the secret (never a value).
+func (c LiveChannel) RequireSecret(role string) (string, error) {
+	v, ok := c.SecretValues[role]
+	if !ok || v == "" {
+		return "", errChannelSecretMissing(role, c.Secrets[role])
+	}
+	return v, nil
+}

@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm/clause"
+)
+
+// PrefixChannel starts channel ids.
+const PrefixChannel = "chn"
+
+// prefixConversation starts channel conversation ids.
+const prefixConversation = "cnv"
+
+// Statuses of a channel delivery.
+const (
+	// ChannelDeliveryAnswering: the delivery was taken and is being answered.
+	ChannelDeliveryAnswering = "answering"
+	// ChannelDeliveryDone: it was answered (Response holds a synchronous answer).
+	ChannelDeliveryDone = "done"
+)
+
+// Channel is a tenant's inbound channel: where a platform (the tenant's
+// own backend, Telegram, Slack) sends user messages for one bot. Its
+// secret is sealed by the caller.
+type Channel struct {
+	ID           string `gorm:"primaryKey"`
+	TenantID     string
+	BotID        string
+	Kind         string
+	Name         string
+	Enabled      bool
+	Config       string
+	SecretNonce  []byte
+	SecretCipher []byte
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ChannelConversation maps a platform's conversation to a dialog.
+type ChannelConversation struct {
+	ID         string `gorm:"primaryKey"`
+	TenantID   string
+	ChannelID  string
+	ExternalID string
+	UserID     string
+	DialogID   string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// ChannelDelivery is one delivery a platform made to a channel.
+type ChannelDelivery struct {
+	ChannelID  string `gorm:"primaryKey"`
+	DeliveryID string `gorm:"primaryKey"`
+	TenantID   string
+	Status     string
+	Response   string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// CreateChannel inserts c, giving it an id. A name the tenant uses
+// already is ErrConflict.
+func (s *Store) CreateChannel(ctx context.Context, c *Channel) error {
+	if c.ID == "" {
+		c.ID = NewID(PrefixChannel)
+	}
+	return wrap("create channel", s.q(ctx).Create(c).Error)
+}
+
+// GetChannel finds the tenant's channel by id or name.
+func (s *Store) GetChannel(ctx context.Context, tenantID, idOrName string) (*Channel, error) {
+	var c Channel
+	err := s.q(ctx).Where("tenant_id = ? AND (id = ? OR (name <> '' AND name = ?))", tenantID, idOrName, idOrName).First(&c).Error
+	if err != nil {
+		return nil, wrap("get channel", err)
+	}
+	return &c, nil
+}
+
+// ChannelByID finds a channel by its id alone, for the public inbound
+// route: the platform calling it knows nothing of tenants, and the
+// channel's secret is what authenticates it.
+func (s *Store) ChannelByID(ctx context.Context, id string) (*Channel, error) {
+	var c Channel
+	if err := s.q(ctx).Where("id = ?", id).First(&c).Error; err != nil {
+		return nil, wrap("get channel", err)
+	}
+	return &c, nil
+}
+
+// ListChannels returns all of the tenant's channels, oldest first.
+func (s *Store) ListChannels(ctx context.Context, tenantID string) ([]Channel, error) {
+	var rows []Channel
+	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("id").Find(&rows).Error; err != nil {
+		return nil, wrap("list channels", err)
+	}
+	return rows, nil
+}
+
+// UpdateChannel sets fields (column: value) of the tenant's channel.
+func (s *Store) UpdateChannel(ctx context.Context, tenantID, id string, fields map[string]any) error {
+	fields["updated_at"] = s.db.NowFunc()
+	res := s.q(ctx).Model(&Channel{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
+	if res.Error != nil {
+		return wrap("update channel", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("update channel", ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteChannel removes the tenant's channel with its conversation map
+// and delivery record (its dialogs stay).
+func (s *Store) DeleteChannel(ctx context.Context, tenantID, id string) error {
+	res := s.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&Channel{})
+	if res.Error != nil {
+		return wrap("delete channel", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("delete channel", ErrNotFound)
+	}
+	return nil
+}
+
+// ChannelConversation returns the dialog mapping of a platform
+// conversation; none is ErrNotFound.
+func (s *Store) ChannelConversation(ctx context.Context, tenantID, channelID, externalID string) (*ChannelConversation, error) {
+	var c ChannelConversation
+	err := s.q(ctx).Where("tenant_id = ? AND channel_id = ? AND external_id = ?", tenantID, channelID, externalID).First(&c).Error
+	if err != nil {
+		return nil, wrap("get channel conversation", err)
+	}
+	return &c, nil
+}
+
+// ConversationOfDialog returns the platform conversation a dialog answers;
+// a dialog that came through no channel is ErrNotFound.
+func (s *Store) ConversationOfDialog(ctx context.Context, tenantID, dialogID string) (*ChannelConversation, error) {
+	var c ChannelConversation
+	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, dialogID).Order("id").First(&c).Error
+	if err != nil {
+		return nil, wrap("get conversation of dialog", err)
+	}
+	return &c, nil
+}
+
+// MapChannelConversation points a platform conversation at a dialog: it
+// creates the mapping, or moves it to dialogID when it pointed at
+// replaced (a closed dialog). A mapping that changed meanwhile (another
+// request created it first) is ErrConflict: read it again.
+func (s *Store) MapChannelConversation(ctx context.Context, c *ChannelConversation, replaced string) error {
+	if replaced == "" {
+		if c.ID == "" {
+			c.ID = NewID(prefixConversation)
+		}
+		return wrap("map channel conversation", s.q(ctx).Create(c).Error)
+	}
+	res := s.q(ctx).Model(&ChannelConversation{}).
+		Where("tenant_id = ? AND channel_id = ? AND external_id = ? AND dialog_id = ?", c.TenantID, c.ChannelID, c.ExternalID, replaced).
+		Updates(map[string]any{"dialog_id": c.DialogID, "user_id": c.UserID, "updated_at": s.db.NowFunc()})
+	if res.Error != nil {
+		return wrap("map channel conversation", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("map channel conversation", ErrConflict)
+	}
+	return nil
+}
+
+// ClaimChannelDelivery records that a platform's delivery is being
+// answered. A delivery recorded already is not claimed again: claimed is
+// false and the first record is returned, so a retry never answers twice.
+func (s *Store) ClaimChannelDelivery(ctx context.Context, tenantID, channelID, deliveryID string) (claimed bool, first *ChannelDelivery, err error) {
+	d := ChannelDelivery{ChannelID: channelID, DeliveryID: deliveryID, TenantID: tenantID, Status: ChannelDeliveryAnswering}
+	res := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&d)
+	if res.Error != nil {
+		return false, nil, wrap("claim channel delivery", res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return true, &d, nil
+	}
+	var got ChannelDelivery
+	err = s.q(ctx).Where("tenant_id = ? AND channel_id = ? AND delivery_id = ?", tenantID, channelID, deliveryID).First(&got).Error
+	if errors.Is(wrap("", err), ErrNotFound) {
+		return false, nil, wrap("claim channel delivery", ErrConflict) // released meanwhile; the platform retries
+	}
+	if err != nil {
+		return false, nil, wrap("claim channel delivery", err)
+	}
+	return false, &got, nil
+}
+
+// FinishChannelDelivery marks a claimed delivery answered, with the
+// response to replay to a retry of it.
+func (s *Store) FinishChannelDelivery(ctx context.Context, tenantID, channelID, deliveryID, response string) error {
+	err := s.q(ctx).Model(&ChannelDelivery{}).Where("tenant_id = ? AND channel_id = ? AND delivery_id = ?", tenantID, channelID, deliveryID).
+		Updates(map[string]any{"status": ChannelDeliveryDone, "response": response, "updated_at": s.db.NowFunc()}).Error
+	return wrap("finish channel delivery", err)
+}
+
+// ReleaseChannelDelivery forgets a claimed delivery that could not be
+// answered (refused before the user's text was stored), so the
+// platform's retry may answer it.
+func (s *Store) ReleaseChannelDelivery(ctx context.Context, tenantID, channelID, deliveryID string) error {
+	err := s.q(ctx).Where("tenant_id = ? AND channel_id = ? AND delivery_id = ? AND status = ?", tenantID, channelID, deliveryID, ChannelDeliveryAnswering).
+		Delete(&ChannelDelivery{}).Error
+	return wrap("release channel delivery", err)
+}
+
+// PruneChannelDeliveries deletes delivery records older than before: the
+// platforms stop retrying long before (Slack within minutes, Telegram and
+// Standard Webhooks senders within a few days).
+func (s *Store) PruneChannelDeliveries(ctx context.Context, before time.Time) (int64, error) {
+	res := s.q(ctx).Where("created_at < ?", before).Delete(&ChannelDelivery{})
+	return res.RowsAffected, wrap("prune channel deliveries", res.Error)
+}
