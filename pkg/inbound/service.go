@@ -130,20 +130,24 @@ func (s *Service) Receive(ctx context.Context, channelID string, h http.Header, 
 	return resp, err
 }
 
-// Shutdown stops taking background answers' results further than their
-// runs go (the dialog runtime's own Shutdown cuts those) and waits for
-// them, until ctx ends.
-func (s *Service) Shutdown(ctx context.Context) error {
+// Idle waits until the answers running in the background are done, or
+// ctx ends.
+func (s *Service) Idle(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
-		s.cancel()
 		return nil
 	case <-ctx.Done():
-		s.cancel()
 		return fmt.Errorf("inbound: channel answers still going: %w", ctx.Err())
 	}
+}
+
+// Shutdown waits for the background answers (Idle), then cancels what is
+// left. Call it with the dialog runtime's Shutdown, which cuts their runs.
+func (s *Service) Shutdown(ctx context.Context) error {
+	defer s.cancel()
+	return s.Idle(ctx)
 }
 
 // background runs answer after the platform was acknowledged.
