@@ -22,7 +22,9 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
+	"github.com/parleyhq/parley/pkg/inbound"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/store"
@@ -63,8 +65,14 @@ func newEnv(t testing.TB, st *store.Store) *env {
 	model := llmtest.NewScripted(llmtest.Text("ok"))
 	model.Cycle = true
 	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: model, DefaultModel: "gpt-4o-mini", Metrics: reg})
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	channels, err := inbound.New(inbound.Options{Platform: svc, Runtime: rt, Store: st,
+		Client: outbound.NewClient(outbound.Policy{}, outbound.Options{}), Logger: log, Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err := api.New(api.Options{
-		Platform: svc, Runtime: rt, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: reg, Web: web.Files(),
+		Platform: svc, Runtime: rt, Inbound: channels, Logger: log, Metrics: reg, Web: web.Files(),
 		MaxBodyBytes: 64 << 10,
 	})
 	if err != nil {

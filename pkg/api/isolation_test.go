@@ -44,6 +44,9 @@ type access struct {
 	// no MCP, so the SDK's transport answers.
 	serverKey, keyTenant bool
 	reached              int
+	// signed is a route its platform's own signature opens, whatever
+	// the caller's credential: this status answers the unsigned request.
+	signed int
 }
 
 var (
@@ -58,6 +61,10 @@ func role(rank int) access { return access{minRank: rank} }
 func face(keyTenant bool, reached int) access {
 	return access{serverKey: true, keyTenant: keyTenant, reached: reached}
 }
+
+// reaching is a route of this role or better whose request cannot
+// complete here (it would call out): a caller let in gets status.
+func reaching(rank, status int) access { return access{minRank: rank, reached: status} }
 
 // chatOr is a dialog route: chat-scoped keys, or this role or better.
 func chatOr(rank int) access { return access{minRank: rank, chat: true} }
@@ -186,6 +193,30 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/webhooks/:id/deliveries/:delivery/replay", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			id, delivery := w.mustWebhookDelivery(t, f)
 			return "/v1/tenants/" + f.slug + "/webhooks/" + id + "/deliveries/" + delivery + "/replay", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/channels", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/channels", apiclient.CreateChannelRequest{Kind: "webhook", Bot: f.botSlug}
+		}},
+		{"GET", "/v1/tenants/:tenant/channels", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/channels", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/channels/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/channels/" + w.mustChannel(t, f), nil
+		}},
+		{"PATCH", "/v1/tenants/:tenant/channels/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/channels/" + w.mustChannel(t, f), map[string]any{"enabled": false}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/channels/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/channels/" + w.mustChannel(t, f), nil
+		}},
+		// Telegram is not called from here: a webhook channel has no
+		// webhook to set, which only a caller let in learns (422).
+		{"POST", "/v1/tenants/:tenant/channels/:id/telegram/set-webhook", reaching(rankAdmin, http.StatusUnprocessableEntity), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/channels/" + w.mustChannel(t, f) + "/telegram/set-webhook", nil
+		}},
+		// Platforms sign their requests; no credential opens the route.
+		{"POST", "/v1/channels/:channel/inbound", access{signed: http.StatusUnauthorized}, func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/channels/" + w.mustChannel(t, f) + "/inbound", map[string]any{"conversation_id": "c", "user_id": "u", "text": "hi"}
 		}},
 		{"POST", "/v1/tenants/:tenant/bots", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots", apiclient.CreateBotRequest{Slug: w.unique("bot"), Config: botConfig(t)}
@@ -373,6 +404,16 @@ func (w *world) mustWebhook(t *testing.T, f tenantFixture) string {
 	return h.ID
 }
 
+// mustChannel adds a webhook channel to the tenant's bot and returns its id.
+func (w *world) mustChannel(t *testing.T, f tenantFixture) string {
+	t.Helper()
+	ch, err := w.svc.CreateChannel(context.Background(), platform.Operator(), f.slug, platform.ChannelInput{Kind: "webhook", Bot: f.botSlug})
+	if err != nil {
+		t.Fatalf("create channel in %s: %v", f.slug, err)
+	}
+	return ch.ID
+}
+
 // mustWebhookDelivery adds an endpoint with one delivery (a test event)
 // and returns both ids.
 func (w *world) mustWebhookDelivery(t *testing.T, f tenantFixture) (string, string) {
@@ -462,7 +503,16 @@ func newWorld(t *testing.T, st *store.Store) *world {
 
 // expect is the status class a caller must get on a route of tenant alpha.
 func expect(r routeCase, c caller) int {
+	if want := expectAccess(r, c); want != http.StatusOK || r.need.reached == 0 {
+		return want
+	}
+	return r.need.reached
+}
+
+func expectAccess(r routeCase, c caller) int {
 	switch {
+	case r.need.signed != 0:
+		return r.need.signed
 	case r.need.serverKey && (!c.valid || !c.sk):
 		return http.StatusUnauthorized
 	case r.need.serverKey && c.otherTenant && !r.need.keyTenant:
@@ -569,6 +619,7 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 		a, b := "/v1/tenants/alpha", w.beta
 		betaDialog, betaPaused := w.mustDialog(t, b), w.mustPausedDialog(t, b, "client")
 		betaHook, betaDelivery := w.mustWebhookDelivery(t, b)
+		betaChannel := w.mustChannel(t, b)
 		cases := []struct {
 			name, method, path string
 			body               any
@@ -593,6 +644,10 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 			{"testing beta's webhook", "POST", a + "/webhooks/" + betaHook + "/test", nil},
 			{"reading beta's delivery log", "GET", a + "/webhooks/" + betaHook + "/deliveries", nil},
 			{"replaying beta's delivery", "POST", a + "/webhooks/" + betaHook + "/deliveries/" + betaDelivery + "/replay", nil},
+			{"reading beta's channel", "GET", a + "/channels/" + betaChannel, nil},
+			{"changing beta's channel", "PATCH", a + "/channels/" + betaChannel, map[string]any{"enabled": false}},
+			{"deleting beta's channel", "DELETE", a + "/channels/" + betaChannel, nil},
+			{"setting beta's channel's Telegram webhook", "POST", a + "/channels/" + betaChannel + "/telegram/set-webhook", nil},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

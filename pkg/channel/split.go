@@ -23,7 +23,7 @@ func Split(text string, limit int) []string {
 		}
 		text = strings.TrimLeft(text[cut:], " \n")
 	}
-	if text != "" || len(parts) == 0 {
+	if text = strings.TrimRight(text, " \n"); text != "" || len(parts) == 0 {
 		parts = append(parts, text)
 	}
 	return parts

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parleyhq/parley/pkg/api"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/inbound"
@@ -41,6 +42,7 @@ type world struct {
 	st       *store.Store
 	svc      *platform.Service
 	admin    *platform.Principal
+	adminKey string
 	llm      *llmtest.Scripted
 	inbound  *inbound.Service
 	srv      *httptest.Server
@@ -49,6 +51,9 @@ type world struct {
 	reg      *prometheus.Registry
 	logs     *syncBuffer
 }
+
+// openSQLite is a migrated SQLite store of t's own.
+func openSQLite(t *testing.T) *store.Store { return storetest.OpenSQLite(t) }
 
 // forEachStore runs fn on SQLite, and on PostgreSQL when configured.
 func forEachStore(t *testing.T, fn func(t *testing.T, w *world)) {
@@ -59,7 +64,12 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	t.Helper()
 	w := &world{st: st, llm: llmtest.NewScripted(), reg: prometheus.NewRegistry(), logs: &syncBuffer{}}
 	w.svc, _ = platformtest.NewService(t, st)
-	_, w.admin = platformtest.TenantWithKey(t, w.svc, "shop")
+	_, key, err := w.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "shop", Name: "Shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.adminKey = key.Key
+	w.admin = platformtest.Authenticate(t, w.svc, key.Key)
 	platformtest.Bot(t, w.svc, w.admin, "shop", "helper")
 	if _, err := w.svc.Publish(ctx, w.admin, "shop", "helper", 1); err != nil {
 		t.Fatal(err)
@@ -68,7 +78,6 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	w.slack = newFakeSlack(t)
 	log := slog.New(slog.NewJSONHandler(w.logs, nil))
 	rt := dialogtest.New(t, dialog.Options{Service: w.svc, Store: st, Provider: w.llm, DefaultModel: "gpt-4o-mini", Metrics: w.reg})
-	var err error
 	w.inbound, err = inbound.New(inbound.Options{Platform: w.svc, Runtime: rt, Store: st, Client: loopbackClient(t, w.telegram.srv, w.slack.srv),
 		TelegramAPI: w.telegram.srv.URL, SlackAPI: w.slack.srv.URL, Logger: log, Metrics: w.reg})
 	if err != nil {
@@ -99,6 +108,19 @@ func loopbackClient(t *testing.T, srvs ...*httptest.Server) *http.Client {
 		t.Fatal(err)
 	}
 	return outbound.NewClient(policy, outbound.Options{MaxRedirects: -1})
+}
+
+// client is an API client with the tenant's admin key.
+func (w *world) client() *apiclient.Client {
+	return apiclient.New(w.srv.URL, w.adminKey).WithHTTPClient(w.srv.Client())
+}
+
+// secret stores a tenant secret.
+func (w *world) secret(t *testing.T, name, value string) {
+	t.Helper()
+	if _, err := w.svc.PutSecret(ctx, w.admin, "shop", name, value); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // settle waits for the background answers of every request made so far.
@@ -221,4 +243,16 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// scrape returns the server's /metrics page.
+func scrape(t *testing.T, w *world) string {
+	t.Helper()
+	resp, err := w.srv.Client().Get(w.srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
