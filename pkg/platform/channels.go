@@ -80,12 +80,6 @@ type ChannelPatch struct {
 	BotUserID *string
 }
 
-// channelConfig is the JSON a channel row keeps its settings in.
-type channelConfig struct {
-	Secrets   map[string]string `json:"secrets,omitempty"`
-	BotUserID string            `json:"bot_user_id,omitempty"`
-}
-
 // InboundPath is the public route a channel's platform posts to.
 func InboundPath(id string) string { return "/v1/channels/" + id + "/inbound" }
 
