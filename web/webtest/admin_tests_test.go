@@ -15,8 +15,8 @@ func greetingTests(want string) []byte {
 	return []byte(`{"tests": [{"name": "greets", "turns": [{"user": "hi", "model": [{"text": "Hello there"}], "expect": {"reply_contains": ["` + want + `"]}}]}]}`)
 }
 
-// openBotPage signs in with the admin key and opens the support bot's page.
-func (w *world) openBotPage() []chromedp.Action[chromedp.Void] {
+// signInWithKey signs in with the admin key and waits for the bot list.
+func (w *world) signInWithKey() []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
 		chromedp.Navigate(w.api.URL + "/admin/"),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
@@ -24,9 +24,15 @@ func (w *world) openBotPage() []chromedp.Action[chromedp.Void] {
 		chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
 		chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
 		until(contains("document", "main table a", "Acme Support")),
+	}
+}
+
+// openBotPage signs in with the admin key and opens the support bot's page.
+func (w *world) openBotPage() []chromedp.Action[chromedp.Void] {
+	return append(w.signInWithKey(),
 		chromedp.Click(chromedp.CSS(`main table a`)),
 		chromedp.WaitVisible(chromedp.CSS(`select[name="tests-version"]`)),
-	}
+	)
 }
 
 // TestAdminRunsTestsAndTheGateBlocksAFailingVersion walks the Tests card:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,7 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
+	"github.com/parleyhq/parley/pkg/inbound"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/outbound"
@@ -85,6 +87,9 @@ type world struct {
 	cut atomic.Bool
 	// shopURL is where cancel_order sends its calls.
 	shopURL string
+	// webhookSet holds the setWebhook calls the fake Telegram Bot API got,
+	// as JSON.
+	webhookSet chan string
 }
 
 // Owner credentials of the tenant, for the password sign-in.
@@ -110,6 +115,17 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		fmt.Fprintf(rw, `{"cancelled": %q}`, r.URL.Path)
 	}))
 	t.Cleanup(shop.Close)
+	w.webhookSet = make(chan string, 4)
+	telegram := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.HasSuffix(r.URL.Path, "/setWebhook") {
+			http.Error(rw, `{"ok":false,"error_code":404,"description":"Not Found"}`, http.StatusNotFound)
+			return
+		}
+		w.webhookSet <- string(body)
+		fmt.Fprint(rw, `{"ok":true,"result":true,"description":"Webhook was set"}`)
+	}))
+	t.Cleanup(telegram.Close)
 	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: model})
 	provider, err := openai.New(openai.Config{BaseURL: llmSrv.URL(), APIKey: "sk-test", MaxRetries: -1})
 	if err != nil {
@@ -126,14 +142,21 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, AgentConfig: dialog.AgentConfig})
 	shopURL, _ := url.Parse(shop.URL)
 	port, _ := strconv.Atoi(shopURL.Port())
-	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port})
+	telegramURL, _ := url.Parse(telegram.URL)
+	telegramPort, _ := strconv.Atoi(telegramURL.Port())
+	policy, err := outbound.ParsePolicy([]string{"127.0.0.1/32"}, []int{port, telegramPort})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
 	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg,
 		HTTPClient: outbound.NewClient(policy, outbound.Options{})})
-	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Logger: slog.New(slog.DiscardHandler), Metrics: reg, Web: web.Files()})
+	channels, err := inbound.New(inbound.Options{Platform: svc, Runtime: rt, Store: st, Client: outbound.NewClient(policy, outbound.Options{}),
+		TelegramAPI: telegram.URL, Logger: slog.New(slog.DiscardHandler), Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Inbound: channels, Logger: slog.New(slog.DiscardHandler), Metrics: reg, Web: web.Files()})
 	if err != nil {
 		t.Fatal(err)
 	}

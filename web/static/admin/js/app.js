@@ -11,6 +11,7 @@ import { keysView } from './keys.js';
 import { secretsView } from './secrets.js';
 import { providersView } from './providers.js';
 import { webhooksView } from './webhooks.js';
+import { channelsView } from './channels.js';
 import { dialogsView, dialogView } from './dialogs.js';
 import { usageView } from './usage.js';
 
@@ -24,12 +25,13 @@ const routes = [
   [/^\/secrets$/, secretsView],
   [/^\/providers$/, providersView],
   [/^\/webhooks$/, webhooksView],
+  [/^\/channels$/, channelsView],
   [/^\/dialogs$/, dialogsView],
   [/^\/dialogs\/([^/]+)$/, dialogView],
   [/^\/usage$/, usageView],
 ];
 
-const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/providers', 'Providers'], ['/webhooks', 'Webhooks'], ['/usage', 'Usage']];
+const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/providers', 'Providers'], ['/webhooks', 'Webhooks'], ['/channels', 'Channels'], ['/usage', 'Usage']];
 
 let me = null;
 let routing = 0; // the latest route() call; an older one that finishes late draws nothing

@@ -89,3 +89,22 @@ export async function busy(button, fn) {
     button.disabled = false;
   }
 }
+
+/** actionButton is a small button that runs action once at a time and
+ * hands a failure to fail. */
+export function actionButton(label, action, fail, kind) {
+  return h('button', {
+    type: 'button', class: `small ${kind || ''}`.trim(),
+    onclick: (e) => busy(e.target, action).catch(fail),
+  }, label);
+}
+
+/** secretOnce shows a new secret with a copy button: what was made, and
+ * that it is not shown again. */
+export function secretOnce(secret, what, name = 'signing secret') {
+  const copy = (e) => navigator.clipboard.writeText(secret).then(() => { e.target.textContent = 'Copied'; });
+  return h('div', { class: 'alert ok once', role: 'status' },
+    h('strong', null, `${what}. Copy the ${name} now: it is not shown again.`),
+    h('div', { class: 'secret-row' }, h('code', { class: 'new-key' }, secret),
+      h('button', { type: 'button', class: 'small', onclick: copy }, 'Copy')));
+}

@@ -4,7 +4,7 @@
 // test event.
 
 import { api, tenantPath } from './api.js';
-import { h, mount, card, field, table, errorBox, when, busy, notice } from './dom.js';
+import { h, mount, card, field, table, errorBox, when, busy, notice, actionButton as button, secretOnce } from './dom.js';
 
 // The event types an endpoint may subscribe to (docs/webhooks.md).
 const eventTypes = ['dialog.created', 'message.created', 'dialog.handoff_requested', 'dialog.handoff_taken',
@@ -60,13 +60,6 @@ export async function webhooksView({ tenant }) {
     out, card('New endpoint', createForm(tenant, bots, out, draw)), card('Endpoints', list), log);
 }
 
-function button(label, action, fail, kind) {
-  return h('button', {
-    type: 'button', class: `small ${kind || ''}`.trim(),
-    onclick: (e) => busy(e.target, action).catch(fail),
-  }, label);
-}
-
 function createForm(tenant, bots, out, draw) {
   const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/parley-webhooks' });
   const bot = h('select', { name: 'bot' }, h('option', { value: '' }, 'All bots'), bots.map((b) => h('option', { value: b.slug }, b.name)));
@@ -92,13 +85,9 @@ function createForm(tenant, bots, out, draw) {
   h('div', null, h('button', { type: 'submit' }, 'Create endpoint')));
 }
 
-// shownOnce shows a new signing secret with a copy button.
+// shownOnce shows an endpoint's new signing secret.
 function shownOnce(w, what) {
-  const copy = (e) => navigator.clipboard.writeText(w.secret).then(() => { e.target.textContent = 'Copied'; });
-  return h('div', { class: 'alert ok once', role: 'status' },
-    h('strong', null, `${what}. Copy the signing secret now: it is not shown again.`),
-    h('div', { class: 'secret-row' }, h('code', { class: 'new-key' }, w.secret),
-      h('button', { type: 'button', class: 'small', onclick: copy }, 'Copy')));
+  return secretOnce(w.secret, what);
 }
 
 // showLog draws the endpoint's delivery log: each event's delivery with
