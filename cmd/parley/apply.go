@@ -84,7 +84,7 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 	fs.StringVar(&f.server, "server", "", "apply through the API of the server at URL instead of the database")
 	fs.StringVar(&f.key, "key", "", "with --server: an sk_ admin key of the tenant, or the platform token (which may also create tenants)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would change, with a diff per bot, and write nothing")
-	fs.BoolVar(&f.prune, "prune", false, "also delete bots and secrets of the applied tenants that the directory no longer has")
+	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets and channels of the applied tenants that the directory no longer has")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, `usage: parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR
 
@@ -93,6 +93,8 @@ Makes Parley match DIR, laid out like tenants/:
                                      "identity"?: {"jwks_url": "...", "audience"?: "..."}}
   DIR/<tenant>/bots/<bot>.json      an agent config
   DIR/<tenant>/tests/<bot>.json     the bot's conversation tests (stored with its versions)
+  DIR/<tenant>/channels/<name>.json {"kind": "webhook|telegram|slack", "bot": "...", "secrets"?: {"bot_token": "SECRET"},
+                                     "enabled"?: true, "bot_user_id"?: "...", "secret_env"?: "ENV_VAR"}
 DIR may also be one tenant's directory. Secret values come from the named
 environment variables, never from files. Every file is checked first: when
 any has a problem, each is reported and nothing is applied. A bot whose
@@ -153,7 +155,8 @@ func (a *applier) fail(path string, err error) {
 	}
 }
 
-// tenant applies one tenant directory: the tenant, its secrets, its bots.
+// tenant applies one tenant directory: the tenant, its secrets, its bots,
+// its channels.
 func (a *applier) tenant(ctx context.Context, t tenantSpec) {
 	a.stats.tenants++
 	exists, err := a.target.tenantExists(ctx, t.slug)
@@ -180,6 +183,7 @@ func (a *applier) tenant(ctx context.Context, t tenantSpec) {
 	a.secrets(ctx, t, exists)
 	a.identity(ctx, t, exists)
 	a.bots(ctx, t, exists)
+	a.channels(ctx, t, exists)
 }
 
 // secrets sets every secret the tenant file names from its environment

@@ -44,6 +44,7 @@ type tenantSpec struct {
 	identity         *identityFile
 	retentionDays    *int
 	bots             []botSpec
+	channels         []channelSpec
 }
 
 func (t tenantSpec) hasBot(slug string) bool {
@@ -134,6 +135,9 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 		bots[b.slug] = true
 		t.bots = append(t.bots, b)
 	}
+	channels, cps := readChannels(dir, getenv)
+	t.channels = channels
+	ps = append(ps, cps...)
 	tests, _ := filepath.Glob(filepath.Join(dir, "tests", "*.json"))
 	for _, f := range tests {
 		if !bots[strings.TrimSuffix(filepath.Base(f), ".json")] {

@@ -233,6 +233,9 @@ func TestApplyChecksEveryFileBeforeWriting(t *testing.T) {
 		{"an invalid test file", func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "acme-outdoor", "tests", "support.json"), `{"tests": [{"name": "x", "turns": [{"user": "hi", "expect": {"stop_reason": "nope"}}]}]}`)
 		}, nil, []string{"support.json: /tests/0/turns/0/expect/stop_reason: unknown stop reason"}},
+		{"a channel file of an unknown kind whose secret's variable is not set", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "chat.json"), `{"kind": "whatsapp", "bot": "support", "secret_env": "NOPE"}`)
+		}, nil, []string{"chat.json: /kind: must be one of webhook, telegram, slack", "chat.json: /secret_env: only a webhook channel"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,13 @@ type applyTarget interface {
 	saveVersion(ctx context.Context, tenant, slug string, config, tests []byte) (int, bool, error)
 	publish(ctx context.Context, tenant, slug string, n int) error
 	deleteBot(ctx context.Context, tenant, slug string) error
+	// channels returns the tenant's channels, each with its bot's slug.
+	channels(ctx context.Context, tenant string) ([]channelState, error)
+	// createChannel makes the channel named name; secret is a webhook
+	// channel's chosen whsec_ secret ("" generates one).
+	createChannel(ctx context.Context, tenant, name string, c channelFile, secret string) (createdChannel, error)
+	updateChannel(ctx context.Context, tenant, name string, c channelFile) error
+	deleteChannel(ctx context.Context, tenant, name string) error
 }
 
 // liveBot is a bot's live version as apply compares it; published is 0
@@ -297,4 +304,73 @@ func apiStatus(err error) int {
 		return e.Status
 	}
 	return 0
+}
+
+func (d dbTarget) channels(ctx context.Context, tenant string) ([]channelState, error) {
+	list, err := d.svc.ListChannels(ctx, d.op, tenant)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]channelState, len(list))
+	for i, c := range list {
+		b, err := d.svc.GetBot(ctx, d.op, tenant, c.BotID)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = channelState{name: c.Name, kind: c.Kind, bot: b.Slug, enabled: c.Enabled, secrets: c.Secrets, botUserID: c.BotUserID}
+	}
+	return out, nil
+}
+
+func (d dbTarget) createChannel(ctx context.Context, tenant, name string, c channelFile, secret string) (createdChannel, error) {
+	ch, err := d.svc.CreateChannel(ctx, d.op, tenant, platform.ChannelInput{Kind: c.Kind, Bot: c.Bot, Name: name,
+		Enabled: c.Enabled, Secrets: c.Secrets, BotUserID: c.BotUserID, Secret: secret})
+	return createdChannel{id: ch.ID, secret: ch.Secret}, err
+}
+
+func (d dbTarget) updateChannel(ctx context.Context, tenant, name string, c channelFile) error {
+	enabled, secrets := c.Enabled == nil || *c.Enabled, nonNilMap(c.Secrets)
+	_, err := d.svc.UpdateChannel(ctx, d.op, tenant, name, platform.ChannelPatch{Bot: &c.Bot, Enabled: &enabled,
+		Secrets: &secrets, BotUserID: &c.BotUserID})
+	return err
+}
+
+func (d dbTarget) deleteChannel(ctx context.Context, tenant, name string) error {
+	return d.svc.DeleteChannel(ctx, d.op, tenant, name)
+}
+
+func (a apiTarget) channels(ctx context.Context, tenant string) ([]channelState, error) {
+	list, err := a.c.ListChannels(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]channelState, len(list.Channels))
+	for i, c := range list.Channels {
+		b, err := a.c.GetBot(ctx, tenant, c.Bot)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = channelState{name: c.Name, kind: c.Kind, bot: b.Slug, enabled: c.Enabled, secrets: c.Secrets, botUserID: c.BotUserID}
+	}
+	return out, nil
+}
+
+func (a apiTarget) createChannel(ctx context.Context, tenant, name string, c channelFile, secret string) (createdChannel, error) {
+	ch, err := a.c.CreateChannel(ctx, tenant, apiclient.CreateChannelRequest{Kind: c.Kind, Bot: c.Bot, Name: name,
+		Enabled: c.Enabled, Secrets: c.Secrets, BotUserID: c.BotUserID, Secret: secret})
+	if err != nil {
+		return createdChannel{}, err
+	}
+	return createdChannel{id: ch.ID, secret: ch.Secret}, nil
+}
+
+func (a apiTarget) updateChannel(ctx context.Context, tenant, name string, c channelFile) error {
+	enabled, secrets := c.Enabled == nil || *c.Enabled, nonNilMap(c.Secrets)
+	_, err := a.c.UpdateChannel(ctx, tenant, name, apiclient.UpdateChannelRequest{Bot: &c.Bot, Enabled: &enabled,
+		Secrets: &secrets, BotUserID: &c.BotUserID})
+	return err
+}
+
+func (a apiTarget) deleteChannel(ctx context.Context, tenant, name string) error {
+	return a.c.DeleteChannel(ctx, tenant, name)
 }
