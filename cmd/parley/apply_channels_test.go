@@ -27,14 +27,7 @@ func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 		srv := startParley(t, srvEnv)
 		applyBoth := func(t *testing.T, extra ...string) []string {
 			t.Helper()
-			code, dbOut, stderr := runParley(t, dbEnv, append(append([]string{"apply"}, extra...), dir)...)
-			if code != 0 {
-				t.Fatalf("apply to the database: exit %d\n%s%s", code, dbOut, stderr)
-			}
-			code, srvOut, stderr := runParley(t, srvEnv, append(append([]string{"apply", "--server", srv.URL, "--key", e2eToken}, extra...), dir)...)
-			if code != 0 {
-				t.Fatalf("apply --server: exit %d\n%s%s", code, srvOut, stderr)
-			}
+			dbOut, srvOut := applyBothWays(t, dbEnv, srvEnv, srv.URL, dir, extra...)
 			return []string{dbOut, srvOut}
 		}
 		wantOutput := func(t *testing.T, outs []string, wants ...string) {

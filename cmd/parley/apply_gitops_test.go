@@ -70,6 +70,21 @@ func snapshot(t *testing.T, target applyTarget, versions func(tenant, bot string
 	return out
 }
 
+// applyBothWays applies dir to the database of dbEnv and through the
+// server at url, and returns both outputs.
+func applyBothWays(t *testing.T, dbEnv, srvEnv parleyEnv, url, dir string, extra ...string) (string, string) {
+	t.Helper()
+	code, dbOut, stderr := runParley(t, dbEnv, append(append([]string{"apply"}, extra...), dir)...)
+	if code != 0 {
+		t.Fatalf("apply to the database: exit %d\n%s%s", code, dbOut, stderr)
+	}
+	code, srvOut, stderr := runParley(t, srvEnv, append(append([]string{"apply", "--server", url, "--key", e2eToken}, extra...), dir)...)
+	if code != 0 {
+		t.Fatalf("apply --server: exit %d\n%s%s", code, srvOut, stderr)
+	}
+	return dbOut, srvOut
+}
+
 func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 	forEachDatabase(t, func(t *testing.T, dbEnv parleyEnv) {
 		dir := gitopsDir(t)
@@ -78,15 +93,7 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 		srv := startParley(t, srvEnv)
 		applyBoth := func(t *testing.T, extra ...string) (string, string) {
 			t.Helper()
-			code, dbOut, stderr := runParley(t, dbEnv, append(append([]string{"apply"}, extra...), dir)...)
-			if code != 0 {
-				t.Fatalf("apply to the database: exit %d\n%s%s", code, dbOut, stderr)
-			}
-			code, srvOut, stderr := runParley(t, srvEnv, append(append([]string{"apply", "--server", srv.URL, "--key", e2eToken}, extra...), dir)...)
-			if code != 0 {
-				t.Fatalf("apply --server: exit %d\n%s%s", code, srvOut, stderr)
-			}
-			return dbOut, srvOut
+			return applyBothWays(t, dbEnv, srvEnv, srv.URL, dir, extra...)
 		}
 		compare := func(t *testing.T) map[string]tenantState {
 			t.Helper()
