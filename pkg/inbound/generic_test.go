@@ -213,7 +213,7 @@ func TestAnAsyncMessageIsAnsweredThroughTheOutboundWebhookWithTheExternalIDs(t *
 				t.Fatalf("%d message.created events, want the user's and the reply: %v", len(got), got)
 			}
 			for _, d := range got {
-				want := fmt.Sprintf("map[conversation_id:ticket-77 user_id:cust-9]")
+				want := "map[conversation_id:ticket-77 user_id:cust-9]"
 				if fmt.Sprint(d["external"]) != want || fmt.Sprint(d["channel"]) != fmt.Sprintf("map[id:%s kind:webhook]", ch.ID) ||
 					d["dialog_id"] != r.DialogID {
 					t.Fatalf("message.created data %v, want external %s and the channel", d, want)
