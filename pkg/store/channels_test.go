@@ -1,0 +1,87 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "acme")
+		b := mustBot(t, st, tn.ID, "support")
+		ch := &store.Channel{TenantID: tn.ID, BotID: b.ID, Kind: "webhook", Enabled: true, Config: "{}"}
+		if err := st.CreateChannel(ctx, ch); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("of many concurrent claims of one delivery exactly one wins", func(t *testing.T) {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			won := 0
+			for range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ok, _, err := st.ClaimChannelDelivery(ctx, tn.ID, ch.ID, "upd-1")
+					if err != nil && !errors.Is(err, store.ErrConflict) {
+						t.Error(err)
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if ok {
+						won++
+					}
+				}()
+			}
+			wg.Wait()
+			if won != 1 {
+				t.Fatalf("%d claims won, want 1", won)
+			}
+		})
+		t.Run("a finished delivery is replayed with its response", func(t *testing.T) {
+			if err := st.FinishChannelDelivery(ctx, tn.ID, ch.ID, "upd-1", `{"text":"hi"}`); err != nil {
+				t.Fatal(err)
+			}
+			ok, first, err := st.ClaimChannelDelivery(ctx, tn.ID, ch.ID, "upd-1")
+			if err != nil || ok || first.Status != store.ChannelDeliveryDone || first.Response != `{"text":"hi"}` {
+				t.Fatalf("claim again: %v %+v %v", ok, first, err)
+			}
+		})
+		t.Run("a released delivery may be claimed again; a finished one is not released", func(t *testing.T) {
+			if ok, _, _ := st.ClaimChannelDelivery(ctx, tn.ID, ch.ID, "upd-2"); !ok {
+				t.Fatal("a new delivery was not claimed")
+			}
+			for _, id := range []string{"upd-1", "upd-2"} {
+				if err := st.ReleaseChannelDelivery(ctx, tn.ID, ch.ID, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ok, _, _ := st.ClaimChannelDelivery(ctx, tn.ID, ch.ID, "upd-2"); !ok {
+				t.Fatal("a released delivery was not claimed again")
+			}
+			if ok, _, _ := st.ClaimChannelDelivery(ctx, tn.ID, ch.ID, "upd-1"); ok {
+				t.Fatal("releasing forgot a finished delivery")
+			}
+		})
+		t.Run("pruning forgets old deliveries", func(t *testing.T) {
+			n, err := st.PruneChannelDeliveries(ctx, time.Now().Add(time.Hour))
+			if err != nil || n != 2 {
+				t.Fatalf("pruned %d, %v; want 2", n, err)
+			}
+			if ok, _, _ := st.ClaimChannelDelivery(ctx, tn.ID, ch.ID, "upd-1"); !ok {
+				t.Fatal("a pruned delivery id is still remembered")
+			}
+		})
+		t.Run("another tenant's channel is not found", func(t *testing.T) {
+			other := mustTenant(t, st, "globex")
+			if _, err := st.GetChannel(ctx, other.ID, ch.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("get another tenant's channel: %v", err)
+			}
+		})
+	})
+}
