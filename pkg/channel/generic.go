@@ -2,7 +2,6 @@ package channel
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 )
 
@@ -23,24 +22,34 @@ type GenericRequest struct {
 // MaxExternalID caps a conversation or user id from a platform.
 const MaxExternalID = 200
 
-// ParseGeneric decodes and checks a webhook channel's request. Its errors
-// name the field (a JSON pointer) and are safe to show the sender.
+// FieldError is a problem with one field of a request, safe to show its
+// sender.
+type FieldError struct {
+	// Pointer is the field's JSON pointer; "" is the whole body.
+	Pointer string
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Pointer + ": " + e.Message }
+
+// ParseGeneric decodes and checks a webhook channel's request; its error
+// is a *FieldError.
 func ParseGeneric(body []byte) (GenericRequest, error) {
 	var req GenericRequest
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return req, errors.New("body must be a JSON object {conversation_id, user_id, text, async?}")
+		return req, &FieldError{Message: "body must be a JSON object {conversation_id, user_id, text, async?}"}
 	}
 	switch {
 	case strings.TrimSpace(req.ConversationID) == "":
-		return req, errors.New("/conversation_id: is required")
+		return req, &FieldError{"/conversation_id", "is required"}
 	case len(req.ConversationID) > MaxExternalID:
-		return req, errors.New("/conversation_id: must be at most 200 bytes")
+		return req, &FieldError{"/conversation_id", "must be at most 200 bytes"}
 	case len(req.UserID) > MaxExternalID:
-		return req, errors.New("/user_id: must be at most 200 bytes")
+		return req, &FieldError{"/user_id", "must be at most 200 bytes"}
 	case strings.TrimSpace(req.Text) == "":
-		return req, errors.New("/text: is required")
+		return req, &FieldError{"/text", "is required"}
 	}
 	return req, nil
 }

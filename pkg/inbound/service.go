@@ -165,12 +165,14 @@ func refused(reason error) error {
 	return platform.Wrap(reason, platform.CodeUnauthorized, "signature refused: %s", reason.Error())
 }
 
+// invalid is the answer to a body its platform would not send: a
+// *channel.FieldError keeps its pointer.
 func invalid(err error) error {
-	pointer, msg, ok := strings.Cut(err.Error(), ": ")
-	if !ok || !strings.HasPrefix(pointer, "/") {
-		return platform.Invalid(platform.Detail{Pointer: "", Message: err.Error()})
+	var fe *channel.FieldError
+	if errors.As(err, &fe) {
+		return platform.Invalid(platform.Detail{Pointer: fe.Pointer, Message: fe.Message})
 	}
-	return platform.Invalid(platform.Detail{Pointer: pointer, Message: msg})
+	return platform.Invalid(platform.Detail{Message: err.Error()})
 }
 
 // claim takes a platform's delivery: false means it was taken before (a

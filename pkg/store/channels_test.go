@@ -77,6 +77,22 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 				t.Fatal("a pruned delivery id is still remembered")
 			}
 		})
+		t.Run("erasing an end user forgets their conversations' ids", func(t *testing.T) {
+			d := &store.Dialog{TenantID: tn.ID, BotID: b.ID, VersionNumber: 1, UserID: "tg-77", Channel: "webhook", Context: "{}", State: "{}"}
+			if err := st.CreateDialog(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			conv := &store.ChannelConversation{TenantID: tn.ID, ChannelID: ch.ID, ExternalID: "chat-4242", UserID: "tg-77", DialogID: d.ID}
+			if err := st.MapChannelConversation(ctx, conv, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.EraseEndUser(ctx, tn.ID, "tg-77", time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.ChannelConversation(ctx, tn.ID, ch.ID, "chat-4242"); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("the erased user's conversation is still mapped: %v", err)
+			}
+		})
 		t.Run("another tenant's channel is not found", func(t *testing.T) {
 			other := mustTenant(t, st, "globex")
 			if _, err := st.GetChannel(ctx, other.ID, ch.ID); !errors.Is(err, store.ErrNotFound) {

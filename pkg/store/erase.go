@@ -132,6 +132,11 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
 		if _, err := s.exec(ctx, `DELETE FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
 			return out, err
 		}
+		// A channel's conversation names the platform's user: it goes with
+		// the dialog, and the conversation's next message starts anew.
+		if _, err := s.exec(ctx, `DELETE FROM channel_conversations WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
+			return out, err
+		}
 		dlgs, err := s.exec(ctx, `DELETE FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 		if err != nil {
 			return out, err
