@@ -93,3 +93,15 @@ func TestEverySettingIsListedByHelpAndTheREADME(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadSettingsReadsThePlatformAPIURLs(t *testing.T) {
+	s, err := LoadSettings(parleyEnv{"PARLEY_TELEGRAM_API_URL": "http://tg.internal:8081"}.getenv)
+	if err != nil || s.TelegramAPI != "http://tg.internal:8081" || s.SlackAPI != "https://slack.com/api" {
+		t.Fatalf("settings %q %q, %v; want the Telegram server given and Slack's default", s.TelegramAPI, s.SlackAPI, err)
+	}
+	for _, env := range []parleyEnv{{"PARLEY_TELEGRAM_API_URL": "api.telegram.org"}, {"PARLEY_SLACK_API_URL": "ftp://slack.com/api"}} {
+		if _, err := LoadSettings(env.getenv); err == nil || !strings.Contains(err.Error(), "is not an absolute http(s) URL") {
+			t.Errorf("%v: err %v, want it refused", env, err)
+		}
+	}
+}
