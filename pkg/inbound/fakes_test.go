@@ -36,7 +36,7 @@ type tgWebhook struct {
 // telegramSecretToken is the charset and length setWebhook allows.
 var telegramSecretToken = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 
-func newFakeTelegram(t *testing.T) *fakeTelegram {
+func newFakeTelegram(t testing.TB) *fakeTelegram {
 	f := &fakeTelegram{token: "123456:ABC-test-telegram-token"}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -124,7 +124,7 @@ type slackPost struct {
 	ThreadTS string `json:"thread_ts"`
 }
 
-func newFakeSlack(t *testing.T) *fakeSlack {
+func newFakeSlack(t testing.TB) *fakeSlack {
 	f := &fakeSlack{token: "xoxb-1111-2222-testslacktoken"}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)

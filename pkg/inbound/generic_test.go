@@ -50,7 +50,7 @@ func genericBody(conv, user, text string, async bool) []byte {
 	return b
 }
 
-func (w *world) webhookChannel(t *testing.T) platform.CreatedChannel {
+func (w *world) webhookChannel(t testing.TB) platform.CreatedChannel {
 	t.Helper()
 	ch, err := w.svc.CreateChannel(ctx, w.admin, "shop", platform.ChannelInput{Kind: "webhook", Bot: "helper"})
 	if err != nil {

@@ -53,14 +53,14 @@ type world struct {
 }
 
 // openSQLite is a migrated SQLite store of t's own.
-func openSQLite(t *testing.T) *store.Store { return storetest.OpenSQLite(t) }
+func openSQLite(t testing.TB) *store.Store { return storetest.OpenSQLite(t) }
 
 // forEachStore runs fn on SQLite, and on PostgreSQL when configured.
 func forEachStore(t *testing.T, fn func(t *testing.T, w *world)) {
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) { fn(t, newWorld(t, st)) })
 }
 
-func newWorld(t *testing.T, st *store.Store) *world {
+func newWorld(t testing.TB, st *store.Store) *world {
 	t.Helper()
 	w := &world{st: st, llm: llmtest.NewScripted(), reg: prometheus.NewRegistry(), logs: &syncBuffer{}}
 	w.svc, _ = platformtest.NewService(t, st)
@@ -95,7 +95,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 
 // loopbackClient is the outbound client as cmd/parley builds it, with a
 // policy that lets it reach the fake platform servers on loopback.
-func loopbackClient(t *testing.T, srvs ...*httptest.Server) *http.Client {
+func loopbackClient(t testing.TB, srvs ...*httptest.Server) *http.Client {
 	t.Helper()
 	var ports []int
 	for _, s := range srvs {
@@ -134,7 +134,7 @@ func (w *world) settle(t *testing.T) {
 }
 
 // post sends body to a channel's inbound route with header.
-func (w *world) post(t *testing.T, channelID string, header http.Header, body []byte) (*http.Response, []byte) {
+func (w *world) post(t testing.TB, channelID string, header http.Header, body []byte) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, w.srv.URL+platform.InboundPath(channelID), strings.NewReader(string(body)))
 	if err != nil {
