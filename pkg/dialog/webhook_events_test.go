@@ -1,7 +1,6 @@
 package dialog_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -9,30 +8,8 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
-	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
-
-// outboxData returns the data of the outbox's events of type typ.
-func outboxData(t *testing.T, st *store.Store, typ string) []map[string]any {
-	t.Helper()
-	var rows []store.WebhookEvent
-	if err := st.DB().Where("type = ?", typ).Order("id").Find(&rows).Error; err != nil {
-		t.Fatal(err)
-	}
-	out := make([]map[string]any, len(rows))
-	for i, r := range rows {
-		platformtest.WantWebhookSchema(t, typ, r.Body)
-		var env struct {
-			Data map[string]any `json:"data"`
-		}
-		if err := json.Unmarshal([]byte(r.Body), &env); err != nil {
-			t.Fatal(err)
-		}
-		out[i] = env.Data
-	}
-	return out
-}
 
 func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
@@ -49,13 +26,13 @@ func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run("creating a dialog writes dialog.created", func(t *testing.T) {
-			got := outboxData(t, e.store, webhook.DialogCreated)
+			got := platformtest.OutboxData(t, e.store, webhook.DialogCreated)
 			if len(got) != 1 || got[0]["bot"] != "helper" || got[0]["dialog"].(map[string]any)["id"] != d.ID {
 				t.Fatalf("dialog.created data %v", got)
 			}
 		})
 		t.Run("a tool call that fails writes tool.failed", func(t *testing.T) {
-			got := outboxData(t, e.store, webhook.ToolFailed)
+			got := platformtest.OutboxData(t, e.store, webhook.ToolFailed)
 			if len(got) != 1 || got[0]["tool"] != "lookup_order" || got[0]["dialog_id"] != d.ID || got[0]["error"] == "" {
 				t.Fatalf("tool.failed data %v", got)
 			}
@@ -80,7 +57,7 @@ func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got := outboxData(t, e.store, webhook.MessageCreated)
+		got := platformtest.OutboxData(t, e.store, webhook.MessageCreated)
 		var said []string
 		for _, data := range got {
 			m := data["message"].(map[string]any)
@@ -94,7 +71,7 @@ func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
 		if strings.Join(said, "|") != strings.Join(want, "|") {
 			t.Fatalf("message.created in order:\n got %q\nwant %q", said, want)
 		}
-		if h := outboxData(t, e.store, webhook.DialogHandoffRequested); len(h) != 1 || h[0]["dialog_id"] != d.ID {
+		if h := platformtest.OutboxData(t, e.store, webhook.DialogHandoffRequested); len(h) != 1 || h[0]["dialog_id"] != d.ID {
 			t.Fatalf("dialog.handoff_requested: %v", h)
 		}
 		var announcedRows []string

@@ -13,7 +13,6 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
-	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
@@ -163,28 +162,6 @@ func TestAWebhookChannelAnswersTheTenantsSignedMessagesInTheResponse(t *testing.
 	})
 }
 
-// outboxData returns the data of the outbox's events of type typ, each
-// checked against its JSON Schema.
-func outboxData(t *testing.T, st *store.Store, typ string) []map[string]any {
-	t.Helper()
-	var rows []store.WebhookEvent
-	if err := st.DB().Where("type = ?", typ).Order("id").Find(&rows).Error; err != nil {
-		t.Fatal(err)
-	}
-	out := make([]map[string]any, len(rows))
-	for i, r := range rows {
-		platformtest.WantWebhookSchema(t, typ, r.Body)
-		var env struct {
-			Data map[string]any `json:"data"`
-		}
-		if err := json.Unmarshal([]byte(r.Body), &env); err != nil {
-			t.Fatal(err)
-		}
-		out[i] = env.Data
-	}
-	return out
-}
-
 func TestAnAsyncMessageIsAnsweredThroughTheOutboundWebhookWithTheExternalIDs(t *testing.T) {
 	forEachStore(t, func(t *testing.T, w *world) {
 		if _, err := w.svc.CreateWebhook(ctx, w.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/in",
@@ -208,7 +185,7 @@ func TestAnAsyncMessageIsAnsweredThroughTheOutboundWebhookWithTheExternalIDs(t *
 			}
 		})
 		t.Run("message.created carries the channel and the conversation's external ids", func(t *testing.T) {
-			got := outboxData(t, w.st, webhook.MessageCreated)
+			got := platformtest.OutboxData(t, w.st, webhook.MessageCreated)
 			if len(got) != 2 {
 				t.Fatalf("%d message.created events, want the user's and the reply: %v", len(got), got)
 			}

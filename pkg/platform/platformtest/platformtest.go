@@ -5,6 +5,7 @@ package platformtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -181,4 +182,26 @@ func WantWebhookSchema(t testing.TB, typ, body string) {
 	for _, e := range res.Errors() {
 		t.Errorf("%s body %s: %s", typ, body, e)
 	}
+}
+
+// OutboxData returns the data of the outbox's events of type typ, oldest
+// first, each body checked against its JSON Schema (WantWebhookSchema).
+func OutboxData(t testing.TB, st *store.Store, typ string) []map[string]any {
+	t.Helper()
+	var rows []store.WebhookEvent
+	if err := st.DB().Where("type = ?", typ).Order("id").Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		WantWebhookSchema(t, typ, r.Body)
+		var env struct {
+			Data map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(r.Body), &env); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = env.Data
+	}
+	return out
 }
