@@ -27,7 +27,7 @@ func (d *dialogAPI) eraseEndUser(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.Erased{Dialogs: got.Dialogs, Messages: got.Messages})
+	c.JSON(http.StatusOK, apiclient.Erased{Dialogs: got.Dialogs, Messages: got.Messages, MemoryNotes: got.MemoryNotes})
 }
 
 // exportDialogs: GET /v1/tenants/{tenant}/dialogs/export?bot=&status=&from=&to=

@@ -190,7 +190,7 @@ func TestErasingAnEndUserLeavesNoRowOfThemAndTouchesNoOther(t *testing.T) {
 		e.mustHaveAll(t, "the other tenant's alice", namesake)
 
 		r = e.raw(t, "DELETE", "/v1/tenants/shop/end-users/alice", e.key, "")
-		if r.StatusCode != http.StatusOK || r.body != `{"dialogs":0,"messages":0}` {
+		if r.StatusCode != http.StatusOK || r.body != `{"dialogs":0,"messages":0,"memory_notes":0}` {
 			t.Errorf("erasing again: %d %s; want 200 with nothing erased", r.StatusCode, r.body)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -287,6 +288,16 @@ func routeTable() []routeCase {
 		{"DELETE", "/v1/tenants/:tenant/end-users/:user_id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			w.mustDialog(t, f)
 			return "/v1/tenants/" + f.slug + "/end-users/u1", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/end-users/:user_id/memory", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/end-users/u1/memory", nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/end-users/:user_id/memory/:note", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			n := &store.MemoryNote{TenantID: mustTenantID(t, w, f.slug), BotID: f.botID, UserID: "u1", Key: w.unique("key"), Value: "v", UpdatedAt: time.Now()}
+			if err := w.st.RememberNote(context.Background(), n, 100); err != nil {
+				t.Fatal(err)
+			}
+			return "/v1/tenants/" + f.slug + "/end-users/u1/memory/" + n.ID, nil
 		}},
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/messages", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/messages", map[string]any{"text": "hello"}

@@ -115,6 +115,8 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/dialogs/:dialog", d.getDialog)
 	t.DELETE("/dialogs/:dialog", d.deleteDialog)
 	t.DELETE("/end-users/:user_id", d.eraseEndUser)
+	t.GET("/end-users/:user_id/memory", d.userMemory)
+	t.DELETE("/end-users/:user_id/memory/:note", d.deleteMemoryNote)
 	t.POST("/dialogs/:dialog/messages", d.postMessage)
 	t.POST("/dialogs/:dialog/tool-results", d.postToolResults)
 	t.POST("/dialogs/:dialog/confirmations", d.postConfirmation)

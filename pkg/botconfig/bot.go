@@ -33,6 +33,8 @@ type Bot struct {
 	ContextVariables []ContextVariable
 	LLM              LLMSettings
 	Runtime          Runtime
+	// Memory says whether the bot keeps notes about end users.
+	Memory Memory
 	// Fingerprint is a hash of the canonical config: same config, same value.
 	Fingerprint string
 	// dateIn is the zone Prompt gives today's date in; nil leaves it out.

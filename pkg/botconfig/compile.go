@@ -49,6 +49,7 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		ContextVariables: slices.Clone(cfg.ContextVariables),
 		LLM:              compileLLM(cfg.LLM),
 		Runtime:          compileRuntime(cfg.Runtime),
+		Memory:           compileMemory(cfg.Memory),
 		Fingerprint:      Fingerprint(cfg),
 	}
 	b.MCPServers, b.mcpIndex = compileMCPServers(cfg.MCPServers)

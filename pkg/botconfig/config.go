@@ -16,6 +16,8 @@ type Config struct {
 	ContextVariables []ContextVariable `json:"context_variables,omitempty"`
 	LLM              LLMSettings       `json:"llm"`
 	Runtime          RuntimeSettings   `json:"runtime"`
+	// Memory lets the bot keep notes about an end user across dialogs.
+	Memory *MemorySettings `json:"memory,omitempty"`
 }
 
 // BasicSettings is the bot's identity.

@@ -3,7 +3,6 @@ package dialog
 import (
 	"context"
 	"errors"
-	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -14,6 +13,8 @@ import (
 type Erased struct {
 	Dialogs  int64
 	Messages int64
+	// MemoryNotes are the notes bots kept about the end user.
+	MemoryNotes int64
 }
 
 // errRunning answers a deletion of a dialog whose reply is being written.
@@ -49,7 +50,8 @@ func (r *Runtime) DeleteDialog(ctx context.Context, p *platform.Principal, tenan
 
 // EraseEndUser deletes every dialog of the tenant's end user userID (the
 // user_id a dialog was created with, or a signed token's sub) with all
-// that DeleteDialog deletes, and returns the counts. When some of the
+// that DeleteDialog deletes, and every memory note the tenant's bots keep
+// about the user, and returns the counts. When some of the
 // user's dialogs are answering a message those are left and the result is
 // a conflict: a retry erases the rest.
 func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenant, userID string) (Erased, error) {
@@ -57,9 +59,8 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 	if err != nil {
 		return Erased{}, err
 	}
-	if userID == "" || utf8.RuneCountInString(userID) > MaxUserIDLength {
-		return Erased{}, platform.Invalid(platform.Detail{Pointer: "/user_id",
-			Message: "must have 1 to 200 characters"})
+	if err := checkUserID(userID); err != nil {
+		return Erased{}, err
 	}
 	got, err := r.store.EraseEndUser(ctx, tenantID, userID, r.now())
 	if err != nil {
@@ -69,11 +70,12 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 		r.history.forget(tenantID, id)
 	}
 	r.metrics.deleted.WithLabelValues("erasure").Add(float64(got.Dialogs))
+	r.metrics.notes.WithLabelValues("erased").Add(float64(got.Notes))
 	if got.Running > 0 {
-		return Erased{Dialogs: got.Dialogs, Messages: got.Messages},
+		return Erased{Dialogs: got.Dialogs, Messages: got.Messages, MemoryNotes: got.Notes},
 			errRunning("some of this user's dialogs are answering a message and were kept")
 	}
-	return Erased{Dialogs: got.Dialogs, Messages: got.Messages}, nil
+	return Erased{Dialogs: got.Dialogs, Messages: got.Messages, MemoryNotes: got.Notes}, nil
 }
 
 // running reports whether a run of this process answers the dialog.

@@ -54,6 +54,7 @@ type runtimeMetrics struct {
 	deleted    *prometheus.CounterVec
 	dialogs    *prometheus.CounterVec
 	closed     *prometheus.CounterVec
+	notes      *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -96,6 +97,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_dialogs_closed_total",
 			Help: "Dialogs closed, by who closed them (bot: its end_dialog tool; person: an operator or the API).",
 		}, []string{"by"}),
+		notes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_memory_notes_total",
+			Help: "Changes to the notes bots keep about end users, by operation: remembered, forgotten (by the model), deleted (through the API), erased (with the end user) or expired (retention).",
+		}, []string{"op"}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -107,6 +112,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.deleted = register(reg, m.deleted)
 		m.dialogs = register(reg, m.dialogs)
 		m.closed = register(reg, m.closed)
+		m.notes = register(reg, m.notes)
 	}
 	return m
 }

@@ -11,7 +11,8 @@ const RetentionBatch = 100
 
 // SweepRetention deletes, for every tenant with a retention period, at
 // most RetentionBatch of its dialogs whose last activity is older than
-// that period, and returns how many it deleted. Dialogs a live run holds
+// that period (and as many memory notes last written before it), and
+// returns how many dialogs it deleted. Dialogs a live run holds
 // are left for a later sweep. Several servers may sweep at once: each
 // deletes what is still there. Call it again while it returns a full
 // batch.
@@ -26,6 +27,9 @@ func (r *Runtime) SweepRetention(ctx context.Context) (Erased, error) {
 		cutoff := now.Add(-time.Duration(t.RetentionDays) * 24 * time.Hour)
 		got, err := r.store.DeleteInactiveDialogs(ctx, t.ID, cutoff, now, RetentionBatch)
 		if err != nil {
+			return total, err
+		}
+		if err := r.sweepMemory(ctx, t.ID, cutoff); err != nil {
 			return total, err
 		}
 		for _, id := range got.IDs {

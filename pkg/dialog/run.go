@@ -216,9 +216,14 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	userMem, recalled, err := r.recall(ctx, d, run.bot)
+	if err != nil {
+		return err
+	}
 	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
-		Native: builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog}, Schemas: r.schemas, ClientTools: run.clientTools})
+		Native:  builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog},
+		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem})
 	if err != nil {
 		return r.internal(ctx, "run: tools", err)
 	}
@@ -236,6 +241,9 @@ func (run *dialogRun) load(ctx context.Context) error {
 	run.cfg = r.agentConfig(run.bot, vars, r.resolver(models, providers), box.Set, agent.Hooks{
 		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
 	}, agent.SinkFunc(run.onEvent))
+	if recalled != "" {
+		run.cfg.System += "\n\n" + recalled
+	}
 	return nil
 }
 

@@ -65,7 +65,8 @@ func (s *Store) UpdateBotName(ctx context.Context, tenantID, botID, name string)
 	return nil
 }
 
-// DeleteBot removes the tenant's bot with its versions and dialogs.
+// DeleteBot removes the tenant's bot with its versions, dialogs and the
+// memory notes it keeps about end users.
 func (s *Store) DeleteBot(ctx context.Context, tenantID, botID string) error {
 	return s.Tx(ctx, func(tx *Store) error {
 		// Children first: SQLite enforces ON DELETE CASCADE only with its
@@ -88,7 +89,7 @@ func (s *Store) DeleteBot(ctx context.Context, tenantID, botID string) error {
 				return wrap("delete bot", err)
 			}
 		}
-		for _, table := range []string{"dialogs", "bot_versions"} {
+		for _, table := range []string{"dialogs", "bot_versions", "memory_notes"} {
 			if err := tx.q(ctx).Exec("DELETE FROM "+table+" WHERE tenant_id = ? AND bot_id = ?", tenantID, botID).Error; err != nil {
 				return wrap("delete bot", err)
 			}

@@ -9,6 +9,8 @@ import (
 type Erased struct {
 	Dialogs  int64
 	Messages int64
+	// Notes are the end user's memory notes (EraseEndUser only).
+	Notes int64
 	// Running are dialogs left in place because a live run holds their
 	// lease; deleting them under the run would lose its writes.
 	Running int64
@@ -45,10 +47,16 @@ func (s *Store) DeleteDialog(ctx context.Context, tenantID, id string, now time.
 }
 
 // EraseEndUser deletes every dialog of the tenant's end user userID (as
-// DeleteDialog does), in batches of eraseBatch, each in its own commit.
-// Dialogs a live run holds are left and counted in Running.
+// DeleteDialog does), in batches of eraseBatch, each in its own commit,
+// then every memory note the tenant's bots keep about the user. Dialogs a
+// live run holds are left and counted in Running.
 func (s *Store) EraseEndUser(ctx context.Context, tenantID, userID string, now time.Time) (Erased, error) {
-	return s.eraseWhere(ctx, "erase end user", tenantID, now, `user_id = $2`, userID)
+	out, err := s.eraseWhere(ctx, "erase end user", tenantID, now, `user_id = $2`, userID)
+	if err != nil {
+		return out, err
+	}
+	out.Notes, err = s.DeleteUserMemory(ctx, tenantID, userID)
+	return out, err
 }
 
 // DeleteInactiveDialogs deletes at most limit of the tenant's dialogs whose

@@ -35,6 +35,7 @@ var migrations = []migration{
 	{12, "per-tenant limits", migrateV12},
 	{13, "outbound webhooks: endpoints, outbox, deliveries", migrateV13},
 	{14, "inbound channels: channels, conversations, deliveries", migrateV14},
+	{15, "memory notes about end users, across dialogs", migrateV15},
 }
 
 // schemaMigration records an applied step.

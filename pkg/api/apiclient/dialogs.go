@@ -349,4 +349,41 @@ func readEvents(r *bufio.Reader, onEvent func(Event) error) error {
 type Erased struct {
 	Dialogs  int64 `json:"dialogs"`
 	Messages int64 `json:"messages"`
+	// MemoryNotes are the notes the tenant's bots kept about the user.
+	MemoryNotes int64 `json:"memory_notes"`
+}
+
+// MemoryNote is a note a bot keeps about an end user across dialogs.
+type MemoryNote struct {
+	ID     string `json:"id"`
+	BotID  string `json:"bot_id"`
+	UserID string `json:"user_id"`
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	// DialogID is the dialog that last wrote the note; it may be deleted.
+	DialogID  string    `json:"dialog_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// MemoryNoteList is GET /end-users/{user_id}/memory.
+type MemoryNoteList struct {
+	Notes []MemoryNote `json:"notes"`
+}
+
+// UserMemory lists the notes the tenant's bots keep about the end user.
+func (c *Client) UserMemory(ctx context.Context, tenant, userID string) (*MemoryNoteList, error) {
+	var out MemoryNoteList
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "end-users", userID, "memory"), nil, &out)
+}
+
+// DeleteMemoryNote deletes one note a bot keeps about the end user.
+func (c *Client) DeleteMemoryNote(ctx context.Context, tenant, userID, id string) error {
+	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "end-users", userID, "memory", id), nil, nil)
+}
+
+// EraseEndUser erases the end user's dialogs and memory notes.
+func (c *Client) EraseEndUser(ctx context.Context, tenant, userID string) (*Erased, error) {
+	var out Erased
+	return &out, c.Do(ctx, http.MethodDelete, tenantPath(tenant, "end-users", userID), nil, &out)
 }

@@ -20,6 +20,9 @@ type Env struct {
 	// Memory backs remember and recall; nil gives the dialog a fresh
 	// in-memory store.
 	Memory Memory
+	// UserMemory backs remember_about_user and forget_about_user
+	// (UserMemoryTools): notes about the end user across dialogs.
+	UserMemory UserMemory
 	// EndDialog, when set, is told that end_dialog was called, with its
 	// reason: the application closes the dialog as the run ends.
 	EndDialog func(reason string)

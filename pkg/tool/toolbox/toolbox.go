@@ -34,6 +34,11 @@ type Options struct {
 	Natives *builtin.Registry
 	// Native is the dialog's environment for native tools (clock, memory).
 	Native builtin.Env
+	// UserMemory is what the bot keeps about the dialog's end user; with
+	// it, a bot whose config enables memory gets remember_about_user and
+	// forget_about_user. Nil (an anonymous visitor, the command line)
+	// leaves them out.
+	UserMemory builtin.UserMemory
 	// Schemas shares compiled argument schemas across dialogs; may be nil.
 	Schemas *tool.SchemaCache
 	// ClientTools are tools the caller declares with its request (the
@@ -53,7 +58,7 @@ type Box struct {
 }
 
 // Build returns the dialog's tools in a stable order: config tools, native
-// tools, then MCP tools server by server. A config error (which validation
+// tools, the memory tools, then MCP tools server by server. A config error (which validation
 // should have caught) fails the build; an unreachable MCP server only adds a
 // warning.
 func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) {
@@ -75,6 +80,9 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 	}
 	for _, t := range nt {
 		tools = append(tools, tool.KeepingLast(t, bot.NativeKeepLast[t.Definition().Name]))
+	}
+	if bot.Memory.Enabled && opts.UserMemory != nil {
+		tools = append(tools, builtin.UserMemoryTools(opts.UserMemory)...)
 	}
 
 	box := &Box{}

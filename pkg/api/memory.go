@@ -1,0 +1,34 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/dialog"
+)
+
+// userMemory: GET /v1/tenants/{tenant}/end-users/{user_id}/memory -> the
+// notes the tenant's bots keep about the end user, newest first.
+func (d *dialogAPI) userMemory(c *gin.Context) {
+	notes, err := d.rt.UserMemory(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"))
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.MemoryNoteList{Notes: mapAll(notes, memoryNoteOut)})
+}
+
+// deleteMemoryNote: DELETE /v1/tenants/{tenant}/end-users/{user_id}/memory/{note} -> 204.
+func (d *dialogAPI) deleteMemoryNote(c *gin.Context) {
+	if err := d.rt.DeleteMemoryNote(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"), c.Param("note")); err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func memoryNoteOut(n dialog.MemoryNote) apiclient.MemoryNote {
+	return apiclient.MemoryNote{ID: n.ID, BotID: n.BotID, UserID: n.UserID, Key: n.Key, Value: n.Value,
+		DialogID: n.DialogID, CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
+}

@@ -1,0 +1,121 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// PrefixMemoryNote starts the id of a memory note.
+const PrefixMemoryNote = "mem"
+
+// ErrMemoryFull means the end user already has as many notes with the bot
+// as it may keep, and the note's key is new.
+var ErrMemoryFull = errors.New("memory full")
+
+// MemoryNote is one note a bot keeps about one end user of its tenant,
+// recalled in that user's later dialogs with the bot. Key is unique per
+// tenant, bot and user: remembering it again replaces the value.
+type MemoryNote struct {
+	ID       string `gorm:"primaryKey"`
+	TenantID string
+	BotID    string
+	UserID   string
+	Key      string
+	Value    string
+	// DialogID is the dialog that last wrote the note.
+	DialogID  string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// TableName implements gorm's Tabler.
+func (MemoryNote) TableName() string { return "memory_notes" }
+
+// RememberNote stores n (its TenantID, BotID, UserID, Key, Value, DialogID
+// and UpdatedAt as now), replacing the value of a note with the same key.
+// A new key when the user already has maxNotes notes with the bot is
+// ErrMemoryFull. n gets the stored note's id and times.
+func (s *Store) RememberNote(ctx context.Context, n *MemoryNote, maxNotes int) error {
+	err := s.Tx(ctx, func(tx *Store) error {
+		var existing []MemoryNote
+		if err := tx.q(ctx).Where("tenant_id = ? AND bot_id = ? AND user_id = ? AND key = ?", n.TenantID, n.BotID, n.UserID, n.Key).
+			Limit(1).Find(&existing).Error; err != nil {
+			return err
+		}
+		now := n.UpdatedAt.UTC()
+		if len(existing) == 1 {
+			old := existing[0]
+			n.ID, n.CreatedAt, n.UpdatedAt = old.ID, old.CreatedAt, now
+			_, err := tx.exec(ctx, `UPDATE memory_notes SET value = $1, dialog_id = $2, updated_at = $3 WHERE tenant_id = $4 AND id = $5`,
+				n.Value, n.DialogID, now, n.TenantID, old.ID)
+			return err
+		}
+		count, err := tx.int64s(ctx, `SELECT count(*) FROM memory_notes WHERE tenant_id = $1 AND bot_id = $2 AND user_id = $3`,
+			n.TenantID, n.BotID, n.UserID)
+		if err != nil {
+			return err
+		}
+		if count[0] >= int64(maxNotes) {
+			return ErrMemoryFull
+		}
+		n.ID, n.CreatedAt, n.UpdatedAt = NewID(PrefixMemoryNote), now, now
+		return tx.q(ctx).Create(n).Error
+	})
+	if errors.Is(err, ErrMemoryFull) {
+		return err
+	}
+	return wrap("remember note", err)
+}
+
+// ForgetNote deletes the note with key that the tenant's bot keeps about
+// userID, and reports whether there was one.
+func (s *Store) ForgetNote(ctx context.Context, tenantID, botID, userID, key string) (bool, error) {
+	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND bot_id = $2 AND user_id = $3 AND key = $4`,
+		tenantID, botID, userID, key)
+	return n > 0, wrap("forget note", err)
+}
+
+// MemoryNotes returns the notes the tenant's bot keeps about userID, the
+// most recently written first.
+func (s *Store) MemoryNotes(ctx context.Context, tenantID, botID, userID string) ([]MemoryNote, error) {
+	var out []MemoryNote
+	err := s.q(ctx).Where("tenant_id = ? AND bot_id = ? AND user_id = ?", tenantID, botID, userID).
+		Order("updated_at DESC, id DESC").Find(&out).Error
+	return out, wrap("memory notes", err)
+}
+
+// UserMemoryNotes returns every note the tenant's bots keep about userID,
+// the most recently written first.
+func (s *Store) UserMemoryNotes(ctx context.Context, tenantID, userID string) ([]MemoryNote, error) {
+	var out []MemoryNote
+	err := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).
+		Order("updated_at DESC, id DESC").Find(&out).Error
+	return out, wrap("user memory notes", err)
+}
+
+// DeleteMemoryNote deletes the tenant's note id about userID; another
+// tenant's or user's note is ErrNotFound.
+func (s *Store) DeleteMemoryNote(ctx context.Context, tenantID, userID, id string) error {
+	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND user_id = $2 AND id = $3`, tenantID, userID, id)
+	if err == nil && n == 0 {
+		err = ErrNotFound
+	}
+	return wrap("delete memory note", err)
+}
+
+// DeleteUserMemory deletes every note the tenant's bots keep about userID
+// and says how many there were.
+func (s *Store) DeleteUserMemory(ctx context.Context, tenantID, userID string) (int64, error) {
+	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND user_id = $2`, tenantID, userID)
+	return n, wrap("delete user memory", err)
+}
+
+// DeleteStaleMemoryNotes deletes at most limit of the tenant's notes last
+// written before cutoff, as retention deletes inactive dialogs, and says
+// how many it deleted.
+func (s *Store) DeleteStaleMemoryNotes(ctx context.Context, tenantID string, cutoff time.Time, limit int) (int64, error) {
+	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND id IN
+  (SELECT id FROM memory_notes WHERE tenant_id = $1 AND updated_at < $2 ORDER BY updated_at LIMIT $3)`, tenantID, cutoff.UTC(), limit)
+	return n, wrap("delete stale memory notes", err)
+}
