@@ -60,3 +60,10 @@ func TestMemoryPromptIsBounded(t *testing.T) {
 		t.Fatalf("%d bytes; tail %q", len(got), got[len(got)-200:])
 	}
 }
+
+func TestABotWithMemoryIsNotToldItHasNoTools(t *testing.T) {
+	b := mustCompile(t, `{"basic_settings": {"name": "B"}, "memory": {"enabled": true}}`)
+	if strings.Contains(b.SystemPrompt, "You have no tools") {
+		t.Fatalf("prompt:\n%s", b.SystemPrompt)
+	}
+}

@@ -121,7 +121,8 @@ func playbookSection(books []ActionBook) string {
 }
 
 func toolSection(cfg *Config) string {
-	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && !slices.ContainsFunc(cfg.MCPServers, MCPServer.IsEnabled) {
+	memory := cfg.Memory != nil && cfg.Memory.Enabled // its tools come with a known user
+	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && !memory && !slices.ContainsFunc(cfg.MCPServers, MCPServer.IsEnabled) {
 		return "## Tools\nYou have no tools. Never claim to have looked something up or to have done something outside this conversation."
 	}
 	lines := []string{

@@ -6,7 +6,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// The table shape of migration step 14 (memory across dialogs), frozen
+// The table shape of migration step 15 (memory across dialogs), frozen
 // like step 1.
 
 // v15MemoryNote is one note a bot keeps about one end user of its tenant,

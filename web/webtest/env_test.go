@@ -75,6 +75,7 @@ const botConfig = `{
 // behind the real OpenAI provider, a tenant "acme" with a published bot
 // "support", and the tenant's admin key.
 type world struct {
+	st       *store.Store
 	svc      *platform.Service
 	rt       *dialog.Runtime
 	api      *httptest.Server
@@ -160,7 +161,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.svc, w.rt, w.shopURL = svc, rt, shop.URL
+	w.st, w.svc, w.rt, w.shopURL = st, svc, rt, shop.URL
 	w.api = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if w.cut.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") {
 			if conn, _, err := rw.(http.Hijacker).Hijack(); err == nil {

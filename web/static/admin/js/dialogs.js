@@ -4,6 +4,7 @@
 
 import { api, download, tenantPath } from './api.js';
 import { h, mount, card, field, table, when, json, errorBox, notice, busy } from './dom.js';
+import { memoryCard } from './memory.js';
 
 const statuses = ['active', 'paused', 'handoff', 'closed'];
 
@@ -63,17 +64,17 @@ export async function dialogsView({ tenant }) {
     card('Data rights', await eraseForm(tenant, out, () => load(false)), await retentionForm(tenant, out)));
 }
 
-// eraseForm deletes every dialog of one end user.
+// eraseForm deletes every dialog and memory note of one end user.
 async function eraseForm(tenant, out, reload) {
   const user = h('input', { name: 'user_id', required: true, placeholder: 'user-42' });
   return h('form', {
     class: 'row-form',
     onsubmit: (e) => {
       e.preventDefault();
-      if (!confirm(`Erase every dialog and message of the end user ${user.value}? This cannot be undone.`)) return;
+      if (!confirm(`Erase every dialog, message and memory note of the end user ${user.value}? This cannot be undone.`)) return;
       busy(e.submitter, async () => {
         const got = await api('DELETE', tenantPath(tenant, 'end-users', user.value));
-        out.replaceChildren(notice(`Erased ${got.dialogs} dialogs and ${got.messages} messages of ${user.value}.`));
+        out.replaceChildren(notice(`Erased ${got.dialogs} dialogs, ${got.messages} messages and ${got.memory_notes} memory notes of ${user.value}.`));
         e.target.reset();
         await reload();
       }).catch((err) => out.replaceChildren(errorBox(err)));
@@ -126,7 +127,8 @@ export async function dialogView({ tenant, params: [id] }) {
       h('dt', null, 'Started'), h('dd', null, when(d.created_at)),
       context.length ? [h('dt', null, 'Context'), h('dd', null, context.map(([k, v]) => h('code', null, `${k}=${v}`)))] : null),
     card('Conversation', h('ol', { class: 'transcript' },
-      (d.messages || []).map((m) => message(m, callsOf[m.id] || [])))));
+      (d.messages || []).map((m) => message(m, callsOf[m.id] || [])))),
+    d.user_id && !d.user_id.startsWith('anon_') ? await memoryCard(tenant, d.user_id) : null);
 }
 
 // closeForm closes the dialog with a reason (POST .../close): it takes no
