@@ -6,11 +6,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 const memoryBot = `{"basic_settings": {"name": "Memo"}, "memory": {"enabled": true, "max_notes": 5}, "llm": {"model": "gpt-4o-mini"}}`
@@ -198,6 +201,30 @@ func TestAFullMemoryRefusesNewNotesWithAClearMessage(t *testing.T) {
 		}
 		if notes := m.notes(t, "shop", "ann"); len(notes) != 5 {
 			t.Fatalf("%d notes kept, want max_notes 5", len(notes))
+		}
+	})
+}
+
+func TestRetentionExpiresNotesLastWrittenBeforeItsCutoff(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		m := newMemoryEnv(t, newChatEnv(t, st, dialog.Limits{}))
+		if r := m.raw(t, "PATCH", "/v1/tenants/shop", m.key, `{"retention_days": 30}`); r.StatusCode != http.StatusOK {
+			t.Fatalf("retention: %d %s", r.StatusCode, r.body)
+		}
+		m.talk(t, "shop", "ann", "I am Ann", remembers("name", "Ann"))
+		m.talk(t, "shop", "ann", "I like tea", remembers("drink", "tea"))
+		m.talk(t, "other", "ann", "I am Ann", remembers("name", "Ann")) // other keeps notes forever
+		if err := st.DB().Exec("UPDATE memory_notes SET updated_at = ? WHERE key = ?", time.Now().UTC().AddDate(0, 0, -31), "name").Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.rt.SweepRetention(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if notes := m.notes(t, "shop", "ann"); len(notes) != 1 || notes[0].Key != "drink" {
+			t.Fatalf("shop's notes after the sweep: %+v; want only the recent one", notes)
+		}
+		if notes := m.notes(t, "other", "ann"); len(notes) != 1 {
+			t.Fatalf("a tenant without retention lost notes: %+v", notes)
 		}
 	})
 }
