@@ -113,6 +113,12 @@ type MCPServer struct {
 	// Ephemeral keeps only the most recent outputs of each of the server's
 	// tools in the model's context; 0 keeps all.
 	Ephemeral int `json:"ephemeral,omitempty"`
+	// Resources exposes the server's resources to the model as the tools
+	// <name>__list_resources and <name>__read_resource, when it offers any.
+	Resources bool `json:"resources,omitempty"`
+	// Prompts exposes the server's prompts as the tool <name>__get_prompt,
+	// when it offers any.
+	Prompts bool `json:"prompts,omitempty"`
 }
 
 // IsEnabled reports whether the server is used: Enabled is unset or true.

@@ -164,8 +164,21 @@ func (c *checker) toolExists(name string) bool {
 	}
 	for _, s := range c.cfg.MCPServers {
 		if s.Name == server {
-			return s.Tools.exposes(tool)
+			return s.Tools.exposes(tool) || s.catalogOp(tool)
 		}
+	}
+	return false
+}
+
+// catalogOp reports whether op is one of the tools the server's resources
+// and prompts are exposed as (mcptool's list_resources, read_resource and
+// get_prompt), turned on by the config.
+func (s MCPServer) catalogOp(op string) bool {
+	switch op {
+	case "list_resources", "read_resource":
+		return s.Resources
+	case "get_prompt":
+		return s.Prompts
 	}
 	return false
 }

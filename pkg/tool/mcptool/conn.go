@@ -27,6 +27,7 @@ type conn struct {
 	mu      sync.Mutex // guards the fields below
 	session *mcp.ClientSession
 	tools   []remoteTool // nil until listed on the current session
+	catalog []catalog    // the resources and prompts (one), nil until listed on the current session
 	closed  bool
 	// attempts counts finished connection attempts and lastErr holds the
 	// last one's error, so callers that waited for an attempt share its
@@ -124,7 +125,7 @@ func (c *conn) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		endSession()
 		return nil, ErrClosed
 	}
-	c.session, c.tools = s, nil
+	c.session, c.tools, c.catalog = s, nil, nil
 	c.mu.Unlock()
 	c.pool.countConnect()
 	c.pool.opts.Logger.Info("mcp connected", "tenant", t.tenantID, "server", t.server.Name, "transport", t.server.Transport)
@@ -147,9 +148,11 @@ func (c *conn) open(ctx context.Context) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(c.pool.impl, &mcp.ClientOptions{
 		// Parley offers servers nothing back: no roots (a tenant's server has
 		// no business with the platform's files), no sampling, no elicitation.
-		Capabilities:           &mcp.ClientCapabilities{},
-		Logger:                 c.pool.opts.Logger,
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.forgetTools() },
+		Capabilities:               &mcp.ClientCapabilities{},
+		Logger:                     c.pool.opts.Logger,
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.forgetTools() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.forgetCatalog() },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.forgetCatalog() },
 	})
 	s, err := client.Connect(ctx, tr, nil)
 	if err != nil {
@@ -162,7 +165,7 @@ func (c *conn) open(ctx context.Context) (*mcp.ClientSession, error) {
 func (c *conn) drop(s *mcp.ClientSession) {
 	c.mu.Lock()
 	if c.session == s {
-		c.session, c.tools = nil, nil
+		c.session, c.tools, c.catalog = nil, nil, nil
 	}
 	c.mu.Unlock()
 	_ = s.Close()
@@ -174,10 +177,16 @@ func (c *conn) forgetTools() {
 	c.mu.Unlock()
 }
 
+func (c *conn) forgetCatalog() {
+	c.mu.Lock()
+	c.catalog = nil
+	c.mu.Unlock()
+}
+
 func (c *conn) close() {
 	c.mu.Lock()
 	s := c.session
-	c.session, c.tools, c.closed = nil, nil, true
+	c.session, c.tools, c.catalog, c.closed = nil, nil, nil, true
 	c.mu.Unlock()
 	if s != nil {
 		_ = s.Close()
@@ -187,6 +196,20 @@ func (c *conn) close() {
 // listTools returns the server's tools, from the cache when the session that
 // listed them is still open and the server has not announced a change.
 func (c *conn) listTools(ctx context.Context) ([]remoteTool, error) {
+	return listCached(ctx, c, "list tools", &c.tools, func(s *mcp.ClientSession) ([]remoteTool, error) {
+		listed, err := listAll(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.prepare(listed), nil
+	})
+}
+
+// listCached returns *field, a listing the current session made, or lists
+// it anew with list and keeps it for the session. A listing that failed on
+// the connection is tried once more on a new one. A nil *field means not
+// listed; list never returns nil without an error.
+func listCached[T any](ctx context.Context, c *conn, what string, field *[]T, list func(*mcp.ClientSession) ([]T, error)) ([]T, error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		s, err := c.get(ctx)
@@ -194,7 +217,7 @@ func (c *conn) listTools(ctx context.Context) ([]remoteTool, error) {
 			return nil, err
 		}
 		c.mu.Lock()
-		cached := c.tools
+		cached := *field
 		if c.session != s {
 			cached = nil
 		}
@@ -202,15 +225,14 @@ func (c *conn) listTools(ctx context.Context) ([]remoteTool, error) {
 		if cached != nil {
 			return cached, nil
 		}
-		listed, err := listAll(ctx, s)
+		listed, err := list(s)
 		if err == nil {
-			tools := c.prepare(listed)
 			c.mu.Lock()
 			if c.session == s {
-				c.tools = tools
+				*field = listed
 			}
 			c.mu.Unlock()
-			return tools, nil
+			return listed, nil
 		}
 		lastErr = err
 		if !reconnectable(ctx, err) {
@@ -218,7 +240,7 @@ func (c *conn) listTools(ctx context.Context) ([]remoteTool, error) {
 		}
 		c.drop(s)
 	}
-	return nil, fmt.Errorf("mcp server %q: list tools: %s", c.target.server.Name, c.target.redact.redact(lastErr.Error()))
+	return nil, fmt.Errorf("mcp server %q: %s: %s", c.target.server.Name, what, c.target.redact.redact(lastErr.Error()))
 }
 
 // maxListedTools bounds a server's tool list: a server that pages forever
@@ -226,17 +248,7 @@ func (c *conn) listTools(ctx context.Context) ([]remoteTool, error) {
 const maxListedTools = 1000
 
 func listAll(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
-	tools := []*mcp.Tool{}
-	for t, err := range s.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		tools = append(tools, t)
-		if len(tools) == maxListedTools {
-			break
-		}
-	}
-	return tools, nil
+	return collect(s.Tools(ctx, nil))
 }
 
 // call calls a tool, reconnecting and retrying once when the connection,
@@ -247,14 +259,25 @@ func listAll(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
 // before the answer arrived runs it twice; MCP has no idempotency key to
 // prevent that, and failing every call after a server restart is worse.
 func (c *conn) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	var res *mcp.CallToolResult
+	err := c.do(ctx, func(s *mcp.ClientSession) (err error) {
+		res, err = s.CallTool(ctx, params)
+		return err
+	})
+	return res, err
+}
+
+// do runs one request on the session with call's retry: once more on a
+// new connection when the connection, not the server, failed.
+func (c *conn) do(ctx context.Context, request func(*mcp.ClientSession) error) error {
 	for attempt := 0; ; attempt++ {
 		s, err := c.get(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res, err := s.CallTool(ctx, params)
+		err = request(s)
 		if err == nil || attempt > 0 || !reconnectable(ctx, err) {
-			return res, err
+			return err
 		}
 		c.pool.opts.Logger.Info("mcp call failed on the connection, reconnecting", "tenant", c.target.tenantID, "server", c.target.server.Name)
 		c.drop(s)

@@ -17,7 +17,9 @@ import (
 
 // Tools connects to server (or reuses the pool's connection) and returns one
 // tool per server tool that the config's allow/deny lists let through, named
-// <server>__<tool>. vars fill {{name}} placeholders in headers and env. Call
+// <server>__<tool>, then, when the config asks for them and the server
+// offers them, the tools that read its resources and get its prompts
+// (catalogTools). vars fill {{name}} placeholders in headers and env. Call
 // it when a dialog starts, never when validating or saving a config: it may
 // open a connection or start a process.
 func Tools(ctx context.Context, pool *Pool, tenantID string, server botconfig.MCPServer, vars botconfig.Vars) ([]tool.Tool, error) {
@@ -34,7 +36,26 @@ func Tools(ctx context.Context, pool *Pool, tenantID string, server botconfig.MC
 	if err != nil {
 		return nil, err
 	}
-	return buildTools(pool, t, remote), nil
+	ops := catalogOps(server.Resources, server.Prompts)
+	// The catalog's tools take their names first: a server tool that
+	// happens to be called read_resource gets a hashed name instead.
+	taken, names := map[string]bool{}, map[string]string{}
+	for _, op := range ops {
+		names[op] = exposedName(server.Name, op)
+		taken[names[op]] = true
+	}
+	tools := buildTools(pool, t, remote, taken)
+	if len(ops) == 0 {
+		return tools, nil
+	}
+	cat, err := c.listCatalog(ctx)
+	if err != nil {
+		// The server's tools still work; the dialog goes on without its
+		// resources and prompts.
+		pool.opts.Logger.Warn("mcp resources and prompts left out", "tenant", tenantID, "server", server.Name, "error", err.Error())
+		return tools, nil
+	}
+	return append(tools, catalogTools(pool, t, cat, names)...), nil
 }
 
 // remoteTool is a server tool as listed, with what every dialog's
@@ -58,8 +79,9 @@ func (c *conn) prepare(listed []*mcp.Tool) []remoteTool {
 	return out
 }
 
-func buildTools(pool *Pool, t *target, remote []remoteTool) []tool.Tool {
-	taken := map[string]bool{}
+// buildTools names the server's tools the filter lets through, around the
+// names already taken.
+func buildTools(pool *Pool, t *target, remote []remoteTool, taken map[string]bool) []tool.Tool {
 	isTaken := func(name string) bool { return taken[name] }
 	var out []tool.Tool
 	for _, rt := range remote {
@@ -99,6 +121,11 @@ func description(t *mcp.Tool) string {
 	if d == "" {
 		return "MCP tool " + t.Name
 	}
+	return capDescription(d)
+}
+
+// capDescription cuts d to maxDescription bytes on a rune boundary.
+func capDescription(d string) string {
 	if len(d) > maxDescription {
 		cut := maxDescription
 		for cut > 0 && !utf8.RuneStart(d[cut]) {
@@ -134,18 +161,23 @@ func (t *Tool) RemoteName() string { return t.remote }
 // failure the model can act on comes back as an is_error result.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (tool.Result, error) {
 	start := time.Now()
-	res := t.call(ctx, args)
+	return t.pool.finish(t.target, t.call(ctx, args), start), nil
+}
+
+// finish makes a server's answer fit for the model: secrets the target
+// was given redacted, the size capped, its kind and duration noted.
+func (p *Pool) finish(t *target, res tool.Result, start time.Time) tool.Result {
 	res.Meta.Kind = "mcp"
 	res.Meta.Duration = time.Since(start)
-	res.Content = t.target.redact.redact(res.Content)
-	res.Content, res.Meta.Truncated = tool.Truncate(res.Content, t.pool.opts.MaxResultBytes)
-	return res, nil
+	res.Content = t.redact.redact(res.Content)
+	res.Content, res.Meta.Truncated = tool.Truncate(res.Content, p.opts.MaxResultBytes)
+	return res
 }
 
 func (t *Tool) call(ctx context.Context, args json.RawMessage) tool.Result {
 	c, err := t.pool.acquire(t.target)
 	if err != nil {
-		return tool.Errorf(t.describeError(ctx, ctx, err))
+		return tool.Errorf(t.pool.describeError(t.target, t.remote, ctx, ctx, err))
 	}
 	defer t.pool.release(c)
 
@@ -156,7 +188,7 @@ func (t *Tool) call(ctx context.Context, args json.RawMessage) tool.Result {
 	defer cancel()
 	res, err := c.call(callCtx, &mcp.CallToolParams{Name: t.remote, Arguments: args})
 	if err != nil {
-		return tool.Errorf(t.describeError(ctx, callCtx, err))
+		return tool.Errorf(t.pool.describeError(t.target, t.remote, ctx, callCtx, err))
 	}
 	return tool.Result{Content: renderResult(res), IsError: res.IsError}
 }
@@ -165,18 +197,18 @@ func (t *Tool) call(ctx context.Context, args json.RawMessage) tool.Result {
 // a JSON-RPC error, a timeout as such, and otherwise only that the server
 // cannot be reached. Transport details (resolved addresses, the outbound
 // policy's reasons) go to the log, not into the dialog.
-func (t *Tool) describeError(ctx, callCtx context.Context, err error) string {
+func (p *Pool) describeError(t *target, remote string, ctx, callCtx context.Context, err error) string {
 	rpcErr, answered := serverError(err)
 	switch {
 	case answered:
-		return fmt.Sprintf("MCP server %q rejected the call to %q: %s (code %d)", t.target.server.Name, t.remote, rpcErr.Message, rpcErr.Code)
+		return fmt.Sprintf("MCP server %q rejected the call to %q: %s (code %d)", t.server.Name, remote, t.redact.redact(rpcErr.Message), rpcErr.Code)
 	case errors.Is(err, ErrClosed):
-		return fmt.Sprintf("MCP server %q is closed: the platform is shutting down", t.target.server.Name)
+		return fmt.Sprintf("MCP server %q is closed: the platform is shutting down", t.server.Name)
 	case ctx.Err() == nil && callCtx.Err() != nil:
-		return fmt.Sprintf("MCP tool %q of server %q did not answer within %s", t.remote, t.target.server.Name, t.target.timeout)
+		return fmt.Sprintf("MCP tool %q of server %q did not answer within %s", remote, t.server.Name, t.timeout)
 	case ctx.Err() != nil:
-		return fmt.Sprintf("MCP tool %q of server %q was cancelled", t.remote, t.target.server.Name)
+		return fmt.Sprintf("MCP tool %q of server %q was cancelled", remote, t.server.Name)
 	}
-	t.pool.opts.Logger.Warn("mcp call failed", "tenant", t.target.tenantID, "server", t.target.server.Name, "tool", t.remote, "error", t.target.redact.redact(err.Error()))
-	return fmt.Sprintf("MCP server %q is unavailable right now; the call to %q did not run or its answer was lost", t.target.server.Name, t.remote)
+	p.opts.Logger.Warn("mcp call failed", "tenant", t.tenantID, "server", t.server.Name, "tool", remote, "error", t.redact.redact(err.Error()))
+	return fmt.Sprintf("MCP server %q is unavailable right now; the call to %q did not run or its answer was lost", t.server.Name, remote)
 }
