@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 )
@@ -28,6 +29,8 @@ const (
 	// is replayed, signature and all, only to the provider kind that made it
 	// (Anthropic insists on it within a tool loop); others drop it.
 	BlockThinking BlockType = "thinking"
+	// BlockImage is an image the user sent; only user messages hold one.
+	BlockImage BlockType = "image"
 )
 
 // Message is one provider-neutral chat message: a role and its content blocks.
@@ -46,6 +49,42 @@ type Block struct {
 	ToolUse    *ToolUse    `json:"tool_use,omitempty"`
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
 	Thinking   *Thinking   `json:"thinking,omitempty"`
+	Image      *Image      `json:"image,omitempty"`
+}
+
+// Image is a picture in a user message: its bytes (base64 in JSON) and
+// their media type, one of ImageTypes.
+type Image struct {
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
+}
+
+// ImageTypes are the media types every image-reading provider takes.
+var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// DataURL is the image as a data: URL, as OpenAI's image_url takes it.
+func (i Image) DataURL() string {
+	return "data:" + i.MediaType + ";base64," + base64.StdEncoding.EncodeToString(i.Data)
+}
+
+// UserMessage returns a user message holding text, then images.
+func UserMessage(text string, images ...Image) Message {
+	m := UserText(text)
+	for _, img := range images {
+		m.Content = append(m.Content, Block{Type: BlockImage, Image: &img})
+	}
+	return m
+}
+
+// Images returns the images of m in order.
+func (m Message) Images() []Image {
+	var out []Image
+	for _, c := range m.Content {
+		if c.Type == BlockImage && c.Image != nil {
+			out = append(out, *c.Image)
+		}
+	}
+	return out
 }
 
 // Thinking is a block of the model's extended thinking. Signature proves to

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -93,6 +94,9 @@ func toMessages(msgs []llm.Message) ([]sdk.MessageParam, error) {
 			role = sdk.MessageParamRoleUser
 			if t := m.Text(); t != "" {
 				blocks = append(blocks, sdk.NewTextBlock(t))
+			}
+			for _, img := range m.Images() {
+				blocks = append(blocks, sdk.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data)))
 			}
 		case llm.RoleAssistant:
 			role, blocks = sdk.MessageParamRoleAssistant, assistantBlocks(m)

@@ -172,7 +172,12 @@ func checkUserBlocks(i int, m MessagesMessage, pending map[string]bool) *anthrop
 				return e
 			}
 			others = true
-		case "image", "document":
+		case "image":
+			if e := checkImageBlock(i, j, b); e != nil {
+				return e
+			}
+			others = true
+		case "document":
 			others = true
 		case "tool_result":
 			if !pending[b.ToolUseID] {

@@ -43,6 +43,8 @@ type MessagesBlock struct {
 	Signature    *string          `json:"signature,omitempty"`
 	Data         string           `json:"data,omitempty"`
 	CacheControl *json.RawMessage `json:"cache_control,omitempty"`
+	// Source is an image block's picture.
+	Source *MessagesImageSource `json:"source,omitempty"`
 }
 
 // MessagesTool is a custom tool definition.

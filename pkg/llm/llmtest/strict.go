@@ -92,6 +92,9 @@ func validateMessages(msgs []ChatMessage) *apiError {
 		if _, err := contentText(m.Content); err != nil {
 			return invalidRequest(fmt.Sprintf("messages[%d].content", i), "Invalid 'messages[%d].content': %v.", i, err)
 		}
+		if err := checkParts(i, m); err != nil {
+			return err
+		}
 		if noContent(m.Content) && (m.Role != "assistant" || len(m.ToolCalls) == 0) {
 			return invalidRequest(fmt.Sprintf("messages[%d].content", i), "Missing required parameter: 'messages[%d].content'.", i)
 		}

@@ -84,7 +84,7 @@ func toMessages(system string, msgs []llm.Message) ([]goopenai.ChatCompletionMes
 	for i, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser:
-			out = append(out, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: m.Text()})
+			out = append(out, toUser(m))
 		case llm.RoleAssistant:
 			if m.Text() == "" && len(m.ToolUses()) == 0 {
 				continue // an empty reply carries nothing, and the API rejects it
@@ -101,6 +101,24 @@ func toMessages(system string, msgs []llm.Message) ([]goopenai.ChatCompletionMes
 		}
 	}
 	return out, nil
+}
+
+// toUser is a user message: its text, or with images, content parts (the
+// text first, then each image as an image_url holding a data: URL).
+func toUser(m llm.Message) goopenai.ChatCompletionMessage {
+	images := m.Images()
+	if len(images) == 0 {
+		return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: m.Text()}
+	}
+	var parts []goopenai.ChatMessagePart
+	if t := m.Text(); t != "" {
+		parts = append(parts, goopenai.ChatMessagePart{Type: goopenai.ChatMessagePartTypeText, Text: t})
+	}
+	for _, img := range images {
+		parts = append(parts, goopenai.ChatMessagePart{Type: goopenai.ChatMessagePartTypeImageURL,
+			ImageURL: &goopenai.ChatMessageImageURL{URL: img.DataURL()}})
+	}
+	return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, MultiContent: parts}
 }
 
 func toAssistant(m llm.Message) goopenai.ChatCompletionMessage {
