@@ -199,7 +199,7 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
 		Provider: provider, Providers: named, NewProvider: newTenantProvider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg,
-		Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance()})
+		Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance(), MaxImageBytes: s.MaxImageBytes})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

@@ -50,6 +50,8 @@ type Settings struct {
 	// StdioEnv is what stdio MCP servers inherit from this process (PATH and
 	// HOME, so `npx` and friends resolve), besides their config's env.
 	StdioEnv []string
+	// MaxImageBytes is the largest image a user message may carry.
+	MaxImageBytes int64
 }
 
 // setting documents one environment variable for --help and the README.
@@ -79,6 +81,7 @@ var settingsTable = []setting{
 	{"PARLEY_RATE_LIMIT_TENANT", "20/s,burst=40", "messages a tenant may send per server process: N/s, N/m or N/h, optional ,burst=B; off for none"},
 	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send per server process, same format; off for none"},
 	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
+	{"PARLEY_MAX_IMAGE_BYTES", "5242880", "largest image file (bytes) a user may send with a message, 1024 to 20971520; images are stored in the message, in the database"},
 	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a dialog stays claimed by a server that hangs without dying, before another run may answer it (1s to 1h); a server that died holds nothing"},
 }
 
@@ -138,6 +141,9 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 			return Settings{}, fmt.Errorf("PARLEY_OUTBOUND_PORTS: %q is not a port number", p)
 		}
 		s.OutboundPorts = append(s.OutboundPorts, port)
+	}
+	if s.MaxImageBytes, err = strconv.ParseInt(get("PARLEY_MAX_IMAGE_BYTES"), 10, 64); err != nil || s.MaxImageBytes < 1<<10 || s.MaxImageBytes > 20<<20 {
+		return Settings{}, fmt.Errorf("PARLEY_MAX_IMAGE_BYTES: %q is not a number of bytes from 1024 to 20971520", get("PARLEY_MAX_IMAGE_BYTES"))
 	}
 	if err := s.LogLevel.UnmarshalText([]byte(get("PARLEY_LOG_LEVEL"))); err != nil {
 		return Settings{}, fmt.Errorf("PARLEY_LOG_LEVEL: %q is not one of debug, info, warn, error", get("PARLEY_LOG_LEVEL"))

@@ -125,6 +125,14 @@ func size(m llm.Message) int {
 		if b.ToolResult != nil {
 			n += len(b.ToolResult.Content)
 		}
+		if b.Image != nil {
+			n += imageChars
+		}
 	}
 	return n
 }
+
+// imageChars is what an image counts for in the estimate: providers bill
+// an image by its pixels, about 1,600 tokens for a large one, not by the
+// bytes of its file.
+const imageChars = 4 * 1600

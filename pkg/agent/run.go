@@ -60,18 +60,19 @@ func (a *Agent) start(ctx context.Context, st *State) *run {
 	return r
 }
 
-// Send appends the user's text and runs the loop until a stop reason. A run
-// paused on client tools or confirmations is given up first: its calls get
-// results saying the user moved on. The error is non-nil exactly when the
-// stop reason is "error"; the events have already told the client.
-func (a *Agent) Send(ctx context.Context, st *State, text string) (Outcome, error) {
+// Send appends the user's text (with the images they sent, if any) and
+// runs the loop until a stop reason. A run paused on client tools or
+// confirmations is given up first: its calls get results saying the user
+// moved on. The error is non-nil exactly when the stop reason is "error";
+// the events have already told the client.
+func (a *Agent) Send(ctx context.Context, st *State, text string, images ...llm.Image) (Outcome, error) {
 	r := a.start(ctx, st)
 	defer r.cancel()
 	st.resetRun()
 	if err := r.answerLeftovers(); err != nil {
 		return r.fail(err)
 	}
-	if err := r.add(Message{Kind: KindUser, Message: llm.UserText(text)}); err != nil {
+	if err := r.add(Message{Kind: KindUser, Message: llm.UserMessage(text, images...)}); err != nil {
 		return r.fail(err)
 	}
 	return r.loop()

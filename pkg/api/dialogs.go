@@ -35,7 +35,12 @@ const defaultPing = 15 * time.Second
 const defaultMaxMessageBody = 512 << 10
 
 func newDialogAPI(s *server) *dialogAPI {
-	return &dialogAPI{server: s, rt: s.runtime, ping: defaultPing, maxMessageBody: defaultMaxMessageBody, streams: s.streams}
+	body := int64(defaultMaxMessageBody)
+	if s.runtime != nil {
+		// Images travel as base64: four bytes for every three.
+		body += dialog.MaxImages * (s.runtime.MaxImageBytes()*4/3 + 1024)
+	}
+	return &dialogAPI{server: s, rt: s.runtime, ping: defaultPing, maxMessageBody: body, streams: s.streams}
 }
 
 // fail writes err like server.fail, adding Retry-After to rate limits.

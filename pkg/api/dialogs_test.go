@@ -79,6 +79,10 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	e.shop = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, _ := e.calls.LoadOrStore(r.Method+" "+r.URL.Path, new(int))
 		*n.(*int)++
+		if r.URL.Path == "/pixel.png" { // an image a user links to (images_test.go)
+			w.Write(pixel)
+			return
+		}
 		fmt.Fprintf(w, `{"path": %q, "auth_ok": %v}`, r.URL.Path, r.Header.Get("Authorization") == "Bearer "+chatSecret)
 	}))
 	t.Cleanup(e.shop.Close)

@@ -28,7 +28,11 @@ const (
 // request's Idempotency-Key claim ("" without one).
 type runTurn func(ctx context.Context, sink agent.Sink, messageID string) (dialog.Turn, error)
 
-// postMessage: POST /v1/tenants/{tenant}/dialogs/{dialog}/messages {text}.
+// messagesRoute is postMessage's route, which bounds its own body
+// (dialogAPI.maxMessageBody) to make room for images.
+const messagesRoute = "/v1/tenants/:tenant/dialogs/:dialog/messages"
+
+// postMessage: POST /v1/tenants/{tenant}/dialogs/{dialog}/messages {text, images?}.
 func (d *dialogAPI) postMessage(c *gin.Context) {
 	d.turn(c, func(body []byte) (runTurn, error) {
 		var req apiclient.SendMessageRequest
@@ -36,10 +40,14 @@ func (d *dialogAPI) postMessage(c *gin.Context) {
 			return nil, err
 		}
 		return func(ctx context.Context, sink agent.Sink, messageID string) (dialog.Turn, error) {
-			in := dialog.SendInput{Text: req.Text, Origin: browserOrigin(c.Request), MessageID: messageID}
+			in := dialog.SendInput{Text: req.Text, Origin: browserOrigin(c.Request), MessageID: messageID, Images: mapAll(req.Images, imageIn)}
 			return d.rt.SendMessage(ctx, principal(c), c.Param("tenant"), c.Param("dialog"), in, sink)
 		}, nil
 	})
+}
+
+func imageIn(i apiclient.ImageInput) dialog.ImageInput {
+	return dialog.ImageInput{Data: i.Data, URL: i.URL}
 }
 
 // postToolResults: POST .../dialogs/{dialog}/tool-results {results}.

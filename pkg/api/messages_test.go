@@ -338,7 +338,9 @@ func TestDialogEdgeCases(t *testing.T) {
 			}
 		})
 		t.Run("an oversized message is 413 before anything is stored", func(t *testing.T) {
-			big := `{"text":"` + strings.Repeat("x", 600<<10) + `"}`
+			// Larger than the room for a text and four images of the
+			// largest size.
+			big := `{"text":"` + strings.Repeat("x", 30<<20) + `"}`
 			if r := e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, big); r.StatusCode != http.StatusRequestEntityTooLarge {
 				t.Fatalf("%d %s", r.StatusCode, r.body[:min(200, len(r.body))])
 			}

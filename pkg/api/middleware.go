@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -110,9 +111,11 @@ func recoverPanics(log *slog.Logger) gin.HandlerFunc {
 }
 
 // limitBody caps request bodies; decodeJSON turns the overflow into a 413.
-func limitBody(max int64) gin.HandlerFunc {
+// The routes in own cap their bodies themselves (a message with images is
+// larger than any config).
+func limitBody(max int64, own ...string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if c.Request.Body != nil {
+		if c.Request.Body != nil && !slices.Contains(own, c.FullPath()) {
 			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, max)
 		}
 		c.Next()

@@ -15,7 +15,7 @@ var errMethod = &apiclient.Error{Code: apiclient.CodeMethodNotAllowed, Message: 
 // also be added to the route table of the isolation test, which fails
 // otherwise.
 func (s *server) register(e *gin.Engine) {
-	e.Use(requestID(), observe(s.log, s.metrics), recoverPanics(s.log), limitBody(s.maxBody), cors(), wellFormed())
+	e.Use(requestID(), observe(s.log, s.metrics), recoverPanics(s.log), limitBody(s.maxBody, messagesRoute), cors(), wellFormed())
 	e.NoRoute(s.static) // the admin UI, the widget, or 404
 	e.NoMethod(func(c *gin.Context) { writeError(c, errMethod) })
 
@@ -117,7 +117,7 @@ func (s *server) register(e *gin.Engine) {
 	t.DELETE("/end-users/:user_id", d.eraseEndUser)
 	t.GET("/end-users/:user_id/memory", d.userMemory)
 	t.DELETE("/end-users/:user_id/memory/:note", d.deleteMemoryNote)
-	t.POST("/dialogs/:dialog/messages", d.postMessage)
+	t.POST("/dialogs/:dialog/messages", d.postMessage) // messagesRoute
 	t.POST("/dialogs/:dialog/tool-results", d.postToolResults)
 	t.POST("/dialogs/:dialog/confirmations", d.postConfirmation)
 	t.POST("/dialogs/:dialog/cancel", d.cancelReply)

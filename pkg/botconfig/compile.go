@@ -118,6 +118,10 @@ func compileLLM(l LLMSettings) LLMSettings {
 		d := *l.QuotaDowngrade
 		out.QuotaDowngrade = &d
 	}
+	if l.Images != nil {
+		v := *l.Images
+		out.Images = &v
+	}
 	return out
 }
 

@@ -199,6 +199,9 @@ type LLMSettings struct {
 	// QuotaDowngrade moves the bot to a cheaper model once its tenant has
 	// used this share of its daily token quota.
 	QuotaDowngrade *QuotaDowngrade `json:"quota_downgrade,omitempty"`
+	// Images says whether the bot's models read images the user sends;
+	// nil leaves it to the model catalog.
+	Images *bool `json:"images,omitempty"`
 }
 
 // QuotaDowngrade is the model a bot answers with once its tenant nears its

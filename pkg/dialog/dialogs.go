@@ -498,7 +498,7 @@ func dialogView(d *store.Dialog) (Dialog, error) {
 }
 
 func messageView(m *store.Message) Message {
-	out := Message{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: json.RawMessage(m.Content),
+	out := Message{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: withoutImageData(json.RawMessage(m.Content)),
 		Text: m.Text, Model: m.Model, Provider: m.Provider, Version: m.BotVersion, Status: m.Status, CreatedAt: m.CreatedAt}
 	if m.InputTokens != 0 || m.OutputTokens != 0 {
 		out.Usage = &Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}

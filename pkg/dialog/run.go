@@ -102,7 +102,7 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 	// lease, with its event (storeFirst): the lease's own statement
 	// carries no event.
 	if in.Text != "" && !run.hookMessages {
-		m, err := r.userRow(ctx, d, in.Text)
+		m, err := r.userRow(ctx, d, in.Text, in.images...)
 		if err != nil {
 			return err
 		}
@@ -172,7 +172,7 @@ func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error)
 // not stored again: its Seq is left 0, as TakeLease leaves it.
 func (run *dialogRun) storeFirst(ctx context.Context, d *store.Dialog, in SendInput) (*store.Message, error) {
 	r := run.r
-	m, err := r.userRow(ctx, d, in.Text)
+	m, err := r.userRow(ctx, d, in.Text, in.images...)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	run.cfg = r.agentConfig(run.bot, vars, r.resolver(models, providers), box.Set, agent.Hooks{
+	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, r.resolver(models, providers)), box.Set, agent.Hooks{
 		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
 	}, agent.SinkFunc(run.onEvent))
 	if recalled != "" {

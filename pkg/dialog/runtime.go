@@ -66,6 +66,9 @@ type Options struct {
 	NewProvider func(p platform.TenantProvider, client *http.Client) (llm.Provider, error)
 	// DefaultModel is used when a bot's config names none.
 	DefaultModel string
+	// MaxImageBytes is the largest image a user message may carry; 0
+	// means DefaultMaxImageBytes.
+	MaxImageBytes int64
 	// HTTP tunes HTTP tools.
 	HTTP httptool.Options
 	// MCP is the process's MCP connection pool; nil leaves MCP tools out.
@@ -296,8 +299,8 @@ func (r *Runtime) open(lr *liveRun) {
 
 // storeUserText stores a user's text with status: queued for the loop to
 // take, or complete when it is already where it belongs.
-func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, status string) (*store.Message, error) {
-	m, err := r.userRow(ctx, d, text)
+func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, status string, images ...llm.Image) (*store.Message, error) {
+	m, err := r.userRow(ctx, d, text, images...)
 	if err != nil {
 		return nil, err
 	}
@@ -313,9 +316,10 @@ func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, stat
 	return m, nil
 }
 
-// userRow is a user's text as a new row of dialog d, not yet stored.
-func (r *Runtime) userRow(ctx context.Context, d *store.Dialog, text string) (*store.Message, error) {
-	m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserText(text), Time: r.now()})
+// userRow is a user's text, with their images, as a new row of dialog d,
+// not yet stored.
+func (r *Runtime) userRow(ctx context.Context, d *store.Dialog, text string, images ...llm.Image) (*store.Message, error) {
+	m, err := storeMessage(d, agent.Message{Kind: agent.KindUser, Message: llm.UserMessage(text, images...), Time: r.now()})
 	if err != nil {
 		return nil, r.internal(ctx, "store user message", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
@@ -29,6 +30,11 @@ type SendInput struct {
 	// calls as on a config's client tools. A name the bot's own tools
 	// already have is left out.
 	ClientTools []tool.Definition
+	// Images are pictures the user sends with the text (at most
+	// MaxImages), for bots whose model reads images.
+	Images []ImageInput
+	// images are Images resolved: fetched and checked.
+	images []llm.Image
 }
 
 // ToolResultsInput is the caller's results of the client calls a paused
@@ -78,13 +84,23 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 	if err := r.admit(ctx, p, tenantID); err != nil {
 		return Turn{}, err
 	}
-	lr, queued, err := r.join(ctx, p, tenantID, dialog, in.Text)
+	if in.images, err = r.images(ctx, in.Images); err != nil {
+		return Turn{}, err
+	}
+	joining := in.Text
+	if len(in.images) > 0 {
+		if err := r.checkReadsImages(ctx, p, tenantID, dialog); err != nil {
+			return Turn{}, err
+		}
+		joining = "" // steering carries text only: images wait for the reply to end (busy)
+	}
+	lr, queued, err := r.join(ctx, p, tenantID, dialog, joining)
 	if err != nil || queued != nil {
 		return Turn{DialogID: dialog, Messages: msgList(queued), Queued: queued != nil}, err
 	}
 	run, err := r.start(ctx, p, &store.Dialog{TenantID: tenantID, ID: dialog}, lr, sink, in)
 	if inactive := (*inactiveDialog)(nil); errors.As(err, &inactive) {
-		return r.answerInactive(ctx, inactive.dialog, in.Text, sink)
+		return r.answerInactive(ctx, inactive.dialog, in.Text, in.images, sink)
 	}
 	if err != nil {
 		return Turn{}, err
@@ -98,7 +114,7 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 	}
 	run.place(in.Text)
 	r.open(lr)
-	return run.exec(true, func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text) })
+	return run.exec(true, func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, in.Text, in.images...) })
 }
 
 func msgList(m *store.Message) []Message {
@@ -136,17 +152,17 @@ func (e *inactiveDialog) Unwrap() error {
 
 // answerInactive answers a text for a dialog that is closed, or handed
 // off to a human, who reads it from the dialog.
-func (r *Runtime) answerInactive(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
+func (r *Runtime) answerInactive(ctx context.Context, d *store.Dialog, text string, images []llm.Image, sink agent.Sink) (Turn, error) {
 	if d.Status == DialogHandoff {
-		return r.storeForHuman(ctx, d, text, sink)
+		return r.storeForHuman(ctx, d, text, images, sink)
 	}
 	return Turn{}, errDialogClosed()
 }
 
 // storeForHuman keeps a message of a handed-off dialog without answering:
 // a human agent reads it from the dialog.
-func (r *Runtime) storeForHuman(ctx context.Context, d *store.Dialog, text string, sink agent.Sink) (Turn, error) {
-	m, err := r.storeUserText(ctx, d, text, store.MessageComplete)
+func (r *Runtime) storeForHuman(ctx context.Context, d *store.Dialog, text string, images []llm.Image, sink agent.Sink) (Turn, error) {
+	m, err := r.storeUserText(ctx, d, text, store.MessageComplete, images...)
 	if err != nil {
 		return Turn{}, err
 	}

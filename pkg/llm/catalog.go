@@ -25,6 +25,8 @@ type ModelInfo struct {
 	// Reasoning marks models that think before answering: they take
 	// max_completion_tokens and no sampling temperature.
 	Reasoning bool `json:"reasoning,omitempty"`
+	// Images marks models that read images in user messages.
+	Images bool `json:"images,omitempty"`
 }
 
 // Cost returns the USD price of u on this model. Cached prompt tokens,

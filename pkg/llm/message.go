@@ -56,7 +56,9 @@ type Block struct {
 // their media type, one of ImageTypes.
 type Image struct {
 	MediaType string `json:"media_type"`
-	Data      []byte `json:"data"`
+	Data      []byte `json:"data,omitempty"`
+	// Size is the byte count of Data, set by views that leave Data out.
+	Size int `json:"size,omitempty"`
 }
 
 // ImageTypes are the media types every image-reading provider takes.

@@ -110,6 +110,16 @@ type DialogList struct {
 // SendMessageRequest is a user message.
 type SendMessageRequest struct {
 	Text string `json:"text"`
+	// Images are pictures sent with the text, for bots whose model reads
+	// images: at most 4, each PNG, JPEG, GIF or WebP.
+	Images []ImageInput `json:"images,omitempty"`
+}
+
+// ImageInput is one image of a message: its bytes (base64 in JSON) or an
+// http(s) URL the server downloads; one of the two.
+type ImageInput struct {
+	Data []byte `json:"data,omitempty"`
+	URL  string `json:"url,omitempty"`
 }
 
 // ToolResultsRequest hands back the results of client tool calls.
