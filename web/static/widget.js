@@ -50,6 +50,9 @@
     theme: option('data-theme', data.theme, 'light', oneOf('light', 'dark')),
     avatar: option('data-avatar', data.avatar, '', imageURL),
     logo: option('data-logo', data.logo, '', imageURL),
+    // attach: the visitor may attach one image to a message; "off" for
+    // bots whose model does not read images.
+    attach: option('data-attach', data.attach, 'on', oneOf('on', 'off')) === 'on',
     server: server,
   };
 
@@ -74,6 +77,11 @@
     if (u.protocol === 'https:' || u.origin === location.origin || u.origin === server) return u.href;
     return false;
   }
+
+  // IMAGE_TYPES are the pictures the server takes; MAX_IMAGE_BYTES its
+  // default limit (PARLEY_MAX_IMAGE_BYTES), checked here to save an upload.
+  var IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+  var MAX_IMAGE_BYTES = 5 << 20;
 
   var parley = (window.Parley = window.Parley || {});
   if (parley.mounted) return; // the snippet was pasted twice
@@ -170,6 +178,10 @@
     'form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid var(--line); background: var(--bg); }',
     'textarea { flex: 1; resize: none; font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 10px; padding: 8px 10px; height: 40px; }',
     'form .btn { padding: 0 16px; border-radius: 10px; }',
+    'form .attach { font: inherit; font-size: 18px; font-weight: 600; padding: 0 10px; border-radius: 10px; cursor: pointer; border: 1px solid var(--c); background: transparent; color: var(--c); }',
+    '.chip { display: flex; align-items: center; gap: 6px; margin: 0 10px; font-size: 12px; color: var(--muted); }',
+    '.chip img, .msg.user img { max-width: 64px; max-height: 64px; border-radius: 6px; display: block; }',
+    '.chip button { font: inherit; border: 0; background: transparent; color: var(--muted); cursor: pointer; }',
     '.foot { text-align: center; font-size: 11px; color: var(--muted); padding: 0 0 6px; background: var(--bg); }',
   ].join('\n');
 
@@ -229,11 +241,27 @@
   stopBtn.type = 'button';
   stopBtn.hidden = true;
   stopBtn.setAttribute('aria-label', t('stopReply'));
+  // One image may wait to go with the next message: picked with the
+  // attach button, shown in chip until it is sent or removed.
+  var fileInput = el('input');
+  fileInput.type = 'file';
+  fileInput.accept = IMAGE_TYPES.join(',');
+  fileInput.hidden = true;
+  var attachBtn = el('button', 'attach', '+');
+  attachBtn.type = 'button';
+  attachBtn.setAttribute('aria-label', t('attach'));
+  attachBtn.title = t('attach');
+  attachBtn.hidden = !cfg.attach;
+  var chip = el('div', 'chip');
+  chip.hidden = true;
+  form.appendChild(fileInput);
+  form.appendChild(attachBtn);
   form.appendChild(input);
   form.appendChild(sendBtn);
   form.appendChild(stopBtn);
   panel.appendChild(head);
   panel.appendChild(log);
+  panel.appendChild(chip);
   panel.appendChild(form);
   panel.appendChild(el('div', 'foot', t('powered')));
   root.appendChild(panel);
@@ -600,8 +628,50 @@
   }
 
   function send(text) {
-    say('user', text);
-    turn('messages', { text: text });
+    var bubbleEl = say('user', text);
+    var body = { text: text };
+    if (attached) {
+      var img = el('img');
+      img.src = attached.url;
+      img.alt = t('attached');
+      bubbleEl.appendChild(img);
+      body.images = [{ data: attached.data }];
+      clearAttachment();
+    }
+    turn('messages', body);
+  }
+
+  // attached is the image waiting for the next message: its base64 bytes
+  // and a data: URL to show it; null when there is none.
+  var attached = null;
+  function attach(file) {
+    if (!file) return;
+    if (IMAGE_TYPES.indexOf(file.type) < 0) return showError(t('notImage'));
+    if (file.size > MAX_IMAGE_BYTES) return showError(t('tooBig'));
+    var reader = new FileReader();
+    reader.onload = function () {
+      var url = String(reader.result);
+      attached = { url: url, data: url.slice(url.indexOf(',') + 1) };
+      chip.replaceChildren();
+      var img = el('img');
+      img.src = url;
+      img.alt = t('attached');
+      chip.appendChild(img);
+      chip.appendChild(el('span', null, file.name));
+      var remove = el('button', null, '×');
+      remove.type = 'button';
+      remove.setAttribute('aria-label', t('removeImage'));
+      remove.addEventListener('click', clearAttachment);
+      chip.appendChild(remove);
+      chip.hidden = false;
+    };
+    reader.readAsDataURL(file);
+  }
+  function clearAttachment() {
+    attached = null;
+    fileInput.value = '';
+    chip.replaceChildren();
+    chip.hidden = true;
   }
 
   // --- wiring ---------------------------------------------------------------
@@ -625,9 +695,12 @@
   launcher.addEventListener('click', function () { panel.hidden ? open() : close(); });
   closeBtn.addEventListener('click', close);
   panel.addEventListener('keydown', function (e) { if (e.key === 'Escape') close(); });
+  attachBtn.addEventListener('click', function () { fileInput.click(); });
+  fileInput.addEventListener('change', function () { attach(fileInput.files && fileInput.files[0]); });
   form.addEventListener('submit', function (e) {
     e.preventDefault();
     var text = input.value.trim();
+    if (!text && attached) text = t('imageOnly');
     if (!text || busy) return;
     input.value = '';
     send(text);
@@ -672,6 +745,7 @@
         ask: 'Allow the assistant to run “%s”%s?', allow: 'Allow', deny: 'Not now',
         allowed: 'Allowed.', declined: 'Declined.',
         stop: 'Stop', stopReply: 'Stop the reply', stopped: 'Stopped.',
+        attach: 'Attach an image', attached: 'Attached image', removeImage: 'Remove the image', imageOnly: 'Here is an image.', notImage: 'Only PNG, JPEG, GIF or WebP images can be sent.', tooBig: 'This image is too large to send (5 MB at most).',
         ended: 'This conversation has ended. Send a message to start a new one.',
       },
       de: {
@@ -685,6 +759,7 @@
         ask: 'Darf der Assistent „%s“%s ausführen?', allow: 'Erlauben', deny: 'Jetzt nicht',
         allowed: 'Erlaubt.', declined: 'Abgelehnt.',
         stop: 'Stopp', stopReply: 'Antwort stoppen', stopped: 'Gestoppt.',
+        attach: 'Bild anhängen', attached: 'Angehängtes Bild', removeImage: 'Bild entfernen', imageOnly: 'Hier ist ein Bild.', notImage: 'Nur PNG-, JPEG-, GIF- oder WebP-Bilder können gesendet werden.', tooBig: 'Dieses Bild ist zu groß (höchstens 5 MB).',
         ended: 'Dieses Gespräch ist beendet. Schreiben Sie, um ein neues zu beginnen.',
       },
       fr: {
@@ -698,6 +773,7 @@
         ask: 'Autoriser l’assistant à exécuter « %s »%s ?', allow: 'Autoriser', deny: 'Pas maintenant',
         allowed: 'Autorisé.', declined: 'Refusé.',
         stop: 'Arrêter', stopReply: 'Arrêter la réponse', stopped: 'Arrêté.',
+        attach: 'Joindre une image', attached: 'Image jointe', removeImage: 'Retirer l’image', imageOnly: 'Voici une image.', notImage: 'Seules les images PNG, JPEG, GIF ou WebP peuvent être envoyées.', tooBig: 'Cette image est trop lourde (5 Mo au plus).',
         ended: 'Cette conversation est terminée. Écrivez un message pour en commencer une nouvelle.',
       },
       es: {
@@ -711,6 +787,7 @@
         ask: '¿Permitir que el asistente ejecute «%s»%s?', allow: 'Permitir', deny: 'Ahora no',
         allowed: 'Permitido.', declined: 'Rechazado.',
         stop: 'Detener', stopReply: 'Detener la respuesta', stopped: 'Detenido.',
+        attach: 'Adjuntar una imagen', attached: 'Imagen adjunta', removeImage: 'Quitar la imagen', imageOnly: 'Aquí hay una imagen.', notImage: 'Solo se pueden enviar imágenes PNG, JPEG, GIF o WebP.', tooBig: 'Esta imagen es demasiado grande (5 MB como máximo).',
         ended: 'Esta conversación ha terminado. Escriba un mensaje para empezar una nueva.',
       },
       zh: {
@@ -724,6 +801,7 @@
         ask: '允许助手运行“%s”%s吗？', allow: '允许', deny: '暂不',
         allowed: '已允许。', declined: '已拒绝。',
         stop: '停止', stopReply: '停止回复', stopped: '已停止。',
+        attach: '附加图片', attached: '已附加的图片', removeImage: '移除图片', imageOnly: '这是一张图片。', notImage: '只能发送 PNG、JPEG、GIF 或 WebP 图片。', tooBig: '图片太大，无法发送（最多 5 MB）。',
         ended: '此对话已结束。发送消息即可开始新的对话。',
       },
     };

@@ -202,6 +202,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	var text string
 	_ = json.Unmarshal(last.Content, &text)
 	switch {
+	case len(last.ImageURLs()) > 0:
+		return llmtest.ServerReply{Text: fmt.Sprintf("I see %d image(s) and read %q.", len(last.ImageURLs()), last.Text())}
 	case last.Role == "tool":
 		return llmtest.ServerReply{Text: "Tool said: " + text}
 	case strings.Contains(text, "where am I"):
