@@ -12,6 +12,8 @@ import (
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 // pixel is a 1x1 PNG.
@@ -143,5 +145,40 @@ func TestATextOnlyModelRefusesImagesOrSeesAPlaceholder(t *testing.T) {
 				t.Fatalf("the fallback %s got %s", last.Model, user.Content)
 			}
 		})
+	})
+}
+
+func TestErasingTheUserOrDeletingTheDialogDeletesTheirImages(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newChatEnv(t, st, dialog.Limits{})
+		stored := func() int64 {
+			var n int64
+			if err := st.DB().Raw("SELECT count(*) FROM messages WHERE content LIKE ?", "%"+base64.StdEncoding.EncodeToString(pixel)[:16]+"%").Scan(&n).Error; err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		for _, how := range []string{"the dialog is deleted", "the end user is erased"} {
+			t.Run(how, func(t *testing.T) {
+				d := e.dialog(t)
+				e.llm.Enqueue(llmtest.ServerReply{Text: "A dot."})
+				if r := e.sendImages(t, d, "what is this?", apiclient.ImageInput{Data: pixel}); r.StatusCode != http.StatusOK {
+					t.Fatalf("send: %d %s", r.StatusCode, r.body)
+				}
+				if stored() != 1 {
+					t.Fatal("the image is not stored with its message")
+				}
+				path := "/v1/tenants/shop/dialogs/" + d
+				if how == "the end user is erased" {
+					path = "/v1/tenants/shop/end-users/u1"
+				}
+				if r := e.raw(t, "DELETE", path, e.key, ""); r.StatusCode/100 != 2 {
+					t.Fatalf("delete: %d %s", r.StatusCode, r.body)
+				}
+				if n := stored(); n != 0 {
+					t.Fatalf("%d stored messages still hold the image", n)
+				}
+			})
+		}
 	})
 }

@@ -2,6 +2,7 @@ package webtest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 // TestAdminSeesAndDeletesWhatABotRemembersAboutAUser opens a dialog's page
 // as its tenant's admin: the notes the bot keeps about the dialog's user
-// are listed there, and one is deleted from it.
+// are listed there, and one is deleted from it; an image the user sent
+// shows as its type and size.
 func TestAdminSeesAndDeletesWhatABotRemembersAboutAUser(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		bg := context.Background()
@@ -32,10 +34,17 @@ func TestAdminSeesAndDeletesWhatABotRemembersAboutAUser(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The user also sent a picture: the page shows its type and size.
+		err = c.Do(bg, "POST", "/v1/tenants/acme/dialogs/"+d.ID+"/messages",
+			apiclient.SendMessageRequest{Text: "look", Images: []apiclient.ImageInput{{Data: pixel}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		run(t, ctx, "open the dialog", append(w.signInWithKey(),
 			chromedp.Navigate(w.api.URL+"/admin/#/t/acme/dialogs/"+d.ID),
 			until(contains("document", "section.card h2", "Memory of this user")),
 			until(contains("document", "tr[data-note] td", "gold")),
+			until(contains("document", ".turn-image", fmt.Sprintf("[image: image/png, %d bytes]", len(pixel)))),
 		)...)
 		screenshot(t, ctx, "admin-dialog-memory")
 		run(t, ctx, "delete a note",

@@ -160,8 +160,15 @@ function message(m, calls) {
   return h('li', { class: 'turn ' + (m.role || m.kind) },
     h('div', { class: 'turn-head' }, h('strong', null, m.role || m.kind), marks, h('span', { class: 'muted' }, when(m.created_at))),
     m.text ? h('p', { class: 'turn-text' }, m.text) : null,
+    imagesOf(m).map((img) => h('p', { class: 'muted turn-image' }, `[image: ${img.media_type}, ${img.size} bytes]`)),
     calls.map((c) => h('details', { class: 'tool ' + (c.is_error ? 'failed' : 'ok') },
       h('summary', null, h('span', { class: 'tool-name' }, c.name), ` · ${c.status} · ${c.duration_ms} ms`),
       h('h3', null, 'Arguments'), h('pre', null, json(c.arguments)),
       h('h3', null, c.is_error ? 'Error' : 'Result'), h('pre', null, json(c.result)))));
+}
+
+// imagesOf lists the images a user sent with m: their type and size (the
+// API never returns their bytes).
+function imagesOf(m) {
+  return (Array.isArray(m.content) ? m.content : []).filter((b) => b.type === 'image' && b.image).map((b) => b.image);
 }
