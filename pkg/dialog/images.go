@@ -95,7 +95,7 @@ func (r *Runtime) images(ctx context.Context, in []ImageInput) ([]llm.Image, err
 // browsers do, and says whether the model APIs take it.
 func sniffImage(data []byte) (string, bool) {
 	t := http.DetectContentType(data)
-	return t, slices.Contains(llm.ImageTypes, t)
+	return t, slices.Contains(llm.ImageTypes(), t)
 }
 
 // fetchImage downloads an image through the SSRF-safe client, at most one
@@ -110,7 +110,7 @@ func (r *Runtime) fetchImage(ctx context.Context, raw string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("must be an http or https URL")
 	}
-	req.Header.Set("Accept", strings.Join(llm.ImageTypes, ", "))
+	req.Header.Set("Accept", strings.Join(llm.ImageTypes(), ", "))
 	resp, err := r.opts.HTTPClient.Do(req)
 	if err != nil {
 		r.log.InfoContext(ctx, "dialog: image url not fetched", "err", err)

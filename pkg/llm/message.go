@@ -61,8 +61,8 @@ type Image struct {
 	Size int `json:"size,omitempty"`
 }
 
-// ImageTypes are the media types every image-reading provider takes.
-var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+// ImageTypes returns the media types every image-reading provider takes.
+func ImageTypes() []string { return []string{"image/png", "image/jpeg", "image/gif", "image/webp"} }
 
 // DataURL is the image as a data: URL, as OpenAI's image_url takes it.
 func (i Image) DataURL() string {
