@@ -97,6 +97,7 @@ func routeTable() []routeCase {
 		{"GET", "/healthz", public, fixed("/healthz")},
 		{"GET", "/readyz", public, fixed("/readyz")},
 		{"GET", "/metrics", public, fixed("/metrics")},
+		{"GET", "/v1/schemas/agent-config", public, fixed("/v1/schemas/agent-config")},
 		{"POST", "/v1/auth/login", public, func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/auth/login", apiclient.LoginRequest{Email: "owner@alpha.test", Password: "member-password"}
 		}},
@@ -267,6 +268,12 @@ func routeTable() []routeCase {
 		}},
 		{"POST", "/v1/tenants/:tenant/bots/:bot/publish", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/publish", apiclient.PublishRequest{Version: 1}
+		}},
+		{"POST", "/v1/tenants/:tenant/tools/try", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			// A loopback URL: the outbound policy refuses it at once, a 200 with is_error.
+			config := strings.Replace(string(botConfig(t)), "https://shop.example.com", "http://127.0.0.1", 1)
+			return "/v1/tenants/" + f.slug + "/tools/try", apiclient.ToolTrialRequest{Config: json.RawMessage(config),
+				Tool: "lookup_order", Arguments: json.RawMessage(`{"order": "A1"}`)}
 		}},
 		{"POST", "/v1/tenants/:tenant/bots/:bot/dialogs", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			w.mustPublish(t, f)

@@ -27,6 +27,7 @@ func (s *server) register(e *gin.Engine) {
 	v1 := e.Group("/v1")
 	v1.POST("/auth/login", s.login)
 	v1.POST("/auth/logout", s.logout)
+	v1.GET("/schemas/agent-config", s.agentConfigSchema)
 
 	d := newDialogAPI(s)
 
@@ -91,6 +92,7 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/bots/:bot/versions/:n", s.getVersion)
 	t.GET("/bots/:bot/versions/:n/diff/:m", s.diffVersions)
 	t.POST("/bots/:bot/publish", s.publish)
+	t.POST("/tools/try", d.tryTool)
 
 	t.POST("/webhooks", s.createWebhook)
 	t.GET("/webhooks", s.listWebhooks)

@@ -250,23 +250,28 @@ func (run *dialogRun) load(ctx context.Context) error {
 // vars are the dialog's template variables: system variables, the
 // context (with the bot's defaults) and the tenant's secrets.
 func (r *Runtime) vars(ctx context.Context, d *store.Dialog, bot *botconfig.Bot) (botconfig.Vars, error) {
-	vars := botconfig.Vars{
+	given := map[string]string{}
+	if err := json.Unmarshal([]byte(d.Context), &given); err != nil {
+		return nil, r.internal(ctx, "run: context", err)
+	}
+	return r.varsFor(ctx, d.TenantID, bot, botconfig.Vars{
 		"dialog_id": d.ID, "tenant_id": d.TenantID, "bot_id": d.BotID, "chatbot_id": bot.ChatbotID,
 		"user_id": d.UserID, "channel": d.Channel, "locale": "en", "now": r.now().Format(time.RFC3339),
-	}
+	}, given)
+}
+
+// varsFor adds to the system variables the bot's context defaults, the
+// given context and the tenant secrets the bot uses.
+func (r *Runtime) varsFor(ctx context.Context, tenantID string, bot *botconfig.Bot, vars botconfig.Vars, given map[string]string) (botconfig.Vars, error) {
 	for _, cv := range bot.ContextVariables {
 		if cv.Default != "" {
 			vars[cv.Name] = cv.Default
 		}
 	}
-	given := map[string]string{}
-	if err := json.Unmarshal([]byte(d.Context), &given); err != nil {
-		return nil, r.internal(ctx, "run: context", err)
-	}
 	for k, v := range given {
 		vars[k] = v
 	}
-	secrets, err := r.svc.SecretVars(ctx, d.TenantID, slices.Collect(maps.Keys(bot.SecretDestinations())))
+	secrets, err := r.svc.SecretVars(ctx, tenantID, slices.Collect(maps.Keys(bot.SecretDestinations())))
 	if err != nil {
 		return nil, err
 	}

@@ -23,11 +23,18 @@ import (
 // argument, a refused destination, a timeout, a non-2xx status) comes back as
 // an is_error Result; only the caller's own cancellation is a Go error.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	return t.call(ctx, args, nil)
+}
+
+// call is Call that, given a Trial, also records in it what was sent and
+// received (trial.go).
+func (t *Tool) call(ctx context.Context, args json.RawMessage, trial *Trial) (tool.Result, error) {
 	start := time.Now()
 	rendered, err := t.spec.Endpoint.Render(args, t.vars)
 	if err != nil {
 		return t.finish(start, nil, tool.Errorf(fmt.Sprintf("cannot build the request: %v", err))), nil
 	}
+	trial.sent(t, rendered)
 	timeout := rendered.Timeout
 	if timeout <= 0 {
 		timeout = botconfig.DefaultEndpointTimeout
@@ -43,7 +50,9 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (tool.Result, err
 		return t.finish(start, rendered, tool.Errorf(t.describeFailure(err, rendered, timeout))), nil
 	}
 	defer resp.Body.Close()
+	raw := trial.receiving(resp)
 	res, err := t.readResponse(resp, rendered)
+	trial.received(t, resp, raw, rendered)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()
