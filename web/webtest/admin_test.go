@@ -31,11 +31,7 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 
 		t.Run("signing in with an API key shows the tenant's bots", func(t *testing.T) {
 			run(t, ctx, "sign in",
-				chromedp.Navigate(w.api.URL+"/admin/"),
-				chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
-				chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
-				chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
-				chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
+				w.signInWithKey(w.adminKey, "acme"),
 				until(contains("document", "main table a", "Acme Support")),
 			)
 		})
@@ -43,6 +39,8 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 		t.Run("a config error is shown with its JSON pointer", func(t *testing.T) {
 			run(t, ctx, "edit config",
 				chromedp.Click(chromedp.CSS(`main table a`)),
+				chromedp.WaitVisible(chromedp.CSS(`.tabs [data-view="json"]`)),
+				chromedp.Click(chromedp.CSS(`.tabs [data-view="json"]`)),
 				chromedp.WaitVisible(chromedp.CSS(`textarea.code`)),
 				until(contains("document", ".pill", "Valid")),
 				setEditor(typoConfig),
@@ -177,10 +175,11 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 	})
 }
 
-// setEditor replaces the config editor's text as typing would, firing the
-// input event that triggers live validation.
+// setEditor replaces the text of the config editor's JSON view as typing
+// would, firing the input event that triggers live validation.
 func setEditor(config string) chromedp.Action[chromedp.Void] {
 	return do(fmt.Sprintf(`(() => {
+  document.querySelector('.tabs [data-view="json"]').click();
   const ta = document.querySelector('textarea.code');
   ta.value = %s;
   ta.dispatchEvent(new Event('input', {bubbles: true}));

@@ -194,7 +194,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 
 // model is the fake model's script: it reports a tool's result, calls
 // locate when asked where the visitor is, cancel_order when asked to
-// cancel, answers "show me Markdown" with a formatted and a hostile reply
+// cancel, order_status (form_editor_test.go) when asked the status of an order, answers "show me Markdown" with a formatted and a hostile reply
 // (markdown_test.go), and otherwise echoes the visitor. Replies stream in small
 // fragments.
 func model(req *llmtest.ChatRequest) llmtest.ServerReply {
@@ -210,6 +210,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_locate", Name: "locate", Arguments: `{}`}}}
 	case text == "show me Markdown":
 		return llmtest.ServerReply{Text: normal + "\n\n" + hostile}
+	case strings.Contains(text, "status of order"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_status", Name: "order_status", Arguments: `{"order":"A7"}`}}}
 	case strings.Contains(text, "cancel"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_cancel", Name: "cancel_order", Arguments: `{"order":"A1"}`}}}
 	case strings.Contains(text, "story"):
@@ -346,6 +348,29 @@ func describe(d *runtime.ExceptionDetails) string {
 		msg += " " + d.Exception.Description
 	}
 	return fmt.Sprintf("%s (%s:%d)", msg, d.URL, d.LineNumber)
+}
+
+// signInWithKey opens the admin UI and signs in with an API key of tenant.
+func (w *world) signInWithKey(key, tenant string) chromedp.Action[chromedp.Void] {
+	return steps(
+		chromedp.Navigate(w.api.URL+"/admin/"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), key),
+		chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), tenant),
+		chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
+	)
+}
+
+// steps is one action that runs several in order.
+func steps(actions ...chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tgt *chromedp.Target) (chromedp.Void, error) {
+		for _, a := range actions {
+			if v, err := a(ctx, tgt); err != nil {
+				return v, err
+			}
+		}
+		return chromedp.Void{}, nil
+	}
 }
 
 // run runs browser actions, failing the test with what was being done.

@@ -1,11 +1,11 @@
 // A bot's page: its versions (publish, roll back, load into the editor),
-// comparing two versions, the config editor that saves new versions (with
+// comparing two versions, the config editor (form and JSON) that saves new versions (with
 // their conversation tests), running tests, the preview chat, and how to
 // reach the bot from an OpenAI SDK or an MCP client.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, table, errorBox, notice, when, short, busy } from './dom.js';
-import { configEditor } from './editor.js';
+import { configPanel } from './configpanel.js';
 import { previewChat } from './preview.js';
 import { versionDiff } from './versiondiff.js';
 import { testsPanel } from './tests.js';
@@ -30,7 +30,7 @@ export async function botView({ tenant, params: [slug] }) {
   const canary = canaryPanel(tenant, slug, () => refresh());
   tests.setTests(base?.tests);
 
-  const editor = configEditor(base ? JSON.stringify(base.config, null, 2) : '{}', (result) => {
+  const editor = await configPanel(tenant, base ? JSON.stringify(base.config, null, 2) : '{}', (result) => {
     prompt.textContent = result.prompt || 'The compiled prompt appears once the config is valid.';
   });
 

@@ -1,77 +1,39 @@
-// The config editor: a textarea with line numbers that validates as you
-// type through POST /v1/validate and lists every problem with its JSON
-// pointer. It keeps no copy of the text besides the textarea.
+// The JSON view of the config: a textarea with line numbers. It only
+// edits text; configpanel.js parses it, keeps the form in step and
+// validates.
 
-import { api } from './api.js';
-import { h, mount } from './dom.js';
-import { lineOf } from './pointer.js';
+import { h } from './dom.js';
 
-const VALIDATE_DELAY_MS = 350;
 const LINE_HEIGHT_PX = 20; // as in admin.css (.editor textarea.code)
 
 /**
- * configEditor returns {el, text, setText, parsed}. onResult receives each
- * validation answer ({valid, errors, prompt, tools}) that is still current.
+ * @typedef {object} JSONEditor
+ * @property {HTMLElement} el
+ * @property {() => string} text
+ * @property {(text: string) => void} setText replaces the text without calling onInput
+ * @property {(line: number) => void} goTo selects a 1-based line and scrolls it into view
  */
-export function configEditor(text, onResult) {
+
+/**
+ * jsonEditor returns the JSON view; onInput runs after each edit the user
+ * makes.
+ * @param {string} text
+ * @param {() => void} onInput
+ * @returns {JSONEditor}
+ */
+export function jsonEditor(text, onInput) {
   const gutter = h('pre', { class: 'gutter', 'aria-hidden': 'true' });
-  const area = h('textarea', {
+  const area = /** @type {HTMLTextAreaElement} */ (h('textarea', {
     class: 'code', spellcheck: 'false', autocomplete: 'off', wrap: 'off',
     'aria-label': 'Agent config (JSON)', 'aria-describedby': 'config-problems',
-  });
-  const status = h('span', { class: 'pill', role: 'status' }, '');
-  const problems = h('ul', { class: 'problems', id: 'config-problems', 'aria-live': 'polite' });
-  let timer = 0;
-  let seq = 0;
-
+  }));
   const numberLines = () => {
     const n = area.value.split('\n').length;
     gutter.textContent = Array.from({ length: n }, (_, i) => i + 1).join('\n');
   };
-  const show = (result) => {
-    status.className = 'pill ' + (result.valid ? 'ok' : 'bad');
-    status.textContent = result.valid
-      ? `Valid · ${(result.tools || []).length} tool${(result.tools || []).length === 1 ? '' : 's'}`
-      : `${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}`;
-    mount(problems, (result.errors || []).map((d) => {
-      const line = d.pointer && result.parsed ? lineOf(area.value, d.pointer) : 0;
-      return h('li', null,
-        line ? h('button', { type: 'button', class: 'link', onclick: () => goTo(line) }, `line ${line}`) : null,
-        line ? ' ' : null, h('code', null, d.pointer || '/'), ' ', d.message);
-    }));
-    onResult(result);
-  };
-  // goTo selects a line and scrolls it into view.
-  const goTo = (line) => {
-    const lines = area.value.split('\n');
-    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-    area.focus();
-    area.setSelectionRange(start, start + lines[line - 1].length);
-    area.scrollTop = Math.max(0, (line - 4) * LINE_HEIGHT_PX);
-  };
-  const validate = async () => {
-    const mine = ++seq;
-    let config;
-    try {
-      config = JSON.parse(area.value);
-    } catch (err) {
-      show({ valid: false, errors: [{ pointer: '', message: 'not valid JSON: ' + err.message }] });
-      return;
-    }
-    status.className = 'pill';
-    status.textContent = 'Checking…';
-    try {
-      const result = await api('POST', '/v1/validate', { config });
-      if (mine === seq) show({ ...result, parsed: true }); // a later edit's answer wins
-    } catch (err) {
-      if (mine === seq) show({ valid: false, errors: [{ pointer: '', message: err.message }] });
-    }
-  };
-
   area.addEventListener('input', () => {
     numberLines();
-    clearTimeout(timer);
-    timer = setTimeout(validate, VALIDATE_DELAY_MS);
+    onInput();
   });
   area.addEventListener('scroll', () => { gutter.scrollTop = area.scrollTop; });
   area.addEventListener('keydown', (e) => {
@@ -80,20 +42,21 @@ export function configEditor(text, onResult) {
     area.setRangeText('  ', area.selectionStart, area.selectionEnd, 'end');
     area.dispatchEvent(new Event('input'));
   });
-
-  const setText = (t) => {
+  const setText = (/** @type {string} */ t) => {
     area.value = t;
     numberLines();
-    validate();
   };
   setText(text);
-
   return {
-    el: h('div', { class: 'editor-wrap' },
-      h('div', { class: 'editor' }, gutter, area),
-      h('div', { class: 'editor-status' }, status),
-      problems),
+    el: h('div', { class: 'editor' }, gutter, area),
     text: () => area.value,
     setText,
+    goTo(line) {
+      const lines = area.value.split('\n');
+      const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+      area.focus();
+      area.setSelectionRange(start, start + (lines[line - 1] || '').length);
+      area.scrollTop = Math.max(0, (line - 4) * LINE_HEIGHT_PX);
+    },
   };
 }

@@ -1,0 +1,133 @@
+// The config panel of a bot's page: a form view and a JSON view of one
+// config object (configdoc.js), kept in step, validated as you type
+// through POST /v1/validate, with every problem listed by JSON pointer and
+// linked both to its form field and to its JSON line.
+
+import { api } from './api.js';
+import { h, mount } from './dom.js';
+import { lineOf } from './pointer.js';
+import { configDoc } from './configdoc.js';
+import { jsonEditor } from './editor.js';
+import { configForm } from './form/form.js';
+import { agentSchema } from './schema.js';
+
+const VALIDATE_DELAY_MS = 350;
+const VIEW_KEY = 'parley.configView';
+
+/**
+ * @typedef {object} ValidateResult
+ * @property {boolean} valid
+ * @property {{pointer: string, message: string}[]} errors
+ * @property {string} [prompt]
+ * @property {any[]} [tools]
+ * @property {boolean} [parsed] the text was JSON, so pointers can be found in it
+ */
+
+/**
+ * configPanel returns {el, text, setText}. onResult receives each
+ * validation answer that is still current.
+ * @param {string} tenant
+ * @param {string} text
+ * @param {(result: ValidateResult) => void} onResult
+ */
+export async function configPanel(tenant, text, onResult) {
+  const schema = await agentSchema();
+  const doc = configDoc(parseOrUndefined(text));
+  let view = localStorage.getItem(VIEW_KEY) === 'json' ? 'json' : 'form';
+  const status = h('span', { class: 'pill', role: 'status' }, '');
+  const problems = h('ul', { class: 'problems', id: 'config-problems', 'aria-live': 'polite' });
+  let timer = 0;
+  let seq = 0;
+
+  const editor = jsonEditor(text, () => {
+    try {
+      doc.replace(JSON.parse(editor.text()), 'json');
+    } catch (err) {
+      doc.break(/** @type {Error} */ (err).message);
+    }
+  });
+  const form = configForm(doc, tenant, schema, () => view === 'form');
+
+  doc.subscribe((source) => {
+    if (source !== 'json' && source !== 'load') editor.setText(JSON.stringify(doc.get(), null, 2));
+    clearTimeout(timer);
+    timer = setTimeout(validate, VALIDATE_DELAY_MS);
+  });
+
+  const formPane = h('div', { class: 'pane form-pane' }, form.el);
+  const jsonPane = h('div', { class: 'pane json-pane' }, editor.el);
+  const tabs = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Config view' });
+  const show = (/** @type {string} */ v) => {
+    view = v;
+    localStorage.setItem(VIEW_KEY, v);
+    formPane.hidden = v !== 'form';
+    jsonPane.hidden = v !== 'json';
+    if (v === 'form') form.show();
+    mount(tabs, [['form', 'Form'], ['json', 'JSON']].map(([id, label]) =>
+      h('button', { type: 'button', role: 'tab', class: 'tab', 'data-view': id, 'aria-selected': String(id === v), onclick: () => show(id) }, label)));
+  };
+
+  /** @param {ValidateResult} result */
+  const showResult = (result) => {
+    const n = (result.tools || []).length;
+    status.className = 'pill ' + (result.valid ? 'ok' : 'bad');
+    status.textContent = result.valid
+      ? `Valid · ${n} tool${n === 1 ? '' : 's'}`
+      : `${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}`;
+    const text = editor.text();
+    mount(problems, (result.errors || []).map((d) => {
+      const line = result.parsed ? lineOf(text, d.pointer || '') : 0;
+      return h('li', null,
+        line ? h('button', { type: 'button', class: 'link', onclick: () => { show('json'); editor.goTo(line); } }, `line ${line}`) : null,
+        line ? ' ' : null,
+        h('button', { type: 'button', class: 'link pointer', title: 'Show the field in the form', onclick: () => { show('form'); form.focus(d.pointer || ''); } },
+          h('code', null, d.pointer || '/')),
+        ' ', d.message);
+    }));
+    form.setProblems(result.parsed ? result.errors || [] : []);
+    onResult(result);
+  };
+
+  const validate = async () => {
+    const mine = ++seq;
+    const config = doc.get();
+    if (config === undefined) {
+      showResult({ valid: false, errors: [{ pointer: '', message: 'not valid JSON: ' + doc.broken() }] });
+      return;
+    }
+    status.className = 'pill';
+    status.textContent = 'Checking…';
+    try {
+      const result = await api('POST', '/v1/validate', { config });
+      if (mine === seq) showResult({ ...result, parsed: true }); // a later edit's answer wins
+    } catch (err) {
+      if (mine === seq) showResult({ valid: false, errors: [{ pointer: '', message: /** @type {Error} */ (err).message }] });
+    }
+  };
+
+  /** setText loads a config's text (a saved version) into both views. */
+  const setText = (/** @type {string} */ t) => {
+    editor.setText(t);
+    const parsed = parseOrUndefined(t);
+    if (parsed === undefined) doc.break('the text is not JSON');
+    else doc.replace(parsed, 'load');
+  };
+  show(view);
+  validate();
+
+  return {
+    el: h('div', { class: 'editor-wrap' }, tabs, formPane, jsonPane,
+      h('div', { class: 'editor-status' }, status), problems),
+    text: () => editor.text(),
+    setText,
+  };
+}
+
+/** @param {string} text */
+function parseOrUndefined(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
