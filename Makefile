@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 1
 
-.PHONY: run test lint build bench fuzz clean
+.PHONY: run test lint typecheck build bench fuzz clean
 
 run: build
 	./$(BIN) serve
@@ -23,11 +23,18 @@ test:
 # fetches it once into the module cache.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-lint:
+lint: typecheck
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) run $(STATICCHECK) $(PKGS)
+
+# tsc --checkJs over the admin UI and the widget (web/static/tsconfig.json), with the
+# TypeScript that .ci/install-tsc.sh pins; without it, a message and no check.
+TSC ?= .ci/tsc/node_modules/.bin/tsc
+typecheck:
+	@if [ -x "$(TSC)" ]; then $(TSC) -p web/static/tsconfig.json && echo "typecheck: web/static ok"; \
+	else echo "typecheck: skipped, $(TSC) not found (run .ci/install-tsc.sh)"; fi
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) $(PKGS)

@@ -341,6 +341,7 @@
     return target;
   }
 
+  /** @type {ParleyGlobal} */
   var parley = (globalThis.Parley = globalThis.Parley || {});
   parley.markdown = { render: render, renderInto: renderInto, safeURL: safeURL };
 })();

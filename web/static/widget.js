@@ -34,7 +34,7 @@
 (function () {
   'use strict';
 
-  var script = document.currentScript || document.querySelector('script[src*="widget.js"][data-key]');
+  var script = /** @type {HTMLScriptElement|null} */ (document.currentScript || document.querySelector('script[src*="widget.js"][data-key]'));
   if (!script) return;
   var data = script.dataset;
   var server = new URL(script.src, location.href).origin;
@@ -83,6 +83,7 @@
   var IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
   var MAX_IMAGE_BYTES = 5 << 20;
 
+  /** @type {ParleyGlobal} */
   var parley = (window.Parley = window.Parley || {});
   if (parley.mounted) return; // the snippet was pasted twice
   parley.mounted = true;

@@ -18,6 +18,7 @@ import { usageView } from './usage.js';
 const root = document.getElementById('app');
 
 // routes: a hash pattern after "#/t/<tenant>" and its view.
+/** @type {[RegExp, (at: {tenant: string, params: string[], me: any}) => Promise<Node>][]} */
 const routes = [
   [/^\/?$/, botsView],
   [/^\/bots\/([^/]+)$/, botView],
