@@ -84,7 +84,7 @@ func (s *server) static(c *gin.Context) {
 }
 
 // staticName maps a URL path to a file of the embedded tree: the admin UI's
-// files, the widget, its Markdown renderer and its demo page. Anything else is not served, so the
+// files and its vendored code editor, the widget, its Markdown renderer and its demo page. Anything else is not served, so the
 // tree cannot grow public files by accident.
 func staticName(urlPath string) (string, bool) {
 	switch urlPath {
@@ -92,6 +92,8 @@ func staticName(urlPath string) (string, bool) {
 		return strings.TrimPrefix(urlPath, "/"), true
 	case "/admin/":
 		return "admin/index.html", true
+	case "/vendor/codemirror.js": // the admin UI's code editor (scripts/build-codemirror.sh)
+		return "vendor/codemirror.js", true
 	}
 	if !strings.HasPrefix(urlPath, "/admin/") {
 		return "", false

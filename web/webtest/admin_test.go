@@ -41,7 +41,7 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 				chromedp.Click(chromedp.CSS(`main table a`)),
 				chromedp.WaitVisible(chromedp.CSS(`.tabs [data-view="json"]`)),
 				chromedp.Click(chromedp.CSS(`.tabs [data-view="json"]`)),
-				chromedp.WaitVisible(chromedp.CSS(`textarea.code`)),
+				jsonViewShown,
 				until(contains("document", ".pill", "Valid")),
 				setEditor(typoConfig),
 				until(contains("document", "#config-problems li", "line 2 /basic_settings/greting")),
@@ -175,14 +175,30 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 	})
 }
 
-// setEditor replaces the text of the config editor's JSON view as typing
-// would, firing the input event that triggers live validation.
+// setEditor replaces the text of the config editor's JSON view as a
+// user's edit would (a CodeMirror transaction), which triggers live
+// validation.
 func setEditor(config string) chromedp.Action[chromedp.Void] {
-	return do(fmt.Sprintf(`(() => {
+	return do(fmt.Sprintf(`(async () => {
   document.querySelector('.tabs [data-view="json"]').click();
-  const ta = document.querySelector('textarea.code');
-  ta.value = %s;
-  ta.dispatchEvent(new Event('input', {bubbles: true}));
+  const view = await %s;
+  view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: %s}, userEvent: 'input'});
   return true;
-})()`, js(config)))
+})()`, editorView, js(config)))
 }
+
+// editorView is an expression for the JSON view's CodeMirror instance (a
+// promise: the page imports the vendored module it already loaded).
+const editorView = `import('/vendor/codemirror.js').then(m => m.EditorView.findFromDOM(` + codeEditor + `.querySelector('.cm-editor')))`
+
+// codeEditor is an expression for the shadow root the JSON view draws in.
+const codeEditor = `document.querySelector('.code-editor').shadowRoot`
+
+// jsonViewShown waits until the JSON view is on screen.
+var jsonViewShown = until(`(e => e !== null && e.offsetParent !== null)(document.querySelector('.json-pane:not([hidden]) .code-editor'))`)
+
+// editorText is an expression for the JSON view's text.
+const editorText = editorView + `.then(v => v.state.doc.toString())`
+
+// editorSelection is an expression for the JSON view's selected text.
+const editorSelection = editorView + `.then(v => v.state.sliceDoc(v.state.selection.main.from, v.state.selection.main.to))`

@@ -152,9 +152,9 @@ func TestFormEditorBuildsATestsPreviewsAndPublishesABotFromAnEmptyTenant(t *test
 			line := eval[int](t, ctx, `Number(document.querySelector('#config-problems li button:not(.pointer)').textContent.replace('line ', ''))`)
 			run(t, ctx, "line",
 				chromedp.Click(chromedp.CSS(`#config-problems li button:not(.pointer)`)),
-				chromedp.WaitVisible(chromedp.CSS(`textarea.code`)),
+				jsonViewShown,
 			)
-			selected := eval[string](t, ctx, `(() => { const ta = document.querySelector('textarea.code'); return ta.value.slice(ta.selectionStart, ta.selectionEnd); })()`)
+			selected := eval[string](t, ctx, editorSelection)
 			if !strings.Contains(selected, `"max_turns": 500`) {
 				t.Errorf("line %d selected %q; want the max_turns line", line, selected)
 			}
@@ -162,7 +162,7 @@ func TestFormEditorBuildsATestsPreviewsAndPublishesABotFromAnEmptyTenant(t *test
 		})
 
 		t.Run("the JSON view follows the form and the form follows the JSON", func(t *testing.T) {
-			text := eval[string](t, ctx, `document.querySelector('textarea.code').value`)
+			text := eval[string](t, ctx, editorText)
 			var config map[string]any
 			if err := json.Unmarshal([]byte(text), &config); err != nil {
 				t.Fatalf("the JSON view holds no JSON: %v\n%s", err, text)

@@ -45,7 +45,7 @@ export async function configPanel(tenant, text, onResult) {
     } catch (err) {
       doc.break(/** @type {Error} */ (err).message);
     }
-  });
+  }, () => schema);
   const form = configForm(doc, tenant, schema, () => view === 'form');
 
   doc.subscribe((source) => {

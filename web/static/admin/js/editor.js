@@ -1,10 +1,29 @@
-// The JSON view of the config: a textarea with line numbers. It only
+// The JSON view of the config: CodeMirror 6 (vendored, see
+// scripts/build-codemirror.sh) with JSON highlighting, bracket matching,
+// search, history and completion from the agent config's schema. It only
 // edits text; configpanel.js parses it, keeps the form in step and
 // validates.
 
+import {
+  EditorView, EditorState, EditorSelection, Annotation, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
+  drawSelection, defaultKeymap, history, historyKeymap, indentWithTab, syntaxHighlighting, defaultHighlightStyle,
+  bracketMatching, foldGutter, foldKeymap, indentOnInput, autocompletion, completionKeymap, closeBrackets,
+  closeBracketsKeymap, searchKeymap, highlightSelectionMatches, json, startCompletion, completionStatus,
+} from '../../vendor/codemirror.js';
 import { h } from './dom.js';
+import { schemaCompletion } from './jsoncomplete.js';
 
-const LINE_HEIGHT_PX = 20; // as in admin.css (.editor textarea.code)
+/** The editor's look, in its shadow root (see jsonEditor). */
+const theme = EditorView.theme({
+  '&': { height: '100%', fontSize: '13px', backgroundColor: '#fff' },
+  '&.cm-focused': { outline: 'none' },
+  '.cm-scroller': { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', lineHeight: '20px' },
+  '.cm-gutters': { backgroundColor: '#eef1f5', color: '#8a94a3', borderRight: '0' },
+  '.cm-tooltip.cm-completionInfo': { maxWidth: '360px', whiteSpace: 'normal', fontFamily: 'system-ui, sans-serif' },
+});
+
+/** Marks the transactions of setText, which are not the user's edits. */
+const loading = Annotation.define();
 
 /**
  * @typedef {object} JSONEditor
@@ -19,44 +38,56 @@ const LINE_HEIGHT_PX = 20; // as in admin.css (.editor textarea.code)
  * makes.
  * @param {string} text
  * @param {() => void} onInput
+ * @param {() => import('./schema.js').Schema|null} schema for completion
  * @returns {JSONEditor}
  */
-export function jsonEditor(text, onInput) {
-  const gutter = h('pre', { class: 'gutter', 'aria-hidden': 'true' });
-  const area = /** @type {HTMLTextAreaElement} */ (h('textarea', {
-    class: 'code', spellcheck: 'false', autocomplete: 'off', wrap: 'off',
-    'aria-label': 'Agent config (JSON)', 'aria-describedby': 'config-problems',
-  }));
-  const numberLines = () => {
-    const n = area.value.split('\n').length;
-    gutter.textContent = Array.from({ length: n }, (_, i) => i + 1).join('\n');
-  };
-  area.addEventListener('input', () => {
-    numberLines();
-    onInput();
+export function jsonEditor(text, onInput, schema) {
+  const el = h('div', { class: 'editor code-editor' });
+  // CodeMirror styles itself with <style> elements in a document, which
+  // the admin UI's Content-Security-Policy (no inline styles) refuses; in
+  // a shadow root it uses constructed style sheets, which CSP allows.
+  const shadow = el.attachShadow({ mode: 'open' });
+  const view = new EditorView({
+    parent: shadow,
+    root: shadow,
+    state: EditorState.create({
+      doc: text,
+      extensions: [
+        lineNumbers(), highlightActiveLineGutter(), foldGutter(), history(), drawSelection(), indentOnInput(),
+        bracketMatching(), closeBrackets(), highlightActiveLine(), highlightSelectionMatches(),
+        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        json(),
+        theme,
+        autocompletion({ override: [schemaCompletion(schema)] }),
+        EditorState.tabSize.of(2),
+        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, indentWithTab]),
+        EditorView.contentAttributes.of({ 'aria-label': 'Agent config (JSON)' }),
+        EditorView.updateListener.of((/** @type {any} */ u) => {
+          if (!u.docChanged || u.transactions.some((/** @type {any} */ t) => t.annotation(loading))) return;
+          onInput();
+          // Completion's own start-on-typing does not fire for keys typed
+          // into the shadow root here, so typing a quote or a letter starts
+          // it, once the update is over, unless it is already open.
+          const head = u.state.selection.main.head;
+          if (completionStatus(u.state) === null && u.transactions.some((/** @type {any} */ t) => t.isUserEvent('input')) &&
+            /["\w]$/.test(u.state.sliceDoc(Math.max(0, head - 1), head))) {
+            setTimeout(() => { if (completionStatus(u.view.state) === null) startCompletion(u.view); });
+          }
+        }),
+      ],
+    }),
   });
-  area.addEventListener('scroll', () => { gutter.scrollTop = area.scrollTop; });
-  area.addEventListener('keydown', (e) => {
-    if (e.key !== 'Tab' || e.shiftKey) return; // Shift+Tab still leaves the editor
-    e.preventDefault();
-    area.setRangeText('  ', area.selectionStart, area.selectionEnd, 'end');
-    area.dispatchEvent(new Event('input'));
-  });
-  const setText = (/** @type {string} */ t) => {
-    area.value = t;
-    numberLines();
-  };
-  setText(text);
   return {
-    el: h('div', { class: 'editor' }, gutter, area),
-    text: () => area.value,
-    setText,
+    el,
+    text: () => view.state.doc.toString(),
+    setText(t) {
+      if (t === view.state.doc.toString()) return;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t }, annotations: loading.of(true) });
+    },
     goTo(line) {
-      const lines = area.value.split('\n');
-      const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-      area.focus();
-      area.setSelectionRange(start, start + (lines[line - 1] || '').length);
-      area.scrollTop = Math.max(0, (line - 4) * LINE_HEIGHT_PX);
+      const l = view.state.doc.line(Math.max(1, Math.min(line, view.state.doc.lines)));
+      view.dispatch({ selection: EditorSelection.range(l.from, l.to), scrollIntoView: true });
+      view.focus();
     },
   };
 }
