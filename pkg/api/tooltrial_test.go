@@ -69,6 +69,13 @@ func TestTheRequestTesterSendsADraftToolCallAndRedactsTheSecret(t *testing.T) {
 			wantDetail(t, err, "/tool", "client")
 		})
 
+		t.Run("the metrics count the trial apart from dialog tool calls", func(t *testing.T) {
+			m := e.raw(t, "GET", "/metrics", "", "").body
+			if !strings.Contains(m, `parley_tool_trials_total{outcome="ok"} 1`) || strings.Contains(m, `parley_tool_calls_total{kind="http"`) {
+				t.Errorf("metrics: want one ok trial and no dialog tool call:\n%s", m)
+			}
+		})
+
 		t.Run("a secret cannot be slipped in as context", func(t *testing.T) {
 			_, err := cl.TryTool(ctx, "shop", apiclient.ToolTrialRequest{Config: draft, Tool: "lookup_order",
 				Arguments: json.RawMessage(`{"order": "A-7"}`), Context: map[string]string{"secrets.shop_token": "mine"}})

@@ -55,6 +55,7 @@ type runtimeMetrics struct {
 	dialogs    *prometheus.CounterVec
 	closed     *prometheus.CounterVec
 	notes      *prometheus.CounterVec
+	trials     *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -101,6 +102,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_memory_notes_total",
 			Help: "Changes to the notes bots keep about end users, by operation: remembered, forgotten (by the model), deleted (through the API), erased (with the end user) or expired (retention).",
 		}, []string{"op"}),
+		trials: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_tool_trials_total",
+			Help: "HTTP tool calls sent by the admin UI's request tester (POST /tools/try), by outcome (ok or error); not counted as dialog tool calls.",
+		}, []string{"outcome"}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -113,6 +118,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.dialogs = register(reg, m.dialogs)
 		m.closed = register(reg, m.closed)
 		m.notes = register(reg, m.notes)
+		m.trials = register(reg, m.trials)
 	}
 	return m
 }

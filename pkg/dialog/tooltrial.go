@@ -64,5 +64,12 @@ func (r *Runtime) TryHTTPTool(ctx context.Context, p *platform.Principal, tenant
 		return httptool.Trial{}, platform.Invalid(platform.Detail{Pointer: "/arguments", Message: strings.TrimPrefix(err.Error(), "invalid arguments: ")})
 	}
 	trial, _, err := httptool.Try(ctx, t, args)
+	if err == nil {
+		outcome := "ok"
+		if trial.Result.IsError {
+			outcome = "error"
+		}
+		r.metrics.trials.WithLabelValues(outcome).Inc()
+	}
 	return trial, err
 }
