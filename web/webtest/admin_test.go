@@ -31,7 +31,7 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 
 		t.Run("signing in with an API key shows the tenant's bots", func(t *testing.T) {
 			run(t, ctx, "sign in",
-				w.signInWithKey(w.adminKey, "acme"),
+				w.signInAs(w.adminKey, "acme"),
 				until(contains("document", "main table a", "Acme Support")),
 			)
 		})

@@ -18,7 +18,7 @@ func greetingTests(want string) []byte {
 // signInWithKey signs in with the admin key and waits for the bot list.
 func (w *world) signInWithKey() []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
-		w.signInWithKey(w.adminKey, "acme"),
+		w.signInAs(w.adminKey, "acme"),
 		until(contains("document", "main table a", "Acme Support")),
 	}
 }

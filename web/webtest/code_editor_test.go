@@ -19,7 +19,7 @@ func TestTheJSONViewHighlightsAndCompletesFromTheSchema(t *testing.T) {
 	ctx := tab(t, browser(t))
 	const start = "{\n  \"basic_settings\": {\"name\": \"Acme\", \n  },\n  \"mcp_servers\": [{\"name\": \"docs\", \"url\": \"https://mcp.example.com\", \"transport\": }]\n}"
 	run(t, ctx, "open the JSON view",
-		w.signInWithKey(w.adminKey, "acme"),
+		w.signInAs(w.adminKey, "acme"),
 		until(contains("document", "main table a", "Acme Support")),
 		chromedp.Click(chromedp.CSS(`main table a`)),
 		chromedp.WaitVisible(chromedp.CSS(`.tabs [data-view="json"]`)),

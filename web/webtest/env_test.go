@@ -350,8 +350,8 @@ func describe(d *runtime.ExceptionDetails) string {
 	return fmt.Sprintf("%s (%s:%d)", msg, d.URL, d.LineNumber)
 }
 
-// signInWithKey opens the admin UI and signs in with an API key of tenant.
-func (w *world) signInWithKey(key, tenant string) chromedp.Action[chromedp.Void] {
+// signInAs opens the admin UI and signs in with an API key of tenant.
+func (w *world) signInAs(key, tenant string) chromedp.Action[chromedp.Void] {
 	return steps(
 		chromedp.Navigate(w.api.URL+"/admin/"),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),

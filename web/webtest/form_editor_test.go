@@ -56,7 +56,7 @@ func TestFormEditorBuildsATestsPreviewsAndPublishesABotFromAnEmptyTenant(t *test
 
 		t.Run("an empty tenant creates its first bot and gets the form", func(t *testing.T) {
 			run(t, ctx, "sign in and create",
-				w.signInWithKey(created.Key, "trail"),
+				w.signInAs(created.Key, "trail"),
 				until(contains("document", "main .empty", "No bots yet")),
 				chromedp.SendKeys(chromedp.CSS(`input[name="slug"]`), "helper"),
 				chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Trail Helper"),
