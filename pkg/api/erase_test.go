@@ -37,6 +37,13 @@ func forEachErase(t *testing.T, fn func(t *testing.T, e *eraseEnv)) {
 		if _, err := e.svc.Publish(ctx, op, "other", "helper", 1); err != nil {
 			t.Fatal(err)
 		}
+		// Both tenants take every event, so each dialog leaves outbox rows
+		// quoting its messages; no deliverer runs, so they stay pending.
+		for _, tenant := range []string{"shop", "other"} {
+			if _, err := e.svc.CreateWebhook(ctx, op, tenant, platform.WebhookInput{URL: "https://receiver.example/hook", Events: []string{"*"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		fn(t, e)
 	})
 }
@@ -54,7 +61,7 @@ func (e *eraseEnv) talk(t *testing.T, tenant, key, user string) string {
 		t.Fatal(err)
 	}
 	twoToolTurn(e.chatEnv)
-	r = e.raw(t, "POST", "/v1/tenants/"+tenant+"/dialogs/"+d.ID+"/messages", key, `{"text":"A7? tents?"}`,
+	r = e.raw(t, "POST", "/v1/tenants/"+tenant+"/dialogs/"+d.ID+"/messages", key, `{"text":"A7? tents? `+said(d.ID)+`"}`,
 		"Idempotency-Key", "idem-"+d.ID)
 	if r.StatusCode != http.StatusOK {
 		t.Fatalf("message: %d %s", r.StatusCode, r.body)
@@ -62,8 +69,13 @@ func (e *eraseEnv) talk(t *testing.T, tenant, key, user string) string {
 	return d.ID
 }
 
+// said is what the end user writes in dialog id: words found nowhere else,
+// to look for in every cell of the database.
+func said(id string) string { return "my-words-in-" + id }
+
 // rows counts what the database holds about the dialogs: the dialog rows,
-// their messages, tool calls, leases and Idempotency-Key records.
+// their messages, tool calls, leases, Idempotency-Key records, and the
+// webhook events about them with their deliveries.
 func (e *eraseEnv) rows(t *testing.T, ids ...string) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
@@ -74,6 +86,9 @@ func (e *eraseEnv) rows(t *testing.T, ids ...string) map[string]int64 {
 		"tool_calls":       "SELECT count(*) FROM tool_calls WHERE dialog_id IN ?",
 		"dialog_leases":    "SELECT count(*) FROM dialog_leases WHERE dialog_id IN ?",
 		"idempotency_keys": "SELECT count(*) FROM idempotency_keys WHERE key IN ?",
+		"webhook_events":   "SELECT count(*) FROM webhook_events WHERE dialog_id IN ?",
+		"webhook_deliveries": `SELECT count(*) FROM webhook_deliveries WHERE event_id IN
+  (SELECT id FROM webhook_events WHERE dialog_id IN ?)`,
 	} {
 		args := ids
 		if table == "idempotency_keys" {
@@ -94,7 +109,7 @@ func (e *eraseEnv) rows(t *testing.T, ids ...string) map[string]int64 {
 func (e *eraseEnv) mustHaveAll(t *testing.T, what string, ids ...string) {
 	t.Helper()
 	got := e.rows(t, ids...)
-	for _, table := range []string{"dialogs", "messages", "tool_calls", "idempotency_keys"} {
+	for _, table := range []string{"dialogs", "messages", "tool_calls", "idempotency_keys", "webhook_events", "webhook_deliveries"} {
 		if got[table] == 0 {
 			t.Errorf("%s: no %s rows left: %v", what, table, got)
 		}
@@ -102,6 +117,7 @@ func (e *eraseEnv) mustHaveAll(t *testing.T, what string, ids ...string) {
 	if got["dialogs"] != int64(len(ids)) {
 		t.Errorf("%s: %d of %d dialogs left", what, got["dialogs"], len(ids))
 	}
+	e.mustQuote(t, what, ids...)
 }
 
 func (e *eraseEnv) mustHaveNone(t *testing.T, what string, ids ...string) {
@@ -109,6 +125,32 @@ func (e *eraseEnv) mustHaveNone(t *testing.T, what string, ids ...string) {
 	for table, n := range e.rows(t, ids...) {
 		if n != 0 {
 			t.Errorf("%s: %d %s rows left", what, n, table)
+		}
+	}
+	cells := storetest.EveryCell(t, e.st)
+	for _, id := range ids {
+		for where, cell := range cells {
+			if strings.Contains(cell, said(id)) {
+				t.Errorf("%s: what the user wrote in %s is still in %s", what, id, where)
+			}
+		}
+	}
+}
+
+// mustQuote checks the database still holds what the user wrote in each
+// dialog, in its messages and in its webhook events: what mustHaveNone
+// looks for is there to be found.
+func (e *eraseEnv) mustQuote(t *testing.T, what string, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		tables := map[string]bool{}
+		for where, cell := range storetest.EveryCell(t, e.st) {
+			if strings.Contains(cell, said(id)) {
+				tables[strings.Fields(where)[0]] = true
+			}
+		}
+		if !tables["messages"] || !tables["webhook_events"] {
+			t.Errorf("%s: what the user wrote in %s is in %v; want messages and webhook_events", what, id, tables)
 		}
 	}
 }

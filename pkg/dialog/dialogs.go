@@ -192,8 +192,11 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	// dialog.created, once for the dialog. The rows of a seeded history
 	// replay the caller's own earlier conversation and are not new
 	// messages (no message.created for them).
+	// The id is made here so the event can name its dialog.
+	d.ID = store.NewID(store.PrefixDialog)
 	var out Dialog
-	err = r.svc.WithEvent(ctx, platform.Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.DialogCreated}, func(st *store.Store) (any, error) {
+	ev := platform.Event{TenantID: b.TenantID, BotID: b.ID, DialogID: d.ID, Type: webhook.DialogCreated}
+	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := st.CreateDialog(ctx, &d, history...); err != nil {
 			return nil, err
 		}

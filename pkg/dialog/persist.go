@@ -144,7 +144,7 @@ func (run *dialogRun) putToolResult(ctx context.Context, c *store.ToolCall, name
 	if !c.IsError || c.Status == store.ToolCallSkipped {
 		return run.r.store.PutToolCall(ctx, c)
 	}
-	ev := platform.Event{TenantID: c.TenantID, BotID: run.dialog.BotID, Type: webhook.ToolFailed}
+	ev := platform.Event{TenantID: c.TenantID, BotID: run.dialog.BotID, DialogID: c.DialogID, Type: webhook.ToolFailed}
 	return run.r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := st.PutToolCall(ctx, c); err != nil {
 			return nil, err

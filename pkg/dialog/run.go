@@ -155,7 +155,7 @@ func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error)
 		return run.r.store.SaveRun(ctx, sv)
 	}
 	var lastSeq int64
-	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.DialogHandoffRequested}
+	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffRequested}
 	err := run.r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
 		lastSeq, err = st.SaveRun(ctx, sv)

@@ -1,12 +1,11 @@
 package platform_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/platform"
-	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 // TestNoCredentialInPlainTextAtRest creates keys, a secret and a user, then
@@ -48,7 +47,7 @@ func TestNoCredentialInPlainTextAtRest(t *testing.T) {
 			"first admin key": middle(first.Key), "sk key": middle(sk.Key), "pk key": middle(pk.Key),
 			"secret value": secretValue, "password": password, "session token": sess.Token[4:],
 		}
-		cells := dumpEveryCell(t, e.store)
+		cells := storetest.EveryCell(t, e.store)
 		if len(cells) < 20 {
 			t.Fatalf("only %d cells read; the dump is not looking at the data", len(cells))
 		}
@@ -62,45 +61,4 @@ func TestNoCredentialInPlainTextAtRest(t *testing.T) {
 			})
 		}
 	})
-}
-
-// dumpEveryCell returns every non-null cell of every table as text, keyed
-// by table, row number and column.
-func dumpEveryCell(t *testing.T, st *store.Store) map[string]string {
-	t.Helper()
-	db := st.DB()
-	tables, err := db.Migrator().GetTables()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells := map[string]string{}
-	for _, table := range tables {
-		rows, err := db.Table(table).Rows()
-		if err != nil {
-			t.Fatalf("read %s: %v", table, err)
-		}
-		cols, _ := rows.Columns()
-		for r := 0; rows.Next(); r++ {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatalf("scan %s: %v", table, err)
-			}
-			for i, v := range vals {
-				if v == nil {
-					continue
-				}
-				text := fmt.Sprint(v)
-				if b, ok := v.([]byte); ok {
-					text = string(b)
-				}
-				cells[fmt.Sprintf("%s row %d column %s", table, r, cols[i])] = text
-			}
-		}
-		rows.Close()
-	}
-	return cells
 }

@@ -146,6 +146,10 @@ type Event struct {
 	// BotID is the bot the event is about, for endpoints filtered to one
 	// bot; "" for tenant-wide events.
 	BotID string
+	// DialogID is the dialog the event is about, "" for none. Every event
+	// about a dialog must name it: erasing the dialog deletes the events
+	// that name it, whose bodies may quote what the end user wrote.
+	DialogID string
 	// Type is one of webhook.Types.
 	Type string
 	// Dedupe, when set, makes the event once per tenant and key.
@@ -191,7 +195,7 @@ func writeEvent(ctx context.Context, tx *store.Store, slug string, ev Event, dat
 	if err != nil {
 		return err
 	}
-	_, err = tx.AddWebhookEvent(ctx, &store.WebhookEvent{TenantID: ev.TenantID, Type: ev.Type, DedupeKey: ev.Dedupe, Body: string(body)}, targets)
+	_, err = tx.AddWebhookEvent(ctx, &store.WebhookEvent{TenantID: ev.TenantID, Type: ev.Type, DedupeKey: ev.Dedupe, DialogID: ev.DialogID, Body: string(body)}, targets)
 	return err
 }
 

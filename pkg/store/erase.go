@@ -22,7 +22,9 @@ type Erased struct {
 const eraseBatch = 100
 
 // DeleteDialog deletes the tenant's dialog with its messages, tool calls,
-// lease and the Idempotency-Key records of its messages, in one commit. A
+// lease, the Idempotency-Key records of its messages and the webhook
+// events about it (with their deliveries, delivered or not, and their
+// attempts), in one commit. A
 // dialog a live run holds (its lease has not expired at now) is
 // ErrConflict and stays whole; another tenant's is ErrNotFound.
 func (s *Store) DeleteDialog(ctx context.Context, tenantID, id string, now time.Time) (Erased, error) {
@@ -145,6 +147,9 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
 		if _, err := s.exec(ctx, `DELETE FROM channel_conversations WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
 			return out, err
 		}
+		if err := s.deleteDialogEvents(ctx, tenantID, id); err != nil {
+			return out, err
+		}
 		dlgs, err := s.exec(ctx, `DELETE FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 		if err != nil {
 			return out, err
@@ -156,4 +161,24 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
 		}
 	}
 	return out, nil
+}
+
+// deleteDialogEvents deletes the webhook events about the tenant's dialog
+// id, pending or not, with their deliveries and attempts: an event's body
+// quotes the dialog's messages, so it goes with them. A deliverer holding
+// a claim on one finds it gone when it reports the attempt
+// (FinishWebhookDelivery's ErrConflict) and records nothing.
+func (s *Store) deleteDialogEvents(ctx context.Context, tenantID, id string) error {
+	events := `SELECT id FROM webhook_events WHERE tenant_id = $1 AND dialog_id = $2`
+	deliveries := `SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND event_id IN (` + events + `)`
+	for _, q := range []string{
+		`DELETE FROM webhook_attempts WHERE tenant_id = $1 AND delivery_id IN (` + deliveries + `)`,
+		`DELETE FROM webhook_deliveries WHERE tenant_id = $1 AND event_id IN (` + events + `)`,
+		`DELETE FROM webhook_events WHERE tenant_id = $1 AND dialog_id = $2`,
+	} {
+		if _, err := s.exec(ctx, q, tenantID, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -36,6 +36,7 @@ var migrations = []migration{
 	{13, "outbound webhooks: endpoints, outbox, deliveries", migrateV13},
 	{14, "inbound channels: channels, conversations, deliveries", migrateV14},
 	{15, "memory notes about end users, across dialogs", migrateV15},
+	{16, "webhook events name their dialog, so erasure finds them", migrateV16},
 }
 
 // schemaMigration records an applied step.

@@ -57,6 +57,9 @@ type WebhookEvent struct {
 	TenantID  string
 	Type      string
 	DedupeKey string
+	// DialogID is the dialog the event reports, "" for none: erasing the
+	// dialog deletes the event, whose body may quote its messages.
+	DialogID  string
 	Body      string
 	CreatedAt time.Time
 }
