@@ -22,6 +22,8 @@ type applyFlags struct {
 // applyStats counts what one apply changed, for its closing line.
 type applyStats struct {
 	tenants, tenantsCreated, bots, botsCreated, versionsCreated, published, deleted, secrets, failed int
+	// changed counts providers, webhooks and bot settings created or changed.
+	changed int
 }
 
 // apply makes a running Parley match a directory laid out like tenants/:
@@ -42,6 +44,11 @@ func (m *Main) apply(ctx context.Context, args []string) error {
 		return err
 	}
 	tenants, problems := readTenantDirs(dir, m.Getenv, configOptions(settings))
+	for _, t := range tenants {
+		for _, w := range t.warnings {
+			fmt.Fprintf(m.Stderr, "%s: %s: warning: %s\n", w.file, displayPointer(w.pointer), w.message)
+		}
+	}
 	if len(problems) > 0 {
 		bad := map[string]bool{}
 		for _, p := range problems {
@@ -68,8 +75,8 @@ func (m *Main) apply(ctx context.Context, args []string) error {
 	if f.dryRun {
 		verb = "Dry run, nothing written:"
 	}
-	fmt.Fprintf(m.Stdout, "%s %d tenants and %d bots: %d tenants created, %d bots created, %d new versions, %d publishes, %d secrets set, %d deleted.\n",
-		verb, s.tenants, s.bots, s.tenantsCreated, s.botsCreated, s.versionsCreated, s.published, s.secrets, s.deleted)
+	fmt.Fprintf(m.Stdout, "%s %d tenants and %d bots: %d tenants created, %d bots created, %d new versions, %d publishes, %d secrets set, %d providers, webhooks and settings changed, %d deleted.\n",
+		verb, s.tenants, s.bots, s.tenantsCreated, s.botsCreated, s.versionsCreated, s.published, s.secrets, s.changed, s.deleted)
 	if s.failed > 0 {
 		fmt.Fprintf(m.Stderr, "%d item(s) failed; see above.\n", s.failed)
 		return exitError{code: 1}
@@ -155,8 +162,9 @@ func (a *applier) fail(path string, err error) {
 	}
 }
 
-// tenant applies one tenant directory: the tenant, its secrets, its bots,
-// its channels.
+// tenant applies one tenant directory: the tenant, its secrets, identity,
+// providers, bots, channels and webhooks, in the order they depend on
+// each other.
 func (a *applier) tenant(ctx context.Context, t tenantSpec) {
 	a.stats.tenants++
 	exists, err := a.target.tenantExists(ctx, t.slug)
@@ -182,8 +190,10 @@ func (a *applier) tenant(ctx context.Context, t tenantSpec) {
 	a.retention(ctx, t, exists)
 	a.secrets(ctx, t, exists)
 	a.identity(ctx, t, exists)
+	a.providers(ctx, t, exists) // after the secrets, before the bots that name them
 	a.bots(ctx, t, exists)
 	a.channels(ctx, t, exists)
+	a.webhooks(ctx, t, exists) // after the bots they may be filtered to
 }
 
 // secrets sets every secret the tenant file names from its environment
@@ -191,17 +201,7 @@ func (a *applier) tenant(ctx context.Context, t tenantSpec) {
 // --prune deletes the tenant's other secrets.
 func (a *applier) secrets(ctx context.Context, t tenantSpec, exists bool) {
 	for _, s := range t.secrets {
-		if a.dryRun {
-			fmt.Fprintf(a.out, "  secret %s: would be set from $%s\n", s.name, s.env)
-			a.stats.secrets++
-			continue
-		}
-		if err := a.target.putSecret(ctx, t.slug, s.name, s.value); err != nil {
-			a.fail(t.file, err)
-			continue
-		}
-		a.stats.secrets++
-		fmt.Fprintf(a.out, "  secret %s: set from $%s\n", s.name, s.env)
+		a.setSecret(ctx, t.slug, t.file, s)
 	}
 	if !a.prune || !exists {
 		return
@@ -217,6 +217,22 @@ func (a *applier) secrets(ctx context.Context, t tenantSpec, exists bool) {
 		}
 		a.remove(t.file, "secret "+name, func() error { return a.target.deleteSecret(ctx, t.slug, name) })
 	}
+}
+
+// setSecret sets one secret from its environment variable, or says it
+// would.
+func (a *applier) setSecret(ctx context.Context, tenant, file string, s secretSpec) {
+	if a.dryRun {
+		fmt.Fprintf(a.out, "  secret %s: would be set from $%s\n", s.name, s.env)
+		a.stats.secrets++
+		return
+	}
+	if err := a.target.putSecret(ctx, tenant, s.name, s.value); err != nil {
+		a.fail(file, err)
+		return
+	}
+	a.stats.secrets++
+	fmt.Fprintf(a.out, "  secret %s: set from $%s\n", s.name, s.env)
 }
 
 // retention sets the tenant's retention period from tenant.json unless it
@@ -290,7 +306,15 @@ func (a *applier) bots(ctx context.Context, t tenantSpec, exists bool) {
 	}
 	for _, b := range t.bots {
 		cur, ok := live[b.slug]
+		a.stats.bots++
+		if ok {
+			a.requireTests(ctx, t.slug, b, cur.requireTests)
+		}
+		failed := a.stats.failed
 		a.bot(ctx, t.slug, b, cur, ok)
+		if a.stats.failed == failed { // a bot that did not apply gets no canary
+			a.canary(ctx, t.slug, b, cur)
+		}
 	}
 	if !a.prune {
 		return
@@ -305,13 +329,15 @@ func (a *applier) bots(ctx context.Context, t tenantSpec, exists bool) {
 // bot creates the bot, or compares its files with the live version and,
 // when they differ, saves them as a version and publishes it.
 func (a *applier) bot(ctx context.Context, tenant string, b botSpec, live liveBot, exists bool) {
-	a.stats.bots++
 	if exists && live.published > 0 && live.fingerprint == b.fingerprint && sameJSON(live.tests, b.tests) {
 		fmt.Fprintf(a.out, "  bot %s: unchanged, version %d live\n", b.slug, live.published)
 		return
 	}
 	if a.dryRun {
 		a.describeChange(b, live, exists)
+		if !exists {
+			a.requireTests(ctx, tenant, b, false)
+		}
 		return
 	}
 	if !exists {
@@ -322,6 +348,7 @@ func (a *applier) bot(ctx context.Context, tenant string, b botSpec, live liveBo
 		}
 		a.stats.botsCreated++
 		a.stats.versionsCreated++
+		a.requireTests(ctx, tenant, b, false)
 		a.publish(ctx, tenant, b, n, "created")
 		return
 	}

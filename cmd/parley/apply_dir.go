@@ -29,6 +29,9 @@ type tenantFile struct {
 	// RetentionDays, when set, is the tenant's retention period: dialogs
 	// are deleted that many days after their last activity (0: kept).
 	RetentionDays *int `json:"retention_days,omitempty"`
+	// Bots holds each bot's release settings (require_passing_tests, a
+	// canary), by slug.
+	Bots map[string]botSettingsFile `json:"bots,omitempty"`
 }
 
 // identityFile is tenant.json's identity: PUT /identity without a secret.
@@ -45,38 +48,70 @@ type tenantSpec struct {
 	retentionDays    *int
 	bots             []botSpec
 	channels         []channelSpec
+	providers        []providerSpec
+	webhooks         []webhookSpec
+	// warnings do not stop the apply: models a provider's list lacks.
+	warnings []fileProblem
 }
 
-func (t tenantSpec) hasBot(slug string) bool {
-	for _, b := range t.bots {
-		if b.slug == slug {
-			return true
-		}
-	}
-	return false
+func (t tenantSpec) hasBot(slug string) bool { return t.botIndex(slug) >= 0 }
+
+// botIndex is the index of the bot slug in t.bots, -1 when it has none.
+func (t tenantSpec) botIndex(slug string) int {
+	return slices.IndexFunc(t.bots, func(b botSpec) bool { return b.slug == slug })
 }
 
+// namesSecret reports whether tenant.json sets the secret name.
+func (t tenantSpec) namesSecret(name string) bool {
+	return slices.ContainsFunc(t.secrets, func(s secretSpec) bool { return s.name == name })
+}
+
+// hasSecret reports whether the directory sets the secret name: in
+// tenant.json, or as a provider's API key.
 func (t tenantSpec) hasSecret(name string) bool {
-	for _, s := range t.secrets {
-		if s.name == name {
-			return true
-		}
-	}
-	return false
+	return t.namesSecret(name) || slices.ContainsFunc(t.providers, func(p providerSpec) bool { return p.keySecret() == name })
 }
 
 type secretSpec struct{ name, env, value string }
 
 // botSpec is one checked bot: its config and tests, compacted so the
-// database and the API store the same text.
+// database and the API store the same text, and its release settings
+// from tenant.json.
 type botSpec struct {
 	file, slug    string
 	config, tests []byte
 	fingerprint   string
+	// requireTests is nil when tenant.json does not say.
+	requireTests *bool
+	canary       *canarySpec
 }
 
 // fileProblem is one problem with one file.
 type fileProblem struct{ file, pointer, message string }
+
+// problemList gathers one file's problems.
+type problemList struct {
+	file string
+	ps   []fileProblem
+}
+
+func (l *problemList) add(pointer, format string, args ...any) {
+	l.ps = append(l.ps, fileProblem{l.file, pointer, fmt.Sprintf(format, args...)})
+}
+
+// readKeyedFile reads a tenant directory's optional file of named entries
+// (providers.json, webhooks.json): nil and no problem when it is absent.
+func readKeyedFile[T any](path string) (map[string]T, *problemList) {
+	l := &problemList{file: path}
+	var entries map[string]T
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, l
+	}
+	if err := readStrictJSON(path, &entries); err != nil {
+		l.ps = append(l.ps, fileProblem{path, "-", err.Error()})
+	}
+	return entries, l
+}
 
 func (p fileProblem) String() string {
 	if p.pointer == "-" {
@@ -130,8 +165,9 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 	}
 	bots := map[string]bool{}
 	for _, f := range botFiles(dir) {
-		b, bps := readBot(f, opts)
+		b, bps, warnings := readBot(f, opts)
 		ps = append(ps, bps...)
+		t.warnings = append(t.warnings, warnings...)
 		bots[b.slug] = true
 		t.bots = append(t.bots, b)
 	}
@@ -144,11 +180,17 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 			ps = append(ps, fileProblem{f, "-", "tests for a bot the directory does not have (want bots/" + filepath.Base(f) + ")"})
 		}
 	}
+	ps = append(ps, readBotSettings(dir, t.file, tf.Bots, &t, opts)...)
+	var more []fileProblem
+	t.providers, more = readProviders(dir, getenv, t.namesSecret)
+	ps = append(ps, more...)
+	t.webhooks, more = readWebhooks(dir, getenv, bots)
+	ps = append(ps, more...)
 	return t, ps
 }
 
 // readBot reads bots/<slug>.json and, when present, tests/<slug>.json.
-func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem) {
+func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem, []fileProblem) {
 	b := botSpec{file: path, slug: strings.TrimSuffix(filepath.Base(path), ".json")}
 	var ps []fileProblem
 	if !platform.ValidSlug(b.slug) {
@@ -158,6 +200,7 @@ func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem) {
 	for _, p := range res.Errors {
 		ps = append(ps, fileProblem{path, p.Pointer, p.Message})
 	}
+	warnings := asFileProblems(path, res.Warnings)
 	if res.Valid {
 		raw, _ := os.ReadFile(path)
 		b.config = compactJSON(raw)
@@ -180,7 +223,15 @@ func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem) {
 			b.tests = compactJSON(raw)
 		}
 	}
-	return b, ps
+	return b, ps, warnings
+}
+
+func asFileProblems(file string, ps botconfig.Problems) []fileProblem {
+	var out []fileProblem
+	for _, p := range ps {
+		out = append(out, fileProblem{file, p.Pointer, p.Message})
+	}
+	return out
 }
 
 func asProblems(err error) botconfig.Problems {

@@ -43,14 +43,33 @@ type applyTarget interface {
 	createChannel(ctx context.Context, tenant, name string, c channelFile, secret string) (createdChannel, error)
 	updateChannel(ctx context.Context, tenant, name string, c channelFile) error
 	deleteChannel(ctx context.Context, tenant, name string) error
+	setRequireTests(ctx context.Context, tenant, slug string, on bool) error
+	setCanary(ctx context.Context, tenant, slug string, version, percent int) error
+	dropCanary(ctx context.Context, tenant, slug string) error
+	// providers returns the tenant's model providers by name.
+	providers(ctx context.Context, tenant string) (map[string]liveProvider, error)
+	putProvider(ctx context.Context, tenant, name string, p liveProvider) error
+	deleteProvider(ctx context.Context, tenant, name string) error
+	webhooks(ctx context.Context, tenant string) ([]liveWebhook, error)
+	// createWebhook returns the endpoint's secret: the one it was given,
+	// or the one generated for it.
+	createWebhook(ctx context.Context, tenant string, w webhookSpec) (secret string, err error)
+	updateWebhook(ctx context.Context, tenant, id string, c webhookChange) error
+	deleteWebhook(ctx context.Context, tenant, id string) error
 }
 
-// liveBot is a bot's live version as apply compares it; published is 0
-// when none is live.
+// liveBot is a bot's settings and live version as apply compares them;
+// published is 0 when none is live, canaryVersion 0 when no canary runs.
 type liveBot struct {
+	id            string
 	published     int
 	fingerprint   string
 	config, tests []byte
+	requireTests  bool
+
+	canaryVersion, canaryPercent int
+	canaryFingerprint            string
+	canaryTests                  []byte
 }
 
 // dbTarget applies to the database as the operator.
@@ -121,13 +140,14 @@ func (d dbTarget) liveBots(ctx context.Context, tenant string) (map[string]liveB
 			return nil, err
 		}
 		for _, b := range bots {
-			lb := liveBot{published: b.PublishedVersion}
-			if b.PublishedVersion > 0 {
-				v, err := d.svc.GetVersion(ctx, d.op, tenant, b.Slug, b.PublishedVersion)
-				if err != nil {
-					return nil, err
-				}
-				lb.fingerprint, lb.config, lb.tests = v.Fingerprint, v.Config, v.Tests
+			lb, err := readLiveBot(liveBot{id: b.ID, published: b.PublishedVersion, requireTests: b.RequirePassingTests,
+				canaryVersion: b.CanaryVersion, canaryPercent: b.CanaryPercent},
+				func(n int) (string, []byte, []byte, error) {
+					v, err := d.svc.GetVersion(ctx, d.op, tenant, b.Slug, n)
+					return v.Fingerprint, v.Config, v.Tests, err
+				})
+			if err != nil {
+				return nil, err
 			}
 			out[b.Slug] = lb
 		}
@@ -232,13 +252,17 @@ func (a apiTarget) liveBots(ctx context.Context, tenant string) (map[string]live
 			return nil, err
 		}
 		for _, b := range list.Bots {
-			lb := liveBot{published: b.PublishedVersion}
-			if b.PublishedVersion > 0 {
-				v, err := a.c.GetVersion(ctx, tenant, b.Slug, b.PublishedVersion)
-				if err != nil {
-					return nil, err
-				}
-				lb.fingerprint, lb.config, lb.tests = v.Fingerprint, v.Config, v.Tests
+			lb, err := readLiveBot(liveBot{id: b.ID, published: b.PublishedVersion, requireTests: b.RequirePassingTests,
+				canaryVersion: b.CanaryVersion, canaryPercent: b.CanaryPercent},
+				func(n int) (string, []byte, []byte, error) {
+					v, err := a.c.GetVersion(ctx, tenant, b.Slug, n)
+					if err != nil {
+						return "", nil, nil, err
+					}
+					return v.Fingerprint, v.Config, v.Tests, nil
+				})
+			if err != nil {
+				return nil, err
 			}
 			out[b.Slug] = lb
 		}

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -14,11 +16,14 @@ import (
 
 // validateResult is one file's outcome in `parley validate --json`.
 type validateResult struct {
-	File   string                  `json:"file"`
-	Valid  bool                    `json:"valid"`
-	Errors []botconfig.Problem     `json:"errors"`
-	Prompt string                  `json:"prompt,omitempty"`
-	Tools  []botconfig.OfferedTool `json:"tools,omitempty"`
+	File   string              `json:"file"`
+	Valid  bool                `json:"valid"`
+	Errors []botconfig.Problem `json:"errors"`
+	// Warnings do not make the file invalid: models a provider's list
+	// in the tenant directory's providers.json does not have.
+	Warnings []botconfig.Problem     `json:"warnings,omitempty"`
+	Prompt   string                  `json:"prompt,omitempty"`
+	Tools    []botconfig.OfferedTool `json:"tools,omitempty"`
 }
 
 // validate checks agent config files: `parley validate [--print-prompt] [--json] FILE...`.
@@ -89,8 +94,31 @@ func validateFile(file string, opts botconfig.Options) validateResult {
 		res.Valid = true
 		res.Prompt = bot.SystemPrompt
 		res.Tools = bot.Offered()
+		res.Warnings = bot.UnknownModels(providerModels(filepath.Join(filepath.Dir(filepath.Dir(file)), providersFileName)))
 	}
 	return res
+}
+
+// providerModels reads the model list of each provider in a tenant
+// directory's providers.json (which validateFile finds beside the bots/
+// directory of the file it checks); nil when there is no such file or it
+// does not parse, which parley apply reports on its own.
+func providerModels(path string) map[string][]string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var file map[string]struct {
+		Models []string `json:"models"`
+	}
+	if json.Unmarshal(raw, &file) != nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for name, p := range file {
+		out[name] = p.Models
+	}
+	return out
 }
 
 func writeValidateJSON(w io.Writer, results []validateResult) error {
@@ -107,6 +135,9 @@ func writeValidateText(w io.Writer, results []validateResult, printPrompt bool) 
 	for _, r := range results {
 		for _, p := range r.Errors {
 			fmt.Fprintf(&b, "%s: %s: %s\n", r.File, botconfig.DisplayPointer(p.Pointer), p.Message)
+		}
+		for _, p := range r.Warnings {
+			fmt.Fprintf(&b, "%s: %s: warning: %s\n", r.File, botconfig.DisplayPointer(p.Pointer), p.Message)
 		}
 		switch {
 		case r.Valid && printPrompt && len(results) > 1:

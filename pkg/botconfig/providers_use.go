@@ -1,6 +1,10 @@
 package botconfig
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // ProviderUse is one place a config names a model provider.
 type ProviderUse struct {
@@ -39,4 +43,50 @@ func (b *Bot) Downgraded() *Bot {
 	out := *b
 	out.LLM.Provider, out.LLM.Model, out.LLM.FallbackModels = d.Provider, d.Model, nil
 	return &out
+}
+
+// ModelUse is one place a config names a model of a provider.
+type ModelUse struct {
+	Provider, Model, Pointer string
+}
+
+// ModelUses lists the models the bot's llm section asks of a named
+// provider: llm.model and llm.fallback_models of llm.provider, each
+// fallback's and the quota downgrade's. Models of the server's default
+// provider (named by "") are left out, as are empty models (the
+// provider's default).
+func (b *Bot) ModelUses() []ModelUse {
+	var uses []ModelUse
+	add := func(provider, model, pointer string) {
+		if provider != "" && model != "" {
+			uses = append(uses, ModelUse{Provider: provider, Model: model, Pointer: pointer})
+		}
+	}
+	add(b.LLM.Provider, b.LLM.Model, "/llm/model")
+	for i, m := range b.LLM.FallbackModels {
+		add(b.LLM.Provider, m, fmt.Sprintf("/llm/fallback_models/%d", i))
+	}
+	for i, f := range b.LLM.Fallbacks {
+		add(f.Provider, f.Model, fmt.Sprintf("/llm/fallbacks/%d/model", i))
+	}
+	if d := b.LLM.QuotaDowngrade; d != nil {
+		add(d.Provider, d.Model, "/llm/quota_downgrade/model")
+	}
+	return uses
+}
+
+// UnknownModels warns, with a pointer each, where the bot asks a provider
+// for a model its list does not have. models maps provider names to the
+// models they serve; a provider without a list is not checked. These are
+// warnings, not errors: a provider may serve models its list omits.
+func (b *Bot) UnknownModels(models map[string][]string) Problems {
+	var ps Problems
+	for _, u := range b.ModelUses() {
+		list := models[u.Provider]
+		if len(list) > 0 && !slices.Contains(list, u.Model) {
+			ps = append(ps, Problem{Pointer: u.Pointer,
+				Message: fmt.Sprintf("model %q is not among provider %q's models (%s)", u.Model, u.Provider, strings.Join(list, ", "))})
+		}
+	}
+	return ps
 }

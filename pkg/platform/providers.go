@@ -26,6 +26,9 @@ const (
 // same shape).
 var providerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
+// ValidProviderName reports whether name may name a tenant provider.
+func ValidProviderName(name string) bool { return providerNamePattern.MatchString(name) }
+
 // maxProviderHeaders bounds a provider's default headers.
 const maxProviderHeaders = 20
 
