@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -133,8 +134,10 @@ func (m *Main) applyTarget(ctx context.Context, f applyFlags) (applyTarget, func
 
 // applier applies tenant directories one by one, one function per kind of
 // resource. Files were checked first; what can still fail here (the
-// database, the server, a permission) is reported and counted, and the
-// rest still applies.
+// database, the server, a permission, a publish whose tests fail) is
+// reported and counted. On the database it rolls back its tenant (see
+// tenant); through the API the rest still applies. Other tenants apply
+// either way.
 type applier struct {
 	target        applyTarget
 	out, errw     io.Writer
@@ -162,10 +165,47 @@ func (a *applier) fail(path string, err error) {
 	}
 }
 
-// tenant applies one tenant directory: the tenant, its secrets, identity,
-// providers, bots, channels and webhooks, in the order they depend on
-// each other.
+// errTenantFailed rolls back a tenant's transaction after a change of it
+// failed (and was reported).
+var errTenantFailed = errors.New("a change of the tenant failed")
+
+// tenant applies one tenant directory in one transaction when the target
+// has them (the database): a change that fails rolls back every change
+// to the tenant, and what was printed about them is withheld (keys and
+// secrets printed would never have been stored). Through the API each
+// change stands on its own, and what failed is reported beside what
+// applied.
 func (a *applier) tenant(ctx context.Context, t tenantSpec) {
+	before, out, target := a.stats, a.out, a.target
+	var buf bytes.Buffer
+	a.out = &buf
+	atomic, err := target.atomically(ctx, func(tx applyTarget) error {
+		a.target = tx
+		a.applyTenant(ctx, t)
+		if a.stats.failed > before.failed {
+			return errTenantFailed
+		}
+		return nil
+	})
+	a.out, a.target = out, target
+	if !atomic || err == nil {
+		out.Write(buf.Bytes())
+		return
+	}
+	failed := a.stats.failed
+	a.stats = before
+	a.stats.tenants++
+	a.stats.failed = failed
+	if !errors.Is(err, errTenantFailed) {
+		a.fail(t.file, err) // the commit itself failed
+	}
+	fmt.Fprintf(out, "tenant %s: not applied: a change failed (see above), so every change to it was rolled back\n", t.slug)
+}
+
+// applyTenant applies one tenant directory: the tenant, its secrets,
+// identity, providers, bots, channels and webhooks, in the order they
+// depend on each other.
+func (a *applier) applyTenant(ctx context.Context, t tenantSpec) {
 	a.stats.tenants++
 	exists, err := a.target.tenantExists(ctx, t.slug)
 	if err != nil {

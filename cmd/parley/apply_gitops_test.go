@@ -463,3 +463,36 @@ func TestApplyDryRunShowsWhatWouldChangeInWebhooksAndProviders(t *testing.T) {
 		t.Errorf("the apply after the dry run found nothing left to do: exit %d\n%s", code, out)
 	}
 }
+
+func TestAFailureMidwayRollsBackTheTenantInTheDatabase(t *testing.T) {
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		releaseEnv(env)
+		// The server refuses the webhook's URL (the outbound policy allows
+		// 127.0.0.1 on port 9 only): apply learns it only when it writes
+		// the endpoint, after the tenant, its secrets, providers and bots.
+		delete(env, "PARLEY_OUTBOUND_ALLOW")
+		dir := gitopsDir(t)
+		releaseFiles(t, dir)
+		code, out, stderr := runParley(t, env, "apply", dir)
+		if code != 1 || !strings.Contains(stderr, "webhooks.json") ||
+			!strings.Contains(out, "tenant acme-outdoor: not applied: a change failed (see above), so every change to it was rolled back") {
+			t.Fatalf("exit %d\n%s%s", code, out, stderr)
+		}
+		acme, _, _ := strings.Cut(out, "tenant harbor-physio")
+		if strings.Contains(acme, "sk_") || strings.Contains(acme, "whsec_") {
+			t.Errorf("a key or secret that was rolled back is printed:\n%s", acme)
+		}
+		counts := versionCounts(t, env)
+		if len(counts) != 1 || counts["harbor-physio/booking"] != 1 {
+			t.Errorf("bots after the failed apply: %v; want harbor-physio's only", counts)
+		}
+		d, err := (&Main{Stderr: os.Stderr, Getenv: env.getenv}).openData(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if _, err := d.platform.GetTenant(context.Background(), platform.Operator(), "acme-outdoor"); platform.ErrorCode(err) != platform.CodeNotFound {
+			t.Errorf("the rolled-back tenant: %v; want not found", err)
+		}
+	})
+}

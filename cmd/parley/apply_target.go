@@ -14,6 +14,10 @@ import (
 // platform (dbTarget) or a running server through its API (apiTarget). Both
 // make the same calls, so both leave the same state.
 type applyTarget interface {
+	// atomically runs fn with a target whose writes all commit when fn
+	// returns nil and none does otherwise, when this target has
+	// transactions (transactional); the API has none, and runs fn as is.
+	atomically(ctx context.Context, fn func(applyTarget) error) (transactional bool, err error)
 	tenantExists(ctx context.Context, slug string) (bool, error)
 	// createTenant returns the new tenant's id and first admin key.
 	createTenant(ctx context.Context, slug, name string) (id, key string, err error)
@@ -76,6 +80,10 @@ type liveBot struct {
 type dbTarget struct {
 	svc *platform.Service
 	op  *platform.Principal
+}
+
+func (d dbTarget) atomically(ctx context.Context, fn func(applyTarget) error) (bool, error) {
+	return true, d.svc.InTx(ctx, func(tx *platform.Service) error { return fn(dbTarget{svc: tx, op: d.op}) })
 }
 
 func (d dbTarget) tenantExists(ctx context.Context, slug string) (bool, error) {
@@ -178,6 +186,10 @@ func (d dbTarget) deleteBot(ctx context.Context, tenant, slug string) error {
 
 // apiTarget applies through a running server's API with a key.
 type apiTarget struct{ c *apiclient.Client }
+
+func (a apiTarget) atomically(_ context.Context, fn func(applyTarget) error) (bool, error) {
+	return false, fn(a)
+}
 
 func (a apiTarget) tenantExists(ctx context.Context, slug string) (bool, error) {
 	_, err := a.c.GetTenant(ctx, slug)

@@ -102,6 +102,19 @@ func New(st *store.Store, opts Options) (*Service, error) {
 	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1)}, nil
 }
 
+// InTx runs fn with a Service whose every write goes to one database
+// transaction: all of fn's changes commit together when it returns nil,
+// and none does when it returns an error. It is for a batch of
+// administrative changes that must not be left half-made (parley apply of
+// one tenant); fn must not start dialog runs, which take leases of their
+// own. Caches this process keeps (webhook subscriptions) may be dropped
+// for changes that then roll back; they reload.
+func (s *Service) InTx(ctx context.Context, fn func(tx *Service) error) error {
+	return s.store.Tx(ctx, func(st *store.Store) error {
+		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake})
+	})
+}
+
 // Ping checks that the database answers, for /readyz.
 func (s *Service) Ping(ctx context.Context) error {
 	if err := s.store.Ping(ctx); err != nil {
