@@ -98,15 +98,20 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 
 Makes Parley match DIR, laid out like tenants/:
   DIR/<tenant>/tenant.json          {"name": "...", "secrets"?: {"NAME": "ENV_VAR"}, "retention_days"?: N,
-                                     "identity"?: {"jwks_url": "...", "audience"?: "..."}}
+                                     "identity"?: {"jwks_url": "...", "audience"?: "..."},
+                                     "bots"?: {"<bot>": {"require_passing_tests"?: B, "canary"?: {"percent": N}}}}
   DIR/<tenant>/bots/<bot>.json      an agent config
   DIR/<tenant>/tests/<bot>.json     the bot's conversation tests (stored with its versions)
   DIR/<tenant>/channels/<name>.json {"kind": "webhook|telegram|slack", "bot": "...", "secrets"?: {"bot_token": "SECRET"},
                                      "enabled"?: true, "bot_user_id"?: "...", "secret_env"?: "ENV_VAR"}
+  DIR/<tenant>/canary/<bot>.json    the candidate config of the bot's canary
+  DIR/<tenant>/providers.json       {"<name>": {"kind": "openai|anthropic", "base_url"?, "api_key_env"?, "headers"?, "models"?}}
+  DIR/<tenant>/webhooks.json        {"<name>": {"url", "events", "bot"?, "enabled"?, "secret_env"?}}
 DIR may also be one tenant's directory. Secret values come from the named
 environment variables, never from files. Every file is checked first: when
 any has a problem, each is reported and nothing is applied. A bot whose
-config or tests differ from its live version gets a new version, published.`)
+config or tests differ from its live version gets a new version, published.
+On the database each tenant applies in one transaction.`)
 		fs.PrintDefaults()
 	}
 	pos, helped, err := parseArgs(fs, args, 1)
