@@ -165,17 +165,30 @@ func toolResult(r *llm.ToolResult) sdk.ContentBlockParamUnion {
 }
 
 // toTools maps tool definitions; with cache set, the last one carries a
-// breakpoint so the whole tool list is cached.
+// breakpoint so the whole tool list is cached. A strict definition (the
+// config's llm.strict_tools) is sent with strict: true and its schema
+// fitted to what strict tool use accepts.
 func toTools(defs []llm.ToolDefinition, cache bool) ([]sdk.ToolUnionParam, error) {
 	out := make([]sdk.ToolUnionParam, 0, len(defs))
 	for _, d := range defs {
-		schema, err := inputSchema(d.Parameters)
+		params := d.Parameters
+		if d.Strict {
+			var err error
+			if params, err = strictSchema(params); err != nil {
+				return nil, fmt.Errorf("tool %q: %w", d.Name, err)
+			}
+		}
+		schema, err := inputSchema(params)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", d.Name, err)
 		}
 		t := sdk.ToolParam{Name: d.Name, InputSchema: schema}
 		if d.Description != "" {
 			t.Description = sdk.String(d.Description)
+		}
+		if d.Strict {
+			// Strict tool use: the model's input always matches the schema.
+			t.Strict = sdk.Bool(true)
 		}
 		out = append(out, sdk.ToolUnionParam{OfTool: &t})
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -81,6 +82,15 @@ func validateAnthropicTools(r *MessagesRequest) *anthropicError {
 		}
 		if json.Unmarshal(t.InputSchema, &schema) != nil || schema["type"] != "object" {
 			return anthropicInvalid("tools.%d.custom.input_schema.type: Input should be 'object'", i)
+		}
+		if len(t.extra) > 0 {
+			sort.Strings(t.extra)
+			return anthropicInvalid("tools.%d.custom.%s: Extra inputs are not permitted", i, t.extra[0])
+		}
+		if t.Strict != nil && *t.Strict {
+			if e := validateStrictSchema(fmt.Sprintf("tools.%d.custom.input_schema", i), schema); e != nil {
+				return e
+			}
 		}
 	}
 	tc := r.ToolChoice

@@ -54,6 +54,40 @@ type MessagesTool struct {
 	Description  string           `json:"description,omitempty"`
 	InputSchema  json.RawMessage  `json:"input_schema"`
 	CacheControl *json.RawMessage `json:"cache_control,omitempty"`
+	// Strict asks for strict tool use: the input_schema must then keep to
+	// the JSON Schema subset strict tool use supports.
+	Strict *bool `json:"strict,omitempty"`
+	// extra are fields a custom tool does not have, which the API refuses.
+	extra []string
+}
+
+// knownToolFields are the fields of a custom tool (the SDK's ToolParam).
+var knownToolFields = map[string]bool{
+	"type": true, "name": true, "description": true, "input_schema": true, "cache_control": true, "strict": true,
+	"eager_input_streaming": true, "defer_loading": true, "allowed_callers": true, "input_examples": true,
+}
+
+// UnmarshalJSON decodes a tool, noting fields a custom tool does not have
+// and a strict that is not a boolean.
+func (t *MessagesTool) UnmarshalJSON(data []byte) error {
+	type plain MessagesTool
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	if raw, ok := all["strict"]; ok && string(raw) != "true" && string(raw) != "false" {
+		return fmt.Errorf("strict: Input should be a valid boolean")
+	}
+	if err := json.Unmarshal(data, (*plain)(t)); err != nil {
+		return err
+	}
+	t.extra = nil
+	for k := range all {
+		if !knownToolFields[k] {
+			t.extra = append(t.extra, k)
+		}
+	}
+	return nil
 }
 
 // MessagesToolChoice is the request's tool_choice object.
