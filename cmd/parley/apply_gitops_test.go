@@ -39,7 +39,7 @@ func releaseFiles(t *testing.T, dir string) {
  "claude": {"kind": "anthropic", "api_key_env": "ACME_ANTHROPIC_KEY", "models": ["claude-sonnet-4-5"]},
  "local": {"kind": "openai", "base_url": "https://llm.acme.example/v1/", "headers": {"X-Team": "support"}}}`)
 	writeFile(t, filepath.Join(acme, "webhooks.json"), `{
- "crm": {"url": "http://127.0.0.1:9/crm", "events": ["dialog.created", "tool.failed"], "bot": "support", "secret_env": "ACME_CRM_WEBHOOK_SECRET"},
+ "crm": {"url": "http://127.0.0.1:9/crm", "description": "Acme's CRM", "events": ["dialog.created", "tool.failed"], "bot": "support", "secret_env": "ACME_CRM_WEBHOOK_SECRET"},
  "audit": {"url": "http://127.0.0.1:9/audit", "events": ["*"], "enabled": false}}`)
 }
 
@@ -95,10 +95,11 @@ type providerState struct {
 }
 
 type webhookState struct {
-	URL     string
-	Events  []string
-	Bot     string // the slug
-	Enabled bool
+	URL         string
+	Description string
+	Events      []string
+	Bot         string // the slug
+	Enabled     bool
 }
 
 // snapshot reads the state of the given tenants through target.
@@ -137,7 +138,7 @@ func snapshot(t *testing.T, target applyTarget, versions func(tenant, bot string
 			t.Fatal(err)
 		}
 		for _, w := range hooks {
-			ts.Webhooks[w.name] = webhookState{URL: w.url, Events: w.events, Bot: slugOf[w.botID], Enabled: w.enabled}
+			ts.Webhooks[w.name] = webhookState{URL: w.url, Description: w.description, Events: w.events, Bot: slugOf[w.botID], Enabled: w.enabled}
 		}
 		out[slug] = ts
 	}
@@ -221,7 +222,7 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 				t.Errorf("providers: %+v", acme.Providers)
 			}
 			wantHooks := map[string]webhookState{
-				"crm":   {URL: "http://127.0.0.1:9/crm", Events: []string{"dialog.created", "tool.failed"}, Bot: "support", Enabled: true},
+				"crm":   {URL: "http://127.0.0.1:9/crm", Description: "Acme's CRM", Events: []string{"dialog.created", "tool.failed"}, Bot: "support", Enabled: true},
 				"audit": {URL: "http://127.0.0.1:9/audit", Events: []string{"*"}, Enabled: false},
 			}
 			if !reflect.DeepEqual(acme.Webhooks, wantHooks) {
@@ -263,7 +264,7 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 			for _, out := range []string{dbOut, srvOut} {
 				for _, want := range []string{"bot support: version 3 saved, version 3 published", "bot booking: version 2 saved, version 2 published",
 					"bot gear-guide: not in the directory; deleted", "provider local: not in the directory; deleted",
-					"webhook crm: changed bot, events, url", "webhook audit: not in the directory; deleted", "bot support: canary unchanged, version 2 takes 10%"} {
+					"webhook crm: changed bot, description, events, url", "webhook audit: not in the directory; deleted", "bot support: canary unchanged, version 2 takes 10%"} {
 					if !strings.Contains(out, want) {
 						t.Errorf("output lacks %q:\n%s", want, out)
 					}
@@ -446,7 +447,7 @@ func TestApplyDryRunShowsWhatWouldChangeInWebhooksAndProviders(t *testing.T) {
  "bots": {"support": {"require_passing_tests": false, "canary": {"percent": 50}}}}`)
 
 	code, out, _ := runParley(t, env, "apply", "--dry-run", "--prune", dir)
-	for _, want := range []string{"webhook crm: would change events", "webhook new: would be created (http://127.0.0.1:9/new)",
+	for _, want := range []string{"webhook crm: would change description, events", "webhook new: would be created (http://127.0.0.1:9/new)",
 		"webhook audit: not in the directory; would be deleted", "provider claude: would be changed (anthropic at https://claude-proxy.acme.example)",
 		"provider local: not in the directory; would be deleted", "secret provider_claude_api_key: not in the directory; would be deleted",
 		"bot support: would change: publishes no longer need passing tests", "bot support: would send 50% of new dialogs to"} {
@@ -458,7 +459,7 @@ func TestApplyDryRunShowsWhatWouldChangeInWebhooksAndProviders(t *testing.T) {
 		t.Fatalf("dry run: exit %d", code)
 	}
 	code, out, _ = runParley(t, env, "apply", dir)
-	if code != 0 || !strings.Contains(out, "webhook crm: changed events") || !strings.Contains(out, "provider claude: changed") ||
+	if code != 0 || !strings.Contains(out, "webhook crm: changed description, events") || !strings.Contains(out, "provider claude: changed") ||
 		!strings.Contains(out, "bot support: canary version 2 takes 50% of new dialogs") {
 		t.Errorf("the apply after the dry run found nothing left to do: exit %d\n%s", code, out)
 	}

@@ -20,8 +20,10 @@ const webhooksFileName = "webhooks.json"
 // live endpoint by it, so a URL can change without losing the endpoint's
 // secret and delivery log.
 type webhookFile struct {
-	URL    string   `json:"url"`
-	Events []string `json:"events"`
+	URL string `json:"url"`
+	// Description says what the receiver is (shown in the admin UI).
+	Description string   `json:"description,omitempty"`
+	Events      []string `json:"events"`
 	// Bot limits the endpoint to one bot of the directory (its slug).
 	Bot string `json:"bot,omitempty"`
 	// Enabled, when set, is applied; absent leaves the endpoint as it is
@@ -42,28 +44,29 @@ type webhookSpec struct {
 
 // liveWebhook is an endpoint as apply compares it.
 type liveWebhook struct {
-	id, name, url string
-	events        []string
-	botID         string
-	enabled       bool
+	id, name, url, description string
+	events                     []string
+	botID                      string
+	enabled                    bool
 }
 
 // webhookChange is the fields of an endpoint apply changes; nil stays.
 type webhookChange struct {
-	url     *string
-	events  *[]string
-	bot     *string
-	enabled *bool
+	url         *string
+	description *string
+	events      *[]string
+	bot         *string
+	enabled     *bool
 }
 
 func (c webhookChange) empty() bool {
-	return c.url == nil && c.events == nil && c.bot == nil && c.enabled == nil
+	return c.url == nil && c.description == nil && c.events == nil && c.bot == nil && c.enabled == nil
 }
 
 // fields names what the change sets, for the output.
 func (c webhookChange) fields() string {
 	var f []string
-	for name, set := range map[string]bool{"url": c.url != nil, "events": c.events != nil, "bot": c.bot != nil, "enabled": c.enabled != nil} {
+	for name, set := range map[string]bool{"url": c.url != nil, "description": c.description != nil, "events": c.events != nil, "bot": c.bot != nil, "enabled": c.enabled != nil} {
 		if set {
 			f = append(f, name)
 		}
@@ -85,6 +88,9 @@ func readWebhooks(dir string, getenv func(string) string, bots map[string]bool) 
 		}
 		if !strings.HasPrefix(w.URL, "https://") && !strings.HasPrefix(w.URL, "http://") {
 			ps.add(at+"/url", "must be an absolute http or https URL")
+		}
+		if len(w.Description) > platform.MaxWebhookDescription {
+			ps.add(at+"/description", "must be at most %d bytes", platform.MaxWebhookDescription)
 		}
 		if len(w.Events) == 0 {
 			ps.add(at+"/events", "name at least one event type, or \"*\" for all")
@@ -191,6 +197,9 @@ func webhookDiff(cur liveWebhook, w webhookSpec, botIDs map[string]string) webho
 	if cur.url != w.URL {
 		c.url = &w.URL
 	}
+	if cur.description != w.Description {
+		c.description = &w.Description
+	}
 	if !slices.Equal(cur.events, w.Events) {
 		c.events = &w.Events
 	}
@@ -225,18 +234,18 @@ func (a *applier) createWebhook(ctx context.Context, tenant, file string, w webh
 func (d dbTarget) webhooks(ctx context.Context, tenant string) ([]liveWebhook, error) {
 	list, err := d.svc.ListWebhooks(ctx, d.op, tenant)
 	return mapSlice(list, func(w platform.Webhook) liveWebhook {
-		return liveWebhook{id: w.ID, name: w.Name, url: w.URL, events: w.Events, botID: w.Bot, enabled: w.Enabled}
+		return liveWebhook{id: w.ID, name: w.Name, url: w.URL, description: w.Description, events: w.Events, botID: w.Bot, enabled: w.Enabled}
 	}), err
 }
 
 func (d dbTarget) createWebhook(ctx context.Context, tenant string, w webhookSpec) (string, error) {
-	out, err := d.svc.CreateWebhook(ctx, d.op, tenant, platform.WebhookInput{Name: w.name, URL: w.URL, Events: w.Events,
+	out, err := d.svc.CreateWebhook(ctx, d.op, tenant, platform.WebhookInput{Name: w.name, URL: w.URL, Description: w.Description, Events: w.Events,
 		Bot: w.Bot, Enabled: w.Enabled, Secret: w.secret})
 	return out.Secret, err
 }
 
 func (d dbTarget) updateWebhook(ctx context.Context, tenant, id string, c webhookChange) error {
-	_, err := d.svc.UpdateWebhook(ctx, d.op, tenant, id, platform.WebhookPatch{URL: c.url, Events: c.events, Bot: c.bot, Enabled: c.enabled})
+	_, err := d.svc.UpdateWebhook(ctx, d.op, tenant, id, platform.WebhookPatch{URL: c.url, Description: c.description, Events: c.events, Bot: c.bot, Enabled: c.enabled})
 	return err
 }
 
@@ -250,12 +259,12 @@ func (a apiTarget) webhooks(ctx context.Context, tenant string) ([]liveWebhook, 
 		return nil, err
 	}
 	return mapSlice(list.Webhooks, func(w apiclient.Webhook) liveWebhook {
-		return liveWebhook{id: w.ID, name: w.Name, url: w.URL, events: w.Events, botID: w.Bot, enabled: w.Enabled}
+		return liveWebhook{id: w.ID, name: w.Name, url: w.URL, description: w.Description, events: w.Events, botID: w.Bot, enabled: w.Enabled}
 	}), nil
 }
 
 func (a apiTarget) createWebhook(ctx context.Context, tenant string, w webhookSpec) (string, error) {
-	out, err := a.c.CreateWebhook(ctx, tenant, apiclient.CreateWebhookRequest{Name: w.name, URL: w.URL, Events: w.Events,
+	out, err := a.c.CreateWebhook(ctx, tenant, apiclient.CreateWebhookRequest{Name: w.name, URL: w.URL, Description: w.Description, Events: w.Events,
 		Bot: w.Bot, Enabled: w.Enabled, Secret: w.secret})
 	if err != nil {
 		return "", err
@@ -264,7 +273,7 @@ func (a apiTarget) createWebhook(ctx context.Context, tenant string, w webhookSp
 }
 
 func (a apiTarget) updateWebhook(ctx context.Context, tenant, id string, c webhookChange) error {
-	_, err := a.c.UpdateWebhook(ctx, tenant, id, apiclient.UpdateWebhookRequest{URL: c.url, Events: c.events, Bot: c.bot, Enabled: c.enabled})
+	_, err := a.c.UpdateWebhook(ctx, tenant, id, apiclient.UpdateWebhookRequest{URL: c.url, Description: c.description, Events: c.events, Bot: c.bot, Enabled: c.enabled})
 	return err
 }
 

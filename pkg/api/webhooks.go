@@ -19,7 +19,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		return
 	}
 	w, err := s.platform.CreateWebhook(c.Request.Context(), principal(c), c.Param("tenant"), platform.WebhookInput{
-		Name: req.Name, URL: req.URL, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled, Secret: req.Secret})
+		Name: req.Name, URL: req.URL, Description: req.Description, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled, Secret: req.Secret})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -55,7 +55,7 @@ func (s *server) updateWebhook(c *gin.Context) {
 		return
 	}
 	w, err := s.platform.UpdateWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"),
-		platform.WebhookPatch{URL: req.URL, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled})
+		platform.WebhookPatch{URL: req.URL, Description: req.Description, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -126,7 +126,7 @@ func (s *server) replayWebhookDelivery(c *gin.Context) {
 }
 
 func webhookOut(w platform.Webhook) apiclient.Webhook {
-	return apiclient.Webhook{ID: w.ID, Name: w.Name, URL: w.URL, Events: w.Events, Bot: w.Bot, Enabled: w.Enabled,
+	return apiclient.Webhook{ID: w.ID, Name: w.Name, URL: w.URL, Description: w.Description, Events: w.Events, Bot: w.Bot, Enabled: w.Enabled,
 		DisabledReason: w.DisabledReason, PreviousSecretExpiresAt: w.PreviousSecretExpiresAt, FailingSince: w.FailingSince,
 		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 }

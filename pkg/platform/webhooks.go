@@ -24,12 +24,16 @@ const RotationOverlap = 24 * time.Hour
 // MaxWebhookURL caps an endpoint URL's length.
 const MaxWebhookURL = 2048
 
+// MaxWebhookDescription caps an endpoint description's length.
+const MaxWebhookDescription = 500
+
 // Webhook is an endpoint as callers see it: never its secret.
 type Webhook struct {
-	ID     string
-	Name   string
-	URL    string
-	Events []string
+	ID          string
+	Name        string
+	URL         string
+	Description string
+	Events      []string
 	// Bot limits the endpoint to one bot's events (its id); empty is all.
 	Bot            string
 	Enabled        bool
@@ -51,21 +55,23 @@ type CreatedWebhook struct {
 // WebhookInput is a new endpoint: {url, events, bot?, enabled?}, and the
 // optional name and secret parley apply sets.
 type WebhookInput struct {
-	Name    string
-	URL     string
-	Events  []string
-	Bot     string
-	Enabled *bool
+	Name        string
+	URL         string
+	Description string
+	Events      []string
+	Bot         string
+	Enabled     *bool
 	// Secret is a whsec_ secret the caller chose; empty generates one.
 	Secret string
 }
 
 // WebhookPatch changes the fields that are set.
 type WebhookPatch struct {
-	URL     *string
-	Events  *[]string
-	Bot     *string
-	Enabled *bool
+	URL         *string
+	Description *string
+	Events      *[]string
+	Bot         *string
+	Enabled     *bool
 }
 
 // WebhookDelivery is one event's delivery to an endpoint, with its attempts.
@@ -96,7 +102,7 @@ type WebhookAttempt struct {
 func webhookView(e *store.WebhookEndpoint) Webhook {
 	var events []string
 	_ = json.Unmarshal([]byte(e.Events), &events)
-	w := Webhook{ID: e.ID, Name: e.Name, URL: e.URL, Events: nonNil(events), Bot: e.BotID, Enabled: e.Enabled,
+	w := Webhook{ID: e.ID, Name: e.Name, URL: e.URL, Description: e.Description, Events: nonNil(events), Bot: e.BotID, Enabled: e.Enabled,
 		DisabledReason: e.DisabledReason, FailingSince: e.FailingSince, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 	if e.PrevExpiresAt != nil && e.PrevExpiresAt.After(time.Now()) {
 		w.PreviousSecretExpiresAt = e.PrevExpiresAt
@@ -116,6 +122,7 @@ func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string
 		ps.slug("/name", in.Name)
 	}
 	s.checkWebhookURL(ctx, &ps, in.URL)
+	checkDescription(&ps, in.Description)
 	checkEvents(&ps, in.Events)
 	botID := s.webhookBot(ctx, &ps, t.ID, in.Bot)
 	secret := in.Secret
@@ -131,7 +138,7 @@ func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string
 	}
 	events, _ := json.Marshal(in.Events)
 	e := store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhook), TenantID: t.ID, Name: in.Name, URL: in.URL,
-		Events: string(events), BotID: botID, Enabled: in.Enabled == nil || *in.Enabled}
+		Description: in.Description, Events: string(events), BotID: botID, Enabled: in.Enabled == nil || *in.Enabled}
 	if e.SecretNonce, e.SecretCipher, err = s.sealWebhookSecret(t.ID, e.ID, secret); err != nil {
 		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
 	}
@@ -174,6 +181,12 @@ func (s *Service) checkWebhookURL(ctx context.Context, ps *problems, raw string)
 		if err := outbound.CheckURL(ctx, *s.opts.OutboundPolicy, outbound.Options{}, raw); err != nil {
 			ps.add("/url", "%s", strings.TrimPrefix(outbound.CleanError(err).Error(), "outbound: "))
 		}
+	}
+}
+
+func checkDescription(ps *problems, d string) {
+	if len(d) > MaxWebhookDescription {
+		ps.add("/description", "must be at most %d bytes", MaxWebhookDescription)
 	}
 }
 
@@ -249,6 +262,10 @@ func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id st
 	if in.URL != nil {
 		s.checkWebhookURL(ctx, &ps, *in.URL)
 		fields["url"] = *in.URL
+	}
+	if in.Description != nil {
+		checkDescription(&ps, *in.Description)
+		fields["description"] = *in.Description
 	}
 	if in.Events != nil {
 		checkEvents(&ps, *in.Events)

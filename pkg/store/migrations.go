@@ -37,6 +37,7 @@ var migrations = []migration{
 	{14, "inbound channels: channels, conversations, deliveries", migrateV14},
 	{15, "memory notes about end users, across dialogs", migrateV15},
 	{16, "webhook events name their dialog, so erasure finds them", migrateV16},
+	{17, "webhook endpoints have a description", migrateV17},
 }
 
 // schemaMigration records an applied step.

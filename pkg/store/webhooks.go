@@ -30,6 +30,8 @@ type WebhookEndpoint struct {
 	TenantID string
 	Name     string
 	URL      string
+	// Description says what the receiver is, for the people managing it.
+	Description string
 	// Events is the JSON array of subscribed types ("*" for all).
 	Events string
 	// BotID limits the endpoint to one bot's events; "" is every bot.

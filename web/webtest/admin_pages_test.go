@@ -133,11 +133,13 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 				chromedp.Navigate(base+"/webhooks"),
 				chromedp.WaitVisible(chromedp.CSS(`input[name="url"]`)),
 				chromedp.SendKeys(chromedp.CSS(`input[name="url"]`), "https://hooks.acme.example/parley"),
+				chromedp.SendKeys(chromedp.CSS(`input[name="description"]`), "Acme's CRM"),
 				chromedp.Click(chromedp.CSS(`input[value="dialog.created"]`)),
 				chromedp.Click(chromedp.CSS(`input[value="tool.failed"]`)),
 				chromedp.Click(chromedp.Search(`//button[text()="Create endpoint"]`)),
 				until(`document.querySelector('.alert.once code.new-key') !== null`),
 				until(contains("document", "main table td", "dialog.created, tool.failed")),
+				until(contains("document", "main table td .description", "Acme's CRM")),
 			)
 			secret := eval[string](t, ctx, `document.querySelector('.alert.once code.new-key').textContent`)
 			if !strings.HasPrefix(secret, "whsec_") {

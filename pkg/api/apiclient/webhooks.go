@@ -9,10 +9,11 @@ import (
 // Webhook is an outbound webhook endpoint; its secret is shown only when
 // it is made (NewWebhook).
 type Webhook struct {
-	ID     string   `json:"id"`
-	Name   string   `json:"name,omitempty"`
-	URL    string   `json:"url"`
-	Events []string `json:"events"`
+	ID          string   `json:"id"`
+	Name        string   `json:"name,omitempty"`
+	URL         string   `json:"url"`
+	Description string   `json:"description,omitempty"`
+	Events      []string `json:"events"`
 	// Bot limits the endpoint to one bot's events (its id); empty is all.
 	Bot     string `json:"bot,omitempty"`
 	Enabled bool   `json:"enabled"`
@@ -33,9 +34,10 @@ type NewWebhook struct {
 
 // CreateWebhookRequest is the body of POST /v1/tenants/{tenant}/webhooks.
 type CreateWebhookRequest struct {
-	URL    string   `json:"url"`
-	Events []string `json:"events"`
-	Bot    string   `json:"bot,omitempty"`
+	URL         string   `json:"url"`
+	Description string   `json:"description,omitempty"`
+	Events      []string `json:"events"`
+	Bot         string   `json:"bot,omitempty"`
 	// Enabled defaults to true.
 	Enabled *bool `json:"enabled,omitempty"`
 	// Name is optional, unique in the tenant (parley apply sets it).
@@ -47,10 +49,11 @@ type CreateWebhookRequest struct {
 // UpdateWebhookRequest is the body of PATCH /v1/tenants/{tenant}/webhooks/{id};
 // fields left out stay as they are. Bot "" removes the bot filter.
 type UpdateWebhookRequest struct {
-	URL     *string   `json:"url,omitempty"`
-	Events  *[]string `json:"events,omitempty"`
-	Bot     *string   `json:"bot,omitempty"`
-	Enabled *bool     `json:"enabled,omitempty"`
+	URL         *string   `json:"url,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Events      *[]string `json:"events,omitempty"`
+	Bot         *string   `json:"bot,omitempty"`
+	Enabled     *bool     `json:"enabled,omitempty"`
 }
 
 // RotateWebhookSecretRequest is the optional body of POST .../rotate-secret.

@@ -22,7 +22,8 @@ export async function webhooksView({ tenant }) {
   const draw = async () => {
     const { webhooks } = await api('GET', tenantPath(tenant, 'webhooks'));
     mount(list, table(['URL', 'Events', 'Bot', 'Status', ''], webhooks.map((w) => h('tr', { 'data-id': w.id },
-      h('td', null, h('code', null, w.url), w.name ? h('div', { class: 'hint' }, w.name) : null),
+      h('td', null, h('code', null, w.url), w.name ? h('div', { class: 'hint' }, w.name) : null,
+        w.description ? h('div', { class: 'hint description' }, w.description) : null),
       h('td', null, w.events.join(', ')),
       h('td', null, w.bot ? h('code', null, slugOf[w.bot] || w.bot) : 'all'),
       h('td', null, w.enabled ? h('span', { class: 'badge ok' }, 'enabled')
@@ -63,6 +64,7 @@ export async function webhooksView({ tenant }) {
 function createForm(tenant, bots, out, draw) {
   const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/parley-webhooks' });
   const bot = h('select', { name: 'bot' }, h('option', { value: '' }, 'All bots'), bots.map((b) => h('option', { value: b.slug }, b.name)));
+  const description = h('input', { name: 'description', maxlength: 500, placeholder: 'Our CRM: new dialogs become leads' });
   const all = h('input', { type: 'checkbox', name: 'all_events' });
   const boxes = eventTypes.map((t) => h('input', { type: 'checkbox', name: 'event', value: t }));
   return h('form', {
@@ -72,6 +74,7 @@ function createForm(tenant, bots, out, draw) {
       const events = all.checked ? ['*'] : boxes.filter((b) => b.checked).map((b) => b.value);
       const req = { url: url.value, events };
       if (bot.value) req.bot = bot.value;
+      if (description.value) req.description = description.value;
       busy(e.submitter, async () => {
         const w = await api('POST', tenantPath(tenant, 'webhooks'), req);
         out.replaceChildren(shownOnce(w, 'Endpoint created'));
@@ -79,7 +82,8 @@ function createForm(tenant, bots, out, draw) {
         await draw();
       }).catch((err) => out.replaceChildren(errorBox(err)));
     },
-  }, h('div', { class: 'row-form' }, field('URL', url), field('Bot', bot, 'Only this bot’s events, or all.')),
+  }, h('div', { class: 'row-form' }, field('URL', url), field('Bot', bot, 'Only this bot’s events, or all.'),
+    field('Description', description, 'Optional: what the receiver is.')),
   h('fieldset', { class: 'inline events' }, h('legend', null, 'Events'),
     h('label', null, all, ' all (*)'), boxes.map((b) => h('label', null, b, ' ', b.value))),
   h('div', null, h('button', { type: 'submit' }, 'Create endpoint')));
