@@ -291,7 +291,7 @@ func TestExportStreamsTheTenantsDialogsWithTheirMessagesAsJSONLines(t *testing.T
 			t.Errorf("first line: %s with %d messages, %d tool calls; want %s with 5 and 2",
 				all[0].ID, len(all[0].Messages), len(all[0].ToolCalls), talked)
 		}
-		if all[0].Messages[0].Text != "A7? tents?" {
+		if all[0].Messages[0].Text != "A7? tents? "+said(talked) {
 			t.Errorf("first message %q; want the user's text", all[0].Messages[0].Text)
 		}
 

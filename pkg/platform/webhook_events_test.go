@@ -82,3 +82,26 @@ func TestFactsWriteTheirEventsOnlyWhenAnEndpointSubscribes(t *testing.T) {
 		})
 	})
 }
+
+// Erasure finds a dialog's events by the dialog they name, so an event
+// about a dialog that names none is a writer's bug: refused before the
+// fact is written, whether or not an endpoint subscribes.
+func TestAnEventAboutADialogMustNameIt(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		tn, _ := e.tenantWithKey(t, "acme")
+		for _, typ := range []string{webhook.DialogCreated, webhook.MessageCreated, webhook.DialogClosed, webhook.ToolFailed} {
+			ran := false
+			err := e.svc.WithEvent(ctx, platform.Event{TenantID: tn.ID, Type: typ}, func(*store.Store) (any, error) {
+				ran = true
+				return nil, nil
+			})
+			if platform.ErrorCode(err) != platform.CodeInternal || ran {
+				t.Errorf("%s without a dialog: %v (fact ran: %v); want an internal error and no fact", typ, err, ran)
+			}
+		}
+		err := e.svc.WithEvent(ctx, platform.Event{TenantID: tn.ID, Type: webhook.BotVersionPublished}, func(*store.Store) (any, error) { return nil, nil })
+		if err != nil {
+			t.Errorf("a tenant-wide event: %v", err)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -162,6 +163,11 @@ type Event struct {
 // fact runs on the store as it would without webhooks: no transaction,
 // no statement more. fact must do its writes through st.
 func (s *Service) WithEvent(ctx context.Context, ev Event, fact func(st *store.Store) (data any, err error)) error {
+	if webhook.AboutDialog(ev.Type) && ev.DialogID == "" {
+		// A writer's bug, caught before anything is written: erasure finds
+		// an event only by the dialog it names.
+		return s.internal(ctx, "webhook event", fmt.Errorf("a %s event must name its dialog (Event.DialogID)", ev.Type))
+	}
 	h, err := s.tenantHooks(ctx, ev.TenantID)
 	if err != nil {
 		return err

@@ -30,6 +30,14 @@ var Types = []string{
 	DialogHandoffTaken, MessageCreated, ToolFailed, UsageQuotaReached,
 }
 
+// aboutDialog are the types whose event reports a fact of one dialog, and
+// quotes it: erasing the dialog must delete the event too.
+var aboutDialog = []string{DialogCreated, MessageCreated, DialogHandoffRequested, DialogHandoffTaken,
+	DialogHandoffReleased, DialogClosed, ToolFailed}
+
+// AboutDialog reports whether an event of type t is about one dialog.
+func AboutDialog(t string) bool { return slices.Contains(aboutDialog, t) }
+
 // Wildcard subscribes an endpoint to every event type, present and future.
 const Wildcard = "*"
 
