@@ -92,7 +92,7 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 	fs.StringVar(&f.server, "server", "", "apply through the API of the server at URL instead of the database")
 	fs.StringVar(&f.key, "key", "", "with --server: an sk_ admin key of the tenant, or the platform token (which may also create tenants)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would change, with a diff per bot, and write nothing")
-	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets and channels of the applied tenants that the directory no longer has")
+	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets, named channels, providers, named webhooks and canaries of the applied tenants that the directory no longer has")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, `usage: parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR
 
