@@ -32,6 +32,17 @@ func (run *dialogRun) onTurnEnd(ctx context.Context, info agent.TurnInfo) (bool,
 	return !over, err
 }
 
+// countMessage meters one message of the run, and a failed tool call, for
+// the console's charts. They belong to no model call, so to provider "".
+func (run *dialogRun) countMessage(m agent.Message) {
+	u := store.Usage{TenantID: run.dialog.TenantID, Day: run.r.now().UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
+		KeyID: run.p.KeyID, Messages: 1}
+	if res := m.ToolResult(); res != nil && res.IsError {
+		u.ToolErrors = 1
+	}
+	run.r.meter.add(u)
+}
+
 // Usage reports the tenant's metered usage, with what this process has
 // metered and not written yet.
 func (r *Runtime) Usage(ctx context.Context, p *platform.Principal, tenant string, q platform.UsageQuery) ([]platform.UsageRow, error) {

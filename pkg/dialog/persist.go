@@ -66,6 +66,7 @@ func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
 	if m.Kind == agent.KindToolResult {
 		run.r.metrics.toolCall(m)
 	}
+	run.countMessage(m)
 	view := messageView(row)
 	run.turn.Messages = append(run.turn.Messages, run.view.message(view))
 	return run.rec.announced(row, MessageEvent{Message: view})

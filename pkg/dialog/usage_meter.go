@@ -62,6 +62,8 @@ func (m *meter) addLocked(u store.Usage) {
 	sum.CostMicroUSD += u.CostMicroUSD
 	sum.ToolCalls += u.ToolCalls
 	sum.Turns += u.Turns
+	sum.Messages += u.Messages
+	sum.ToolErrors += u.ToolErrors
 }
 
 // pendingTokens is the tenant's input and output tokens of day not yet

@@ -53,6 +53,14 @@ type DialogFilter struct {
 	// From and To, when not zero, keep dialogs created at or after From
 	// and before To.
 	From, To time.Time
+	// UserID keeps the dialogs of one end user.
+	UserID string
+	// Feedback keeps dialogs with feedback of a rating (FeedbackUp,
+	// FeedbackDown), with any (FeedbackAny) or without (FeedbackNone).
+	Feedback string
+	// Query keeps dialogs with a message holding every word of it, found
+	// through the full-text index.
+	Query string
 }
 
 // CreateDialog inserts d (active unless its Status says otherwise),
@@ -129,19 +137,7 @@ func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 // ListDialogs returns one page of the tenant's dialogs matching f, oldest
 // first.
 func (s *Store) ListDialogs(ctx context.Context, tenantID string, f DialogFilter, p Page) ([]Dialog, string, error) {
-	q := s.q(ctx).Where("tenant_id = ?", tenantID)
-	if f.BotID != "" {
-		q = q.Where("bot_id = ?", f.BotID)
-	}
-	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
-	}
-	if !f.From.IsZero() {
-		q = q.Where("created_at >= ?", f.From.UTC())
-	}
-	if !f.To.IsZero() {
-		q = q.Where("created_at < ?", f.To.UTC())
-	}
+	q := s.filterDialogs(s.q(ctx), tenantID, f)
 	var rows []Dialog
 	if err := paged(q, "id", p).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list dialogs", err)

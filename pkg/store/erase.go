@@ -132,6 +132,9 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
   (SELECT id FROM messages WHERE tenant_id = $1 AND dialog_id = $2)`, tenantID, id); err != nil {
 			return out, err
 		}
+		if _, err := s.exec(ctx, `DELETE FROM message_feedback WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
+			return out, err
+		}
 		if _, err := s.exec(ctx, `DELETE FROM tool_calls WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
 			return out, err
 		}

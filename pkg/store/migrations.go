@@ -38,6 +38,7 @@ var migrations = []migration{
 	{15, "memory notes about end users, across dialogs", migrateV15},
 	{16, "webhook events name their dialog, so erasure finds them", migrateV16},
 	{17, "webhook endpoints have a description", migrateV17},
+	{18, "feedback, message search, chart indexes and counters", migrateV18},
 }
 
 // schemaMigration records an applied step.

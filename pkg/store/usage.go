@@ -29,7 +29,11 @@ type Usage struct {
 	CostMicroUSD int64 `gorm:"column:cost_micro_usd"`
 	ToolCalls    int64
 	Turns        int64
-	UpdatedAt    time.Time
+	// Messages counts the messages stored (the user's and the replies);
+	// ToolErrors the tool calls that failed.
+	Messages   int64
+	ToolErrors int64
+	UpdatedAt  time.Time
 }
 
 // TableName pins the table step 2 created.
@@ -47,7 +51,7 @@ func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
 	err := s.w(ctx).Clauses(clause.OnConflict{
 		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}, {Name: "provider"}},
 		DoUpdates: clause.Set{add("input_tokens"), add("output_tokens"), add("cost_micro_usd"),
-			add("tool_calls"), add("turns"), {Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}},
+			add("tool_calls"), add("turns"), add("messages"), add("tool_errors"), {Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}},
 	}).Create(u).Error
 	return wrap("add usage", err)
 }
@@ -69,6 +73,8 @@ type UsageTotal struct {
 	CostMicroUSD int64 `gorm:"column:cost_micro_usd"`
 	ToolCalls    int64
 	Turns        int64
+	Messages     int64
+	ToolErrors   int64
 }
 
 // SumUsage totals the tenant's usage for days from..to (inclusive, in
@@ -88,7 +94,8 @@ func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string
 	}
 	var rows []UsageTotal
 	err := q.Select(col + " AS " + `"group"` + ", SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens," +
-		" SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(turns) AS turns").
+		" SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(turns) AS turns," +
+		" SUM(messages) AS messages, SUM(tool_errors) AS tool_errors").
 		Group(col).Order(col).Scan(&rows).Error
 	if err != nil {
 		return nil, wrap("sum usage", err)

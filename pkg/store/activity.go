@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// DayActivity is what happened in a tenant (or one bot of it) on one UTC
+// day: what the console charts.
+type DayActivity struct {
+	Day string
+	// Dialogs and EndUsers count the dialogs started that day (previews
+	// aside) and the distinct named end users who started them.
+	Dialogs  int64
+	EndUsers int64
+	// The metered counters of usage_daily.
+	Messages     int64
+	InputTokens  int64
+	OutputTokens int64
+	CostMicroUSD int64 `gorm:"column:cost_micro_usd"`
+	ToolCalls    int64
+	ToolErrors   int64
+	// FeedbackUp and FeedbackDown count the ratings first given that day.
+	FeedbackUp   int64
+	FeedbackDown int64
+}
+
+// Activity returns the tenant's activity for each day from..to (inclusive,
+// DayFormat), every day present, zeros included; botID "" is every bot.
+// Each of its three queries reads only the range's rows through an index
+// (usage_daily's key, dialogs and feedback by tenant and creation time),
+// so its cost follows the range, not the tenant's history.
+func (s *Store) Activity(ctx context.Context, tenantID, botID, from, to string) ([]DayActivity, error) {
+	first, err := time.Parse(DayFormat, from)
+	if err != nil {
+		return nil, wrap("activity", err)
+	}
+	last, err := time.Parse(DayFormat, to)
+	if err != nil {
+		return nil, wrap("activity", err)
+	}
+	days := map[string]*DayActivity{}
+	var out []DayActivity
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		out = append(out, DayActivity{Day: d.Format(DayFormat)})
+	}
+	for i := range out {
+		days[out[i].Day] = &out[i]
+	}
+	end := last.AddDate(0, 0, 1)
+	bot, botArgs := "", []any{}
+	if botID != "" {
+		bot, botArgs = " AND bot_id = ?", []any{botID}
+	}
+
+	var metered []DayActivity
+	err = s.q(ctx).Raw(`SELECT day, SUM(messages) AS messages, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+  SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(tool_errors) AS tool_errors
+FROM usage_daily WHERE tenant_id = ? AND day >= ? AND day <= ?`+bot+` GROUP BY day`,
+		append([]any{tenantID, from, to}, botArgs...)...).Scan(&metered).Error
+	if err != nil {
+		return nil, wrap("activity: usage", err)
+	}
+	for _, m := range metered {
+		if d := days[m.Day]; d != nil {
+			m.Day = d.Day
+			*d = m
+		}
+	}
+
+	day := s.dayOf("created_at")
+	var started []DayActivity
+	err = s.q(ctx).Raw(`SELECT `+day+` AS day, COUNT(*) AS dialogs, COUNT(DISTINCT NULLIF(user_id, '')) AS end_users
+FROM dialogs WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND NOT preview`+bot+` GROUP BY `+day,
+		append([]any{tenantID, first, end}, botArgs...)...).Scan(&started).Error
+	if err != nil {
+		return nil, wrap("activity: dialogs", err)
+	}
+	for _, st := range started {
+		if d := days[st.Day]; d != nil {
+			d.Dialogs, d.EndUsers = st.Dialogs, st.EndUsers
+		}
+	}
+
+	var rated []struct {
+		Day, Rating string
+		N           int64
+	}
+	err = s.q(ctx).Raw(`SELECT `+day+` AS day, rating, COUNT(*) AS n
+FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?`+bot+` GROUP BY `+day+`, rating`,
+		append([]any{tenantID, first, end}, botArgs...)...).Scan(&rated).Error
+	if err != nil {
+		return nil, wrap("activity: feedback", err)
+	}
+	for _, r := range rated {
+		if d := days[r.Day]; d != nil {
+			if r.Rating == FeedbackUp {
+				d.FeedbackUp += r.N
+			} else {
+				d.FeedbackDown += r.N
+			}
+		}
+	}
+	return out, nil
+}
+
+// dayOf is the SQL of the UTC day (DayFormat) of the time column col.
+// Times are written in UTC (see Open's NowFunc); SQLite keeps them as
+// text that starts with the date.
+func (s *Store) dayOf(col string) string {
+	if s.dialect == DialectPostgres {
+		return "to_char(" + col + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+	}
+	return "substr(" + col + ", 1, 10)"
+}

@@ -1,0 +1,81 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+func TestActivity(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "globex")
+		support, sales := mustBot(t, st, tn.ID, "support"), mustBot(t, st, tn.ID, "sales")
+		day1 := time.Date(2030, 1, 30, 23, 30, 0, 0, time.UTC)
+		day2 := day1.Add(time.Hour) // 2030-01-31
+		started := func(b *store.Bot, user string, at time.Time, preview bool) *store.Dialog {
+			d := &store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: 1, UserID: user, Preview: preview, CreatedAt: at, UpdatedAt: at}
+			if err := st.CreateDialog(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		started(support, "ann", day1, false)
+		started(support, "ann", day2, false)
+		started(support, "bob", day2, false)
+		started(support, "", day2, false)
+		started(support, "editor", day2, true)
+		started(sales, "cat", day2, false)
+		started(mustBot(t, st, other.ID, "x"), "zed", day2, false)
+		rated := started(support, "dan", day2, false)
+		reply := say(t, st, rated, "assistant", "hi")
+		if err := st.PutFeedback(ctx, &store.Feedback{TenantID: tn.ID, DialogID: rated.ID, MessageID: reply.ID, Rating: store.FeedbackUp}); err != nil {
+			t.Fatal(err)
+		}
+		today := time.Now().UTC().Format(store.DayFormat)
+		for _, u := range []store.Usage{
+			{TenantID: tn.ID, Day: "2030-01-31", BotID: support.ID, Provider: "openai", InputTokens: 100, OutputTokens: 20, CostMicroUSD: 1500, ToolCalls: 3},
+			{TenantID: tn.ID, Day: "2030-01-31", BotID: support.ID, Messages: 4, ToolErrors: 1},
+			{TenantID: tn.ID, Day: "2030-01-31", BotID: sales.ID, Messages: 2},
+		} {
+			if err := st.AddUsage(ctx, &u); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		t.Run("every day of the range is there, counted from dialogs, usage and feedback", func(t *testing.T) {
+			got, err := st.Activity(ctx, tn.ID, "", "2030-01-29", "2030-01-31")
+			if err != nil || len(got) != 3 {
+				t.Fatalf("activity %+v, %v", got, err)
+			}
+			if got[0] != (store.DayActivity{Day: "2030-01-29"}) {
+				t.Errorf("an empty day %+v", got[0])
+			}
+			if got[1].Dialogs != 1 || got[1].EndUsers != 1 {
+				t.Errorf("day 1 %+v", got[1])
+			}
+			want := store.DayActivity{Day: "2030-01-31", Dialogs: 5, EndUsers: 4, Messages: 6, InputTokens: 100, OutputTokens: 20,
+				CostMicroUSD: 1500, ToolCalls: 3, ToolErrors: 1}
+			if today == want.Day {
+				want.FeedbackUp = 1
+			}
+			if got[2] != want {
+				t.Errorf("day 2 %+v, want %+v", got[2], want)
+			}
+		})
+		t.Run("one bot's activity leaves the others out", func(t *testing.T) {
+			got, err := st.Activity(ctx, tn.ID, sales.ID, "2030-01-31", "2030-01-31")
+			if err != nil || len(got) != 1 || got[0] != (store.DayActivity{Day: "2030-01-31", Dialogs: 1, EndUsers: 1, Messages: 2}) {
+				t.Fatalf("sales activity %+v, %v", got, err)
+			}
+		})
+		t.Run("feedback counts on the day it was given", func(t *testing.T) {
+			got, err := st.Activity(ctx, tn.ID, support.ID, today, today)
+			if err != nil || len(got) != 1 || got[0].FeedbackUp != 1 || got[0].FeedbackDown != 0 {
+				t.Fatalf("today %+v, %v", got, err)
+			}
+		})
+	})
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Feedback ratings.
+const (
+	FeedbackUp   = "up"
+	FeedbackDown = "down"
+)
+
+// Feedback is an end user's rating of one reply of a dialog, with an
+// optional comment. A reply has at most one; rating again replaces it.
+type Feedback struct {
+	MessageID string `gorm:"primaryKey"`
+	TenantID  string
+	DialogID  string
+	BotID     string
+	Rating    string
+	Comment   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// TableName pins the table step 18 created.
+func (Feedback) TableName() string { return "message_feedback" }
+
+// putFeedbackSQL stores feedback only on an assistant message of the
+// tenant's dialog, in one statement: $1 message, $2 tenant, $3 dialog,
+// $4 rating, $5 comment, $6 now.
+const putFeedbackSQL = `INSERT INTO message_feedback (message_id, tenant_id, dialog_id, bot_id, rating, comment, created_at, updated_at)
+SELECT m.id, m.tenant_id, m.dialog_id, d.bot_id, $4, $5, $6, $6 FROM messages m JOIN dialogs d ON d.id = m.dialog_id
+WHERE m.id = $1 AND m.tenant_id = $2 AND m.dialog_id = $3 AND m.kind = 'assistant'
+ON CONFLICT (message_id) DO UPDATE SET rating = excluded.rating, comment = excluded.comment, updated_at = excluded.updated_at`
+
+// PutFeedback stores f (its MessageID, TenantID, DialogID, Rating and
+// Comment) on that reply, replacing earlier feedback on it; BotID and the
+// times are filled in. A message that is not an assistant reply of the
+// tenant's dialog is ErrNotFound.
+func (s *Store) PutFeedback(ctx context.Context, f *Feedback) error {
+	now := s.db.NowFunc()
+	n, err := s.exec(ctx, putFeedbackSQL, f.MessageID, f.TenantID, f.DialogID, f.Rating, f.Comment, now)
+	if err != nil {
+		return wrap("put feedback", err)
+	}
+	if n == 0 {
+		return wrap("put feedback", ErrNotFound)
+	}
+	got, err := s.ListFeedback(ctx, f.TenantID, f.DialogID)
+	if err != nil {
+		return err
+	}
+	for _, g := range got {
+		if g.MessageID == f.MessageID {
+			*f = g
+		}
+	}
+	return nil
+}
+
+// ListFeedback returns the feedback on the tenant's dialog, in the order
+// it was first given.
+func (s *Store) ListFeedback(ctx context.Context, tenantID, dialogID string) ([]Feedback, error) {
+	var out []Feedback
+	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, dialogID).Order("created_at, message_id").Find(&out).Error
+	return out, wrap("list feedback", err)
+}
