@@ -72,14 +72,15 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 	c.JSON(http.StatusCreated, dialogOut(dlg))
 }
 
-// listDialogs: GET /v1/tenants/{tenant}/dialogs?bot=&status=&from=&to=&cursor=.
+// listDialogs: GET /v1/tenants/{tenant}/dialogs?bot=&status=&user_id=&feedback=&q=&from=&to=&cursor=.
 func (d *dialogAPI) listDialogs(c *gin.Context) {
 	opts, err := listOptions(c)
 	if err != nil {
 		d.fail(c, err)
 		return
 	}
-	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to")}
+	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to"),
+		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q")}
 	ds, next, err := d.rt.ListDialogs(c.Request.Context(), principal(c), c.Param("tenant"), f, opts)
 	if err != nil {
 		d.fail(c, err)
@@ -97,7 +98,7 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, apiclient.DialogDetail{Dialog: dialogOut(dd.Dialog),
-		Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut)})
+		Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut), Feedback: mapAll(dd.Feedback, feedbackOut)})
 }
 
 // cancelReply: POST /v1/tenants/{tenant}/dialogs/{dialog}/cancel -> whether
@@ -128,9 +129,14 @@ func (d *dialogAPI) closeDialog(c *gin.Context) {
 }
 
 func dialogOut(d dialog.Dialog) apiclient.Dialog {
-	return apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
+	out := apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
 		Channel: d.Channel, Context: d.Context, Status: d.Status, ClosedReason: d.ClosedReason, Greeting: d.Greeting,
 		Pending: mapAll(d.Pending, pendingOut), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	if s := d.Summary; s != nil {
+		out.Summary = &apiclient.DialogSummary{Snippet: s.Snippet, Messages: s.Messages, ToolErrors: s.ToolErrors,
+			FeedbackUp: s.FeedbackUp, FeedbackDown: s.FeedbackDown}
+	}
+	return out
 }
 
 func pendingOut(p dialog.PendingCall) apiclient.PendingCall {

@@ -309,6 +309,10 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/messages", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/messages", map[string]any{"text": "hello"}
 		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/messages/:message/feedback", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			id, reply := w.mustRepliedDialog(t, f)
+			return "/v1/tenants/" + f.slug + "/dialogs/" + id + "/messages/" + reply + "/feedback", map[string]any{"rating": "up"}
+		}},
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/tool-results", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustPausedDialog(t, f, "client") + "/tool-results",
 				map[string]any{"results": []map[string]any{{"id": "call_1", "content": "here"}}}
@@ -322,6 +326,9 @@ func routeTable() []routeCase {
 		}},
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/close", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/close", map[string]any{"reason": "done"}
+		}},
+		{"GET", "/v1/tenants/:tenant/usage/series", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/usage/series?bot=" + f.botSlug, nil
 		}},
 		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
@@ -735,6 +742,19 @@ func (w *world) mustDialog(t *testing.T, f tenantFixture) string {
 		t.Fatalf("create dialog: %v", err)
 	}
 	return d.ID
+}
+
+// mustRepliedDialog starts a dialog holding one reply of the bot, and
+// returns the dialog's id and the reply's.
+func (w *world) mustRepliedDialog(t *testing.T, f tenantFixture) (string, string) {
+	t.Helper()
+	id := w.mustDialog(t, f)
+	reply := &store.Message{TenantID: mustTenantID(t, w, f.slug), DialogID: id, Kind: "assistant", Role: "assistant",
+		Content: `[{"type":"text","text":"Hello."}]`, Text: "Hello.", Status: store.MessageComplete, Meta: "{}"}
+	if err := w.st.AppendMessage(context.Background(), reply); err != nil {
+		t.Fatal(err)
+	}
+	return id, reply.ID
 }
 
 // mustPausedDialog starts a dialog paused on call_1, as a run waiting for

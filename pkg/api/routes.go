@@ -120,9 +120,11 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/end-users/:user_id/memory", d.userMemory)
 	t.DELETE("/end-users/:user_id/memory/:note", d.deleteMemoryNote)
 	t.POST("/dialogs/:dialog/messages", d.postMessage) // messagesRoute
+	t.POST("/dialogs/:dialog/messages/:message/feedback", d.putFeedback)
 	t.POST("/dialogs/:dialog/tool-results", d.postToolResults)
 	t.POST("/dialogs/:dialog/confirmations", d.postConfirmation)
 	t.POST("/dialogs/:dialog/cancel", d.cancelReply)
 	t.POST("/dialogs/:dialog/close", d.closeDialog)
 	t.GET("/usage", d.usage)
+	t.GET("/usage/series", d.activity)
 }

@@ -83,6 +83,18 @@ type Dialog struct {
 	Pending   []PendingCall
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Summary is what a list shows of the dialog; ListDialogs fills it.
+	Summary *DialogSummary
+}
+
+// DialogSummary is a dialog's snippet (the first message matching the
+// search, else the first user message) and counts.
+type DialogSummary struct {
+	Snippet      string
+	Messages     int64
+	ToolErrors   int64
+	FeedbackUp   int64
+	FeedbackDown int64
 }
 
 // PendingCall is a call a paused dialog waits for: a client tool to run or a
@@ -134,6 +146,8 @@ type DialogDetail struct {
 	Dialog
 	Messages  []Message
 	ToolCalls []ToolCall
+	// Feedback is the end user's ratings of replies.
+	Feedback []Feedback
 }
 
 // DialogFilter narrows ListDialogs.
@@ -144,7 +158,13 @@ type DialogFilter struct {
 	// 2030-01-31 (To includes that whole day) or an RFC 3339 time (To
 	// excluded).
 	From, To string
+	// UserID keeps one end user's dialogs; Feedback those rated up, down,
+	// any or none; Query those with a message holding every word of it.
+	UserID, Feedback, Query string
 }
+
+// MaxSearchChars caps a search query.
+const MaxSearchChars = 200
 
 // CreateDialog starts a dialog with the tenant's bot on its published
 // version, or on version in.Version for callers who may edit versions (a
@@ -335,10 +355,22 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 	if err != nil {
 		return nil, "", r.storeErr(ctx, "list dialogs", "dialog", err)
 	}
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = rows[i].ID
+	}
+	sums, err := r.store.SummarizeDialogs(ctx, tenantID, ids, f.Query)
+	if err != nil {
+		return nil, "", r.internal(ctx, "list dialogs: summaries", err)
+	}
 	out := make([]Dialog, len(rows))
 	for i := range rows {
 		if out[i], err = dialogView(&rows[i]); err != nil {
 			return nil, "", r.internal(ctx, "list dialogs: view", err)
+		}
+		if s := sums[rows[i].ID]; s != nil {
+			out[i].Summary = &DialogSummary{Snippet: s.Snippet, Messages: s.Messages, ToolErrors: s.ToolErrors,
+				FeedbackUp: s.FeedbackUp, FeedbackDown: s.FeedbackDown}
 		}
 	}
 	return out, next, nil
@@ -346,10 +378,18 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 
 // storeFilter checks f and turns it into the store's filter.
 func (r *Runtime) storeFilter(ctx context.Context, tenantID string, f DialogFilter) (store.DialogFilter, error) {
-	sf := store.DialogFilter{Status: f.Status}
+	sf := store.DialogFilter{Status: f.Status, UserID: f.UserID, Feedback: f.Feedback, Query: f.Query}
 	var ps problems
 	if f.Status != "" && !validStatus(f.Status) {
 		ps.add("/status", "must be one of active, paused, handoff, closed")
+	}
+	switch f.Feedback {
+	case "", store.FeedbackUp, store.FeedbackDown, store.FeedbackAny, store.FeedbackNone:
+	default:
+		ps.add("/feedback", "must be one of up, down, any, none")
+	}
+	if utf8.RuneCountInString(f.Query) > MaxSearchChars {
+		ps.add("/q", "must be at most 200 characters")
 	}
 	sf.From = filterTime(&ps, "/from", f.From, false)
 	sf.To = filterTime(&ps, "/to", f.To, true)
@@ -427,7 +467,15 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 		}
 		seen = viewFor(p, bot)
 	}
-	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls))}
+	ratings, err := r.store.ListFeedback(ctx, d.TenantID, d.ID)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "get dialog: feedback", err)
+	}
+	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls)),
+		Feedback: make([]Feedback, len(ratings))}
+	for i := range ratings {
+		out.Feedback[i] = feedbackView(&ratings[i])
+	}
 	for i := range msgs {
 		out.Messages[i] = seen.message(messageView(&msgs[i]))
 	}

@@ -170,3 +170,13 @@ type handoffRequestedData struct {
 	DialogID string `json:"dialog_id"`
 	BotID    string `json:"bot_id"`
 }
+
+// feedbackData is feedback.created's data.
+type feedbackData struct {
+	DialogID  string `json:"dialog_id"`
+	BotID     string `json:"bot_id"`
+	MessageID string `json:"message_id"`
+	UserID    string `json:"user_id,omitempty"`
+	Rating    string `json:"rating"`
+	Comment   string `json:"comment"`
+}

@@ -19,6 +19,9 @@ const (
 	ToolFailed             = "tool.failed"
 	BotVersionPublished    = "bot.version_published"
 	UsageQuotaReached      = "usage.quota_reached"
+	// FeedbackCreated is an end user rating a reply (or changing their
+	// rating); DESIGN.md section 10 names no feedback event.
+	FeedbackCreated = "feedback.created"
 	// Test is the event POST /webhooks/{id}/test sends to one endpoint. No
 	// endpoint subscribes to it; it goes where it is asked to.
 	Test = "webhook.test"
@@ -27,7 +30,7 @@ const (
 // Types lists the event types an endpoint may subscribe to, sorted.
 var Types = []string{
 	BotVersionPublished, DialogClosed, DialogCreated, DialogHandoffReleased, DialogHandoffRequested,
-	DialogHandoffTaken, MessageCreated, ToolFailed, UsageQuotaReached,
+	DialogHandoffTaken, FeedbackCreated, MessageCreated, ToolFailed, UsageQuotaReached,
 }
 
 // aboutDialog are the types whose event reports a fact of one dialog, and

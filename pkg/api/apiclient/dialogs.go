@@ -46,6 +46,63 @@ type Dialog struct {
 	Pending   []PendingCall `json:"pending,omitempty"`
 	CreatedAt time.Time     `json:"created_at"`
 	UpdatedAt time.Time     `json:"updated_at"`
+	// Summary is what a list shows of the dialog (lists only).
+	Summary *DialogSummary `json:"summary,omitempty"`
+}
+
+// DialogSummary is a listed dialog's snippet (the first message matching
+// the search, else the first user message) and counts.
+type DialogSummary struct {
+	Snippet      string `json:"snippet"`
+	Messages     int64  `json:"messages"`
+	ToolErrors   int64  `json:"tool_errors"`
+	FeedbackUp   int64  `json:"feedback_up"`
+	FeedbackDown int64  `json:"feedback_down"`
+}
+
+// FeedbackRequest rates a reply: rating "up" or "down", an optional
+// comment.
+type FeedbackRequest struct {
+	Rating  string `json:"rating"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// Feedback is the rating a reply got.
+type Feedback struct {
+	MessageID string    `json:"message_id"`
+	Rating    string    `json:"rating"`
+	Comment   string    `json:"comment"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// DialogQuery narrows ListDialogs; empty fields match everything.
+type DialogQuery struct {
+	Bot, Status, UserID, Feedback, Q, From, To, Cursor string
+}
+
+// ActivityReport is a tenant's (or bot's) activity day by day.
+type ActivityReport struct {
+	From string        `json:"from"`
+	To   string        `json:"to"`
+	Bot  string        `json:"bot,omitempty"`
+	Days []ActivityDay `json:"days"`
+}
+
+// ActivityDay is one UTC day of activity.
+type ActivityDay struct {
+	Day          string  `json:"day"`
+	Dialogs      int64   `json:"dialogs"`
+	EndUsers     int64   `json:"end_users"`
+	Messages     int64   `json:"messages"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostMicroUSD int64   `json:"cost_micro_usd"`
+	CostUSD      float64 `json:"cost_usd"`
+	ToolCalls    int64   `json:"tool_calls"`
+	ToolErrors   int64   `json:"tool_errors"`
+	FeedbackUp   int64   `json:"feedback_up"`
+	FeedbackDown int64   `json:"feedback_down"`
 }
 
 // PendingCall is a client tool call to run, or a call to confirm (Kind
@@ -99,6 +156,7 @@ type DialogDetail struct {
 	Dialog
 	Messages  []Message  `json:"messages"`
 	ToolCalls []ToolCall `json:"tool_calls"`
+	Feedback  []Feedback `json:"feedback"`
 }
 
 // DialogList is one page of dialogs.
@@ -229,6 +287,38 @@ func (c *Client) ListDialogs(ctx context.Context, tenant, bot, status, cursor st
 	}
 	var out DialogList
 	return &out, c.Do(ctx, http.MethodGet, path, nil, &out)
+}
+
+// SearchDialogs lists one page of the tenant's dialogs matching q.
+func (c *Client) SearchDialogs(ctx context.Context, tenant string, q DialogQuery) (*DialogList, error) {
+	v := url.Values{}
+	for k, val := range map[string]string{"bot": q.Bot, "status": q.Status, "user_id": q.UserID, "feedback": q.Feedback,
+		"q": q.Q, "from": q.From, "to": q.To, "cursor": q.Cursor} {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	var out DialogList
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "dialogs")+"?"+v.Encode(), nil, &out)
+}
+
+// PutFeedback rates a reply of the dialog, replacing an earlier rating.
+func (c *Client) PutFeedback(ctx context.Context, tenant, dialog, message string, req FeedbackRequest) (*Feedback, error) {
+	var out Feedback
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "messages", message, "feedback"), req, &out)
+}
+
+// Activity reports the tenant's activity day by day, days from..to (empty:
+// the last 30 days), of one bot ("" for all).
+func (c *Client) Activity(ctx context.Context, tenant, from, to, bot string) (*ActivityReport, error) {
+	v := url.Values{}
+	for k, val := range map[string]string{"from": from, "to": to, "bot": bot} {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	var out ActivityReport
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "usage", "series")+"?"+v.Encode(), nil, &out)
 }
 
 // GetDialog returns a dialog with its messages and tool calls.

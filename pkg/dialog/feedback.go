@@ -1,0 +1,73 @@
+package dialog
+
+import (
+	"context"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
+
+// Feedback ratings.
+const (
+	FeedbackUp   = store.FeedbackUp
+	FeedbackDown = store.FeedbackDown
+)
+
+// MaxFeedbackComment caps a feedback comment, in characters.
+const MaxFeedbackComment = 2000
+
+// FeedbackInput is an end user's rating of one reply.
+type FeedbackInput struct {
+	Rating  string
+	Comment string
+}
+
+// Feedback is the rating a reply got.
+type Feedback struct {
+	MessageID string
+	Rating    string
+	Comment   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// PutFeedback rates a reply of the dialog for whoever may chat in it (the
+// widget's publishable key included, from its origins). Rating it again
+// replaces the earlier rating. Only the dialog's own assistant messages
+// take feedback; any other message id is not_found.
+func (r *Runtime) PutFeedback(ctx context.Context, p *platform.Principal, tenant, dialog, message, origin string, in FeedbackInput) (Feedback, error) {
+	var ps problems
+	if in.Rating != FeedbackUp && in.Rating != FeedbackDown {
+		ps.add("/rating", "must be up or down")
+	}
+	if utf8.RuneCountInString(in.Comment) > MaxFeedbackComment {
+		ps.add("/comment", "must be at most 2000 characters")
+	}
+	if err := ps.err(); err != nil {
+		return Feedback{}, err
+	}
+	d, err := r.turnDialog(ctx, p, tenant, dialog, origin)
+	if err != nil {
+		return Feedback{}, err
+	}
+	f := store.Feedback{TenantID: d.TenantID, DialogID: d.ID, MessageID: message, Rating: in.Rating, Comment: in.Comment}
+	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.FeedbackCreated}
+	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+		if err := st.PutFeedback(ctx, &f); err != nil {
+			return nil, err
+		}
+		return feedbackData{DialogID: d.ID, BotID: d.BotID, MessageID: f.MessageID, UserID: d.UserID, Rating: f.Rating, Comment: f.Comment}, nil
+	})
+	if err != nil {
+		return Feedback{}, r.storeErr(ctx, "put feedback", "message", err)
+	}
+	r.metrics.feedback.WithLabelValues(f.Rating).Inc()
+	return feedbackView(&f), nil
+}
+
+func feedbackView(f *store.Feedback) Feedback {
+	return Feedback{MessageID: f.MessageID, Rating: f.Rating, Comment: f.Comment, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+}
