@@ -75,6 +75,7 @@ func presentsPublishableKey(r *http.Request) bool {
 //	/v1/tenants/{t}/bots/{b}/dialogs
 //	/v1/tenants/{t}/dialogs/{d}
 //	/v1/tenants/{t}/dialogs/{d}/{messages|tool-results|confirmations|cancel}
+//	/v1/tenants/{t}/dialogs/{d}/messages/{m}/feedback
 func isChatPath(path string) bool {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if len(parts) < 4 || parts[0] != "v1" || parts[1] != "tenants" || parts[2] == "" {
@@ -91,6 +92,8 @@ func isChatPath(path string) bool {
 		case "messages", "tool-results", "confirmations", "cancel":
 			return true
 		}
+	case len(rest) == 5 && rest[0] == "dialogs" && rest[1] != "" && rest[2] == "messages" && rest[3] != "" && rest[4] == "feedback":
+		return true
 	}
 	return false
 }

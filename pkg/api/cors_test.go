@@ -47,6 +47,8 @@ func TestPreflightsAreAnsweredForTheChatRoutesOnly(t *testing.T) {
 		{"posting a message may be preflighted", "POST", "/v1/tenants/acme/dialogs/d1/messages", true},
 		{"posting tool results may be preflighted", "POST", "/v1/tenants/acme/dialogs/d1/tool-results", true},
 		{"posting a confirmation may be preflighted", "POST", "/v1/tenants/acme/dialogs/d1/confirmations", true},
+		{"rating a reply may be preflighted", "POST", "/v1/tenants/acme/dialogs/d1/messages/m1/feedback", true},
+		{"another route under a message is not for other sites", "POST", "/v1/tenants/acme/dialogs/d1/messages/m1/other", false},
 		{"creating an API key is not for other sites", "POST", "/v1/tenants/acme/api-keys", false},
 		{"listing dialogs is not for other sites", "GET", "/v1/tenants/acme/dialogs", false},
 		{"saving a version is not for other sites", "POST", "/v1/tenants/acme/bots/support/versions", false},

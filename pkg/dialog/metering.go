@@ -74,12 +74,9 @@ type runtimeMetrics struct {
 	deleted    *prometheus.CounterVec
 	dialogs    *prometheus.CounterVec
 	closed     *prometheus.CounterVec
-<<<<<<< HEAD
 	notes      *prometheus.CounterVec
 	trials     *prometheus.CounterVec
-=======
 	feedback   *prometheus.CounterVec
->>>>>>> 6d168e5 (api: feedback on replies from the widget's key, dialog search with filters and summaries, and daily activity for charts)
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -122,7 +119,6 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_dialogs_closed_total",
 			Help: "Dialogs closed, by who closed them (bot: its end_dialog tool; person: an operator or the API).",
 		}, []string{"by"}),
-<<<<<<< HEAD
 		notes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_memory_notes_total",
 			Help: "Changes to the notes bots keep about end users, by operation: remembered, forgotten (by the model), deleted (through the API), erased (with the end user) or expired (retention).",
@@ -131,12 +127,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_tool_trials_total",
 			Help: "HTTP tool calls sent by the admin UI's request tester (POST /tools/try), by outcome (ok or error); not counted as dialog tool calls.",
 		}, []string{"outcome"}),
-=======
 		feedback: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parley_feedback_total",
 			Help: "Ratings end users gave replies, by rating (up or down); a changed rating counts again.",
 		}, []string{"rating"}),
->>>>>>> 6d168e5 (api: feedback on replies from the widget's key, dialog search with filters and summaries, and daily activity for charts)
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -148,12 +142,9 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.deleted = register(reg, m.deleted)
 		m.dialogs = register(reg, m.dialogs)
 		m.closed = register(reg, m.closed)
-<<<<<<< HEAD
 		m.notes = register(reg, m.notes)
 		m.trials = register(reg, m.trials)
-=======
 		m.feedback = register(reg, m.feedback)
->>>>>>> 6d168e5 (api: feedback on replies from the widget's key, dialog search with filters and summaries, and daily activity for charts)
 	}
 	return m
 }

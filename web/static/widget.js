@@ -184,6 +184,12 @@
     '.chip img, .msg.user img { max-width: 64px; max-height: 64px; border-radius: 6px; display: block; }',
     '.chip button { font: inherit; border: 0; background: transparent; color: var(--muted); cursor: pointer; }',
     '.foot { text-align: center; font-size: 11px; color: var(--muted); padding: 0 0 6px; background: var(--bg); }',
+    '.rate { align-self: flex-start; display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin: -4px 0 0 4px; font-size: 12px; color: var(--muted); }',
+    '.rate .thumb { font: inherit; font-size: 14px; line-height: 1; background: transparent; border: 1px solid transparent; border-radius: 6px; padding: 2px 5px; cursor: pointer; opacity: .55; }',
+    '.rate .thumb:hover, .rate .thumb[aria-pressed="true"] { opacity: 1; border-color: var(--line); background: var(--bg); }',
+    '.rate input { font: inherit; font-size: 12px; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 3px 6px; width: 190px; }',
+    '.rate .btn { font-size: 12px; padding: 2px 8px; }',
+    '.rate form { display: flex; gap: 4px; padding: 0; border: 0; background: none; }',
   ].join('\n');
 
   // --- DOM ---------------------------------------------------------------
@@ -319,6 +325,60 @@
     if (md) md.renderInto(target, text);
     else target.textContent = text;
   }
+  // rateable puts thumbs up and down under the bot's reply in bubbleEl
+  // (stored as messageId): a click rates it, another click changes the
+  // rating; thumbs down offers a comment. current is the rating it has.
+  function rateable(bubbleEl, messageId, current) {
+    if (!messageId || bubbleEl.dataset.rated !== undefined) return;
+    bubbleEl.dataset.rated = current || '';
+    var box = el('div', 'rate');
+    box.setAttribute('data-message', messageId);
+    var thumbs = {};
+    [['up', '👍', t('rateUp')], ['down', '👎', t('rateDown')]].forEach(function (r) {
+      var b = el('button', 'thumb', r[1]);
+      b.type = 'button';
+      b.setAttribute('aria-label', r[2]);
+      b.title = r[2];
+      b.setAttribute('aria-pressed', String(current === r[0]));
+      b.setAttribute('data-rating', r[0]);
+      b.addEventListener('click', function () { rate(r[0], ''); });
+      thumbs[r[0]] = b;
+      box.appendChild(b);
+    });
+    var status = el('span', 'rate-status');
+    status.setAttribute('role', 'status');
+    box.appendChild(status);
+    var anchor = bubbleEl.parentNode && bubbleEl.parentNode.className === 'row' ? bubbleEl.parentNode : bubbleEl;
+    anchor.after(box);
+
+    function rate(rating, comment) {
+      return json('POST', path('dialogs', dialogId, 'messages', messageId, 'feedback'), { rating: rating, comment: comment })
+        .then(function (f) {
+          bubbleEl.dataset.rated = f.rating;
+          Object.keys(thumbs).forEach(function (k) { thumbs[k].setAttribute('aria-pressed', String(k === f.rating)); });
+          status.textContent = t('rateThanks');
+          var old = box.querySelector('form');
+          if (old) old.remove();
+          if (rating === 'down' && !comment) askComment();
+        }, function (err) { status.textContent = humanError(err); });
+    }
+    function askComment() {
+      var f = el('form');
+      var why = el('input');
+      why.maxLength = 2000;
+      why.placeholder = t('rateWhy');
+      why.setAttribute('aria-label', t('rateWhy'));
+      var go = el('button', 'btn', t('rateSend'));
+      go.type = 'submit';
+      f.appendChild(why);
+      f.appendChild(go);
+      f.addEventListener('submit', function (e) {
+        e.preventDefault();
+        if (why.value.trim()) rate('down', why.value.trim());
+      });
+      box.appendChild(f);
+    }
+  }
   function note(text) { return add(el('div', 'note', text)); }
   function button(text, ghost, onClick) {
     var b = el('button', ghost ? 'btn ghost' : 'btn', text);
@@ -446,8 +506,12 @@
   function resume() {
     return json('GET', path('dialogs', dialogId)).then(function (d) {
       if (d.status === 'closed') return forget();
+      var rated = {};
+      (d.feedback || []).forEach(function (f) { rated[f.message_id] = f.rating; });
       (d.messages || []).forEach(function (m) {
-        if ((m.role === 'user' || m.role === 'assistant') && m.text) say(m.role === 'user' ? 'user' : 'bot', m.text);
+        if (!((m.role === 'user' || m.role === 'assistant') && m.text)) return;
+        var shown = say(m.role === 'user' ? 'user' : 'bot', m.text);
+        if (m.role === 'assistant' && m.status === 'complete') rateable(shown, m.id, rated[m.id]);
       });
       (d.pending || []).forEach(function (c) {
         if (c.kind === 'confirmation') ask({ id: c.id, name: c.name, arguments: c.arguments });
@@ -476,6 +540,10 @@
         break;
       case 'tool_call':
         bubble = null;
+        break;
+      case 'message':
+        // The stored reply the bubble streamed: now it can be rated.
+        if (bubble && ev.message && ev.message.kind === 'assistant' && ev.message.text) rateable(bubble, ev.message.id);
         break;
       case 'confirmation_request':
         hideTyping();
@@ -748,6 +816,8 @@
         stop: 'Stop', stopReply: 'Stop the reply', stopped: 'Stopped.',
         attach: 'Attach an image', attached: 'Attached image', removeImage: 'Remove the image', imageOnly: 'Here is an image.', notImage: 'Only PNG, JPEG, GIF or WebP images can be sent.', tooBig: 'This image is too large to send (5 MB at most).',
         ended: 'This conversation has ended. Send a message to start a new one.',
+        rateUp: 'Helpful', rateDown: 'Not helpful', rateThanks: 'Thanks for your feedback.',
+        rateWhy: 'What was wrong? (optional)', rateSend: 'Send',
       },
       de: {
         title: 'Schreiben Sie uns', open: 'Chat öffnen', close: 'Chat schließen', message: 'Nachricht',
@@ -762,6 +832,8 @@
         stop: 'Stopp', stopReply: 'Antwort stoppen', stopped: 'Gestoppt.',
         attach: 'Bild anhängen', attached: 'Angehängtes Bild', removeImage: 'Bild entfernen', imageOnly: 'Hier ist ein Bild.', notImage: 'Nur PNG-, JPEG-, GIF- oder WebP-Bilder können gesendet werden.', tooBig: 'Dieses Bild ist zu groß (höchstens 5 MB).',
         ended: 'Dieses Gespräch ist beendet. Schreiben Sie, um ein neues zu beginnen.',
+        rateUp: 'Hilfreich', rateDown: 'Nicht hilfreich', rateThanks: 'Danke für Ihr Feedback.',
+        rateWhy: 'Was war falsch? (optional)', rateSend: 'Senden',
       },
       fr: {
         title: 'Discutons', open: 'Ouvrir la discussion', close: 'Fermer la discussion', message: 'Message',
@@ -776,6 +848,8 @@
         stop: 'Arrêter', stopReply: 'Arrêter la réponse', stopped: 'Arrêté.',
         attach: 'Joindre une image', attached: 'Image jointe', removeImage: 'Retirer l’image', imageOnly: 'Voici une image.', notImage: 'Seules les images PNG, JPEG, GIF ou WebP peuvent être envoyées.', tooBig: 'Cette image est trop lourde (5 Mo au plus).',
         ended: 'Cette conversation est terminée. Écrivez un message pour en commencer une nouvelle.',
+        rateUp: 'Utile', rateDown: 'Pas utile', rateThanks: 'Merci pour votre avis.',
+        rateWhy: 'Qu’est-ce qui n’allait pas ? (facultatif)', rateSend: 'Envoyer',
       },
       es: {
         title: 'Hable con nosotros', open: 'Abrir chat', close: 'Cerrar chat', message: 'Mensaje',
@@ -790,6 +864,8 @@
         stop: 'Detener', stopReply: 'Detener la respuesta', stopped: 'Detenido.',
         attach: 'Adjuntar una imagen', attached: 'Imagen adjunta', removeImage: 'Quitar la imagen', imageOnly: 'Aquí hay una imagen.', notImage: 'Solo se pueden enviar imágenes PNG, JPEG, GIF o WebP.', tooBig: 'Esta imagen es demasiado grande (5 MB como máximo).',
         ended: 'Esta conversación ha terminado. Escriba un mensaje para empezar una nueva.',
+        rateUp: 'Útil', rateDown: 'No es útil', rateThanks: 'Gracias por su opinión.',
+        rateWhy: '¿Qué falló? (opcional)', rateSend: 'Enviar',
       },
       zh: {
         title: '联系我们', open: '打开聊天', close: '关闭聊天', message: '消息',
@@ -804,6 +880,8 @@
         stop: '停止', stopReply: '停止回复', stopped: '已停止。',
         attach: '附加图片', attached: '已附加的图片', removeImage: '移除图片', imageOnly: '这是一张图片。', notImage: '只能发送 PNG、JPEG、GIF 或 WebP 图片。', tooBig: '图片太大，无法发送（最多 5 MB）。',
         ended: '此对话已结束。发送消息即可开始新的对话。',
+        rateUp: '有帮助', rateDown: '没有帮助', rateThanks: '感谢您的反馈。',
+        rateWhy: '哪里有问题？（可选）', rateSend: '发送',
       },
     };
     var lang = String(asked).toLowerCase().split(/[-_]/)[0];

@@ -1,12 +1,15 @@
-// The dialogs log: every conversation of the tenant, filterable by bot and
-// status, and one dialog's whole history with its tool calls; and the
-// tenant's data rights: export, erasing an end user, retention.
+// The dialogs log: every conversation of the tenant, searchable by the
+// words of its messages and filterable by bot, status, end user, feedback
+// and date, each with a snippet and counts; one dialog's whole history
+// with its tool calls (failed ones marked) and the end user's feedback; and
+// the tenant's data rights: export, erasing an end user, retention.
 
 import { api, download, tenantPath } from './api.js';
 import { h, mount, card, field, table, when, json, errorBox, notice, busy } from './dom.js';
 import { memoryCard } from './memory.js';
 
 const statuses = ['active', 'paused', 'handoff', 'closed'];
+const feedbacks = [['up', 'Thumbs up'], ['down', 'Thumbs down'], ['any', 'Any feedback'], ['none', 'No feedback']];
 
 /** dialogsView renders #/t/<tenant>/dialogs. */
 export async function dialogsView({ tenant }) {
@@ -14,54 +17,82 @@ export async function dialogsView({ tenant }) {
   const botName = Object.fromEntries(bots.map((b) => [b.id, b.name]));
   const bot = h('select', { name: 'bot' }, h('option', { value: '' }, 'All bots'), bots.map((b) => h('option', { value: b.slug }, b.name)));
   const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'), statuses.map((s) => h('option', { value: s }, s)));
+  const search = h('input', { type: 'search', name: 'q', maxlength: 200, placeholder: 'Words in a message' });
+  const user = h('input', { type: 'text', name: 'user_id', placeholder: 'user-42' });
+  const feedback = h('select', { name: 'feedback' }, h('option', { value: '' }, 'Any'), feedbacks.map(([v, t]) => h('option', { value: v }, t)));
+  const from = h('input', { type: 'date', name: 'from' });
+  const to = h('input', { type: 'date', name: 'to' });
+  const filters = { bot, status, q: search, user_id: user, feedback, from, to };
   const body = h('tbody');
   const more = h('button', { type: 'button', class: 'ghost', hidden: true }, 'Load more');
   const empty = h('p', { class: 'empty', hidden: true }, 'No dialogs match.');
   let cursor = '';
+  const out = h('div', { 'aria-live': 'polite' });
+  const fail = (err) => out.replaceChildren(errorBox(err));
 
   const load = async (append) => {
     const q = new URLSearchParams();
-    if (bot.value) q.set('bot', bot.value);
-    if (status.value) q.set('status', status.value);
+    for (const [k, el] of Object.entries(filters)) if (el.value.trim()) q.set(k, el.value.trim());
     if (append && cursor) q.set('cursor', cursor);
     const page = await api('GET', tenantPath(tenant, 'dialogs') + (q.size ? '?' + q : ''));
-    const rows = page.dialogs.map((d) => h('tr', null,
-      h('td', null, h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(d.id)}`, title: d.id }, h('code', null, d.id.slice(0, 12)))),
-      h('td', null, botName[d.bot_id] || d.bot_id),
-      h('td', null, 'v' + d.version, d.preview ? h('span', { class: 'badge' }, 'preview') : null),
-      h('td', null, d.user_id || '—'),
-      h('td', null, d.channel),
-      h('td', null, h('span', { class: 'badge ' + d.status }, d.status)),
-      h('td', null, when(d.updated_at))));
+    const rows = page.dialogs.map((d) => dialogRow(tenant, d, botName));
     if (append) body.append(...rows); else mount(body, rows);
     cursor = page.next_cursor || '';
     more.hidden = !cursor;
     empty.hidden = body.children.length > 0;
+    out.replaceChildren();
   };
-  bot.addEventListener('change', () => load(false));
-  status.addEventListener('change', () => load(false));
-  more.addEventListener('click', () => load(true));
+  const reload = () => load(false).catch(fail);
+  for (const el of [bot, status, feedback, from, to]) el.addEventListener('change', reload);
+  more.addEventListener('click', () => load(true).catch(fail));
   await load(false);
 
-  const out = h('div', { 'aria-live': 'polite' });
-  const fail = (err) => out.replaceChildren(errorBox(err));
   const exportButton = h('button', {
     type: 'button', class: 'ghost',
     onclick: (e) => {
       const q = new URLSearchParams();
-      if (bot.value) q.set('bot', bot.value);
-      if (status.value) q.set('status', status.value);
+      for (const k of ['bot', 'status', 'from', 'to']) if (filters[k].value) q.set(k, filters[k].value);
       busy(e.target, () => download(tenantPath(tenant, 'dialogs', 'export') + (q.size ? '?' + q : ''), `${tenant}-dialogs.jsonl`)).catch(fail);
     },
   }, 'Export (JSON Lines)');
+  const searchForm = h('form', {
+    class: 'row-form', role: 'search',
+    onsubmit: (e) => { e.preventDefault(); reload(); },
+  }, field('Search', search), field('End user', user), h('button', { type: 'submit' }, 'Search'));
 
   return h('div', null, h('h1', null, 'Dialogs'), out,
-    card(null, h('div', { class: 'row-form' }, field('Bot', bot), field('Status', status), exportButton),
+    card(null, searchForm,
+      h('div', { class: 'row-form' }, field('Bot', bot), field('Status', status), field('Feedback', feedback),
+        field('From', from), field('To', to), exportButton),
       h('div', { class: 'table-wrap' }, h('table', null,
-        h('thead', null, h('tr', null, ['Dialog', 'Bot', 'Version', 'User', 'Channel', 'Status', 'Updated'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('thead', null, h('tr', null, ['Dialog', 'Bot', 'User', 'Status', 'Snippet', 'Messages', 'Tool errors', 'Feedback', 'Updated']
+          .map((t) => h('th', { scope: 'col' }, t)))),
         body)),
       empty, more),
     card('Data rights', await eraseForm(tenant, out, () => load(false)), await retentionForm(tenant, out)));
+}
+
+/**
+ * dialogRow is one listed dialog with its summary: the snippet (the match
+ * of the search, else the first user message) and counts.
+ * @param {string} tenant
+ * @param {Record<string, any>} d
+ * @param {Record<string, string>} botName
+ */
+function dialogRow(tenant, d, botName) {
+  const sum = d.summary || { snippet: '', messages: 0, tool_errors: 0, feedback_up: 0, feedback_down: 0 };
+  return h('tr', { 'data-dialog': d.id },
+    h('td', null, h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(d.id)}`, title: d.id }, h('code', null, d.id.slice(0, 12)))),
+    h('td', null, botName[d.bot_id] || d.bot_id, ' v' + d.version, d.preview ? h('span', { class: 'badge' }, 'preview') : null),
+    h('td', null, d.user_id || '—'),
+    h('td', null, h('span', { class: 'badge ' + d.status }, d.status)),
+    h('td', { class: 'snippet' }, sum.snippet || '—'),
+    h('td', { class: 'n' }, sum.messages),
+    h('td', { class: 'n' }, sum.tool_errors ? h('span', { class: 'badge failed' }, sum.tool_errors) : '0'),
+    h('td', null, sum.feedback_up ? h('span', { class: 'badge up', title: 'thumbs up' }, '👍 ' + sum.feedback_up) : null,
+      sum.feedback_down ? h('span', { class: 'badge down', title: 'thumbs down' }, '👎 ' + sum.feedback_down) : null,
+      sum.feedback_up || sum.feedback_down ? null : '—'),
+    h('td', null, when(d.updated_at)));
 }
 
 // eraseForm deletes every dialog and memory note of one end user.
@@ -104,6 +135,9 @@ export async function dialogView({ tenant, params: [id] }) {
   const d = await api('GET', tenantPath(tenant, 'dialogs', id));
   const callsOf = {};
   for (const c of d.tool_calls || []) (callsOf[c.message_id] = callsOf[c.message_id] || []).push(c);
+  const ratingOf = Object.fromEntries((d.feedback || []).map((f) => [f.message_id, f]));
+  const ups = (d.feedback || []).filter((f) => f.rating === 'up').length;
+  const downs = (d.feedback || []).length - ups;
   const context = Object.entries(d.context || {});
 
   return h('div', null,
@@ -125,9 +159,10 @@ export async function dialogView({ tenant, params: [id] }) {
       h('dt', null, 'User'), h('dd', null, d.user_id || '—'),
       h('dt', null, 'Channel'), h('dd', null, d.channel),
       h('dt', null, 'Started'), h('dd', null, when(d.created_at)),
+      h('dt', null, 'Feedback'), h('dd', null, ups + downs ? `${ups} up, ${downs} down` : 'none'),
       context.length ? [h('dt', null, 'Context'), h('dd', null, context.map(([k, v]) => h('code', null, `${k}=${v}`)))] : null),
     card('Conversation', h('ol', { class: 'transcript' },
-      (d.messages || []).map((m) => message(m, callsOf[m.id] || [])))),
+      (d.messages || []).map((m) => message(m, callsOf[m.id] || [], ratingOf[m.id])))),
     d.user_id && !d.user_id.startsWith('anon_') ? await memoryCard(tenant, d.user_id) : null);
 }
 
@@ -151,18 +186,29 @@ function closeForm(tenant, d) {
   return form;
 }
 
-function message(m, calls) {
+/**
+ * message is one entry of the transcript, with its tool calls (a failed
+ * one says so) and the end user's rating of it.
+ * @param {Record<string, any>} m
+ * @param {Array<Record<string, any>>} calls
+ * @param {Record<string, any>} [rating]
+ */
+function message(m, calls, rating) {
   const marks = [
     m.version ? h('span', { class: 'badge' }, 'v' + m.version) : null,
     m.status && m.status !== 'complete' ? h('span', { class: 'badge ' + m.status }, m.status) : null,
     m.model ? h('span', { class: 'muted' }, m.model) : null,
+    rating ? h('span', { class: 'badge ' + rating.rating, 'data-feedback': rating.rating },
+      rating.rating === 'up' ? '👍 thumbs up' : '👎 thumbs down') : null,
   ];
   return h('li', { class: 'turn ' + (m.role || m.kind) },
     h('div', { class: 'turn-head' }, h('strong', null, m.role || m.kind), marks, h('span', { class: 'muted' }, when(m.created_at))),
     m.text ? h('p', { class: 'turn-text' }, m.text) : null,
     imagesOf(m).map((img) => h('p', { class: 'muted turn-image' }, `[image: ${img.media_type}, ${img.size} bytes]`)),
+    rating && rating.comment ? h('p', { class: 'feedback-note' }, h('strong', null, 'End user’s comment: '), rating.comment) : null,
     calls.map((c) => h('details', { class: 'tool ' + (c.is_error ? 'failed' : 'ok') },
-      h('summary', null, h('span', { class: 'tool-name' }, c.name), ` · ${c.status} · ${c.duration_ms} ms`),
+      h('summary', null, h('span', { class: 'tool-name' }, c.name), c.is_error ? h('span', { class: 'badge failed' }, 'failed') : null,
+        ` · ${c.status} · ${c.duration_ms} ms`),
       h('h3', null, 'Arguments'), h('pre', null, json(c.arguments)),
       h('h3', null, c.is_error ? 'Error' : 'Result'), h('pre', null, json(c.result)))));
 }

@@ -1,8 +1,10 @@
-// Usage: tokens, cost, tool calls and turns between two days, grouped by
-// day, bot, key or provider.
+// Usage: charts of the tenant's (or one bot's) activity day by day, and
+// tokens, cost, tool calls and turns between two days, grouped by day,
+// bot, key or provider.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table } from './dom.js';
+import { lineChart, legend } from './charts.js';
 
 const groups = [['day', 'Day'], ['bot', 'Bot'], ['key', 'API key'], ['provider', 'Provider']];
 const num = (n) => Number(n).toLocaleString();
@@ -36,10 +38,49 @@ export async function usageView({ tenant }) {
         h('td', { class: 'n' }, u.cost_usd.toFixed(4)), h('td', { class: 'n' }, num(u.tool_calls)), h('td', { class: 'n' }, num(u.turns)))),
       'No usage in this period.'));
   };
+  const bot = h('select', { name: 'bot' }, h('option', { value: '' }, 'All bots'), bots.map((b) => h('option', { value: b.slug }, b.name)));
+  const charts = h('div', { class: 'charts', 'aria-live': 'polite' });
+  const loadCharts = async () => {
+    const q = new URLSearchParams({ from: from.value, to: to.value });
+    if (bot.value) q.set('bot', bot.value);
+    mount(charts, activityCharts(await api('GET', tenantPath(tenant, 'usage', 'series') + '?' + q)));
+  };
   for (const el of [from, to, by]) el.addEventListener('change', load);
-  await load();
+  for (const el of [from, to, bot]) el.addEventListener('change', loadCharts);
+  await Promise.all([load(), loadCharts()]);
   return h('div', null, h('h1', null, 'Usage'),
-    card(null, h('div', { class: 'row-form' }, field('From', from), field('To', to), field('Group by', by)), out));
+    card(null, h('div', { class: 'row-form' }, field('From', from), field('To', to), field('Bot (charts)', bot), field('Group by', by)),
+      charts),
+    card('Totals', out));
+}
+
+/**
+ * activityCharts draws GET /usage/series: one chart per subject, by day.
+ * @param {{days: Array<Record<string, any>>}} report
+ * @returns {HTMLElement[]}
+ */
+function activityCharts(report) {
+  const days = report.days.map((d) => d.day);
+  const col = (k) => report.days.map((d) => d[k]);
+  const up = col('feedback_up').reduce((a, b) => a + b, 0);
+  const down = col('feedback_down').reduce((a, b) => a + b, 0);
+  const usd = (n) => '$' + (n < 1 ? n.toFixed(4) : n.toFixed(2));
+  const pct = (n) => Math.round(n) + '%';
+  const box = (title, name, series, format, note) => h('div', { class: 'chart-box' }, h('h3', null, title),
+    lineChart(name, days, series, format), legend(series), note ? h('p', { class: 'muted' }, note) : null);
+  return [
+    box('Dialogs and end users', 'dialogs', [{ label: 'Dialogs', values: col('dialogs'), color: '#3557e0' },
+      { label: 'End users', values: col('end_users'), color: '#12a38a' }], num),
+    box('Messages', 'messages', [{ label: 'Messages', values: col('messages'), color: '#7a4ce0' }], num),
+    box('Tokens', 'tokens', [{ label: 'Input', values: col('input_tokens'), color: '#3557e0' },
+      { label: 'Output', values: col('output_tokens'), color: '#e07a35' }], num),
+    box('Cost', 'cost', [{ label: 'Cost (USD)', values: col('cost_usd'), color: '#127a4b' }], usd),
+    box('Tool calls and errors', 'tools', [{ label: 'Tool calls', values: col('tool_calls'), color: '#5f6b7a' },
+      { label: 'Tool errors', values: col('tool_errors'), color: '#b42318' }], num),
+    box('Feedback', 'feedback', [{ label: 'Thumbs up', values: col('feedback_up'), color: '#127a4b' },
+      { label: 'Thumbs down', values: col('feedback_down'), color: '#b42318' }], num,
+    up + down ? `Positive rate ${pct((100 * up) / (up + down))} (${up} up, ${down} down)` : 'No feedback in this period.'),
+  ];
 }
 
 function stat(label, value) {
