@@ -146,6 +146,17 @@ func TestTheConsoleFindsRatesAndChartsDialogs(t *testing.T) {
 			_, err := admin.SearchDialogs(ctx, "shop", apiclient.DialogQuery{Feedback: "meh"})
 			wantAPIError(t, err, http.StatusUnprocessableEntity, "/feedback")
 		})
+		t.Run("an export found by a word carries the end user's feedback", func(t *testing.T) {
+			r := e.raw(t, "GET", "/v1/tenants/shop/dialogs/export?q=kettle", e.key, "")
+			lines := strings.Split(strings.TrimSpace(r.body), "\n")
+			var dd apiclient.DialogDetail
+			if r.StatusCode != http.StatusOK || len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &dd) != nil {
+				t.Fatalf("export: %d %s", r.StatusCode, r.body)
+			}
+			if dd.ID != kettle.ID || len(dd.Feedback) != 1 || dd.Feedback[0].Rating != "up" {
+				t.Errorf("exported %s with feedback %+v", dd.ID, dd.Feedback)
+			}
+		})
 		t.Run("the day's activity counts dialogs, end users, messages, tool errors and feedback", func(t *testing.T) {
 			today := time.Now().UTC().Format("2006-01-02")
 			rep, err := admin.Activity(ctx, "shop", "", "", "helper")

@@ -79,9 +79,7 @@ func (d *dialogAPI) listDialogs(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to"),
-		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q")}
-	ds, next, err := d.rt.ListDialogs(c.Request.Context(), principal(c), c.Param("tenant"), f, opts)
+	ds, next, err := d.rt.ListDialogs(c.Request.Context(), principal(c), c.Param("tenant"), dialogFilter(c), opts)
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -97,8 +95,19 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.DialogDetail{Dialog: dialogOut(dd.Dialog),
-		Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut), Feedback: mapAll(dd.Feedback, feedbackOut)})
+	c.JSON(http.StatusOK, detailOut(dd))
+}
+
+// dialogFilter reads the filters of the dialog list and export:
+// ?bot=&status=&user_id=&feedback=&q=&from=&to=.
+func dialogFilter(c *gin.Context) dialog.DialogFilter {
+	return dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to"),
+		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q")}
+}
+
+func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {
+	return apiclient.DialogDetail{Dialog: dialogOut(dd.Dialog), Messages: mapAll(dd.Messages, messageOut),
+		ToolCalls: mapAll(dd.ToolCalls, toolCallOut), Feedback: mapAll(dd.Feedback, feedbackOut)}
 }
 
 // cancelReply: POST /v1/tenants/{tenant}/dialogs/{dialog}/cancel -> whether

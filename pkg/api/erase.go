@@ -35,7 +35,7 @@ func (d *dialogAPI) eraseEndUser(c *gin.Context) {
 // written as they are read. Errors before the first line are JSON errors;
 // after it the stream just ends, short of its last line.
 func (d *dialogAPI) exportDialogs(c *gin.Context) {
-	f := dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to")}
+	f := dialogFilter(c)
 	started := false
 	enc := json.NewEncoder(c.Writer)
 	err := d.rt.ExportDialogs(c.Request.Context(), principal(c), c.Param("tenant"), f, func(dd dialog.DialogDetail) error {
@@ -44,8 +44,7 @@ func (d *dialogAPI) exportDialogs(c *gin.Context) {
 			c.Header("Content-Type", "application/x-ndjson")
 			c.Status(http.StatusOK)
 		}
-		line := apiclient.DialogDetail{Dialog: dialogOut(dd.Dialog),
-			Messages: mapAll(dd.Messages, messageOut), ToolCalls: mapAll(dd.ToolCalls, toolCallOut)}
+		line := detailOut(dd)
 		if err := enc.Encode(line); err != nil {
 			return err
 		}

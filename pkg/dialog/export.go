@@ -47,7 +47,7 @@ func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tena
 	}
 }
 
-// detail reads d's messages and tool calls as an admin sees them.
+// detail reads d's messages, tool calls and feedback as an admin sees them.
 func (r *Runtime) detail(ctx context.Context, d *store.Dialog) (DialogDetail, error) {
 	msgs, err := r.store.ListMessages(ctx, d.TenantID, d.ID, 0)
 	if err != nil {
@@ -57,11 +57,19 @@ func (r *Runtime) detail(ctx context.Context, d *store.Dialog) (DialogDetail, er
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "export dialogs: tool calls", err)
 	}
+	ratings, err := r.store.ListFeedback(ctx, d.TenantID, d.ID)
+	if err != nil {
+		return DialogDetail{}, r.internal(ctx, "export dialogs: feedback", err)
+	}
 	view, err := dialogView(d)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "export dialogs: view", err)
 	}
-	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls))}
+	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls)),
+		Feedback: make([]Feedback, len(ratings))}
+	for i := range ratings {
+		out.Feedback[i] = feedbackView(&ratings[i])
+	}
 	for i := range msgs {
 		out.Messages[i] = messageView(&msgs[i])
 	}

@@ -39,69 +39,90 @@ func (s *Store) Activity(ctx context.Context, tenantID, botID, from, to string) 
 	if err != nil {
 		return nil, wrap("activity", err)
 	}
-	days := map[string]*DayActivity{}
 	var out []DayActivity
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
 		out = append(out, DayActivity{Day: d.Format(DayFormat)})
 	}
+	days := make(map[string]*DayActivity, len(out))
 	for i := range out {
 		days[out[i].Day] = &out[i]
 	}
-	end := last.AddDate(0, 0, 1)
-	bot, botArgs := "", []any{}
-	if botID != "" {
-		bot, botArgs = " AND bot_id = ?", []any{botID}
-	}
-
-	var metered []DayActivity
-	err = s.q(ctx).Raw(`SELECT day, SUM(messages) AS messages, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-  SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(tool_errors) AS tool_errors
-FROM usage_daily WHERE tenant_id = ? AND day >= ? AND day <= ?`+bot+` GROUP BY day`,
-		append([]any{tenantID, from, to}, botArgs...)...).Scan(&metered).Error
-	if err != nil {
-		return nil, wrap("activity: usage", err)
-	}
-	for _, m := range metered {
-		if d := days[m.Day]; d != nil {
-			m.Day = d.Day
-			*d = m
+	q := activityQuery{tenantID: tenantID, botID: botID, from: from, to: to, start: first, end: last.AddDate(0, 0, 1)}
+	for _, add := range []func(context.Context, activityQuery, map[string]*DayActivity) error{s.meteredDays, s.startedDays, s.ratedDays} {
+		if err := add(ctx, q, days); err != nil {
+			return nil, wrap("activity", err)
 		}
 	}
+	return out, nil
+}
 
-	day := s.dayOf("created_at")
-	var started []DayActivity
-	err = s.q(ctx).Raw(`SELECT `+day+` AS day, COUNT(*) AS dialogs, COUNT(DISTINCT NULLIF(user_id, '')) AS end_users
-FROM dialogs WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND NOT preview`+bot+` GROUP BY `+day,
-		append([]any{tenantID, first, end}, botArgs...)...).Scan(&started).Error
-	if err != nil {
-		return nil, wrap("activity: dialogs", err)
+// activityQuery is what Activity's queries share: the tenant, the bot (""
+// for all), the days from..to and the times start..end they cover.
+type activityQuery struct {
+	tenantID, botID, from, to string
+	start, end                time.Time
+}
+
+// botClause narrows a query to the bot, appending its argument to args.
+func (q activityQuery) botClause(args ...any) (string, []any) {
+	if q.botID == "" {
+		return "", args
 	}
-	for _, st := range started {
+	return " AND bot_id = ?", append(args, q.botID)
+}
+
+// meteredDays fills the counters usage_daily holds.
+func (s *Store) meteredDays(ctx context.Context, q activityQuery, days map[string]*DayActivity) error {
+	bot, args := q.botClause(q.tenantID, q.from, q.to)
+	var rows []DayActivity
+	err := s.q(ctx).Raw(`SELECT day, SUM(messages) AS messages, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+  SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(tool_errors) AS tool_errors
+FROM usage_daily WHERE tenant_id = ? AND day >= ? AND day <= ?`+bot+` GROUP BY day`, args...).Scan(&rows).Error
+	for _, m := range rows {
+		if d := days[m.Day]; d != nil {
+			d.Messages, d.InputTokens, d.OutputTokens, d.CostMicroUSD = m.Messages, m.InputTokens, m.OutputTokens, m.CostMicroUSD
+			d.ToolCalls, d.ToolErrors = m.ToolCalls, m.ToolErrors
+		}
+	}
+	return err
+}
+
+// startedDays fills the dialogs started and their distinct end users.
+func (s *Store) startedDays(ctx context.Context, q activityQuery, days map[string]*DayActivity) error {
+	day := s.dayOf("created_at")
+	bot, args := q.botClause(q.tenantID, q.start, q.end)
+	var rows []DayActivity
+	err := s.q(ctx).Raw(`SELECT `+day+` AS day, COUNT(*) AS dialogs, COUNT(DISTINCT NULLIF(user_id, '')) AS end_users
+FROM dialogs WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND NOT preview`+bot+` GROUP BY `+day, args...).Scan(&rows).Error
+	for _, st := range rows {
 		if d := days[st.Day]; d != nil {
 			d.Dialogs, d.EndUsers = st.Dialogs, st.EndUsers
 		}
 	}
+	return err
+}
 
-	var rated []struct {
+// ratedDays fills the feedback first given each day.
+func (s *Store) ratedDays(ctx context.Context, q activityQuery, days map[string]*DayActivity) error {
+	day := s.dayOf("created_at")
+	bot, args := q.botClause(q.tenantID, q.start, q.end)
+	var rows []struct {
 		Day, Rating string
 		N           int64
 	}
-	err = s.q(ctx).Raw(`SELECT `+day+` AS day, rating, COUNT(*) AS n
-FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?`+bot+` GROUP BY `+day+`, rating`,
-		append([]any{tenantID, first, end}, botArgs...)...).Scan(&rated).Error
-	if err != nil {
-		return nil, wrap("activity: feedback", err)
-	}
-	for _, r := range rated {
-		if d := days[r.Day]; d != nil {
-			if r.Rating == FeedbackUp {
-				d.FeedbackUp += r.N
-			} else {
-				d.FeedbackDown += r.N
-			}
+	err := s.q(ctx).Raw(`SELECT `+day+` AS day, rating, COUNT(*) AS n
+FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?`+bot+` GROUP BY `+day+`, rating`, args...).Scan(&rows).Error
+	for _, r := range rows {
+		d := days[r.Day]
+		switch {
+		case d == nil:
+		case r.Rating == FeedbackUp:
+			d.FeedbackUp += r.N
+		default:
+			d.FeedbackDown += r.N
 		}
 	}
-	return out, nil
+	return err
 }
 
 // dayOf is the SQL of the UTC day (DayFormat) of the time column col.
