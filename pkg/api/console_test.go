@@ -96,6 +96,12 @@ func TestTheConsoleFindsRatesAndChartsDialogs(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.body), &f); err != nil || r.StatusCode != http.StatusOK || f.Rating != "up" || f.Comment != "" {
 				t.Fatalf("rate up: %d %s", r.StatusCode, r.body)
 			}
+			m := e.raw(t, "GET", "/metrics", "", "").body
+			for _, want := range []string{`parley_feedback_total{rating="down"} 1`, `parley_feedback_total{rating="up"} 1`} {
+				if !strings.Contains(m, want) {
+					t.Errorf("/metrics lacks %s", want)
+				}
+			}
 		})
 		t.Run("feedback goes only on the dialog's own replies, from the key's origins", func(t *testing.T) {
 			for name, c := range map[string]struct {

@@ -153,6 +153,14 @@ func TestDialogSearch(t *testing.T) {
 			if got, err := st.ListFeedback(ctx, tn.ID, refund.ID); err != nil || len(got) != 0 {
 				t.Fatalf("feedback left %+v, %v", got, err)
 			}
+			if st.Dialect() == store.DialectSQLite {
+				// The FTS5 index keeps words of its own: the erased
+				// user's must be gone from it, not merely unreachable.
+				var n int64
+				if err := st.DB().Raw("SELECT count(*) FROM messages_search WHERE messages_search MATCH 'kettle'").Scan(&n).Error; err != nil || n != 1 {
+					t.Fatalf("the search index holds %d entries for kettle (%v); want the other tenant's only", n, err)
+				}
+			}
 		})
 	})
 }
