@@ -106,7 +106,7 @@ func TestFeedbackSearchAndCharts(t *testing.T) {
 		t.Run("the usage page charts the day's dialogs, messages and feedback", func(t *testing.T) {
 			run(t, ctx, "usage",
 				chromedp.Navigate(base+"/usage"),
-				until(`document.querySelectorAll('svg.chart').length === 6`),
+				until(`document.querySelectorAll('svg.chart').length === 7`),
 			)
 			points := func(chart, series string) int {
 				return eval[int](t, ctx, `document.querySelectorAll('svg[data-chart=`+chart+`] circle[data-series="`+series+`"]').length`)
@@ -123,6 +123,13 @@ func TestFeedbackSearchAndCharts(t *testing.T) {
 			label := eval[string](t, ctx, `document.querySelector('svg[data-chart=dialogs]').getAttribute('aria-label')`)
 			if want := "Dialogs 2"; !strings.Contains(label, want) {
 				t.Errorf("the dialogs chart reads %q; want it to say %q", label, want)
+			}
+			if n := points("feedback-rate", "Thumbs up share"); n != 1 {
+				t.Errorf("the rate chart draws %d points; want today's 0%%", n)
+			}
+			rate := eval[string](t, ctx, `document.querySelector('svg[data-chart=feedback-rate]').getAttribute('aria-label')`)
+			if !strings.HasSuffix(rate, "Thumbs up share 0%") {
+				t.Errorf("the rate chart reads %q", rate)
 			}
 			run(t, ctx, "rate", until(contains("document", ".chart-box p.muted", "Positive rate 0% (0 up, 1 down)")))
 			screenshot(t, ctx, "admin-usage-charts")

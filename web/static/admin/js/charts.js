@@ -21,8 +21,10 @@ function s(tag, attrs, ...children) {
 /**
  * @typedef {object} Series
  * @property {string} label
- * @property {number[]} values one a day
+ * @property {Array<number|null>} values one a day; null where there is no data
  * @property {string} color
+ * @property {boolean} [showZero] draw a dot at 0 too (a rate, where 0 is news)
+ * @property {string} [summary] what the aria-label says of it; the sum by default
  */
 
 const width = 420;
@@ -36,16 +38,17 @@ const pad = { left: 56, right: 8, top: 10, bottom: 22 };
  * @param {string[]} days YYYY-MM-DD, one per value
  * @param {Series[]} series
  * @param {(n: number) => string} format how a value reads
+ * @param {number} [ceiling] the axis's top (100 for a percentage); by default the largest value rounded up
  * @returns {SVGElement}
  */
-export function lineChart(name, days, series, format) {
-  const max = Math.max(0, ...series.flatMap((x) => x.values));
-  const top = max > 0 ? niceCeiling(max) : 1;
+export function lineChart(name, days, series, format, ceiling) {
+  const max = Math.max(0, ...series.flatMap((x) => x.values.map((v) => v || 0)));
+  const top = ceiling || (max > 0 ? niceCeiling(max) : 1);
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const x = (i) => pad.left + (days.length > 1 ? (i * plotW) / (days.length - 1) : plotW / 2);
   const y = (v) => pad.top + plotH - (v / top) * plotH;
-  const totals = series.map((x) => `${x.label} ${format(x.values.reduce((a, b) => a + b, 0))}`).join(', ');
+  const totals = series.map((x) => `${x.label} ${x.summary ?? format(x.values.reduce((a, b) => a + (b || 0), 0))}`).join(', ');
   const svg = s('svg', {
     viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'data-chart': name,
     'aria-label': `${name}, ${days[0]} to ${days[days.length - 1]}: ${totals}`,
@@ -60,10 +63,17 @@ export function lineChart(name, days, series, format) {
       s('text', { x: width - pad.right, y: height - 6, 'text-anchor': 'end', class: 'tick' }, days[days.length - 1].slice(5)));
   }
   for (const line of series) {
-    const points = line.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-    svg.append(s('polyline', { points, fill: 'none', stroke: line.color, 'stroke-width': 2, 'data-series': line.label }));
+    // A null value is a day without data: the line breaks there.
+    const runs = [[]];
     line.values.forEach((v, i) => {
-      if (v === 0) return;
+      if (v === null) runs.push([]);
+      else runs[runs.length - 1].push(`${x(i).toFixed(1)},${y(v).toFixed(1)}`);
+    });
+    for (const run of runs.filter((r) => r.length)) {
+      svg.append(s('polyline', { points: run.join(' '), fill: 'none', stroke: line.color, 'stroke-width': 2, 'data-series': line.label }));
+    }
+    line.values.forEach((v, i) => {
+      if (v === null || (v === 0 && !line.showZero)) return;
       svg.append(s('circle', { cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: 3, fill: line.color, 'data-series': line.label },
         s('title', {}, `${days[i]} · ${line.label}: ${format(v)}`)));
     });

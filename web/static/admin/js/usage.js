@@ -62,12 +62,13 @@ export async function usageView({ tenant }) {
 function activityCharts(report) {
   const days = report.days.map((d) => d.day);
   const col = (k) => report.days.map((d) => d[k]);
+  const rate = report.days.map((d) => (d.feedback_up + d.feedback_down ? (100 * d.feedback_up) / (d.feedback_up + d.feedback_down) : null));
   const up = col('feedback_up').reduce((a, b) => a + b, 0);
   const down = col('feedback_down').reduce((a, b) => a + b, 0);
   const usd = (n) => '$' + (n < 1 ? n.toFixed(4) : n.toFixed(2));
   const pct = (n) => Math.round(n) + '%';
-  const box = (title, name, series, format, note) => h('div', { class: 'chart-box' }, h('h3', null, title),
-    lineChart(name, days, series, format), legend(series), note ? h('p', { class: 'muted' }, note) : null);
+  const box = (title, name, series, format, note, ceiling) => h('div', { class: 'chart-box' }, h('h3', null, title),
+    lineChart(name, days, series, format, ceiling), legend(series), note ? h('p', { class: 'muted' }, note) : null);
   return [
     box('Dialogs and end users', 'dialogs', [{ label: 'Dialogs', values: col('dialogs'), color: '#3557e0' },
       { label: 'End users', values: col('end_users'), color: '#12a38a' }], num),
@@ -80,6 +81,9 @@ function activityCharts(report) {
     box('Feedback', 'feedback', [{ label: 'Thumbs up', values: col('feedback_up'), color: '#127a4b' },
       { label: 'Thumbs down', values: col('feedback_down'), color: '#b42318' }], num,
     up + down ? `Positive rate ${pct((100 * up) / (up + down))} (${up} up, ${down} down)` : 'No feedback in this period.'),
+    box('Positive feedback rate', 'feedback-rate', [{ label: 'Thumbs up share', values: rate, color: '#127a4b', showZero: true,
+      summary: up + down ? pct((100 * up) / (up + down)) : 'none' }], pct,
+      'Days without feedback are gaps.', 100),
   ];
 }
 
