@@ -32,13 +32,19 @@ func (run *dialogRun) onTurnEnd(ctx context.Context, info agent.TurnInfo) (bool,
 	return !over, err
 }
 
-// countMessage meters one message of the run, and a failed tool call, for
-// the console's charts. They belong to no model call, so to provider "".
+// countMessage meters a user or assistant message of the run, or a failed
+// tool call, for the console's charts (as the dialog list counts them).
+// They belong to no model call, so to provider "".
 func (run *dialogRun) countMessage(m agent.Message) {
 	u := store.Usage{TenantID: run.dialog.TenantID, Day: run.r.now().UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
-		KeyID: run.p.KeyID, Messages: 1}
-	if res := m.ToolResult(); res != nil && res.IsError {
+		KeyID: run.p.KeyID}
+	switch res := m.ToolResult(); {
+	case m.Kind == agent.KindUser || m.Kind == agent.KindAssistant:
+		u.Messages = 1
+	case res != nil && res.IsError:
 		u.ToolErrors = 1
+	default:
+		return
 	}
 	run.r.meter.add(u)
 }
