@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -91,11 +92,14 @@ FROM usage_daily WHERE tenant_id = ? AND day >= ? AND day <= ?`+bot+` GROUP BY d
 func (s *Store) startedDays(ctx context.Context, q activityQuery, days map[string]*DayActivity) error {
 	day := s.dayOf("created_at")
 	bot, args := q.botClause(q.tenantID, q.start, q.end)
-	var rows []DayActivity
+	var rows []struct {
+		Day               dayKey
+		Dialogs, EndUsers int64
+	}
 	err := s.q(ctx).Raw(`SELECT `+day+` AS day, COUNT(*) AS dialogs, COUNT(DISTINCT NULLIF(user_id, '')) AS end_users
 FROM dialogs WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND NOT preview`+bot+` GROUP BY `+day, args...).Scan(&rows).Error
 	for _, st := range rows {
-		if d := days[st.Day]; d != nil {
+		if d := days[string(st.Day)]; d != nil {
 			d.Dialogs, d.EndUsers = st.Dialogs, st.EndUsers
 		}
 	}
@@ -107,13 +111,14 @@ func (s *Store) ratedDays(ctx context.Context, q activityQuery, days map[string]
 	day := s.dayOf("created_at")
 	bot, args := q.botClause(q.tenantID, q.start, q.end)
 	var rows []struct {
-		Day, Rating string
-		N           int64
+		Day    dayKey
+		Rating string
+		N      int64
 	}
 	err := s.q(ctx).Raw(`SELECT `+day+` AS day, rating, COUNT(*) AS n
 FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?`+bot+` GROUP BY `+day+`, rating`, args...).Scan(&rows).Error
 	for _, r := range rows {
-		d := days[r.Day]
+		d := days[string(r.Day)]
 		switch {
 		case d == nil:
 		case r.Rating == FeedbackUp:
@@ -133,4 +138,23 @@ func (s *Store) dayOf(col string) string {
 		return "to_char(" + col + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
 	}
 	return "substr(" + col + ", 1, 10)"
+}
+
+// dayKey scans a day that dayOf computed. SQLite's driver hands text that
+// reads as a date back as a time.Time; PostgreSQL's, as text.
+type dayKey string
+
+// Scan implements sql.Scanner.
+func (d *dayKey) Scan(v any) error {
+	switch v := v.(type) {
+	case time.Time:
+		*d = dayKey(v.UTC().Format(DayFormat))
+	case string:
+		*d = dayKey(v)
+	case []byte:
+		*d = dayKey(v)
+	default:
+		return fmt.Errorf("store: a day of type %T", v)
+	}
+	return nil
 }
