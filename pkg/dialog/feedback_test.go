@@ -6,6 +6,7 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/platform/platformtest"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
@@ -27,7 +28,7 @@ func TestFeedbackWritesFeedbackCreated(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got := outboxData(t, e.store, webhook.FeedbackCreated)
+		got := platformtest.OutboxData(t, e.store, webhook.FeedbackCreated)
 		if len(got) != 2 || got[0]["rating"] != "down" || got[1]["rating"] != "up" || got[1]["message_id"] != reply || got[1]["dialog_id"] != d.ID {
 			t.Fatalf("feedback.created data %v", got)
 		}
