@@ -45,9 +45,12 @@ type Config struct {
 	// TerminationSummary asks the model for a short closing answer, without
 	// tools, when a limit cuts the run short; its text becomes the final text.
 	TerminationSummary bool
-	Limits             Limits
-	Context            ContextPolicy
-	Hooks              Hooks
+	// Skills are loaded by the model with the load_skill tool; the tools
+	// they name are offered only once one of them is loaded.
+	Skills  []Skill
+	Limits  Limits
+	Context ContextPolicy
+	Hooks   Hooks
 	// Sink receives the run's events; nil discards them.
 	Sink Sink
 	// Now is the clock for message times; nil means time.Now.
@@ -92,8 +95,11 @@ type ContextPolicy struct {
 // concurrently with each other, except Steer and FollowUp, which may be called
 // from any goroutine while a run is going.
 type Agent struct {
-	cfg      Config
+	cfg Config
+	// defs are the tools offered from the start of a run: with skills, the
+	// open tools and load_skill.
 	defs     []llm.ToolDefinition
+	skills   *skillBook
 	keepLast map[string]int
 	sink     Sink
 	// fixedChars is the size of what every request carries besides messages.
@@ -132,6 +138,12 @@ func New(cfg Config) (*Agent, error) {
 			}
 		}
 	}
+	if len(cfg.Skills) > 0 {
+		if cfg.Tools != nil && hasTool(cfg.Tools, LoadSkillTool) {
+			return nil, fmt.Errorf("agent: tool %q clashes with the skills' %s tool", LoadSkillTool, LoadSkillTool)
+		}
+		a.skills, a.defs = newSkillBook(cfg.Skills, a.defs)
+	}
 	if cfg.RequireDoneTool {
 		a.defs = append(a.defs, doneDefinition)
 	}
@@ -139,7 +151,17 @@ func New(cfg Config) (*Agent, error) {
 	for _, d := range a.defs {
 		a.fixedChars += len(d.Name) + len(d.Description) + len(d.Parameters)
 	}
+	if a.skills != nil {
+		for _, d := range a.skills.gated { // offered once loaded: count them from the start
+			a.fixedChars += len(d.Name) + len(d.Description) + len(d.Parameters)
+		}
+	}
 	return a, nil
+}
+
+func hasTool(set *tool.Set, name string) bool {
+	_, ok := set.Lookup(name)
+	return ok
 }
 
 func applyDefaults(cfg *Config) {

@@ -78,8 +78,8 @@ func (r *run) prepare(c Choice, msgs []llm.Message, withTools bool) {
 	cfg := &r.a.cfg
 	r.req = llm.Request{Model: c.Model, System: cfg.System, Messages: msgs,
 		Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens, ThinkingBudget: cfg.ThinkingBudget}
-	if withTools && len(r.a.defs) > 0 {
-		r.req.Tools = r.a.defs
+	if withTools && len(r.tools) > 0 {
+		r.req.Tools = r.tools
 		r.req.ParallelToolCalls = &r.a.cfg.ParallelToolCalls
 		r.req.ToolChoice = r.toolChoice()
 	}

@@ -34,6 +34,9 @@ type run struct {
 	cancel context.CancelFunc
 	view   view
 	req    llm.Request
+	// tools are offered to the model: Agent.defs, plus the tools of the
+	// skills loaded.
+	tools []llm.ToolDefinition
 	// inTurn is the turn whose turn_end is still owed, 0 when none.
 	inTurn    int
 	turnUsage llm.Usage
@@ -48,6 +51,10 @@ func (a *Agent) start(ctx context.Context, st *State) *run {
 		r.ctx, r.cancel = context.WithTimeout(ctx, t)
 	}
 	r.view.build(a, st)
+	r.tools = a.defs
+	if a.skills != nil {
+		r.tools = a.skills.offered(a.defs, st.Skills)
+	}
 	r.onDelta = func(d llm.Delta) {
 		switch {
 		case d.Text == "":

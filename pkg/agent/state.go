@@ -111,6 +111,9 @@ type State struct {
 	Provider string `json:"provider,omitempty"`
 	// StopReason is how the last run ended.
 	StopReason StopReason `json:"stop_reason,omitempty"`
+	// Skills are the skills loaded in this dialog, in loading order; they
+	// stay loaded across runs.
+	Skills []string `json:"skills,omitempty"`
 }
 
 // Paused reports whether the run waits for client results or confirmations.

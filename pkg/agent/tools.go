@@ -73,6 +73,16 @@ func (r *run) plan(c llm.ToolUse) planned {
 		p.kind = runDone
 		return p
 	}
+	if b := r.a.skills; b != nil {
+		if c.Name == LoadSkillTool {
+			p.result, p.ran = r.load(c.Arguments), true
+			return p
+		}
+		if res, locked := b.lockedCall(r.st.Skills, c.Name); locked {
+			p.result, p.ran = res, true
+			return p
+		}
+	}
 	if set == nil {
 		p.result, p.ran = tool.Errorf("unknown tool "+c.Name+"; no tools are available"), true
 		return p

@@ -31,8 +31,12 @@ type Bot struct {
 	// mcp_servers, which skips disabled servers.
 	mcpIndex         []int
 	ContextVariables []ContextVariable
-	LLM              LLMSettings
-	Runtime          Runtime
+	// Agents are the other bots the model may call, as tools.
+	Agents []AgentSpec
+	// Skills are loaded by the model with the load_skill tool.
+	Skills  []SkillSpec
+	LLM     LLMSettings
+	Runtime Runtime
 	// Memory says whether the bot keeps notes about end users.
 	Memory Memory
 	// Fingerprint is a hash of the canonical config: same config, same value.
@@ -81,6 +85,8 @@ type Runtime struct {
 	RequireDoneTool    bool
 	TerminationSummary bool
 	Compaction         Compaction
+	// MaxAgentDepth bounds how deep agent calls nest below this bot.
+	MaxAgentDepth int
 }
 
 // Compaction is CompactionSettings with defaults applied. An empty

@@ -47,6 +47,8 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		Tools:            tools,
 		NativeTools:      nativeNames(cfg.NativeTools),
 		ContextVariables: slices.Clone(cfg.ContextVariables),
+		Agents:           compileAgents(cfg.Agents),
+		Skills:           compileSkills(cfg.Skills),
 		LLM:              compileLLM(cfg.LLM),
 		Runtime:          compileRuntime(cfg.Runtime),
 		Memory:           compileMemory(cfg.Memory),
@@ -78,6 +80,10 @@ func compileRuntime(r RuntimeSettings) Runtime {
 		Timeout:           time.Duration(r.TimeoutSeconds) * time.Second,
 		ParallelToolCalls: DefaultParallelToolCalls,
 		RequireDoneTool:   r.RequireDoneTool,
+		MaxAgentDepth:     r.MaxAgentDepth,
+	}
+	if out.MaxAgentDepth == 0 {
+		out.MaxAgentDepth = DefaultMaxAgentDepth
 	}
 	if out.MaxTurns == 0 {
 		out.MaxTurns = DefaultMaxTurns

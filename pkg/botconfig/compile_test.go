@@ -105,7 +105,7 @@ func TestFingerprint(t *testing.T) {
 func TestCompileAppliesDefaults(t *testing.T) {
 	b := mustCompile(t, doc(`"mcp_servers": [{"name": "docs", "transport": "http", "url": "https://mcp.example.com"}]`, `"tools": [{"name": "c", "description": "d", "execution": "client"}]`))
 	want := Runtime{MaxTurns: 8, TokenBudget: 60000, Timeout: 120 * time.Second, ParallelToolCalls: true, RequireDoneTool: false,
-		TerminationSummary: true, Compaction: Compaction{Enabled: true, ThresholdRatio: 0.8, KeepRecent: 6}}
+		TerminationSummary: true, Compaction: Compaction{Enabled: true, ThresholdRatio: 0.8, KeepRecent: 6}, MaxAgentDepth: 2}
 	if b.Runtime != want {
 		t.Errorf("runtime = %+v, want %+v", b.Runtime, want)
 	}
@@ -125,9 +125,9 @@ func TestCompileAppliesDefaults(t *testing.T) {
 
 func TestCompileKeepsExplicitRuntimeSettings(t *testing.T) {
 	b := mustCompile(t, doc(`"runtime": {"max_turns": 3, "token_budget": 5000, "timeout_seconds": 30, "parallel_tool_calls": false, "require_done_tool": true,
-		"termination_summary": false, "compaction": {"enabled": false, "threshold_ratio": 0.5, "keep_recent": 10, "summary_prompt": "Notes for the CRM."}}`))
+		"termination_summary": false, "compaction": {"enabled": false, "threshold_ratio": 0.5, "keep_recent": 10, "summary_prompt": "Notes for the CRM."}, "max_agent_depth": 4}`))
 	want := Runtime{MaxTurns: 3, TokenBudget: 5000, Timeout: 30 * time.Second, ParallelToolCalls: false, RequireDoneTool: true,
-		TerminationSummary: false, Compaction: Compaction{Enabled: false, ThresholdRatio: 0.5, KeepRecent: 10, SummaryPrompt: "Notes for the CRM."}}
+		TerminationSummary: false, Compaction: Compaction{Enabled: false, ThresholdRatio: 0.5, KeepRecent: 10, SummaryPrompt: "Notes for the CRM."}, MaxAgentDepth: 4}
 	if b.Runtime != want {
 		t.Fatalf("runtime = %+v, want %+v", b.Runtime, want)
 	}

@@ -14,8 +14,13 @@ type Config struct {
 	NativeTools      []NativeTool      `json:"native_tools,omitempty"`
 	MCPServers       []MCPServer       `json:"mcp_servers,omitempty"`
 	ContextVariables []ContextVariable `json:"context_variables,omitempty"`
-	LLM              LLMSettings       `json:"llm"`
-	Runtime          RuntimeSettings   `json:"runtime"`
+	// Agents are other bots of the same tenant the model may call as tools.
+	Agents []AgentRef `json:"agents,omitempty"`
+	// Skills are bundles of instructions and tools the model loads when it
+	// needs them; only their names and descriptions are in the prompt.
+	Skills  []Skill         `json:"skills,omitempty"`
+	LLM     LLMSettings     `json:"llm"`
+	Runtime RuntimeSettings `json:"runtime"`
 	// Memory lets the bot keep notes about an end user across dialogs.
 	Memory *MemorySettings `json:"memory,omitempty"`
 }
@@ -234,6 +239,9 @@ type RuntimeSettings struct {
 	// TerminationSummary asks the model for a short closing answer when a
 	// limit cuts a run short; default true.
 	TerminationSummary *bool `json:"termination_summary,omitempty"`
+	// MaxAgentDepth bounds how deep calls to agents nest below this bot,
+	// 1-5; default 2.
+	MaxAgentDepth int `json:"max_agent_depth,omitempty"`
 }
 
 // CompactionSettings are runtime.compaction, named as in the seed's

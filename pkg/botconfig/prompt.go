@@ -66,6 +66,7 @@ func systemPrompt(cfg *Config) string {
 		languageSection(cfg.BasicSettings),
 		playbookSection(cfg.ActionBooks),
 		toolSection(cfg),
+		skillSection(cfg.Skills),
 		safetySection,
 	}
 	var out []string
@@ -122,7 +123,8 @@ func playbookSection(books []ActionBook) string {
 
 func toolSection(cfg *Config) string {
 	memory := cfg.Memory != nil && cfg.Memory.Enabled // its tools come with a known user
-	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && !memory && !slices.ContainsFunc(cfg.MCPServers, MCPServer.IsEnabled) {
+	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && len(cfg.Agents) == 0 && len(cfg.Skills) == 0 && !memory &&
+		!slices.ContainsFunc(cfg.MCPServers, MCPServer.IsEnabled) {
 		return "## Tools\nYou have no tools. Never claim to have looked something up or to have done something outside this conversation."
 	}
 	lines := []string{

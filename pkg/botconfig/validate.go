@@ -51,7 +51,9 @@ func (o Options) check(cfg *Config) ([]ToolSpec, Problems) {
 	c.memory()     // before tools, so a tool that takes a memory tool's name is the one named
 	c.httpTools()
 	c.nativeTools()
+	c.agents()
 	c.actionBooks()
+	c.skills()
 	c.llm()
 	c.runtime()
 	return c.tools, c.ps
@@ -146,7 +148,7 @@ func (c *checker) actionBooks() {
 		}
 		for j, name := range ab.Tools {
 			if !c.toolExists(name) {
-				c.ps.add(ptr(ptr(at, "tools"), j), "unknown tool %q in action book; declare it in tools, native_tools or mcp_servers", name)
+				c.ps.add(ptr(ptr(at, "tools"), j), "unknown tool %q in action book; declare it in tools, native_tools, agents or mcp_servers", name)
 			}
 		}
 	}

@@ -49,7 +49,7 @@ var toolMistakes = []mistakeCase{
 	{"a tool named like a native tool clashes", doc(`"tools": [{"name": "current_time", "description": "d", "execution": "client"}]`, `"native_tools": ["current_time"]`), "/native_tools/0", "must be unique"},
 	{"a tool named like an MCP tool clashes", doc(`"tools": [{"name": "docs__search", "description": "d", "execution": "client"}]`, `"mcp_servers": [{"name": "docs", "transport": "http", "url": "https://mcp.example.com"}]`), "/tools/0/name", `looks like a tool of MCP server "docs"`},
 	{"an unknown native tool lists the known ones", doc(`"native_tools": ["weather"]`), "/native_tools/0", "use one of current_time, handoff_to_human"},
-	{"an action book naming an undeclared tool says where to declare it", doc(`"action_books": [{"condition": "c", "action": "a", "tools": ["x"]}]`), "/action_books/0/tools/0", `unknown tool "x" in action book; declare it in tools, native_tools or mcp_servers`},
+	{"an action book naming an undeclared tool says where to declare it", doc(`"action_books": [{"condition": "c", "action": "a", "tools": ["x"]}]`), "/action_books/0/tools/0", `unknown tool "x" in action book; declare it in tools, native_tools, agents or mcp_servers`},
 	{"an action book naming a native tool that is not enabled is rejected", doc(`"action_books": [{"condition": "c", "action": "a", "tools": ["current_time"]}]`), "/action_books/0/tools/0", "declare it in tools, native_tools"},
 	{"an action book naming a denied MCP tool is rejected", doc(`"action_books": [{"condition": "c", "action": "a", "tools": ["docs__delete"]}]`, `"mcp_servers": [{"name": "docs", "transport": "http", "url": "https://mcp.example.com", "tools": {"deny": ["delete"]}}]`), "/action_books/0/tools/0", "unknown tool"},
 	{"a server tool without an endpoint asks for one", doc(`"tools": [{"name": "t", "description": "d"}]`), "/tools/0/endpoint", `needs an endpoint; add one, or set execution to "client"`},
@@ -115,9 +115,23 @@ var mcpAndVariableMistakes = []mistakeCase{
 	{"a required variable with a default is flagged", doc(`"context_variables": [{"name": "tier", "required": true, "default": "gold"}]`), "/context_variables/0/default", "never uses its default"},
 }
 
+const skillOK = `"name": "refunds", "description": "d", "instructions": "i"`
+
+var agentAndSkillMistakes = []mistakeCase{
+	{"an agent bot that is not a slug is rejected", doc(`"agents": [{"bot": "Research Bot"}]`), "/agents/0/bot", "does not match"},
+	{"an agent listed twice is rejected at the second", doc(`"agents": [{"bot": "research"}, {"bot": "research", "name": "ask_again"}]`), "/agents/1/bot", `already an agent at /agents/0`},
+	{"an agent whose tool name clashes with a tool is rejected", doc(`"tools": [{"name": "research", "description": "d", "execution": "client"}]`, `"agents": [{"bot": "research"}]`), "/agents/0/name", "already used at /tools/0/name"},
+	{"a max_agent_depth beyond 5 is rejected", doc(`"runtime": {"max_agent_depth": 9}`), "/runtime/max_agent_depth", "less than or equal to 5"},
+	{"two skills with one name are rejected at the second", doc(`"skills": [{` + skillOK + `}, {` + skillOK + `}]`), "/skills/1/name", `skill "refunds" is already defined at /skills/0`},
+	{"a skill naming a tool that is not defined says where to declare it", doc(`"skills": [{` + skillOK + `, "tools": ["refund_order"]}]`), "/skills/0/tools/0", `unknown tool "refund_order" in skill; declare it in tools, native_tools, agents or mcp_servers`},
+	{"a skill without instructions is rejected", doc(`"skills": [{"name": "refunds", "description": "d", "instructions": ""}]`), "/skills/0/instructions", "must not be empty"},
+	{"a tool named load_skill clashes with the skills' tool", doc(`"tools": [{"name": "load_skill", "description": "d", "execution": "client"}]`, `"skills": [{`+skillOK+`}]`), "/skills", `name "load_skill" is already used at /tools/0/name`},
+}
+
 func TestEachAuthorMistakeNamesItsPointerAndWhatToDo(t *testing.T) {
 	groups := map[string][]mistakeCase{
-		"structure": structureMistakes, "tools": toolMistakes,
+		"agents and skills": agentAndSkillMistakes,
+		"structure":         structureMistakes, "tools": toolMistakes,
 		"endpoint": endpointMistakes, "mcp and variables": mcpAndVariableMistakes,
 	}
 	for group, cases := range groups {
