@@ -101,7 +101,10 @@ type Agent struct {
 	defs     []llm.ToolDefinition
 	skills   *skillBook
 	keepLast map[string]int
-	sink     Sink
+	// callIDs says a tool wants its call's id in its context
+	// (tool.CallIDTaker); otherwise no call pays for passing it.
+	callIDs bool
+	sink    Sink
 	// fixedChars is the size of what every request carries besides messages.
 	fixedChars int
 
@@ -135,6 +138,9 @@ func New(cfg Config) (*Agent, error) {
 			t, _ := cfg.Tools.Lookup(d.Name)
 			if e, ok := t.(tool.Ephemeral); ok && e.KeepLast() > 0 {
 				a.keepLast[d.Name] = e.KeepLast()
+			}
+			if c, ok := t.(tool.CallIDTaker); ok && c.TakesCallID() {
+				a.callIDs = true
 			}
 		}
 	}

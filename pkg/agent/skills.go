@@ -129,7 +129,9 @@ func (r *run) load(args json.RawMessage) tool.Result {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return tool.Errorf(fmt.Sprintf("unknown skill %q; the skills are: %s", a.Name, strings.Join(names, ", ")))
+		res := tool.Errorf(fmt.Sprintf("unknown skill %q; the skills are: %s", a.Name, strings.Join(names, ", ")))
+		res.Meta.Kind = "skill"
+		return res
 	}
 	if !slices.Contains(r.st.Skills, sk.Name) {
 		r.st.Skills = append(r.st.Skills, sk.Name)

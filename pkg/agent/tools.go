@@ -167,6 +167,9 @@ func (r *run) callConcurrently(batch []planned, todo []int) {
 func (r *run) call(use llm.ToolUse) tool.Result {
 	ctx, cancel := context.WithTimeout(r.ctx, r.a.cfg.Limits.ToolTimeout)
 	defer cancel()
+	if r.a.callIDs {
+		ctx = tool.WithCallID(ctx, use.ID)
+	}
 	return r.a.cfg.Tools.Call(ctx, use.Name, use.Arguments)
 }
 

@@ -102,7 +102,7 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 // ?bot=&status=&user_id=&feedback=&q=&from=&to=.
 func dialogFilter(c *gin.Context) dialog.DialogFilter {
 	return dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to"),
-		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q")}
+		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q"), Parent: c.Query("parent")}
 }
 
 func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {
@@ -140,6 +140,7 @@ func (d *dialogAPI) closeDialog(c *gin.Context) {
 func dialogOut(d dialog.Dialog) apiclient.Dialog {
 	out := apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
 		Channel: d.Channel, Context: d.Context, Status: d.Status, ClosedReason: d.ClosedReason, Greeting: d.Greeting,
+		ParentDialogID: d.ParentDialogID, ParentCallID: d.ParentCallID,
 		Pending: mapAll(d.Pending, pendingOut), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 	if s := d.Summary; s != nil {
 		out.Summary = &apiclient.DialogSummary{Snippet: s.Snippet, Messages: s.Messages, ToolErrors: s.ToolErrors,

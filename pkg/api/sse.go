@@ -90,6 +90,14 @@ func encode(b []byte, e agent.Event) []byte {
 		v = apiclient.MessageEvent{Type: e.Type(), Message: messageOut(e.Message)}
 	case dialog.DialogEvent:
 		v = apiclient.DialogEvent{Type: e.Type(), DialogID: e.DialogID}
+	case dialog.AgentStart:
+		v = apiclient.AgentStartEvent{Type: e.Type(), Agent: e.Agent, Bot: e.Bot, CallID: e.CallID, DialogID: e.DialogID}
+	case dialog.AgentEnd:
+		v = apiclient.AgentEndEvent{Type: e.Type(), Agent: e.Agent, CallID: e.CallID, DialogID: e.DialogID,
+			StopReason: string(e.StopReason), Text: e.Text, Turns: e.Turns,
+			Usage: apiclient.Usage{InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens}}
+	case dialog.NestedEvent:
+		v = nestedEvent(e)
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -199,4 +207,21 @@ func (s *sseStream) recorded() (bool, string) {
 		return s.started, s.rec.String()
 	}
 	return s.started, s.rec.String() + string(frame("error", []byte(replayTruncated)))
+}
+
+// nestedEvent is a sub-run's event as the loop encodes it (its "type"
+// first), with the "agent" path added right after "type".
+func nestedEvent(e dialog.NestedEvent) json.RawMessage {
+	inner, err := json.Marshal(e.Event)
+	if err != nil || !bytes.HasPrefix(inner, []byte(`{"type":"`)) {
+		return json.RawMessage(unencodableEvent)
+	}
+	// Event types are plain words: the type's value ends at the next quote.
+	end := len(`{"type":"`) + bytes.IndexByte(inner[len(`{"type":"`):], '"') + 1
+	agent, _ := json.Marshal(e.Agent)
+	out := make([]byte, 0, len(inner)+len(agent)+10)
+	out = append(out, inner[:end]...)
+	out = append(out, `,"agent":`...)
+	out = append(out, agent...)
+	return append(out, inner[end:]...)
 }

@@ -34,6 +34,7 @@ func AgentConfig(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.Provide
 		RequireDoneTool:    bot.Runtime.RequireDoneTool,
 		StrictTools:        bot.LLM.StrictTools,
 		TerminationSummary: bot.Runtime.TerminationSummary,
+		Skills:             agentSkills(bot.Skills, tools),
 		Context: agent.ContextPolicy{
 			CompactAt:        bot.Runtime.Compaction.ThresholdRatio,
 			KeepRecent:       bot.Runtime.Compaction.KeepRecent,

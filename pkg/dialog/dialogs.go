@@ -78,7 +78,11 @@ type Dialog struct {
 	Status  string
 	// ClosedReason says why a closed dialog was closed.
 	ClosedReason string
-	Greeting     string
+	// ParentDialogID and ParentCallID name the dialog and tool call whose
+	// agent call this dialog is the sub-run of; "" for other dialogs.
+	ParentDialogID string
+	ParentCallID   string
+	Greeting       string
 	// Pending are the calls a paused dialog waits for.
 	Pending   []PendingCall
 	CreatedAt time.Time
@@ -154,6 +158,9 @@ type DialogDetail struct {
 type DialogFilter struct {
 	// Bot is a bot id or slug; Status one of the dialog statuses.
 	Bot, Status string
+	// Parent keeps the sub-run dialogs of one dialog (agents called as
+	// tools).
+	Parent string
 	// From and To bound when dialogs were created: a UTC date like
 	// 2030-01-31 (To includes that whole day) or an RFC 3339 time (To
 	// excluded).
@@ -378,7 +385,7 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 
 // storeFilter checks f and turns it into the store's filter.
 func (r *Runtime) storeFilter(ctx context.Context, tenantID string, f DialogFilter) (store.DialogFilter, error) {
-	sf := store.DialogFilter{Status: f.Status, UserID: f.UserID, Feedback: f.Feedback, Query: f.Query}
+	sf := store.DialogFilter{Status: f.Status, UserID: f.UserID, Feedback: f.Feedback, Query: f.Query, ParentDialogID: f.Parent}
 	var ps problems
 	if f.Status != "" && !validStatus(f.Status) {
 		ps.add("/status", "must be one of active, paused, handoff, closed")
@@ -532,7 +539,8 @@ func (r *Runtime) readableDialog(ctx context.Context, p *platform.Principal, ten
 
 func dialogView(d *store.Dialog) (Dialog, error) {
 	out := Dialog{ID: d.ID, BotID: d.BotID, Version: d.VersionNumber, Preview: d.Preview, UserID: d.UserID,
-		Channel: d.Channel, Context: map[string]string{}, Status: d.Status, ClosedReason: d.ClosedReason, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+		Channel: d.Channel, Context: map[string]string{}, Status: d.Status, ClosedReason: d.ClosedReason,
+		ParentDialogID: d.ParentDialogID, ParentCallID: d.ParentCallID, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 	if err := json.Unmarshal([]byte(d.Context), &out.Context); err != nil {
 		return out, fmt.Errorf("dialog %s: context: %w", d.ID, err)
 	}

@@ -59,6 +59,17 @@ func (v *endUserView) event(e agent.Event) agent.Event {
 	case MessageEvent:
 		ev.Message = v.message(ev.Message)
 		return ev
+	case NestedEvent:
+		// A sub-run works for the bot, as its tools do: end users see
+		// that an agent ran (agent_start, agent_end), not what it did.
+		if v != nil {
+			return nil
+		}
+	case AgentEnd:
+		if v != nil {
+			ev.Text = ""
+			return ev
+		}
 	}
 	return e
 }

@@ -19,16 +19,22 @@ import (
 // that answered, for today, then
 // stops the run once the tenant is over its daily quota.
 func (run *dialogRun) onTurnEnd(ctx context.Context, info agent.TurnInfo) (bool, error) {
-	r := run.r
+	return run.r.meterTurn(ctx, run.dialog, run.p.KeyID, info)
+}
+
+// meterTurn meters one model call of dialog d's bot for key keyID and
+// reports whether the tenant is still within its daily quota. A sub-run
+// meters on its own bot and the key of the request that started it.
+func (r *Runtime) meterTurn(ctx context.Context, d *store.Dialog, keyID string, info agent.TurnInfo) (bool, error) {
 	now := r.now()
-	u := store.Usage{TenantID: run.dialog.TenantID, Day: now.UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
-		KeyID: run.p.KeyID, Provider: info.Provider, InputTokens: int64(info.Usage.InputTokens), OutputTokens: int64(info.Usage.OutputTokens),
+	u := store.Usage{TenantID: d.TenantID, Day: now.UTC().Format(store.DayFormat), BotID: d.BotID,
+		KeyID: keyID, Provider: info.Provider, InputTokens: int64(info.Usage.InputTokens), OutputTokens: int64(info.Usage.OutputTokens),
 		CostMicroUSD: int64(math.Round(r.opts.Catalog.Cost(info.Model, info.Usage) * 1e6)), ToolCalls: int64(info.ToolCalls)}
 	if info.Purpose == agent.PurposeTurn {
 		u.Turns = 1
 	}
 	r.meter.add(u)
-	over, err := r.overQuota(ctx, run.dialog.TenantID, now)
+	over, err := r.overQuota(ctx, d.TenantID, now)
 	return !over, err
 }
 
@@ -83,6 +89,8 @@ type runtimeMetrics struct {
 	notes      *prometheus.CounterVec
 	trials     *prometheus.CounterVec
 	feedback   *prometheus.CounterVec
+	agentRuns  *prometheus.CounterVec
+	skillLoads *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -137,6 +145,14 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_feedback_total",
 			Help: "Ratings end users gave replies, by rating (up or down); a changed rating counts again.",
 		}, []string{"rating"}),
+		agentRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_agent_runs_total",
+			Help: "Sub-runs of agents called as tools, by outcome: the sub-run's stop reason, or refused (a cycle, too deep, no such published bot).",
+		}, []string{"outcome"}),
+		skillLoads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_skill_loads_total",
+			Help: "load_skill calls by outcome: ok (a skill was loaded) or error (no such skill).",
+		}, []string{"outcome"}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -151,6 +167,8 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.notes = register(reg, m.notes)
 		m.trials = register(reg, m.trials)
 		m.feedback = register(reg, m.feedback)
+		m.agentRuns = register(reg, m.agentRuns)
+		m.skillLoads = register(reg, m.skillLoads)
 	}
 	return m
 }
@@ -189,6 +207,9 @@ func (m *runtimeMetrics) toolCall(msg agent.Message) {
 		outcome = "error"
 	}
 	m.toolCalls.WithLabelValues(kind, outcome).Inc()
+	if kind == "skill" {
+		m.skillLoads.WithLabelValues(outcome).Inc()
+	}
 	// Skipped and client calls did not run here: their time is not ours.
 	if outcome != "skipped" && kind != "client" && msg.Tool != nil {
 		m.toolSecs.WithLabelValues(kind, outcome).Observe(float64(msg.Tool.DurationMS) / 1000)

@@ -111,7 +111,13 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 // persistToolCalls records the calls of an assistant message and the
 // results of tool_result messages.
 func (run *dialogRun) persistToolCalls(ctx context.Context, row *store.Message, m agent.Message) error {
-	st := run.r.store
+	return storeToolCalls(ctx, run.r.store, row, m, run.putToolResult)
+}
+
+// storeToolCalls records the calls of an assistant message row and, with
+// putResult, the result of a tool_result message.
+func storeToolCalls(ctx context.Context, st *store.Store, row *store.Message, m agent.Message,
+	putResult func(ctx context.Context, c *store.ToolCall, name string, info *agent.ToolInfo) error) error {
 	for _, use := range m.ToolUses() {
 		args := string(use.Arguments)
 		if !json.Valid(use.Arguments) {
@@ -132,7 +138,7 @@ func (run *dialogRun) persistToolCalls(ctx context.Context, row *store.Message, 
 				c.Status = store.ToolCallSkipped
 			}
 		}
-		if err := run.putToolResult(ctx, c, res.Name, m.Tool); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := putResult(ctx, c, res.Name, m.Tool); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 	}

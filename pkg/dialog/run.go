@@ -223,22 +223,18 @@ func (run *dialogRun) load(ctx context.Context) error {
 	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
 		Native:  builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog},
-		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem})
+		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools()})
 	if err != nil {
 		return r.internal(ctx, "run: tools", err)
 	}
 	for _, w := range box.Warnings {
 		r.log.WarnContext(ctx, "dialog: dialog runs without some tools", "dialog", d.ID, "warning", w)
 	}
-	providers, err := r.providersFor(ctx, d.TenantID, run.bot)
+	resolver, err := r.resolverFor(ctx, d.TenantID, run.bot)
 	if err != nil {
 		return err
 	}
-	models, err := r.quotaBot(ctx, d.TenantID, run.bot)
-	if err != nil {
-		return err
-	}
-	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, r.resolver(models, providers)), box.Set, agent.Hooks{
+	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, resolver), box.Set, agent.Hooks{
 		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
 	}, agent.SinkFunc(run.onEvent))
 	if recalled != "" {
@@ -285,6 +281,20 @@ func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, resolver 
 	cfg := AgentConfig(bot, vars, resolver, tools)
 	cfg.Hooks, cfg.Sink, cfg.Now = hooks, sink, r.opts.Clock
 	return cfg
+}
+
+// resolverFor is the resolver of the tenant's bot as it stands now: its
+// providers, and its quota downgrade when the tenant nears its quota.
+func (r *Runtime) resolverFor(ctx context.Context, tenantID string, bot *botconfig.Bot) (agent.ProviderResolver, error) {
+	providers, err := r.providersFor(ctx, tenantID, bot)
+	if err != nil {
+		return nil, err
+	}
+	models, err := r.quotaBot(ctx, tenantID, bot)
+	if err != nil {
+		return nil, err
+	}
+	return r.resolver(models, providers), nil
 }
 
 // resolver uses the bot's model (or the server's default), then its

@@ -42,14 +42,21 @@ type Dialog struct {
 	LastSeq int64
 	// ClosedReason says why a closed dialog was closed (CloseDialog).
 	ClosedReason string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// ParentDialogID and ParentCallID link a sub-run's dialog (an agent
+	// called as a tool) to the dialog and tool call that started it; ""
+	// for every other dialog.
+	ParentDialogID string
+	ParentCallID   string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // DialogFilter narrows ListDialogs; empty fields match everything.
 type DialogFilter struct {
 	BotID  string
 	Status string
+	// ParentDialogID keeps the sub-run dialogs of one dialog.
+	ParentDialogID string
 	// From and To, when not zero, keep dialogs created at or after From
 	// and before To.
 	From, To time.Time
@@ -120,14 +127,14 @@ func (s *Store) dialogRow(ctx context.Context, op, query string, args ...any) (*
 
 // dialogColumns are Dialog's columns in scanDialog's order.
 const dialogColumns = "id, tenant_id, bot_id, version_number, preview, user_id, channel, context, status, state, " +
-	"last_seq, closed_reason, created_at, updated_at"
+	"last_seq, closed_reason, parent_dialog_id, parent_call_id, created_at, updated_at"
 
 // scanDialog reads a row of dialogColumns into a Dialog, and the columns
 // that follow them into more.
 func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 	var d Dialog
 	dest := append([]any{&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
-		&d.Status, &d.State, &d.LastSeq, &d.ClosedReason, &d.CreatedAt, &d.UpdatedAt}, more...)
+		&d.Status, &d.State, &d.LastSeq, &d.ClosedReason, &d.ParentDialogID, &d.ParentCallID, &d.CreatedAt, &d.UpdatedAt}, more...)
 	if err := rows.Scan(dest...); err != nil {
 		return nil, err
 	}

@@ -118,7 +118,15 @@ func (s *Store) eraseWhere(ctx context.Context, op, tenantID string, now time.Ti
 // depends on SQLite's foreign_keys pragma.
 func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string, now time.Time) (Erased, error) {
 	var out Erased
-	for _, id := range ids {
+	for i := 0; i < len(ids); i++ {
+		id := ids[i]
+		// A dialog's sub-runs (agents called as tools) hold what it
+		// told them: they go with it.
+		children, err := s.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND parent_dialog_id = $2`, tenantID, id)
+		if err != nil {
+			return out, err
+		}
+		ids = append(ids, children...)
 		held, err := s.int64s(ctx, `SELECT 1 FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND expires_at > $3`,
 			tenantID, id, now.UTC())
 		if err != nil {

@@ -39,6 +39,7 @@ var migrations = []migration{
 	{16, "webhook events name their dialog, so erasure finds them", migrateV16},
 	{17, "webhook endpoints have a description", migrateV17},
 	{18, "feedback, message search, chart indexes and counters", migrateV18},
+	{19, "sub-run dialogs link to their parent dialog and call", migrateV19},
 }
 
 // schemaMigration records an applied step.

@@ -49,6 +49,9 @@ func (s *Store) filterDialogs(q *gorm.DB, tenantID string, f DialogFilter) *gorm
 	if f.UserID != "" {
 		q = q.Where("user_id = ?", f.UserID)
 	}
+	if f.ParentDialogID != "" {
+		q = q.Where("parent_dialog_id = ?", f.ParentDialogID)
+	}
 	if !f.From.IsZero() {
 		q = q.Where("created_at >= ?", f.From.UTC())
 	}

@@ -92,3 +92,23 @@ func (k keepLast) ClientExecuted() bool {
 	c, ok := k.Tool.(ClientExecuted)
 	return ok && c.ClientExecuted()
 }
+
+// CallIDTaker is implemented by tools that need the id of the call they
+// answer (an agent tool links its sub-run to it): the loop then passes
+// it in the call's context, for CallID to read.
+type CallIDTaker interface {
+	TakesCallID() bool
+}
+
+type callIDKey struct{}
+
+// WithCallID returns ctx carrying the id of the tool call being answered.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID is the id WithCallID put in ctx, "" when none.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}

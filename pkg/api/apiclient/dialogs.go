@@ -41,7 +41,12 @@ type Dialog struct {
 	Status  string            `json:"status"`
 	// ClosedReason says why a closed dialog was closed.
 	ClosedReason string `json:"closed_reason,omitempty"`
-	Greeting     string `json:"greeting,omitempty"`
+	// ParentDialogID and ParentCallID, on the dialog of a sub-run (an
+	// agent called as a tool), name the dialog and the tool call that
+	// started it. GET /dialogs?parent={dialog} lists a dialog's sub-runs.
+	ParentDialogID string `json:"parent_dialog_id,omitempty"`
+	ParentCallID   string `json:"parent_call_id,omitempty"`
+	Greeting       string `json:"greeting,omitempty"`
 	// Pending are the calls a paused dialog waits for.
 	Pending   []PendingCall `json:"pending,omitempty"`
 	CreatedAt time.Time     `json:"created_at"`
@@ -258,6 +263,36 @@ type DialogEvent struct {
 type MessageEvent struct {
 	Type    string  `json:"type"` // "message"
 	Message Message `json:"message"`
+}
+
+// AgentStartEvent is the data of an "agent_start" event: the model called
+// an agent (another bot, as a tool) and its sub-run starts. Until the
+// "agent_end" with the same Agent, events whose "agent" field is Agent
+// (or starts with Agent + "/") are the sub-run's: the loop's events
+// (turn_start, text_delta, tool_call, tool_result, turn_end, ...) with
+// "agent" added. The sub-run's own done is its agent_end.
+type AgentStartEvent struct {
+	Type string `json:"type"` // "agent_start"
+	// Agent is the path of agent tool names from the dialog's bot down,
+	// "/"-separated ("research", "research/facts").
+	Agent    string `json:"agent"`
+	Bot      string `json:"bot"`
+	CallID   string `json:"call_id"`
+	DialogID string `json:"dialog_id"`
+}
+
+// AgentEndEvent is the data of an "agent_end" event: how a sub-run ended.
+// Text is its answer, the calling model's tool result (empty for widget
+// callers, who see only that an agent ran).
+type AgentEndEvent struct {
+	Type       string `json:"type"` // "agent_end"
+	Agent      string `json:"agent"`
+	CallID     string `json:"call_id"`
+	DialogID   string `json:"dialog_id"`
+	StopReason string `json:"stop_reason"`
+	Text       string `json:"text"`
+	Turns      int    `json:"turns"`
+	Usage      Usage  `json:"usage"`
 }
 
 // Event is one server-sent event: its type and its JSON (which repeats the

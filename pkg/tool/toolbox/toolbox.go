@@ -41,6 +41,9 @@ type Options struct {
 	UserMemory builtin.UserMemory
 	// Schemas shares compiled argument schemas across dialogs; may be nil.
 	Schemas *tool.SchemaCache
+	// Agents are the bot's agents entries as tools, built by the runtime
+	// (they run other bots); they come after the MCP tools.
+	Agents []tool.Tool
 	// ClientTools are tools the caller declares with its request (the
 	// tools of an OpenAI chat completion request): the caller runs them, so
 	// the loop pauses on their calls and hands them over. They come last; a
@@ -58,7 +61,7 @@ type Box struct {
 }
 
 // Build returns the dialog's tools in a stable order: config tools, native
-// tools, the memory tools, then MCP tools server by server. A config error (which validation
+// tools, the memory tools, MCP tools server by server, then agents. A config error (which validation
 // should have caught) fails the build; an unreachable MCP server only adds a
 // warning.
 func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) {
@@ -98,6 +101,7 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 		}
 	}
 
+	tools = append(tools, opts.Agents...)
 	tools, box.Warnings = withClientTools(tools, opts.ClientTools, box.Warnings)
 	box.Set, err = tool.NewSet(opts.Schemas, tools...)
 	if err != nil {
