@@ -84,6 +84,8 @@ type botSpec struct {
 	// requireTests is nil when tenant.json does not say.
 	requireTests *bool
 	canary       *canarySpec
+	// agents are the slugs the config calls as agents.
+	agents []string
 }
 
 // fileProblem is one problem with one file.
@@ -171,6 +173,7 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 		bots[b.slug] = true
 		t.bots = append(t.bots, b)
 	}
+	t.bots = agentsFirst(t.bots)
 	channels, cps := readChannels(dir, getenv)
 	t.channels = channels
 	ps = append(ps, cps...)
@@ -206,6 +209,9 @@ func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem, []fil
 		b.config = compactJSON(raw)
 		if bot, err := opts.LoadAndCompile(raw); err == nil {
 			b.fingerprint = bot.Fingerprint
+			for _, a := range bot.Agents {
+				b.agents = append(b.agents, a.Bot)
+			}
 		}
 	}
 	testsPath := filepath.Join(filepath.Dir(filepath.Dir(path)), "tests", filepath.Base(path))
@@ -308,3 +314,34 @@ func sameJSON(a, b []byte) bool {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// agentsFirst orders bots so each comes after the bots of the directory it
+// calls as agents (saving a version checks they exist), keeping file order
+// otherwise. Bots in a cycle keep file order: the first one's save then
+// names the others as unknown, which is the cycle's fault.
+func agentsFirst(bots []botSpec) []botSpec {
+	index := map[string]int{}
+	for i, b := range bots {
+		index[b.slug] = i
+	}
+	out := make([]botSpec, 0, len(bots))
+	state := make([]int, len(bots)) // 0 new, 1 visiting, 2 placed
+	var place func(i int)
+	place = func(i int) {
+		if state[i] != 0 {
+			return
+		}
+		state[i] = 1
+		for _, a := range bots[i].agents {
+			if j, ok := index[a]; ok {
+				place(j)
+			}
+		}
+		state[i] = 2
+		out = append(out, bots[i])
+	}
+	for i := range bots {
+		place(i)
+	}
+	return out
+}

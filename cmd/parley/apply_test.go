@@ -209,3 +209,30 @@ func TestMigrateTwiceLeavesTheSchemaAtTheSameVersion(t *testing.T) {
 		t.Errorf("second migrate said %q, first %q", second, first)
 	}
 }
+
+// A bot is applied after the bots it calls as agents, whatever its file
+// name: saving it checks they exist.
+func TestApplyCreatesTheBotsABotCallsAsAgentsFirst(t *testing.T) {
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		dir := t.TempDir()
+		write := func(rel, body string) {
+			path := filepath.Join(dir, rel)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("crew/tenant.json", `{"name": "Crew"}`)
+		write("crew/bots/a-captain.json", `{"basic_settings": {"name": "Captain"}, "agents": [{"bot": "b-mate"}]}`)
+		write("crew/bots/b-mate.json", `{"basic_settings": {"name": "Mate"}, "agents": [{"bot": "c-cook"}]}`)
+		write("crew/bots/c-cook.json", `{"basic_settings": {"name": "Cook"}}`)
+		if code, out, stderr := runParley(t, env, "apply", dir); code != 0 {
+			t.Fatalf("apply exited %d:\n%s%s", code, out, stderr)
+		}
+		if got := versionCounts(t, env); got["crew/a-captain"] != 1 || got["crew/b-mate"] != 1 || got["crew/c-cook"] != 1 {
+			t.Fatalf("versions = %v", got)
+		}
+	})
+}
