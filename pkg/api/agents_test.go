@@ -250,3 +250,37 @@ func TestAgentsMustBeOtherBotsOfTheTenant(t *testing.T) {
 		}
 	})
 }
+
+// A widget (pk_) caller is the end user: it sees that an agent ran, not
+// what it did or answered, as with a hidden tool.
+func TestEndUsersSeeThatAnAgentRanButNotItsWork(t *testing.T) {
+	const site = "https://shop.example"
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		e.create(t, "researcher", researcherBot(e.shop.URL))
+		e.create(t, "concierge", agentBot("Concierge", `[{"bot": "researcher"}]`, `{}`))
+		pk, err := e.svc.CreateAPIKey(context.Background(), platform.Operator(), "shop",
+			platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "concierge", Origins: []string{site}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.raw(t, "POST", "/v1/tenants/shop/bots/concierge/dialogs", pk.Key, `{}`, "Origin", site)
+		var d apiclient.Dialog
+		if err := json.Unmarshal([]byte(r.body), &d); err != nil || r.StatusCode != http.StatusCreated {
+			t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
+		}
+		e.llm.Enqueue(toolCall("researcher", `{"input":"stock of SKU-INTERNAL-7"}`), toolCall("check_stock", `{"item":"tent"}`),
+			llmtest.ServerReply{Text: "Warehouse B holds 3."}, llmtest.ServerReply{Text: "It's in stock."})
+		r = e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d.ID+"/messages", pk.Key, `{"text":"tent?"}`, "Origin", site, "Accept", "text/event-stream")
+		mustHide(t, r.body, []string{"SKU-INTERNAL-7", "Warehouse B", "check_stock"})
+		var types []string
+		for _, ev := range readSSE(t, r.body) {
+			if ev.data["agent"] != nil && ev.typ != "agent_start" && ev.typ != "agent_end" {
+				t.Fatalf("the end user got the sub-run's %s event", ev.typ)
+			}
+			types = append(types, ev.typ)
+		}
+		if !slices.Contains(types, "agent_start") || !slices.Contains(types, "agent_end") {
+			t.Fatalf("events %v: the end user should see that an agent ran", types)
+		}
+	})
+}
