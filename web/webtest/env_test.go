@@ -212,6 +212,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Text: normal + "\n\n" + hostile}
 	case strings.Contains(text, "status of order"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_status", Name: "order_status", Arguments: `{"order":"A7"}`}}}
+	case strings.Contains(text, "ask the agent"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_agent", Name: "ask_support", Arguments: `{"input":"hello from the concierge"}`}}}
 	case strings.Contains(text, "cancel"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_cancel", Name: "cancel_order", Arguments: `{"order":"A1"}`}}}
 	case strings.Contains(text, "story"):

@@ -133,6 +133,10 @@ async function retentionForm(tenant, out) {
 /** dialogView renders #/t/<tenant>/dialogs/<id>: messages, tool calls, versions. */
 export async function dialogView({ tenant, params: [id] }) {
   const d = await api('GET', tenantPath(tenant, 'dialogs', id));
+  // Agents called as tools ran in dialogs of their own, linked to the call.
+  const { dialogs: subRuns } = await api('GET', tenantPath(tenant, 'dialogs') + '?parent=' + encodeURIComponent(d.id));
+  const subRunOf = Object.fromEntries(subRuns.map((s) => [s.parent_call_id, s.id]));
+  const link = (dialog) => h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(dialog)}` }, h('code', null, dialog));
   const callsOf = {};
   for (const c of d.tool_calls || []) (callsOf[c.message_id] = callsOf[c.message_id] || []).push(c);
   const ratingOf = Object.fromEntries((d.feedback || []).map((f) => [f.message_id, f]));
@@ -160,9 +164,10 @@ export async function dialogView({ tenant, params: [id] }) {
       h('dt', null, 'Channel'), h('dd', null, d.channel),
       h('dt', null, 'Started'), h('dd', null, when(d.created_at)),
       h('dt', null, 'Feedback'), h('dd', null, ups + downs ? `${ups} up, ${downs} down` : 'none'),
+      d.parent_dialog_id ? [h('dt', null, 'Agent call of'), h('dd', null, link(d.parent_dialog_id))] : null,
       context.length ? [h('dt', null, 'Context'), h('dd', null, context.map(([k, v]) => h('code', null, `${k}=${v}`)))] : null),
     card('Conversation', h('ol', { class: 'transcript' },
-      (d.messages || []).map((m) => message(m, callsOf[m.id] || [], ratingOf[m.id])))),
+      (d.messages || []).map((m) => message(m, callsOf[m.id] || [], ratingOf[m.id], (c) => subRunOf[c.id] && link(subRunOf[c.id]))))),
     d.user_id && !d.user_id.startsWith('anon_') ? await memoryCard(tenant, d.user_id) : null);
 }
 
@@ -188,12 +193,14 @@ function closeForm(tenant, d) {
 
 /**
  * message is one entry of the transcript, with its tool calls (a failed
- * one says so) and the end user's rating of it.
+ * one says so) and the end user's rating of it; subRun(call) is a link to
+ * the dialog an agent call ran in, if it was one.
  * @param {Record<string, any>} m
  * @param {Array<Record<string, any>>} calls
- * @param {Record<string, any>} [rating]
+ * @param {Record<string, any> | undefined} rating
+ * @param {(call: Record<string, any>) => any} subRun
  */
-function message(m, calls, rating) {
+function message(m, calls, rating, subRun) {
   const marks = [
     m.version ? h('span', { class: 'badge' }, 'v' + m.version) : null,
     m.status && m.status !== 'complete' ? h('span', { class: 'badge ' + m.status }, m.status) : null,
@@ -210,6 +217,7 @@ function message(m, calls, rating) {
       h('summary', null, h('span', { class: 'tool-name' }, c.name), c.is_error ? h('span', { class: 'badge failed' }, 'failed') : null,
         ` · ${c.status} · ${c.duration_ms} ms`),
       h('h3', null, 'Arguments'), h('pre', null, json(c.arguments)),
+      subRun(c) ? h('p', null, 'Agent sub-run: ', subRun(c)) : null,
       h('h3', null, c.is_error ? 'Error' : 'Result'), h('pre', null, json(c.result)))));
 }
 

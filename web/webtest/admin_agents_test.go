@@ -1,0 +1,65 @@
+package webtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// The transcript of a dialog whose bot called another bot as an agent
+// links the call to the sub-run's own transcript, and back.
+func TestAdminFollowsAnAgentCallToItsSubRun(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		op, bg := platform.Operator(), context.Background()
+		config := `{"basic_settings": {"name": "Concierge"}, "agents": [{"bot": "support", "name": "ask_support"}]}`
+		if _, _, err := w.svc.CreateBot(bg, op, "acme", "concierge", []byte(config)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.Publish(bg, op, "acme", "concierge", 1); err != nil {
+			t.Fatal(err)
+		}
+		c := apiclient.New(w.api.URL, w.adminKey)
+		d, err := c.CreateDialog(bg, "acme", "concierge", apiclient.CreateDialogRequest{UserID: "u-9"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn, err := c.SendMessage(bg, "acme", d.ID, "ask the agent")
+		if err != nil || turn.Done == nil || turn.Done.Text != "Tool said: Echo: hello from the concierge" {
+			t.Fatalf("turn %+v %v", turn, err)
+		}
+		subs, err := c.ListDialogs(bg, "acme", "", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sub string
+		for _, s := range subs.Dialogs {
+			if s.ParentDialogID == d.ID {
+				sub = s.ID
+			}
+		}
+		if sub == "" {
+			t.Fatalf("no sub-run dialog among %+v", subs.Dialogs)
+		}
+		run(t, ctx, "follow the agent call",
+			chromedp.Navigate(w.api.URL+"/admin/"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
+			chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
+			chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
+			until(contains("document", "main table a", "Acme Support")),
+			chromedp.Navigate(w.api.URL+"/admin/#/t/acme/dialogs/"+d.ID),
+			until(contains("document", "h1", d.ID)),
+			do(`document.querySelector('details.tool').open = true`),
+			until(contains("document", "details.tool p", "Agent sub-run: "+sub)),
+			chromedp.Click(chromedp.CSS(`details.tool p a`)),
+			until(contains("document", "h1", sub)),
+			until(contains("document", "dl.facts", "Agent call of")),
+			until(contains("document", ".transcript", "hello from the concierge")),
+		)
+		screenshot(t, ctx, "admin-agent-sub-run")
+	})
+}
