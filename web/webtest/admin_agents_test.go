@@ -44,13 +44,8 @@ func TestAdminFollowsAnAgentCallToItsSubRun(t *testing.T) {
 		if sub == "" {
 			t.Fatalf("no sub-run dialog among %+v", subs.Dialogs)
 		}
+		run(t, ctx, "sign in", w.signInWithKey()...)
 		run(t, ctx, "follow the agent call",
-			chromedp.Navigate(w.api.URL+"/admin/"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="api_key"]`), w.adminKey),
-			chromedp.SendKeys(chromedp.CSS(`input[name="tenant"]`), "acme"),
-			chromedp.Click(chromedp.CSS(`form:has(input[name="api_key"]) button[type="submit"]`)),
-			until(contains("document", "main table a", "Acme Support")),
 			chromedp.Navigate(w.api.URL+"/admin/#/t/acme/dialogs/"+d.ID),
 			until(contains("document", "h1", d.ID)),
 			do(`document.querySelector('details.tool').open = true`),
