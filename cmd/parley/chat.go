@@ -205,6 +205,9 @@ func (m *Main) chatTools(ctx context.Context, s Settings, f chatFlags, bot *botc
 	for _, w := range box.Warnings {
 		fmt.Fprintf(m.Stderr, "parley chat: warning: %s\n", w)
 	}
+	for _, a := range bot.Agents {
+		fmt.Fprintf(m.Stderr, "parley chat: warning: agent %s is left out: it runs the tenant's bot %q, which only the server has\n", a.Name, a.Bot)
+	}
 	return box.Set, pool.Close, nil
 }
 

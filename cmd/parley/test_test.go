@@ -18,7 +18,7 @@ func TestParleyTestRunsTheExampleTenantsTests(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for _, bot := range []string{"acme-outdoor/tests/support.json", "acme-outdoor/tests/gear-guide.json", "harbor-physio/tests/booking.json"} {
+	for _, bot := range []string{"acme-outdoor/tests/support.json", "acme-outdoor/tests/gear-guide.json", "acme-outdoor/tests/trip-planner.json", "harbor-physio/tests/booking.json"} {
 		if !strings.Contains(out, bot) {
 			t.Errorf("output does not mention %s:\n%s", bot, out)
 		}

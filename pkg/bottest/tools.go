@@ -96,6 +96,12 @@ func buildTools(bot *botconfig.Bot, fixtures map[string]Fixture, natives *builti
 		}
 		tools = append(tools, t)
 	}
+	// An agent is another bot, which a test of this one does not run: its
+	// answers come from fixtures, like an HTTP tool's.
+	for _, a := range bot.Agents {
+		def := tool.Definition{Name: a.Name, Description: a.Description, Parameters: botconfig.AgentInputSchema}
+		tools = append(tools, fixtureTool{def: def, fixture: fixtureFor(a.Name), fail: fail})
+	}
 	for _, name := range sortedKeys(fixtures) {
 		if used[name] || !isMCPTool(bot, name) {
 			continue
