@@ -15,6 +15,7 @@ import (
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
 	"github.com/parleyhq/parley/pkg/tool/toolbox"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // This file runs the bots a config lists in agents as tools. A call is a
@@ -131,6 +132,8 @@ type subRun struct {
 	// level is what the sub-run's own agent tools share.
 	level *agentCaller
 	cfg   agent.Config
+	// hookMessages says the tenant has an endpoint for message.created.
+	hookMessages bool
 }
 
 // prepare checks the call may run (no cycle, not too deep, a published
@@ -191,6 +194,9 @@ func (sub *subRun) configure(ctx context.Context) error {
 	r, d := sub.c.run.r, sub.dialog
 	vars, err := r.vars(ctx, d, sub.bot)
 	if err != nil {
+		return err
+	}
+	if sub.hookMessages, err = r.svc.Subscribes(ctx, d.TenantID, webhook.MessageCreated); err != nil {
 		return err
 	}
 	box, err := toolbox.Build(ctx, sub.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
@@ -263,18 +269,19 @@ func (sub *subRun) result(out agent.Outcome) tool.Result {
 	return tool.Result{Content: out.Text + "\n\n(agent " + name + " stopped early: " + string(out.StopReason) + ")"}
 }
 
-// store writes one of the sub-run's messages to its dialog.
+// store writes one of the sub-run's messages to its dialog, with the
+// webhook events a dialog's messages and tool failures have.
 func (sub *subRun) store(ctx context.Context, m agent.Message) error {
-	st := sub.c.run.r.store
-	row, err := storeMessage(sub.dialog, m)
+	r, d := sub.c.run.r, sub.dialog
+	row, err := storeMessage(d, m)
 	if err != nil {
 		return err
 	}
-	if err := st.AppendMessage(ctx, row); err != nil {
+	if err := r.writeMessage(ctx, sub.hookMessages, d, row, func(st *store.Store) error { return st.AppendMessage(ctx, row) }); err != nil {
 		return err
 	}
-	return storeToolCalls(ctx, st, row, m, func(ctx context.Context, c *store.ToolCall, _ string, _ *agent.ToolInfo) error {
-		return st.PutToolCall(ctx, c)
+	return storeToolCalls(ctx, r.store, row, m, func(ctx context.Context, c *store.ToolCall, name string, info *agent.ToolInfo) error {
+		return r.putToolResult(ctx, d, c, name, info)
 	})
 }
 

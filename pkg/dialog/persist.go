@@ -111,7 +111,9 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 // persistToolCalls records the calls of an assistant message and the
 // results of tool_result messages.
 func (run *dialogRun) persistToolCalls(ctx context.Context, row *store.Message, m agent.Message) error {
-	return storeToolCalls(ctx, run.r.store, row, m, run.putToolResult)
+	return storeToolCalls(ctx, run.r.store, row, m, func(ctx context.Context, c *store.ToolCall, name string, info *agent.ToolInfo) error {
+		return run.r.putToolResult(ctx, run.dialog, c, name, info)
+	})
 }
 
 // storeToolCalls records the calls of an assistant message row and, with
@@ -145,18 +147,19 @@ func storeToolCalls(ctx context.Context, st *store.Store, row *store.Message, m 
 	return nil
 }
 
-// putToolResult stores a tool call's result; a failed one writes
-// tool.failed in the same commit when the tenant has an endpoint for it.
-func (run *dialogRun) putToolResult(ctx context.Context, c *store.ToolCall, name string, info *agent.ToolInfo) error {
+// putToolResult stores the result of a tool call of dialog d; a failed
+// one writes tool.failed in the same commit when the tenant has an
+// endpoint for it.
+func (r *Runtime) putToolResult(ctx context.Context, d *store.Dialog, c *store.ToolCall, name string, info *agent.ToolInfo) error {
 	if !c.IsError || c.Status == store.ToolCallSkipped {
-		return run.r.store.PutToolCall(ctx, c)
+		return r.store.PutToolCall(ctx, c)
 	}
-	ev := platform.Event{TenantID: c.TenantID, BotID: run.dialog.BotID, DialogID: c.DialogID, Type: webhook.ToolFailed}
-	return run.r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	ev := platform.Event{TenantID: c.TenantID, BotID: d.BotID, DialogID: c.DialogID, Type: webhook.ToolFailed}
+	return r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := st.PutToolCall(ctx, c); err != nil {
 			return nil, err
 		}
-		data := toolFailedData{DialogID: c.DialogID, BotID: run.dialog.BotID, CallID: c.CallID, Tool: name,
+		data := toolFailedData{DialogID: c.DialogID, BotID: d.BotID, CallID: c.CallID, Tool: name,
 			Error: excerpt(c.Result, toolErrorExcerpt), DurationMS: c.DurationMS}
 		if info != nil {
 			data.Status, data.Kind = info.Status, info.Kind

@@ -96,9 +96,12 @@ func excerpt(s string, n int) string {
 
 // messageCreatedData is message.created's data.
 type messageCreatedData struct {
-	DialogID string      `json:"dialog_id"`
-	BotID    string      `json:"bot_id"`
-	Message  hookMessage `json:"message"`
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	// ParentDialogID marks a sub-run's message (an agent called as a
+	// tool) with the dialog that called it.
+	ParentDialogID string      `json:"parent_dialog_id,omitempty"`
+	Message        hookMessage `json:"message"`
 	// Channel and External are set when the dialog came in through a
 	// channel: the tenant's backend, having sent async, routes the reply
 	// to its own conversation by them.
@@ -160,7 +163,7 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 		if err := write(st); err != nil {
 			return nil, err
 		}
-		data := messageCreatedData{DialogID: d.ID, BotID: d.BotID, Message: hookMessageOf(messageView(row))}
+		data := messageCreatedData{DialogID: d.ID, BotID: d.BotID, ParentDialogID: d.ParentDialogID, Message: hookMessageOf(messageView(row))}
 		return data, withExternal(ctx, st, d, &data)
 	})
 }
