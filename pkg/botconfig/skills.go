@@ -59,6 +59,11 @@ func (c *checker) skills() {
 			if name == LoadSkillTool || !c.toolExists(name) {
 				c.ps.add(ptr(ptr(at, "tools"), j), "unknown tool %q in skill; declare it in tools, native_tools, agents or mcp_servers", name)
 			}
+			if choice := c.cfg.LLM.ToolChoice; choice == name || strings.HasPrefix(choice, name+MCPToolSeparator) {
+				// The model is not offered the tool before the skill is
+				// loaded, so it could not be forced to call it.
+				c.ps.add("/llm/tool_choice", "tool_choice %q names a tool of skill %q, which is offered only once the skill is loaded; force another tool or take it out of the skill", choice, s.Name)
+			}
 		}
 	}
 }

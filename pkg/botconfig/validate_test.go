@@ -125,6 +125,7 @@ var agentAndSkillMistakes = []mistakeCase{
 	{"two skills with one name are rejected at the second", doc(`"skills": [{` + skillOK + `}, {` + skillOK + `}]`), "/skills/1/name", `skill "refunds" is already defined at /skills/0`},
 	{"a skill naming a tool that is not defined says where to declare it", doc(`"skills": [{` + skillOK + `, "tools": ["refund_order"]}]`), "/skills/0/tools/0", `unknown tool "refund_order" in skill; declare it in tools, native_tools, agents or mcp_servers`},
 	{"a skill without instructions is rejected", doc(`"skills": [{"name": "refunds", "description": "d", "instructions": ""}]`), "/skills/0/instructions", "must not be empty"},
+	{"tool_choice naming a skill's tool is refused", doc(`"tools": [{"name": "refund_order", "description": "d", "execution": "client"}]`, `"skills": [{`+skillOK+`, "tools": ["refund_order"]}]`, `"llm": {"tool_choice": "refund_order"}`), "/llm/tool_choice", `names a tool of skill "refunds"`},
 	{"a tool named load_skill clashes with the skills' tool", doc(`"tools": [{"name": "load_skill", "description": "d", "execution": "client"}]`, `"skills": [{`+skillOK+`}]`), "/skills", `name "load_skill" is already used at /tools/0/name`},
 }
 
