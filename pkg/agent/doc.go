@@ -33,4 +33,10 @@
 // by a placeholder, and near the model's context window the older messages
 // are summarised into a summary message that stands in for them, cut so that
 // a tool call and its results are never separated.
+//
+// Skills (Config.Skills) keep tools out of the model's offer until it loads
+// the skill that names them with the built-in load_skill tool; the loaded
+// skills are in State.Skills, so they stay loaded across runs. A tool that
+// implements tool.CallIDTaker gets its call's id in its context
+// (tool.CallID); the platform's agent tools link their sub-runs to it.
 package agent

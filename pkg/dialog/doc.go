@@ -28,6 +28,11 @@
 // Principal.ForBot reaches one bot's dialogs only, and ChatBots / ChatBot
 // list and resolve the published bots a caller may chat with.
 //
+// A bot's agents entries are tools that run other bots of the tenant as
+// sub-runs (agents.go): each in a dialog of its own, closed and linked to
+// the caller's (ParentDialogID), its events nested in the caller's stream
+// between AgentStart and AgentEnd, its model calls metered on its bot.
+//
 // Errors are *platform.Error, with the codes and caller-safe messages of
 // pkg/platform; RetryAfter says how long a rate_limited one asks to wait.
 //
