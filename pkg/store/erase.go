@@ -120,13 +120,6 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
 	var out Erased
 	for i := 0; i < len(ids); i++ {
 		id := ids[i]
-		// A dialog's sub-runs (agents called as tools) hold what it
-		// told them: they go with it.
-		children, err := s.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND parent_dialog_id = $2`, tenantID, id)
-		if err != nil {
-			return out, err
-		}
-		ids = append(ids, children...)
 		held, err := s.int64s(ctx, `SELECT 1 FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND expires_at > $3`,
 			tenantID, id, now.UTC())
 		if err != nil {
@@ -136,6 +129,13 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
 			out.Running++
 			continue
 		}
+		// A dialog's sub-runs (agents called as tools) hold what it told
+		// them: they go with it, once it is not running.
+		children, err := s.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND parent_dialog_id = $2`, tenantID, id)
+		if err != nil {
+			return out, err
+		}
+		ids = append(ids, children...)
 		if _, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND message_id <> '' AND message_id IN
   (SELECT id FROM messages WHERE tenant_id = $1 AND dialog_id = $2)`, tenantID, id); err != nil {
 			return out, err
