@@ -284,3 +284,32 @@ func TestEndUsersSeeThatAnAgentRanButNotItsWork(t *testing.T) {
 		}
 	})
 }
+
+// Two agents called in one answer run at once; each one's events carry
+// its own path and both answers come back.
+func TestParallelAgentCallsEachReportTheirOwnSubRun(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		e.create(t, "one", agentBot("One", `[]`, `{}`))
+		e.create(t, "two", agentBot("Two", `[]`, `{}`))
+		e.create(t, "both", agentBot("Both", `[{"bot": "one"}, {"bot": "two"}]`, `{"parallel_tool_calls": true}`))
+		d := e.dialogWith(t, "both")
+		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{Name: "one", Arguments: `{"input":"a"}`}, {Name: "two", Arguments: `{"input":"b"}`}}},
+			llmtest.ServerReply{Text: "first"}, llmtest.ServerReply{Text: "second"}, llmtest.ServerReply{Text: "both done"})
+		events := e.stream(t, d, "go")
+		ends := map[string]string{}
+		for _, ev := range events {
+			if ev.typ == "agent_end" {
+				ends[ev.data["agent"].(string)] = ev.data["text"].(string)
+			}
+		}
+		if len(ends) != 2 || ends["one"] == ends["two"] || !slices.Contains([]string{"first", "second"}, ends["one"]) || !slices.Contains([]string{"first", "second"}, ends["two"]) {
+			t.Fatalf("agent_end texts %v", ends)
+		}
+		if last := events[len(events)-1]; last.typ != "done" || last.data["text"] != "both done" {
+			t.Fatalf("last event %v", last)
+		}
+		if subs := e.subRuns(t, d); len(subs) != 2 {
+			t.Fatalf("sub-runs %+v", subs)
+		}
+	})
+}
