@@ -58,7 +58,7 @@ func TestValidateReportsProblemsPerFile(t *testing.T) {
 		{"a valid file prints ok and exits 0", []string{good}, 0, []string{good + ": ok"}},
 		{"an invalid file prints FILE: POINTER: message and exits 1", []string{good, bad}, 1, []string{
 			good + ": ok",
-			bad + `: /action_books/0/tools/0: unknown tool "x" in action book; declare it in tools, native_tools or mcp_servers`,
+			bad + `: /action_books/0/tools/0: unknown tool "x" in action book; declare it in tools, native_tools, agents or mcp_servers`,
 			bad + `: /basic_settings/colour: unknown field "colour"; check its spelling or remove it (see configs/agent-config.schema.json)`,
 		}},
 		{"malformed JSON shows the root as / with line and column", []string{broken}, 1, []string{
