@@ -24,20 +24,34 @@ const (
 var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
 // NewID returns prefix_ followed by a millisecond timestamp and 80 random
-// bits. Ids made later sort after ids made earlier, which is what cursor
-// paging relies on for a stable, chronological order, and what orders a
-// dialog's webhook events: within one millisecond an id this process made
-// is the one before it plus one (as monotonic ULIDs do), so two ids of the
-// same process never sort against the order they were made in.
+// bits. Ids made later sort after ids made earlier (to the millisecond),
+// which is what cursor paging relies on for a stable, chronological order.
+// Within a millisecond their order is random, and must stay so: a dialog's
+// id is all an anonymous visitor holds, so no id may be guessed from
+// another.
 func NewID(prefix string) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
 	if _, err := rand.Read(b[6:]); err != nil {
 		panic("store: crypto/rand failed: " + err.Error()) // never happens on supported platforms
 	}
-	lastID.Lock()
-	if bytes.Compare(b[:6], lastID.b[:6]) <= 0 { // same millisecond, or the clock stepped back
-		b = lastID.b
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// newOrderedID is NewID for rows whose order is their meaning and which
+// nobody holds as a secret (webhook events, delivered in id order): two
+// ids of one process never sort against the order they were made in.
+// Within a millisecond an id is the one before it plus one, as monotonic
+// ULIDs are.
+func newOrderedID(prefix string) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic("store: crypto/rand failed: " + err.Error())
+	}
+	lastOrderedID.Lock()
+	if bytes.Compare(b[:6], lastOrderedID.b[:6]) <= 0 { // same millisecond, or the clock stepped back
+		b = lastOrderedID.b
 		for i := len(b) - 1; i >= 6; i-- { // 80 random bits do not run out within a millisecond
 			b[i]++
 			if b[i] != 0 {
@@ -45,13 +59,13 @@ func NewID(prefix string) string {
 			}
 		}
 	}
-	lastID.b = b
-	lastID.Unlock()
+	lastOrderedID.b = b
+	lastOrderedID.Unlock()
 	return prefix + "_" + idEncoding.EncodeToString(b[:])
 }
 
-// lastID is the last id NewID made.
-var lastID struct {
+// lastOrderedID is the last id newOrderedID made.
+var lastOrderedID struct {
 	sync.Mutex
 	b [16]byte
 }

@@ -200,7 +200,7 @@ func (s *Store) WebhookSubscribers(ctx context.Context, tenantID string) (string
 // added false.
 func (s *Store) AddWebhookEvent(ctx context.Context, ev *WebhookEvent, endpointIDs []string) (bool, error) {
 	if ev.ID == "" {
-		ev.ID = NewID(PrefixWebhookEvent)
+		ev.ID = newOrderedID(PrefixWebhookEvent)
 	}
 	now := s.db.NowFunc()
 	ev.CreatedAt = now
