@@ -71,11 +71,21 @@ func KeyKind(token string) string {
 const SessionPrefix = "ses_"
 
 // NewSessionToken returns a session token and its hash for the store.
-func NewSessionToken() (token, hash string, err error) {
+func NewSessionToken() (token, hash string, err error) { return newToken(SessionPrefix) }
+
+// newToken returns a random token starting with prefix, and its hash.
+func newToken(prefix string) (token, hash string, err error) {
 	r, err := randomBase62(tokenChars + 5)
 	if err != nil {
-		return "", "", fmt.Errorf("auth: generate session token: %w", err)
+		return "", "", fmt.Errorf("auth: generate %s token: %w", prefix, err)
 	}
-	token = SessionPrefix + r
+	token = prefix + r
 	return token, HashToken(token), nil
 }
+
+// InvitePrefix marks one-time invite tokens.
+const InvitePrefix = "inv_"
+
+// NewInviteToken returns a one-time invite token and its hash for the
+// store.
+func NewInviteToken() (token, hash string, err error) { return newToken(InvitePrefix) }

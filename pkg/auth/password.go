@@ -3,15 +3,13 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 )
 
 // ErrWrongPassword means the password does not match the hash.
 var ErrWrongPassword = errors.New("auth: wrong password")
-
-// MinPasswordLength rejects trivially guessable passwords.
-const MinPasswordLength = 8
 
 // PasswordHasher hashes passwords with bcrypt. The zero value uses
 // bcrypt.DefaultCost; tests set Cost to bcrypt.MinCost for speed.
@@ -21,13 +19,15 @@ type PasswordHasher struct {
 
 // Hash returns the bcrypt hash of password.
 func (h PasswordHasher) Hash(password string) (string, error) {
-	if len(password) < MinPasswordLength {
+	// The policy (CheckPassword) is the caller's to apply with the
+	// account's email; these bounds keep a hash from ever being weaker.
+	if utf8.RuneCountInString(password) < MinPasswordLength {
 		return "", fmt.Errorf("auth: password must have at least %d characters", MinPasswordLength)
 	}
-	if len(password) > 72 {
+	if len(password) > MaxPasswordBytes {
 		// bcrypt ignores everything after 72 bytes; refuse rather than
 		// silently accept a longer password that a prefix also matches.
-		return "", errors.New("auth: password must have at most 72 bytes")
+		return "", fmt.Errorf("auth: password must have at most %d bytes", MaxPasswordBytes)
 	}
 	cost := h.Cost
 	if cost == 0 {
@@ -41,8 +41,13 @@ func (h PasswordHasher) Hash(password string) (string, error) {
 }
 
 // Verify returns nil when password matches hash and ErrWrongPassword when it
-// does not.
+// does not. An empty hash (an invited user who has set no password yet)
+// matches nothing.
 func (h PasswordHasher) Verify(hash, password string) error {
+	if hash == "" {
+		h.DummyVerify(password)
+		return ErrWrongPassword
+	}
 	err := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password))
 	switch {
 	case err == nil:

@@ -34,6 +34,8 @@ const (
 	ObjUsage    = "usage"
 	ObjWebhooks = "webhooks"
 	ObjChannels = "channels"
+	// ObjAudit is the tenant's audit log.
+	ObjAudit = "audit"
 )
 
 // Actions on objects.

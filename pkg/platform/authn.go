@@ -52,7 +52,7 @@ func (s *Service) authenticateKey(ctx context.Context, token string) (*Principal
 			s.log.WarnContext(ctx, "platform: record key use", "key_id", k.ID, "err", err)
 		}
 	}
-	p := &Principal{Kind: KindKey, TenantID: k.TenantID, KeyID: k.ID, KeyKind: k.Kind,
+	p := &Principal{Kind: KindKey, TenantID: k.TenantID, KeyID: k.ID, KeyName: k.Name, KeyKind: k.Kind,
 		Scopes: k.Scopes, Origins: k.Origins}
 	if k.BotID != nil {
 		p.BotID = *k.BotID
@@ -109,6 +109,11 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 		}
 		return Session{}, s.internal(ctx, "login: verify", err)
 	}
+	return s.startSession(ctx, u)
+}
+
+// startSession signs u in.
+func (s *Service) startSession(ctx context.Context, u *store.User) (Session, error) {
 	token, hash, err := auth.NewSessionToken()
 	if err != nil {
 		return Session{}, s.internal(ctx, "login: token", err)

@@ -55,7 +55,7 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 		if err := tx.AddVersion(ctx, &v); err != nil {
 			return s.internal(ctx, "create bot: version 1", err)
 		}
-		return nil
+		return s.writeAudit(ctx, tx, p, t.ID, auditRecord{action: AuditBotCreated, target: slug})
 	})
 	if err != nil {
 		return Bot{}, Version{}, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // Canary is a bot's candidate version with what it and the live version
@@ -52,7 +53,11 @@ func (s *Service) SetCanary(ctx context.Context, p *Principal, tenant, bot strin
 			return Bot{}, err
 		}
 	}
-	updated, err := s.store.SetCanary(ctx, b.TenantID, b.ID, version, percent)
+	var updated *store.Bot
+	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+		updated, err = tx.SetCanary(ctx, b.TenantID, b.ID, version, percent)
+		return auditRecord{action: AuditCanarySet, target: b.Slug, detail: map[string]any{"version": version, "percent": percent}}, err
+	})
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "set canary", "version", "", err)
 	}
@@ -65,7 +70,15 @@ func (s *Service) DropCanary(ctx context.Context, p *Principal, tenant, bot stri
 	if err != nil {
 		return Bot{}, err
 	}
-	updated, err := s.store.SetCanary(ctx, b.TenantID, b.ID, 0, 0)
+	var updated *store.Bot
+	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+		updated, err = tx.SetCanary(ctx, b.TenantID, b.ID, 0, 0)
+		rec := auditRecord{action: AuditCanaryDropped, target: b.Slug, detail: map[string]any{"version": b.CanaryVersion}}
+		if b.CanaryVersion == 0 {
+			rec = auditRecord{} // there was none
+		}
+		return rec, err
+	})
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "drop canary", "bot", "", err)
 	}

@@ -78,7 +78,11 @@ func (s *Service) PutIdentity(ctx context.Context, p *Principal, tenant string, 
 			return Identity{}, s.internal(ctx, "seal identity secret", err)
 		}
 	}
-	if err := s.store.PutTenantIdentity(ctx, &ti); err != nil {
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		detail := map[string]any{"jwks_url": ti.JWKSURL, "audience": ti.Audience, "secret": in.Secret != ""}
+		return auditRecord{action: AuditIdentitySet, detail: detail}, tx.PutTenantIdentity(ctx, &ti)
+	})
+	if err != nil {
 		return Identity{}, s.internal(ctx, "put identity", err)
 	}
 	return identityView(&ti), nil
@@ -104,7 +108,10 @@ func (s *Service) DeleteIdentity(ctx context.Context, p *Principal, tenant strin
 	if err != nil {
 		return err
 	}
-	return s.storeErr(ctx, "delete identity", "identity settings", "", s.store.DeleteTenantIdentity(ctx, t.ID))
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditIdentityDeleted}, tx.DeleteTenantIdentity(ctx, t.ID)
+	})
+	return s.storeErr(ctx, "delete identity", "identity settings", "", err)
 }
 
 // IdentitySettings returns how the tenant's (by id) tokens are verified,

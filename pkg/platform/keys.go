@@ -43,7 +43,11 @@ func (s *Service) CreateAPIKey(ctx context.Context, p *Principal, tenant string,
 		return CreatedKey{}, s.internal(ctx, "create api key", err)
 	}
 	k.Hash, k.Prefix, k.Last4 = gen.Hash, gen.Prefix, gen.Last4
-	if err := s.store.CreateAPIKey(ctx, k); err != nil {
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		err := tx.CreateAPIKey(ctx, k) // gives k its id
+		return auditRecord{action: AuditKeyCreated, target: k.ID, detail: keyDetail(k)}, err
+	})
+	if err != nil {
 		return CreatedKey{}, s.internal(ctx, "create api key", err)
 	}
 	return CreatedKey{APIKey: keyView(k), Key: gen.Plaintext}, nil
@@ -171,9 +175,20 @@ func (s *Service) RevokeAPIKey(ctx context.Context, p *Principal, tenant, keyID 
 	if err != nil {
 		return APIKey{}, err
 	}
-	k, err := s.store.RevokeAPIKey(ctx, t.ID, keyID, s.now())
+	var k *store.APIKey
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		if k, err = tx.RevokeAPIKey(ctx, t.ID, keyID, s.now()); err != nil {
+			return auditRecord{}, err
+		}
+		return auditRecord{action: AuditKeyRevoked, target: k.ID, detail: keyDetail(k)}, nil
+	})
 	if err != nil {
 		return APIKey{}, s.storeErr(ctx, "revoke api key", "api key", "", err)
 	}
 	return keyView(k), nil
+}
+
+// keyDetail describes a key in the audit log: never its secret or hash.
+func keyDetail(k *store.APIKey) map[string]any {
+	return map[string]any{"name": k.Name, "kind": k.Kind, "scopes": k.Scopes, "prefix": k.Prefix, "last4": k.Last4}
 }

@@ -27,8 +27,9 @@ type Principal struct {
 	Kind PrincipalKind
 	// TenantID is the key's tenant (KindKey only).
 	TenantID string
-	// KeyID, KeyKind ("sk"/"pk") and Scopes describe a key.
+	// KeyID, KeyName, KeyKind ("sk"/"pk") and Scopes describe a key.
 	KeyID   string
+	KeyName string
 	KeyKind string
 	Scopes  []string
 	// BotID and Origins bind a pk_ key to one bot and to the web origins the
@@ -39,6 +40,13 @@ type Principal struct {
 	UserID string
 	Email  string
 	Roles  map[string]string
+	// IP is the address the request came from, for the audit log; the API
+	// sets it.
+	IP string
+	// UserToken is the end user's signed token a pk_ caller presented
+	// (the widget's X-Parley-User-Token): a dialog of a signed-in end user
+	// answers a widget only with that user's token.
+	UserToken string
 }
 
 // Operator returns the platform principal, for commands that act with the

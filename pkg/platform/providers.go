@@ -97,7 +97,11 @@ func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name st
 	if spec.Headers == nil {
 		row.Headers = "{}"
 	}
-	if err := s.store.PutProvider(ctx, &row); err != nil {
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditProviderSet, target: name, detail: map[string]any{"kind": row.Kind, "base_url": row.BaseURL,
+			"api_key_secret": row.APIKeySecret}}, tx.PutProvider(ctx, &row)
+	})
+	if err != nil {
 		return ProviderInfo{}, s.internal(ctx, "put provider", err)
 	}
 	return providerInfo(&row), nil
@@ -156,7 +160,10 @@ func (s *Service) DeleteProvider(ctx context.Context, p *Principal, tenant, name
 	if err != nil {
 		return err
 	}
-	return s.storeErr(ctx, "delete provider", "provider", "", s.store.DeleteProvider(ctx, t.ID, name))
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditProviderDeleted, target: name}, tx.DeleteProvider(ctx, t.ID, name)
+	})
+	return s.storeErr(ctx, "delete provider", "provider", "", err)
 }
 
 // TenantProviders returns the tenant's (by id) providers with these names,

@@ -37,7 +37,10 @@ func (s *Service) PutSecret(ctx context.Context, p *Principal, tenant, name, val
 		return SecretInfo{}, s.internal(ctx, "seal secret", err)
 	}
 	sec := store.Secret{TenantID: t.ID, Name: name, Nonce: nonce, Ciphertext: ct}
-	if err := s.store.PutSecret(ctx, &sec); err != nil {
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditSecretSet, target: name}, tx.PutSecret(ctx, &sec)
+	})
+	if err != nil {
 		return SecretInfo{}, s.internal(ctx, "put secret", err)
 	}
 	return SecretInfo{Name: sec.Name, UpdatedAt: sec.UpdatedAt}, nil
@@ -70,7 +73,10 @@ func (s *Service) DeleteSecret(ctx context.Context, p *Principal, tenant, name s
 	if err != nil {
 		return err
 	}
-	return s.storeErr(ctx, "delete secret", "secret", "", s.store.DeleteSecret(ctx, t.ID, name))
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditSecretDeleted, target: name}, tx.DeleteSecret(ctx, t.ID, name)
+	})
+	return s.storeErr(ctx, "delete secret", "secret", "", err)
 }
 
 // SecretVars decrypts the tenant's (by id) secrets with these names for

@@ -104,7 +104,10 @@ func (s *Service) DeleteBot(ctx context.Context, p *Principal, tenant, bot strin
 	if err != nil {
 		return err
 	}
-	return s.storeErr(ctx, "delete bot", "bot", "", s.store.DeleteBot(ctx, b.TenantID, b.ID))
+	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditBotDeleted, target: b.Slug}, tx.DeleteBot(ctx, b.TenantID, b.ID)
+	})
+	return s.storeErr(ctx, "delete bot", "bot", "", err)
 }
 
 // SetRequirePassingTests turns a bot's publish gate on or off; it takes the

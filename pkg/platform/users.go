@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/mail"
-	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/auth"
@@ -57,11 +56,9 @@ func (s *Service) addOwner(ctx context.Context, tx *store.Store, tenantID string
 // the password hashed.
 func (s *Service) newUser(ctx context.Context, email, password, emailPtr, passwordPtr string) (*store.User, error) {
 	var ps problems
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != strings.TrimSpace(email) {
-		ps.add(emailPtr, "must be a plain email address such as ada@example.com")
-	}
-	if len(password) < auth.MinPasswordLength || len(password) > 72 {
-		ps.add(passwordPtr, "must have %d to 72 characters", auth.MinPasswordLength)
+	checkEmail(&ps, email, emailPtr)
+	if msg := auth.CheckPassword(password, email); msg != "" {
+		ps.add(passwordPtr, "%s", msg)
 	}
 	if err := ps.err(); err != nil {
 		return nil, err
@@ -71,6 +68,13 @@ func (s *Service) newUser(ctx context.Context, email, password, emailPtr, passwo
 		return nil, s.internal(ctx, "hash password", err)
 	}
 	return &store.User{Email: email, PasswordHash: hash}, nil
+}
+
+// checkEmail adds a problem at ptr unless email is a plain address.
+func checkEmail(ps *problems, email, ptr string) {
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != strings.TrimSpace(email) {
+		ps.add(ptr, "must be a plain email address such as ada@example.com")
+	}
 }
 
 // CreateUser creates an admin UI user. Only the platform operator may; tenant
@@ -89,67 +93,71 @@ func (s *Service) CreateUser(ctx context.Context, p *Principal, email, password 
 	return userView(u), nil
 }
 
-// AddMember gives an existing user a role in the tenant, replacing any
-// earlier role. Granting or changing ownership needs the owner's rights
-// (tenant write), so an admin cannot make themselves owner.
-func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, role string) (Member, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
-	if err != nil {
-		return Member{}, err
-	}
-	if !slices.Contains(auth.Roles(), role) {
-		return Member{}, Invalid(Detail{Pointer: "/role", Message: "must be one of owner, admin, editor, viewer"})
+// SetUserPassword sets a user's password, for the operator (parley user
+// set-password): the user's invites stop working and their sessions end.
+func (s *Service) SetUserPassword(ctx context.Context, p *Principal, email, password string) (User, error) {
+	if err := requirePlatform(p); err != nil {
+		return User{}, err
 	}
 	u, err := s.store.GetUserByEmail(ctx, email)
 	if err != nil {
-		return Member{}, s.storeErr(ctx, "add member", "user", "", err)
+		return User{}, s.storeErr(ctx, "set password", "user", "", err)
 	}
-	current, err := s.currentRole(ctx, t.ID, u.ID)
+	if msg := auth.CheckPassword(password, u.Email); msg != "" {
+		return User{}, Invalid(Detail{Pointer: "/password", Message: msg})
+	}
+	hash, err := s.opts.Passwords.Hash(password)
 	if err != nil {
-		return Member{}, err
+		return User{}, s.internal(ctx, "hash password", err)
 	}
-	if role == auth.RoleOwner || current == auth.RoleOwner {
-		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
-			return Member{}, err
+	err = s.store.Tx(ctx, func(tx *store.Store) error {
+		if err := tx.SetUserPassword(ctx, u.ID, hash); err != nil {
+			return err
 		}
+		if err := tx.DeleteInvites(ctx, u.ID, ""); err != nil {
+			return err
+		}
+		return tx.DeleteUserSessions(ctx, u.ID)
+	})
+	if err != nil {
+		return User{}, s.internal(ctx, "set password", err)
 	}
-	if _, err := s.store.PutMembership(ctx, t.ID, u.ID, role); err != nil {
-		return Member{}, s.internal(ctx, "add member", err)
-	}
-	return Member{UserID: u.ID, Email: u.Email, Role: role}, nil
+	return userView(u), nil
 }
 
-// currentRole is the user's role in the tenant, "" when none.
-func (s *Service) currentRole(ctx context.Context, tenantID, userID string) (string, error) {
-	ms, err := s.store.Memberships(ctx, userID)
-	if err != nil {
-		return "", s.internal(ctx, "current role", err)
-	}
-	for _, m := range ms {
-		if m.TenantID == tenantID {
-			return m.Role, nil
-		}
-	}
-	return "", nil
+// UserWithRoles is a user with every tenant role, for the operator.
+type UserWithRoles struct {
+	User
+	Pending bool
+	// Roles maps tenant slugs to the user's role there.
+	Roles map[string]string
 }
 
-// ListMembers lists the tenant's users and their roles.
-func (s *Service) ListMembers(ctx context.Context, p *Principal, tenant string) ([]Member, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActRead)
-	if err != nil {
+// ListUsers lists every user with their roles, for the operator (parley
+// user list).
+func (s *Service) ListUsers(ctx context.Context, p *Principal) ([]UserWithRoles, error) {
+	if err := requirePlatform(p); err != nil {
 		return nil, err
 	}
-	ms, err := s.store.ListMembers(ctx, t.ID)
+	users, err := s.store.ListUsers(ctx)
 	if err != nil {
-		return nil, s.internal(ctx, "list members", err)
+		return nil, s.internal(ctx, "list users", err)
 	}
-	out := make([]Member, 0, len(ms))
-	for _, m := range ms {
-		u, err := s.store.GetUser(ctx, m.UserID)
+	out := make([]UserWithRoles, 0, len(users))
+	for i := range users {
+		ms, err := s.store.Memberships(ctx, users[i].ID)
 		if err != nil {
-			return nil, s.internal(ctx, "list members", err)
+			return nil, s.internal(ctx, "list users", err)
 		}
-		out = append(out, Member{UserID: u.ID, Email: u.Email, Role: m.Role})
+		uw := UserWithRoles{User: userView(&users[i]), Pending: users[i].PasswordHash == "", Roles: map[string]string{}}
+		for _, m := range ms {
+			t, err := s.store.GetTenant(ctx, m.TenantID)
+			if err != nil {
+				return nil, s.internal(ctx, "list users", err)
+			}
+			uw.Roles[t.Slug] = m.Role
+		}
+		out = append(out, uw)
 	}
 	return out, nil
 }

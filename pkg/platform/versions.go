@@ -126,13 +126,18 @@ func (s *Service) Publish(ctx context.Context, p *Principal, tenant, bot string,
 		}
 	}
 	var pub *store.Bot
-	err = s.WithEvent(ctx, Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.BotVersionPublished}, func(st *store.Store) (any, error) {
+	err = s.auditedEvent(ctx, p, Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.BotVersionPublished}, func(st *store.Store) (any, auditRecord, error) {
 		var err error
 		if pub, err = st.PublishVersion(ctx, b.TenantID, b.ID, n); err != nil {
-			return nil, err
+			return nil, auditRecord{}, err
 		}
+		action := AuditVersionPublished
+		if n < b.PublishedVersion {
+			action = AuditVersionRolledBack
+		}
+		rec := auditRecord{action: action, target: pub.Slug, detail: map[string]any{"version": n, "previous_version": b.PublishedVersion}}
 		return versionPublishedData{BotID: pub.ID, Bot: pub.Slug, Name: pub.Name, Version: n, PreviousVersion: b.PublishedVersion,
-			PublishedBy: p.Actor()}, nil
+			PublishedBy: p.Actor()}, rec, nil
 	})
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "publish", "version", "", err)

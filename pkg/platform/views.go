@@ -129,11 +129,13 @@ type User struct {
 
 func userView(u *store.User) User { return User{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt} }
 
-// Member is a user's role in a tenant.
+// Member is a user's role in a tenant. Pending says the user was invited
+// and has not set a password yet.
 type Member struct {
-	UserID string
-	Email  string
-	Role   string
+	UserID  string
+	Email   string
+	Role    string
+	Pending bool
 }
 
 func mapSlice[S, T any](in []S, f func(*S) T) []T {

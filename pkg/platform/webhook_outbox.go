@@ -168,15 +168,9 @@ func (s *Service) WithEvent(ctx context.Context, ev Event, fact func(st *store.S
 		// an event only by the dialog it names.
 		return s.internal(ctx, "webhook event", fmt.Errorf("a %s event must name its dialog (Event.DialogID)", ev.Type))
 	}
-	h, err := s.tenantHooks(ctx, ev.TenantID)
+	h, targets, err := s.eventTargets(ctx, ev)
 	if err != nil {
 		return err
-	}
-	var targets []string
-	for _, t := range h.endpoints {
-		if t.wants(ev.Type, ev.BotID) {
-			targets = append(targets, t.id)
-		}
 	}
 	if len(targets) == 0 {
 		_, err := fact(s.store)
@@ -193,6 +187,22 @@ func (s *Service) WithEvent(ctx context.Context, ev Event, fact func(st *store.S
 		s.wakeDeliverer()
 	}
 	return err
+}
+
+// eventTargets are the tenant's hooks and the ids of its endpoints that
+// take ev.
+func (s *Service) eventTargets(ctx context.Context, ev Event) (*tenantHooks, []string, error) {
+	h, err := s.tenantHooks(ctx, ev.TenantID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []string
+	for _, t := range h.endpoints {
+		if t.wants(ev.Type, ev.BotID) {
+			targets = append(targets, t.id)
+		}
+	}
+	return h, targets, nil
 }
 
 // writeEvent adds one outbox row and its deliveries.

@@ -142,7 +142,10 @@ func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string
 	if e.SecretNonce, e.SecretCipher, err = s.sealWebhookSecret(t.ID, e.ID, secret); err != nil {
 		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
 	}
-	if err := s.store.CreateWebhookEndpoint(ctx, &e); err != nil {
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditWebhookCreated, target: e.ID, detail: webhookDetail(&e)}, tx.CreateWebhookEndpoint(ctx, &e)
+	})
+	if err != nil {
 		return CreatedWebhook{}, s.storeErr(ctx, "create webhook", "webhook", "a webhook named "+in.Name+" already exists", err)
 	}
 	s.hooks.drop(t.ID)
@@ -287,7 +290,17 @@ func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id st
 		return Webhook{}, err
 	}
 	if len(fields) > 0 {
-		if err := s.store.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, fields); err != nil {
+		err := s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
+			changed := map[string]any{}
+			for k, v := range fields {
+				if k != "disabled_reason" && k != "failing_since" {
+					changed[k] = v
+				}
+			}
+			return auditRecord{action: AuditWebhookUpdated, target: e.ID, detail: changed},
+				tx.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, fields)
+		})
+		if err != nil {
 			return Webhook{}, s.storeErr(ctx, "update webhook", "webhook", "", err)
 		}
 		s.hooks.drop(e.TenantID)
@@ -305,7 +318,10 @@ func (s *Service) DeleteWebhook(ctx context.Context, p *Principal, tenant, id st
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteWebhookEndpoint(ctx, e.TenantID, e.ID); err != nil {
+	err = s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditWebhookDeleted, target: e.ID, detail: webhookDetail(e)}, tx.DeleteWebhookEndpoint(ctx, e.TenantID, e.ID)
+	})
+	if err != nil {
 		return s.storeErr(ctx, "delete webhook", "webhook", "", err)
 	}
 	s.hooks.drop(e.TenantID)
@@ -332,9 +348,11 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, p *Principal, tenant,
 		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
 	}
 	expires := s.now().Add(RotationOverlap)
-	err = s.store.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, map[string]any{
-		"secret_nonce": nonce, "secret_cipher": cipher,
-		"prev_nonce": e.SecretNonce, "prev_cipher": e.SecretCipher, "prev_expires_at": expires})
+	err = s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditWebhookRotated, target: e.ID}, tx.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, map[string]any{
+			"secret_nonce": nonce, "secret_cipher": cipher,
+			"prev_nonce": e.SecretNonce, "prev_cipher": e.SecretCipher, "prev_expires_at": expires})
+	})
 	if err != nil {
 		return CreatedWebhook{}, s.storeErr(ctx, "rotate webhook secret", "webhook", "", err)
 	}
@@ -441,4 +459,9 @@ func deliveryView(d *store.WebhookDelivery, attempts []store.WebhookAttempt) Web
 			Response: a.Excerpt, Error: a.Error, At: a.CreatedAt})
 	}
 	return out
+}
+
+// webhookDetail describes an endpoint in the audit log, without its secret.
+func webhookDetail(e *store.WebhookEndpoint) map[string]any {
+	return map[string]any{"name": e.Name, "url": e.URL, "events": json.RawMessage(e.Events), "bot_id": e.BotID, "enabled": e.Enabled}
 }

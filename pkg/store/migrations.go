@@ -40,6 +40,7 @@ var migrations = []migration{
 	{17, "webhook endpoints have a description", migrateV17},
 	{18, "feedback, message search, chart indexes and counters", migrateV18},
 	{19, "sub-run dialogs link to their parent dialog and call", migrateV19},
+	{20, "member invites, pending memberships and the audit log", migrateV20},
 }
 
 // schemaMigration records an applied step.

@@ -124,3 +124,9 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) error {
 	return wrap("delete expired sessions", s.q(ctx).Where("expires_at <= ?", now).Delete(&Session{}).Error)
 }
+
+// DeleteUserSessions ends every session of the user, as a password reset
+// must.
+func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
+	return wrap("delete user sessions", s.q(ctx).Where("user_id = ?", userID).Delete(&Session{}).Error)
+}

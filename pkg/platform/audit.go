@@ -1,0 +1,162 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// Audit actions: what an audit log entry says was done. docs/api.md lists
+// them with their details.
+const (
+	AuditVersionPublished  = "version.published"
+	AuditVersionRolledBack = "version.rolled_back"
+	AuditCanarySet         = "canary.set"
+	AuditCanaryDropped     = "canary.dropped"
+	AuditBotCreated        = "bot.created"
+	AuditBotDeleted        = "bot.deleted"
+	AuditKeyCreated        = "key.created"
+	AuditKeyRevoked        = "key.revoked"
+	AuditSecretSet         = "secret.set"
+	AuditSecretDeleted     = "secret.deleted"
+	AuditMemberInvited     = "member.invited"
+	AuditMemberAdded       = "member.added"
+	AuditMemberRoleChanged = "member.role_changed"
+	AuditMemberRemoved     = "member.removed"
+	AuditInviteAccepted    = "member.invite_accepted"
+	AuditWebhookCreated    = "webhook.created"
+	AuditWebhookUpdated    = "webhook.updated"
+	AuditWebhookDeleted    = "webhook.deleted"
+	AuditWebhookRotated    = "webhook.secret_rotated"
+	AuditProviderSet       = "provider.set"
+	AuditProviderDeleted   = "provider.deleted"
+	AuditIdentitySet       = "identity.set"
+	AuditIdentityDeleted   = "identity.deleted"
+)
+
+// Actor kinds of audit entries.
+const (
+	ActorUser     = "user"
+	ActorKey      = "key"
+	ActorOperator = "operator"
+)
+
+// auditRecord is what one change adds to its tenant's audit log; who and
+// from where come from the Principal.
+type auditRecord struct {
+	action string
+	// target names what changed: a bot's slug, a key's id, a secret's
+	// name, a member's email.
+	target string
+	// detail holds the change's particulars; never a secret's value.
+	detail map[string]any
+}
+
+// AuditEntry is one entry of a tenant's audit log.
+type AuditEntry struct {
+	ID        string
+	ActorKind string
+	ActorID   string
+	ActorName string
+	Action    string
+	Target    string
+	Detail    json.RawMessage
+	IP        string
+	CreatedAt time.Time
+}
+
+// AuditFilter narrows ListAuditLog.
+type AuditFilter struct {
+	// Action is one action; Actor an actor's id, email or key name.
+	Action, Actor string
+	// Since keeps entries made at or after it.
+	Since time.Time
+}
+
+// audited runs fact in a transaction and adds the audit record it returns
+// in that same transaction: the change and its entry commit together.
+func (s *Service) audited(ctx context.Context, p *Principal, tenantID string, fact func(tx *store.Store) (auditRecord, error)) error {
+	return s.store.Tx(ctx, func(tx *store.Store) error {
+		rec, err := fact(tx)
+		if err != nil {
+			return err
+		}
+		return s.writeAudit(ctx, tx, p, tenantID, rec)
+	})
+}
+
+// auditedEvent is WithEvent for a change that is audited too: fact, its
+// webhook event (when an endpoint subscribes) and its audit record commit
+// in one transaction.
+func (s *Service) auditedEvent(ctx context.Context, p *Principal, ev Event, fact func(tx *store.Store) (any, auditRecord, error)) error {
+	h, targets, err := s.eventTargets(ctx, ev)
+	if err != nil {
+		return err
+	}
+	err = s.store.Tx(ctx, func(tx *store.Store) error {
+		data, rec, err := fact(tx)
+		if err != nil {
+			return err
+		}
+		if len(targets) > 0 {
+			if err := writeEvent(ctx, tx, h.slug, ev, data, targets, s.now()); err != nil {
+				return err
+			}
+		}
+		return s.writeAudit(ctx, tx, p, ev.TenantID, rec)
+	})
+	if err == nil && len(targets) > 0 {
+		s.wakeDeliverer()
+	}
+	return err
+}
+
+// writeAudit adds rec to the tenant's log; a record without an action (a
+// change that changed nothing) adds nothing.
+func (s *Service) writeAudit(ctx context.Context, tx *store.Store, p *Principal, tenantID string, rec auditRecord) error {
+	if rec.action == "" {
+		return nil
+	}
+	detail := []byte("{}")
+	if len(rec.detail) > 0 {
+		var err error
+		if detail, err = json.Marshal(rec.detail); err != nil {
+			return err
+		}
+	}
+	kind, id, name := p.auditActor()
+	return tx.AddAuditEntry(ctx, &store.AuditEntry{TenantID: tenantID, ActorKind: kind, ActorID: id, ActorName: name,
+		Action: rec.action, Target: rec.target, Detail: string(detail), IP: p.IP, CreatedAt: s.now()})
+}
+
+// auditActor names p in the audit log: its kind, id and human name.
+func (p *Principal) auditActor() (kind, id, name string) {
+	switch p.Kind {
+	case KindKey:
+		return ActorKey, p.KeyID, p.KeyName
+	case KindSession:
+		return ActorUser, p.UserID, p.Email
+	default:
+		return ActorOperator, "", "operator"
+	}
+}
+
+// ListAuditLog returns one page of the tenant's audit log, newest first.
+// Admins (and sk_ admin keys) may read it.
+func (s *Service) ListAuditLog(ctx context.Context, p *Principal, tenant string, f AuditFilter, opts ListOptions) ([]AuditEntry, string, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjAudit, auth.ActRead)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, next, err := s.store.ListAuditEntries(ctx, t.ID, store.AuditFilter{Action: f.Action, Actor: f.Actor, Since: f.Since}, opts.page())
+	if err != nil {
+		return nil, "", s.storeErr(ctx, "list audit log", "audit entry", "", err)
+	}
+	return mapSlice(rows, func(e *store.AuditEntry) AuditEntry {
+		return AuditEntry{ID: e.ID, ActorKind: e.ActorKind, ActorID: e.ActorID, ActorName: e.ActorName, Action: e.Action,
+			Target: e.Target, Detail: json.RawMessage(e.Detail), IP: e.IP, CreatedAt: e.CreatedAt}
+	}), next, nil
+}

@@ -1,0 +1,328 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// InviteTTL is how long an invite link works.
+const InviteTTL = 7 * 24 * time.Hour
+
+// Invitation is a member just invited or added. Token, shown this once,
+// lets a user who has no password yet set one (AcceptInvite); it is ""
+// when the user had a password already and was simply added.
+type Invitation struct {
+	Member
+	Token     string
+	ExpiresAt time.Time
+}
+
+// errLastOwner refuses to leave a tenant without an owner: nobody could
+// then grant ownership or change the tenant.
+var errLastOwner = Errorf(CodeConflict, "this is the tenant's last owner; make another member owner first")
+
+// ListMembers lists the tenant's users and their roles, by email.
+func (s *Service) ListMembers(ctx context.Context, p *Principal, tenant string) ([]Member, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActRead)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.ListMemberUsers(ctx, t.ID)
+	if err != nil {
+		return nil, s.internal(ctx, "list members", err)
+	}
+	return mapSlice(rows, func(m *store.Member) Member {
+		return Member{UserID: m.UserID, Email: m.Email, Role: m.Role, Pending: !m.HasPassword}
+	}), nil
+}
+
+// InviteMember gives the person with this email a role in the tenant. A
+// person without an account gets one without a password, and the answer
+// carries a one-time invite token that sets it; so does a member invited
+// before who has not accepted yet (a fresh token replaces the old one). A
+// user with a password is added at once. Inviting someone who is a member
+// already is a conflict: change their role instead. Granting ownership
+// takes the owner's rights.
+func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email, role string) (Invitation, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+	if err != nil {
+		return Invitation{}, err
+	}
+	var ps problems
+	checkEmail(&ps, email, "/email")
+	checkRole(&ps, role)
+	if err := ps.err(); err != nil {
+		return Invitation{}, err
+	}
+	if role == auth.RoleOwner {
+		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
+			return Invitation{}, err
+		}
+	}
+	var inv Invitation
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		if err := tx.LockTenant(ctx, t.ID); err != nil {
+			return auditRecord{}, err
+		}
+		u, err := userForInvite(ctx, tx, email)
+		if err != nil {
+			return auditRecord{}, err
+		}
+		m, err := tx.GetMembership(ctx, t.ID, u.ID)
+		switch {
+		case err == nil && u.PasswordHash != "":
+			return auditRecord{}, Errorf(CodeConflict, "%s is a member already; change their role instead", u.Email)
+		case err == nil && m.Role != role:
+			// Inviting again sends a fresh link; it changes no role, which
+			// takes the checks of SetMemberRole.
+			return auditRecord{}, Errorf(CodeConflict, "%s is invited already as %s; change their role instead, or invite them as %s for a fresh link", u.Email, m.Role, m.Role)
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return auditRecord{}, err
+		}
+		if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
+			return auditRecord{}, err
+		}
+		inv.Member = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: u.PasswordHash == ""}
+		if !inv.Pending {
+			return auditRecord{action: AuditMemberAdded, target: u.Email, detail: map[string]any{"role": role}}, nil
+		}
+		if inv.Token, inv.ExpiresAt, err = s.newInvite(ctx, tx, u.ID, t.ID); err != nil {
+			return auditRecord{}, err
+		}
+		return auditRecord{action: AuditMemberInvited, target: u.Email, detail: map[string]any{"role": role}}, nil
+	})
+	if err != nil {
+		return Invitation{}, s.memberErr(ctx, "invite member", err)
+	}
+	return inv, nil
+}
+
+// userForInvite is the user with this email, created without a password
+// when there is none.
+func userForInvite(ctx context.Context, tx *store.Store, email string) (*store.User, error) {
+	u, err := tx.GetUserByEmail(ctx, email)
+	if !errors.Is(err, store.ErrNotFound) {
+		return u, err
+	}
+	u = &store.User{Email: email}
+	return u, tx.CreateUser(ctx, u)
+}
+
+// newInvite replaces the user's invites to the tenant with a fresh one.
+func (s *Service) newInvite(ctx context.Context, tx *store.Store, userID, tenantID string) (string, time.Time, error) {
+	if err := tx.DeleteInvites(ctx, userID, tenantID); err != nil {
+		return "", time.Time{}, err
+	}
+	token, hash, err := auth.NewInviteToken()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	expires := s.now().Add(InviteTTL)
+	return token, expires, tx.CreateInvite(ctx, &store.Invite{TokenHash: hash, UserID: userID, TenantID: tenantID, ExpiresAt: expires})
+}
+
+// AddMember gives an existing user a role in the tenant, replacing any
+// earlier role: InviteMember or SetMemberRole for someone who has an
+// account.
+func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, role string) (Member, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+	if err != nil {
+		return Member{}, err
+	}
+	u, err := s.store.GetUserByEmail(ctx, email)
+	if err != nil {
+		return Member{}, s.storeErr(ctx, "add member", "user", "", err)
+	}
+	if _, err := s.store.GetMembership(ctx, t.ID, u.ID); err == nil {
+		return s.SetMemberRole(ctx, p, t.ID, u.ID, role)
+	}
+	inv, err := s.InviteMember(ctx, p, t.ID, u.Email, role)
+	return inv.Member, err
+}
+
+// SetMemberRole changes a member's role; user is the member's user id or
+// email. Changing an owner's role or making someone owner takes the
+// owner's rights, and the last owner stays an owner.
+func (s *Service) SetMemberRole(ctx context.Context, p *Principal, tenant, user, role string) (Member, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+	if err != nil {
+		return Member{}, err
+	}
+	var ps problems
+	checkRole(&ps, role)
+	if err := ps.err(); err != nil {
+		return Member{}, err
+	}
+	var out Member
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		u, m, err := s.lockedMember(ctx, tx, p, t.ID, user, role == auth.RoleOwner)
+		if err != nil {
+			return auditRecord{}, err
+		}
+		out = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: u.PasswordHash == ""}
+		if m.Role == role {
+			return auditRecord{}, nil
+		}
+		if m.Role == auth.RoleOwner {
+			if err := keepAnOwner(ctx, tx, t.ID); err != nil {
+				return auditRecord{}, err
+			}
+		}
+		if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
+			return auditRecord{}, err
+		}
+		return auditRecord{action: AuditMemberRoleChanged, target: u.Email,
+			detail: map[string]any{"role": role, "previous_role": m.Role}}, nil
+	})
+	if err != nil {
+		return Member{}, s.memberErr(ctx, "set member role", err)
+	}
+	return out, nil
+}
+
+// RemoveMember takes a member out of the tenant (user is the user id or
+// email), with their pending invite. Removing an owner takes the owner's
+// rights, and the last owner cannot be removed. The user's sessions lose
+// the tenant with their next request.
+func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user string) error {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+	if err != nil {
+		return err
+	}
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		u, m, err := s.lockedMember(ctx, tx, p, t.ID, user, false)
+		if err != nil {
+			return auditRecord{}, err
+		}
+		if m.Role == auth.RoleOwner {
+			if err := keepAnOwner(ctx, tx, t.ID); err != nil {
+				return auditRecord{}, err
+			}
+		}
+		if err := tx.DeleteMembership(ctx, t.ID, u.ID); err != nil {
+			return auditRecord{}, err
+		}
+		if err := tx.DeleteInvites(ctx, u.ID, t.ID); err != nil {
+			return auditRecord{}, err
+		}
+		return auditRecord{action: AuditMemberRemoved, target: u.Email, detail: map[string]any{"role": m.Role}}, nil
+	})
+	return s.memberErr(ctx, "remove member", err)
+}
+
+// lockedMember locks the tenant's memberships for the rest of tx and
+// returns the member user names (an id or an email) with their
+// membership. Touching an owner, or making one (toOwner), takes the
+// owner's rights.
+func (s *Service) lockedMember(ctx context.Context, tx *store.Store, p *Principal, tenantID, user string, toOwner bool) (*store.User, *store.Membership, error) {
+	if err := tx.LockTenant(ctx, tenantID); err != nil {
+		return nil, nil, err
+	}
+	u, err := tx.GetUser(ctx, user)
+	if errors.Is(err, store.ErrNotFound) {
+		u, err = tx.GetUserByEmail(ctx, user)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, NotFound("member")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := tx.GetMembership(ctx, tenantID, u.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, NotFound("member")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if toOwner || m.Role == auth.RoleOwner {
+		if err := s.Authorize(p, tenantID, auth.ObjTenant, auth.ActWrite); err != nil {
+			return nil, nil, err
+		}
+	}
+	return u, m, nil
+}
+
+// keepAnOwner refuses a change that takes away one owner when only one is
+// left. Its caller holds the tenant's lock (LockTenant), so two owners
+// demoting each other at once cannot both pass.
+func keepAnOwner(ctx context.Context, tx *store.Store, tenantID string) error {
+	n, err := tx.CountOwners(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		return errLastOwner
+	}
+	return nil
+}
+
+const roleMessage = "must be one of owner, admin, editor, viewer"
+
+func checkRole(ps *problems, role string) {
+	if !slices.Contains(auth.Roles(), role) {
+		ps.add("/role", roleMessage)
+	}
+}
+
+// memberErr passes platform errors through and maps store errors.
+func (s *Service) memberErr(ctx context.Context, op string, err error) error {
+	var pe *Error
+	if err == nil || errors.As(err, &pe) {
+		return err
+	}
+	return s.storeErr(ctx, op, "member", "a member changed at the same time; try again", err)
+}
+
+// errInviteGone answers an invite token that is unknown, used or expired,
+// alike.
+var errInviteGone = Errorf(CodeNotFound, "this invite link is unknown, used or expired; ask an admin of the tenant for a new one")
+
+// AcceptInvite sets the invited user's password from a one-time invite
+// token and signs them in. Every invite of the user stops working; ip is
+// the caller's address for the audit log.
+func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) (Session, error) {
+	hash := auth.HashToken(token)
+	inv, err := s.store.GetInvite(ctx, hash, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return Session{}, errInviteGone
+	}
+	if err != nil {
+		return Session{}, s.internal(ctx, "accept invite", err)
+	}
+	u, err := s.store.GetUser(ctx, inv.UserID)
+	if err != nil {
+		return Session{}, s.internal(ctx, "accept invite: user", err)
+	}
+	if msg := auth.CheckPassword(password, u.Email); msg != "" {
+		return Session{}, Invalid(Detail{Pointer: "/password", Message: msg})
+	}
+	// Hashed before the transaction: bcrypt takes a while, and the
+	// transaction holds SQLite's write lock.
+	pwHash, err := s.opts.Passwords.Hash(password)
+	if err != nil {
+		return Session{}, s.internal(ctx, "accept invite: hash", err)
+	}
+	who := &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, IP: ip}
+	err = s.audited(ctx, who, inv.TenantID, func(tx *store.Store) (auditRecord, error) {
+		if _, err := tx.TakeInvite(ctx, hash, s.now()); err != nil {
+			return auditRecord{}, err // used meanwhile, by a second click
+		}
+		if err := tx.SetUserPassword(ctx, u.ID, pwHash); err != nil {
+			return auditRecord{}, err
+		}
+		return auditRecord{action: AuditInviteAccepted, target: u.Email}, nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return Session{}, errInviteGone
+	}
+	if err != nil {
+		return Session{}, s.internal(ctx, "accept invite", err)
+	}
+	return s.startSession(ctx, u)
+}

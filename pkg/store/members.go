@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Member is one membership of a tenant with its user's email, and whether
+// the user has set a password yet (an invited user has not).
+type Member struct {
+	UserID      string
+	Email       string
+	Role        string
+	HasPassword bool
+	CreatedAt   time.Time
+}
+
+// ListMemberUsers lists the tenant's members with their users, by email.
+func (s *Store) ListMemberUsers(ctx context.Context, tenantID string) ([]Member, error) {
+	var rows []Member
+	err := s.q(ctx).Table("memberships m").
+		Select("m.user_id, u.email, m.role, u.password_hash <> '' AS has_password, m.created_at").
+		Joins("JOIN users u ON u.id = m.user_id").
+		Where("m.tenant_id = ?", tenantID).Order("u.email").Scan(&rows).Error
+	return rows, wrap("list member users", err)
+}
+
+// GetMembership is userID's membership of tenantID; none is ErrNotFound.
+func (s *Store) GetMembership(ctx context.Context, tenantID, userID string) (*Membership, error) {
+	var m Membership
+	if err := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).First(&m).Error; err != nil {
+		return nil, wrap("get membership", err)
+	}
+	return &m, nil
+}
+
+// DeleteMembership removes userID from tenantID; none is ErrNotFound.
+func (s *Store) DeleteMembership(ctx context.Context, tenantID, userID string) error {
+	res := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).Delete(&Membership{})
+	if res.Error != nil {
+		return wrap("delete membership", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("delete membership", ErrNotFound)
+	}
+	return nil
+}
+
+// CountOwners counts the tenant's owners.
+func (s *Store) CountOwners(ctx context.Context, tenantID string) (int64, error) {
+	var n int64
+	err := s.q(ctx).Model(&Membership{}).Where("tenant_id = ? AND role = ?", tenantID, "owner").Count(&n).Error
+	return n, wrap("count owners", err)
+}
+
+// LockTenant serialises changes to the tenant's memberships: called first
+// in a transaction, it makes a second transaction that calls it wait until
+// the first ends, so a check such as "one owner remains" and the change it
+// guards cannot interleave with another's. On PostgreSQL it locks the
+// tenant's row; SQLite's transactions take the database's write lock as
+// they begin (_txlock=immediate), which serialises them already.
+func (s *Store) LockTenant(ctx context.Context, tenantID string) error {
+	if s.dialect != DialectPostgres {
+		return nil
+	}
+	var id string
+	err := s.q(ctx).Raw("SELECT id FROM tenants WHERE id = ? FOR UPDATE", tenantID).Scan(&id).Error
+	if err == nil && id == "" {
+		err = ErrNotFound
+	}
+	return wrap("lock tenant", err)
+}
+
+// SetUserPassword replaces the user's password hash.
+func (s *Store) SetUserPassword(ctx context.Context, userID, hash string) error {
+	res := s.q(ctx).Model(&User{}).Where("id = ?", userID).
+		Updates(map[string]any{"password_hash": hash, "updated_at": s.db.NowFunc()})
+	if res.Error != nil {
+		return wrap("set user password", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("set user password", ErrNotFound)
+	}
+	return nil
+}
+
+// ListUsers lists every user, by email, for the operator's command line.
+func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
+	var rows []User
+	err := s.q(ctx).Order("email").Find(&rows).Error
+	return rows, wrap("list users", err)
+}
+
+// Invite is a one-time link that lets an invited user set a password.
+// Only the SHA-256 of its token is kept.
+type Invite struct {
+	TokenHash string `gorm:"primaryKey"`
+	UserID    string
+	TenantID  string
+	ExpiresAt time.Time
+	CreatedAt time.Time
+}
+
+// CreateInvite inserts an invite.
+func (s *Store) CreateInvite(ctx context.Context, inv *Invite) error {
+	return wrap("create invite", s.q(ctx).Create(inv).Error)
+}
+
+// GetInvite finds the unexpired invite with this token hash; a missing or
+// expired one is ErrNotFound.
+func (s *Store) GetInvite(ctx context.Context, tokenHash string, now time.Time) (*Invite, error) {
+	var inv Invite
+	if err := s.q(ctx).Where("token_hash = ? AND expires_at > ?", tokenHash, now).First(&inv).Error; err != nil {
+		return nil, wrap("get invite", err)
+	}
+	return &inv, nil
+}
+
+// TakeInvite finds the unexpired invite with this token hash and deletes
+// every invite of its user, so a link works once and a user who set a
+// password by one link cannot be taken over through another. A missing or
+// expired invite is ErrNotFound. Call it in a transaction with what the
+// acceptance writes.
+func (s *Store) TakeInvite(ctx context.Context, tokenHash string, now time.Time) (*Invite, error) {
+	inv, err := s.GetInvite(ctx, tokenHash, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.DeleteInvites(ctx, inv.UserID, ""); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// DeleteInvites removes the user's invites: those of one tenant, or all
+// when tenantID is "".
+func (s *Store) DeleteInvites(ctx context.Context, userID, tenantID string) error {
+	q := s.q(ctx).Where("user_id = ?", userID)
+	if tenantID != "" {
+		q = q.Where("tenant_id = ?", tenantID)
+	}
+	return wrap("delete invites", q.Delete(&Invite{}).Error)
+}
