@@ -66,7 +66,8 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	handler, err := api.New(api.Options{Platform: d.platform, Runtime: rt, Inbound: channels, Logger: d.log, Metrics: reg, Web: web.Files()})
+	handler, err := api.New(api.Options{Platform: d.platform, Runtime: rt, Inbound: channels, Logger: d.log, Metrics: reg, Web: web.Files(),
+		TrustedProxies: d.settings.TrustedProxies})
 	if err != nil {
 		return err
 	}

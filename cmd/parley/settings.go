@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ type Settings struct {
 	// to: a self-hosted Telegram Bot API server, or a test server.
 	TelegramAPI string
 	SlackAPI    string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client, for sign-in limits and the audit log.
+	TrustedProxies []string
 	// StdioEnv is what stdio MCP servers inherit from this process (PATH and
 	// HOME, so `npx` and friends resolve), besides their config's env.
 	StdioEnv []string
@@ -82,6 +86,7 @@ var settingsTable = []setting{
 	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send per server process, same format; off for none"},
 	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
 	{"PARLEY_MAX_IMAGE_BYTES", "5242880", "largest image file (bytes) a user may send with a message, 1024 to 20971520; images are stored in the message, in the database"},
+	{"PARLEY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (sign-in limits, audit log); empty: the connection's peer is the client"},
 	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a dialog stays claimed by a server that hangs without dying, before another run may answer it (1s to 1h); a server that died holds nothing"},
 }
 
@@ -114,6 +119,12 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		OutboundAllow:    splitList(get("PARLEY_OUTBOUND_ALLOW")),
 		TelegramAPI:      get("PARLEY_TELEGRAM_API_URL"),
 		SlackAPI:         get("PARLEY_SLACK_API_URL"),
+		TrustedProxies:   splitList(get("PARLEY_TRUSTED_PROXIES")),
+	}
+	for _, p := range s.TrustedProxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			return Settings{}, fmt.Errorf("PARLEY_TRUSTED_PROXIES: %q is not an IP address or CIDR", p)
+		}
 	}
 	var err error
 	if s.MCPStdio.Allow, err = botconfig.ParseStdioAllow(get("PARLEY_MCP_STDIO_ALLOW")); err != nil {

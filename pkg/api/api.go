@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,12 @@ type Options struct {
 	// Web is the static tree served at "/" (web.Files()). Nil serves no
 	// page: the API alone.
 	Web fs.FS
+	// LoginLimit bounds sign-in attempts; nil means DefaultLoginLimit.
+	LoginLimit *LoginLimit
+	// TrustedProxies are the addresses or CIDRs of reverse proxies whose
+	// X-Forwarded-For names the client (for login limits and the audit
+	// log); none trusts no header, and the client is the connection's peer.
+	TrustedProxies []string
 }
 
 // check reports every required dependency that is missing.
@@ -98,6 +105,9 @@ func New(opts Options) (*Handler, error) {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.ContextWithFallback = true
+	if err := e.SetTrustedProxies(opts.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("api: trusted proxies: %w", err)
+	}
 	s.register(e)
 	return &Handler{engine: e}, nil
 }
@@ -129,6 +139,10 @@ type server struct {
 	landingPage []byte
 	// web is the static tree (Options.Web) the admin UI and widget come from.
 	web fs.FS
+	// logins limits sign-in attempts per email and per client address.
+	logins *loginLimiter
+	// signIns counts sign-in attempts by outcome.
+	signIns *prometheus.CounterVec
 }
 
 func newServer(opts Options) (*server, error) {
@@ -144,10 +158,17 @@ func newServer(opts Options) (*server, error) {
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
+	limit := DefaultLoginLimit
+	if opts.LoginLimit != nil {
+		limit = *opts.LoginLimit
+	}
+	s.logins = newLoginLimiter(limit, time.Now)
+	s.signIns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "parley_sign_ins_total",
+		Help: "Admin UI sign-in attempts (logins and invite acceptances) by outcome: ok, refused, rate_limited."}, []string{"outcome"})
 	s.metrics = newHTTPMetrics()
 	s.streams = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "parley_active_streams", Help: "Event streams (SSE) open right now."})
-	for _, c := range []prometheus.Collector{s.metrics.requests, s.metrics.duration, s.streams} {
+	for _, c := range []prometheus.Collector{s.metrics.requests, s.metrics.duration, s.streams, s.signIns} {
 		if err := s.registry.Register(c); err != nil {
 			return nil, fmt.Errorf("api: metrics: %w", err)
 		}

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,12 +22,51 @@ func (s *server) login(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	sess, err := s.platform.Login(ctx, req.Email, req.Password)
-	if err != nil {
+	if !s.admitSignIn(c, req.Email) {
+		return
+	}
+	sess, err := s.platform.Login(c.Request.Context(), req.Email, req.Password)
+	s.signedIn(c, sess, err)
+}
+
+// acceptInvite: POST /v1/auth/accept-invite {token, password}. The invited
+// user sets a password and is signed in, as by login.
+func (s *server) acceptInvite(c *gin.Context) {
+	var req apiclient.AcceptInviteRequest
+	if err := decodeJSON(c, &req); err != nil {
 		s.fail(c, err)
 		return
 	}
+	if !s.admitSignIn(c, "") {
+		return
+	}
+	sess, err := s.platform.AcceptInvite(c.Request.Context(), req.Token, req.Password, c.ClientIP())
+	s.signedIn(c, sess, err)
+}
+
+// admitSignIn spends a sign-in attempt of the email (when given) and of
+// the client's address, or answers 429 with Retry-After.
+func (s *server) admitSignIn(c *gin.Context, email string) bool {
+	wait, ok := s.logins.allow(email, c.ClientIP())
+	if ok {
+		return true
+	}
+	s.signIns.WithLabelValues("rate_limited").Inc()
+	c.Header("Retry-After", strconv.Itoa(retryAfter(wait)))
+	writeError(c, &apiclient.Error{Code: apiclient.CodeRateLimited,
+		Message: fmt.Sprintf("too many sign-in attempts; try again in %d seconds", retryAfter(wait))})
+	return false
+}
+
+// signedIn answers a sign-in: the session cookie and who the user is.
+func (s *server) signedIn(c *gin.Context, sess platform.Session, err error) {
+	if err != nil {
+		s.signIns.WithLabelValues("refused").Inc()
+		s.fail(c, err)
+		return
+	}
+	s.signIns.WithLabelValues("ok").Inc()
+	ctx := c.Request.Context()
 	p, err := s.platform.Authenticate(ctx, sess.Token)
 	if err != nil {
 		s.fail(c, err)

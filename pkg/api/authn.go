@@ -50,6 +50,10 @@ func (s *server) authenticate(c *gin.Context) {
 		writeError(c, errOrigin)
 		return
 	}
+	p.IP = c.ClientIP()
+	if p.KeyKind == auth.KindPublishable {
+		p.UserToken = c.GetHeader(UserTokenHeader)
+	}
 	c.Set(ctxPrincipal, p)
 	c.Next()
 }

@@ -28,6 +28,7 @@ func (s *server) register(e *gin.Engine) {
 	v1.POST("/auth/login", s.login)
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/schemas/agent-config", s.agentConfigSchema)
+	v1.POST("/auth/accept-invite", s.acceptInvite)
 
 	d := newDialogAPI(s)
 
@@ -65,6 +66,12 @@ func (s *server) register(e *gin.Engine) {
 	t.PUT("/secrets/:name", s.putSecret)
 	t.GET("/secrets", s.listSecrets)
 	t.DELETE("/secrets/:name", s.deleteSecret)
+
+	t.GET("/members", s.listMembers)
+	t.POST("/members", s.inviteMember)
+	t.PATCH("/members/:user", s.updateMember)
+	t.DELETE("/members/:user", s.removeMember)
+	t.GET("/audit-log", s.auditLog)
 
 	t.PUT("/identity", s.putIdentity)
 	t.GET("/identity", s.getIdentity)
