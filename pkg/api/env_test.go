@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
@@ -44,7 +45,17 @@ type env struct {
 	logs *syncBuffer
 }
 
+// generousLogins lets the tests, which sign in afresh for many requests
+// from one address, sign in as often as they like.
+var generousLogins = api.LoginLimit{EmailBurst: 1 << 20, EmailEvery: time.Millisecond, IPBurst: 1 << 20, IPEvery: time.Millisecond}
+
 func newEnv(t testing.TB, st *store.Store) *env {
+	t.Helper()
+	return newEnvWith(t, st, func(o *api.Options) { o.LoginLimit = &generousLogins })
+}
+
+// newEnvWith is newEnv with the API's options changed by each of with.
+func newEnvWith(t testing.TB, st *store.Store, with ...func(*api.Options)) *env {
 	t.Helper()
 	key := make([]byte, auth.KeySize)
 	if _, err := rand.Read(key); err != nil {
@@ -71,10 +82,14 @@ func newEnv(t testing.TB, st *store.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := api.New(api.Options{
+	opts := api.Options{
 		Platform: svc, Runtime: rt, Inbound: channels, Logger: log, Metrics: reg, Web: web.Files(),
 		MaxBodyBytes: 64 << 10,
-	})
+	}
+	for _, w := range with {
+		w(&opts)
+	}
+	h, err := api.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,6 +102,9 @@ func routeTable() []routeCase {
 			return "/v1/auth/login", apiclient.LoginRequest{Email: "owner@alpha.test", Password: "member-password"}
 		}},
 		{"POST", "/v1/auth/logout", public, fixed("/v1/auth/logout")},
+		{"POST", "/v1/auth/accept-invite", public, func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/auth/accept-invite", apiclient.AcceptInviteRequest{Token: w.mustInvite(t, f).Token, Password: "a long new password"}
+		}},
 		{"GET", "/v1/auth/me", anyValid, fixed("/v1/auth/me")},
 		{"POST", "/v1/validate", anyValid, func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/validate", apiclient.ValidateRequest{Config: botConfig(t)}
@@ -138,6 +141,21 @@ func routeTable() []routeCase {
 				t.Fatal(err)
 			}
 			return "/v1/tenants/" + f.slug + "/secrets/" + name, nil
+		}},
+		{"GET", "/v1/tenants/:tenant/members", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/members", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/members", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/members", apiclient.InviteMemberRequest{Email: w.unique("new") + "@example.com", Role: "viewer"}
+		}},
+		{"PATCH", "/v1/tenants/:tenant/members/:user", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/members/" + w.mustInvite(t, f).UserID, apiclient.UpdateMemberRequest{Role: "editor"}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/members/:user", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/members/" + w.mustInvite(t, f).UserID, nil
+		}},
+		{"GET", "/v1/tenants/:tenant/audit-log", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/audit-log", nil
 		}},
 		{"PUT", "/v1/tenants/:tenant/identity", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/identity", apiclient.PutIdentityRequest{Secret: strings.Repeat("s", 40)}
@@ -775,4 +793,14 @@ func (w *world) mustPausedDialog(t *testing.T, f tenantFixture, kind string) str
 		t.Fatal(err)
 	}
 	return id
+}
+
+// mustInvite invites a new viewer to f's tenant, as the operator.
+func (w *world) mustInvite(t *testing.T, f tenantFixture) platform.Invitation {
+	t.Helper()
+	inv, err := w.svc.InviteMember(context.Background(), platform.Operator(), f.slug, w.unique("invitee")+"@example.com", "viewer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inv
 }
