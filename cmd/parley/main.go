@@ -40,6 +40,7 @@ func (m *Main) commands() map[string]command {
 		"test":     {"run bots' conversation tests", (*Main).test},
 		"apply":    {"create or update tenants and bots from a directory", (*Main).apply},
 		"tenant":   {"manage tenants (tenant create SLUG)", (*Main).tenant},
+		"user":     {"manage users and members; recover a lost admin key", (*Main).user},
 		"migrate":  {"bring the database schema up to date", (*Main).migrate},
 	}
 }
@@ -85,7 +86,7 @@ var errUsage = errors.New("usage")
 
 func (m *Main) usage(cmds map[string]command) {
 	fmt.Fprintln(m.Stderr, "usage: parley <command> [flags]\n\ncommands:")
-	for _, name := range []string{"serve", "validate", "chat", "test", "apply", "tenant", "migrate"} {
+	for _, name := range []string{"serve", "validate", "chat", "test", "apply", "tenant", "user", "migrate"} {
 		fmt.Fprintf(m.Stderr, "  %-9s %s\n", name, cmds[name].summary)
 	}
 	fmt.Fprintln(m.Stderr, "\nRun 'parley <command> --help' for a command's flags; 'parley serve --help' lists the settings.")

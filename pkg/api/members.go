@@ -8,8 +8,9 @@ import (
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
-// invitePath is where the admin UI accepts an invite token.
-const invitePath = "/admin/#/invite/"
+// InvitePath is where the admin UI accepts an invite token: the token
+// follows it.
+const InvitePath = "/admin/#/invite/"
 
 // listMembers: GET /v1/tenants/{tenant}/members.
 func (s *server) listMembers(c *gin.Context) {
@@ -37,7 +38,7 @@ func (s *server) inviteMember(c *gin.Context) {
 	}
 	out := apiclient.Invitation{Member: memberOut(inv.Member)}
 	if inv.Token != "" {
-		out.InviteToken, out.InvitePath, out.ExpiresAt = inv.Token, invitePath+inv.Token, &inv.ExpiresAt
+		out.InviteToken, out.InvitePath, out.ExpiresAt = inv.Token, InvitePath+inv.Token, &inv.ExpiresAt
 	}
 	c.JSON(http.StatusCreated, out)
 }

@@ -101,8 +101,11 @@ func TestAnInvitedEditorSetsAPasswordSignsInAndCannotDoAnAdminsWork(t *testing.T
 			}
 		})
 		refused := map[string]func() error{
-			"list keys":     func() error { _, err := editor.ListAPIKeys(ctx, "acme", ""); return err },
-			"create a key":  func() error { _, err := editor.CreateAPIKey(ctx, "acme", apiclient.CreateAPIKeyRequest{Name: "x", Scopes: []string{"admin"}}); return err },
+			"list keys": func() error { _, err := editor.ListAPIKeys(ctx, "acme", ""); return err },
+			"create a key": func() error {
+				_, err := editor.CreateAPIKey(ctx, "acme", apiclient.CreateAPIKeyRequest{Name: "x", Scopes: []string{"admin"}})
+				return err
+			},
 			"invite":        func() error { _, err := editor.InviteMember(ctx, "acme", "mallory@example.com", "admin"); return err },
 			"promote self":  func() error { _, err := editor.SetMemberRole(ctx, "acme", "eve@example.com", "admin"); return err },
 			"read audit":    func() error { _, err := editor.AuditLog(ctx, "acme", apiclient.AuditQuery{}); return err },

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runParleyIn is runParley with stdin.
+func runParleyIn(t *testing.T, env parleyEnv, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: env.getenv}
+	code = m.Run(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
+	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
+	if code, _, stderr := runParley(t, env, "tenant", "create", "acme"); code != 0 {
+		t.Fatal(stderr)
+	}
+	ok := func(t *testing.T, stdin string, args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runParleyIn(t, env, stdin, args...)
+		if code != 0 {
+			t.Fatalf("parley %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+		return stdout
+	}
+	t.Run("add without a password prints a one-time invite link", func(t *testing.T) {
+		out := ok(t, "", "user", "add", "--tenant", "acme", "--role", "editor", "eve@example.com")
+		if !regexp.MustCompile(`(?m)^/admin/#/invite/inv_\w+$`).MatchString(out) {
+			t.Fatalf("no invite link in:\n%s", out)
+		}
+		if list := ok(t, "", "user", "list", "--tenant", "acme"); !regexp.MustCompile(`eve@example.com\s+pending\s+acme:editor`).MatchString(list) {
+			t.Fatalf("list:\n%s", list)
+		}
+	})
+	t.Run("set-password reads stdin, and the user signs in with it", func(t *testing.T) {
+		ok(t, "plum tractor velvet\n", "user", "set-password", "eve@example.com")
+		d, err := (&Main{Getenv: env.getenv}).openData(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if _, err := d.platform.Login(context.Background(), "eve@example.com", "plum tractor velvet"); err != nil {
+			t.Fatalf("login with the new password: %v", err)
+		}
+	})
+	t.Run("a common password is refused", func(t *testing.T) {
+		code, _, stderr := runParleyIn(t, env, "password1234\n", "user", "set-password", "eve@example.com")
+		if code != 1 || !strings.Contains(stderr, "common") {
+			t.Fatalf("exit %d, %s; want 1 and why", code, stderr)
+		}
+	})
+	t.Run("the last owner is neither demoted nor removed", func(t *testing.T) {
+		ok(t, "plum tractor velvet\n", "user", "add", "--tenant", "acme", "--role", "owner", "--password-stdin", "ada@example.com")
+		for _, args := range [][]string{
+			{"user", "set-role", "--tenant", "acme", "ada@example.com", "admin"},
+			{"user", "remove", "--tenant", "acme", "ada@example.com"},
+		} {
+			code, _, stderr := runParley(t, env, args...)
+			if code != 1 || !strings.Contains(stderr, "last owner") {
+				t.Fatalf("parley %s: exit %d, %s; want 1 and the last-owner rule", strings.Join(args, " "), code, stderr)
+			}
+		}
+	})
+	t.Run("set-role and remove change a member", func(t *testing.T) {
+		ok(t, "", "user", "set-role", "--tenant", "acme", "eve@example.com", "viewer")
+		ok(t, "", "user", "remove", "--tenant", "acme", "eve@example.com")
+		if list := ok(t, "", "user", "list", "--tenant", "acme"); strings.Contains(list, "eve@") {
+			t.Fatalf("eve still listed:\n%s", list)
+		}
+	})
+	t.Run("admin-key prints a working admin key once", func(t *testing.T) {
+		out := ok(t, "", "user", "admin-key", "--tenant", "acme")
+		key := regexp.MustCompile(`(?m)^sk_\w+$`).FindString(out)
+		if key == "" {
+			t.Fatalf("no key in:\n%s", out)
+		}
+		d, err := (&Main{Getenv: env.getenv}).openData(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		p, err := d.platform.Authenticate(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.platform.ListMembers(context.Background(), p, "acme"); err != nil {
+			t.Fatalf("the key cannot act as admin: %v", err)
+		}
+	})
+	t.Run("a command without --tenant is a usage error", func(t *testing.T) {
+		if code, _, _ := runParley(t, env, "user", "remove", "eve@example.com"); code != 2 {
+			t.Fatalf("exit %d, want 2", code)
+		}
+	})
+}
