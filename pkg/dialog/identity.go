@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/identity"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // AnonymousPrefix starts the generated id of a widget visitor without a
@@ -39,20 +41,10 @@ func (r *Runtime) endUser(ctx context.Context, p *platform.Principal, tenantID s
 		in.UserID = anonymousID()
 		return nil
 	}
-	settings, err := r.svc.IdentitySettings(ctx, tenantID)
+	user, err := r.verifyUser(ctx, tenantID, in.UserToken)
 	if err != nil {
 		return err
 	}
-	user, err := r.ids.Verify(ctx, settings, in.UserToken)
-	var refused *identity.Error
-	if errors.As(err, &refused) {
-		r.metrics.userToken(refused.Reason)
-		return platform.Wrap(err, platform.CodeUnauthorized, "user token refused (%s): %s", refused.Reason, refused.Message)
-	}
-	if err != nil {
-		return err
-	}
-	r.metrics.userToken("accepted")
 	if in.UserID != "" && in.UserID != user.ID {
 		return platform.Invalid(platform.Detail{Pointer: "/user_id", Message: "differs from the user token's sub; leave user_id out when you send a user token"})
 	}
@@ -67,6 +59,53 @@ func (r *Runtime) endUser(ctx context.Context, p *platform.Principal, tenantID s
 			}
 			in.Context[cv.Name] = v
 		}
+	}
+	return nil
+}
+
+// verifyUser checks an end user's signed token against the tenant's
+// identity settings.
+func (r *Runtime) verifyUser(ctx context.Context, tenantID, token string) (identity.User, error) {
+	settings, err := r.svc.IdentitySettings(ctx, tenantID)
+	if err != nil {
+		return identity.User{}, err
+	}
+	user, err := r.ids.Verify(ctx, settings, token)
+	var refused *identity.Error
+	if errors.As(err, &refused) {
+		r.metrics.userToken(refused.Reason)
+		return identity.User{}, platform.Wrap(err, platform.CodeUnauthorized, "user token refused (%s): %s", refused.Reason, refused.Message)
+	}
+	if err != nil {
+		return identity.User{}, err
+	}
+	r.metrics.userToken("accepted")
+	return user, nil
+}
+
+// sameEndUser lets a widget (pk_) caller reach only the dialogs of the
+// end user it speaks for: with a signed user token, that user's; without
+// one, an anonymous visitor's, whose unguessable dialog id is all it has.
+// A pk_ key is public, so a dialog id alone must not open a signed-in
+// user's conversation. Another user's dialog is not_found, as another
+// bot's is. Server-side callers are trusted with every dialog of their
+// tenant.
+func (r *Runtime) sameEndUser(ctx context.Context, p *platform.Principal, d *store.Dialog) error {
+	if p.KeyKind != auth.KindPublishable {
+		return nil
+	}
+	if p.UserToken == "" {
+		if strings.HasPrefix(d.UserID, AnonymousPrefix) {
+			return nil
+		}
+		return platform.NotFound("dialog")
+	}
+	user, err := r.verifyUser(ctx, d.TenantID, p.UserToken)
+	if err != nil {
+		return err
+	}
+	if d.UserID != user.ID {
+		return platform.NotFound("dialog")
 	}
 	return nil
 }

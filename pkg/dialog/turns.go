@@ -81,6 +81,13 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 	if err := checkText(in.Text); err != nil {
 		return Turn{}, err
 	}
+	if p.KeyKind == auth.KindPublishable {
+		// A widget's dialog answers only its end user (sameEndUser), which
+		// takes reading the dialog; server-side turns skip the read.
+		if _, err := r.turnDialog(ctx, p, tenant, dialog, in.Origin); err != nil {
+			return Turn{}, err
+		}
+	}
 	if err := r.admit(ctx, p, tenantID); err != nil {
 		return Turn{}, err
 	}
@@ -306,6 +313,9 @@ func (r *Runtime) turnDialog(ctx context.Context, p *platform.Principal, tenant,
 	}
 	if !mayChat(p, d) {
 		return nil, platform.NotFound("dialog")
+	}
+	if err := r.sameEndUser(ctx, p, d); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
