@@ -79,7 +79,13 @@ func (s *Service) PutIdentity(ctx context.Context, p *Principal, tenant string, 
 		}
 	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		detail := map[string]any{"jwks_url": ti.JWKSURL, "audience": ti.Audience, "secret": in.Secret != ""}
+		detail := map[string]any{"kind": "hs256_secret"}
+		if ti.JWKSURL != "" {
+			detail = map[string]any{"kind": "jwks", "jwks_url": ti.JWKSURL}
+		}
+		if ti.Audience != "" {
+			detail["audience"] = ti.Audience
+		}
 		return auditRecord{action: AuditIdentitySet, detail: detail}, tx.PutTenantIdentity(ctx, &ti)
 	})
 	if err != nil {

@@ -14,6 +14,10 @@ import { webhooksView } from './webhooks.js';
 import { channelsView } from './channels.js';
 import { dialogsView, dialogView } from './dialogs.js';
 import { usageView } from './usage.js';
+import { membersView } from './members.js';
+import { auditView } from './audit.js';
+import { inviteView } from './invite.js';
+import { roleIn, atLeast } from './roles.js';
 
 const root = document.getElementById('app');
 
@@ -30,9 +34,15 @@ const routes = [
   [/^\/dialogs$/, dialogsView],
   [/^\/dialogs\/([^/]+)$/, dialogView],
   [/^\/usage$/, usageView],
+  [/^\/members$/, membersView],
+  [/^\/audit$/, auditView],
 ];
 
-const nav = [['', 'Bots'], ['/dialogs', 'Dialogs'], ['/keys', 'API keys'], ['/secrets', 'Secrets'], ['/providers', 'Providers'], ['/webhooks', 'Webhooks'], ['/channels', 'Channels'], ['/usage', 'Usage']];
+// nav: each section with the least role whose work it is; weaker roles do
+// not see it (the API refuses them anyway).
+const nav = [['', 'Bots', 'viewer'], ['/dialogs', 'Dialogs', 'viewer'], ['/keys', 'API keys', 'admin'], ['/secrets', 'Secrets', 'editor'],
+  ['/providers', 'Providers', 'editor'], ['/webhooks', 'Webhooks', 'admin'], ['/channels', 'Channels', 'admin'], ['/members', 'Members', 'viewer'],
+  ['/audit', 'Audit log', 'admin'], ['/usage', 'Usage', 'viewer']];
 
 let me = null;
 let routing = 0; // the latest route() call; an older one that finishes late draws nothing
@@ -60,6 +70,11 @@ function parseHash() {
 
 async function route() {
   const mine = ++routing;
+  const invite = location.hash.match(/^#\/invite\/([^/]+)$/);
+  if (invite) {
+    mount(root, inviteView(decodeURIComponent(invite[1]), async () => { me = null; location.hash = ''; await route(); }));
+    return;
+  }
   if (!me) me = await whoAmI();
   if (mine !== routing) return;
   if (!me) {
@@ -115,7 +130,7 @@ function frame(at, main) {
     h('header', { class: 'top' },
       h('a', { class: 'brand', href: '#/' }, 'Parley'),
       at ? picker : null,
-      at ? h('nav', { 'aria-label': 'Sections' }, nav.map(([p, label]) =>
+      at ? h('nav', { 'aria-label': 'Sections' }, nav.filter(([, , need]) => atLeast(roleIn(me, at.tenant), need)).map(([p, label]) =>
         h('a', { href: `#/t/${encodeURIComponent(at.tenant)}${p}`, 'aria-current': here === p ? 'page' : null }, label))) : null,
       h('span', { class: 'who' }, who),
       h('button', { class: 'ghost', type: 'button', onclick: async () => { await signOut(); me = null; location.hash = ''; await route(); } }, 'Sign out')),
