@@ -92,7 +92,7 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 	fs.StringVar(&f.server, "server", "", "apply through the API of the server at URL instead of the database")
 	fs.StringVar(&f.key, "key", "", "with --server: an sk_ admin key of the tenant, or the platform token (which may also create tenants)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would change, with a diff per bot, and write nothing")
-	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets, named channels, providers, named webhooks and canaries of the applied tenants that the directory no longer has")
+	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets, named channels, providers, named webhooks, canaries and members (with a members.json) of the applied tenants that the directory no longer has")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, `usage: parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR
 
@@ -107,6 +107,7 @@ Makes Parley match DIR, laid out like tenants/:
   DIR/<tenant>/canary/<bot>.json    the candidate config of the bot's canary
   DIR/<tenant>/providers.json       {"<name>": {"kind": "openai|anthropic", "base_url"?, "api_key_env"?, "headers"?, "models"?}}
   DIR/<tenant>/webhooks.json        {"<name>": {"url", "events", "bot"?, "enabled"?, "secret_env"?}}
+  DIR/<tenant>/members.json         {"members": [{"email": "...", "role": "owner|admin|editor|viewer"}]}
 DIR may also be one tenant's directory. Secret values come from the named
 environment variables, never from files. Every file is checked first: when
 any has a problem, each is reported and nothing is applied. A bot whose
@@ -236,6 +237,7 @@ func (a *applier) applyTenant(ctx context.Context, t tenantSpec) {
 	a.secrets(ctx, t, exists)
 	a.identity(ctx, t, exists)
 	a.providers(ctx, t, exists) // after the secrets, before the bots that name them
+	a.members(ctx, t, exists)
 	a.bots(ctx, t, exists)
 	a.channels(ctx, t, exists)
 	a.webhooks(ctx, t, exists) // after the bots they may be filtered to

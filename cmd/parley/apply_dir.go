@@ -52,6 +52,9 @@ type tenantSpec struct {
 	webhooks         []webhookSpec
 	// warnings do not stop the apply: models a provider's list lacks.
 	warnings []fileProblem
+	// members is members.json, nil when the directory has none (then
+	// apply leaves the tenant's members alone, even with --prune).
+	members *membersFile
 }
 
 func (t tenantSpec) hasBot(slug string) bool { return t.botIndex(slug) >= 0 }
@@ -177,6 +180,7 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 	channels, cps := readChannels(dir, getenv)
 	t.channels = channels
 	ps = append(ps, cps...)
+	t.members, ps = readMembers(dir, ps)
 	tests, _ := filepath.Glob(filepath.Join(dir, "tests", "*.json"))
 	for _, f := range tests {
 		if !bots[strings.TrimSuffix(filepath.Base(f), ".json")] {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -60,6 +61,12 @@ type applyTarget interface {
 	createWebhook(ctx context.Context, tenant string, w webhookSpec) (secret string, err error)
 	updateWebhook(ctx context.Context, tenant, id string, c webhookChange) error
 	deleteWebhook(ctx context.Context, tenant, id string) error
+	members(ctx context.Context, tenant string) ([]liveMember, error)
+	// inviteMember returns the one-time invite link of a person without
+	// an account ("" when they had one and were added).
+	inviteMember(ctx context.Context, tenant, email, role string) (string, error)
+	setMemberRole(ctx context.Context, tenant, email, role string) error
+	removeMember(ctx context.Context, tenant, email string) error
 }
 
 // liveBot is a bot's settings and live version as apply compares them;
@@ -182,6 +189,32 @@ func (d dbTarget) publish(ctx context.Context, tenant, slug string, n int) error
 
 func (d dbTarget) deleteBot(ctx context.Context, tenant, slug string) error {
 	return d.svc.DeleteBot(ctx, d.op, tenant, slug)
+}
+
+func (d dbTarget) members(ctx context.Context, tenant string) ([]liveMember, error) {
+	ms, err := d.svc.ListMembers(ctx, d.op, tenant)
+	out := make([]liveMember, len(ms))
+	for i, m := range ms {
+		out[i] = liveMember{email: m.Email, role: m.Role}
+	}
+	return out, err
+}
+
+func (d dbTarget) inviteMember(ctx context.Context, tenant, email, role string) (string, error) {
+	inv, err := d.svc.InviteMember(ctx, d.op, tenant, email, role)
+	if err != nil || inv.Token == "" {
+		return "", err
+	}
+	return api.InvitePath + inv.Token, nil
+}
+
+func (d dbTarget) setMemberRole(ctx context.Context, tenant, email, role string) error {
+	_, err := d.svc.SetMemberRole(ctx, d.op, tenant, email, role)
+	return err
+}
+
+func (d dbTarget) removeMember(ctx context.Context, tenant, email string) error {
+	return d.svc.RemoveMember(ctx, d.op, tenant, email)
 }
 
 // apiTarget applies through a running server's API with a key.
@@ -331,6 +364,35 @@ func (a apiTarget) publish(ctx context.Context, tenant, slug string, n int) erro
 
 func (a apiTarget) deleteBot(ctx context.Context, tenant, slug string) error {
 	return a.c.DeleteBot(ctx, tenant, slug)
+}
+
+func (a apiTarget) members(ctx context.Context, tenant string) ([]liveMember, error) {
+	list, err := a.c.ListMembers(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]liveMember, len(list.Members))
+	for i, m := range list.Members {
+		out[i] = liveMember{email: m.Email, role: m.Role}
+	}
+	return out, nil
+}
+
+func (a apiTarget) inviteMember(ctx context.Context, tenant, email, role string) (string, error) {
+	inv, err := a.c.InviteMember(ctx, tenant, email, role)
+	if err != nil {
+		return "", err
+	}
+	return inv.InvitePath, nil
+}
+
+func (a apiTarget) setMemberRole(ctx context.Context, tenant, email, role string) error {
+	_, err := a.c.SetMemberRole(ctx, tenant, email, role)
+	return err
+}
+
+func (a apiTarget) removeMember(ctx context.Context, tenant, email string) error {
+	return a.c.RemoveMember(ctx, tenant, email)
 }
 
 // apiStatus is the HTTP status of an API error, 0 for other errors.
