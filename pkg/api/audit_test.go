@@ -14,6 +14,10 @@ import (
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
+// erasedDigest is how the audit log names the erased end user
+// erase-me@example.com: by the SHA-256 of the id, never the id.
+const erasedDigest = "sha256:82780b13d1fd6ad6b397e4b4ac8734cf0b205d20bd8b1cb1a38983f5cef0a60f"
+
 // step is one audited change made through the API, and the entry it must
 // leave.
 type step struct {
@@ -55,6 +59,23 @@ func TestEveryAuditedChangeLeavesAnEntryWithWhoWhatAndWhence(t *testing.T) {
 				return err
 			}, "version.published", "support"},
 			{func() error { _, err := admin.Publish(ctx, "acme", "support", 1); return err }, "version.rolled_back", "support"},
+			{func() error {
+				d, err := admin.CreateDialog(ctx, "acme", "support", apiclient.CreateDialogRequest{UserID: "u-1"})
+				if err != nil {
+					return err
+				}
+				return admin.Do(ctx, "DELETE", "/v1/tenants/acme/dialogs/"+d.ID, nil, nil)
+			}, "dialog.deleted", ""},
+			{func() error {
+				if _, err := admin.CreateDialog(ctx, "acme", "support", apiclient.CreateDialogRequest{UserID: "erase-me@example.com"}); err != nil {
+					return err
+				}
+				return admin.Do(ctx, "DELETE", "/v1/tenants/acme/end-users/erase-me@example.com", nil, nil)
+			}, "end_user.erased", erasedDigest},
+			{func() error { return admin.Do(ctx, "GET", "/v1/tenants/acme/dialogs/export", nil, nil) }, "dialogs.exported", ""},
+			{func() error {
+				return admin.Do(ctx, "PATCH", "/v1/tenants/acme", apiclient.UpdateTenantRequest{RetentionDays: ptr(30)}, nil)
+			}, "tenant.updated", "acme"},
 			{func() error { _, err := admin.SetCanary(ctx, "acme", "support", 2, 10); return err }, "canary.set", "support"},
 			{func() error { _, err := admin.DropCanary(ctx, "acme", "support"); return err }, "canary.dropped", "support"},
 			{func() error {
@@ -108,7 +129,7 @@ func TestEveryAuditedChangeLeavesAnEntryWithWhoWhatAndWhence(t *testing.T) {
 		all := auditEntries(t, admin, "acme", apiclient.AuditQuery{})
 		raw, _ := json.Marshal(all)
 		t.Run("no secret value or webhook secret is in the log", func(t *testing.T) {
-			for _, secret := range []string{secretValue, hookSecret, strings.Repeat("k", 40)} {
+			for _, secret := range []string{secretValue, hookSecret, strings.Repeat("k", 40), "erase-me@example.com"} {
 				if strings.Contains(string(raw), secret) {
 					t.Fatalf("the audit log holds a secret: %s", raw)
 				}

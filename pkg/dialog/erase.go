@@ -2,6 +2,8 @@ package dialog
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 
 	"github.com/parleyhq/parley/pkg/auth"
@@ -36,7 +38,12 @@ func (r *Runtime) DeleteDialog(ctx context.Context, p *platform.Principal, tenan
 	if r.running(tenantID, dialog) {
 		return errRunning("this dialog is answering a message")
 	}
-	_, err = r.store.DeleteDialog(ctx, tenantID, dialog, r.now())
+	err = r.store.Tx(ctx, func(tx *store.Store) error {
+		if _, err := tx.DeleteDialog(ctx, tenantID, dialog, r.now()); err != nil {
+			return err
+		}
+		return r.svc.Audit(ctx, tx, p, tenantID, platform.AuditDialogDeleted, dialog, nil)
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return errRunning("this dialog is answering a message")
 	}
@@ -71,6 +78,13 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 	}
 	r.metrics.deleted.WithLabelValues("erasure").Add(float64(got.Dialogs))
 	r.metrics.notes.WithLabelValues("erased").Add(float64(got.Notes))
+	// Recorded after the batches (each its own commit), and naming the user
+	// only by a hash: whoever holds the id can check it was erased, and
+	// the log keeps no more of the user than erasure left.
+	if err := r.svc.Audit(ctx, nil, p, tenantID, platform.AuditEndUserErased, endUserDigest(userID),
+		map[string]any{"dialogs": got.Dialogs, "messages": got.Messages, "memory_notes": got.Notes, "kept_running": got.Running}); err != nil {
+		return Erased{}, r.internal(ctx, "erase end user: audit", err)
+	}
 	if got.Running > 0 {
 		return Erased{Dialogs: got.Dialogs, Messages: got.Messages, MemoryNotes: got.Notes},
 			errRunning("some of this user's dialogs are answering a message and were kept")
@@ -83,4 +97,11 @@ func (r *Runtime) running(tenantID, dialogID string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.live[liveKey(tenantID, dialogID)] != nil
+}
+
+// endUserDigest names an erased end user in the audit log: "sha256:" and
+// the hex SHA-256 of the id.
+func endUserDigest(userID string) string {
+	sum := sha256.Sum256([]byte(userID))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -25,6 +25,10 @@ func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tena
 	if err != nil {
 		return err
 	}
+	detail := map[string]any{"bot": f.Bot, "status": f.Status, "from": f.From, "to": f.To}
+	if err := r.svc.Audit(ctx, nil, p, tenantID, platform.AuditDialogsExported, "", detail); err != nil {
+		return r.internal(ctx, "export dialogs: audit", err)
+	}
 	page := store.Page{Limit: exportPage}
 	for {
 		rows, next, err := r.store.ListDialogs(ctx, tenantID, sf, page)

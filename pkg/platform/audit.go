@@ -35,6 +35,11 @@ const (
 	AuditProviderDeleted   = "provider.deleted"
 	AuditIdentitySet       = "identity.set"
 	AuditIdentityDeleted   = "identity.deleted"
+	AuditTenantUpdated     = "tenant.updated"
+	AuditLimitsSet         = "limits.set"
+	AuditDialogDeleted     = "dialog.deleted"
+	AuditEndUserErased     = "end_user.erased"
+	AuditDialogsExported   = "dialogs.exported"
 )
 
 // Actor kinds of audit entries.
@@ -130,6 +135,17 @@ func (s *Service) writeAudit(ctx context.Context, tx *store.Store, p *Principal,
 	kind, id, name := p.auditActor()
 	return tx.AddAuditEntry(ctx, &store.AuditEntry{TenantID: tenantID, ActorKind: kind, ActorID: id, ActorName: name,
 		Action: rec.action, Target: rec.target, Detail: string(detail), IP: p.IP, CreatedAt: s.now()})
+}
+
+// Audit adds an entry to the tenant's (by id) audit log through st: a
+// transaction's store, so the entry commits with the change it records,
+// or nil for the Service's own store. It is for changes made outside this
+// package (the dialog runtime's erasures and exports).
+func (s *Service) Audit(ctx context.Context, st *store.Store, p *Principal, tenantID, action, target string, detail map[string]any) error {
+	if st == nil {
+		st = s.store
+	}
+	return s.writeAudit(ctx, st, p, tenantID, auditRecord{action: action, target: target, detail: detail})
 }
 
 // auditActor names p in the audit log: its kind, id and human name.

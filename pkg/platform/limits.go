@@ -54,7 +54,11 @@ func (s *Service) PutTenantLimits(ctx context.Context, p *Principal, tenant stri
 		return TenantLimits{}, err
 	}
 	row := store.TenantLimits{TenantID: t.ID, DailyTokenQuota: l.DailyTokenQuota, RatePerSecond: l.RatePerSecond, RateBurst: l.RateBurst}
-	if err := s.store.PutTenantLimits(ctx, &row); err != nil {
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		detail := map[string]any{"daily_token_quota": l.DailyTokenQuota, "rate_per_second": l.RatePerSecond, "rate_burst": l.RateBurst}
+		return auditRecord{action: AuditLimitsSet, target: t.Slug, detail: detail}, tx.PutTenantLimits(ctx, &row)
+	})
+	if err != nil {
 		return TenantLimits{}, s.internal(ctx, "put tenant limits", err)
 	}
 	return l, nil

@@ -2,9 +2,11 @@ package platform
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // MaxRetentionDays bounds a tenant's retention period (100 years).
@@ -50,7 +52,11 @@ func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string,
 	if len(fields) == 0 {
 		return tenantView(t), nil
 	}
-	if err := s.store.UpdateTenant(ctx, t.ID, fields); err != nil {
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		detail := maps.Clone(fields) // UpdateTenant adds updated_at to fields
+		return auditRecord{action: AuditTenantUpdated, target: t.Slug, detail: detail}, tx.UpdateTenant(ctx, t.ID, fields)
+	})
+	if err != nil {
 		return Tenant{}, s.storeErr(ctx, "update tenant", "tenant", "", err)
 	}
 	t, err = s.store.GetTenant(ctx, t.ID)
