@@ -130,3 +130,38 @@ func waitingFor(t *testing.T, st *store.Store, pid int) <-chan struct{} {
 	}()
 	return done
 }
+
+// TestATenantsAuditLogAndInvitesGoWithIt: deleting a tenant's row deletes
+// its audit log and invites, on both databases (foreign keys cascade).
+func TestATenantsAuditLogAndInvitesGoWithIt(t *testing.T) {
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		gone, kept := mustTenant(t, st, "gone"), mustTenant(t, st, "kept")
+		u := &store.User{Email: "eve@example.com"}
+		if err := st.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		for _, tn := range []*store.Tenant{gone, kept} {
+			if err := st.AddAuditEntry(ctx, &store.AuditEntry{TenantID: tn.ID, ActorKind: "operator", Action: "secret.set", Target: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.CreateInvite(ctx, &store.Invite{TokenHash: tn.ID, UserID: u.ID, TenantID: tn.ID, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.DB().Exec("DELETE FROM tenants WHERE id = ?", gone.ID).Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			tn   *store.Tenant
+			want int64
+		}{{gone, 0}, {kept, 1}} {
+			var entries, invites int64
+			st.DB().Table("audit_log").Where("tenant_id = ?", tc.tn.ID).Count(&entries)
+			st.DB().Table("invites").Where("tenant_id = ?", tc.tn.ID).Count(&invites)
+			if entries != tc.want || invites != tc.want {
+				t.Errorf("tenant %s: %d audit entries and %d invites, want %d of each", tc.tn.Slug, entries, invites, tc.want)
+			}
+		}
+	})
+}
