@@ -7,5 +7,6 @@
 //	parley chat --config FILE    talk to a bot in the terminal
 //	parley apply DIR             create or update tenants and bots from a directory
 //	parley tenant create SLUG    create a tenant and print its first admin key
+//	parley user ...              manage users and members; a new admin key when all are lost
 //	parley migrate               bring the database schema up to date
 package main
