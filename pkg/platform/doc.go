@@ -24,6 +24,17 @@
 // with the Standard Webhooks signatures, retries and delivery log of
 // pkg/webhook.
 //
+// Teams (members.go): members are invited by email with a role; a person
+// without an account gets a one-time invite token (AcceptInvite sets the
+// password and signs them in). Role changes and removals lock the tenant's
+// memberships in their transaction, so the last owner can be neither
+// demoted nor removed, even by two owners at once.
+//
+// The audit log (audit.go): each audited change writes its entry (who:
+// user, key or operator, with the request's address; what; on which
+// target) in the change's own transaction, through audited or
+// auditedEvent; the dialog runtime's erasures and exports call Audit.
+//
 // Every error is an *Error with a Code (invalid, not_found, conflict,
 // unauthorized, forbidden, rate_limited, internal), a caller-safe Message and,
 // for invalid input or a refused config, Details with JSON pointers. Another
