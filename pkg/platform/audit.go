@@ -95,7 +95,8 @@ func (s *Service) audited(ctx context.Context, p *Principal, tenantID string, fa
 
 // auditedEvent is WithEvent for a change that is audited too: fact, its
 // webhook event (when an endpoint subscribes) and its audit record commit
-// in one transaction.
+// in one transaction. fact returns nil data for a change that changed
+// nothing (no event).
 func (s *Service) auditedEvent(ctx context.Context, p *Principal, ev Event, fact func(tx *store.Store) (any, auditRecord, error)) error {
 	h, targets, err := s.eventTargets(ctx, ev)
 	if err != nil {
@@ -106,7 +107,7 @@ func (s *Service) auditedEvent(ctx context.Context, p *Principal, ev Event, fact
 		if err != nil {
 			return err
 		}
-		if len(targets) > 0 {
+		if len(targets) > 0 && data != nil {
 			if err := writeEvent(ctx, tx, h.slug, ev, data, targets, s.now()); err != nil {
 				return err
 			}

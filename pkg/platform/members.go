@@ -8,6 +8,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // InviteTTL is how long an invite link works.
@@ -65,36 +66,36 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 		}
 	}
 	var inv Invitation
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
 		if err := tx.LockTenant(ctx, t.ID); err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
 		u, err := userForInvite(ctx, tx, email)
 		if err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
 		m, err := tx.GetMembership(ctx, t.ID, u.ID)
 		switch {
 		case err == nil && u.PasswordHash != "":
-			return auditRecord{}, Errorf(CodeConflict, "%s is a member already; change their role instead", u.Email)
+			return nil, auditRecord{}, Errorf(CodeConflict, "%s is a member already; change their role instead", u.Email)
 		case err == nil && m.Role != role:
 			// Inviting again sends a fresh link; it changes no role, which
 			// takes the checks of SetMemberRole.
-			return auditRecord{}, Errorf(CodeConflict, "%s is invited already as %s; change their role instead, or invite them as %s for a fresh link", u.Email, m.Role, m.Role)
+			return nil, auditRecord{}, Errorf(CodeConflict, "%s is invited already as %s; change their role instead, or invite them as %s for a fresh link", u.Email, m.Role, m.Role)
 		case err != nil && !errors.Is(err, store.ErrNotFound):
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
 		if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
 		inv.Member = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: u.PasswordHash == ""}
 		if !inv.Pending {
-			return auditRecord{action: AuditMemberAdded, target: u.Email, detail: map[string]any{"role": role}}, nil
+			return memberChanged(p, "added", inv.Member, ""), auditRecord{action: AuditMemberAdded, target: u.Email, detail: map[string]any{"role": role}}, nil
 		}
 		if inv.Token, inv.ExpiresAt, err = s.newInvite(ctx, tx, u.ID, t.ID); err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
-		return auditRecord{action: AuditMemberInvited, target: u.Email, detail: map[string]any{"role": role}}, nil
+		return memberChanged(p, "invited", inv.Member, ""), auditRecord{action: AuditMemberInvited, target: u.Email, detail: map[string]any{"role": role}}, nil
 	})
 	if err != nil {
 		return Invitation{}, s.memberErr(ctx, "invite member", err)
@@ -159,24 +160,24 @@ func (s *Service) SetMemberRole(ctx context.Context, p *Principal, tenant, user,
 		return Member{}, err
 	}
 	var out Member
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
 		u, m, err := s.lockedMember(ctx, tx, p, t.ID, user, role == auth.RoleOwner)
 		if err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
 		out = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: u.PasswordHash == ""}
 		if m.Role == role {
-			return auditRecord{}, nil
+			return nil, auditRecord{}, nil
 		}
 		if m.Role == auth.RoleOwner {
 			if err := keepAnOwner(ctx, tx, t.ID); err != nil {
-				return auditRecord{}, err
+				return nil, auditRecord{}, err
 			}
 		}
 		if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
-		return auditRecord{action: AuditMemberRoleChanged, target: u.Email,
+		return memberChanged(p, "role_changed", out, m.Role), auditRecord{action: AuditMemberRoleChanged, target: u.Email,
 			detail: map[string]any{"role": role, "previous_role": m.Role}}, nil
 	})
 	if err != nil {
@@ -194,23 +195,24 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user s
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
 		u, m, err := s.lockedMember(ctx, tx, p, t.ID, user, false)
 		if err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
 		if m.Role == auth.RoleOwner {
 			if err := keepAnOwner(ctx, tx, t.ID); err != nil {
-				return auditRecord{}, err
+				return nil, auditRecord{}, err
 			}
 		}
 		if err := tx.DeleteMembership(ctx, t.ID, u.ID); err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
 		if err := tx.DeleteInvites(ctx, u.ID, t.ID); err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
-		return auditRecord{action: AuditMemberRemoved, target: u.Email, detail: map[string]any{"role": m.Role}}, nil
+		gone := Member{UserID: u.ID, Email: u.Email}
+		return memberChanged(p, "removed", gone, m.Role), auditRecord{action: AuditMemberRemoved, target: u.Email, detail: map[string]any{"role": m.Role}}, nil
 	})
 	return s.memberErr(ctx, "remove member", err)
 }
@@ -309,14 +311,19 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) 
 		return Session{}, s.internal(ctx, "accept invite: hash", err)
 	}
 	who := &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, IP: ip}
-	err = s.audited(ctx, who, inv.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.auditedEvent(ctx, who, memberEvent(inv.TenantID), func(tx *store.Store) (any, auditRecord, error) {
 		if _, err := tx.TakeInvite(ctx, hash, s.now()); err != nil {
-			return auditRecord{}, err // used meanwhile, by a second click
+			return nil, auditRecord{}, err // used meanwhile, by a second click
 		}
 		if err := tx.SetUserPassword(ctx, u.ID, pwHash); err != nil {
-			return auditRecord{}, err
+			return nil, auditRecord{}, err
 		}
-		return auditRecord{action: AuditInviteAccepted, target: u.Email}, nil
+		m, err := tx.GetMembership(ctx, inv.TenantID, u.ID)
+		if err != nil {
+			return nil, auditRecord{}, err
+		}
+		accepted := Member{UserID: u.ID, Email: u.Email, Role: m.Role}
+		return memberChanged(who, "invite_accepted", accepted, m.Role), auditRecord{action: AuditInviteAccepted, target: u.Email}, nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return Session{}, errInviteGone
@@ -325,4 +332,28 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) 
 		return Session{}, s.internal(ctx, "accept invite", err)
 	}
 	return s.startSession(ctx, u)
+}
+
+// memberChangedData is member.changed's data (docs/webhooks.md).
+type memberChangedData struct {
+	Change       string `json:"change"`
+	UserID       string `json:"user_id"`
+	Email        string `json:"email"`
+	Role         string `json:"role"`
+	PreviousRole string `json:"previous_role"`
+	By           string `json:"by"`
+}
+
+func memberEvent(tenantID string) Event {
+	return Event{TenantID: tenantID, Type: webhook.MemberChanged}
+}
+
+// memberChanged is the event of change to m, made by p.
+func memberChanged(p *Principal, change string, m Member, previousRole string) memberChangedData {
+	_, id, name := p.auditActor()
+	by := id // a key's id
+	if p.Kind != KindKey {
+		by = name // a user's email, or "operator"
+	}
+	return memberChangedData{Change: change, UserID: m.UserID, Email: m.Email, Role: m.Role, PreviousRole: previousRole, By: by}
 }

@@ -22,6 +22,9 @@ const (
 	// FeedbackCreated is an end user rating a reply (or changing their
 	// rating); DESIGN.md section 10 names no feedback event.
 	FeedbackCreated = "feedback.created"
+	// MemberChanged is not in DESIGN.md: a member was invited, added,
+	// accepted an invite, changed role or was removed.
+	MemberChanged = "member.changed"
 	// Test is the event POST /webhooks/{id}/test sends to one endpoint. No
 	// endpoint subscribes to it; it goes where it is asked to.
 	Test = "webhook.test"
@@ -30,7 +33,7 @@ const (
 // Types lists the event types an endpoint may subscribe to, sorted.
 var Types = []string{
 	BotVersionPublished, DialogClosed, DialogCreated, DialogHandoffReleased, DialogHandoffRequested,
-	DialogHandoffTaken, FeedbackCreated, MessageCreated, ToolFailed, UsageQuotaReached,
+	DialogHandoffTaken, FeedbackCreated, MemberChanged, MessageCreated, ToolFailed, UsageQuotaReached,
 }
 
 // aboutDialog are the types whose event reports a fact of one dialog, and
