@@ -134,9 +134,10 @@ func (u userCommand) add() error {
 	}
 	switch {
 	case !inv.Pending:
-		fmt.Fprintf(u.m.Stdout, "%s, who has an account, is now %s of %s.\n", inv.Email, inv.Role, u.tenant)
+		fmt.Fprintf(u.m.Stdout, "%s, who has an account (its password unchanged), is now %s of %s.\n", inv.Email, inv.Role, u.tenant)
 	case password != "":
-		if _, err := u.svc.SetUserPassword(u.ctx, u.op, inv.Email, password); err != nil {
+		// Accepting the invite at once sets the new account's password.
+		if _, err := u.svc.AcceptInvite(u.ctx, inv.Token, password, ""); err != nil {
 			return err
 		}
 		fmt.Fprintf(u.m.Stdout, "%s is now %s of %s and signs in with the password given.\n", inv.Email, inv.Role, u.tenant)

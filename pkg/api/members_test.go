@@ -246,3 +246,62 @@ func TestSignInsAreLimitedPerEmailAndPerAddress(t *testing.T) {
 		}
 	})
 }
+
+// TestAnInviteCannotHandSomeonesAccountOrTenantsToAnother: an admin of
+// another tenant who invites a person and accepts the link themselves gets
+// only their own tenant; the person's pending invite elsewhere stays theirs
+// to accept, and a person who has an account accepts with its password.
+func TestAnInviteCannotHandSomeonesAccountOrTenantsToAnother(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		ctx := context.Background()
+		acme := e.client(e.mustCreateTenant(t, "acme"))
+		evil := e.client(e.mustCreateTenant(t, "evil"))
+		real, err := acme.InviteMember(ctx, "acme", "eve@example.com", "admin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stolen, err := evil.InviteMember(ctx, "evil", "eve@example.com", "viewer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		attacker := e.client(acceptInvite(t, e, stolen.InviteToken, "the attacker's password"))
+		t.Run("the other tenant's admin reaches nothing of acme as eve", func(t *testing.T) {
+			if _, err := attacker.ListBots(ctx, "acme", ""); apiCode(err) != http.StatusNotFound {
+				t.Fatalf("listing acme's bots = %v, want 404", err)
+			}
+			me, err := attacker.Me(ctx)
+			if err != nil || len(me.Memberships) != 1 || me.Memberships[0].Tenant.Slug != "evil" {
+				t.Fatalf("me = %+v, %v; want evil only", me, err)
+			}
+		})
+		t.Run("acme's link does not reset the password of an account that has one", func(t *testing.T) {
+			_, err := e.client("").AcceptInvite(ctx, real.InviteToken, "eve's own new password")
+			if apiCode(err) != http.StatusUnauthorized {
+				t.Fatalf("accept = %v, want 401", err)
+			}
+			if _, err := e.client("").Login(ctx, "eve@example.com", "the attacker's password"); err != nil {
+				t.Fatalf("the account's password changed: %v", err)
+			}
+		})
+		t.Run("an existing user invited elsewhere accepts with their password", func(t *testing.T) {
+			inv, err := acme.InviteMember(ctx, "acme", "owner@evil.test", "viewer")
+			if err != nil || inv.InviteToken == "" || !inv.Pending {
+				t.Fatalf("invite of an existing user = %+v, %v; want a pending member with a token", inv, err)
+			}
+			owner := e.client(signIn(t, e, "evil").Value)
+			if _, err := owner.ListBots(ctx, "acme", ""); apiCode(err) != http.StatusNotFound {
+				t.Fatalf("before accepting: %v, want 404", err)
+			}
+			if _, err := e.client("").AcceptInvite(ctx, inv.InviteToken, "not the password"); apiCode(err) != http.StatusUnauthorized {
+				t.Fatalf("accept with a wrong password = %v, want 401", err)
+			}
+			if _, err := e.client("").AcceptInvite(ctx, inv.InviteToken, "member-password"); err != nil {
+				t.Fatalf("accept with the password: %v", err)
+			}
+			if _, err := owner.ListBots(ctx, "acme", ""); err != nil {
+				t.Fatalf("after accepting: %v", err)
+			}
+		})
+	})
+}

@@ -78,7 +78,9 @@ func (s *Service) authenticateSession(ctx context.Context, token string) (*Princ
 	}
 	roles := make(map[string]string, len(ms))
 	for _, m := range ms {
-		roles[m.TenantID] = m.Role
+		if !m.Pending { // an invite not accepted grants nothing
+			roles[m.TenantID] = m.Role
+		}
 	}
 	return &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, Roles: roles}, nil
 }
@@ -172,6 +174,9 @@ func (s *Service) Me(ctx context.Context, p *Principal) (Me, error) {
 			return Me{}, s.internal(ctx, "me: memberships", err)
 		}
 		for _, m := range ms {
+			if m.Pending {
+				continue
+			}
 			t, err := s.store.GetTenant(ctx, m.TenantID)
 			if err != nil {
 				return Me{}, s.internal(ctx, "me: tenant", err)

@@ -38,17 +38,21 @@ func (s *Service) ListMembers(ctx context.Context, p *Principal, tenant string) 
 		return nil, s.internal(ctx, "list members", err)
 	}
 	return mapSlice(rows, func(m *store.Member) Member {
-		return Member{UserID: m.UserID, Email: m.Email, Role: m.Role, Pending: !m.HasPassword}
+		return Member{UserID: m.UserID, Email: m.Email, Role: m.Role, Pending: m.Pending}
 	}), nil
 }
 
-// InviteMember gives the person with this email a role in the tenant. A
-// person without an account gets one without a password, and the answer
-// carries a one-time invite token that sets it; so does a member invited
-// before who has not accepted yet (a fresh token replaces the old one). A
-// user with a password is added at once. Inviting someone who is a member
-// already is a conflict: change their role instead. Granting ownership
-// takes the owner's rights.
+// InviteMember gives the person with this email a role in the tenant,
+// pending until they accept: the answer carries a one-time invite token
+// (AcceptInvite). A person without an account gets one without a
+// password, which accepting sets; a person with one accepts with their
+// password. So no tenant's admin can give a person's account, or what it
+// may do elsewhere, to anyone else: each tenant's membership is activated
+// only by that tenant's token, and an account's password is set only
+// once. Inviting a pending member again (with the same role) replaces the
+// token. The operator adds a person who has an account at once (no
+// token). Inviting a member is a conflict: change their role instead.
+// Granting ownership takes the owner's rights.
 func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email, role string) (Invitation, error) {
 	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
@@ -76,7 +80,7 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 		}
 		m, err := tx.GetMembership(ctx, t.ID, u.ID)
 		switch {
-		case err == nil && u.PasswordHash != "":
+		case err == nil && !m.Pending:
 			return nil, auditRecord{}, Errorf(CodeConflict, "%s is a member already; change their role instead", u.Email)
 		case err == nil && m.Role != role:
 			// Inviting again sends a fresh link; it changes no role, which
@@ -85,12 +89,22 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 		case err != nil && !errors.Is(err, store.ErrNotFound):
 			return nil, auditRecord{}, err
 		}
-		if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
-			return nil, auditRecord{}, err
-		}
-		inv.Member = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: u.PasswordHash == ""}
-		if !inv.Pending {
+		invited := err == nil
+		inv.Member = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: true}
+		if p.IsPlatform() && u.PasswordHash != "" {
+			inv.Pending = false
+			if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
+				return nil, auditRecord{}, err
+			}
+			if err := tx.ActivateMembership(ctx, t.ID, u.ID); err != nil {
+				return nil, auditRecord{}, err
+			}
 			return memberChanged(p, "added", inv.Member, ""), auditRecord{action: AuditMemberAdded, target: u.Email, detail: map[string]any{"role": role}}, nil
+		}
+		if !invited {
+			if err := tx.AddPendingMembership(ctx, t.ID, u.ID, role); err != nil {
+				return nil, auditRecord{}, err
+			}
 		}
 		if inv.Token, inv.ExpiresAt, err = s.newInvite(ctx, tx, u.ID, t.ID); err != nil {
 			return nil, auditRecord{}, err
@@ -165,11 +179,11 @@ func (s *Service) SetMemberRole(ctx context.Context, p *Principal, tenant, user,
 		if err != nil {
 			return nil, auditRecord{}, err
 		}
-		out = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: u.PasswordHash == ""}
+		out = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: m.Pending}
 		if m.Role == role {
 			return nil, auditRecord{}, nil
 		}
-		if m.Role == auth.RoleOwner {
+		if m.Role == auth.RoleOwner && !m.Pending {
 			if err := keepAnOwner(ctx, tx, t.ID); err != nil {
 				return nil, auditRecord{}, err
 			}
@@ -200,7 +214,7 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user s
 		if err != nil {
 			return nil, auditRecord{}, err
 		}
-		if m.Role == auth.RoleOwner {
+		if m.Role == auth.RoleOwner && !m.Pending {
 			if err := keepAnOwner(ctx, tx, t.ID); err != nil {
 				return nil, auditRecord{}, err
 			}
@@ -285,9 +299,14 @@ func (s *Service) memberErr(ctx context.Context, op string, err error) error {
 // alike.
 var errInviteGone = Errorf(CodeNotFound, "this invite link is unknown, used or expired; ask an admin of the tenant for a new one")
 
-// AcceptInvite sets the invited user's password from a one-time invite
-// token and signs them in. Every invite of the user stops working; ip is
-// the caller's address for the audit log.
+// errHasPassword refuses to accept an invite for an account that has a
+// password without it.
+var errHasPassword = unauthorized("this email has a Parley account already: enter its password to accept the invite")
+
+// AcceptInvite activates the membership of a one-time invite token and
+// signs its user in. A user without a password chooses one here; a user
+// with one must give it, so a token never sets the password of an account
+// that has one. ip is the caller's address for the audit log.
 func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) (Session, error) {
 	hash := auth.HashToken(token)
 	inv, err := s.store.GetInvite(ctx, hash, s.now())
@@ -301,21 +320,30 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) 
 	if err != nil {
 		return Session{}, s.internal(ctx, "accept invite: user", err)
 	}
-	if msg := auth.CheckPassword(password, u.Email); msg != "" {
-		return Session{}, Invalid(Detail{Pointer: "/password", Message: msg})
-	}
-	// Hashed before the transaction: bcrypt takes a while, and the
-	// transaction holds SQLite's write lock.
-	pwHash, err := s.opts.Passwords.Hash(password)
+	// The new password is hashed before the transaction: bcrypt takes a
+	// while, and the transaction holds SQLite's write lock.
+	pwHash, err := s.inviteePassword(ctx, u, password)
 	if err != nil {
-		return Session{}, s.internal(ctx, "accept invite: hash", err)
+		return Session{}, err
 	}
 	who := &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, IP: ip}
 	err = s.auditedEvent(ctx, who, memberEvent(inv.TenantID), func(tx *store.Store) (any, auditRecord, error) {
-		if _, err := tx.TakeInvite(ctx, hash, s.now()); err != nil {
+		if err := tx.TakeInvite(ctx, hash, s.now()); err != nil {
 			return nil, auditRecord{}, err // used meanwhile, by a second click
 		}
-		if err := tx.SetUserPassword(ctx, u.ID, pwHash); err != nil {
+		if pwHash != "" {
+			now, err := tx.GetUser(ctx, u.ID)
+			if err != nil {
+				return nil, auditRecord{}, err
+			}
+			if now.PasswordHash != "" {
+				return nil, auditRecord{}, errHasPassword // another invite set it meanwhile
+			}
+			if err := tx.SetUserPassword(ctx, u.ID, pwHash); err != nil {
+				return nil, auditRecord{}, err
+			}
+		}
+		if err := tx.ActivateMembership(ctx, inv.TenantID, u.ID); err != nil {
 			return nil, auditRecord{}, err
 		}
 		m, err := tx.GetMembership(ctx, inv.TenantID, u.ID)
@@ -325,13 +353,38 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) 
 		accepted := Member{UserID: u.ID, Email: u.Email, Role: m.Role}
 		return memberChanged(who, "invite_accepted", accepted, m.Role), auditRecord{action: AuditInviteAccepted, target: u.Email}, nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
+	var pe *Error
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return Session{}, errInviteGone
-	}
-	if err != nil {
+	case errors.As(err, &pe):
+		return Session{}, err
+	case err != nil:
 		return Session{}, s.internal(ctx, "accept invite", err)
 	}
 	return s.startSession(ctx, u)
+}
+
+// inviteePassword checks the password of an invited user: a new one,
+// against the policy, returned hashed; or the account's own, returning "".
+func (s *Service) inviteePassword(ctx context.Context, u *store.User, password string) (string, error) {
+	if u.PasswordHash != "" {
+		if err := s.opts.Passwords.Verify(u.PasswordHash, password); err != nil {
+			if errors.Is(err, auth.ErrWrongPassword) {
+				return "", errHasPassword
+			}
+			return "", s.internal(ctx, "accept invite: verify", err)
+		}
+		return "", nil
+	}
+	if msg := auth.CheckPassword(password, u.Email); msg != "" {
+		return "", Invalid(Detail{Pointer: "/password", Message: msg})
+	}
+	pwHash, err := s.opts.Passwords.Hash(password)
+	if err != nil {
+		return "", s.internal(ctx, "accept invite: hash", err)
+	}
+	return pwHash, nil
 }
 
 // memberChangedData is member.changed's data (docs/webhooks.md).

@@ -94,7 +94,8 @@ func (s *Service) CreateUser(ctx context.Context, p *Principal, email, password 
 }
 
 // SetUserPassword sets a user's password, for the operator (parley user
-// set-password): the user's invites stop working and their sessions end.
+// set-password): their sessions end. Their pending invites still need
+// accepting, now with this password.
 func (s *Service) SetUserPassword(ctx context.Context, p *Principal, email, password string) (User, error) {
 	if err := requirePlatform(p); err != nil {
 		return User{}, err
@@ -112,9 +113,6 @@ func (s *Service) SetUserPassword(ctx context.Context, p *Principal, email, pass
 	}
 	err = s.store.Tx(ctx, func(tx *store.Store) error {
 		if err := tx.SetUserPassword(ctx, u.ID, hash); err != nil {
-			return err
-		}
-		if err := tx.DeleteInvites(ctx, u.ID, ""); err != nil {
 			return err
 		}
 		return tx.DeleteUserSessions(ctx, u.ID)
@@ -156,6 +154,9 @@ func (s *Service) ListUsers(ctx context.Context, p *Principal) ([]UserWithRoles,
 				return nil, s.internal(ctx, "list users", err)
 			}
 			uw.Roles[t.Slug] = m.Role
+			if m.Pending {
+				uw.Roles[t.Slug] += " (invited)"
+			}
 		}
 		out = append(out, uw)
 	}

@@ -5,21 +5,21 @@ import (
 	"time"
 )
 
-// Member is one membership of a tenant with its user's email, and whether
-// the user has set a password yet (an invited user has not).
+// Member is one membership of a tenant with its user's email; Pending
+// says its invite is not accepted yet.
 type Member struct {
-	UserID      string
-	Email       string
-	Role        string
-	HasPassword bool
-	CreatedAt   time.Time
+	UserID    string
+	Email     string
+	Role      string
+	Pending   bool
+	CreatedAt time.Time
 }
 
 // ListMemberUsers lists the tenant's members with their users, by email.
 func (s *Store) ListMemberUsers(ctx context.Context, tenantID string) ([]Member, error) {
 	var rows []Member
 	err := s.q(ctx).Table("memberships m").
-		Select("m.user_id, u.email, m.role, u.password_hash <> '' AS has_password, m.created_at").
+		Select("m.user_id, u.email, m.role, m.pending, m.created_at").
 		Joins("JOIN users u ON u.id = m.user_id").
 		Where("m.tenant_id = ?", tenantID).Order("u.email").Scan(&rows).Error
 	return rows, wrap("list member users", err)
@@ -46,11 +46,31 @@ func (s *Store) DeleteMembership(ctx context.Context, tenantID, userID string) e
 	return nil
 }
 
-// CountOwners counts the tenant's owners.
+// CountOwners counts the tenant's owners, not those still invited.
 func (s *Store) CountOwners(ctx context.Context, tenantID string) (int64, error) {
 	var n int64
-	err := s.q(ctx).Model(&Membership{}).Where("tenant_id = ? AND role = ?", tenantID, "owner").Count(&n).Error
+	err := s.q(ctx).Model(&Membership{}).Where("tenant_id = ? AND role = ? AND NOT pending", tenantID, "owner").Count(&n).Error
 	return n, wrap("count owners", err)
+}
+
+// AddPendingMembership gives userID the role in tenantID, pending until
+// ActivateMembership; a membership already there is ErrConflict.
+func (s *Store) AddPendingMembership(ctx context.Context, tenantID, userID, role string) error {
+	m := Membership{TenantID: tenantID, UserID: userID, Role: role, Pending: true}
+	return wrap("add pending membership", s.q(ctx).Create(&m).Error)
+}
+
+// ActivateMembership makes userID's pending membership of tenantID grant
+// its role; none is ErrNotFound.
+func (s *Store) ActivateMembership(ctx context.Context, tenantID, userID string) error {
+	res := s.q(ctx).Model(&Membership{}).Where("tenant_id = ? AND user_id = ?", tenantID, userID).Update("pending", false)
+	if res.Error != nil {
+		return wrap("activate membership", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return wrap("activate membership", ErrNotFound)
+	}
+	return nil
 }
 
 // LockTenant serialises changes to the tenant's memberships: called first
@@ -116,20 +136,18 @@ func (s *Store) GetInvite(ctx context.Context, tokenHash string, now time.Time) 
 	return &inv, nil
 }
 
-// TakeInvite finds the unexpired invite with this token hash and deletes
-// every invite of its user, so a link works once and a user who set a
-// password by one link cannot be taken over through another. A missing or
-// expired invite is ErrNotFound. Call it in a transaction with what the
-// acceptance writes.
-func (s *Store) TakeInvite(ctx context.Context, tokenHash string, now time.Time) (*Invite, error) {
-	inv, err := s.GetInvite(ctx, tokenHash, now)
-	if err != nil {
-		return nil, err
+// TakeInvite deletes the unexpired invite with this token hash, so a link
+// works once; a missing, expired or already taken one is ErrNotFound. Call
+// it in a transaction with what the acceptance writes.
+func (s *Store) TakeInvite(ctx context.Context, tokenHash string, now time.Time) error {
+	res := s.q(ctx).Where("token_hash = ? AND expires_at > ?", tokenHash, now).Delete(&Invite{})
+	if res.Error != nil {
+		return wrap("take invite", res.Error)
 	}
-	if err := s.DeleteInvites(ctx, inv.UserID, ""); err != nil {
-		return nil, err
+	if res.RowsAffected == 0 {
+		return wrap("take invite", ErrNotFound)
 	}
-	return inv, nil
+	return nil
 }
 
 // DeleteInvites removes the user's invites: those of one tenant, or all

@@ -18,11 +18,13 @@ type User struct {
 	UpdatedAt    time.Time
 }
 
-// Membership gives a user a role in a tenant.
+// Membership gives a user a role in a tenant. A pending membership, made
+// by an invite not yet accepted, grants nothing.
 type Membership struct {
 	TenantID  string `gorm:"primaryKey"`
 	UserID    string `gorm:"primaryKey"`
 	Role      string
+	Pending   bool
 	CreatedAt time.Time
 }
 
@@ -70,8 +72,8 @@ func (s *Store) PutMembership(ctx context.Context, tenantID, userID, role string
 	return &m, nil
 }
 
-// Memberships lists every tenant role of a user, for building a session's
-// principal.
+// Memberships lists every tenant role of a user, pending ones included
+// (a session's principal leaves those out).
 func (s *Store) Memberships(ctx context.Context, userID string) ([]Membership, error) {
 	var rows []Membership
 	if err := s.q(ctx).Where("user_id = ?", userID).Order("tenant_id").Find(&rows).Error; err != nil {

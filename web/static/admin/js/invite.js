@@ -1,5 +1,6 @@
-// Accepting an invite: the invited person chooses a password with the
-// one-time token of their link (#/invite/<token>) and is signed in.
+// Accepting an invite: with the one-time token of their link
+// (#/invite/<token>) the invited person chooses a password (or, having an
+// account, gives its password) and is signed in.
 
 import { api, creds } from './api.js';
 import { h, field, errorBox, busy } from './dom.js';
@@ -25,11 +26,11 @@ export function inviteView(token, done) {
       }).catch((err) => out.replaceChildren(errorBox(err)));
     },
   }, h('h2', null, 'Choose your password'),
-  field('Password', password, 'At least 12 characters; a few unrelated words make a good one. Common passwords are refused.'),
+  field('Password', password, 'New to Parley: choose one of at least 12 characters (a few unrelated words make a good one; common passwords are refused). Already have an account with this email: enter its password.'),
   field('Repeat it', again),
   h('button', { type: 'submit' }, 'Set password and sign in'));
   return h('main', { class: 'signin' },
     h('h1', null, h('span', { class: 'brand' }, 'Parley'), ' admin'),
-    h('p', { class: 'lead' }, 'You were invited to a team. Set a password to sign in.'),
+    h('p', { class: 'lead' }, 'You were invited to a team. Set your password (or enter the one you have) to join.'),
     out, h('div', { class: 'card' }, form));
 }
