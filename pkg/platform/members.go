@@ -8,7 +8,6 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
-	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // InviteTTL is how long an invite link works.
@@ -385,28 +384,4 @@ func (s *Service) inviteePassword(ctx context.Context, u *store.User, password s
 		return "", s.internal(ctx, "accept invite: hash", err)
 	}
 	return pwHash, nil
-}
-
-// memberChangedData is member.changed's data (docs/webhooks.md).
-type memberChangedData struct {
-	Change       string `json:"change"`
-	UserID       string `json:"user_id"`
-	Email        string `json:"email"`
-	Role         string `json:"role"`
-	PreviousRole string `json:"previous_role"`
-	By           string `json:"by"`
-}
-
-func memberEvent(tenantID string) Event {
-	return Event{TenantID: tenantID, Type: webhook.MemberChanged}
-}
-
-// memberChanged is the event of change to m, made by p.
-func memberChanged(p *Principal, change string, m Member, previousRole string) memberChangedData {
-	_, id, name := p.auditActor()
-	by := id // a key's id
-	if p.Kind != KindKey {
-		by = name // a user's email, or "operator"
-	}
-	return memberChangedData{Change: change, UserID: m.UserID, Email: m.Email, Role: m.Role, PreviousRole: previousRole, By: by}
 }

@@ -36,6 +36,30 @@ type quotaReachedData struct {
 	ResetsAt time.Time `json:"resets_at"`
 }
 
+// memberChangedData is member.changed's data (docs/webhooks.md).
+type memberChangedData struct {
+	Change       string `json:"change"`
+	UserID       string `json:"user_id"`
+	Email        string `json:"email"`
+	Role         string `json:"role"`
+	PreviousRole string `json:"previous_role"`
+	By           string `json:"by"`
+}
+
+func memberEvent(tenantID string) Event {
+	return Event{TenantID: tenantID, Type: webhook.MemberChanged}
+}
+
+// memberChanged is the event of change to m, made by p.
+func memberChanged(p *Principal, change string, m Member, previousRole string) memberChangedData {
+	_, id, name := p.auditActor()
+	by := id // a key's id
+	if p.Kind != KindKey {
+		by = name // a user's email, or "operator"
+	}
+	return memberChangedData{Change: change, UserID: m.UserID, Email: m.Email, Role: m.Role, PreviousRole: previousRole, By: by}
+}
+
 // QuotaReached writes usage.quota_reached once per tenant and UTC day,
 // however many requests and processes find the quota spent: the event's
 // dedupe key is the day, and this process remembers having written it.
