@@ -93,10 +93,17 @@ func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string
 		q = q.Where("day <= ?", to)
 	}
 	var rows []UsageTotal
-	err := q.Select(col + " AS " + `"group"` + ", SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens," +
+	q = q.Select(col + " AS " + `"group"` + ", SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens," +
 		" SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(turns) AS turns," +
 		" SUM(messages) AS messages, SUM(tool_errors) AS tool_errors").
-		Group(col).Order(col).Scan(&rows).Error
+		Group(col)
+	if groupBy == GroupByProvider {
+		// The messages a user sends are counted under no provider; that
+		// row is a provider's only if it metered a model (usage from before
+		// providers were recorded).
+		q = q.Having("provider <> '' OR SUM(turns) > 0 OR SUM(input_tokens + output_tokens) > 0")
+	}
+	err := q.Order(col).Scan(&rows).Error
 	if err != nil {
 		return nil, wrap("sum usage", err)
 	}
