@@ -41,6 +41,7 @@ var migrations = []migration{
 	{18, "feedback, message search, chart indexes and counters", migrateV18},
 	{19, "sub-run dialogs link to their parent dialog and call", migrateV19},
 	{20, "member invites, pending memberships and the audit log", migrateV20},
+	{21, "human handoff: who took which dialog, since when it waits", migrateV21},
 }
 
 // schemaMigration records an applied step.

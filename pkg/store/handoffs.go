@@ -1,0 +1,194 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Handoff is a dialog handed to a person: since when it waits and who
+// took it.
+type Handoff struct {
+	TenantID, DialogID string
+	RequestedAt        time.Time
+	// AssigneeID and AssigneeName are the operator who took the dialog;
+	// "" while it waits.
+	AssigneeID, AssigneeName string
+	AssignedAt               *time.Time
+}
+
+// Waiting says no operator took the handoff yet.
+func (h *Handoff) Waiting() bool { return h.AssigneeID == "" }
+
+// HandedOff is a dialog of the inbox with its handoff.
+type HandedOff struct {
+	Dialog  Dialog
+	Handoff Handoff
+}
+
+// RequestHandoff records that the tenant's dialog waits for a person from
+// now on; a handoff still recorded (an earlier one never released) starts
+// over, unassigned. Call it in the transaction that hands the dialog off.
+func (s *Store) RequestHandoff(ctx context.Context, tenantID, dialogID string, at time.Time) error {
+	_, err := s.exec(ctx, `INSERT INTO dialog_handoffs (dialog_id, tenant_id, requested_at, assignee_id, assignee_name)
+SELECT id, tenant_id, $3, '', '' FROM dialogs WHERE tenant_id = $1 AND id = $2
+ON CONFLICT (dialog_id) DO UPDATE SET requested_at = excluded.requested_at, assignee_id = '', assignee_name = '', assigned_at = NULL`,
+		tenantID, dialogID, at.UTC())
+	return wrap("request handoff", err)
+}
+
+// handoffColumns are Handoff's columns in scanHandoff's order.
+// Unqualified, they are what an UPDATE or DELETE returns (SQLite's
+// RETURNING knows no table alias); queries that join read them from h.
+const handoffColumns = "tenant_id, dialog_id, requested_at, assignee_id, assignee_name, assigned_at"
+
+func handoffDest(h *Handoff) []any {
+	return []any{&h.TenantID, &h.DialogID, &h.RequestedAt, &h.AssigneeID, &h.AssigneeName, &h.AssignedAt}
+}
+
+// AssignHandoff gives the tenant's handed-off dialog to an operator. It is
+// one conditional UPDATE, so of two operators taking the same dialog at
+// once exactly one wins; the other gets ErrConflict (taking a dialog one
+// holds already is fine). A dialog that is not handed off is ErrInactive,
+// one of another tenant ErrNotFound.
+func (s *Store) AssignHandoff(ctx context.Context, tenantID, dialogID, assigneeID, assigneeName string, now time.Time) (*Handoff, error) {
+	rows, err := s.query(ctx, `UPDATE dialog_handoffs SET assignee_id = $3, assignee_name = $4, assigned_at = $5
+WHERE tenant_id = $1 AND dialog_id = $2 AND (assignee_id = '' OR assignee_id = $3)
+  AND EXISTS (SELECT 1 FROM dialogs d WHERE d.tenant_id = $1 AND d.id = $2 AND d.status = 'handoff')
+RETURNING `+handoffColumns, tenantID, dialogID, assigneeID, assigneeName, now.UTC())
+	if err != nil {
+		return nil, wrap("assign handoff", err)
+	}
+	h, err := oneHandoff(rows)
+	if !errors.Is(err, ErrNotFound) {
+		return h, wrap("assign handoff", err)
+	}
+	return nil, wrap("assign handoff", s.whyNotHandedOff(ctx, tenantID, dialogID))
+}
+
+// whyNotHandedOff explains why a handoff write matched no row: no such
+// dialog (ErrNotFound), one not handed off (ErrInactive), or one another
+// operator holds (ErrConflict).
+func (s *Store) whyNotHandedOff(ctx context.Context, tenantID, dialogID string) error {
+	d, err := s.GetDialog(ctx, tenantID, dialogID)
+	switch {
+	case err != nil:
+		return err
+	case d.Status != DialogHandoff:
+		return ErrInactive
+	}
+	return ErrConflict
+}
+
+func oneHandoff(rows *sql.Rows) (*Handoff, error) {
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotFound
+	}
+	var h Handoff
+	if err := rows.Scan(handoffDest(&h)...); err != nil {
+		return nil, err
+	}
+	return &h, rows.Err()
+}
+
+// GetHandoff returns the handoff of the tenant's dialog while it is
+// handed off; otherwise ErrInactive (ErrNotFound for no such dialog).
+func (s *Store) GetHandoff(ctx context.Context, tenantID, dialogID string) (*Handoff, error) {
+	rows, err := s.query(ctx, `SELECT `+prefixed("h.", handoffColumns)+` FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
+WHERE h.tenant_id = $1 AND h.dialog_id = $2 AND d.tenant_id = $1 AND d.status = 'handoff'`, tenantID, dialogID)
+	if err != nil {
+		return nil, wrap("get handoff", err)
+	}
+	h, err := oneHandoff(rows)
+	if !errors.Is(err, ErrNotFound) {
+		return h, wrap("get handoff", err)
+	}
+	if _, err := s.GetDialog(ctx, tenantID, dialogID); err != nil {
+		return nil, wrap("get handoff", err)
+	}
+	return nil, wrap("get handoff", ErrInactive)
+}
+
+// ReleaseHandoff gives the tenant's handed-off dialog back to the bot: it
+// is active again and its handoff is forgotten, in one commit. It returns
+// the handoff as it was; a dialog not handed off is ErrInactive.
+func (s *Store) ReleaseHandoff(ctx context.Context, tenantID, dialogID string) (*Handoff, error) {
+	var h *Handoff
+	err := s.Tx(ctx, func(tx *Store) error {
+		n, err := tx.exec(ctx, `UPDATE dialogs SET status = 'active', updated_at = $3 WHERE tenant_id = $1 AND id = $2 AND status = 'handoff'`,
+			tenantID, dialogID, s.db.NowFunc())
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return tx.whyNotHandedOff(ctx, tenantID, dialogID)
+		}
+		rows, err := tx.query(ctx, `DELETE FROM dialog_handoffs WHERE tenant_id = $1 AND dialog_id = $2 RETURNING `+handoffColumns,
+			tenantID, dialogID)
+		if err != nil {
+			return err
+		}
+		if h, err = oneHandoff(rows); errors.Is(err, ErrNotFound) {
+			h, err = &Handoff{TenantID: tenantID, DialogID: dialogID}, nil // handed off before handoffs were recorded
+		}
+		return err
+	})
+	if err != nil {
+		return nil, wrap("release handoff", err)
+	}
+	return h, nil
+}
+
+// MaxInbox caps how many handed-off dialogs ListHandoffs returns.
+const MaxInbox = 200
+
+// InboxCounts counts a tenant's handed-off dialogs.
+type InboxCounts struct {
+	Waiting, Taken int64
+}
+
+// ListHandoffs returns the tenant's handed-off dialogs, the longest
+// waiting first (at most MaxInbox), and how many wait and how many are
+// taken in all.
+func (s *Store) ListHandoffs(ctx context.Context, tenantID string) ([]HandedOff, InboxCounts, error) {
+	var counts InboxCounts
+	rows, err := s.query(ctx, `SELECT `+prefixed("d.", dialogColumns)+`, `+prefixed("h.", handoffColumns)+`
+FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
+WHERE h.tenant_id = $1 AND d.tenant_id = $1 AND d.status = 'handoff'
+ORDER BY h.requested_at, h.dialog_id LIMIT $2`, tenantID, MaxInbox)
+	if err != nil {
+		return nil, counts, wrap("list handoffs", err)
+	}
+	defer rows.Close()
+	var out []HandedOff
+	for rows.Next() {
+		var h Handoff
+		d, err := scanDialog(rows, handoffDest(&h)...)
+		if err != nil {
+			return nil, counts, wrap("list handoffs", err)
+		}
+		out = append(out, HandedOff{Dialog: *d, Handoff: h})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, counts, wrap("list handoffs", err)
+	}
+	err = s.db.WithContext(ctx).Raw(`SELECT COALESCE(SUM(CASE WHEN h.assignee_id = '' THEN 1 ELSE 0 END), 0) AS waiting,
+  COALESCE(SUM(CASE WHEN h.assignee_id <> '' THEN 1 ELSE 0 END), 0) AS taken
+FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
+WHERE h.tenant_id = ? AND d.tenant_id = ? AND d.status = 'handoff'`, tenantID, tenantID).Row().Scan(&counts.Waiting, &counts.Taken)
+	if err != nil {
+		return nil, counts, wrap("count handoffs", err)
+	}
+	return out, counts, nil
+}
+
+// prefixed qualifies each of a comma-separated column list with p.
+func prefixed(p, columns string) string {
+	return p + strings.ReplaceAll(columns, ", ", ", "+p)
+}
