@@ -16,11 +16,14 @@ const (
 	RoleOwner  = "owner"
 	RoleAdmin  = "admin"
 	RoleEditor = "editor"
-	RoleViewer = "viewer"
+	// RoleOperator answers handed-off dialogs (the inbox) and reads what
+	// a viewer reads, without authoring bots.
+	RoleOperator = "operator"
+	RoleViewer   = "viewer"
 )
 
 // Roles returns the valid roles, strongest first.
-func Roles() []string { return []string{RoleOwner, RoleAdmin, RoleEditor, RoleViewer} }
+func Roles() []string { return []string{RoleOwner, RoleAdmin, RoleEditor, RoleOperator, RoleViewer} }
 
 // Objects permissions are about.
 const (
@@ -48,6 +51,9 @@ const (
 	// ActExport reads all of a tenant's dialogs at once.
 	ActErase  = "erase"
 	ActExport = "export"
+	// ActOperate is a person's work on handed-off dialogs: take one, reply
+	// as themselves, give it back to the bot, close it.
+	ActOperate = "operate"
 )
 
 // ScopeSubject is the policy subject of an API key scope, kept apart from

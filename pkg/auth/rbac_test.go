@@ -11,23 +11,24 @@ import (
 var (
 	allObjects = []string{auth.ObjTenant, auth.ObjMembers, auth.ObjKeys, auth.ObjSecrets,
 		auth.ObjBots, auth.ObjVersions, auth.ObjDialogs, auth.ObjUsage, auth.ObjWebhooks}
-	allActions = []string{auth.ActRead, auth.ActWrite, auth.ActPublish, auth.ActChat, auth.ActErase, auth.ActExport}
+	allActions = []string{auth.ActRead, auth.ActWrite, auth.ActPublish, auth.ActChat, auth.ActErase, auth.ActExport, auth.ActOperate}
 )
 
 // allowed is the whole intended permission table: each subject's grants,
 // written out flat (inheritance applied by hand) so that a policy change
 // that widens or narrows anything fails here and is reviewed.
 var allowed = map[string][]string{
-	auth.RoleViewer: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read"},
-	auth.RoleEditor: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
+	auth.RoleViewer:   {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read"},
+	auth.RoleOperator: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read", "dialogs/operate"},
+	auth.RoleEditor: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read", "dialogs/operate",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read"},
-	auth.RoleAdmin: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
+	auth.RoleAdmin: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read", "dialogs/operate",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
 		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "webhooks/read", "webhooks/write"},
-	auth.RoleOwner: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
+	auth.RoleOwner: {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read", "dialogs/operate",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
 		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "webhooks/read", "webhooks/write", "tenant/write"},
-	auth.ScopeSubject(auth.ScopeAdmin): {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read",
+	auth.ScopeSubject(auth.ScopeAdmin): {"tenant/read", "members/read", "bots/read", "versions/read", "dialogs/read", "usage/read", "dialogs/operate",
 		"bots/write", "versions/write", "dialogs/write", "dialogs/chat", "secrets/read",
 		"versions/publish", "keys/read", "keys/write", "secrets/write", "members/write", "dialogs/erase", "dialogs/export", "webhooks/read", "webhooks/write"},
 	auth.ScopeSubject(auth.ScopeChat): {"dialogs/chat"},

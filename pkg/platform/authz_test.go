@@ -109,6 +109,7 @@ func TestEveryCallerAgainstEveryOperation(t *testing.T) {
 		adminOps := append(slices.Clone(editor), "publish", "list keys", "create a key", "put a secret", "add a viewer")
 		allowed := map[string][]string{
 			"a signed-in viewer":             viewer,
+			"a signed-in operator":           viewer,
 			"a signed-in editor":             editor,
 			"a signed-in admin":              adminOps,
 			"a signed-in owner":              append(slices.Clone(adminOps), "make someone owner"),
