@@ -61,6 +61,10 @@ func (v *view) add(a *Agent, msgs []Message, i int) {
 		// An empty answer would make the API refuse every later request.
 		return
 	}
+	if m.Kind == KindOperator {
+		v.push(llm.UserText(operatorNote(m.Author, m.Text())), i)
+		return
+	}
 	v.push(m.Message, i)
 	if r := m.Message.ToolResult(); r != nil {
 		if n := a.keepLast[r.Name]; n > 0 {

@@ -26,3 +26,14 @@ func terminationPrompt(reason StopReason) string {
 		"Without calling tools, tell the user briefly what was done, what is still open, "+
 		"and what they can do next.", reason)
 }
+
+// operatorNote is how the model sees what a person told the user while
+// the dialog was handed off: on the user's side, plainly marked as the
+// operator's words, so it never takes them for its own and picks up
+// where the person left off.
+func operatorNote(author, text string) string {
+	if author == "" {
+		author = "a human operator"
+	}
+	return fmt.Sprintf("[While the conversation was handed to a person, %s (a human operator) told the user:]\n%s", author, text)
+}

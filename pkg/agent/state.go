@@ -12,7 +12,10 @@ type Kind string
 
 // Message kinds. User, assistant, tool_result and summary messages are sent to
 // the model; context_note, system_event and tool_log are for the application
-// only (the admin's dialog view, audits) and never sent.
+// only (the admin's dialog view, audits) and never sent. An operator message
+// is what a person said to the user while the dialog was handed off: the
+// model sees it as a note on the user's side (operatorNote), never as its
+// own words.
 const (
 	KindUser        Kind = "user"
 	KindAssistant   Kind = "assistant"
@@ -21,12 +24,13 @@ const (
 	KindContextNote Kind = "context_note"
 	KindSystemEvent Kind = "system_event"
 	KindToolLog     Kind = "tool_log"
+	KindOperator    Kind = "operator"
 )
 
 // Sent reports whether messages of kind k are part of the model's context.
 func (k Kind) Sent() bool {
 	switch k {
-	case KindUser, KindAssistant, KindToolResult, KindSummary:
+	case KindUser, KindAssistant, KindToolResult, KindSummary, KindOperator:
 		return true
 	}
 	return false
@@ -57,7 +61,10 @@ type Message struct {
 	// sent once the summary exists.
 	Covers int `json:"covers,omitempty"`
 	// Origin is OriginLoop for messages the loop wrote itself.
-	Origin string    `json:"origin,omitempty"`
+	Origin string `json:"origin,omitempty"`
+	// Author is the person who wrote an operator message, as the user saw
+	// them named.
+	Author string    `json:"author,omitempty"`
 	Time   time.Time `json:"time"`
 }
 
@@ -172,7 +179,7 @@ func (s *State) unanswered() []llm.ToolUse {
 				}
 			}
 			return out
-		case KindUser, KindSummary:
+		case KindUser, KindSummary, KindOperator:
 			return nil
 		}
 	}

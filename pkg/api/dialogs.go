@@ -155,7 +155,7 @@ func pendingOut(p dialog.PendingCall) apiclient.PendingCall {
 
 func messageOut(m dialog.Message) apiclient.Message {
 	out := apiclient.Message{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: m.Content, Text: m.Text,
-		Model: m.Model, Provider: m.Provider, Version: m.Version, Status: m.Status, CreatedAt: m.CreatedAt}
+		Model: m.Model, Provider: m.Provider, Version: m.Version, Status: m.Status, Author: m.Author, CreatedAt: m.CreatedAt}
 	if m.Usage != nil {
 		out.Usage = &apiclient.Usage{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
 	}

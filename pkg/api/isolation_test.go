@@ -348,6 +348,30 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/usage/series", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage/series?bot=" + f.botSlug, nil
 		}},
+		{"GET", "/v1/tenants/:tenant/dialogs/:dialog/events", chatOr(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			// A closed dialog's stream says so and ends.
+			id := w.mustDialog(t, f)
+			if _, err := w.client(f.adminKey).CloseDialog(context.Background(), f.slug, id, "done"); err != nil {
+				t.Fatal(err)
+			}
+			return "/v1/tenants/" + f.slug + "/dialogs/" + id + "/events", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/inbox", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			w.mustHandedOffDialog(t, f)
+			return "/v1/tenants/" + f.slug + "/inbox", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/assign", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/assign", map[string]any{}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/operator-messages", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/operator-messages", map[string]any{"text": "Hello, Ada here."}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/release", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/release", map[string]any{}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/typing", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/typing", map[string]any{}
+		}},
 		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
 		}},
@@ -773,6 +797,24 @@ func (w *world) mustRepliedDialog(t *testing.T, f tenantFixture) (string, string
 		t.Fatal(err)
 	}
 	return id, reply.ID
+}
+
+// mustHandedOffDialog starts a dialog the bot handed to a person, waiting
+// in the inbox.
+func (w *world) mustHandedOffDialog(t *testing.T, f tenantFixture) string {
+	t.Helper()
+	id, tenantID := w.mustDialog(t, f), mustTenantID(t, w, f.slug)
+	ctx := context.Background()
+	err := w.st.Tx(ctx, func(tx *store.Store) error {
+		if err := tx.SaveDialogState(ctx, tenantID, id, store.DialogHandoff, `{"messages":null}`); err != nil {
+			return err
+		}
+		return tx.RequestHandoff(ctx, tenantID, id, time.Now())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // mustPausedDialog starts a dialog paused on call_1, as a run waiting for

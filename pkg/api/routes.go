@@ -132,6 +132,12 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/dialogs/:dialog/confirmations", d.postConfirmation)
 	t.POST("/dialogs/:dialog/cancel", d.cancelReply)
 	t.POST("/dialogs/:dialog/close", d.closeDialog)
+	t.GET("/dialogs/:dialog/events", d.followDialog)
+	t.POST("/dialogs/:dialog/assign", d.assignDialog)
+	t.POST("/dialogs/:dialog/operator-messages", d.postOperatorMessage)
+	t.POST("/dialogs/:dialog/release", d.releaseDialog)
+	t.POST("/dialogs/:dialog/typing", d.operatorTyping)
+	t.GET("/inbox", d.listInbox)
 	t.GET("/usage", d.usage)
 	t.GET("/usage/series", d.activity)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +64,17 @@ func (s *sseStream) Send(e agent.Event) {
 	s.write(encode(nil, e))
 }
 
+// SendID writes one event with an id line (a message's seq on a dialog's
+// live stream), which the client sends back as Last-Event-ID to resume;
+// id 0 writes none.
+func (s *sseStream) SendID(id int64, e agent.Event) {
+	if id == 0 {
+		s.Send(e)
+		return
+	}
+	s.write(encode([]byte("id: "+strconv.FormatInt(id, 10)+"\n"), e))
+}
+
 // SendAll writes events that are due together in one write and one
 // flush (dialog.BatchSink): a stored reply releases its message,
 // turn_end and done at once, and none waits for the others.
@@ -98,6 +110,12 @@ func encode(b []byte, e agent.Event) []byte {
 			Usage: apiclient.Usage{InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens}}
 	case dialog.NestedEvent:
 		v = nestedEvent(e)
+	case dialog.OperatorMessageEvent:
+		v = apiclient.OperatorMessageEvent{Type: e.Type(), Message: messageOut(e.Message)}
+	case dialog.HandoffEvent:
+		v = apiclient.HandoffEvent{Type: e.Type(), Status: e.Status, Operator: e.Operator}
+	case dialog.TypingEvent:
+		v = apiclient.TypingEvent{Type: e.Type(), Who: e.Who}
 	}
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -121,9 +121,11 @@ type Message struct {
 	Model    string
 	Provider string
 	// Version is the bot version that produced an assistant message.
-	Version   int
-	Status    string
-	Usage     *Usage
+	Version int
+	Status  string
+	Usage   *Usage
+	// Author names the person who wrote an operator message.
+	Author    string
 	CreatedAt time.Time
 }
 
@@ -561,6 +563,11 @@ func messageView(m *store.Message) Message {
 		Text: m.Text, Model: m.Model, Provider: m.Provider, Version: m.BotVersion, Status: m.Status, CreatedAt: m.CreatedAt}
 	if m.InputTokens != 0 || m.OutputTokens != 0 {
 		out.Usage = &Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
+	}
+	if m.Kind == string(agent.KindOperator) {
+		var meta messageMeta
+		_ = json.Unmarshal([]byte(m.Meta), &meta) // a row this package wrote; no author is all a bad one costs
+		out.Author = meta.Author
 	}
 	return out
 }

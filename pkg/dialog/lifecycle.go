@@ -10,6 +10,7 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // This file is how a reply or a whole dialog ends before its time: a
@@ -90,10 +91,10 @@ func cutStatus(out agent.Outcome) string {
 }
 
 // CloseDialog closes the tenant's dialog with reason, for an operator or
-// the API (editors and admin keys): it takes no more messages
+// the API (operators, editors and admin keys): it takes no more messages
 // (errDialogClosed), and a reply still running in it is stopped.
 func (r *Runtime) CloseDialog(ctx context.Context, p *platform.Principal, tenant, dialog, reason string) (Dialog, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActWrite)
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return Dialog{}, err
 	}
@@ -124,9 +125,20 @@ const (
 	closedByPerson = "person"
 )
 
-// closeDialog stores the dialog closed and tells who listens.
+// closeDialog stores the dialog closed, with dialog.closed in the same
+// commit, and tells its live streams.
 func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, by string) (*store.Dialog, error) {
-	d, err := r.store.CloseDialog(ctx, tenantID, dialogID, reason)
+	before, err := r.store.GetDialog(ctx, tenantID, dialogID)
+	if err != nil {
+		return nil, r.storeErr(ctx, "close dialog", "dialog", err)
+	}
+	var d *store.Dialog
+	ev := platform.Event{TenantID: tenantID, BotID: before.BotID, Type: webhook.DialogClosed}
+	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+		var err error
+		d, err = st.CloseDialog(ctx, tenantID, dialogID, reason)
+		return dialogClosedData{DialogID: dialogID, BotID: before.BotID, Reason: reason, ClosedBy: by}, err
+	})
 	switch {
 	case errors.Is(err, store.ErrInactive):
 		return nil, errDialogClosed()
@@ -134,14 +146,17 @@ func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, b
 		return nil, r.storeErr(ctx, "close dialog", "dialog", err)
 	}
 	r.metrics.closed.WithLabelValues(by).Inc()
-	r.dialogClosed(ctx, d)
+	r.signal(ctx, tenantID, dialogID, signalChanged)
 	return d, nil
 }
 
-// dialogClosed is where the webhook event dialog.closed is emitted, once
-// the webhooks outbox exists; until then the close is only logged.
-func (r *Runtime) dialogClosed(ctx context.Context, d *store.Dialog) {
-	r.log.InfoContext(ctx, "dialog: dialog closed", "tenant", d.TenantID, "dialog", d.ID)
+// dialogClosedData is dialog.closed's data: closed_by is "bot" (its
+// end_dialog tool) or "person" (an operator or the API).
+type dialogClosedData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	Reason   string `json:"reason"`
+	ClosedBy string `json:"closed_by"`
 }
 
 // errDialogClosed is the answer to anything that would add to a closed

@@ -91,6 +91,8 @@ type runtimeMetrics struct {
 	feedback   *prometheus.CounterVec
 	agentRuns  *prometheus.CounterVec
 	skillLoads *prometheus.CounterVec
+	handoffs   *prometheus.CounterVec
+	toTake     prometheus.Histogram
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -153,6 +155,15 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_skill_loads_total",
 			Help: "load_skill calls by outcome: ok (a skill was loaded) or error (no such skill).",
 		}, []string{"outcome"}),
+		handoffs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_handoffs_total",
+			Help: "Human handoffs by event: requested (the bot handed off), taken (an operator took one), released (back to the bot).",
+		}, []string{"event"}),
+		toTake: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "parley_handoff_wait_seconds",
+			Help:    "How long handed-off dialogs waited until an operator took them.",
+			Buckets: []float64{5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+		}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -169,6 +180,8 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.feedback = register(reg, m.feedback)
 		m.agentRuns = register(reg, m.agentRuns)
 		m.skillLoads = register(reg, m.skillLoads)
+		m.handoffs = register(reg, m.handoffs)
+		m.toTake = register(reg, m.toTake)
 	}
 	return m
 }

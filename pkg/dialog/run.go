@@ -157,10 +157,20 @@ func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error)
 	var lastSeq int64
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffRequested}
 	err := run.r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
-		var err error
-		lastSeq, err = st.SaveRun(ctx, sv)
+		// The dialog joins the operators' inbox in the commit that hands
+		// it off: never handed off without a place in the queue.
+		err := st.Tx(ctx, func(tx *store.Store) error {
+			var err error
+			if lastSeq, err = tx.SaveRun(ctx, sv); err != nil {
+				return err
+			}
+			return tx.RequestHandoff(ctx, d.TenantID, d.ID, run.r.now())
+		})
 		return handoffRequestedData{DialogID: d.ID, BotID: d.BotID}, err
 	})
+	if err == nil {
+		run.r.metrics.handoffs.WithLabelValues("requested").Inc()
+	}
 	return lastSeq, err
 }
 
@@ -489,4 +499,7 @@ func (run *dialogRun) end() {
 		r.log.Error("dialog: end run", "dialog", run.dialog.ID, "err", err)
 	}
 	r.leave(run.lr)
+	// The dialog's live streams read what the run wrote: its reply, or
+	// its handoff.
+	r.signal(run.ctx, run.dialog.TenantID, run.dialog.ID, signalChanged)
 }

@@ -118,6 +118,9 @@ type Runtime struct {
 
 	mu   sync.Mutex
 	live map[string]*liveRun // liveKey -> the run of this process
+
+	// signals wakes the dialogs' live streams (Follow).
+	signals *signals
 }
 
 // New returns the dialog runtime. It fails, naming the field, when a
@@ -149,9 +152,12 @@ func New(opts Options) (*Runtime, error) {
 		limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
 		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),
 		bots: newBotCache(512), tenants: newTenantCache(4096), plans: newPlanCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
-		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{}}
+		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{},
+		signals: newSignals()}
 	// Another server's CancelReply reaches this one's runs.
 	opts.Store.OnReplyStop(func(tenantID, dialogID string) { r.stopLocal(tenantID, dialogID) })
+	// Every server's signals reach this one's live streams.
+	opts.Store.OnDialogSignal(r.signals.deliver)
 	go r.meter.run(base)
 	return r, nil
 }

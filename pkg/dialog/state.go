@@ -16,6 +16,8 @@ type messageMeta struct {
 	Tool   *agent.ToolInfo `json:"tool,omitempty"`
 	Covers int             `json:"covers,omitempty"`
 	Origin string          `json:"origin,omitempty"`
+	// Author names the person who wrote an operator message.
+	Author string `json:"author,omitempty"`
 }
 
 // emptyMeta is the meta of most messages (a user's text, a plain reply):
@@ -37,7 +39,7 @@ func storeMessage(d *store.Dialog, m agent.Message) (*store.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message content: %w", err)
 	}
-	meta, err := marshalMeta(messageMeta{Tool: m.Tool, Covers: m.Covers, Origin: m.Origin})
+	meta, err := marshalMeta(messageMeta{Tool: m.Tool, Covers: m.Covers, Origin: m.Origin, Author: m.Author})
 	if err != nil {
 		return nil, fmt.Errorf("message meta: %w", err)
 	}
@@ -78,7 +80,7 @@ func agentMessage(m *store.Message) (agent.Message, error) {
 	return agent.Message{Kind: agent.Kind(m.Kind), Message: llm.Message{Role: llm.Role(m.Role), Content: blocks},
 		Model: m.Model, Provider: m.Provider, Turn: m.Turn,
 		Usage: llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens},
-		Tool:  meta.Tool, Covers: meta.Covers, Origin: meta.Origin, Time: m.CreatedAt}, nil
+		Tool:  meta.Tool, Covers: meta.Covers, Origin: meta.Origin, Author: meta.Author, Time: m.CreatedAt}, nil
 }
 
 // savedState is what a dialog row keeps between requests: the loop state

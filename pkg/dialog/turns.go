@@ -173,6 +173,7 @@ func (r *Runtime) storeForHuman(ctx context.Context, d *store.Dialog, text strin
 	if err != nil {
 		return Turn{}, err
 	}
+	r.signal(ctx, d.TenantID, d.ID, signalChanged) // the operator's inbox shows it
 	done := &agent.Done{StopReason: agent.StopHandoff}
 	if sink != nil {
 		sink.Send(DialogEvent{DialogID: d.ID})

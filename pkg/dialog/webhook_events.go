@@ -147,7 +147,7 @@ func withExternal(ctx context.Context, st *store.Store, d *store.Dialog, data *m
 // what the user, the bot or an operator said, not the tool traffic or
 // notes between.
 func announced(kind string) bool {
-	return kind == string(agent.KindUser) || kind == string(agent.KindAssistant)
+	return kind == string(agent.KindUser) || kind == string(agent.KindAssistant) || kind == string(agent.KindOperator)
 }
 
 // writeMessage runs write, which stores row (new or completed), and

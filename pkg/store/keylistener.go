@@ -44,6 +44,15 @@ type keyListener struct {
 	closed  bool
 	// onStop hears replyStopChannel (Store.OnReplyStop); nil ignores it.
 	onStop func(tenantID, dialogID string)
+	// onSignal hears dialogSignalChannel (Store.OnDialogSignal); nil
+	// ignores it.
+	onSignal func(tenantID, dialogID, signal string)
+}
+
+func (l *keyListener) setOnSignal(hear func(tenantID, dialogID, signal string)) {
+	l.mu.Lock()
+	l.onSignal = hear
+	l.mu.Unlock()
 }
 
 func (l *keyListener) setOnStop(stop func(tenantID, dialogID string)) {
@@ -54,13 +63,20 @@ func (l *keyListener) setOnStop(stop func(tenantID, dialogID string)) {
 
 // heard dispatches a notification by its channel.
 func (l *keyListener) heard(n *pgconn.Notification) {
-	if n.Channel != replyStopChannel {
+	l.mu.Lock()
+	stop, signal := l.onStop, l.onSignal
+	l.mu.Unlock()
+	switch n.Channel {
+	case replyStopChannel:
+	case dialogSignalChannel:
+		if tenantID, dialogID, what, ok := parseSignalPayload(n.Payload); ok && signal != nil {
+			signal(tenantID, dialogID, what)
+		}
+		return
+	default:
 		l.keys.drop(n.Payload)
 		return
 	}
-	l.mu.Lock()
-	stop := l.onStop
-	l.mu.Unlock()
 	if tenantID, dialogID, ok := parseStopPayload(n.Payload); ok && stop != nil {
 		stop(tenantID, dialogID)
 	}
@@ -131,7 +147,7 @@ func (l *keyListener) listen() (listened bool, err error) {
 		defer cancel()
 		_ = conn.Close(cctx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+revocationChannel+"; LISTEN "+replyStopChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+revocationChannel+"; LISTEN "+replyStopChannel+"; LISTEN "+dialogSignalChannel); err != nil {
 		return false, err
 	}
 	l.keys.setLive(true)

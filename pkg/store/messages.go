@@ -359,3 +359,22 @@ func (s *Store) ListToolCalls(ctx context.Context, tenantID, dialogID string) ([
 	}
 	return rows, nil
 }
+
+// ListMessagesAfter returns at most limit of the dialog's messages after
+// seq afterSeq, in order: a live stream's next batch.
+func (s *Store) ListMessagesAfter(ctx context.Context, tenantID, dialogID string, afterSeq int64, limit int) ([]Message, error) {
+	rows, err := s.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE tenant_id = $1 AND dialog_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+		tenantID, dialogID, afterSeq, limit)
+	if err != nil {
+		return nil, wrap("list messages after", err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		out = append(out, Message{})
+		if err := scanMessage(rows, &out[len(out)-1]); err != nil {
+			return nil, wrap("list messages after", err)
+		}
+	}
+	return out, wrap("list messages after", rows.Err())
+}

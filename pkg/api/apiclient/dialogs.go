@@ -133,8 +133,11 @@ type Message struct {
 	// Version is the bot version that produced an assistant message.
 	Version int `json:"version,omitempty"`
 	// Status is complete, streaming, interrupted or queued.
-	Status    string    `json:"status"`
-	Usage     *Usage    `json:"usage,omitempty"`
+	Status string `json:"status"`
+	Usage  *Usage `json:"usage,omitempty"`
+	// Author names the person who wrote an operator message (kind and
+	// role "operator").
+	Author    string    `json:"author,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -300,6 +303,9 @@ type AgentEndEvent struct {
 type Event struct {
 	Type string
 	Data json.RawMessage
+	// ID is the event's id line: on a dialog's live stream, the seq of a
+	// message event, to resume after with Last-Event-ID.
+	ID string
 }
 
 // CreateDialog starts a dialog with the tenant's bot.
@@ -470,6 +476,8 @@ func readEvents(r *bufio.Reader, onEvent func(Event) error) error {
 			ev.Type = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
 			ev.Data = json.RawMessage(strings.TrimPrefix(line, "data: "))
+		case strings.HasPrefix(line, "id: "):
+			ev.ID = strings.TrimPrefix(line, "id: ")
 		}
 		if errors.Is(err, io.EOF) {
 			return nil // the stream ended

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/dialog"
+)
+
+// listInbox: GET /v1/tenants/{tenant}/inbox -> handed-off dialogs, the
+// longest wait first, with counts.
+func (d *dialogAPI) listInbox(c *gin.Context) {
+	in, err := d.rt.ListInbox(c.Request.Context(), principal(c), c.Param("tenant"))
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.Inbox{Dialogs: mapAll(in.Dialogs, handoffOut), Waiting: in.Waiting, Taken: in.Taken})
+}
+
+func handoffOut(h dialog.Handoff) apiclient.Handoff {
+	return apiclient.Handoff{Dialog: dialogOut(h.Dialog), RequestedAt: h.RequestedAt, Operator: h.Operator,
+		OperatorName: h.OperatorName, AssignedAt: h.AssignedAt}
+}
+
+// assignDialog: POST /v1/tenants/{tenant}/dialogs/{dialog}/assign {name?}
+// -> the handoff, now the caller's; 409 when another operator has it.
+func (d *dialogAPI) assignDialog(c *gin.Context) {
+	var req apiclient.AssignRequest
+	if err := decodeJSON(c, &req); err != nil {
+		d.fail(c, err)
+		return
+	}
+	h, err := d.rt.AssignDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Name)
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, handoffOut(h))
+}
+
+// postOperatorMessage: POST .../dialogs/{dialog}/operator-messages {text}
+// -> the stored message.
+func (d *dialogAPI) postOperatorMessage(c *gin.Context) {
+	var req apiclient.OperatorMessageRequest
+	if err := decodeJSON(c, &req); err != nil {
+		d.fail(c, err)
+		return
+	}
+	m, err := d.rt.PostOperatorMessage(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Text)
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, messageOut(m))
+}
+
+// releaseDialog: POST .../dialogs/{dialog}/release -> the dialog, back
+// with the bot.
+func (d *dialogAPI) releaseDialog(c *gin.Context) {
+	dlg, err := d.rt.ReleaseDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"))
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, dialogOut(dlg))
+}
+
+// operatorTyping: POST .../dialogs/{dialog}/typing -> 204; the end user's
+// stream shows that the operator writes.
+func (d *dialogAPI) operatorTyping(c *gin.Context) {
+	if err := d.rt.OperatorTyping(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog")); err != nil {
+		d.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// followDialog: GET .../dialogs/{dialog}/events -> the dialog's live
+// stream (SSE). Message events carry their seq as the event id; a client
+// resumes with Last-Event-ID (or ?after= where it cannot set headers).
+func (d *dialogAPI) followDialog(c *gin.Context) {
+	after, err := resumePoint(c)
+	if err != nil {
+		d.fail(c, err)
+		return
+	}
+	s := newSSE(c, d.ping, d.streams).withoutRecording()
+	err = d.rt.Follow(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), after, s.SendID)
+	started, _ := s.recorded()
+	switch {
+	case err != nil && !started:
+		d.fail(c, err)
+	case err != nil:
+		e := d.toAPIError(err)
+		s.Send(agent.Error{Code: e.Code, Message: e.Message})
+	}
+	s.close()
+}
+
+// resumePoint is the seq a live stream resumes after: Last-Event-ID, or
+// the after query parameter; 0 from the start.
+func resumePoint(c *gin.Context) (int64, error) {
+	raw, pointer := c.GetHeader("Last-Event-ID"), "Last-Event-ID"
+	if raw == "" {
+		raw, pointer = c.Query("after"), "after"
+	}
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n < 0 {
+		return 0, badRequest(pointer, "must be the seq of the last message received (a whole number)")
+	}
+	return n, nil
+}

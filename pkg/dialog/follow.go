@@ -1,0 +1,209 @@
+package dialog
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// This file is a dialog's live stream for its end user (and for the
+// operators' inbox): messages nobody asked for in the same request (an
+// operator's, a reply to a text sent from another tab), the dialog's
+// handoff status and who is typing.
+//
+// The design keeps costs flat: the stream's position is the seq of the
+// last message it sent (the SSE event id, so Last-Event-ID resumes it
+// exactly), and it reads the store only when woken: by a signal that the
+// dialog changed (signals.go: in process on SQLite, PostgreSQL NOTIFY
+// across processes), or by a slow re-check that covers a notification
+// lost while the listener reconnected. An idle stream costs a goroutine
+// and one indexed read every followRecheck; no stream polls.
+
+// followRecheck is how often a stream re-reads its dialog without a
+// signal.
+const followRecheck = 30 * time.Second
+
+// maxFollowBatch caps the messages one read of a stream sends.
+const maxFollowBatch = 100
+
+// OperatorMessageEvent carries an operator's message to the end user.
+type OperatorMessageEvent struct {
+	Message Message
+}
+
+// HandoffEvent says where a dialog stands: status is its status (active,
+// paused, handoff, closed); Operator the name of the person who took a
+// handed-off dialog, "" while it waits for one.
+type HandoffEvent struct {
+	Status   string
+	Operator string
+}
+
+// TypingEvent says someone writes in the dialog: "operator".
+type TypingEvent struct {
+	Who string
+}
+
+// Type is the event's "type" field.
+func (OperatorMessageEvent) Type() string { return "operator_message" }
+
+// Type is the event's "type" field.
+func (HandoffEvent) Type() string { return "handoff" }
+
+// Type is the event's "type" field.
+func (TypingEvent) Type() string { return "typing" }
+
+// FollowSink receives a stream's events; id is the seq of a message
+// event (its resume point), 0 for the others.
+type FollowSink func(id int64, e agent.Event)
+
+// Follow streams the dialog's messages after seq after, then what happens
+// in it, to sink until ctx ends or the dialog is closed. It starts with a
+// HandoffEvent saying where the dialog stands, and sends another whenever
+// that changes. A widget's pk_ key (at one of its origins) and chat keys
+// follow the dialogs they may chat in; signed-in users the dialogs they
+// may read. What a pk_ key sees is what the widget sees of a turn: the
+// user's, the bot's and the operators' messages, with the bot's hidden
+// tools taken out.
+func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, after int64, sink FollowSink) error {
+	d, err := r.followDialog(ctx, p, tenant, dialog, origin)
+	if err != nil {
+		return err
+	}
+	var view *endUserView
+	if p.KeyKind == auth.KindPublishable {
+		bot, err := r.botFor(ctx, d)
+		if err != nil {
+			return err
+		}
+		view = viewFor(p, bot)
+	}
+	f := &follower{r: r, tenantID: d.TenantID, dialogID: d.ID, after: max(after, 0), view: view, sink: sink}
+	heard, stop := r.signals.listen(d.TenantID, d.ID)
+	defer stop()
+	recheck := time.NewTimer(followRecheck)
+	defer recheck.Stop()
+	for {
+		if err := f.catchUp(ctx); err != nil || f.status == DialogClosed {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.base.Done():
+			return nil // the server shuts down; the client resumes elsewhere
+		case sig := <-heard:
+			if sig == signalTypingOperator {
+				sink(0, TypingEvent{Who: "operator"})
+				continue
+			}
+		case <-recheck.C:
+		}
+		recheck.Reset(followRecheck)
+	}
+}
+
+// followDialog authorizes p to follow the dialog: as a chat (keys) or as
+// a reader (signed-in users, the platform).
+func (r *Runtime) followDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (*store.Dialog, error) {
+	if p != nil && p.Kind == platform.KindKey {
+		return r.turnDialog(ctx, p, tenant, dialog, origin)
+	}
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	if err != nil {
+		return nil, r.storeErr(ctx, "follow dialog", "dialog", err)
+	}
+	return d, nil
+}
+
+// follower is one stream's position in its dialog.
+type follower struct {
+	r                  *Runtime
+	tenantID, dialogID string
+	after              int64
+	view               *endUserView
+	sink               FollowSink
+	// status and operator are what the stream last said of the dialog.
+	status, operator string
+}
+
+// catchUp sends what changed since the stream last looked: the status,
+// then the messages after its position, in order, up to the first one
+// still being written (its final form is sent once it is stored).
+func (f *follower) catchUp(ctx context.Context) error {
+	r := f.r
+	d, err := r.store.GetDialog(ctx, f.tenantID, f.dialogID)
+	if err != nil {
+		return f.failed(ctx, err)
+	}
+	operator := ""
+	if d.Status == DialogHandoff {
+		h, err := r.store.GetHandoff(ctx, f.tenantID, f.dialogID)
+		switch {
+		case err == nil:
+			operator = h.AssigneeName
+		case !errors.Is(err, store.ErrInactive):
+			return f.failed(ctx, err)
+		}
+	}
+	for {
+		rows, err := r.store.ListMessagesAfter(ctx, f.tenantID, f.dialogID, f.after, maxFollowBatch)
+		if err != nil {
+			return f.failed(ctx, err)
+		}
+		for i := range rows {
+			m := &rows[i]
+			if m.Status == store.MessageStreaming {
+				rows = nil
+				break
+			}
+			if m.Status == store.MessageQueued {
+				continue // it moves to the end when the loop takes it
+			}
+			f.after = m.Seq
+			f.send(m)
+		}
+		if len(rows) < maxFollowBatch {
+			break
+		}
+	}
+	// The status goes after the messages: a closed dialog's stream ends
+	// with it, its last messages sent.
+	if d.Status != f.status || operator != f.operator {
+		f.status, f.operator = d.Status, operator
+		f.sink(0, HandoffEvent{Status: d.Status, Operator: operator})
+	}
+	return nil
+}
+
+// send passes one stored message on, as the stream's viewer sees it.
+func (f *follower) send(m *store.Message) {
+	if f.view != nil && !endUserKinds[m.Kind] {
+		return
+	}
+	msg := f.view.message(messageView(m))
+	if m.Kind == string(agent.KindOperator) {
+		f.sink(m.Seq, OperatorMessageEvent{Message: msg})
+		return
+	}
+	f.sink(m.Seq, MessageEvent{Message: msg})
+}
+
+// endUserKinds are the messages a widget's stream carries.
+var endUserKinds = map[string]bool{string(agent.KindUser): true, string(agent.KindAssistant): true, string(agent.KindOperator): true}
+
+func (f *follower) failed(ctx context.Context, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return platform.NotFound("dialog") // erased while followed
+	}
+	return f.r.internal(ctx, "follow dialog", err)
+}

@@ -1,0 +1,264 @@
+package dialog
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/webhook"
+)
+
+// This file is the human side of a handoff: the inbox of dialogs waiting
+// for a person, an operator taking one (AssignDialog), replying as
+// themselves (PostOperatorMessage) and giving it back to the bot
+// (ReleaseDialog). Closing is CloseDialog (lifecycle.go).
+
+// MaxOperatorNameChars caps the name an operator is shown under.
+const MaxOperatorNameChars = 100
+
+// Handoff is a handed-off dialog as the inbox shows it.
+type Handoff struct {
+	Dialog Dialog
+	// RequestedAt is when the bot handed the dialog off.
+	RequestedAt time.Time
+	// Operator and OperatorName are who took it ("" while it waits);
+	// OperatorName is what the end user sees.
+	Operator, OperatorName string
+	AssignedAt             *time.Time
+}
+
+// Inbox is the tenant's handed-off dialogs, the longest waiting first,
+// with how many wait for an operator and how many are taken.
+type Inbox struct {
+	Dialogs        []Handoff
+	Waiting, Taken int64
+}
+
+// operatorOf is who p is as an operator: a stable id, and the name the
+// end user sees (name when given, else the part of a user's email before
+// the @, else "Support").
+func operatorOf(p *platform.Principal, name string) (id, display string, err error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxOperatorNameChars {
+		return "", "", platform.Invalid(platform.Detail{Pointer: "/name", Message: "must have at most 100 characters"})
+	}
+	switch p.Kind {
+	case platform.KindSession:
+		id = p.UserID
+		if name == "" {
+			name, _, _ = strings.Cut(p.Email, "@")
+		}
+	case platform.KindKey:
+		id = "key:" + p.KeyID
+	default:
+		id = "platform"
+	}
+	if name == "" {
+		name = "Support"
+	}
+	return id, name, nil
+}
+
+// ListInbox returns the tenant's handed-off dialogs for operators.
+func (r *Runtime) ListInbox(ctx context.Context, p *platform.Principal, tenant string) (Inbox, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+	if err != nil {
+		return Inbox{}, err
+	}
+	rows, counts, err := r.store.ListHandoffs(ctx, tenantID)
+	if err != nil {
+		return Inbox{}, r.internal(ctx, "list inbox", err)
+	}
+	out := Inbox{Dialogs: make([]Handoff, 0, len(rows)), Waiting: counts.Waiting, Taken: counts.Taken}
+	for i := range rows {
+		h, err := handoffView(&rows[i].Dialog, &rows[i].Handoff)
+		if err != nil {
+			return Inbox{}, r.internal(ctx, "list inbox: view", err)
+		}
+		out.Dialogs = append(out.Dialogs, h)
+	}
+	return out, nil
+}
+
+func handoffView(d *store.Dialog, h *store.Handoff) (Handoff, error) {
+	dv, err := dialogView(d)
+	return Handoff{Dialog: dv, RequestedAt: h.RequestedAt, Operator: h.AssigneeID, OperatorName: h.AssigneeName,
+		AssignedAt: h.AssignedAt}, err
+}
+
+// handoffTakenData is dialog.handoff_taken's and dialog.handoff_released's
+// data: operator is the name the end user saw.
+type handoffTakenData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	Operator string `json:"operator"`
+}
+
+// AssignDialog gives a handed-off dialog to the calling operator, shown
+// to the end user as name (optional). Of two operators taking it at once
+// exactly one wins; the other gets a conflict, as does anyone taking a
+// dialog another operator holds. Taking one's own dialog again is fine.
+func (r *Runtime) AssignDialog(ctx context.Context, p *platform.Principal, tenant, dialog, name string) (Handoff, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+	if err != nil {
+		return Handoff{}, err
+	}
+	id, display, err := operatorOf(p, name)
+	if err != nil {
+		return Handoff{}, err
+	}
+	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	if err != nil {
+		return Handoff{}, r.storeErr(ctx, "assign dialog", "dialog", err)
+	}
+	h, err := r.assign(ctx, d, id, display)
+	if err != nil {
+		return Handoff{}, err
+	}
+	return handoffView(d, h)
+}
+
+// assign is AssignDialog once the operator is known: one conditional
+// update with dialog.handoff_taken in its commit.
+func (r *Runtime) assign(ctx context.Context, d *store.Dialog, id, display string) (*store.Handoff, error) {
+	var h *store.Handoff
+	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.DialogHandoffTaken}
+	err := r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+		var err error
+		h, err = st.AssignHandoff(ctx, d.TenantID, d.ID, id, display, r.now())
+		return handoffTakenData{DialogID: d.ID, BotID: d.BotID, Operator: display}, err
+	})
+	if errors.Is(err, store.ErrInactive) && d.Status == DialogClosed {
+		return nil, errDialogClosed()
+	}
+	if err != nil {
+		return nil, r.handoffErr(ctx, "assign dialog", err)
+	}
+	r.metrics.handoffs.WithLabelValues("taken").Inc()
+	if h.AssignedAt != nil {
+		r.metrics.toTake.Observe(h.AssignedAt.Sub(h.RequestedAt).Seconds())
+	}
+	r.signal(ctx, d.TenantID, d.ID, signalChanged)
+	return h, nil
+}
+
+// handoffErr maps the store's answers to an operator's action on a
+// dialog that is not (or no longer) theirs to act on.
+func (r *Runtime) handoffErr(ctx context.Context, op string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return platform.Errorf(platform.CodeConflict, "another operator has taken this dialog")
+	case errors.Is(err, store.ErrInactive):
+		return platform.Errorf(platform.CodeConflict, "this dialog is not handed off to a person")
+	}
+	return r.storeErr(ctx, op, "dialog", err)
+}
+
+// PostOperatorMessage stores text as the calling operator's message in a
+// handed-off dialog, taking it first when it still waits (as AssignDialog
+// would; one another operator holds is a conflict). The end user sees it
+// (Follow), the transcript shows it, and the bot, once the dialog is
+// back, reads it as a note on the user's side, never as its own words.
+func (r *Runtime) PostOperatorMessage(ctx context.Context, p *platform.Principal, tenant, dialog, text string) (Message, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+	if err != nil {
+		return Message{}, err
+	}
+	if err := checkText(text); err != nil {
+		return Message{}, err
+	}
+	id, display, err := operatorOf(p, "")
+	if err != nil {
+		return Message{}, err
+	}
+	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	if err != nil {
+		return Message{}, r.storeErr(ctx, "operator message", "dialog", err)
+	}
+	h, err := r.store.GetHandoff(ctx, tenantID, dialog)
+	switch {
+	case errors.Is(err, store.ErrInactive) && d.Status == DialogClosed:
+		return Message{}, errDialogClosed()
+	case err != nil:
+		return Message{}, r.handoffErr(ctx, "operator message", err)
+	case h.AssigneeID != id:
+		if h, err = r.assign(ctx, d, id, display); err != nil {
+			return Message{}, err
+		}
+	}
+	row, err := storeMessage(d, agent.Message{Kind: agent.KindOperator, Message: llm.Message{Role: llm.Role(RoleOperator),
+		Content: []llm.Block{{Type: llm.BlockText, Text: text}}}, Author: h.AssigneeName, Time: r.now()})
+	if err != nil {
+		return Message{}, r.internal(ctx, "operator message", err)
+	}
+	hooked, err := r.svc.Subscribes(ctx, tenantID, webhook.MessageCreated)
+	if err != nil {
+		return Message{}, r.internal(ctx, "operator message: webhooks", err)
+	}
+	if err := r.writeMessage(ctx, hooked, d, row, func(st *store.Store) error { return st.AppendMessage(ctx, row) }); err != nil {
+		return Message{}, r.internal(ctx, "operator message", err)
+	}
+	r.signal(ctx, tenantID, d.ID, signalChanged)
+	return messageView(row), nil
+}
+
+// RoleOperator is the role of an operator's message: neither the user's
+// nor the bot's.
+const RoleOperator = "operator"
+
+// ReleaseDialog gives a handed-off dialog back to the bot: it answers the
+// next message, seeing what the operator said. Any operator may release
+// it, so a dialog whose operator left is not stuck.
+func (r *Runtime) ReleaseDialog(ctx context.Context, p *platform.Principal, tenant, dialog string) (Dialog, error) {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+	if err != nil {
+		return Dialog{}, err
+	}
+	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	if err != nil {
+		return Dialog{}, r.storeErr(ctx, "release dialog", "dialog", err)
+	}
+	ev := platform.Event{TenantID: tenantID, BotID: d.BotID, Type: webhook.DialogHandoffReleased}
+	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+		h, err := st.ReleaseHandoff(ctx, tenantID, dialog)
+		if err != nil {
+			return nil, err
+		}
+		return handoffTakenData{DialogID: d.ID, BotID: d.BotID, Operator: h.AssigneeName}, nil
+	})
+	if errors.Is(err, store.ErrInactive) && d.Status == DialogClosed {
+		return Dialog{}, errDialogClosed()
+	}
+	if err != nil {
+		return Dialog{}, r.handoffErr(ctx, "release dialog", err)
+	}
+	r.metrics.handoffs.WithLabelValues("released").Inc()
+	r.signal(ctx, tenantID, d.ID, signalChanged)
+	d.Status = DialogActive
+	out, err := dialogView(d)
+	if err != nil {
+		return Dialog{}, r.internal(ctx, "release dialog: view", err)
+	}
+	return out, nil
+}
+
+// OperatorTyping tells the dialog's end user that the operator who holds
+// it is writing (a typing event on its stream); nothing is stored.
+func (r *Runtime) OperatorTyping(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+	if err != nil {
+		return err
+	}
+	if _, err := r.store.GetHandoff(ctx, tenantID, dialog); err != nil {
+		return r.handoffErr(ctx, "operator typing", err)
+	}
+	r.signal(ctx, tenantID, dialog, signalTypingOperator)
+	return nil
+}

@@ -1,0 +1,89 @@
+package dialog
+
+import (
+	"context"
+	"sync"
+)
+
+// This file is how a dialog's live streams (Follow) learn that something
+// happened in it, in this process or another: a signal wakes them, and
+// they read what changed from the store. On PostgreSQL signals go through
+// NOTIFY (store.SignalDialog), which every process hears, this one
+// included; on SQLite, where one process serves the data, they are
+// delivered here directly.
+
+// Signals a dialog's streams hear.
+const (
+	// signalChanged: new messages, or a new status or operator.
+	signalChanged = "changed"
+	// signalTyping...: someone is writing a message in the dialog.
+	signalTypingBot      = "typing_bot"
+	signalTypingOperator = "typing_operator"
+)
+
+// signalBuffer is how many signals a stream may lag behind before the
+// oldest are dropped: a changed signal only says "read the store", so
+// one pending is as good as many.
+const signalBuffer = 4
+
+// signals delivers dialog signals to this process's live streams.
+type signals struct {
+	mu   sync.Mutex
+	subs map[string]map[chan string]struct{} // liveKey -> listeners
+}
+
+func newSignals() *signals { return &signals{subs: map[string]map[chan string]struct{}{}} }
+
+// listen subscribes to the dialog's signals until stop is called.
+func (s *signals) listen(tenantID, dialogID string) (ch <-chan string, stop func()) {
+	c := make(chan string, signalBuffer)
+	key := liveKey(tenantID, dialogID)
+	s.mu.Lock()
+	if s.subs[key] == nil {
+		s.subs[key] = map[chan string]struct{}{}
+	}
+	s.subs[key][c] = struct{}{}
+	s.mu.Unlock()
+	return c, func() {
+		s.mu.Lock()
+		delete(s.subs[key], c)
+		if len(s.subs[key]) == 0 {
+			delete(s.subs, key)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// deliver hands signal to the dialog's listeners in this process; one
+// that lags gets it instead of its oldest pending signal.
+func (s *signals) deliver(tenantID, dialogID, signal string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.subs[liveKey(tenantID, dialogID)] {
+		for {
+			select {
+			case c <- signal:
+			default:
+				select {
+				case <-c:
+				default:
+				}
+				continue
+			}
+			break
+		}
+	}
+}
+
+// signal tells the dialog's streams, in every process, that something
+// happened. A failure costs only latency (streams re-read on their own
+// now and then), so it is logged, not returned.
+func (r *Runtime) signal(ctx context.Context, tenantID, dialogID, what string) {
+	if !r.store.SignalsAcrossProcesses() {
+		r.signals.deliver(tenantID, dialogID, what)
+		return
+	}
+	if err := r.store.SignalDialog(context.WithoutCancel(ctx), tenantID, dialogID, what); err != nil {
+		r.log.WarnContext(ctx, "dialog: signal live streams", "dialog", dialogID, "err", err)
+	}
+}

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"strings"
+)
+
+// dialogSignalChannel is the PostgreSQL NOTIFY channel on which a process
+// tells every process that a dialog changed (new messages, a new status)
+// or that someone types in it; the payload is "<tenant id> <dialog id>
+// <signal>". Live dialog streams wake on it and read the store: the
+// notification carries no data, so a missed one costs only latency.
+const dialogSignalChannel = "parley_dialog_signal"
+
+// SignalsAcrossProcesses says whether SignalDialog reaches other
+// processes (PostgreSQL, with every process's OnDialogSignal hearing it,
+// this one's included); on SQLite one process serves a data directory,
+// and the caller delivers its signals itself.
+func (s *Store) SignalsAcrossProcesses() bool { return s.listener != nil }
+
+// SignalDialog tells every process's OnDialogSignal handler about the
+// tenant's dialog (PostgreSQL only; a no-op on SQLite). signal is one
+// word: what happened.
+func (s *Store) SignalDialog(ctx context.Context, tenantID, dialogID, signal string) error {
+	if s.listener == nil {
+		return nil
+	}
+	_, err := s.exec(ctx, `SELECT pg_notify('`+dialogSignalChannel+`', $1)`, tenantID+" "+dialogID+" "+signal)
+	return wrap("signal dialog", err)
+}
+
+// OnDialogSignal makes hear get SignalDialog's signals from every process,
+// and starts listening for them (PostgreSQL only; a no-op on SQLite).
+func (s *Store) OnDialogSignal(hear func(tenantID, dialogID, signal string)) {
+	if s.listener == nil {
+		return
+	}
+	s.listener.setOnSignal(hear)
+	s.listener.start()
+}
+
+// parseSignalPayload splits a dialogSignalChannel payload.
+func parseSignalPayload(payload string) (tenantID, dialogID, signal string, ok bool) {
+	parts := strings.SplitN(payload, " ", 3)
+	if len(parts) != 3 {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
+}
