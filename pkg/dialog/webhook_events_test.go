@@ -85,3 +85,55 @@ func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
 		}
 	})
 }
+
+func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
+		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+			Events: []string{webhook.MessageCreated, webhook.DialogHandoffTaken, webhook.DialogHandoffReleased, webhook.DialogClosed}}); err != nil {
+			t.Fatal(err)
+		}
+		d := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "a human please"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.rt.AssignDialog(ctx, e.admin, "shop", d.ID, "Ada"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.rt.PostOperatorMessage(ctx, e.admin, "shop", d.ID, "Ada here, how can I help?"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.rt.ReleaseDialog(ctx, e.admin, "shop", d.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.rt.CloseDialog(ctx, e.admin, "shop", d.ID, "resolved by Ada"); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("taking and releasing write dialog.handoff_taken and dialog.handoff_released naming the operator", func(t *testing.T) {
+			taken, released := outboxData(t, e.store, webhook.DialogHandoffTaken), outboxData(t, e.store, webhook.DialogHandoffReleased)
+			if len(taken) != 1 || taken[0]["operator"] != "Ada" || taken[0]["dialog_id"] != d.ID {
+				t.Fatalf("dialog.handoff_taken %v", taken)
+			}
+			if len(released) != 1 || released[0]["operator"] != "Ada" {
+				t.Fatalf("dialog.handoff_released %v", released)
+			}
+		})
+		t.Run("the operator's reply is a message.created with role operator", func(t *testing.T) {
+			var ops []map[string]any
+			for _, data := range outboxData(t, e.store, webhook.MessageCreated) {
+				if m := data["message"].(map[string]any); m["role"] == "operator" {
+					ops = append(ops, m)
+				}
+			}
+			if len(ops) != 1 || ops[0]["text"] != "Ada here, how can I help?" || ops[0]["kind"] != "operator" {
+				t.Fatalf("operator messages announced: %v", ops)
+			}
+		})
+		t.Run("closing writes dialog.closed with the reason and who closed it", func(t *testing.T) {
+			closed := outboxData(t, e.store, webhook.DialogClosed)
+			if len(closed) != 1 || closed[0]["reason"] != "resolved by Ada" || closed[0]["closed_by"] != "person" {
+				t.Fatalf("dialog.closed %v", closed)
+			}
+		})
+	})
+}
