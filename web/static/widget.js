@@ -167,6 +167,8 @@
     '.error { align-self: stretch; background: #fdeceb; color: #a11d12; border: 1px solid #f3c3bd; font-size: 14px; }',
     '.error button, .ask button { margin-top: 6px; margin-right: 6px; }',
     '.note { align-self: center; font-size: 12px; color: var(--muted); }',
+    '.msg.operator { align-self: flex-start; background: var(--code); border-left: 3px solid var(--c); }',
+    '.msg.operator .who { display: block; font-size: 11px; color: var(--muted); margin-bottom: 2px; }',
     '.ask { align-self: stretch; background: #fff7e6; color: #1b2130; border: 1px solid #f0d9a8; border-radius: 10px; padding: 8px 12px; font-size: 14px; }',
     '.btn { font: inherit; font-size: 13px; font-weight: 600; border-radius: 6px; padding: 4px 12px; cursor: pointer; border: 1px solid var(--c); background: var(--c); color: #fff; }',
     '.btn.ghost { background: transparent; color: var(--c); }',
@@ -500,7 +502,81 @@
       dialogId = d.id;
       localStorage.setItem(STORE, d.id);
       if (d.greeting) say('bot', d.greeting);
+      lastSeq = 0;
+      follow();
     });
+  }
+
+  // --- the live stream ---------------------------------------------------------
+  // What the visitor did not ask for in a request of this page: a person's
+  // messages once the bot handed off, and the dialog's handoff status. The
+  // stream resumes after the last message seq seen (kept in sessionStorage,
+  // so a reload does not replay what is on screen) and reconnects with a
+  // growing pause after a failure.
+
+  var lastSeq = 0;
+  var liveFor = null; // the dialog the stream follows
+  var liveStatus = null, liveOperator = '';
+  var shown = {}; // ids of operator messages on screen
+  var waitingNoted = false, typingTimer = null;
+  // handedOff says once per handoff, however it is learnt (the reply's
+  // done event or the stream), that a person is on the way.
+  function handedOff() {
+    if (waitingNoted) return;
+    waitingNoted = true;
+    note(t('handoff'));
+  }
+  function sayOperator(m) {
+    if (shown[m.id]) return;
+    shown[m.id] = true;
+    var box = add(el('div', 'msg operator'));
+    box.appendChild(el('span', 'who', m.author || ''));
+    box.appendChild(document.createTextNode(m.text));
+  }
+  function follow() {
+    if (!dialogId || liveFor === dialogId) return;
+    liveFor = dialogId;
+    var wait = 1000;
+    function connect() {
+      if (liveFor !== dialogId) return;
+      var url = path('dialogs', dialogId, 'events') + '?after=' + lastSeq;
+      request('GET', url, undefined, 'text/event-stream').then(function (res) {
+        wait = 1000;
+        return readEvents(res, onLive);
+      }).catch(function () {}).then(function () {
+        if (liveStatus === 'closed' || liveFor !== dialogId) return;
+        setTimeout(connect, wait);
+        wait = Math.min(wait * 2, 30000);
+      });
+    }
+    connect();
+  }
+  function onLive(type, ev) {
+    switch (type) {
+      case 'operator_message':
+        hideTyping();
+        sayOperator(ev.message);
+        lastSeq = Math.max(lastSeq, ev.message.seq);
+        break;
+      case 'message':
+        lastSeq = Math.max(lastSeq, ev.message.seq);
+        break;
+      case 'typing':
+        showTyping();
+        clearTimeout(typingTimer);
+        typingTimer = setTimeout(function () { if (!busy) hideTyping(); }, 6000);
+        break;
+      case 'handoff':
+        var was = liveStatus, wasOperator = liveOperator;
+        liveStatus = ev.status;
+        liveOperator = ev.operator || '';
+        if (ev.status === 'handoff' && !liveOperator) handedOff();
+        if (ev.status === 'handoff' && liveOperator && liveOperator !== wasOperator) note(t('joined', liveOperator));
+        if (ev.status !== 'handoff') waitingNoted = false;
+        if (ev.status === 'active' && was === 'handoff') note(t('back'));
+        if (ev.status === 'closed' && was) note(t('ended'));
+        break;
+    }
   }
 
   function resume() {
@@ -509,10 +585,14 @@
       var rated = {};
       (d.feedback || []).forEach(function (f) { rated[f.message_id] = f.rating; });
       (d.messages || []).forEach(function (m) {
-        if (!((m.role === 'user' || m.role === 'assistant') && m.text)) return;
-        var shown = say(m.role === 'user' ? 'user' : 'bot', m.text);
-        if (m.role === 'assistant' && m.status === 'complete') rateable(shown, m.id, rated[m.id]);
+        if (m.kind === 'operator') sayOperator(m);
+        else if ((m.role === 'user' || m.role === 'assistant') && m.text) {
+          var shown = say(m.role === 'user' ? 'user' : 'bot', m.text);
+          if (m.role === 'assistant' && m.status === 'complete') rateable(shown, m.id, rated[m.id]);
+        }
+        lastSeq = Math.max(lastSeq, m.seq || 0);
       });
+      follow();
       (d.pending || []).forEach(function (c) {
         if (c.kind === 'confirmation') ask({ id: c.id, name: c.name, arguments: c.arguments });
       });
@@ -560,7 +640,7 @@
         break;
       case 'done':
         bubble = null;
-        if (ev.stop_reason === 'handoff') note(t('handoff'));
+        if (ev.stop_reason === 'handoff') handedOff();
         if (ev.stop_reason === 'canceled') note(t('stopped'));
         break;
     }
@@ -810,7 +890,9 @@
         refused: 'This chat is not available on this site (%s).',
         busy: 'Too many messages right now. Please wait a moment.',
         failed: 'Something went wrong: %s', cut: 'The reply was cut short. Please try again.',
-        handoff: 'A person from our team will take it from here.', typing: 'The assistant is typing',
+        handoff: 'Connecting you to a person…', typing: 'The assistant is typing',
+        joined: '%s joined the conversation.',
+        back: 'You are chatting with the assistant again.', ended: 'This conversation has ended.',
         ask: 'Allow the assistant to run “%s”%s?', allow: 'Allow', deny: 'Not now',
         allowed: 'Allowed.', declined: 'Declined.',
         stop: 'Stop', stopReply: 'Stop the reply', stopped: 'Stopped.',
