@@ -248,4 +248,3 @@ func TestHumanHandoff(t *testing.T) {
 		})
 	})
 }
-

@@ -93,14 +93,6 @@ func handoffView(d *store.Dialog, h *store.Handoff) (Handoff, error) {
 		AssignedAt: h.AssignedAt}, err
 }
 
-// handoffTakenData is dialog.handoff_taken's and dialog.handoff_released's
-// data: operator is the name the end user saw.
-type handoffTakenData struct {
-	DialogID string `json:"dialog_id"`
-	BotID    string `json:"bot_id"`
-	Operator string `json:"operator"`
-}
-
 // AssignDialog gives a handed-off dialog to the calling operator, shown
 // to the end user as name (optional). Of two operators taking it at once
 // exactly one wins; the other gets a conflict, as does anyone taking a

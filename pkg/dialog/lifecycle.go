@@ -150,15 +150,6 @@ func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, b
 	return d, nil
 }
 
-// dialogClosedData is dialog.closed's data: closed_by is "bot" (its
-// end_dialog tool) or "person" (an operator or the API).
-type dialogClosedData struct {
-	DialogID string `json:"dialog_id"`
-	BotID    string `json:"bot_id"`
-	Reason   string `json:"reason"`
-	ClosedBy string `json:"closed_by"`
-}
-
 // errDialogClosed is the answer to anything that would add to a closed
 // dialog.
 func errDialogClosed() *platform.Error {

@@ -183,3 +183,20 @@ type feedbackData struct {
 	Rating    string `json:"rating"`
 	Comment   string `json:"comment"`
 }
+
+// handoffTakenData is dialog.handoff_taken's and dialog.handoff_released's
+// data: operator is the name the end user saw.
+type handoffTakenData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	Operator string `json:"operator"`
+}
+
+// dialogClosedData is dialog.closed's data: closed_by is "bot" (its
+// end_dialog tool) or "person" (an operator or the API).
+type dialogClosedData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	Reason   string `json:"reason"`
+	ClosedBy string `json:"closed_by"`
+}
