@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -14,12 +15,53 @@ import (
 // listInbox: GET /v1/tenants/{tenant}/inbox -> handed-off dialogs, the
 // longest wait first, with counts.
 func (d *dialogAPI) listInbox(c *gin.Context) {
+	if wantsSSE(c.Request) {
+		d.followInbox(c)
+		return
+	}
 	in, err := d.rt.ListInbox(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.Inbox{Dialogs: mapAll(in.Dialogs, handoffOut), Waiting: in.Waiting, Taken: in.Taken})
+	c.JSON(http.StatusOK, inboxOut(in))
+}
+
+func inboxOut(in dialog.Inbox) apiclient.Inbox {
+	return apiclient.Inbox{Dialogs: mapAll(in.Dialogs, handoffOut), Waiting: in.Waiting, Taken: in.Taken}
+}
+
+// followInbox: GET /inbox with Accept: text/event-stream -> an "inbox"
+// event with the whole inbox now and whenever a dialog changes.
+func (d *dialogAPI) followInbox(c *gin.Context) {
+	s := newSSE(c, d.ping, d.streams).withoutRecording()
+	err := d.rt.FollowInbox(c.Request.Context(), principal(c), c.Param("tenant"), func(in dialog.Inbox) {
+		s.Send(inboxEvent{inboxOut(in)})
+	})
+	started, _ := s.recorded()
+	switch {
+	case err != nil && !started:
+		d.fail(c, err)
+	case err != nil:
+		e := d.toAPIError(err)
+		s.Send(agent.Error{Code: e.Code, Message: e.Message})
+	}
+	s.close()
+}
+
+// inboxEvent is the live inbox's event: {type: "inbox", dialogs, waiting, taken}.
+type inboxEvent struct {
+	apiclient.Inbox
+}
+
+func (inboxEvent) Type() string { return "inbox" }
+
+// MarshalJSON adds the type to the inbox's fields.
+func (e inboxEvent) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		apiclient.Inbox
+	}{"inbox", e.Inbox})
 }
 
 func handoffOut(h dialog.Handoff) apiclient.Handoff {

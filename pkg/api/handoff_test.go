@@ -28,8 +28,14 @@ type followed struct {
 // is given (a widget's pk_ key), resuming after seq after.
 func (e *chatEnv) follow(t *testing.T, token, origin, dialogID string, after int64) *followed {
 	t.Helper()
+	return e.listen(t, token, origin, "/v1/tenants/shop/dialogs/"+dialogID+"/events", after)
+}
+
+// listen opens the event stream of a GET route.
+func (e *chatEnv) listen(t *testing.T, token, origin, path string, after int64) *followed {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/v1/tenants/shop/dialogs/"+dialogID+"/events", nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", e.srv.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +102,15 @@ func (f *followed) next(t *testing.T, typ string) apiclient.Event {
 	}
 }
 
+func inboxOf(t *testing.T, ev apiclient.Event) apiclient.Inbox {
+	t.Helper()
+	var in apiclient.Inbox
+	if err := json.Unmarshal(ev.Data, &in); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 func handoffStatus(t *testing.T, ev apiclient.Event) apiclient.HandoffEvent {
 	t.Helper()
 	var h apiclient.HandoffEvent
@@ -125,6 +140,10 @@ func TestHumanHandoff(t *testing.T) {
 		ada, bob := e.key, second.Key
 		d := e.dialog(t)
 		visitor := e.follow(t, pk.Key, "https://shop.example", d, 0)
+		inbox := e.listen(t, ada, "", "/v1/tenants/shop/inbox", 0)
+		if in := inboxOf(t, inbox.next(t, "inbox")); in.Waiting != 0 || len(in.Dialogs) != 0 {
+			t.Fatalf("inbox before the handoff %+v", in)
+		}
 		if h := handoffStatus(t, visitor.next(t, "handoff")); h.Status != "active" {
 			t.Fatalf("first status %+v", h)
 		}
@@ -137,6 +156,11 @@ func TestHumanHandoff(t *testing.T) {
 		t.Run("the visitor's stream says the dialog waits for a person", func(t *testing.T) {
 			if h := handoffStatus(t, visitor.next(t, "handoff")); h.Status != "handoff" || h.Operator != "" {
 				t.Fatalf("status %+v", h)
+			}
+		})
+		t.Run("an open inbox shows the dialog waiting without a reload", func(t *testing.T) {
+			if in := inboxOf(t, inbox.next(t, "inbox")); in.Waiting != 1 || len(in.Dialogs) != 1 || in.Dialogs[0].Dialog.ID != d {
+				t.Fatalf("live inbox %+v", in)
 			}
 		})
 		t.Run("the inbox lists the dialog as waiting", func(t *testing.T) {

@@ -87,6 +87,52 @@ func (r *Runtime) ListInbox(ctx context.Context, p *platform.Principal, tenant s
 	return out, nil
 }
 
+// inboxPause is the least time between two reads of a live inbox: a
+// busy tenant's signals (every turn of every dialog sends one) then cost
+// each open inbox at most two reads a second.
+const inboxPause = 500 * time.Millisecond
+
+// FollowInbox sends the tenant's inbox to sink now and again whenever a
+// dialog of the tenant changes, until ctx ends or the server shuts down:
+// the operators' live inbox and its count.
+func (r *Runtime) FollowInbox(ctx context.Context, p *platform.Principal, tenant string, sink func(Inbox)) error {
+	in, err := r.ListInbox(ctx, p, tenant)
+	if err != nil {
+		return err
+	}
+	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+	if err != nil {
+		return err
+	}
+	heard, stop := r.signals.listen(tenantID, anyDialog)
+	defer stop()
+	recheck := time.NewTicker(followRecheck)
+	defer recheck.Stop()
+	sink(in)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.base.Done():
+			return nil
+		case sig := <-heard:
+			if sig != signalChanged {
+				continue
+			}
+		case <-recheck.C:
+		}
+		select { // let a burst of signals settle into one read
+		case <-ctx.Done():
+			return nil
+		case <-time.After(inboxPause):
+		}
+		if in, err = r.ListInbox(ctx, p, tenant); err != nil {
+			return err
+		}
+		sink(in)
+	}
+}
+
 func handoffView(d *store.Dialog, h *store.Handoff) (Handoff, error) {
 	dv, err := dialogView(d)
 	return Handoff{Dialog: dv, RequestedAt: h.RequestedAt, Operator: h.AssigneeID, OperatorName: h.AssigneeName,

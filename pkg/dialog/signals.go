@@ -54,12 +54,23 @@ func (s *signals) listen(tenantID, dialogID string) (ch <-chan string, stop func
 	}
 }
 
-// deliver hands signal to the dialog's listeners in this process; one
-// that lags gets it instead of its oldest pending signal.
+// anyDialog, as a dialog id, listens to every dialog of a tenant (the
+// operators' inbox).
+const anyDialog = "*"
+
+// deliver hands signal to the dialog's listeners in this process, and to
+// its tenant's listeners for any dialog; one that lags gets it instead of
+// its oldest pending signal.
 func (s *signals) deliver(tenantID, dialogID, signal string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for c := range s.subs[liveKey(tenantID, dialogID)] {
+	s.send(s.subs[liveKey(tenantID, dialogID)], signal)
+	s.send(s.subs[liveKey(tenantID, anyDialog)], signal)
+}
+
+// send is deliver to one set of listeners. Call with mu held.
+func (s *signals) send(subs map[chan string]struct{}, signal string) {
+	for c := range subs {
 		for {
 			select {
 			case c <- signal:
