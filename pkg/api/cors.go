@@ -17,7 +17,7 @@ import (
 
 const (
 	corsAllowMethods = "GET, POST"
-	corsAllowHeaders = "Authorization, Content-Type, Accept, Idempotency-Key, X-Request-ID, X-Parley-User-Token"
+	corsAllowHeaders = "Authorization, Content-Type, Accept, Idempotency-Key, X-Request-ID, X-Parley-User-Token, Last-Event-ID"
 	// Retry-After tells the widget when to retry a 429; X-Request-ID lets
 	// a site owner quote a failing request. Content-Type, which tells an
 	// event stream from JSON, is readable without being listed.
@@ -70,11 +70,11 @@ func presentsPublishableKey(r *http.Request) bool {
 
 // isChatPath reports whether path is one of the routes the widget uses:
 // starting a dialog, reading it, posting messages, tool results and
-// confirmations to it, and stopping its reply.
+// confirmations to it, stopping its reply, and following it live.
 //
 //	/v1/tenants/{t}/bots/{b}/dialogs
 //	/v1/tenants/{t}/dialogs/{d}
-//	/v1/tenants/{t}/dialogs/{d}/{messages|tool-results|confirmations|cancel}
+//	/v1/tenants/{t}/dialogs/{d}/{messages|tool-results|confirmations|cancel|events}
 //	/v1/tenants/{t}/dialogs/{d}/messages/{m}/feedback
 func isChatPath(path string) bool {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
@@ -89,7 +89,7 @@ func isChatPath(path string) bool {
 		return true
 	case len(rest) == 3 && rest[0] == "dialogs" && rest[1] != "":
 		switch rest[2] {
-		case "messages", "tool-results", "confirmations", "cancel":
+		case "messages", "tool-results", "confirmations", "cancel", "events":
 			return true
 		}
 	case len(rest) == 5 && rest[0] == "dialogs" && rest[1] != "" && rest[2] == "messages" && rest[3] != "" && rest[4] == "feedback":

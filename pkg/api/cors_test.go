@@ -49,6 +49,8 @@ func TestPreflightsAreAnsweredForTheChatRoutesOnly(t *testing.T) {
 		{"posting a confirmation may be preflighted", "POST", "/v1/tenants/acme/dialogs/d1/confirmations", true},
 		{"rating a reply may be preflighted", "POST", "/v1/tenants/acme/dialogs/d1/messages/m1/feedback", true},
 		{"another route under a message is not for other sites", "POST", "/v1/tenants/acme/dialogs/d1/messages/m1/other", false},
+		{"following a dialog live may be preflighted", "GET", "/v1/tenants/acme/dialogs/d1/events", true},
+		{"taking a dialog as an operator is not for other sites", "POST", "/v1/tenants/acme/dialogs/d1/assign", false},
 		{"creating an API key is not for other sites", "POST", "/v1/tenants/acme/api-keys", false},
 		{"listing dialogs is not for other sites", "GET", "/v1/tenants/acme/dialogs", false},
 		{"saving a version is not for other sites", "POST", "/v1/tenants/acme/bots/support/versions", false},

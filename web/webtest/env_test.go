@@ -53,7 +53,8 @@ const waitLimit = 15 * time.Second
 // botConfig is the bot every test starts from: a greeting, a context
 // variable from the visitor's signed token and one the page fills from
 // data-context, a client tool the
-// page runs, and an HTTP tool that needs the visitor's confirmation. SHOP
+// page runs, an HTTP tool that needs the visitor's confirmation, and the
+// handoff to a person. SHOP
 // is replaced with the shop server's URL.
 const botConfig = `{
   "basic_settings": {"name": "Acme Support", "greeting": "Hi! I am the Acme assistant."},
@@ -68,6 +69,7 @@ const botConfig = `{
      "parameters": {"type": "object", "properties": {"order": {"type": "string"}}, "required": ["order"]},
      "endpoint": {"url": "SHOP/orders/<order>/cancel", "method": "POST"}}
   ],
+  "native_tools": ["handoff_to_human"],
   "llm": {"model": "gpt-4o-mini"}
 }`
 
@@ -194,7 +196,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 
 // model is the fake model's script: it reports a tool's result, calls
 // locate when asked where the visitor is, cancel_order when asked to
-// cancel, order_status (form_editor_test.go) when asked the status of an order, answers "show me Markdown" with a formatted and a hostile reply
+// cancel, order_status (form_editor_test.go) when asked the status of an order, handoff_to_human when asked for a person, answers "show me Markdown" with a formatted and a hostile reply
 // (markdown_test.go), and otherwise echoes the visitor. Replies stream in small
 // fragments.
 func model(req *llmtest.ChatRequest) llmtest.ServerReply {
@@ -216,6 +218,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_agent", Name: "ask_support", Arguments: `{"input":"hello from the concierge"}`}}}
 	case strings.Contains(text, "cancel"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_cancel", Name: "cancel_order", Arguments: `{"order":"A1"}`}}}
+	case strings.Contains(text, "talk to a person"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_handoff", Name: "handoff_to_human", Arguments: `{"reason":"the visitor asked for a person"}`}}}
 	case strings.Contains(text, "story"):
 		return llmtest.ServerReply{Text: longStory, Fault: &llmtest.Fault{ChunkDelay: 50 * time.Millisecond}}
 	}

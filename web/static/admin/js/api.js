@@ -87,6 +87,32 @@ export async function stream(path, body, onEvent, signal) {
   return null;
 }
 
+/**
+ * follow keeps a GET event stream open until signal aborts: it calls
+ * onEvent(type, data) for each event and reconnects after a failure or
+ * an end, waiting longer each time (up to 30 s). path(): the route to
+ * open now, so a caller can resume where it stopped. A refusal (4xx) ends
+ * it: onRefused(err) says why.
+ */
+export async function follow(path, onEvent, signal, onRefused) {
+  let wait = 1000;
+  while (!signal.aborted) {
+    try {
+      const res = await send('GET', path(), undefined, 'text/event-stream', signal);
+      wait = 1000;
+      await readEvents(res.body, onEvent);
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err instanceof ApiError && err.status < 500 && err.status !== 429) {
+        if (onRefused) onRefused(err);
+        return;
+      }
+    }
+    await new Promise((r) => setTimeout(r, wait));
+    wait = Math.min(wait * 2, 30000);
+  }
+}
+
 /** readEvents parses an SSE body: "event:" and "data:" lines, blank-line separated; comments are pings. */
 export async function readEvents(body, onEvent) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();

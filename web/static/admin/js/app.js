@@ -2,7 +2,7 @@
 // (tenant picker, navigation) and routes "#/t/<tenant>/<page>" hashes to
 // the view modules.
 
-import { api, creds, ApiError } from './api.js';
+import { api, creds, follow, tenantPath, ApiError } from './api.js';
 import { h, mount, errorBox } from './dom.js';
 import { signIn, signOut } from './signin.js';
 import { botsView } from './bots.js';
@@ -18,6 +18,7 @@ import { membersView } from './members.js';
 import { auditView } from './audit.js';
 import { inviteView } from './invite.js';
 import { roleIn, atLeast } from './roles.js';
+import { inboxView } from './inbox.js';
 
 const root = document.getElementById('app');
 
@@ -36,13 +37,15 @@ const routes = [
   [/^\/usage$/, usageView],
   [/^\/members$/, membersView],
   [/^\/audit$/, auditView],
+  [/^\/inbox$/, inboxView],
+  [/^\/inbox\/([^/]+)$/, inboxView],
 ];
 
 // nav: each section with the least role whose work it is; weaker roles do
 // not see it (the API refuses them anyway).
-const nav = [['', 'Bots', 'viewer'], ['/dialogs', 'Dialogs', 'viewer'], ['/keys', 'API keys', 'admin'], ['/secrets', 'Secrets', 'editor'],
-  ['/providers', 'Providers', 'editor'], ['/webhooks', 'Webhooks', 'admin'], ['/channels', 'Channels', 'admin'], ['/members', 'Members', 'viewer'],
-  ['/audit', 'Audit log', 'admin'], ['/usage', 'Usage', 'viewer']];
+const nav = [['', 'Bots', 'viewer'], ['/inbox', 'Inbox', 'operator'], ['/dialogs', 'Dialogs', 'viewer'], ['/keys', 'API keys', 'admin'],
+  ['/secrets', 'Secrets', 'editor'], ['/providers', 'Providers', 'editor'], ['/webhooks', 'Webhooks', 'admin'], ['/channels', 'Channels', 'admin'],
+  ['/members', 'Members', 'viewer'], ['/audit', 'Audit log', 'admin'], ['/usage', 'Usage', 'viewer']];
 
 let me = null;
 let routing = 0; // the latest route() call; an older one that finishes late draws nothing
@@ -94,6 +97,7 @@ async function route() {
     return;
   }
   creds.rememberTenant(at.tenant);
+  watchInbox(at.tenant);
   const main = h('main', { id: 'main', tabindex: '-1' }, h('p', { class: 'loading' }, 'Loading…'));
   mount(root, frame(at, main));
   for (const [re, view] of routes) {
@@ -119,6 +123,30 @@ function sectionOf(rest) {
   return first === '' || first === 'bots' ? '' : '/' + first;
 }
 
+// The inbox count in the navigation: one live stream of the tenant's
+// inbox for as long as the tenant is open (callers who may not answer
+// dialogs get none, and no count).
+let waiting = 0;
+let watched = null; // { tenant, stop }
+function watchInbox(tenant) {
+  if (watched && watched.tenant === tenant) return;
+  if (watched) watched.stop.abort();
+  watched = { tenant, stop: new AbortController() };
+  waiting = 0;
+  follow(() => tenantPath(tenant, 'inbox'), (type, ev) => {
+    if (type !== 'inbox') return;
+    waiting = ev.waiting;
+    showCount();
+  }, watched.stop.signal, () => {});
+}
+function showCount() {
+  const el = document.getElementById('inbox-count');
+  if (!el) return;
+  el.textContent = String(waiting);
+  el.hidden = waiting === 0;
+  el.setAttribute('aria-label', `${waiting} waiting`);
+}
+
 function frame(at, main) {
   const here = at ? sectionOf(at.rest) : null;
   const picker = h('select', {
@@ -131,7 +159,8 @@ function frame(at, main) {
       h('a', { class: 'brand', href: '#/' }, 'Parley'),
       at ? picker : null,
       at ? h('nav', { 'aria-label': 'Sections' }, nav.filter(([, , need]) => atLeast(roleIn(me, at.tenant), need)).map(([p, label]) =>
-        h('a', { href: `#/t/${encodeURIComponent(at.tenant)}${p}`, 'aria-current': here === p ? 'page' : null }, label))) : null,
+        h('a', { href: `#/t/${encodeURIComponent(at.tenant)}${p}`, 'aria-current': here === p ? 'page' : null }, label,
+          p === '/inbox' ? h('span', { id: 'inbox-count', class: 'count', hidden: waiting === 0 }, String(waiting)) : null))) : null,
       h('span', { class: 'who' }, who),
       h('button', { class: 'ghost', type: 'button', onclick: async () => { await signOut(); me = null; location.hash = ''; await route(); } }, 'Sign out')),
     main,

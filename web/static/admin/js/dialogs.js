@@ -192,15 +192,15 @@ function closeForm(tenant, d) {
 }
 
 /**
- * message is one entry of the transcript, with its tool calls (a failed
- * one says so) and the end user's rating of it; subRun(call) is a link to
- * the dialog an agent call ran in, if it was one.
+ * message is one entry of the transcript (the inbox's too), with its tool
+ * calls (a failed one says so) and the end user's rating of it; subRun(call)
+ * is a link to the dialog an agent call ran in, if it was one.
  * @param {Record<string, any>} m
  * @param {Array<Record<string, any>>} calls
- * @param {Record<string, any> | undefined} rating
- * @param {(call: Record<string, any>) => any} subRun
+ * @param {Record<string, any>} [rating]
+ * @param {(call: Record<string, any>) => any} [subRun]
  */
-function message(m, calls, rating, subRun) {
+export function message(m, calls, rating, subRun) {
   const marks = [
     m.version ? h('span', { class: 'badge' }, 'v' + m.version) : null,
     m.status && m.status !== 'complete' ? h('span', { class: 'badge ' + m.status }, m.status) : null,
@@ -209,7 +209,8 @@ function message(m, calls, rating, subRun) {
       rating.rating === 'up' ? '👍 thumbs up' : '👎 thumbs down') : null,
   ];
   return h('li', { class: 'turn ' + (m.role || m.kind) },
-    h('div', { class: 'turn-head' }, h('strong', null, m.role || m.kind), marks, h('span', { class: 'muted' }, when(m.created_at))),
+    h('div', { class: 'turn-head' }, h('strong', null, m.role || m.kind), m.author ? h('span', null, m.author) : null, marks,
+      h('span', { class: 'muted' }, when(m.created_at))),
     m.text ? h('p', { class: 'turn-text' }, m.text) : null,
     imagesOf(m).map((img) => h('p', { class: 'muted turn-image' }, `[image: ${img.media_type}, ${img.size} bytes]`)),
     rating && rating.comment ? h('p', { class: 'feedback-note' }, h('strong', null, 'End user’s comment: '), rating.comment) : null,
@@ -217,7 +218,7 @@ function message(m, calls, rating, subRun) {
       h('summary', null, h('span', { class: 'tool-name' }, c.name), c.is_error ? h('span', { class: 'badge failed' }, 'failed') : null,
         ` · ${c.status} · ${c.duration_ms} ms`),
       h('h3', null, 'Arguments'), h('pre', null, json(c.arguments)),
-      subRun(c) ? h('p', null, 'Agent sub-run: ', subRun(c)) : null,
+      subRun && subRun(c) ? h('p', null, 'Agent sub-run: ', subRun(c)) : null,
       h('h3', null, c.is_error ? 'Error' : 'Result'), h('pre', null, json(c.result)))));
 }
 

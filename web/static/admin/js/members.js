@@ -7,7 +7,7 @@ import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table, errorBox, busy } from './dom.js';
 import { roleIn, atLeast } from './roles.js';
 
-const ROLES = ['owner', 'admin', 'editor', 'viewer'];
+const ROLES = ['owner', 'admin', 'editor', 'operator', 'viewer'];
 
 /** membersView renders #/t/<tenant>/members. */
 export async function membersView({ tenant, me }) {

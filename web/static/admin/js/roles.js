@@ -1,7 +1,7 @@
 // What the signed-in caller may do in a tenant, so the UI offers only what
 // the API would allow. The API decides: this only hides what it refuses.
 
-const rank = { viewer: 1, editor: 2, admin: 3, owner: 4 };
+const rank = { viewer: 1, operator: 2, editor: 3, admin: 4, owner: 5 };
 
 /** roleIn is the caller's role in tenant: a member's role, "admin" for an admin key, "owner" for the operator. */
 export function roleIn(me, tenant) {

@@ -1,0 +1,142 @@
+// The operators' inbox: dialogs the bot handed to a person, the longest
+// wait first, live (the inbox's event stream), and the chosen dialog's
+// transcript, also live (the dialog's event stream), with what an operator
+// does: take it, reply, hand it back to the bot, close it.
+
+import { api, follow, tenantPath } from './api.js';
+import { h, mount, card, when, errorBox, busy, field } from './dom.js';
+import { message } from './dialogs.js';
+
+/** myOperatorId is the operator id the server gives the signed-in caller. */
+function myOperatorId(me) {
+  if (me.kind === 'session') return me.user.id;
+  if (me.kind === 'key') return 'key:' + me.key.id;
+  return 'platform';
+}
+
+/** waited says how long ago ts was, briefly. */
+function waited(ts) {
+  const s = Math.max(0, Math.round((Date.now() - new Date(ts)) / 1000));
+  if (s < 60) return s + ' s';
+  if (s < 3600) return Math.round(s / 60) + ' min';
+  return Math.round(s / 3600) + ' h';
+}
+
+/** inboxView renders #/t/<tenant>/inbox and, with an id, that dialog open. */
+export async function inboxView({ tenant, params: [chosen], me }) {
+  const stop = new AbortController();
+  window.addEventListener('hashchange', () => stop.abort(), { once: true });
+  const mine = myOperatorId(me);
+  const list = h('ol', { class: 'inbox-list', 'aria-label': 'Waiting dialogs' });
+  const counts = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const detail = h('div', { class: 'inbox-detail' });
+  let current = chosen || '';
+  let entries = [];
+
+  const link = (id) => `#/t/${encodeURIComponent(tenant)}/inbox/${encodeURIComponent(id)}`;
+  const drawList = () => {
+    counts.textContent = `${entries.filter((e) => !e.operator).length} waiting · ${entries.filter((e) => e.operator).length} taken`;
+    mount(list, entries.length ? entries.map((e) => h('li', { class: 'inbox-item' + (e.dialog.id === current ? ' current' : '') },
+      h('a', { href: link(e.dialog.id) }, h('code', null, e.dialog.id.slice(0, 12))),
+      e.operator ? h('span', { class: 'badge active' }, e.operator === mine ? 'yours' : e.operator_name) : h('span', { class: 'badge handoff' }, 'waiting'),
+      h('span', { class: 'muted' }, 'waits ', waited(e.requested_at)),
+      e.dialog.user_id ? h('span', { class: 'muted' }, e.dialog.user_id) : null))
+      : h('li', { class: 'empty' }, 'Nobody is waiting for a person.'));
+  };
+  follow(() => tenantPath(tenant, 'inbox'), (type, ev) => {
+    if (type !== 'inbox') return;
+    entries = ev.dialogs;
+    drawList();
+  }, stop.signal, (err) => mount(list, h('li', null, errorBox(err))));
+
+  if (current) openDialog(tenant, current, mine, detail, stop.signal);
+  else mount(detail, h('p', { class: 'empty' }, 'Choose a dialog to read it and take it.'));
+
+  return h('div', null, h('h1', null, 'Inbox'), counts,
+    h('div', { class: 'inbox' }, card(null, list), detail));
+}
+
+// openDialog shows one dialog's transcript and actions, redrawn whenever
+// its live stream says something happened.
+function openDialog(tenant, id, mine, detail, signal) {
+  let lastSeq = 0;
+  let drawing = null;
+  let again = false;
+  const out = h('div', { 'aria-live': 'polite' });
+  const draft = { text: '' };
+  const redraw = async () => {
+    if (drawing) { again = true; return; }
+    drawing = (async () => {
+      do {
+        again = false;
+        try {
+          const [d, inbox] = await Promise.all([api('GET', tenantPath(tenant, 'dialogs', id)), api('GET', tenantPath(tenant, 'inbox'))]);
+          const hand = inbox.dialogs.find((e) => e.dialog.id === id) || null;
+          mount(detail, view(tenant, d, hand, mine, out, draft, redraw));
+        } catch (err) {
+          mount(detail, errorBox(err));
+        }
+      } while (again);
+      drawing = null;
+    })();
+  };
+  redraw();
+  follow(() => tenantPath(tenant, 'dialogs', id, 'events') + '?after=' + lastSeq, (type, ev) => {
+    if (ev.message) lastSeq = Math.max(lastSeq, ev.message.seq);
+    if (type === 'message' || type === 'operator_message' || type === 'handoff') redraw();
+  }, signal, (err) => mount(out, errorBox(err)));
+}
+
+// view is the dialog's panel: status, transcript with tool calls, and the
+// actions its state allows the caller.
+function view(tenant, d, hand, mine, out, draft, redraw) {
+  const act = (fn) => (e) => busy(e.target, async () => { out.replaceChildren(); await fn(); await redraw(); })
+    .catch((err) => out.replaceChildren(errorBox(err)));
+  const post = (route, body) => api('POST', tenantPath(tenant, 'dialogs', d.id, route), body || {});
+  const callsOf = {};
+  for (const c of d.tool_calls || []) (callsOf[c.message_id] = callsOf[c.message_id] || []).push(c);
+  const holder = hand && hand.operator;
+  const actions = [];
+  if (hand && !holder) actions.push(h('button', { type: 'button', onclick: act(() => post('assign')) }, 'Take'));
+  if (hand && holder && holder !== mine) actions.push(h('p', { class: 'muted' }, `${hand.operator_name} has taken this dialog.`));
+  if (hand) actions.push(h('button', { type: 'button', class: 'ghost', onclick: act(() => post('release')) }, 'Hand back to the bot'));
+  let reply = null;
+  if (hand && holder === mine) {
+    let typed = 0;
+    const text = h('textarea', {
+      name: 'text', rows: 3, required: true, 'aria-label': 'Reply', placeholder: 'Write to the visitor…',
+      oninput: (e) => {
+        draft.text = e.target.value;
+        if (Date.now() - typed > 3000) { typed = Date.now(); post('typing').catch(() => {}); }
+      },
+    });
+    text.value = draft.text;
+    reply = h('form', {
+      class: 'reply-form',
+      onsubmit: (e) => {
+        e.preventDefault();
+        busy(e.submitter || e.target.querySelector('button'), async () => {
+          await post('operator-messages', { text: text.value });
+          draft.text = '';
+          text.value = '';
+          await redraw();
+        }).catch((err) => out.replaceChildren(errorBox(err)));
+      },
+    }, text, h('button', { type: 'submit' }, 'Send'));
+  }
+  const reason = h('input', { type: 'text', name: 'reason', maxlength: 500, placeholder: 'Why is it over?', 'aria-label': 'Reason' });
+  const close = d.status === 'closed' ? h('p', { class: 'muted' }, 'Closed: ', d.closed_reason) : h('form', {
+    class: 'row-form',
+    onsubmit: (e) => {
+      e.preventDefault();
+      act(() => post('close', { reason: reason.value }))({ target: e.submitter || e.target.querySelector('button') });
+    },
+  }, field('Close this dialog', reason), h('button', { type: 'submit', class: 'small danger' }, 'Close dialog'));
+
+  return card(null,
+    h('div', { class: 'title-row' }, h('h2', null, 'Dialog ', h('code', null, d.id)), h('span', { class: 'badge ' + d.status }, d.status)),
+    hand ? h('p', { class: 'muted' }, 'Handed off ', when(hand.requested_at)) : null,
+    h('div', { class: 'actions' }, actions), out,
+    h('ol', { class: 'transcript' }, (d.messages || []).map((m) => message(m, callsOf[m.id] || []))),
+    reply, close);
+}
