@@ -34,10 +34,18 @@ func inboxOut(in dialog.Inbox) apiclient.Inbox {
 // followInbox: GET /inbox with Accept: text/event-stream -> an "inbox"
 // event with the whole inbox now and whenever a dialog changes.
 func (d *dialogAPI) followInbox(c *gin.Context) {
-	s := newSSE(c, d.ping, d.streams).withoutRecording()
-	err := d.rt.FollowInbox(c.Request.Context(), principal(c), c.Param("tenant"), func(in dialog.Inbox) {
-		s.Send(inboxEvent{inboxOut(in)})
+	d.live(c, func(s *sseStream) error {
+		return d.rt.FollowInbox(c.Request.Context(), principal(c), c.Param("tenant"), func(in dialog.Inbox) {
+			s.Send(inboxEvent{inboxOut(in)})
+		})
 	})
+}
+
+// live answers with an event stream that follow writes until it returns;
+// its error is the answer when nothing was sent yet, else the last event.
+func (d *dialogAPI) live(c *gin.Context, follow func(s *sseStream) error) {
+	s := newSSE(c, d.ping, d.streams).withoutRecording()
+	err := follow(s)
 	started, _ := s.recorded()
 	switch {
 	case err != nil && !started:
@@ -131,17 +139,9 @@ func (d *dialogAPI) followDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	s := newSSE(c, d.ping, d.streams).withoutRecording()
-	err = d.rt.Follow(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), after, s.SendID)
-	started, _ := s.recorded()
-	switch {
-	case err != nil && !started:
-		d.fail(c, err)
-	case err != nil:
-		e := d.toAPIError(err)
-		s.Send(agent.Error{Code: e.Code, Message: e.Message})
-	}
-	s.close()
+	d.live(c, func(s *sseStream) error {
+		return d.rt.Follow(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request), after, s.SendID)
+	})
 }
 
 // resumePoint is the seq a live stream resumes after: Last-Event-ID, or
