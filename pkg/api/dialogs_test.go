@@ -47,6 +47,9 @@ type chatEnv struct {
 	// second server process sharing the database would be.
 	serve   func(t *testing.T, st *store.Store) (*env, *dialog.Runtime)
 	sealKey []byte
+	// liveRecheck, when set, is the LiveRecheck of the servers serve
+	// starts from then on.
+	liveRecheck time.Duration
 }
 
 const chatSecret = "shop-token-for-the-api-test"
@@ -107,7 +110,7 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 		svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
 			Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})
 		reg := prometheus.NewRegistry()
-		rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini",
+		rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini", LiveRecheck: e.liveRecheck,
 			HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits, Metrics: reg, Logger: logger})
 		h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Logger: logger})
 		if err != nil {

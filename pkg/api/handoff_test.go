@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 // followed is a dialog's live stream read in the background.
@@ -271,4 +273,34 @@ func TestHumanHandoff(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestLiveStreamsHearOtherServers follows a dialog on one server while an
+// operator answers it on another sharing the PostgreSQL database. The
+// following server never re-reads on its own (an hour between checks),
+// so only the notification can bring the message.
+func TestLiveStreamsHearOtherServers(t *testing.T) {
+	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("set PARLEY_TEST_DATABASE_URL: servers share live signals only through PostgreSQL")
+	}
+	st1, st2 := storetest.OpenPostgresTwice(t, url)
+	e := newChatEnv(t, st1, dialog.Limits{})
+	e.liveRecheck = time.Hour
+	other, _ := e.serve(t, st2)
+	d := e.dialog(t)
+	e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
+	if _, err := e.client(e.key).SendMessage(context.Background(), "shop", d, "a person please"); err != nil {
+		t.Fatal(err)
+	}
+	live := (&chatEnv{env: other}).follow(t, e.key, "", d, 0)
+	if h := handoffStatus(t, live.next(t, "handoff")); h.Status != "handoff" {
+		t.Fatalf("status %+v", h)
+	}
+	if _, err := e.client(e.key).PostOperatorMessage(context.Background(), "shop", d, "Hello from the other server"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := live.next(t, "operator_message"); !strings.Contains(string(ev.Data), "Hello from the other server") {
+		t.Fatalf("event %s", ev.Data)
+	}
 }

@@ -22,11 +22,11 @@ import (
 // dialog changed (signals.go: in process on SQLite, PostgreSQL NOTIFY
 // across processes), or by a slow re-check that covers a notification
 // lost while the listener reconnected. An idle stream costs a goroutine
-// and one indexed read every followRecheck; no stream polls.
+// and one indexed read every Options.LiveRecheck; no stream polls.
 
-// followRecheck is how often a stream re-reads its dialog without a
-// signal.
-const followRecheck = 30 * time.Second
+// defaultLiveRecheck is how often a stream re-reads its dialog without a
+// signal (Options.LiveRecheck).
+const defaultLiveRecheck = 30 * time.Second
 
 // maxFollowBatch caps the messages one read of a stream sends.
 const maxFollowBatch = 100
@@ -86,7 +86,7 @@ func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dia
 	f := &follower{r: r, tenantID: d.TenantID, dialogID: d.ID, after: max(after, 0), view: view, sink: sink}
 	heard, stop := r.signals.listen(d.TenantID, d.ID)
 	defer stop()
-	recheck := time.NewTimer(followRecheck)
+	recheck := time.NewTimer(r.opts.LiveRecheck)
 	defer recheck.Stop()
 	for {
 		if err := f.catchUp(ctx); err != nil || f.status == DialogClosed {
@@ -96,7 +96,8 @@ func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dia
 		case <-ctx.Done():
 			return nil
 		case <-r.base.Done():
-			return nil // the server shuts down; the client resumes elsewhere
+			sink(0, restartingEvent()) // the client resumes, here or elsewhere
+			return nil
 		case sig := <-heard:
 			if sig == signalTypingOperator {
 				sink(0, TypingEvent{Who: "operator"})
@@ -104,7 +105,7 @@ func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dia
 			}
 		case <-recheck.C:
 		}
-		recheck.Reset(followRecheck)
+		recheck.Reset(r.opts.LiveRecheck)
 	}
 }
 

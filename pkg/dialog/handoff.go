@@ -106,7 +106,7 @@ func (r *Runtime) FollowInbox(ctx context.Context, p *platform.Principal, tenant
 	}
 	heard, stop := r.signals.listen(tenantID, anyDialog)
 	defer stop()
-	recheck := time.NewTicker(followRecheck)
+	recheck := time.NewTicker(r.opts.LiveRecheck)
 	defer recheck.Stop()
 	sink(in)
 	for {
@@ -114,7 +114,7 @@ func (r *Runtime) FollowInbox(ctx context.Context, p *platform.Principal, tenant
 		case <-ctx.Done():
 			return nil
 		case <-r.base.Done():
-			return nil
+			return nil // its clients reconnect, here or elsewhere
 		case sig := <-heard:
 			if sig != signalChanged {
 				continue

@@ -80,6 +80,10 @@ type Options struct {
 	// renewed every third of it while the loop runs); default 1 minute. A
 	// crashed server's dialogs are free again after it.
 	LeaseTTL time.Duration
+	// LiveRecheck is how often a live stream (Follow, FollowInbox) reads
+	// the store without being signalled, covering a notification lost
+	// while a listener reconnected; default 30 seconds.
+	LiveRecheck time.Duration
 	// HistoryCacheBytes bounds the memory kept for the histories of the
 	// dialogs answered last, so their next turn reads none of it from the
 	// database; default 32 MiB, negative keeps none.
@@ -134,6 +138,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = time.Minute
+	}
+	if opts.LiveRecheck <= 0 {
+		opts.LiveRecheck = defaultLiveRecheck
 	}
 	if opts.Owner == "" {
 		host, err := os.Hostname()
