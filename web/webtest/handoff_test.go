@@ -86,6 +86,27 @@ func TestHandoffToAPersonAndBack(t *testing.T) {
 			screenshot(t, visitor, "widget-operator")
 		})
 
+		t.Run("after a reload the visitor still sees the operator and hears the next reply", func(t *testing.T) {
+			run(t, visitor, "reload",
+				chromedp.Reload(),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.operator", "Hi, Ada here. I have refunded your order.")),
+			)
+			run(t, operator, "second reply",
+				until(`document.querySelector('.reply-form textarea') !== null`),
+				do(`document.querySelector('.reply-form textarea').value = 'Anything else I can do?'`),
+				click(`document.querySelector('.reply-form button[type="submit"]')`),
+				until(contains("document", ".transcript", "Anything else I can do?")),
+			)
+			run(t, visitor, "see the second reply",
+				until(contains(shadow, ".msg.operator", "Anything else I can do?")),
+			)
+			if n := eval[int](t, visitor, shadow+`.querySelectorAll('.msg.operator').length`); n != 2 {
+				t.Fatalf("the visitor sees %d operator messages, want each of the 2 once", n)
+			}
+		})
+
 		t.Run("the operator hands back and the bot answers the next message", func(t *testing.T) {
 			run(t, operator, "hand back",
 				click(`Array.from(document.querySelectorAll('.inbox-detail button')).find(b => b.textContent === 'Hand back to the bot')`),
