@@ -500,6 +500,9 @@ func (run *dialogRun) end() {
 	}
 	r.leave(run.lr)
 	// The dialog's live streams read what the run wrote: its reply, or
-	// its handoff.
-	r.signal(run.ctx, run.dialog.TenantID, run.dialog.ID, signalChanged)
+	// its handoff. Across processes the run's save told them already
+	// (store.SaveRun), at no statement of its own.
+	if !r.store.SignalsAcrossProcesses() {
+		r.signals.deliver(run.dialog.TenantID, run.dialog.ID, signalChanged)
+	}
 }

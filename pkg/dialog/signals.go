@@ -3,6 +3,8 @@ package dialog
 import (
 	"context"
 	"sync"
+
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // This file is how a dialog's live streams (Follow) learn that something
@@ -15,7 +17,7 @@ import (
 // Signals a dialog's streams hear.
 const (
 	// signalChanged: new messages, or a new status or operator.
-	signalChanged = "changed"
+	signalChanged = store.SignalChanged
 	// signalTyping...: someone is writing a message in the dialog.
 	signalTypingBot      = "typing_bot"
 	signalTypingOperator = "typing_operator"

@@ -12,6 +12,10 @@ import (
 // notification carries no data, so a missed one costs only latency.
 const dialogSignalChannel = "parley_dialog_signal"
 
+// SignalChanged is the signal that a dialog has new messages or a new
+// status; SaveRun sends it itself on PostgreSQL.
+const SignalChanged = "changed"
+
 // SignalsAcrossProcesses says whether SignalDialog reaches other
 // processes (PostgreSQL, with every process's OnDialogSignal hearing it,
 // this one's included); on SQLite one process serves a data directory,

@@ -205,6 +205,8 @@ func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
 // found the lease still the run's. held locks the lease row, or, as the
 // run ends, deletes it; either way a takeover that commits meanwhile is
 // seen, as PostgreSQL re-reads a row it waited for before acting on it.
+// The save also signals the dialog changed (SignalDialog), delivered as it
+// commits, so a run's end costs live streams no statement of its own.
 // Their arguments: $1 tenant, $2 dialog, $3 owner, $4 status, $5 state,
 // $6 updated_at, $7 the reply (” none) and $8-$16 its MessageUpdate.
 const (
@@ -220,7 +222,8 @@ reply AS (
 saved AS (
   UPDATE dialogs SET status = CASE WHEN status = 'closed' THEN status ELSE $4 END, state = $5, updated_at = $6
   WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM held) RETURNING last_seq)
-SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held)`
+SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held),
+  (SELECT count(*) FROM (SELECT pg_notify('` + dialogSignalChannel + `', $1 || ' ' || $2 || ' ` + SignalChanged + `') FROM saved) AS told)`
 )
 
 // saveRunStatement is SaveRun on PostgreSQL: one statement, so the end
@@ -239,10 +242,11 @@ func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int
 	defer rows.Close()
 	var saved sql.NullInt64
 	var held bool
+	var told int64
 	if !rows.Next() {
 		return 0, 0, cmp.Or(rows.Err(), sql.ErrNoRows)
 	}
-	if err := rows.Scan(&saved, &replies, &held); err != nil {
+	if err := rows.Scan(&saved, &replies, &held, &told); err != nil {
 		return 0, 0, err
 	}
 	switch {
