@@ -23,6 +23,7 @@ import (
 const (
 	rankChat = iota
 	rankViewer
+	rankOperator
 	rankEditor
 	rankAdmin
 	rankOwner
@@ -342,7 +343,7 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/cancel", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/cancel", map[string]any{}
 		}},
-		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/close", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/close", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/close", map[string]any{"reason": "done"}
 		}},
 		{"GET", "/v1/tenants/:tenant/usage/series", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
@@ -356,20 +357,20 @@ func routeTable() []routeCase {
 			}
 			return "/v1/tenants/" + f.slug + "/dialogs/" + id + "/events", nil
 		}},
-		{"GET", "/v1/tenants/:tenant/inbox", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"GET", "/v1/tenants/:tenant/inbox", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			w.mustHandedOffDialog(t, f)
 			return "/v1/tenants/" + f.slug + "/inbox", nil
 		}},
-		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/assign", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/assign", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/assign", map[string]any{}
 		}},
-		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/operator-messages", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/operator-messages", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/operator-messages", map[string]any{"text": "Hello, Ada here."}
 		}},
-		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/release", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/release", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/release", map[string]any{}
 		}},
-		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/typing", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/typing", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/typing", map[string]any{}
 		}},
 		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
@@ -561,6 +562,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		{name: "alpha's owner session", token: w.session(w.member(t, "alpha", "owner")), valid: true, rank: rankOwner},
 		{name: "alpha's admin session", token: w.session(w.member(t, "alpha", "admin")), valid: true, rank: rankAdmin},
 		{name: "alpha's editor session", token: w.session(w.member(t, "alpha", "editor")), valid: true, rank: rankEditor},
+		{name: "alpha's operator session", token: w.session(w.member(t, "alpha", "operator")), valid: true, rank: rankOperator},
 		{name: "alpha's viewer session", token: w.session(w.member(t, "alpha", "viewer")), valid: true, rank: rankViewer},
 		{name: "beta's admin-scoped key", token: constant(w.beta.adminKey), valid: true, sk: true, otherTenant: true, rank: rankAdmin},
 		{name: "beta's owner session", token: w.session(w.member(t, "beta", "owner")), valid: true, otherTenant: true, rank: rankOwner},

@@ -273,18 +273,24 @@ func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) 
 func (s *Store) ListMessages(ctx context.Context, tenantID, dialogID string, afterSeq int64) ([]Message, error) {
 	rows, err := s.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE tenant_id = $1 AND dialog_id = $2 AND seq > $3 ORDER BY seq`,
 		tenantID, dialogID, afterSeq)
+	return scanMessages(rows, err, "list messages")
+}
+
+// scanMessages reads the rows of a query of messageColumns; like gorm's
+// Find, none is [], not null.
+func scanMessages(rows *sql.Rows, err error, op string) ([]Message, error) {
 	if err != nil {
-		return nil, wrap("list messages", err)
+		return nil, wrap(op, err)
 	}
 	defer rows.Close()
-	out := []Message{} // like gorm's Find: an empty history is [], not null
+	out := []Message{}
 	for rows.Next() {
 		out = append(out, Message{})
 		if err := scanMessage(rows, &out[len(out)-1]); err != nil {
-			return nil, wrap("list messages", err)
+			return nil, wrap(op, err)
 		}
 	}
-	return out, wrap("list messages", rows.Err())
+	return out, wrap(op, rows.Err())
 }
 
 // messageColumns are Message's columns in scanMessage's order.
@@ -365,16 +371,5 @@ func (s *Store) ListToolCalls(ctx context.Context, tenantID, dialogID string) ([
 func (s *Store) ListMessagesAfter(ctx context.Context, tenantID, dialogID string, afterSeq int64, limit int) ([]Message, error) {
 	rows, err := s.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE tenant_id = $1 AND dialog_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
 		tenantID, dialogID, afterSeq, limit)
-	if err != nil {
-		return nil, wrap("list messages after", err)
-	}
-	defer rows.Close()
-	var out []Message
-	for rows.Next() {
-		out = append(out, Message{})
-		if err := scanMessage(rows, &out[len(out)-1]); err != nil {
-			return nil, wrap("list messages after", err)
-		}
-	}
-	return out, wrap("list messages after", rows.Err())
+	return scanMessages(rows, err, "list messages after")
 }
