@@ -540,11 +540,16 @@
     function connect() {
       if (liveFor !== dialogId) return;
       var url = path('dialogs', dialogId, 'events') + '?after=' + lastSeq;
+      var refused = false;
       request('GET', url, undefined, 'text/event-stream').then(function (res) {
         wait = 1000;
         return readEvents(res, onLive);
-      }).catch(function () {}).then(function () {
-        if (liveStatus === 'closed' || liveFor !== dialogId) return;
+      }).catch(function (err) {
+        // A refusal (the key, the origin, a dialog erased) will not change
+        // by retrying; a network failure or a 5xx may.
+        refused = err instanceof ApiError && !retryable(err);
+      }).then(function () {
+        if (refused || liveStatus === 'closed' || liveFor !== dialogId) return;
         setTimeout(connect, wait);
         wait = Math.min(wait * 2, 30000);
       });
