@@ -166,7 +166,7 @@ func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error)
 			}
 			return tx.RequestHandoff(ctx, d.TenantID, d.ID, run.r.now())
 		})
-		return handoffRequestedData{DialogID: d.ID, BotID: d.BotID}, err
+		return handoffRequestedData{DialogID: d.ID, BotID: d.BotID, Reason: handoffReason(run.st.Messages)}, err
 	})
 	if err == nil {
 		run.r.metrics.handoffs.WithLabelValues("requested").Inc()

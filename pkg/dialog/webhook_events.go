@@ -172,6 +172,25 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 type handoffRequestedData struct {
 	DialogID string `json:"dialog_id"`
 	BotID    string `json:"bot_id"`
+	// Reason is why the model handed off (handoff_to_human's reason).
+	Reason string `json:"reason,omitempty"`
+}
+
+// handoffReason is the reason the newest handoff_to_human call gave.
+func handoffReason(msgs []agent.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for _, use := range msgs[i].ToolUses() {
+			if use.Name != "handoff_to_human" {
+				continue
+			}
+			var args struct {
+				Reason string `json:"reason"`
+			}
+			_ = json.Unmarshal(use.Arguments, &args) // arguments the tool accepted; none is no reason
+			return args.Reason
+		}
+	}
+	return ""
 }
 
 // feedbackData is feedback.created's data.

@@ -71,7 +71,7 @@ func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
 		if strings.Join(said, "|") != strings.Join(want, "|") {
 			t.Fatalf("message.created in order:\n got %q\nwant %q", said, want)
 		}
-		if h := platformtest.OutboxData(t, e.store, webhook.DialogHandoffRequested); len(h) != 1 || h[0]["dialog_id"] != d.ID {
+		if h := platformtest.OutboxData(t, e.store, webhook.DialogHandoffRequested); len(h) != 1 || h[0]["dialog_id"] != d.ID || h[0]["reason"] != "asked" {
 			t.Fatalf("dialog.handoff_requested: %v", h)
 		}
 		var announcedRows []string
@@ -110,7 +110,7 @@ func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run("taking and releasing write dialog.handoff_taken and dialog.handoff_released naming the operator", func(t *testing.T) {
-			taken, released := outboxData(t, e.store, webhook.DialogHandoffTaken), outboxData(t, e.store, webhook.DialogHandoffReleased)
+			taken, released := platformtest.OutboxData(t, e.store, webhook.DialogHandoffTaken), platformtest.OutboxData(t, e.store, webhook.DialogHandoffReleased)
 			if len(taken) != 1 || taken[0]["operator"] != "Ada" || taken[0]["dialog_id"] != d.ID {
 				t.Fatalf("dialog.handoff_taken %v", taken)
 			}
@@ -120,7 +120,7 @@ func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
 		})
 		t.Run("the operator's reply is a message.created with role operator", func(t *testing.T) {
 			var ops []map[string]any
-			for _, data := range outboxData(t, e.store, webhook.MessageCreated) {
+			for _, data := range platformtest.OutboxData(t, e.store, webhook.MessageCreated) {
 				if m := data["message"].(map[string]any); m["role"] == "operator" {
 					ops = append(ops, m)
 				}
@@ -130,7 +130,7 @@ func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
 			}
 		})
 		t.Run("closing writes dialog.closed with the reason and who closed it", func(t *testing.T) {
-			closed := outboxData(t, e.store, webhook.DialogClosed)
+			closed := platformtest.OutboxData(t, e.store, webhook.DialogClosed)
 			if len(closed) != 1 || closed[0]["reason"] != "resolved by Ada" || closed[0]["closed_by"] != "person" {
 				t.Fatalf("dialog.closed %v", closed)
 			}
