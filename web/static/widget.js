@@ -411,13 +411,13 @@
     return cfg.server + '/' + parts.map(encodeURIComponent).join('/');
   }
 
-  function request(method, url, body, accept, idemKey) {
+  function request(method, url, body, accept, idemKey, signal) {
     var headers = { 'Authorization': 'Bearer ' + cfg.key, 'Accept': accept || 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (cfg.userToken) headers['X-Parley-User-Token'] = cfg.userToken;
     if (idemKey) headers['Idempotency-Key'] = idemKey;
     // credentials: 'omit': the key is the credential; never send cookies.
-    return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', mode: 'cors' })
+    return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', mode: 'cors', signal: signal })
       .then(function (res) {
         if (res.ok) return res;
         return res.json().catch(function () { return null; }).then(function (b) { throw new ApiError(res.status, b); });
@@ -503,25 +503,29 @@
       localStorage.setItem(STORE, d.id);
       if (d.greeting) say('bot', d.greeting);
       lastSeq = 0;
-      follow();
+      unfollow();
     });
   }
 
   // --- the live stream ---------------------------------------------------------
   // What the visitor did not ask for in a request of this page: a person's
-  // messages once the bot handed off, and the dialog's handoff status. The
-  // stream resumes after the last message seq seen (kept in sessionStorage,
-  // so a reload does not replay what is on screen) and reconnects with a
-  // growing pause after a failure.
+  // messages while the dialog is handed off, and its handoff status. The
+  // widget follows its dialog only from a handoff until the dialog is back
+  // with the bot (its own requests carry the bot's replies), so a site's
+  // idle visitors hold no stream. The stream resumes after the last message
+  // seq the page drew (a reload draws the transcript first) and reconnects
+  // with a growing pause after a failure.
 
   var lastSeq = 0;
-  var liveFor = null; // the dialog the stream follows
+  var live = null; // { dialog, stop }: the stream being followed
   var liveStatus = null, liveOperator = '';
   var shown = {}; // ids of operator messages on screen
   var waitingNoted = false, typingTimer = null;
   // handedOff says once per handoff, however it is learnt (the reply's
-  // done event or the stream), that a person is on the way.
+  // done event or the stream), that a person is on the way, and follows
+  // the dialog until it is back with the bot.
   function handedOff() {
+    follow();
     if (waitingNoted) return;
     waitingNoted = true;
     note(t('handoff'));
@@ -534,14 +538,15 @@
     box.appendChild(document.createTextNode(m.text));
   }
   function follow() {
-    if (!dialogId || liveFor === dialogId) return;
-    liveFor = dialogId;
+    if (!dialogId || (live && live.dialog === dialogId)) return;
+    unfollow();
+    var mine = live = { dialog: dialogId, stop: new AbortController() };
     var wait = 1000;
     function connect() {
-      if (liveFor !== dialogId) return;
-      var url = path('dialogs', dialogId, 'events') + '?after=' + lastSeq;
+      if (live !== mine) return;
+      var url = path('dialogs', mine.dialog, 'events') + '?after=' + lastSeq;
       var refused = false;
-      request('GET', url, undefined, 'text/event-stream').then(function (res) {
+      request('GET', url, undefined, 'text/event-stream', null, mine.stop.signal).then(function (res) {
         wait = 1000;
         return readEvents(res, onLive);
       }).catch(function (err) {
@@ -549,12 +554,16 @@
         // by retrying; a network failure or a 5xx may.
         refused = err instanceof ApiError && !retryable(err);
       }).then(function () {
-        if (refused || liveStatus === 'closed' || liveFor !== dialogId) return;
+        if (refused || live !== mine) return;
         setTimeout(connect, wait);
         wait = Math.min(wait * 2, 30000);
       });
     }
     connect();
+  }
+  function unfollow() {
+    if (live) live.stop.abort();
+    live = null;
   }
   function onLive(type, ev) {
     switch (type) {
@@ -577,7 +586,9 @@
         liveOperator = ev.operator || '';
         if (ev.status === 'handoff' && !liveOperator) handedOff();
         if (ev.status === 'handoff' && liveOperator && liveOperator !== wasOperator) note(t('joined', liveOperator));
-        if (ev.status !== 'handoff') waitingNoted = false;
+        if (ev.status === 'handoff') break;
+        waitingNoted = false;
+        unfollow();
         if (ev.status === 'active' && was === 'handoff') note(t('back'));
         if (ev.status === 'closed' && was) note(t('ended'));
         break;
@@ -597,7 +608,7 @@
         }
         lastSeq = Math.max(lastSeq, m.seq || 0);
       });
-      follow();
+      if (d.status === 'handoff') follow(); // the stream says who is there
       (d.pending || []).forEach(function (c) {
         if (c.kind === 'confirmation') ask({ id: c.id, name: c.name, arguments: c.arguments });
       });
