@@ -293,14 +293,26 @@ func TestLiveStreamsHearOtherServers(t *testing.T) {
 	if _, err := e.client(e.key).SendMessage(context.Background(), "shop", d, "a person please"); err != nil {
 		t.Fatal(err)
 	}
-	live := (&chatEnv{env: other}).follow(t, e.key, "", d, 0)
+	// The helpdesk's side: apiclient follows the dialog on the other server.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	heard := make(chan apiclient.Event, 16)
+	go func() {
+		_ = other.client(e.key).FollowDialog(ctx, "shop", d, 0, func(ev apiclient.Event) error {
+			heard <- ev
+			return nil
+		})
+		close(heard)
+	}()
+	live := &followed{events: heard, stop: cancel}
 	if h := handoffStatus(t, live.next(t, "handoff")); h.Status != "handoff" {
 		t.Fatalf("status %+v", h)
 	}
-	if _, err := e.client(e.key).PostOperatorMessage(context.Background(), "shop", d, "Hello from the other server"); err != nil {
+	m, err := e.client(e.key).PostOperatorMessage(context.Background(), "shop", d, "Hello from the other server")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if ev := live.next(t, "operator_message"); !strings.Contains(string(ev.Data), "Hello from the other server") {
-		t.Fatalf("event %s", ev.Data)
+	if ev := live.next(t, "operator_message"); !strings.Contains(string(ev.Data), "Hello from the other server") || ev.ID != strconv.FormatInt(m.Seq, 10) {
+		t.Fatalf("event %s %s", ev.ID, ev.Data)
 	}
 }
