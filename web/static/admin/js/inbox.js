@@ -82,13 +82,13 @@ function openDialog(tenant, id, mine, detail, signal) {
   };
   redraw();
   // A closed dialog's stream ends for good: stop following it.
-  const mine = new AbortController();
-  signal.addEventListener('abort', () => mine.abort(), { once: true });
+  const own = new AbortController();
+  signal.addEventListener('abort', () => own.abort(), { once: true });
   follow(() => tenantPath(tenant, 'dialogs', id, 'events') + '?after=' + lastSeq, (type, ev) => {
     if (ev.message) lastSeq = Math.max(lastSeq, ev.message.seq);
     if (type === 'message' || type === 'operator_message' || type === 'handoff') redraw();
-    if (type === 'handoff' && ev.status === 'closed') mine.abort();
-  }, mine.signal, (err) => mount(out, errorBox(err)));
+    if (type === 'handoff' && ev.status === 'closed') own.abort();
+  }, own.signal, (err) => mount(out, errorBox(err)));
 }
 
 // view is the dialog's panel: status, transcript with tool calls, and the
