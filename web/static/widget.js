@@ -908,7 +908,7 @@
         failed: 'Something went wrong: %s', cut: 'The reply was cut short. Please try again.',
         handoff: 'Connecting you to a person…', typing: 'The assistant is typing',
         joined: '%s joined the conversation.',
-        back: 'You are chatting with the assistant again.', ended: 'This conversation has ended.',
+        back: 'You are chatting with the assistant again.',
         ask: 'Allow the assistant to run “%s”%s?', allow: 'Allow', deny: 'Not now',
         allowed: 'Allowed.', declined: 'Declined.',
         stop: 'Stop', stopReply: 'Stop the reply', stopped: 'Stopped.',

@@ -16,7 +16,7 @@ function myOperatorId(me) {
 
 /** waited says how long ago ts was, briefly. */
 function waited(ts) {
-  const s = Math.max(0, Math.round((Date.now() - new Date(ts)) / 1000));
+  const s = Math.max(0, Math.round((Date.now() - new Date(ts).getTime()) / 1000));
   if (s < 60) return s + ' s';
   if (s < 3600) return Math.round(s / 60) + ' min';
   return Math.round(s / 3600) + ' h';
