@@ -167,7 +167,7 @@ func (r *Runtime) AssignDialog(ctx context.Context, p *platform.Principal, tenan
 // update with dialog.handoff_taken in its commit.
 func (r *Runtime) assign(ctx context.Context, d *store.Dialog, id, display string) (*store.Handoff, error) {
 	var h *store.Handoff
-	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.DialogHandoffTaken}
+	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffTaken}
 	err := r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
 		h, err = st.AssignHandoff(ctx, d.TenantID, d.ID, id, display, r.now())
@@ -263,7 +263,7 @@ func (r *Runtime) ReleaseDialog(ctx context.Context, p *platform.Principal, tena
 	if err != nil {
 		return Dialog{}, r.storeErr(ctx, "release dialog", "dialog", err)
 	}
-	ev := platform.Event{TenantID: tenantID, BotID: d.BotID, Type: webhook.DialogHandoffReleased}
+	ev := platform.Event{TenantID: tenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffReleased}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		h, err := st.ReleaseHandoff(ctx, tenantID, dialog)
 		if err != nil {

@@ -133,7 +133,7 @@ func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, b
 		return nil, r.storeErr(ctx, "close dialog", "dialog", err)
 	}
 	var d *store.Dialog
-	ev := platform.Event{TenantID: tenantID, BotID: before.BotID, Type: webhook.DialogClosed}
+	ev := platform.Event{TenantID: tenantID, BotID: before.BotID, DialogID: dialogID, Type: webhook.DialogClosed}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
 		d, err = st.CloseDialog(ctx, tenantID, dialogID, reason)
