@@ -33,6 +33,21 @@ func (e *chatEnv) follow(t *testing.T, token, origin, dialogID string, after int
 	return e.listen(t, token, origin, "/v1/tenants/shop/dialogs/"+dialogID+"/events", after)
 }
 
+// widgetDialog starts a dialog as the widget on origin does: its
+// anonymous visitor is the one its pk_ key may follow.
+func (e *chatEnv) widgetDialog(t *testing.T, pk, origin string) string {
+	t.Helper()
+	r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", pk, `{}`, "Origin", origin)
+	if r.StatusCode != http.StatusCreated {
+		t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
+	}
+	var d apiclient.Dialog
+	if err := json.Unmarshal([]byte(r.body), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.ID
+}
+
 // listen opens the event stream of a GET route.
 func (e *chatEnv) listen(t *testing.T, token, origin, path string, after int64) *followed {
 	t.Helper()
@@ -140,7 +155,7 @@ func TestHumanHandoff(t *testing.T) {
 			t.Fatal(err)
 		}
 		ada, bob := e.key, second.Key
-		d := e.dialog(t)
+		d := e.widgetDialog(t, pk.Key, "https://shop.example")
 		visitor := e.follow(t, pk.Key, "https://shop.example", d, 0)
 		inbox := e.listen(t, ada, "", "/v1/tenants/shop/inbox", 0)
 		if in := inboxOf(t, inbox.next(t, "inbox")); in.Waiting != 0 || len(in.Dialogs) != 0 {
