@@ -183,7 +183,10 @@ func openSQLiteFile(ctx context.Context, dir string, gcfg *gorm.Config, log *slo
 	}
 	// The checkpointer copies the log; a commit does only past the
 	// backstop.
-	dsn += fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)&_txlock=immediate", backstopPages)
+	// _texttotime=0: a computed text column (an expression, a substring of
+	// a message) stays text even when it reads like a date, as the store's
+	// queries expect; the dialector turns that conversion on by default.
+	dsn += fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)&_txlock=immediate&_texttotime=0", backstopPages)
 	db, err := gorm.Open(sqlite.Open(dsn), gcfg)
 	if err != nil {
 		checkpoints.close()
