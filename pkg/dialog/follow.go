@@ -142,19 +142,23 @@ type follower struct {
 // still being written (its final form is sent once it is stored).
 func (f *follower) catchUp(ctx context.Context) error {
 	r := f.r
+	// The handoff is read before the dialog: a release that commits
+	// between the two reads then shows as the dialog back with the bot,
+	// never as a handoff that lost its operator.
+	operator := ""
+	h, err := r.store.GetHandoff(ctx, f.tenantID, f.dialogID)
+	switch {
+	case err == nil:
+		operator = h.AssigneeName
+	case !errors.Is(err, store.ErrInactive):
+		return f.failed(ctx, err)
+	}
 	d, err := r.store.GetDialog(ctx, f.tenantID, f.dialogID)
 	if err != nil {
 		return f.failed(ctx, err)
 	}
-	operator := ""
-	if d.Status == DialogHandoff {
-		h, err := r.store.GetHandoff(ctx, f.tenantID, f.dialogID)
-		switch {
-		case err == nil:
-			operator = h.AssigneeName
-		case !errors.Is(err, store.ErrInactive):
-			return f.failed(ctx, err)
-		}
+	if d.Status != DialogHandoff {
+		operator = ""
 	}
 	for {
 		rows, err := r.store.ListMessagesAfter(ctx, f.tenantID, f.dialogID, f.after, maxFollowBatch)
