@@ -39,8 +39,9 @@ func NewID(prefix string) string {
 }
 
 // newOrderedID is NewID for rows whose order is their meaning and which
-// nobody holds as a secret (webhook events, delivered in id order): two
-// ids of one process never sort against the order they were made in.
+// nobody holds as a secret (webhook events, delivered in id order; audit
+// entries, listed newest first): two ids of one process never sort
+// against the order they were made in.
 // Within a millisecond an id is the one before it plus one, as monotonic
 // ULIDs are.
 func newOrderedID(prefix string) string {
