@@ -31,7 +31,7 @@ func (AuditEntry) TableName() string { return "audit_log" }
 // AddAuditEntry appends e to its tenant's audit log.
 func (s *Store) AddAuditEntry(ctx context.Context, e *AuditEntry) error {
 	if e.ID == "" {
-		e.ID = newOrderedID(PrefixAudit)
+		e.ID = NewID(PrefixAudit)
 	}
 	if e.Detail == "" {
 		e.Detail = "{}"

@@ -200,7 +200,7 @@ func (s *Store) WebhookSubscribers(ctx context.Context, tenantID string) (string
 // added false.
 func (s *Store) AddWebhookEvent(ctx context.Context, ev *WebhookEvent, endpointIDs []string) (bool, error) {
 	if ev.ID == "" {
-		ev.ID = newOrderedID(PrefixWebhookEvent)
+		ev.ID = NewID(PrefixWebhookEvent)
 	}
 	now := s.db.NowFunc()
 	ev.CreatedAt = now
