@@ -407,9 +407,11 @@ func until(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(waitLimit), chromedp.WithPollingInterval(50*time.Millisecond))
 }
 
-// do runs a JavaScript statement in the page for its effect.
+// do runs a JavaScript statement in the page for its effect. A promise is
+// awaited, so the next action (a key press, say) sees the effect: without
+// that, keys typed right after moving the cursor went to the old place.
 func do(expr string) chromedp.Action[chromedp.Void] {
-	return chromedp.Evaluate[chromedp.Void](expr)
+	return chromedp.Evaluate[chromedp.Void](expr, chromedp.EvalAwaitPromise)
 }
 
 // js quotes s as a JavaScript string literal.
