@@ -115,6 +115,10 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	w := &world{}
 	shop := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.cancelled.Add(1)
+		if strings.HasPrefix(r.URL.Path, "/orders/Z") { // the shop knows no Z orders: a tool call that fails
+			http.Error(rw, `{"error": "no such order"}`, http.StatusNotFound)
+			return
+		}
 		fmt.Fprintf(rw, `{"cancelled": %q}`, r.URL.Path)
 	}))
 	t.Cleanup(shop.Close)
@@ -196,8 +200,9 @@ func newWorld(t *testing.T, st *store.Store) *world {
 
 // model is the fake model's script: it reports a tool's result, calls
 // locate when asked where the visitor is, cancel_order when asked to
-// cancel, order_status (form_editor_test.go) when asked the status of an order, handoff_to_human when asked for a person, answers "show me Markdown" with a formatted and a hostile reply
-// (markdown_test.go), and otherwise echoes the visitor. Replies stream in small
+// cancel, order_status (form_editor_test.go) with the order named when asked the status of an
+// order, handoff_to_human when asked for a person, answers "show me Markdown" with a formatted and a hostile reply
+// (markdown_test.go) and a "packing list" with a short Markdown list, and otherwise echoes the visitor. Replies stream in small
 // fragments.
 func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	last := req.Messages[len(req.Messages)-1]
@@ -213,7 +218,10 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	case text == "show me Markdown":
 		return llmtest.ServerReply{Text: normal + "\n\n" + hostile}
 	case strings.Contains(text, "status of order"):
-		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_status", Name: "order_status", Arguments: `{"order":"A7"}`}}}
+		order := strings.Fields(strings.TrimRight(text[strings.Index(text, "status of order")+len("status of order"):], "?"))
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_status", Name: "order_status", Arguments: fmt.Sprintf(`{"order":%q}`, order[0])}}}
+	case strings.Contains(text, "packing list"):
+		return llmtest.ServerReply{Text: packingList}
 	case strings.Contains(text, "ask the agent"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_agent", Name: "ask_support", Arguments: `{"input":"hello from the concierge"}`}}}
 	case strings.Contains(text, "cancel"):
@@ -225,6 +233,10 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	}
 	return llmtest.ServerReply{Text: "Echo: " + text}
 }
+
+// packingList is a short Markdown reply: a bold heading word, emphasis,
+// inline code and a list.
+const packingList = "**Packing list** for a *wet* weekend:\n\n- Tent\n- Headlamp\n- `stove` and fuel"
 
 // identitySecret is the HS256 secret acme's backend signs user tokens with.
 const identitySecret = "acme-identity-secret-0123456789abcdefghij"

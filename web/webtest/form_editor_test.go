@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -34,15 +38,20 @@ func openSection(id string) chromedp.Action[chromedp.Void] {
 	return do(fmt.Sprintf(`document.querySelector('details.form-section[data-section=%s]').open = true`, js(id)))
 }
 
-// TestFormEditorBuildsATestsPreviewsAndPublishesABotFromAnEmptyTenant is
-// the issue's walk for someone who does not write JSON: from a tenant
-// with no bots, build a bot with the form alone (basic settings, an
-// action book, an HTTP tool with a secret header, tried against the shop
-// server with the request tester, a native tool, a context variable, the
-// model and a limit), read a problem at its field, see the JSON view
-// follow the form and the form follow the JSON, save, preview the draft
-// calling the tool, and publish it.
-func TestFormEditorBuildsATestsPreviewsAndPublishesABotFromAnEmptyTenant(t *testing.T) {
+// TestABotBuiltWithTheFormAloneAnswersInTheWidgetAndItsDialogIsFound is
+// the issue's whole walk for someone who does not write JSON. From a
+// tenant with no bots, build a bot with the form alone (basic settings,
+// an action book, an HTTP tool with a secret header, tried against the
+// shop server with the request tester, a native tool, a context
+// variable, the model and a limit), read a problem at its field, see the
+// JSON view follow the form and the form follow the JSON, save, preview
+// the draft calling the tool, and publish it. Then make a widget key in
+// the console and paste its snippet into a site, where a visitor gets a
+// failed tool call and a Markdown reply, rates the reply down with a
+// comment and sees the rating after a reload. Back in the console, the
+// dialog is found by a word of the reply, with its rating and failed
+// call, and the usage page charts the day and the hour.
+func TestABotBuiltWithTheFormAloneAnswersInTheWidgetAndItsDialogIsFound(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		_, created, err := w.svc.CreateTenant(bg, op, platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
@@ -234,6 +243,112 @@ func TestFormEditorBuildsATestsPreviewsAndPublishesABotFromAnEmptyTenant(t *test
 				t.Errorf("published v%d with config %s", bot.PublishedVersion, v.Config)
 			}
 		})
+
+		var snippet atomic.Pointer[string]
+		site := pastedSite(t, &snippet)
+		t.Run("a widget key made in the console gives the snippet a site pastes", func(t *testing.T) {
+			run(t, ctx, "key",
+				chromedp.Navigate(w.api.URL+"/admin/#/t/trail/keys"),
+				chromedp.WaitVisible(chromedp.CSS(`select[name="kind"]`)),
+				chromedp.SendKeys(chromedp.CSS(`form input[name="name"]`), "trail site"),
+				do(`(() => { const s = document.querySelector('select[name=kind]'); s.value = 'pk'; s.dispatchEvent(new Event('change')); })()`),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="origins"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name="origins"]`), site.URL),
+				chromedp.Click(chromedp.Search(`//button[text()="Create key"]`)),
+				until(`document.querySelector('.alert.once pre') !== null`),
+			)
+			s := eval[string](t, ctx, `document.querySelector('.alert.once pre').textContent`)
+			if !strings.Contains(s, `data-key="pk_`) || !strings.Contains(s, `data-bot="helper"`) {
+				t.Fatalf("the console's snippet is %s", s)
+			}
+			snippet.Store(&s)
+		})
+
+		reply := `Array.from(` + shadow + `.querySelectorAll('.rate[data-message]')).at(-1)`
+		t.Run("a visitor gets a failed tool call and a Markdown reply, and rates it down with a comment", func(t *testing.T) {
+			before := w.cancelled.Load()
+			run(t, ctx, "chat",
+				chromedp.Navigate(site.URL),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.bot", "Welcome to the trail shop!")),
+				send("what is the status of order Z9?"),
+				until(contains(shadow, ".msg.bot", "Tool said:")),
+				send("a packing list please"),
+				until(contains(shadow, ".msg.bot li", "Headlamp")),
+				until(shadow+`.querySelectorAll('.rate[data-message]').length === 2`),
+			)
+			if w.cancelled.Load() != before+1 {
+				t.Errorf("the shop got %d calls from the widget's dialog; want order_status's one", w.cancelled.Load()-before)
+			}
+			last := `Array.from(` + shadow + `.querySelectorAll('.msg.bot')).at(-1)`
+			if got := eval[[]element](t, ctx, elements(last)); !has(got, "strong", "Packing list") || !has(got, "em", "wet") ||
+				!has(got, "li", "Tent") || !has(got, "code", "stove") {
+				t.Errorf("the Markdown reply was drawn as %+v", got)
+			}
+			if text := eval[string](t, ctx, last+`.textContent`); strings.Contains(text, "**") || strings.Contains(text, "`") {
+				t.Errorf("the reply shows raw Markdown: %q", text)
+			}
+			run(t, ctx, "rate",
+				click(reply+`.querySelector('[data-rating=down]')`),
+				until(reply+`.querySelector('[data-rating=down]').getAttribute('aria-pressed') === 'true'`),
+				until(reply+`.querySelector('form input') !== null`),
+				do(reply+`.querySelector('form input').value = 'the tent is missing'`),
+				do(reply+`.querySelector('form').requestSubmit()`),
+				until(reply+`.querySelector('form') === null`),
+			)
+			screenshot(t, ctx, "widget-markdown-feedback")
+			ds, _, err := w.rt.ListDialogs(bg, op, "trail", dialog.DialogFilter{Feedback: "down"}, platform.ListOptions{})
+			if err != nil || len(ds) != 1 || ds[0].Summary.FeedbackDown != 1 {
+				t.Fatalf("dialogs rated down %+v, %v", ds, err)
+			}
+		})
+
+		t.Run("after a reload the widget shows the visitor's rating", func(t *testing.T) {
+			run(t, ctx, "reload",
+				chromedp.Reload(),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(shadow+`.querySelectorAll('.rate[data-message]').length === 2 && `+reply+`.querySelector('[data-rating=down]').getAttribute('aria-pressed') === 'true'`),
+			)
+		})
+
+		base := w.api.URL + "/admin/#/t/trail"
+		t.Run("the admin finds the dialog by a word of the reply, with its rating and failed call", func(t *testing.T) {
+			row := `document.querySelector('main tbody tr')`
+			run(t, ctx, "search",
+				chromedp.Navigate(base+"/dialogs"),
+				until(`document.querySelector('input[name=q]') !== null && document.querySelectorAll('main tbody tr').length > 0`),
+				do(`document.querySelector('input[name=q]').value = 'headlamp'`),
+				do(`document.querySelector('input[name=q]').closest('form').requestSubmit()`),
+				until(`document.querySelectorAll('main tbody tr').length === 1`),
+				until(contains("document", "main tbody td.snippet", "Headlamp")),
+				until(contains("document", "main tbody .badge.down", "1")),
+				until(row+`.querySelector('.badge.failed') !== null`),
+			)
+			screenshot(t, ctx, "admin-dialog-search")
+			run(t, ctx, "a word of no dialog",
+				do(`document.querySelector('input[name=q]').value = 'hovercraft'`),
+				do(`document.querySelector('input[name=q]').closest('form').requestSubmit()`),
+				until(`document.querySelectorAll('main tbody tr').length === 0`),
+				until(`!document.querySelector('main p.empty').hidden`),
+			)
+			run(t, ctx, "the feedback filter and the transcript",
+				do(`document.querySelector('input[name=q]').value = ''`),
+				do(`(() => { const s = document.querySelector('select[name=feedback]'); s.value = 'down'; s.dispatchEvent(new Event('change')); })()`),
+				until(`document.querySelectorAll('main tbody tr').length === 1`),
+				chromedp.Click(chromedp.CSS(`main tbody a`)),
+				until(contains("document", ".transcript [data-feedback=down]", "thumbs down")),
+				until(contains("document", ".transcript .feedback-note", "the tent is missing")),
+				until(contains("document", "dl.facts", "0 up, 1 down")),
+				until(contains("document", ".transcript details.tool.failed summary", "order_status")),
+			)
+			screenshot(t, ctx, "admin-dialog-feedback")
+		})
+
+		t.Run("the usage page charts the day's dialogs, messages and feedback", func(t *testing.T) {
+			checkCharts(t, ctx, base)
+		})
 	})
 }
 
@@ -253,4 +368,21 @@ func runEach(t *testing.T, ctx context.Context, what string, steps ...chromedp.A
 	for i, s := range steps {
 		run(t, ctx, fmt.Sprintf("%s, step %d", what, i+1), s)
 	}
+}
+
+// pastedSite is a customer's site whose page holds the snippet the console
+// gave, once snippet is set.
+func pastedSite(t *testing.T, snippet *atomic.Pointer[string]) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" || snippet.Load() == nil {
+			http.NotFound(rw, r)
+			return
+		}
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(rw, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail Co</title></head>
+<body><h1>Trail Co</h1><p>Boots and tents.</p>%s</body></html>`, *snippet.Load())
+	}))
+	t.Cleanup(s.Close)
+	return s
 }
