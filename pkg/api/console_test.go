@@ -178,5 +178,35 @@ func TestTheConsoleFindsRatesAndChartsDialogs(t *testing.T) {
 			_, err = admin.Activity(ctx, "shop", "2030-02-01", "2030-01-01", "")
 			wantAPIError(t, err, http.StatusUnprocessableEntity, "/to")
 		})
+		t.Run("hour by hour, the last 24 UTC hours count the same activity", func(t *testing.T) {
+			before := time.Now().UTC().Format("2006-01-02T15")
+			rep, err := admin.ActivityBy(ctx, "shop", apiclient.ActivityQuery{Bot: "helper", Bucket: "hour"})
+			after := time.Now().UTC().Format("2006-01-02T15")
+			if err != nil || rep.Bucket != "hour" || len(rep.Days) != 24 || (rep.To != before && rep.To != after) {
+				t.Fatalf("activity %+v, %v", rep, err)
+			}
+			var sum apiclient.ActivityDay
+			for i, d := range rep.Days {
+				if d.Hour[:10] != d.Day || (i > 0 && d.Hour <= rep.Days[i-1].Hour) {
+					t.Errorf("bucket %d is hour %q of day %q", i, d.Hour, d.Day)
+				}
+				sum.Dialogs, sum.Messages, sum.ToolErrors, sum.FeedbackUp = sum.Dialogs+d.Dialogs, sum.Messages+d.Messages, sum.ToolErrors+d.ToolErrors, sum.FeedbackUp+d.FeedbackUp
+			}
+			if rep.Days[23].Hour != rep.To || sum.Dialogs != 2 || sum.Messages != 5 || sum.ToolErrors != 1 || sum.FeedbackUp != 1 {
+				t.Errorf("the last hours add up to %+v, ending %s", sum, rep.Days[23].Hour)
+			}
+			rep, err = admin.ActivityBy(ctx, "shop", apiclient.ActivityQuery{From: "2030-01-01T22", To: "2030-01-02", Bucket: "hour"})
+			if err != nil || len(rep.Days) != 26 || rep.From != "2030-01-01T22" || rep.To != "2030-01-02T23" {
+				t.Errorf("from an hour to a whole day: %+v, %v", rep, err)
+			}
+		})
+		t.Run("a bucket other than day or hour, or too many hours, is refused at its parameter", func(t *testing.T) {
+			_, err := admin.ActivityBy(ctx, "shop", apiclient.ActivityQuery{Bucket: "week"})
+			wantAPIError(t, err, http.StatusUnprocessableEntity, "/bucket")
+			_, err = admin.ActivityBy(ctx, "shop", apiclient.ActivityQuery{From: "2030-01-01", To: "2030-01-10", Bucket: "hour"})
+			wantAPIError(t, err, http.StatusUnprocessableEntity, "/from")
+			_, err = admin.ActivityBy(ctx, "shop", apiclient.ActivityQuery{To: "2030-01-01T24", Bucket: "hour"})
+			wantAPIError(t, err, http.StatusUnprocessableEntity, "/to")
+		})
 	})
 }

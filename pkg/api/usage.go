@@ -24,20 +24,20 @@ func usageOut(u platform.UsageRow) apiclient.UsageRow {
 		CostMicroUSD: u.CostMicroUSD, CostUSD: u.CostUSD, ToolCalls: u.ToolCalls, Turns: u.Turns}
 }
 
-// activity: GET /v1/tenants/{tenant}/usage/series?from=&to=&bot= -> the
-// tenant's activity day by day, for charts.
+// activity: GET /v1/tenants/{tenant}/usage/series?from=&to=&bot=&bucket=day|hour
+// -> the tenant's activity day by day or hour by hour, for charts.
 func (d *dialogAPI) activity(c *gin.Context) {
-	q := platform.ActivityQuery{From: c.Query("from"), To: c.Query("to"), Bot: c.Query("bot")}
+	q := platform.ActivityQuery{From: c.Query("from"), To: c.Query("to"), Bot: c.Query("bot"), Bucket: c.Query("bucket")}
 	days, err := d.rt.Activity(c.Request.Context(), principal(c), c.Param("tenant"), &q)
 	if err != nil {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.ActivityReport{From: q.From, To: q.To, Bot: q.Bot, Days: mapAll(days, activityOut)})
+	c.JSON(http.StatusOK, apiclient.ActivityReport{From: q.From, To: q.To, Bot: q.Bot, Bucket: q.Bucket, Days: mapAll(days, activityOut)})
 }
 
 func activityOut(d platform.ActivityDay) apiclient.ActivityDay {
-	return apiclient.ActivityDay{Day: d.Day, Dialogs: d.Dialogs, EndUsers: d.EndUsers, Messages: d.Messages,
+	return apiclient.ActivityDay{Day: d.Day, Hour: d.Hour, Dialogs: d.Dialogs, EndUsers: d.EndUsers, Messages: d.Messages,
 		InputTokens: d.InputTokens, OutputTokens: d.OutputTokens, CostMicroUSD: d.CostMicroUSD, CostUSD: d.CostUSD,
 		ToolCalls: d.ToolCalls, ToolErrors: d.ToolErrors, FeedbackUp: d.FeedbackUp, FeedbackDown: d.FeedbackDown}
 }

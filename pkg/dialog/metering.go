@@ -26,8 +26,8 @@ func (run *dialogRun) onTurnEnd(ctx context.Context, info agent.TurnInfo) (bool,
 // reports whether the tenant is still within its daily quota. A sub-run
 // meters on its own bot and the key of the request that started it.
 func (r *Runtime) meterTurn(ctx context.Context, d *store.Dialog, keyID string, info agent.TurnInfo) (bool, error) {
-	now := r.now()
-	u := store.Usage{TenantID: d.TenantID, Day: now.UTC().Format(store.DayFormat), BotID: d.BotID,
+	now := r.now().UTC()
+	u := store.Usage{TenantID: d.TenantID, Day: now.Format(store.DayFormat), Hour: now.Format(store.HourFormat), BotID: d.BotID,
 		KeyID: keyID, Provider: info.Provider, InputTokens: int64(info.Usage.InputTokens), OutputTokens: int64(info.Usage.OutputTokens),
 		CostMicroUSD: int64(math.Round(r.opts.Catalog.Cost(info.Model, info.Usage) * 1e6)), ToolCalls: int64(info.ToolCalls)}
 	if info.Purpose == agent.PurposeTurn {
@@ -42,7 +42,8 @@ func (r *Runtime) meterTurn(ctx context.Context, d *store.Dialog, keyID string, 
 // tool call, for the console's charts (as the dialog list counts them).
 // They belong to no model call, so to provider "".
 func (run *dialogRun) countMessage(m agent.Message) {
-	u := store.Usage{TenantID: run.dialog.TenantID, Day: run.r.now().UTC().Format(store.DayFormat), BotID: run.dialog.BotID,
+	now := run.r.now().UTC()
+	u := store.Usage{TenantID: run.dialog.TenantID, Day: now.Format(store.DayFormat), Hour: now.Format(store.HourFormat), BotID: run.dialog.BotID,
 		KeyID: run.p.KeyID}
 	switch res := m.ToolResult(); {
 	case m.Kind == agent.KindUser || m.Kind == agent.KindAssistant:

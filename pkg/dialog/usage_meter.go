@@ -18,7 +18,7 @@ import (
 // tenant's bot and key waited for the same row's lock to add to it.
 const usageFlushEvery = time.Second
 
-// meter adds up usage in memory, per tenant, day, bot, key and provider, and writes
+// meter adds up usage in memory, per tenant, hour, bot, key and provider, and writes
 // the sums to the database every usageFlushEvery. Usage reads and quota
 // checks of this process count what is not written yet; those of other
 // processes see it at most usageFlushEvery late.
@@ -37,7 +37,7 @@ type meter struct {
 	flushing sync.Mutex
 }
 
-type usageKey struct{ tenant, day, bot, key, provider string }
+type usageKey struct{ tenant, day, hour, bot, key, provider string }
 
 func newMeter(st *store.Store, log *slog.Logger) *meter {
 	return &meter{store: st, log: log, pending: map[usageKey]*store.Usage{}}
@@ -51,7 +51,7 @@ func (m *meter) add(u store.Usage) {
 }
 
 func (m *meter) addLocked(u store.Usage) {
-	k := usageKey{u.TenantID, u.Day, u.BotID, u.KeyID, u.Provider}
+	k := usageKey{u.TenantID, u.Day, u.Hour, u.BotID, u.KeyID, u.Provider}
 	sum, ok := m.pending[k]
 	if !ok {
 		m.pending[k] = &u
@@ -83,7 +83,7 @@ func (m *meter) pendingTokens(tenantID, day string) int64 {
 }
 
 // flush writes what is pending. Rows are written in one order (by tenant,
-// day, bot, key and provider) in every process, so two flushes never wait on each
+// day, hour, bot, key and provider) in every process, so two flushes never wait on each
 // other's rows in a cycle. What fails to be written stays pending.
 func (m *meter) flush(ctx context.Context) error {
 	m.flushing.Lock()
@@ -91,7 +91,7 @@ func (m *meter) flush(ctx context.Context) error {
 	m.mu.Lock()
 	m.writing, m.pending = m.pending, map[usageKey]*store.Usage{}
 	keys := slices.SortedFunc(maps.Keys(m.writing), func(a, b usageKey) int {
-		return cmp.Or(cmp.Compare(a.tenant, b.tenant), cmp.Compare(a.day, b.day), cmp.Compare(a.bot, b.bot), cmp.Compare(a.key, b.key), cmp.Compare(a.provider, b.provider))
+		return cmp.Or(cmp.Compare(a.tenant, b.tenant), cmp.Compare(a.day, b.day), cmp.Compare(a.hour, b.hour), cmp.Compare(a.bot, b.bot), cmp.Compare(a.key, b.key), cmp.Compare(a.provider, b.provider))
 	})
 	m.mu.Unlock()
 	for _, k := range keys {

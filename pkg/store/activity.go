@@ -6,51 +6,65 @@ import (
 	"time"
 )
 
-// DayActivity is what happened in a tenant (or one bot of it) on one UTC
-// day: what the console charts.
-type DayActivity struct {
-	Day string
-	// Dialogs and EndUsers count the dialogs started that day (previews
-	// aside) and the distinct named end users who started them.
+// Activity buckets: a chart's points are UTC days or UTC hours.
+const (
+	BucketDay  = "day"
+	BucketHour = "hour"
+)
+
+// bucketFormat is how a bucket's start is written (DayFormat, HourFormat)
+// and step is its length.
+var (
+	bucketFormat = map[string]string{BucketDay: DayFormat, BucketHour: HourFormat}
+	bucketStep   = map[string]time.Duration{BucketDay: 24 * time.Hour, BucketHour: time.Hour}
+)
+
+// ActivityBucket is what happened in a tenant (or one bot of it) in one
+// UTC day or hour: what the console charts.
+type ActivityBucket struct {
+	// Start is the bucket's first moment: a day (DayFormat) or an hour
+	// (HourFormat).
+	Start string
+	// Dialogs and EndUsers count the dialogs started in the bucket
+	// (previews aside) and the distinct named end users who started them.
 	Dialogs  int64
 	EndUsers int64
-	// The metered counters of usage_daily.
+	// The metered counters of usage_daily or usage_hourly.
 	Messages     int64
 	InputTokens  int64
 	OutputTokens int64
 	CostMicroUSD int64 `gorm:"column:cost_micro_usd"`
 	ToolCalls    int64
 	ToolErrors   int64
-	// FeedbackUp and FeedbackDown count the ratings first given that day.
+	// FeedbackUp and FeedbackDown count the ratings first given in the
+	// bucket.
 	FeedbackUp   int64
 	FeedbackDown int64
 }
 
-// Activity returns the tenant's activity for each day from..to (inclusive,
-// DayFormat), every day present, zeros included; botID "" is every bot.
-// Each of its three queries reads only the range's rows through an index
-// (usage_daily's key, dialogs and feedback by tenant and creation time),
-// so its cost follows the range, not the tenant's history.
-func (s *Store) Activity(ctx context.Context, tenantID, botID, from, to string) ([]DayActivity, error) {
-	first, err := time.Parse(DayFormat, from)
-	if err != nil {
-		return nil, wrap("activity", err)
+// Activity returns the tenant's activity in each bucket (BucketDay or
+// BucketHour) from start up to end (exclusive; both UTC and on bucket
+// boundaries), every bucket present, zeros included; botID "" is every
+// bot. Each of its three queries reads only the range's rows through an
+// index (the usage tables' keys, dialogs and feedback by tenant and
+// creation time), so its cost follows the range, not the tenant's history.
+func (s *Store) Activity(ctx context.Context, tenantID, botID, bucket string, start, end time.Time) ([]ActivityBucket, error) {
+	format, ok := bucketFormat[bucket]
+	if !ok {
+		return nil, fmt.Errorf("store: activity: no bucket %q", bucket)
 	}
-	last, err := time.Parse(DayFormat, to)
-	if err != nil {
-		return nil, wrap("activity", err)
+	start, end = start.UTC(), end.UTC()
+	var out []ActivityBucket
+	for b := start; b.Before(end); b = b.Add(bucketStep[bucket]) {
+		out = append(out, ActivityBucket{Start: b.Format(format)})
 	}
-	var out []DayActivity
-	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
-		out = append(out, DayActivity{Day: d.Format(DayFormat)})
-	}
-	days := make(map[string]*DayActivity, len(out))
+	buckets := make(map[string]*ActivityBucket, len(out))
 	for i := range out {
-		days[out[i].Day] = &out[i]
+		buckets[out[i].Start] = &out[i]
 	}
-	q := activityQuery{tenantID: tenantID, botID: botID, from: from, to: to, start: first, end: last.AddDate(0, 0, 1)}
-	for _, add := range []func(context.Context, activityQuery, map[string]*DayActivity) error{s.meteredDays, s.startedDays, s.ratedDays} {
-		if err := add(ctx, q, days); err != nil {
+	q := activityQuery{tenantID: tenantID, botID: botID, bucket: bucket, start: start, end: end}
+	for _, add := range []func(context.Context, activityQuery, map[string]*ActivityBucket) error{s.meteredBuckets, s.startedBuckets, s.ratedBuckets} {
+		if err := add(ctx, q, buckets); err != nil {
 			return nil, wrap("activity", err)
 		}
 	}
@@ -58,10 +72,10 @@ func (s *Store) Activity(ctx context.Context, tenantID, botID, from, to string) 
 }
 
 // activityQuery is what Activity's queries share: the tenant, the bot (""
-// for all), the days from..to and the times start..end they cover.
+// for all), the bucket and the times start..end the buckets cover.
 type activityQuery struct {
-	tenantID, botID, from, to string
-	start, end                time.Time
+	tenantID, botID, bucket string
+	start, end              time.Time
 }
 
 // botClause narrows a query to the bot, appending its argument to args.
@@ -72,89 +86,108 @@ func (q activityQuery) botClause(args ...any) (string, []any) {
 	return " AND bot_id = ?", append(args, q.botID)
 }
 
-// meteredDays fills the counters usage_daily holds.
-func (s *Store) meteredDays(ctx context.Context, q activityQuery, days map[string]*DayActivity) error {
-	bot, args := q.botClause(q.tenantID, q.from, q.to)
-	var rows []DayActivity
-	err := s.q(ctx).Raw(`SELECT day, SUM(messages) AS messages, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+// meteredBuckets fills the counters usage_daily or usage_hourly holds.
+func (s *Store) meteredBuckets(ctx context.Context, q activityQuery, buckets map[string]*ActivityBucket) error {
+	table, col := "usage_daily", "day"
+	if q.bucket == BucketHour {
+		table, col = "usage_hourly", "hour"
+	}
+	format := bucketFormat[q.bucket]
+	bot, args := q.botClause(q.tenantID, q.start.Format(format), q.end.Format(format))
+	var rows []ActivityBucket
+	err := s.q(ctx).Raw(`SELECT `+col+` AS start, SUM(messages) AS messages, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
   SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(tool_errors) AS tool_errors
-FROM usage_daily WHERE tenant_id = ? AND day >= ? AND day <= ?`+bot+` GROUP BY day`, args...).Scan(&rows).Error
+FROM `+table+` WHERE tenant_id = ? AND `+col+` >= ? AND `+col+` < ?`+bot+` GROUP BY `+col, args...).Scan(&rows).Error
 	for _, m := range rows {
-		if d := days[m.Day]; d != nil {
-			d.Messages, d.InputTokens, d.OutputTokens, d.CostMicroUSD = m.Messages, m.InputTokens, m.OutputTokens, m.CostMicroUSD
-			d.ToolCalls, d.ToolErrors = m.ToolCalls, m.ToolErrors
+		if b := buckets[m.Start]; b != nil {
+			b.Messages, b.InputTokens, b.OutputTokens, b.CostMicroUSD = m.Messages, m.InputTokens, m.OutputTokens, m.CostMicroUSD
+			b.ToolCalls, b.ToolErrors = m.ToolCalls, m.ToolErrors
 		}
 	}
 	return err
 }
 
-// startedDays fills the dialogs started and their distinct end users.
-func (s *Store) startedDays(ctx context.Context, q activityQuery, days map[string]*DayActivity) error {
-	day := s.dayOf("created_at")
+// startedBuckets fills the dialogs started and their distinct end users.
+func (s *Store) startedBuckets(ctx context.Context, q activityQuery, buckets map[string]*ActivityBucket) error {
+	of := s.bucketOf("created_at", q.bucket)
 	bot, args := q.botClause(q.tenantID, q.start, q.end)
 	var rows []struct {
-		Day               dayKey
+		Start             bucketKey
 		Dialogs, EndUsers int64
 	}
-	err := s.q(ctx).Raw(`SELECT `+day+` AS day, COUNT(*) AS dialogs, COUNT(DISTINCT NULLIF(user_id, '')) AS end_users
-FROM dialogs WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND NOT preview`+bot+` GROUP BY `+day, args...).Scan(&rows).Error
+	err := s.q(ctx).Raw(`SELECT `+of+` AS start, COUNT(*) AS dialogs, COUNT(DISTINCT NULLIF(user_id, '')) AS end_users
+FROM dialogs WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND NOT preview`+bot+` GROUP BY `+of, args...).Scan(&rows).Error
 	for _, st := range rows {
-		if d := days[string(st.Day)]; d != nil {
-			d.Dialogs, d.EndUsers = st.Dialogs, st.EndUsers
+		if b := buckets[st.Start.in(q.bucket)]; b != nil {
+			b.Dialogs, b.EndUsers = st.Dialogs, st.EndUsers
 		}
 	}
 	return err
 }
 
-// ratedDays fills the feedback first given each day.
-func (s *Store) ratedDays(ctx context.Context, q activityQuery, days map[string]*DayActivity) error {
-	day := s.dayOf("created_at")
+// ratedBuckets fills the feedback first given in each bucket.
+func (s *Store) ratedBuckets(ctx context.Context, q activityQuery, buckets map[string]*ActivityBucket) error {
+	of := s.bucketOf("created_at", q.bucket)
 	bot, args := q.botClause(q.tenantID, q.start, q.end)
 	var rows []struct {
-		Day    dayKey
+		Start  bucketKey
 		Rating string
 		N      int64
 	}
-	err := s.q(ctx).Raw(`SELECT `+day+` AS day, rating, COUNT(*) AS n
-FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?`+bot+` GROUP BY `+day+`, rating`, args...).Scan(&rows).Error
+	err := s.q(ctx).Raw(`SELECT `+of+` AS start, rating, COUNT(*) AS n
+FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?`+bot+` GROUP BY `+of+`, rating`, args...).Scan(&rows).Error
 	for _, r := range rows {
-		d := days[string(r.Day)]
+		b := buckets[r.Start.in(q.bucket)]
 		switch {
-		case d == nil:
+		case b == nil:
 		case r.Rating == FeedbackUp:
-			d.FeedbackUp += r.N
+			b.FeedbackUp += r.N
 		default:
-			d.FeedbackDown += r.N
+			b.FeedbackDown += r.N
 		}
 	}
 	return err
 }
 
-// dayOf is the SQL of the UTC day (DayFormat) of the time column col.
-// Times are written in UTC (see Open's NowFunc); SQLite keeps them as
-// text that starts with the date.
-func (s *Store) dayOf(col string) string {
-	if s.dialect == DialectPostgres {
+// bucketOf is the SQL of the UTC day (DayFormat) or hour (HourFormat) of
+// the time column col. Times are written in UTC (see Open's NowFunc);
+// SQLite keeps them as text that starts "YYYY-MM-DD HH".
+func (s *Store) bucketOf(col, bucket string) string {
+	switch {
+	case s.dialect == DialectPostgres && bucket == BucketHour:
+		return "to_char(" + col + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24')`
+	case s.dialect == DialectPostgres:
 		return "to_char(" + col + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+	case bucket == BucketHour:
+		return "substr(" + col + ", 1, 10) || 'T' || substr(" + col + ", 12, 2)"
 	}
 	return "substr(" + col + ", 1, 10)"
 }
 
-// dayKey scans a day that dayOf computed. SQLite's driver hands text that
-// reads as a date back as a time.Time; PostgreSQL's, as text.
-type dayKey string
+// bucketKey scans a bucket that bucketOf computed. SQLite's driver hands
+// text that reads as a time back as a time.Time; PostgreSQL's, as text.
+type bucketKey string
 
 // Scan implements sql.Scanner.
-func (d *dayKey) Scan(v any) error {
+func (k *bucketKey) Scan(v any) error {
 	switch v := v.(type) {
 	case time.Time:
-		*d = dayKey(v.UTC().Format(DayFormat))
+		*k = bucketKey(v.UTC().Format(HourFormat))
 	case string:
-		*d = dayKey(v)
+		*k = bucketKey(v)
 	case []byte:
-		*d = dayKey(v)
+		*k = bucketKey(v)
 	default:
-		return fmt.Errorf("store: a day of type %T", v)
+		return fmt.Errorf("store: a bucket of type %T", v)
 	}
 	return nil
+}
+
+// in is the key as a bucket's Start: a time the driver parsed comes back
+// to the bucket's format.
+func (k bucketKey) in(bucket string) string {
+	if f := bucketFormat[bucket]; len(k) > len(f) {
+		return string(k[:len(f)])
+	}
+	return string(k)
 }

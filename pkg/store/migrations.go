@@ -42,6 +42,7 @@ var migrations = []migration{
 	{19, "sub-run dialogs link to their parent dialog and call", migrateV19},
 	{20, "member invites, pending memberships and the audit log", migrateV20},
 	{21, "human handoff: who took which dialog, since when it waits", migrateV21},
+	{22, "usage per hour, for hourly charts", migrateV22},
 }
 
 // schemaMigration records an applied step.

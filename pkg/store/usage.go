@@ -10,8 +10,11 @@ import (
 )
 
 // DayFormat is how usage days are written: UTC calendar days, which sort
-// as strings.
-const DayFormat = "2006-01-02"
+// as strings. HourFormat is how usage hours are: the UTC hour, likewise.
+const (
+	DayFormat  = "2006-01-02"
+	HourFormat = "2006-01-02T15"
+)
 
 // Usage is what one tenant's bot spent through one key with one provider
 // on one UTC day. KeyID is "" for calls made without a key (sessions, the
@@ -34,6 +37,9 @@ type Usage struct {
 	Messages   int64
 	ToolErrors int64
 	UpdatedAt  time.Time
+	// Hour (HourFormat, within Day) is when it was used; when set, AddUsage
+	// adds the counters to usage_hourly too, for hourly charts.
+	Hour string `gorm:"-"`
 }
 
 // TableName pins the table step 2 created.
@@ -41,19 +47,44 @@ func (Usage) TableName() string { return "usage_daily" }
 
 // AddUsage adds u's counters to its row (tenant, day, bot, key, provider), creating
 // the row on first use, in one statement so concurrent turns never lose an
-// increment.
+// increment; with u.Hour set, also to its hour's row, in the same
+// transaction, so a retried write counts neither twice.
 func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
-	u.UpdatedAt = s.db.NowFunc()
-	add := func(col string) clause.Assignment {
-		return clause.Assignment{Column: clause.Column{Name: col},
-			Value: gorm.Expr("usage_daily." + col + " + excluded." + col)}
+	if u.Hour == "" {
+		return wrap("add usage", s.addDaily(ctx, u))
 	}
-	err := s.w(ctx).Clauses(clause.OnConflict{
-		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}, {Name: "provider"}},
-		DoUpdates: clause.Set{add("input_tokens"), add("output_tokens"), add("cost_micro_usd"),
-			add("tool_calls"), add("turns"), add("messages"), add("tool_errors"), {Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}},
-	}).Create(u).Error
+	err := s.Tx(ctx, func(tx *Store) error {
+		if err := tx.addDaily(ctx, u); err != nil {
+			return err
+		}
+		hour := map[string]any{"tenant_id": u.TenantID, "hour": u.Hour, "bot_id": u.BotID, "messages": u.Messages,
+			"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens, "cost_micro_usd": u.CostMicroUSD,
+			"tool_calls": u.ToolCalls, "tool_errors": u.ToolErrors}
+		return tx.w(ctx).Table("usage_hourly").Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "hour"}, {Name: "bot_id"}},
+			DoUpdates: adding("usage_hourly", "messages", "input_tokens", "output_tokens", "cost_micro_usd", "tool_calls", "tool_errors"),
+		}).Create(hour).Error
+	})
 	return wrap("add usage", err)
+}
+
+func (s *Store) addDaily(ctx context.Context, u *Usage) error {
+	u.UpdatedAt = s.db.NowFunc()
+	return s.w(ctx).Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}, {Name: "provider"}},
+		DoUpdates: append(adding("usage_daily", "input_tokens", "output_tokens", "cost_micro_usd", "tool_calls", "turns", "messages", "tool_errors"),
+			clause.Assignment{Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}),
+	}).Create(u).Error
+}
+
+// adding is the upsert's assignments that add each new count of cols to
+// the row of table.
+func adding(table string, cols ...string) clause.Set {
+	set := make(clause.Set, len(cols))
+	for i, col := range cols {
+		set[i] = clause.Assignment{Column: clause.Column{Name: col}, Value: gorm.Expr(table + "." + col + " + excluded." + col)}
+	}
+	return set
 }
 
 // Usage groupings for SumUsage.

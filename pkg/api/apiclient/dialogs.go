@@ -86,17 +86,22 @@ type DialogQuery struct {
 	Bot, Status, UserID, Feedback, Q, From, To, Cursor string
 }
 
-// ActivityReport is a tenant's (or bot's) activity day by day.
+// ActivityReport is a tenant's (or bot's) activity day by day or hour by
+// hour (Bucket "day" or "hour"); From and To are the first and last
+// bucket, days (YYYY-MM-DD) or UTC hours (YYYY-MM-DDTHH).
 type ActivityReport struct {
-	From string        `json:"from"`
-	To   string        `json:"to"`
-	Bot  string        `json:"bot,omitempty"`
-	Days []ActivityDay `json:"days"`
+	From   string        `json:"from"`
+	To     string        `json:"to"`
+	Bot    string        `json:"bot,omitempty"`
+	Bucket string        `json:"bucket"`
+	Days   []ActivityDay `json:"days"`
 }
 
-// ActivityDay is one UTC day of activity.
+// ActivityDay is one UTC day, or one UTC hour (Hour, YYYY-MM-DDTHH, with
+// its Day), of activity.
 type ActivityDay struct {
 	Day          string  `json:"day"`
+	Hour         string  `json:"hour,omitempty"`
 	Dialogs      int64   `json:"dialogs"`
 	EndUsers     int64   `json:"end_users"`
 	Messages     int64   `json:"messages"`
@@ -352,8 +357,19 @@ func (c *Client) PutFeedback(ctx context.Context, tenant, dialog, message string
 // Activity reports the tenant's activity day by day, days from..to (empty:
 // the last 30 days), of one bot ("" for all).
 func (c *Client) Activity(ctx context.Context, tenant, from, to, bot string) (*ActivityReport, error) {
+	return c.ActivityBy(ctx, tenant, ActivityQuery{From: from, To: to, Bot: bot})
+}
+
+// ActivityQuery selects a chart's range, bot and bucket ("day" or "hour";
+// empty: day) for ActivityBy.
+type ActivityQuery struct {
+	From, To, Bot, Bucket string
+}
+
+// ActivityBy reports the tenant's activity as q selects it.
+func (c *Client) ActivityBy(ctx context.Context, tenant string, q ActivityQuery) (*ActivityReport, error) {
 	v := url.Values{}
-	for k, val := range map[string]string{"from": from, "to": to, "bot": bot} {
+	for k, val := range map[string]string{"from": q.From, "to": q.To, "bot": q.Bot, "bucket": q.Bucket} {
 		if val != "" {
 			v.Set(k, val)
 		}
