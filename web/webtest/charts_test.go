@@ -2,6 +2,7 @@ package webtest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,7 +12,8 @@ import (
 // checkCharts opens the usage page of the tenant at base (the console's
 // "#/t/<tenant>" address), whose only end-user dialog today had a failed
 // tool call and a reply rated down, and checks that its charts draw the
-// day's dialogs, messages, tokens, tool errors and feedback.
+// day's dialogs, messages, tokens, tool errors and feedback, and hour by
+// hour once switched to the last 24 or 48 hours.
 func checkCharts(t *testing.T, ctx context.Context, base string) {
 	t.Helper()
 	run(t, ctx, "usage",
@@ -43,4 +45,22 @@ func checkCharts(t *testing.T, ctx context.Context, base string) {
 	}
 	run(t, ctx, "rate", until(contains("document", ".chart-box p.muted", "Positive rate 0% (0 up, 1 down)")))
 	screenshot(t, ctx, "admin-usage-charts")
+
+	for _, hours := range []int{24, 48} {
+		run(t, ctx, fmt.Sprintf("the last %d hours", hours),
+			do(fmt.Sprintf(`(() => { const s = document.querySelector('select[name=resolution]'); s.value = '%d'; s.dispatchEvent(new Event('change')); })()`, hours)),
+			until(fmt.Sprintf(`document.querySelector('.charts[data-bucket=hour] svg[data-chart=dialogs] polyline[data-series=Dialogs]')?.getAttribute('points').split(' ').length === %d`, hours)),
+		)
+		label := eval[string](t, ctx, `document.querySelector('svg[data-chart=dialogs]').getAttribute('aria-label')`)
+		if !strings.Contains(label, ":00 to ") || !strings.Contains(label, ": Dialogs 1, ") {
+			t.Errorf("the hourly dialogs chart reads %q; want hours and the one dialog", label)
+		}
+		if n := points("dialogs", "Dialogs"); n != 1 {
+			t.Errorf("the hourly chart draws %d points of dialogs; want the hour of the one dialog", n)
+		}
+		if n := points("feedback", "Thumbs down"); n != 1 {
+			t.Errorf("the hourly chart draws %d points of thumbs down; want the hour of the rating", n)
+		}
+	}
+	screenshot(t, ctx, "admin-usage-charts-hourly")
 }

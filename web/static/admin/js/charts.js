@@ -21,7 +21,7 @@ function s(tag, attrs, ...children) {
 /**
  * @typedef {object} Series
  * @property {string} label
- * @property {Array<number|null>} values one a day; null where there is no data
+ * @property {Array<number|null>} values one a day (or hour); null where there is no data
  * @property {string} color
  * @property {boolean} [showZero] draw a dot at 0 too (a rate, where 0 is news)
  * @property {string} [summary] what the aria-label says of it; the sum by default
@@ -32,10 +32,10 @@ const height = 150;
 const pad = { left: 56, right: 8, top: 10, bottom: 22 };
 
 /**
- * lineChart draws series over days: a line each, a dot a day, the axis
- * scaled to the largest value.
+ * lineChart draws series over days or hours: a line each, a dot a
+ * bucket, the axis scaled to the largest value.
  * @param {string} name what the chart shows (its data-chart attribute)
- * @param {string[]} days YYYY-MM-DD, one per value
+ * @param {string[]} days YYYY-MM-DD, or YYYY-MM-DD HH:00 for hours, one per value
  * @param {Series[]} series
  * @param {(n: number) => string} format how a value reads
  * @param {number} [ceiling] the axis's top (100 for a percentage); by default the largest value rounded up

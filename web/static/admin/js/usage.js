@@ -1,4 +1,5 @@
-// Usage: charts of the tenant's (or one bot's) activity day by day, and
+// Usage: charts of the tenant's (or one bot's) activity day by day or,
+// for the last day or two, hour by hour (UTC), and
 // tokens, cost, tool calls and turns between two days, grouped by day,
 // bot, key or provider.
 
@@ -7,6 +8,8 @@ import { h, mount, card, field, table } from './dom.js';
 import { lineChart, legend } from './charts.js';
 
 const groups = [['day', 'Day'], ['bot', 'Bot'], ['key', 'API key'], ['provider', 'Provider']];
+// resolutions are the charts' buckets: days From..To, or the last hours.
+const resolutions = [['day', 'Daily, From to To'], ['24', 'Hourly, last 24 hours'], ['48', 'Hourly, last 48 hours']];
 const num = (n) => Number(n).toLocaleString();
 
 /** usageView renders #/t/<tenant>/usage. */
@@ -39,28 +42,42 @@ export async function usageView({ tenant }) {
       'No usage in this period.'));
   };
   const bot = h('select', { name: 'bot' }, h('option', { value: '' }, 'All bots'), bots.map((b) => h('option', { value: b.slug }, b.name)));
+  const resolution = h('select', { name: 'resolution' }, resolutions.map(([v, t]) => h('option', { value: v }, t)));
   const charts = h('div', { class: 'charts', 'aria-live': 'polite' });
   const loadCharts = async () => {
     const q = new URLSearchParams({ from: from.value, to: to.value });
+    const hours = Number(resolution.value);
+    if (hours) {
+      // The last hours up to the current one, in UTC like the buckets.
+      const hour = (ms) => new Date(ms).toISOString().slice(0, 13);
+      q.set('bucket', 'hour');
+      q.set('from', hour(Date.now() - (hours - 1) * 36e5));
+      q.set('to', hour(Date.now()));
+    }
     if (bot.value) q.set('bot', bot.value);
-    mount(charts, activityCharts(await api('GET', tenantPath(tenant, 'usage', 'series') + '?' + q)));
+    const report = await api('GET', tenantPath(tenant, 'usage', 'series') + '?' + q);
+    charts.dataset.bucket = report.bucket;
+    mount(charts, activityCharts(report));
   };
   for (const el of [from, to, by]) el.addEventListener('change', load);
-  for (const el of [from, to, bot]) el.addEventListener('change', loadCharts);
+  for (const el of [from, to, bot, resolution]) el.addEventListener('change', loadCharts);
   await Promise.all([load(), loadCharts()]);
   return h('div', null, h('h1', null, 'Usage'),
-    card(null, h('div', { class: 'row-form' }, field('From', from), field('To', to), field('Bot (charts)', bot), field('Group by', by)),
-      charts),
+    card(null, h('div', { class: 'row-form' }, field('From', from), field('To', to), field('Bot (charts)', bot),
+      field('Charts', resolution, 'Hours are UTC.'), field('Group by', by)),
+    charts),
     card('Totals', out));
 }
 
 /**
- * activityCharts draws GET /usage/series: one chart per subject, by day.
- * @param {{days: Array<Record<string, any>>}} report
+ * activityCharts draws GET /usage/series: one chart per subject, by day
+ * or by hour.
+ * @param {{bucket: string, days: Array<Record<string, any>>}} report
  * @returns {HTMLElement[]}
  */
 function activityCharts(report) {
-  const days = report.days.map((d) => d.day);
+  const hourly = report.bucket === 'hour';
+  const days = report.days.map((d) => (hourly ? d.hour.replace('T', ' ') + ':00' : d.day));
   const col = (k) => report.days.map((d) => d[k]);
   const rate = report.days.map((d) => (d.feedback_up + d.feedback_down ? (100 * d.feedback_up) / (d.feedback_up + d.feedback_down) : null));
   const up = col('feedback_up').reduce((a, b) => a + b, 0);
@@ -83,7 +100,7 @@ function activityCharts(report) {
     up + down ? `Positive rate ${pct((100 * up) / (up + down))} (${up} up, ${down} down)` : 'No feedback in this period.'),
     box('Positive feedback rate', 'feedback-rate', [{ label: 'Thumbs up share', values: rate, color: '#127a4b', showZero: true,
       summary: up + down ? pct((100 * up) / (up + down)) : 'none' }], pct,
-      'Days without feedback are gaps.', 100),
+      hourly ? 'Hours without feedback are gaps.' : 'Days without feedback are gaps.', 100),
   ];
 }
 
