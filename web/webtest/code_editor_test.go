@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 // TestTheJSONViewHighlightsAndCompletesFromTheSchema types into the JSON
-// view as a person would: the text is highlighted, a started field name is
-// completed from the schema the server serves, with its description, and
-// an enum field offers its values.
+// view as a person would: the text is highlighted, Ctrl-Space at an empty
+// place lists the fields the schema the server serves has there, a field
+// name being typed is completed as it is typed, with its description, and
+// an enum field offers its values as its value is typed.
 func TestTheJSONViewHighlightsAndCompletesFromTheSchema(t *testing.T) {
 	w := newWorld(t, storetest.OpenSQLite(t))
 	ctx := tab(t, browser(t))
@@ -37,12 +39,18 @@ func TestTheJSONViewHighlightsAndCompletesFromTheSchema(t *testing.T) {
 		}
 	})
 
-	t.Run("a started field name is completed with its description", func(t *testing.T) {
+	t.Run("Ctrl-Space lists the fields, and a field name being typed is completed with its description", func(t *testing.T) {
 		at := strings.Index(start, `"Acme", `) + len(`"Acme", `)
-		run(t, ctx, "type a key",
+		run(t, ctx, "ask at an empty place",
 			do(fmt.Sprintf(`%s.then(v => { v.dispatch({selection: {anchor: %d}}); v.focus(); })`, editorView, at)),
-			chromedp.KeyEvent(`"gre`),
 			ctrlSpace,
+			until(contains(codeEditor, ".cm-tooltip-autocomplete li", `"greeting"`)),
+			chromedp.KeyEvent(kb.Escape),
+			until(codeEditor+`.querySelector('.cm-tooltip-autocomplete') === null`),
+		)
+		// No Ctrl-Space: the list opens as the key is typed.
+		run(t, ctx, "type a key",
+			chromedp.KeyEvent(`"gre`),
 			until(contains(codeEditor, ".cm-tooltip-autocomplete li", `"greeting"`)),
 			until(contains(codeEditor, ".cm-completionInfo", "The first message a chat widget shows")),
 		)
@@ -64,7 +72,6 @@ func TestTheJSONViewHighlightsAndCompletesFromTheSchema(t *testing.T) {
 		run(t, ctx, "complete a value",
 			do(fmt.Sprintf(`%s.then(v => { v.dispatch({selection: {anchor: v.state.doc.toString().indexOf('"transport": ') + %d}}); v.focus(); })`, editorView, len(`"transport": `))),
 			chromedp.KeyEvent(`"s`),
-			ctrlSpace,
 			until(contains(codeEditor, ".cm-tooltip-autocomplete li", `"sse"`)),
 			until(contains(codeEditor, ".cm-tooltip-autocomplete li", `"stdio"`)),
 			pickCompletion(`"sse"`),

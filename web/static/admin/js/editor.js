@@ -8,7 +8,7 @@ import {
   EditorView, EditorState, EditorSelection, Annotation, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
   drawSelection, defaultKeymap, history, historyKeymap, indentWithTab, syntaxHighlighting, defaultHighlightStyle,
   bracketMatching, foldGutter, foldKeymap, indentOnInput, autocompletion, completionKeymap, closeBrackets,
-  closeBracketsKeymap, searchKeymap, highlightSelectionMatches, json, startCompletion, completionStatus,
+  closeBracketsKeymap, searchKeymap, highlightSelectionMatches, json,
 } from '../../vendor/codemirror.js';
 import { h } from './dom.js';
 import { schemaCompletion } from './jsoncomplete.js';
@@ -58,21 +58,16 @@ export function jsonEditor(text, onInput, schema) {
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         json(),
         theme,
-        autocompletion({ override: [schemaCompletion(schema)] }),
+        // The list opens as a key or value is typed (a quote or a letter;
+        // the source offers nothing at an empty place unless asked) and on
+        // Ctrl-Space.
+        autocompletion({ override: [schemaCompletion(schema)], activateOnTyping: true }),
         EditorState.tabSize.of(2),
         keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, indentWithTab]),
         EditorView.contentAttributes.of({ 'aria-label': 'Agent config (JSON)' }),
         EditorView.updateListener.of((/** @type {any} */ u) => {
           if (!u.docChanged || u.transactions.some((/** @type {any} */ t) => t.annotation(loading))) return;
           onInput();
-          // Completion's own start-on-typing does not fire for keys typed
-          // into the shadow root here, so typing a quote or a letter starts
-          // it, once the update is over, unless it is already open.
-          const head = u.state.selection.main.head;
-          if (completionStatus(u.state) === null && u.transactions.some((/** @type {any} */ t) => t.isUserEvent('input')) &&
-            /["\w]$/.test(u.state.sliceDoc(Math.max(0, head - 1), head))) {
-            setTimeout(() => { if (completionStatus(u.view.state) === null) startCompletion(u.view); });
-          }
         }),
       ],
     }),
