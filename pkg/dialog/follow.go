@@ -142,23 +142,15 @@ type follower struct {
 // still being written (its final form is sent once it is stored).
 func (f *follower) catchUp(ctx context.Context) error {
 	r := f.r
-	// The handoff is read before the dialog: a release that commits
-	// between the two reads then shows as the dialog back with the bot,
-	// never as a handoff that lost its operator.
-	operator := ""
-	h, err := r.store.GetHandoff(ctx, f.tenantID, f.dialogID)
-	switch {
-	case err == nil:
-		operator = h.AssigneeName
-	case !errors.Is(err, store.ErrInactive):
-		return f.failed(ctx, err)
-	}
-	d, err := r.store.GetDialog(ctx, f.tenantID, f.dialogID)
+	// One statement reads the dialog with its handoff, so a release that
+	// commits meanwhile never shows as a handoff that lost its operator.
+	d, h, err := r.store.GetDialogHandoff(ctx, f.tenantID, f.dialogID)
 	if err != nil {
 		return f.failed(ctx, err)
 	}
-	if d.Status != DialogHandoff {
-		operator = ""
+	operator := ""
+	if h != nil {
+		operator = h.AssigneeName
 	}
 	for {
 		rows, err := r.store.ListMessagesAfter(ctx, f.tenantID, f.dialogID, f.after, maxFollowBatch)

@@ -115,6 +115,40 @@ WHERE h.tenant_id = $1 AND h.dialog_id = $2 AND d.tenant_id = $1 AND d.status = 
 	return nil, wrap("get handoff", ErrInactive)
 }
 
+// GetDialogHandoff returns the tenant's dialog and, while it is handed
+// off, its handoff (nil otherwise: the bot answers, or the dialog was
+// handed off before handoffs were recorded). It is one statement, so the
+// two agree even while a release commits: never a handed-off dialog whose
+// handoff is already gone. No such dialog is ErrNotFound.
+func (s *Store) GetDialogHandoff(ctx context.Context, tenantID, dialogID string) (*Dialog, *Handoff, error) {
+	rows, err := s.query(ctx, `SELECT `+prefixed("d.", dialogColumns)+`,
+  COALESCE(h.tenant_id, ''), COALESCE(h.dialog_id, ''), h.requested_at,
+  COALESCE(h.assignee_id, ''), COALESCE(h.assignee_name, ''), h.assigned_at
+FROM dialogs d LEFT JOIN dialog_handoffs h ON h.dialog_id = d.id AND h.tenant_id = d.tenant_id AND d.status = 'handoff'
+WHERE d.tenant_id = $1 AND d.id = $2`, tenantID, dialogID)
+	if err != nil {
+		return nil, nil, wrap("get dialog handoff", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, nil, wrap("get dialog handoff", err)
+		}
+		return nil, nil, wrap("get dialog handoff", ErrNotFound)
+	}
+	var h Handoff
+	var requestedAt *time.Time // NULL: no handoff joined
+	d, err := scanDialog(rows, &h.TenantID, &h.DialogID, &requestedAt, &h.AssigneeID, &h.AssigneeName, &h.AssignedAt)
+	if err != nil {
+		return nil, nil, wrap("get dialog handoff", err)
+	}
+	if requestedAt == nil {
+		return d, nil, nil
+	}
+	h.RequestedAt = *requestedAt
+	return d, &h, nil
+}
+
 // ReleaseHandoff gives the tenant's handed-off dialog back to the bot: it
 // is active again and its handoff is forgotten, in one commit. It returns
 // the handoff as it was; a dialog not handed off is ErrInactive.

@@ -69,6 +69,19 @@ func TestHandoffs(t *testing.T) {
 				t.Fatalf("counts %+v", counts)
 			}
 		})
+		t.Run("the dialog reads with its handoff in one call; one the bot answers has none", func(t *testing.T) {
+			d, h, err := st.GetDialogHandoff(ctx, tn.ID, older.ID)
+			if err != nil || d.Status != store.DialogHandoff || h == nil || h.AssigneeName != "Alice" || h.AssignedAt == nil ||
+				!h.RequestedAt.Equal(now.Add(-time.Minute)) {
+				t.Fatalf("dialog %+v, handoff %+v, %v", d, h, err)
+			}
+			if d, h, err := st.GetDialogHandoff(ctx, tn.ID, active.ID); err != nil || d.ID != active.ID || h != nil {
+				t.Fatalf("active dialog %+v, handoff %+v, %v", d, h, err)
+			}
+			if _, _, err := st.GetDialogHandoff(ctx, other.ID, older.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("across tenants: %v", err)
+			}
+		})
 		t.Run("a dialog the bot answers cannot be taken", func(t *testing.T) {
 			if _, err := st.AssignHandoff(ctx, tn.ID, active.ID, "u1", "Alice", now); !errors.Is(err, store.ErrInactive) {
 				t.Fatalf("assign active: %v", err)
@@ -88,6 +101,9 @@ func TestHandoffs(t *testing.T) {
 			}
 			if _, err := st.GetHandoff(ctx, tn.ID, older.ID); !errors.Is(err, store.ErrInactive) {
 				t.Fatalf("get released: %v", err)
+			}
+			if d, h, err := st.GetDialogHandoff(ctx, tn.ID, older.ID); err != nil || d.Status != store.DialogActive || h != nil {
+				t.Fatalf("released dialog %+v, handoff %+v, %v", d, h, err)
 			}
 		})
 		t.Run("a second handoff of the same dialog waits again, unassigned", func(t *testing.T) {
