@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 )
 
@@ -78,4 +79,25 @@ func StreamCut(provider, detail string) *Error {
 		msg += ": " + detail
 	}
 	return &Error{Kind: ErrNetwork, Provider: provider, Message: msg, Retryable: true, Err: errors.New(msg)}
+}
+
+// StatusKind is the kind of a failure a provider answered with an HTTP
+// status, and whether the same request may succeed later: 401 and 403 are
+// auth; 429 a rate limit, 408 and 504 a timeout, any other 5xx a server
+// error, those three retryable; anything else a bad request. Providers
+// refine it from their error bodies (a spent quota, a prompt over the
+// model's window).
+func StatusKind(status int) (kind ErrorKind, retryable bool) {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return ErrAuth, false
+	case status == http.StatusTooManyRequests:
+		return ErrRateLimit, true
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
+		return ErrTimeout, true
+	case status >= 500:
+		return ErrServer, true
+	default:
+		return ErrBadRequest, false
+	}
 }

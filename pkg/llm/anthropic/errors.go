@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -19,12 +18,6 @@ import (
 	"github.com/parleyhq/parley/pkg/httpretry"
 	"github.com/parleyhq/parley/pkg/llm"
 )
-
-// safeError carries a failure's text with the API key removed; it replaces
-// the SDK's errors, whose text holds the whole response body.
-type safeError struct{ msg string }
-
-func (e *safeError) Error() string { return e.msg }
 
 // apiErrorBody is Anthropic's error shape, also sent as a stream's error
 // event.
@@ -86,15 +79,16 @@ func isSpent(status int, typ, message string) bool {
 }
 
 // toError turns any failure of a call into an *llm.Error whose text never
-// holds the API key.
+// holds the API key (the SDK's errors hold the whole response body).
 func (p *Provider) toError(ctx context.Context, c *call, err error) error {
 	var already *llm.Error
 	if errors.As(err, &already) {
 		return err
 	}
 	e := &llm.Error{Provider: p.name}
+	attempts := 0
 	if c != nil {
-		e.RetryAfter = c.retryAfter
+		e.RetryAfter, attempts = c.retryAfter, c.attempts
 	}
 	var apiErr *sdk.Error
 	switch {
@@ -115,15 +109,10 @@ func (p *Provider) toError(ctx context.Context, c *call, err error) error {
 		e.Kind, e.Retryable = llm.ErrNetwork, true
 		e.Message = err.Error()
 	default:
-		e.Kind, e.RetryAfter = llm.ErrBadRequest, 0
+		e.Kind = llm.ErrBadRequest
 		e.Message = err.Error()
 	}
-	if e.StatusCode != 0 && c != nil && c.attempts > 1 {
-		e.Message = fmt.Sprintf("%s (after %d attempts)", e.Message, c.attempts)
-	}
-	e.Message = p.redact(e.Message)
-	e.Err = &safeError{msg: p.redact(err.Error())}
-	return e
+	return p.errs.Seal(e, err, attempts)
 }
 
 // streamError classifies a failure after the reply began: an error event
@@ -140,12 +129,11 @@ func (p *Provider) streamError(ctx context.Context, c *call, err error) error {
 		if ctx.Err() != nil {
 			return p.toError(ctx, c, err)
 		}
-		return p.truncated(err)
+		return p.errs.StreamCut(err)
 	}
-	e := &llm.Error{Provider: p.name, Message: p.redact(body.Error.Message)}
+	e := &llm.Error{Provider: p.name, Message: body.Error.Message}
 	classify(e, statusOf(body.Error.Type), body.Error.Type, body.Error.Message)
-	e.Err = &safeError{msg: p.redact(err.Error())}
-	return e
+	return p.errs.Seal(e, err, 0)
 }
 
 // statusOf is the HTTP status Anthropic documents for an error type, for
@@ -175,27 +163,17 @@ func statusOf(typ string) int {
 	}
 }
 
-// classify sets Kind and Retryable from the status and the error body.
+// classify sets Kind and Retryable from the status (529 overloaded_error
+// is a retryable server error: another provider may answer), then from
+// what Anthropic's error body says beyond it: a spent budget, a prompt
+// over the model's window.
 func classify(e *llm.Error, status int, typ, message string) {
+	e.Kind, e.Retryable = llm.StatusKind(status)
 	switch {
 	case isSpent(status, typ, message):
-		e.Kind = llm.ErrQuota
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		e.Kind = llm.ErrAuth
-	case status == http.StatusTooManyRequests:
-		e.Kind, e.Retryable = llm.ErrRateLimit, true
-	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
-		e.Kind, e.Retryable = llm.ErrTimeout, true
-	case status >= 500:
-		// 529 overloaded_error among them: another provider may answer.
-		e.Kind, e.Retryable = llm.ErrServer, true
-	case strings.Contains(message, "prompt is too long") || status == http.StatusRequestEntityTooLarge:
+		e.Kind, e.Retryable = llm.ErrQuota, false
+	case e.Kind == llm.ErrBadRequest && (strings.Contains(message, "prompt is too long") || status == http.StatusRequestEntityTooLarge):
 		e.Kind = llm.ErrContextLength
-	default:
-		e.Kind = llm.ErrBadRequest
-	}
-	if !e.Retryable {
-		e.RetryAfter = 0
 	}
 }
 
@@ -205,20 +183,3 @@ func isTransportError(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
-
-// badRequest is a request the provider refuses before sending it.
-func (p *Provider) badRequest(format string, args ...any) error {
-	return &llm.Error{Kind: llm.ErrBadRequest, Provider: p.name, Message: p.redact(fmt.Sprintf(format, args...))}
-}
-
-// truncated is a stream that ended before the model said it had finished.
-func (p *Provider) truncated(err error) error {
-	if err == nil {
-		return llm.StreamCut(p.name, "")
-	}
-	return llm.StreamCut(p.name, p.redact(err.Error()))
-}
-
-// redact removes the API key from text meant for errors and logs, however
-// the server escaped or encoded it.
-func (p *Provider) redact(s string) string { return p.secrets.Redact(s) }

@@ -12,7 +12,6 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/parleyhq/parley/pkg/llm"
-	"github.com/parleyhq/parley/pkg/redact"
 )
 
 // Kind is the provider kind this package implements, as thinking blocks
@@ -54,7 +53,7 @@ type Config struct {
 // concurrent use.
 type Provider struct {
 	name      string
-	secrets   *redact.Redactor // the API key, in every form an error may echo it
+	errs      llm.Failures // makes its errors, which never hold the API key
 	client    sdk.Client
 	maxTokens int
 	cache     bool
@@ -85,7 +84,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		name:      cfg.Name,
-		secrets:   keyRedactor(cfg.APIKey),
+		errs:      llm.NewFailures(cfg.Name, cfg.APIKey),
 		client:    sdk.NewClient(opts...),
 		maxTokens: cfg.DefaultMaxTokens,
 		cache:     !cfg.DisablePromptCache,
@@ -129,7 +128,7 @@ func (p *Provider) Name() string { return p.name }
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	params, err := p.params(req)
 	if err != nil {
-		return nil, p.badRequest("%v", err)
+		return nil, p.errs.BadRequest("%v", err)
 	}
 	c := &call{}
 	msg, err := p.client.Messages.New(withCall(ctx, c), params)
@@ -146,7 +145,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	params, err := p.params(req)
 	if err != nil {
-		return nil, p.badRequest("%v", err)
+		return nil, p.errs.BadRequest("%v", err)
 	}
 	c := &call{}
 	stream := p.client.Messages.NewStreaming(withCall(ctx, c), params)
@@ -154,7 +153,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(ll
 	asm := assembler{onDelta: onDelta}
 	for stream.Next() {
 		if err := asm.add(stream.Current()); err != nil {
-			return nil, p.truncated(err)
+			return nil, p.errs.StreamCut(err)
 		}
 	}
 	if err := stream.Err(); err != nil {
@@ -164,7 +163,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(ll
 		return nil, p.toError(ctx, c, err)
 	}
 	if !asm.stopped {
-		return nil, p.truncated(nil)
+		return nil, p.errs.StreamCut(nil)
 	}
 	return fromMessage(&asm.msg), nil
 }
@@ -192,13 +191,4 @@ func withCall(ctx context.Context, c *call) context.Context {
 func callFrom(ctx context.Context) *call {
 	c, _ := ctx.Value(callKey{}).(*call)
 	return c
-}
-
-// keyRedactor scrubs key; one shorter than 4 characters is no real key and
-// would mangle ordinary text.
-func keyRedactor(key string) *redact.Redactor {
-	if len(key) < 4 {
-		return nil
-	}
-	return redact.New(key)
 }

@@ -70,6 +70,7 @@ func TestErrorKindsByStatus(t *testing.T) {
 		{"a context-length message without its code still counts", llmtest.Fault{Status: 400, Message: "This model's maximum context length is 4097 tokens"}, llm.ErrContextLength, false},
 		{"429 for spend limits is quota", llmtest.Fault{Status: 429, Type: "insufficient_quota", Message: "quota"}, llm.ErrQuota, false},
 		{"503 is a retryable server error", llmtest.Fault{Status: 503, Message: "overloaded"}, llm.ErrServer, true},
+		{"504 is a retryable timeout", llmtest.Fault{Status: 504, Message: "the upstream timed out"}, llm.ErrTimeout, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

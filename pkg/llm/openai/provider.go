@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/parleyhq/parley/pkg/redact"
 	"io"
 	"log/slog"
 	"net/http"
@@ -58,7 +57,7 @@ type Config struct {
 // It is safe for concurrent use.
 type Provider struct {
 	name        string
-	secrets     *redact.Redactor // the API key, in every form an error may echo it
+	errs        llm.Failures // makes its errors, which never hold the API key
 	client      *goopenai.Client
 	streamUsage bool
 }
@@ -87,7 +86,7 @@ func New(cfg Config) (*Provider, error) {
 	cc.HTTPClient = doer{client: newRetryClient(cfg), headers: cfg.Headers}
 	return &Provider{
 		name:        cfg.Name,
-		secrets:     keyRedactor(cfg.APIKey),
+		errs:        llm.NewFailures(cfg.Name, cfg.APIKey),
 		client:      goopenai.NewClientWithConfig(cc),
 		streamUsage: !cfg.DisableStreamUsage,
 	}, nil
@@ -129,7 +128,7 @@ func (p *Provider) Name() string { return p.name }
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	creq, patch, err := p.chatRequest(req, false)
 	if err != nil {
-		return nil, p.badRequest("%v", err)
+		return nil, p.errs.BadRequest("%v", err)
 	}
 	c := &call{patch: patch}
 	resp, err := p.client.CreateChatCompletion(withCall(ctx, c), *creq)
@@ -150,7 +149,7 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	creq, patch, err := p.chatRequest(req, true)
 	if err != nil {
-		return nil, p.badRequest("%v", err)
+		return nil, p.errs.BadRequest("%v", err)
 	}
 	c := &call{patch: patch}
 	stream, err := p.client.CreateChatCompletionStream(withCall(ctx, c), *creq)
@@ -190,12 +189,12 @@ func (p *Provider) readStream(ctx context.Context, c *call, stream *goopenai.Cha
 			if errors.As(err, &apiErr) {
 				return nil, p.toError(ctx, c, err) // an error event inside the stream
 			}
-			return nil, p.truncated(err)
+			return nil, p.errs.StreamCut(err)
 		}
 		asm.add(chunk)
 	}
 	if !asm.finished() {
-		return nil, p.truncated(nil)
+		return nil, p.errs.StreamCut(nil)
 	}
 	return asm.response(), nil
 }
