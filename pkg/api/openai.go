@@ -15,6 +15,7 @@ import (
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -184,7 +185,7 @@ func turnFailure(t dialog.Turn) error {
 		// The loop's description is caller-safe: a code and a fixed text;
 		// the status is the one a JSON turn of the REST route answers.
 		return &openaiFailure{status: turnStatus(t.Error.Code),
-			body: openaiErrorBody{Message: t.Error.Message, Type: "server_error", Code: &t.Error.Code}}
+			body: wire.Error{Message: t.Error.Message, Type: "server_error", Code: &t.Error.Code}}
 	}
 	return nil
 }
@@ -192,7 +193,7 @@ func turnFailure(t dialog.Turn) error {
 // openaiFailure is an error already in OpenAI's shape, with its status.
 type openaiFailure struct {
 	status int
-	body   openaiErrorBody
+	body   wire.Error
 }
 
 func (e *openaiFailure) Error() string { return e.body.Message }
@@ -204,7 +205,7 @@ func modelError(err error, model string) error {
 		return err
 	}
 	param, code := "model", "model_not_found"
-	return &openaiFailure{status: http.StatusNotFound, body: openaiErrorBody{Type: "invalid_request_error", Param: &param, Code: &code,
+	return &openaiFailure{status: http.StatusNotFound, body: wire.Error{Type: "invalid_request_error", Param: &param, Code: &code,
 		Message: fmt.Sprintf("The model %q does not exist: no bot of this tenant has that slug.", model)}}
 }
 
@@ -236,7 +237,7 @@ func (o *openaiAPI) fail(c *gin.Context, err error) {
 		c.Header("Retry-After", strconv.Itoa(int(wait/time.Second)))
 	}
 	f := o.failure(c, err)
-	c.AbortWithStatusJSON(f.status, openaiError{Error: f.body})
+	c.AbortWithStatusJSON(f.status, wire.ErrorBody{Error: f.body})
 }
 
 // failure classifies err as OpenAI's error shape and status, logging an
@@ -274,8 +275,8 @@ func openaiType(status int) string {
 
 // openaiBody is an API error in OpenAI's shape: the message followed by
 // its details, the first detail's field as param, Parley's code as code.
-func openaiBody(e *apiclient.Error, typ string) openaiErrorBody {
-	body := openaiErrorBody{Message: e.Message, Type: typ}
+func openaiBody(e *apiclient.Error, typ string) wire.Error {
+	body := wire.Error{Message: e.Message, Type: typ}
 	var notes []string
 	for _, d := range e.Details {
 		notes = append(notes, strings.TrimSpace(pointerParam(d.Pointer)+" "+d.Message))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 )
 
 // completion is what every answer to one chat completion request shares.
@@ -63,8 +64,8 @@ const turnSeparator = "\n\n"
 // clientCalls are the client tool calls a paused dialog hands over, as
 // OpenAI tool_calls. Calls waiting for a confirmation are not the
 // client's to run and are left out.
-func clientCalls(pending []dialog.PendingCall) []chatToolCall {
-	var out []chatToolCall
+func clientCalls(pending []dialog.PendingCall) []wire.ToolCall {
+	var out []wire.ToolCall
 	for _, pc := range pending {
 		if pc.Kind == agent.PendingClient {
 			out = append(out, toolCallOf(pc.ID, pc.Name, pc.Arguments))
@@ -73,8 +74,8 @@ func clientCalls(pending []dialog.PendingCall) []chatToolCall {
 	return out
 }
 
-func toolCallOf(id, name string, args json.RawMessage) chatToolCall {
-	return chatToolCall{ID: id, Type: "function", Function: chatFunction{Name: name, Arguments: string(args)}}
+func toolCallOf(id, name string, args json.RawMessage) wire.ToolCall {
+	return wire.ToolCall{ID: id, Type: "function", Function: wire.FunctionCall{Name: name, Arguments: string(args)}}
 }
 
 // finishReason maps how the run stopped: tool_calls when it waits for
@@ -92,12 +93,12 @@ func finishReason(done *agent.Done, pending []dialog.PendingCall) string {
 	return "stop"
 }
 
-func usageOf(done *agent.Done) *chatUsage {
+func usageOf(done *agent.Done) *wire.Usage {
 	if done == nil {
-		return &chatUsage{}
+		return &wire.Usage{}
 	}
 	u := done.Usage
-	return &chatUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
+	return &wire.Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
 }
 
 // chunkSink turns a run's events into chat.completion.chunk frames on an
@@ -115,7 +116,7 @@ type chunkSink struct {
 	turnText strings.Builder // the text of the current turn so far
 	lastText string          // the text of the last turn that had one
 	sent     bool            // some text was sent
-	calls    []chatToolCall
+	calls    []wire.ToolCall
 	failed   bool
 }
 
@@ -137,7 +138,7 @@ func (s *chunkSink) Send(e agent.Event) {
 		s.chunk(chatReply{ToolCalls: s.calls}, nil)
 	case agent.Error:
 		// The loop's description is caller-safe: a code and a fixed text.
-		s.fail(openaiErrorBody{Message: ev.Message, Type: "server_error", Code: &ev.Code})
+		s.fail(wire.Error{Message: ev.Message, Type: "server_error", Code: &ev.Code})
 	case agent.Done:
 		s.done(ev)
 	}
@@ -200,13 +201,13 @@ func (s *chunkSink) done(d agent.Done) {
 
 // fail ends the stream with OpenAI's error frame, which the SDKs raise as
 // an API error.
-func (s *chunkSink) fail(body openaiErrorBody) {
+func (s *chunkSink) fail(body wire.Error) {
 	if s.failed {
 		return
 	}
 	s.begin()
 	s.failed = true
-	b, _ := json.Marshal(openaiError{Error: body})
+	b, _ := json.Marshal(wire.ErrorBody{Error: body})
 	s.sse.write(dataFrame(b))
 }
 

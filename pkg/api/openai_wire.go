@@ -13,65 +13,28 @@ import (
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 	"github.com/parleyhq/parley/pkg/tool"
 )
 
-// This file holds the OpenAI Chat Completions wire types the OpenAI face
-// speaks (OpenAI's own shapes, not Parley's) and their translation to the
+// This file holds the OpenAI Chat Completions envelopes the OpenAI face
+// speaks (OpenAI's own shapes, not Parley's; the messages, tools and
+// errors inside them are package wire's) and their translation to the
 // dialog runtime's inputs.
 
 // chatRequest is a POST /v1/chat/completions body. Fields Parley does
 // not use (temperature, max_tokens, response_format, ...) are ignored:
 // the bot's config decides them.
 type chatRequest struct {
-	Model         string         `json:"model"`
-	Messages      []chatMessage  `json:"messages"`
-	Stream        bool           `json:"stream"`
-	StreamOptions *streamOptions `json:"stream_options"`
+	Model         string              `json:"model"`
+	Messages      []wire.Message      `json:"messages"`
+	Stream        bool                `json:"stream"`
+	StreamOptions *wire.StreamOptions `json:"stream_options"`
 	// User names the end user; a new dialog records it as its user_id.
 	User       string          `json:"user"`
-	Tools      []chatTool      `json:"tools"`
+	Tools      []wire.Tool     `json:"tools"`
 	ToolChoice json.RawMessage `json:"tool_choice"`
 	N          *int            `json:"n"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-// chatMessage is one message of a request, or the message of a response.
-type chatMessage struct {
-	Role string `json:"role"`
-	// Content is a string or a list of content parts; null for an
-	// assistant message that only calls tools.
-	Content    json.RawMessage `json:"content,omitempty"`
-	ToolCalls  []chatToolCall  `json:"tool_calls,omitempty"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
-}
-
-type chatToolCall struct {
-	// Index orders calls in stream chunks only.
-	Index    *int         `json:"index,omitempty"`
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function chatFunction `json:"function"`
-}
-
-type chatFunction struct {
-	Name string `json:"name"`
-	// Arguments is a JSON object as a string, as OpenAI sends it.
-	Arguments string `json:"arguments"`
-}
-
-type chatTool struct {
-	Type     string          `json:"type"`
-	Function chatFunctionDef `json:"function"`
-}
-
-type chatFunctionDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
 }
 
 // chatCompletion is a non-streaming answer.
@@ -82,7 +45,7 @@ type chatCompletion struct {
 	Model             string       `json:"model"`
 	SystemFingerprint string       `json:"system_fingerprint,omitempty"`
 	Choices           []chatChoice `json:"choices"`
-	Usage             *chatUsage   `json:"usage,omitempty"`
+	Usage             *wire.Usage  `json:"usage,omitempty"`
 }
 
 type chatChoice struct {
@@ -96,16 +59,10 @@ type chatChoice struct {
 
 // chatReply is a response message or a chunk's delta.
 type chatReply struct {
-	Role      string         `json:"role,omitempty"`
-	Content   *string        `json:"content,omitempty"`
-	ToolCalls []chatToolCall `json:"tool_calls,omitempty"`
-	Refusal   *string        `json:"refusal,omitempty"`
-}
-
-type chatUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	Role      string          `json:"role,omitempty"`
+	Content   *string         `json:"content,omitempty"`
+	ToolCalls []wire.ToolCall `json:"tool_calls,omitempty"`
+	Refusal   *string         `json:"refusal,omitempty"`
 }
 
 // modelList is GET /v1/models.
@@ -119,18 +76,6 @@ type modelObject struct {
 	Object  string `json:"object"`
 	Created int64  `json:"created"`
 	OwnedBy string `json:"owned_by"`
-}
-
-// openaiError is OpenAI's error body.
-type openaiError struct {
-	Error openaiErrorBody `json:"error"`
-}
-
-type openaiErrorBody struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
 }
 
 // conversation is what a request asks of the dialog runtime: a text to
@@ -260,7 +205,7 @@ func (r *chatRequest) clientTools(bot dialog.ChatBot) ([]tool.Definition, error)
 // tool messages answering the calls of the assistant message before them,
 // submitted. Every earlier tool call must be answered before the next
 // message, as the model APIs require.
-func fullConversation(msgs []chatMessage) (conversation, error) {
+func fullConversation(msgs []wire.Message) (conversation, error) {
 	var conv conversation
 	var open map[string]string // id -> name of calls awaiting their results
 	last := -1
@@ -352,7 +297,7 @@ func (conv conversation) split(lastRole string, unanswered bool) (conversation, 
 // messages it ends with (the results of the calls the dialog waits for)
 // or its last user message. Earlier messages are the dialog's own history
 // and are not read again.
-func newInput(msgs []chatMessage) (conversation, error) {
+func newInput(msgs []wire.Message) (conversation, error) {
 	var conv conversation
 	n := len(msgs)
 	for n > 0 && msgs[n-1].Role == "tool" {
@@ -387,7 +332,7 @@ func newInput(msgs []chatMessage) (conversation, error) {
 
 // assistantMessage is an earlier assistant message of the request, with
 // the calls it leaves open.
-func assistantMessage(m chatMessage, at string) (agent.Message, map[string]string, error) {
+func assistantMessage(m wire.Message, at string) (agent.Message, map[string]string, error) {
 	out := agent.Message{Kind: agent.KindAssistant, Message: llm.Message{Role: llm.RoleAssistant}}
 	if !isNull(m.Content) {
 		text, err := contentText(m.Content, at)

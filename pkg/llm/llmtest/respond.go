@@ -7,18 +7,13 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 )
 
-type wireUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-}
-
 type wireReplyMessage struct {
-	Role      string         `json:"role"`
-	Content   *string        `json:"content"`
-	ToolCalls []ChatToolCall `json:"tool_calls,omitempty"`
+	Role      string          `json:"role"`
+	Content   *string         `json:"content"`
+	ToolCalls []wire.ToolCall `json:"tool_calls,omitempty"`
 }
 
 type wireChoice struct {
@@ -33,7 +28,7 @@ type wireCompletion struct {
 	Created int64        `json:"created"`
 	Model   string       `json:"model"`
 	Choices []wireChoice `json:"choices"`
-	Usage   wireUsage    `json:"usage"`
+	Usage   wire.Usage   `json:"usage"`
 }
 
 func completion(req *ChatRequest, r ServerReply, id int) wireCompletion {
@@ -50,21 +45,21 @@ func completion(req *ChatRequest, r ServerReply, id int) wireCompletion {
 
 func completionID(id int) string { return fmt.Sprintf("chatcmpl-fake%d", id) }
 
-func replyCalls(calls []ServerCall, id int) []ChatToolCall {
-	out := make([]ChatToolCall, len(calls))
+func replyCalls(calls []ServerCall, id int) []wire.ToolCall {
+	out := make([]wire.ToolCall, len(calls))
 	for i, c := range calls {
 		callID := c.ID
 		if callID == "" {
 			callID = fmt.Sprintf("call_fake%d_%d", id, i)
 		}
-		out[i] = ChatToolCall{ID: callID, Type: "function", Function: ChatFunctionCall{Name: c.Name, Arguments: c.Arguments}}
+		out[i] = wire.ToolCall{ID: callID, Type: "function", Function: wire.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
 	}
 	return out
 }
 
 // usageOf returns the scripted usage, or a deterministic estimate at four
 // characters a token so budgets and metering see plausible numbers.
-func usageOf(req *ChatRequest, r ServerReply) wireUsage {
+func usageOf(req *ChatRequest, r ServerReply) wire.Usage {
 	var u llm.Usage
 	if r.Usage != nil {
 		u = *r.Usage
@@ -82,13 +77,13 @@ func usageOf(req *ChatRequest, r ServerReply) wireUsage {
 		}
 		u = llm.Usage{InputTokens: in/4 + 1, OutputTokens: out/4 + 1}
 	}
-	return wireUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.Total()}
+	return wire.Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.Total()}
 }
 
 type wireDelta struct {
-	Role      string         `json:"role,omitempty"`
-	Content   *string        `json:"content,omitempty"`
-	ToolCalls []ChatToolCall `json:"tool_calls,omitempty"`
+	Role      string          `json:"role,omitempty"`
+	Content   *string         `json:"content,omitempty"`
+	ToolCalls []wire.ToolCall `json:"tool_calls,omitempty"`
 }
 
 type wireChunkChoice struct {
@@ -103,7 +98,7 @@ type wireChunk struct {
 	Created int64             `json:"created"`
 	Model   string            `json:"model"`
 	Choices []wireChunkChoice `json:"choices"`
-	Usage   *wireUsage        `json:"usage,omitempty"`
+	Usage   *wire.Usage       `json:"usage,omitempty"`
 }
 
 // streamWriter writes server-sent chunks, counting them for CutAfterChunks.
@@ -118,7 +113,7 @@ type streamWriter struct {
 }
 
 // send writes one chunk; it reports false once the client has gone.
-func (sw *streamWriter) send(choices []wireChunkChoice, usage *wireUsage) bool {
+func (sw *streamWriter) send(choices []wireChunkChoice, usage *wire.Usage) bool {
 	c := sw.base
 	c.Choices, c.Usage = choices, usage
 	return sw.write("", c)
@@ -177,13 +172,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	}
 	for i, c := range replyCalls(reply.ToolCalls, id) {
 		index := i
-		head := ChatToolCall{Index: &index, ID: c.ID, Type: "function", Function: ChatFunctionCall{Name: c.Function.Name}}
-		if !sw.delta(wireDelta{ToolCalls: []ChatToolCall{head}}) {
+		head := wire.ToolCall{Index: &index, ID: c.ID, Type: "function", Function: wire.FunctionCall{Name: c.Function.Name}}
+		if !sw.delta(wireDelta{ToolCalls: []wire.ToolCall{head}}) {
 			return
 		}
 		for _, piece := range fragments(c.Function.Arguments, s.opts.FragmentSize) {
-			frag := ChatToolCall{Index: &index, Function: ChatFunctionCall{Arguments: piece}}
-			if !sw.delta(wireDelta{ToolCalls: []ChatToolCall{frag}}) {
+			frag := wire.ToolCall{Index: &index, Function: wire.FunctionCall{Arguments: piece}}
+			if !sw.delta(wireDelta{ToolCalls: []wire.ToolCall{frag}}) {
 				return
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 )
 
 // Options configures a fake server.
@@ -188,11 +190,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/v1/chat/completions" && r.Method == http.MethodPost:
 		s.chat(w, r, rec)
 	case r.URL.Path == "/v1/chat/completions":
-		s.fail(w, rec, &apiError{status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
-			Message: fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path)}, "")
+		s.fail(w, rec, &apiError{status: http.StatusMethodNotAllowed, body: wire.Error{Type: "invalid_request_error",
+			Message: fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path)}}, "")
 	default:
-		s.fail(w, rec, &apiError{status: http.StatusNotFound, Type: "invalid_request_error",
-			Message: fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path)}, "")
+		s.fail(w, rec, &apiError{status: http.StatusNotFound, body: wire.Error{Type: "invalid_request_error",
+			Message: fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path)}}, "")
 	}
 }
 
@@ -211,7 +213,7 @@ func (s *Server) authorize(r *http.Request) *apiError {
 	if got == "" {
 		msg = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth."
 	}
-	return &apiError{status: http.StatusUnauthorized, Type: "invalid_request_error", Code: &code, Message: msg}
+	return &apiError{status: http.StatusUnauthorized, body: wire.Error{Type: "invalid_request_error", Code: &code, Message: msg}}
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Record) {
@@ -244,9 +246,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Record) {
 		panic(http.ErrAbortHandler) // closes the connection with nothing sent
 	}
 	if f.Status != 0 {
-		e := &apiError{status: f.Status, Type: f.Type, Message: f.Message}
+		e := &apiError{status: f.Status, body: wire.Error{Type: f.Type, Message: f.Message}}
 		if f.Code != "" {
-			e.Code = &f.Code
+			e.body.Code = &f.Code
 		}
 		s.fail(w, rec, e, f.RetryAfter)
 		return

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 )
 
 var validRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
@@ -32,7 +33,7 @@ func validate(r *ChatRequest) *apiError {
 	return validateMessages(r.Messages)
 }
 
-func validateTools(tools []ChatTool) *apiError {
+func validateTools(tools []wire.Tool) *apiError {
 	seen := map[string]bool{}
 	for i, t := range tools {
 		param := fmt.Sprintf("tools[%d].function.name", i)

@@ -4,70 +4,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 )
 
 // ChatRequest is a chat-completions request body as the server parsed it. The
 // types are the server's own, not a client library's, so a client bug cannot
 // hide behind a shared misunderstanding of the wire format.
 type ChatRequest struct {
-	Model               string          `json:"model"`
-	Messages            []ChatMessage   `json:"messages"`
-	Tools               []ChatTool      `json:"tools,omitempty"`
-	ToolChoice          json.RawMessage `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool           `json:"parallel_tool_calls,omitempty"`
-	Stream              bool            `json:"stream,omitempty"`
-	StreamOptions       *StreamOptions  `json:"stream_options,omitempty"`
-	Temperature         *float64        `json:"temperature,omitempty"`
-	MaxTokens           *int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens,omitempty"`
+	Model               string              `json:"model"`
+	Messages            []ChatMessage       `json:"messages"`
+	Tools               []wire.Tool         `json:"tools,omitempty"`
+	ToolChoice          json.RawMessage     `json:"tool_choice,omitempty"`
+	ParallelToolCalls   *bool               `json:"parallel_tool_calls,omitempty"`
+	Stream              bool                `json:"stream,omitempty"`
+	StreamOptions       *wire.StreamOptions `json:"stream_options,omitempty"`
+	Temperature         *float64            `json:"temperature,omitempty"`
+	MaxTokens           *int                `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int                `json:"max_completion_tokens,omitempty"`
 	// Extra holds every top-level field not named above, so tests can check
 	// provider-specific options were passed through.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// StreamOptions is the request's stream_options object.
-type StreamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-// ChatMessage is one message of a request.
-type ChatMessage struct {
-	Role string `json:"role"`
-	// Content is a string, an array of content parts, or null.
-	Content    json.RawMessage `json:"content,omitempty"`
-	Name       string          `json:"name,omitempty"`
-	ToolCalls  []ChatToolCall  `json:"tool_calls,omitempty"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
-}
-
-// ChatToolCall is an assistant's tool call, in a request or a reply.
-type ChatToolCall struct {
-	Index    *int             `json:"index,omitempty"`
-	ID       string           `json:"id,omitempty"`
-	Type     string           `json:"type,omitempty"`
-	Function ChatFunctionCall `json:"function"`
-}
-
-// ChatFunctionCall names the function a tool call invokes; Arguments is a
-// JSON text, possibly malformed, as models produce it.
-type ChatFunctionCall struct {
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments"`
-}
-
-// ChatTool is one tool definition of a request.
-type ChatTool struct {
-	Type     string       `json:"type"`
-	Function ChatFunction `json:"function"`
-}
-
-// ChatFunction is a function tool's name, description and JSON Schema.
-type ChatFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-	Strict      *bool           `json:"strict,omitempty"`
-}
+// ChatMessage is one message of a request, with the fake's readers (Text,
+// ImageURLs).
+type ChatMessage struct{ wire.Message }
 
 var knownRequestFields = map[string]bool{
 	"model": true, "messages": true, "tools": true, "tool_choice": true,
@@ -157,26 +119,23 @@ func contentText(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-// apiError is the OpenAI error body: {"error": {...}}.
+// apiError is an OpenAI error with the status it is answered with.
 type apiError struct {
-	status  int
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
+	status int
+	body   wire.Error
 }
 
-func (e *apiError) Error() string { return e.Message }
+func (e *apiError) Error() string { return e.body.Message }
 
 func invalidRequest(param, format string, args ...any) *apiError {
-	e := &apiError{status: 400, Message: fmt.Sprintf(format, args...), Type: "invalid_request_error"}
+	e := &apiError{status: 400, body: wire.Error{Message: fmt.Sprintf(format, args...), Type: "invalid_request_error"}}
 	if param != "" {
-		e.Param = &param
+		e.body.Param = &param
 	}
 	return e
 }
 
 func errorBody(e *apiError) []byte {
-	b, _ := json.Marshal(map[string]*apiError{"error": e})
+	b, _ := json.Marshal(wire.ErrorBody{Error: e.body})
 	return b
 }
