@@ -107,7 +107,7 @@ Makes Parley match DIR, laid out like tenants/:
   DIR/<tenant>/canary/<bot>.json    the candidate config of the bot's canary
   DIR/<tenant>/providers.json       {"<name>": {"kind": "openai|anthropic", "base_url"?, "api_key_env"?, "headers"?, "models"?}}
   DIR/<tenant>/webhooks.json        {"<name>": {"url", "events", "bot"?, "enabled"?, "secret_env"?}}
-  DIR/<tenant>/members.json         {"members": [{"email": "...", "role": "owner|admin|editor|viewer"}]}
+  DIR/<tenant>/members.json         {"members": [{"email": "...", "role": "owner|admin|editor|operator|viewer"}]}
 DIR may also be one tenant's directory. Secret values come from the named
 environment variables, never from files. Every file is checked first: when
 any has a problem, each is reported and nothing is applied. A bot whose

@@ -49,7 +49,7 @@ func readMembers(dir string, ps []fileProblem) (*membersFile, []fileProblem) {
 			ps = append(ps, fileProblem{path, at + "/email", "must be a plain email address such as ada@example.com"})
 		}
 		if !slices.Contains(auth.Roles(), m.Role) {
-			ps = append(ps, fileProblem{path, at + "/role", "must be one of owner, admin, editor, viewer"})
+			ps = append(ps, fileProblem{path, at + "/role", "must be one of " + strings.Join(auth.Roles(), ", ")})
 		}
 		key := strings.ToLower(strings.TrimSpace(m.Email))
 		if seen[key] {

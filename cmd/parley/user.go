@@ -28,7 +28,7 @@ like parley tenant (stop nothing; the server sees the changes at once):
   set-role --tenant SLUG EMAIL ROLE             change a member's role (the last owner stays owner)
   remove --tenant SLUG EMAIL                    take a member out of the tenant (never the last owner)
   admin-key --tenant SLUG [--name NAME]         create an sk_ admin key, for when every key is lost; printed once
-Roles: owner, admin, editor, viewer. Passwords: 12 to 72 bytes, not a common one.`
+Roles: owner, admin, editor, operator, viewer. Passwords: 12 to 72 bytes, not a common one.`
 
 // user manages users and members: `parley user <command>`.
 func (m *Main) user(ctx context.Context, args []string) error {
@@ -59,7 +59,7 @@ func (m *Main) user(ctx context.Context, args []string) error {
 	fs.SetOutput(m.Stderr)
 	u := userCommand{m: m, ctx: ctx, op: platform.Operator()}
 	fs.StringVar(&u.tenant, "tenant", "", "the tenant's slug")
-	fs.StringVar(&u.role, "role", "", "owner, admin, editor or viewer")
+	fs.StringVar(&u.role, "role", "", "owner, admin, editor, operator or viewer")
 	fs.StringVar(&u.name, "name", "recovery", "with admin-key: the key's name")
 	fs.BoolVar(&u.passwordStdin, "password-stdin", false, "with add: read the user's password from the first line of stdin")
 	fs.Usage = func() { fmt.Fprintln(m.Stderr, userUsage) }

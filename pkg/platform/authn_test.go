@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -126,9 +127,13 @@ func TestUsersAndMembers(t *testing.T) {
 			_, err := e.svc.CreateUser(ctx, op, "Ada <ada@x.example>", "short")
 			wantInvalid(t, err, "/email", "/password")
 		})
-		t.Run("an unknown role is invalid", func(t *testing.T) {
+		t.Run("an unknown role is invalid, and the error names every role", func(t *testing.T) {
 			_, err := e.svc.AddMember(ctx, admin, tn.ID, "ada@acme.example", "root")
 			wantInvalid(t, err, "/role")
+			var pe *platform.Error
+			if !errors.As(err, &pe) || pe.Details[0].Message != "must be one of owner, admin, editor, operator, viewer" {
+				t.Fatalf("role error %v", err)
+			}
 		})
 		t.Run("adding an unknown user is not found", func(t *testing.T) {
 			_, err := e.svc.AddMember(ctx, admin, tn.ID, "ghost@acme.example", auth.RoleViewer)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/auth"
@@ -277,11 +278,9 @@ func keepAnOwner(ctx context.Context, tx *store.Store, tenantID string) error {
 	return nil
 }
 
-const roleMessage = "must be one of owner, admin, editor, viewer"
-
 func checkRole(ps *problems, role string) {
 	if !slices.Contains(auth.Roles(), role) {
-		ps.add("/role", roleMessage)
+		ps.add("/role", "must be one of %s", strings.Join(auth.Roles(), ", "))
 	}
 }
 

@@ -29,6 +29,9 @@ func TestMemberChangesWriteMemberChangedWithTheirTransaction(t *testing.T) {
 		if _, err := e.svc.SetMemberRole(ctx, p, "acme", "eve@example.com", "editor"); err != nil { // no change, no event
 			t.Fatal(err)
 		}
+		if _, err := e.svc.SetMemberRole(ctx, p, "acme", "eve@example.com", "operator"); err != nil {
+			t.Fatal(err)
+		}
 		if err := e.svc.RemoveMember(ctx, platform.Operator(), "acme", "eve@example.com"); err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +54,8 @@ func TestMemberChangesWriteMemberChangedWithTheirTransaction(t *testing.T) {
 			{"invited", "eve@example.com", "viewer", p.KeyID, ""},
 			{"invite_accepted", "eve@example.com", "viewer", "eve@example.com", "viewer"},
 			{"role_changed", "eve@example.com", "editor", p.KeyID, "viewer"},
-			{"removed", "eve@example.com", "", "operator", "editor"},
+			{"role_changed", "eve@example.com", "operator", p.KeyID, "editor"},
+			{"removed", "eve@example.com", "", "operator", "operator"},
 		}
 		if len(got) != len(want) {
 			t.Fatalf("events %+v, want %+v", got, want)
