@@ -202,3 +202,33 @@ func TestTheOfficialMCPClient(t *testing.T) {
 		}
 	})
 }
+
+// OpenAI's SDKs retry a 429 by themselves, sleeping as long as Retry-After
+// says: past the daily quota, until midnight. The face tells them not to.
+func TestTheOfficialOpenAIClientStopsAtTheQuota(t *testing.T) {
+	e := newChatEnv(t, storetest.OpenSQLite(t), dialog.Limits{DailyTokens: 1})
+	e.llm.Enqueue(llmtest.ServerReply{Text: "Hello."})
+	type refused struct {
+		Error struct {
+			Class, Type, Code string
+			Status            int
+		}
+		Requests int
+	}
+	var out struct {
+		First          string
+		JSON, Streamed refused
+	}
+	runClient(t, "openai_quota.mjs", &out, "PARLEY_URL="+e.srv.URL, "PARLEY_KEY="+e.key)
+	if out.First != "Hello." {
+		t.Fatalf("first %q", out.First)
+	}
+	for name, r := range map[string]refused{"JSON": out.JSON, "streamed": out.Streamed} {
+		t.Run("a "+name+" completion is the SDK's RateLimitError with insufficient_quota, sent once", func(t *testing.T) {
+			if r.Error.Class != "RateLimitError" || r.Error.Status != 429 || r.Error.Type != "insufficient_quota" ||
+				r.Error.Code != "insufficient_quota" || r.Requests != 1 {
+				t.Fatalf("%+v", r)
+			}
+		})
+	}
+}

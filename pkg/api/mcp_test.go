@@ -109,6 +109,19 @@ func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 			}
 		})
 	})
+	t.Run("the daily token quota", func(t *testing.T) {
+		forEachChat(t, dialog.Limits{DailyTokens: 1}, func(t *testing.T, e *chatEnv) {
+			e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
+			s := e.mcpSession(t, e.key, "helper")
+			if text, isErr := ask(t, s, "hi"); isErr || text != "one" {
+				t.Fatalf("first ask %q %v", text, isErr)
+			}
+			text, isErr := ask(t, s, "again")
+			if !isErr || !strings.Contains(text, "daily token quota") {
+				t.Fatalf("second ask %q %v", text, isErr)
+			}
+		})
+	})
 	t.Run("a failing model", func(t *testing.T) {
 		forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 			e.llm.Enqueue(llmtest.QuotaExhausted())

@@ -233,10 +233,19 @@ func (o *openaiAPI) decode(c *gin.Context, dst *chatRequest) error {
 // fail answers err in OpenAI's error shape with the status Parley's code
 // maps to (422 becomes OpenAI's 400), Retry-After on rate limits.
 func (o *openaiAPI) fail(c *gin.Context, err error) {
-	if wait := dialog.RetryAfter(err); wait > 0 {
+	wait := dialog.RetryAfter(err)
+	if wait > 0 {
 		c.Header("Retry-After", strconv.Itoa(int(wait/time.Second)))
 	}
 	f := o.failure(c, err)
+	// OpenAI's SDKs retry a 409 or 429 by themselves, sleeping as long as
+	// Retry-After says, unless X-Should-Retry says no. Only a rate limit or
+	// a busy dialog passes later: the quota renews at midnight (the SDK
+	// would sleep until then), a text that joined a running reply would be
+	// sent twice, and a closed dialog stays closed.
+	if (f.status == http.StatusConflict || f.status == http.StatusTooManyRequests) && (wait == 0 || dialog.QuotaReached(err)) {
+		c.Header("X-Should-Retry", "false")
+	}
 	c.AbortWithStatusJSON(f.status, wire.ErrorBody{Error: f.body})
 }
 
@@ -255,7 +264,17 @@ func (o *openaiAPI) failure(c *gin.Context, err error) *openaiFailure {
 	if !ok || e.Code == apiclient.CodeInvalid {
 		status = http.StatusBadRequest
 	}
-	return &openaiFailure{status: status, body: openaiBody(e, openaiType(status))}
+	body := openaiBody(e, openaiType(status))
+	if e.Code == apiclient.CodeRateLimited {
+		// OpenAI's own codes, which clients test to tell a limit that
+		// passes in a moment from a quota that does not.
+		code := "rate_limit_exceeded"
+		if dialog.QuotaReached(err) {
+			body.Type, code = "insufficient_quota", "insufficient_quota"
+		}
+		body.Code = &code
+	}
+	return &openaiFailure{status: status, body: body}
 }
 
 // openaiType is OpenAI's error type for a status.
@@ -266,7 +285,7 @@ func openaiType(status int) string {
 	case status == http.StatusForbidden:
 		return "permission_error"
 	case status == http.StatusTooManyRequests:
-		return "rate_limit_error"
+		return "requests" // OpenAI's type for a rate limit on requests
 	case status >= 500:
 		return "server_error"
 	}

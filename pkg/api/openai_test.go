@@ -335,6 +335,10 @@ func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
 				if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.StatusCode != tc.status {
 					t.Fatalf("%d %s", r.StatusCode, r.body)
 				}
+				// OpenAI's SDKs retry a 409 unless told not to; this one cannot pass.
+				if tc.status == http.StatusConflict && r.Header.Get("X-Should-Retry") != "false" {
+					t.Fatalf("a 409 without X-Should-Retry: false: %v", r.Header)
+				}
 				g := got.Error
 				if g.Type != tc.typ || g.Code == nil || *g.Code != tc.code || g.Message == "" {
 					t.Fatalf("error %s", r.body)
@@ -386,12 +390,19 @@ func TestTheOpenAIFaceIsMeteredAndHeldToTheQuota(t *testing.T) {
 				t.Fatalf("usage %+v, completion usage %+v", u, out.Usage)
 			}
 		})
-		t.Run("past the daily quota the next completion is a 429", func(t *testing.T) {
-			r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","messages":[{"role":"user","content":"again"}]}`)
-			var got openaiErrOut
-			if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.StatusCode != 429 || got.Error.Type != "rate_limit_error" ||
-				!strings.Contains(got.Error.Message, "quota") {
-				t.Fatalf("%d %s", r.StatusCode, r.body)
+		t.Run("past the daily quota the next completion is OpenAI's insufficient_quota, not to be retried", func(t *testing.T) {
+			for _, stream := range []string{"false", "true"} {
+				r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","stream":`+stream+`,"messages":[{"role":"user","content":"again"}]}`)
+				var got openaiErrOut
+				if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.StatusCode != 429 || got.Error.Type != "insufficient_quota" ||
+					got.Error.Code == nil || *got.Error.Code != "insufficient_quota" || !strings.Contains(got.Error.Message, "quota") {
+					t.Fatalf("stream %s: %d %s", stream, r.StatusCode, r.body)
+				}
+				// OpenAI's SDKs would otherwise sleep until the quota renews
+				// (Retry-After) and send the request again.
+				if r.Header.Get("X-Should-Retry") != "false" || r.Header.Get("Retry-After") == "" {
+					t.Fatalf("stream %s: headers %v", stream, r.Header)
+				}
 			}
 		})
 	})
@@ -403,8 +414,13 @@ func TestRateLimitsApplyToTheOpenAIFace(t *testing.T) {
 		e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"hi"}]}`)
 		r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","messages":[{"role":"user","content":"again"}]}`)
 		var got openaiErrOut
-		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.StatusCode != 429 || got.Error.Type != "rate_limit_error" || r.Header.Get("Retry-After") == "" {
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.StatusCode != 429 || got.Error.Type != "requests" ||
+			got.Error.Code == nil || *got.Error.Code != "rate_limit_exceeded" || r.Header.Get("Retry-After") == "" {
 			t.Fatalf("%d %v %s", r.StatusCode, r.Header, r.body)
+		}
+		// A rate limit passes: the SDKs may retry after Retry-After.
+		if r.Header.Get("X-Should-Retry") != "" {
+			t.Fatalf("X-Should-Retry %q on a rate limit", r.Header.Get("X-Should-Retry"))
 		}
 	})
 }

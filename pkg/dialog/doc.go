@@ -34,7 +34,8 @@
 // between AgentStart and AgentEnd, its model calls metered on its bot.
 //
 // Errors are *platform.Error, with the codes and caller-safe messages of
-// pkg/platform; RetryAfter says how long a rate_limited one asks to wait.
+// pkg/platform; RetryAfter says how long a rate_limited one asks to wait,
+// and QuotaReached whether it is the daily token quota's.
 //
 //	rt, err := dialog.New(dialog.Options{Service: svc, Store: st, Catalog: catalog,
 //		HTTPClient: client, Natives: builtin.NewRegistry(), Clock: time.Now, Logger: log,

@@ -142,8 +142,12 @@ func (k *keyedLimiter) evictOldest() {
 	delete(k.buckets, oldest)
 }
 
-// retryAfter is the cause of a rate_limited Error: how long to wait.
-type retryAfter struct{ wait time.Duration }
+// retryAfter is the cause of a rate_limited Error: how long to wait, and
+// whether the wait is for the daily token quota to renew.
+type retryAfter struct {
+	wait  time.Duration
+	quota bool
+}
 
 func (r retryAfter) Error() string { return fmt.Sprintf("retry after %s", r.wait) }
 
@@ -171,6 +175,14 @@ func RetryAfter(err error) time.Duration {
 		return 0
 	}
 	return max(time.Second, time.Duration(math.Ceil(ra.wait.Seconds()))*time.Second)
+}
+
+// QuotaReached reports whether err refuses a request because the tenant
+// used its daily token quota: unlike a rate limit, no retry passes before
+// the quota renews, so a client that retries by itself should not.
+func QuotaReached(err error) bool {
+	var ra retryAfter
+	return errors.As(err, &ra) && ra.quota
 }
 
 // admit applies the rate limits and the daily token quota to one request
@@ -206,7 +218,8 @@ func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID str
 		return err
 	}
 	if over {
-		return rateLimited(untilTomorrow(now), "this tenant used its daily token quota; it renews at midnight UTC")
+		return platform.Wrap(retryAfter{wait: untilTomorrow(now), quota: true}, platform.CodeRateLimited,
+			"this tenant used its daily token quota; it renews at midnight UTC")
 	}
 	return nil
 }
