@@ -75,6 +75,14 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 		llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_w", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}},
 		llmtest.ServerReply{Text: "Cold in Oslo."},
 	)
+	// Another tenant with a bot of its own.
+	other := e.mustCreateTenant(t, "other")
+	if _, _, err := e.svc.CreateBot(t.Context(), platform.Operator(), "other", "theirs", []byte(chatBot(e.shop.URL))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Publish(t.Context(), platform.Operator(), "other", "theirs", 1); err != nil {
+		t.Fatal(err)
+	}
 	var out struct {
 		Models []string
 		Model  string
@@ -97,8 +105,14 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 			Class, Type, Code, Param, Message string
 			Status                            int
 		}
+		Theirs struct {
+			Models []string
+			Error  struct {
+				Class, Code string
+			}
+		}
 	}
-	runClient(t, "openai.mjs", &out, "PARLEY_URL="+e.srv.URL, "PARLEY_KEY="+e.key)
+	runClient(t, "openai.mjs", &out, "PARLEY_URL="+e.srv.URL, "PARLEY_KEY="+e.key, "PARLEY_OTHER_KEY="+other)
 	t.Run("models lists and retrieves the tenant's bot", func(t *testing.T) {
 		if strings.Join(out.Models, ",") != "helper" || out.Model != "helper" {
 			t.Fatalf("models %v, retrieved %q", out.Models, out.Model)
@@ -134,6 +148,11 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 		}
 		if got := sentRoles(e.llm.LastRequest()); got != "user:Weather in Oslo? | assistant:[get_weather] | tool:-3 and snowing" {
 			t.Fatalf("sent %s", got)
+		}
+	})
+	t.Run("a key sees only its tenant's bots: another tenant's is the SDK's NotFoundError", func(t *testing.T) {
+		if strings.Join(out.Theirs.Models, ",") != "theirs" || out.Theirs.Error.Class != "NotFoundError" || out.Theirs.Error.Code != "model_not_found" {
+			t.Fatalf("theirs %+v", out.Theirs)
 		}
 	})
 	t.Run("an unknown model is the SDK's NotFoundError", func(t *testing.T) {
@@ -197,7 +216,7 @@ func TestTheOfficialMCPClient(t *testing.T) {
 		}
 	})
 	t.Run("another tenant's key and no key are refused", func(t *testing.T) {
-		if !strings.HasPrefix(out.OtherTenant, "refused") || !strings.HasPrefix(out.NoKey, "refused") {
+		if !strings.HasPrefix(out.OtherTenant, "refused 404:") || !strings.HasPrefix(out.NoKey, "refused 401:") {
 			t.Fatalf("other tenant: %s; no key: %s", out.OtherTenant, out.NoKey)
 		}
 	})

@@ -32,7 +32,7 @@ for (const [name, key] of [['otherTenant', process.env.PARLEY_OTHER_KEY], ['noKe
     out[name] = 'connected';
     await c.close();
   } catch (e) {
-    out[name] = 'refused: ' + e.message;
+    out[name] = `refused ${e.code}: ${e.message}`; // code: the HTTP status
   }
 }
 

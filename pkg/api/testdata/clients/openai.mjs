@@ -1,6 +1,7 @@
 // Drives Parley's OpenAI face with the official `openai` package, as any
 // OpenAI client would. Go's TestTheOfficialOpenAIClient runs it with
-// PARLEY_URL and PARLEY_KEY and checks what it prints (one JSON object).
+// PARLEY_URL, PARLEY_KEY and PARLEY_OTHER_KEY (another tenant's) and
+// checks what it prints (one JSON object).
 import OpenAI from 'openai';
 
 const client = new OpenAI({ baseURL: process.env.PARLEY_URL + '/v1', apiKey: process.env.PARLEY_KEY, maxRetries: 0 });
@@ -55,6 +56,16 @@ try {
   out.error = 'no error';
 } catch (e) {
   out.error = { class: e.constructor.name, status: e.status, type: e.type, code: e.code, param: e.param, message: e.message };
+}
+
+// Another tenant's bot: its key lists it, this key cannot reach it.
+const theirs = new OpenAI({ baseURL: process.env.PARLEY_URL + '/v1', apiKey: process.env.PARLEY_OTHER_KEY, maxRetries: 0 });
+out.theirs = { models: (await theirs.models.list()).data.map((m) => m.id) };
+try {
+  await client.chat.completions.create({ model: 'theirs', messages: [{ role: 'user', content: 'hi' }] });
+  out.theirs.error = 'no error';
+} catch (e) {
+  out.theirs.error = { class: e.constructor.name, code: e.code };
 }
 
 console.log(JSON.stringify(out));
