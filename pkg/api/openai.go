@@ -144,6 +144,11 @@ func (o *openaiAPI) chatCompletions(c *gin.Context) {
 	if err == nil {
 		err = turnFailure(turn)
 	}
+	if turn.Error != nil && c.GetHeader(headerDialog) != "" {
+		// The text is stored in the dialog the request continues: an SDK
+		// retrying the 5xx would store it again, once per try.
+		c.Header("X-Should-Retry", "false")
+	}
 	if err != nil {
 		o.fail(c, err)
 		return

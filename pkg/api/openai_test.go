@@ -375,6 +375,31 @@ func TestTheModelsFailureIsAServerError(t *testing.T) {
 	})
 }
 
+// OpenAI's SDKs retry a 5xx by themselves. A failed turn of a stored
+// dialog has stored its text, which a retry would store once more; a
+// request's own conversation makes a new dialog each time and may retry.
+func TestAFailedTurnOfAStoredDialogIsNotRetried(t *testing.T) {
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		d := e.dialog(t)
+		for _, tc := range []struct {
+			name    string
+			headers []string
+			retry   string
+		}{
+			{"continuing a stored dialog", []string{"X-Parley-Dialog", d}, "false"},
+			{"the request's conversation", nil, ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.llm.Enqueue(llmtest.ServerFailure())
+				r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","messages":[{"role":"user","content":"hi"}]}`, tc.headers...)
+				if r.StatusCode < 500 || r.Header.Get("X-Should-Retry") != tc.retry {
+					t.Fatalf("%d X-Should-Retry %q, want %q: %s", r.StatusCode, r.Header.Get("X-Should-Retry"), tc.retry, r.body)
+				}
+			})
+		}
+	})
+}
+
 func TestTheOpenAIFaceIsMeteredAndHeldToTheQuota(t *testing.T) {
 	forEachChat(t, dialog.Limits{DailyTokens: 100}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
