@@ -19,6 +19,7 @@ func TestBadInputIsAClientErrorOnEveryDatabase(t *testing.T) {
 	cfg := func(name string) string {
 		return `{"slug":"b2","config":{"basic_settings":{"name":"` + name + `"},"llm":{"model":"gpt-4o-mini"}}}`
 	}
+	completion := `{"model":"helper","messages":[{"role":"user","content":"hi"}]}`
 	cases := []struct {
 		name, method, path string
 		anonymous          bool
@@ -64,6 +65,10 @@ func TestBadInputIsAClientErrorOnEveryDatabase(t *testing.T) {
 			headers: []string{"Idempotency-Key", "k\xff"}},
 		{name: "an Idempotency-Key of 300 characters", method: "POST", path: "/v1/tenants/shop/dialogs/{d}/messages", body: `{"text":"hi"}`,
 			headers: []string{"Idempotency-Key", strings.Repeat("k", 300)}},
+		{name: "a completion's dialog header that is not UTF-8", method: "POST", path: "/v1/chat/completions", body: completion,
+			headers: []string{"X-Parley-Dialog", "dlg\xff"}},
+		{name: "a completion's dialog header over 64 characters", method: "POST", path: "/v1/chat/completions", body: completion,
+			headers: []string{"X-Parley-Dialog", long}},
 	}
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)

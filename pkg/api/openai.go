@@ -107,6 +107,11 @@ func (o *openaiAPI) chatCompletions(c *gin.Context) {
 		return
 	}
 	dialogID := c.GetHeader(headerDialog)
+	if !isText(dialogID) {
+		// PostgreSQL refuses such text: it would be a 500, not a 4xx.
+		o.fail(c, badRequest("/headers/"+headerDialog, "must be UTF-8 text without NUL characters"))
+		return
+	}
 	read := fullConversation
 	if dialogID != "" {
 		read = newInput
