@@ -2,11 +2,15 @@ package store_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 func TestMigrateFromEmpty(t *testing.T) {
@@ -52,6 +56,40 @@ func TestMigrateFromEmpty(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestAServerStartingOnAnUpToDateDatabaseWaitsForNoMigrationLock: a
+// server restarting after a crash finds its schema current. It must not
+// queue behind the lock that servers migrating other schemas of the
+// database hold (one lock per database), or the dead server's dialogs
+// wait for their migrations.
+func TestAServerStartingOnAnUpToDateDatabaseWaitsForNoMigrationLock(t *testing.T) {
+	u := os.Getenv(storetest.EnvDatabaseURL)
+	if u == "" {
+		t.Skip(storetest.EnvDatabaseURL + " is not set: the migration lock is PostgreSQL's")
+	}
+	ctx := context.Background()
+	_, schemaURL := storetest.OpenPostgresServer(t, u)
+	holder, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	// The lock applyOnce takes, held as by a server migrating meanwhile.
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock(7234001)`); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Exec(ctx, `SELECT pg_advisory_unlock(7234001)`)
+	st, err := store.Open(ctx, store.Config{DatabaseURL: schemaURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	bounded, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := st.Migrate(bounded); err != nil {
+		t.Fatalf("migrating a current schema waited for the lock: %v", err)
+	}
 }
 
 func TestOpenRefusesAForeignDatabaseURL(t *testing.T) {

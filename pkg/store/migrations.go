@@ -58,7 +58,14 @@ func (schemaMigration) TableName() string { return "schema_migrations" }
 // transaction together with its schema_migrations row, so a failed step
 // leaves no half-applied schema and running Migrate again is a no-op.
 func (s *Store) Migrate(ctx context.Context) error {
+	applied, err := s.appliedSteps(ctx)
+	if err != nil {
+		return err
+	}
 	for _, m := range migrations {
+		if applied[m.version] {
+			continue
+		}
 		if err := s.applyOnce(ctx, m); err != nil {
 			return err
 		}
@@ -77,6 +84,26 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("store: schema version: %w", err)
 	}
 	return v, nil
+}
+
+// appliedSteps reads the steps already applied, without the lock: a step
+// applied stays applied, and one not read here is checked again under the
+// lock (applyOnce). So a server starting on an up-to-date database, as
+// after a crash, runs two queries instead of a locked transaction per
+// step, and never waits for the lock while other servers migrate.
+func (s *Store) appliedSteps(ctx context.Context) (map[int]bool, error) {
+	if !s.q(ctx).Migrator().HasTable(&schemaMigration{}) {
+		return nil, nil
+	}
+	var versions []int
+	if err := s.q(ctx).Model(&schemaMigration{}).Pluck("version", &versions).Error; err != nil {
+		return nil, fmt.Errorf("store: migrate: read schema_migrations: %w", err)
+	}
+	applied := make(map[int]bool, len(versions))
+	for _, v := range versions {
+		applied[v] = true
+	}
+	return applied, nil
 }
 
 func (s *Store) applyOnce(ctx context.Context, m migration) error {
