@@ -121,6 +121,11 @@ func (s *server) receiveInbound(c *gin.Context) {
 		s.fail(c, decodeError(err))
 		return
 	}
+	// Checked, not changed: the signature covers these very bytes.
+	if err := checkBody(body); err != nil {
+		s.fail(c, err)
+		return
+	}
 	resp, err := s.inbound.Receive(c.Request.Context(), c.Param("channel"), c.Request.Header, body)
 	if err != nil {
 		s.fail(c, err)
