@@ -28,7 +28,7 @@ type providerFile struct {
 	Headers   map[string]string `json:"headers,omitempty"`
 	// Models, when listed, are the models the provider serves: a bot
 	// naming another model for it is warned about (not refused) when the
-	// directory is checked. The server does not store the list.
+	// directory is checked, and by the server when a config is saved.
 	Models []string `json:"models,omitempty"`
 }
 
@@ -66,6 +66,7 @@ func (p providerSpec) baseURL() string {
 type liveProvider struct {
 	kind, baseURL, apiKeySecret string
 	headers                     map[string]string
+	models                      []string
 }
 
 // readProviders reads and checks dir's providers.json, when there is one.
@@ -128,7 +129,7 @@ func (a *applier) providers(ctx context.Context, t tenantSpec, exists bool) {
 			a.setSecret(ctx, t.slug, file, secretSpec{name: p.keySecret(), env: p.APIKeyEnv, value: p.apiKey})
 		}
 		cur, ok := live[p.name]
-		want := liveProvider{kind: p.Kind, baseURL: p.baseURL(), apiKeySecret: p.keySecret(), headers: p.Headers}
+		want := liveProvider{kind: p.Kind, baseURL: p.baseURL(), apiKeySecret: p.keySecret(), headers: p.Headers, models: p.Models}
 		verb := "created"
 		if ok {
 			verb = "changed"
@@ -160,21 +161,21 @@ func (a *applier) providers(ctx context.Context, t tenantSpec, exists bool) {
 
 func sameProvider(a, b liveProvider) bool {
 	return a.kind == b.kind && a.baseURL == b.baseURL && a.apiKeySecret == b.apiKeySecret &&
-		maps.Equal(nonNilMap(a.headers), nonNilMap(b.headers))
+		maps.Equal(nonNilMap(a.headers), nonNilMap(b.headers)) && slices.Equal(a.models, b.models)
 }
 
 func (d dbTarget) providers(ctx context.Context, tenant string) (map[string]liveProvider, error) {
 	list, err := d.svc.ListProviders(ctx, d.op, tenant)
 	out := map[string]liveProvider{}
 	for _, p := range list {
-		out[p.Name] = liveProvider{kind: p.Kind, baseURL: p.BaseURL, apiKeySecret: p.APIKeySecret, headers: p.Headers}
+		out[p.Name] = liveProvider{kind: p.Kind, baseURL: p.BaseURL, apiKeySecret: p.APIKeySecret, headers: p.Headers, models: p.Models}
 	}
 	return out, err
 }
 
 func (d dbTarget) putProvider(ctx context.Context, tenant, name string, p liveProvider) error {
 	_, err := d.svc.PutProvider(ctx, d.op, tenant, name, platform.ProviderSpec{Kind: p.kind, BaseURL: p.baseURL,
-		APIKeySecret: p.apiKeySecret, Headers: p.headers})
+		APIKeySecret: p.apiKeySecret, Headers: p.headers, Models: p.models})
 	return err
 }
 
@@ -189,14 +190,14 @@ func (a apiTarget) providers(ctx context.Context, tenant string) (map[string]liv
 	}
 	out := map[string]liveProvider{}
 	for _, p := range list.Providers {
-		out[p.Name] = liveProvider{kind: p.Kind, baseURL: p.BaseURL, apiKeySecret: p.APIKeySecret, headers: p.Headers}
+		out[p.Name] = liveProvider{kind: p.Kind, baseURL: p.BaseURL, apiKeySecret: p.APIKeySecret, headers: p.Headers, models: p.Models}
 	}
 	return out, nil
 }
 
 func (a apiTarget) putProvider(ctx context.Context, tenant, name string, p liveProvider) error {
 	_, err := a.c.PutProvider(ctx, tenant, name, apiclient.PutProviderRequest{Kind: p.kind, BaseURL: p.baseURL,
-		APIKeySecret: p.apiKeySecret, Headers: p.headers})
+		APIKeySecret: p.apiKeySecret, Headers: p.headers, Models: p.models})
 	return err
 }
 

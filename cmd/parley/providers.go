@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
@@ -47,6 +49,42 @@ func (s Settings) providerNames() []string {
 		names = append(names, "anthropic")
 	}
 	return names
+}
+
+// serverModels are the model lists of the server's providers
+// (platform.Options.ServerModels), against which saved configs are
+// warned: a provider at a vendor's public API serves the catalog's models
+// of that vendor; one anywhere else (a gateway, Ollama, vLLM, Azure) has
+// no list and is not checked, so nothing is warned about it.
+func (s Settings) serverModels(catalog *llm.Catalog) map[string][]string {
+	out := map[string][]string{}
+	if list := catalog.ModelsOf(vendorAt(s.LLMBaseURL)); len(list) > 0 {
+		out[""], out[s.LLMProvider] = list, list
+	}
+	if s.AnthropicAPIKey != "" && s.LLMProvider != "anthropic" {
+		if list := catalog.ModelsOf(vendorAt(s.AnthropicBaseURL)); len(list) > 0 {
+			out["anthropic"] = list
+		}
+	}
+	return out
+}
+
+// vendorAt names the catalog vendor (llm.ModelInfo.Provider) whose public
+// API baseURL is; "" for any other URL.
+func vendorAt(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "api.openai.com":
+		return "openai"
+	case "api.anthropic.com":
+		return "anthropic"
+	case "api.deepseek.com":
+		return "deepseek"
+	}
+	return ""
 }
 
 // newTenantProvider builds a tenant's own provider (PUT /providers) for a

@@ -23,11 +23,16 @@ func fromPlatform(err error) (*apiclient.Error, bool) {
 	if _, known := statusOf[code]; !known {
 		return nil, false
 	}
-	out := &apiclient.Error{Code: code, Message: pe.Message}
-	for _, d := range pe.Details {
-		out.Details = append(out.Details, apiclient.Detail{Pointer: d.Pointer, Message: d.Message})
+	return &apiclient.Error{Code: code, Message: pe.Message, Details: details(pe.Details)}, true
+}
+
+// details converts platform details; nil stays nil.
+func details(in []platform.Detail) []apiclient.Detail {
+	var out []apiclient.Detail
+	for _, d := range in {
+		out = append(out, apiclient.Detail{Pointer: d.Pointer, Message: d.Message})
 	}
-	return out, true
+	return out
 }
 
 // listOptions reads ?cursor= and ?limit=.
@@ -70,7 +75,7 @@ func botOut(b platform.Bot) apiclient.Bot {
 
 func versionOut(v platform.Version) apiclient.Version {
 	return apiclient.Version{ID: v.ID, Number: v.Number, Fingerprint: v.Fingerprint, Config: v.Config, Tests: v.Tests,
-		Prompt: v.Prompt, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt}
+		Prompt: v.Prompt, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt, Warnings: details(v.Warnings)}
 }
 
 // versionSummary leaves out the config and prompt, which lists do not need.

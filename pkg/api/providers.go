@@ -17,7 +17,7 @@ func (s *server) putProvider(c *gin.Context) {
 		return
 	}
 	info, err := s.platform.PutProvider(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name"),
-		platform.ProviderSpec{Kind: req.Kind, BaseURL: req.BaseURL, APIKeySecret: req.APIKeySecret, Headers: req.Headers})
+		platform.ProviderSpec{Kind: req.Kind, BaseURL: req.BaseURL, APIKeySecret: req.APIKeySecret, Headers: req.Headers, Models: req.Models})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -46,5 +46,5 @@ func (s *server) deleteProvider(c *gin.Context) {
 
 func providerOut(p platform.ProviderInfo) apiclient.Provider {
 	return apiclient.Provider{Name: p.Name, Kind: p.Kind, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
-		Headers: p.Headers, UpdatedAt: p.UpdatedAt}
+		Headers: p.Headers, Models: p.Models, UpdatedAt: p.UpdatedAt}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/parleyhq/parley/pkg/llm"
 )
 
 // ProviderUse is one place a config names a model provider.
@@ -50,15 +52,14 @@ type ModelUse struct {
 	Provider, Model, Pointer string
 }
 
-// ModelUses lists the models the bot's llm section asks of a named
-// provider: llm.model and llm.fallback_models of llm.provider, each
-// fallback's and the quota downgrade's. Models of the server's default
-// provider (named by "") are left out, as are empty models (the
-// provider's default).
+// ModelUses lists the models the bot's llm section asks of a provider:
+// llm.model and llm.fallback_models of llm.provider, each fallback's and
+// the quota downgrade's. The server's default provider is named by "";
+// empty models (the provider's default) are left out.
 func (b *Bot) ModelUses() []ModelUse {
 	var uses []ModelUse
 	add := func(provider, model, pointer string) {
-		if provider != "" && model != "" {
+		if model != "" {
 			uses = append(uses, ModelUse{Provider: provider, Model: model, Pointer: pointer})
 		}
 	}
@@ -75,18 +76,32 @@ func (b *Bot) ModelUses() []ModelUse {
 	return uses
 }
 
+// maxListedModels is how many of a provider's models a warning names.
+const maxListedModels = 12
+
 // UnknownModels warns, with a pointer each, where the bot asks a provider
 // for a model its list does not have. models maps provider names to the
-// models they serve; a provider without a list is not checked. These are
-// warnings, not errors: a provider may serve models its list omits.
+// models they serve ("" to the server's default provider's); a provider
+// without a list is not checked. A dated or tagged variant of a listed
+// model counts as listed (llm.ModelIn). These are warnings, not errors: a
+// provider may serve models its list omits.
 func (b *Bot) UnknownModels(models map[string][]string) Problems {
 	var ps Problems
 	for _, u := range b.ModelUses() {
 		list := models[u.Provider]
-		if len(list) > 0 && !slices.Contains(list, u.Model) {
-			ps = append(ps, Problem{Pointer: u.Pointer,
-				Message: fmt.Sprintf("model %q is not among provider %q's models (%s)", u.Model, u.Provider, strings.Join(list, ", "))})
+		if len(list) == 0 || llm.ModelIn(list, u.Model) {
+			continue
 		}
+		who := fmt.Sprintf("provider %q's", u.Provider)
+		if u.Provider == "" {
+			who = "the default provider's"
+		}
+		named := list
+		if len(named) > maxListedModels {
+			named = append(slices.Clip(named[:maxListedModels]), "...")
+		}
+		ps = append(ps, Problem{Pointer: u.Pointer,
+			Message: fmt.Sprintf("model %q is not among %s models (%s)", u.Model, who, strings.Join(named, ", "))})
 	}
 	return ps
 }

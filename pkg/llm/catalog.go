@@ -134,11 +134,47 @@ func (c *Catalog) lookup(key string) (ModelInfo, bool) {
 		return m, true
 	}
 	for _, name := range c.names {
-		if len(key) > len(name) && strings.HasPrefix(key, name) && isVariantSeparator(key[len(name)]) {
+		if isVariant(key, name) {
 			return c.models[name], true
 		}
 	}
 	return ModelInfo{}, false
+}
+
+// isVariant reports whether key is a dated or tagged variant of name
+// (both lower case): name followed by a variant suffix.
+func isVariant(key, name string) bool {
+	return len(key) > len(name) && strings.HasPrefix(key, name) && isVariantSeparator(key[len(name)])
+}
+
+// ModelIn reports whether model is one of names, or a dated or tagged
+// variant of one, as Catalog.Lookup matches them: case and a vendor
+// prefix ("openai/") of model are ignored.
+func ModelIn(names []string, model string) bool {
+	key := strings.ToLower(strings.TrimSpace(model))
+	bare := key
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		bare = key[i+1:]
+	}
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if n != "" && (key == n || bare == n || isVariant(key, n) || isVariant(bare, n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ModelsOf returns the names of the catalog's models of one provider
+// (ModelInfo.Provider: "openai", "anthropic", ...), sorted.
+func (c *Catalog) ModelsOf(provider string) []string {
+	var out []string
+	for _, m := range c.Models() {
+		if m.Provider == provider {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 // isVariantSeparator reports whether b may start a variant suffix: "-2024-07-18",

@@ -129,3 +129,29 @@ func TestCostPricesCachedPromptTokensAtTheCachePrices(t *testing.T) {
 		t.Fatalf("without cache prices every prompt token costs the input price: %v", got)
 	}
 }
+
+func TestModelInMatchesAsTheCatalogDoes(t *testing.T) {
+	list := []string{"gpt-4o", "Claude-Sonnet-4-5", "openrouter/auto"}
+	tests := []struct {
+		name, model string
+		want        bool
+	}{
+		{"a listed name", "gpt-4o", true},
+		{"case is ignored", "claude-sonnet-4-5", true},
+		{"a dated variant of a listed name", "claude-sonnet-4-5-20250929", true},
+		{"a vendor prefix is ignored", "openai/gpt-4o", true},
+		{"a listed name with a vendor prefix", "openrouter/auto", true},
+		{"a longer family is not a variant", "gpt-4omega", false},
+		{"an unlisted model", "gpt-4.1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := llm.ModelIn(list, tt.model); got != tt.want {
+				t.Errorf("ModelIn(%v, %q) = %v, want %v", list, tt.model, got, tt.want)
+			}
+		})
+	}
+	if got := strings.Join(mustLoadCatalog(t).ModelsOf("anthropic"), ","); !strings.Contains(got, "claude-sonnet-4-5") || strings.Contains(got, "gpt") {
+		t.Errorf("ModelsOf(anthropic) = %s", got)
+	}
+}

@@ -38,7 +38,8 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 	if err := s.checkSecretDestinations(ctx, p, t.ID, nil, compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
-	if err := s.checkProviders(ctx, t.ID, compiled); err != nil {
+	warnings, err := s.checkProviders(ctx, t.ID, compiled)
+	if err != nil {
 		return Bot{}, Version{}, err
 	}
 	if err := s.checkAgents(ctx, t.ID, slug, compiled); err != nil {
@@ -60,7 +61,9 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 	if err != nil {
 		return Bot{}, Version{}, err
 	}
-	return botView(&b), versionView(&v), nil
+	out := versionView(&v)
+	out.Warnings = warnings
+	return botView(&b), out, nil
 }
 
 // ListBots lists the tenant's bots, oldest first.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
@@ -39,4 +40,53 @@ func (s *Service) compile(ctx context.Context, config []byte) (*botconfig.Bot, e
 // config or the compiler changed: an internal fault, not the caller's.
 func (s *Service) CompileStored(config []byte) (*botconfig.Bot, error) {
 	return s.opts.Compile(config)
+}
+
+// Validation is what checking a config found: every problem that would
+// refuse it (Errors, pointers into the config), or the compiled Bot, and
+// Warnings that would not refuse it.
+type Validation struct {
+	Bot      *botconfig.Bot
+	Errors   []Detail
+	Warnings []Detail
+}
+
+// ValidateConfig checks a config as saving a version would, and saves
+// nothing. With a tenant (any member who may read its versions), the
+// providers the config names are checked against the server's and the
+// tenant's, and its models against their lists; without one, only
+// against the default provider's list (Options.ServerModels[""]), since
+// another tenant's provider may take a server provider's name.
+func (s *Service) ValidateConfig(ctx context.Context, p *Principal, tenant string, config []byte) (Validation, error) {
+	tenantID := ""
+	if tenant != "" {
+		t, err := s.tenantFor(ctx, p, tenant, auth.ObjVersions, auth.ActRead)
+		if err != nil {
+			return Validation{}, err
+		}
+		tenantID = t.ID
+	}
+	bot, err := s.compile(ctx, config)
+	if err != nil {
+		return invalidConfig(err)
+	}
+	if tenantID == "" {
+		defaults := map[string][]string{"": s.opts.ServerModels[""]}
+		return Validation{Bot: bot, Warnings: modelWarnings(bot, defaults)}, nil
+	}
+	warnings, err := s.checkProviders(ctx, tenantID, bot)
+	if err != nil {
+		return invalidConfig(err)
+	}
+	return Validation{Bot: bot, Warnings: warnings}, nil
+}
+
+// invalidConfig turns an invalid Error into a Validation's Errors; other
+// errors stay errors.
+func invalidConfig(err error) (Validation, error) {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeInvalid {
+		return Validation{Errors: e.Details}, nil
+	}
+	return Validation{}, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -32,14 +33,23 @@ func ValidProviderName(name string) bool { return providerNamePattern.MatchStrin
 // maxProviderHeaders bounds a provider's default headers.
 const maxProviderHeaders = 20
 
+// maxProviderModels and maxModelName bound a provider's model list.
+const (
+	maxProviderModels = 500
+	maxModelName      = 200
+)
+
 // ProviderSpec is what a tenant sets for one of its providers: the kind,
 // the base URL (empty: the kind's public API), the name of the tenant
-// secret holding the API key, and default headers sent with every call.
+// secret holding the API key, default headers sent with every call, and
+// the models it serves (empty: not listed), against which saved configs
+// are warned.
 type ProviderSpec struct {
 	Kind         string
 	BaseURL      string
 	APIKeySecret string
 	Headers      map[string]string
+	Models       []string
 }
 
 // ProviderInfo is a tenant provider as callers see it: never the key, only
@@ -92,14 +102,18 @@ func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name st
 		}
 	}
 	headers, _ := json.Marshal(spec.Headers)
+	models, _ := json.Marshal(spec.Models)
 	row := store.Provider{TenantID: t.ID, Name: name, Kind: spec.Kind, BaseURL: spec.BaseURL,
-		APIKeySecret: spec.APIKeySecret, Headers: string(headers)}
+		APIKeySecret: spec.APIKeySecret, Headers: string(headers), Models: string(models)}
 	if spec.Headers == nil {
 		row.Headers = "{}"
 	}
+	if len(spec.Models) == 0 {
+		row.Models = "[]"
+	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditProviderSet, target: name, detail: map[string]any{"kind": row.Kind, "base_url": row.BaseURL,
-			"api_key_secret": row.APIKeySecret}}, tx.PutProvider(ctx, &row)
+			"api_key_secret": row.APIKeySecret, "models": len(spec.Models)}}, tx.PutProvider(ctx, &row)
 	})
 	if err != nil {
 		return ProviderInfo{}, s.internal(ctx, "put provider", err)
@@ -123,6 +137,19 @@ func checkProvider(name string, spec ProviderSpec) *problems {
 	}
 	if len(spec.Headers) > maxProviderHeaders {
 		ps.add("/headers", "at most %d headers", maxProviderHeaders)
+	}
+	if len(spec.Models) > maxProviderModels {
+		ps.add("/models", "at most %d models", maxProviderModels)
+	}
+	for i, m := range spec.Models {
+		switch {
+		case strings.TrimSpace(m) == "":
+			ps.add(fmt.Sprintf("/models/%d", i), "a model name is empty")
+		case len(m) > maxModelName:
+			ps.add(fmt.Sprintf("/models/%d", i), "at most %d characters", maxModelName)
+		case slices.Index(spec.Models, m) < i:
+			ps.add(fmt.Sprintf("/models/%d", i), "%q is listed twice", m)
+		}
 	}
 	for k, v := range spec.Headers {
 		at := "/headers/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
@@ -199,41 +226,63 @@ func (s *Service) TenantProviders(ctx context.Context, tenantID string, names []
 
 // checkProviders refuses a config whose llm section names a provider
 // neither the server nor the tenant has, with a pointer to it. Without
-// Options.ServerProviders the server's names are unknown and nothing is
-// checked.
-func (s *Service) checkProviders(ctx context.Context, tenantID string, bot *botconfig.Bot) error {
-	if s.opts.ServerProviders == nil {
-		return nil
-	}
+// Options.ServerProviders the server's names are unknown and no name is
+// refused. A config it accepts may still ask a provider for a model the
+// provider does not list: those are the warnings it returns (see
+// modelWarnings).
+func (s *Service) checkProviders(ctx context.Context, tenantID string, bot *botconfig.Bot) ([]Detail, error) {
 	uses := bot.ProviderUses()
-	var names []string
+	names := make([]string, 0, len(uses))
 	for _, u := range uses {
-		if !slices.Contains(s.opts.ServerProviders, u.Name) {
-			names = append(names, u.Name)
-		}
-	}
-	if len(names) == 0 {
-		return nil
+		names = append(names, u.Name)
 	}
 	rows, err := s.store.GetProviders(ctx, tenantID, names)
 	if err != nil {
-		return s.internal(ctx, "check providers", err)
+		return nil, s.internal(ctx, "check providers", err)
 	}
-	known := slices.Clone(s.opts.ServerProviders)
-	for _, r := range rows {
-		known = append(known, r.Name)
-	}
-	var details []Detail
-	for _, u := range uses {
-		if !slices.Contains(known, u.Name) {
-			details = append(details, Detail{Pointer: u.Pointer, Message: fmt.Sprintf(
-				"unknown provider %q; configure it (PUT /providers/%s) or use one of: %s", u.Name, u.Name, strings.Join(known, ", "))})
+	if s.opts.ServerProviders != nil {
+		known := slices.Clone(s.opts.ServerProviders)
+		for _, r := range rows {
+			known = append(known, r.Name)
+		}
+		var details []Detail
+		for _, u := range uses {
+			if !slices.Contains(known, u.Name) {
+				details = append(details, Detail{Pointer: u.Pointer, Message: fmt.Sprintf(
+					"unknown provider %q; configure it (PUT /providers/%s) or use one of: %s", u.Name, u.Name, strings.Join(known, ", "))})
+			}
+		}
+		if len(details) > 0 {
+			return nil, Invalid(details...)
 		}
 	}
-	if len(details) == 0 {
-		return nil
+	return modelWarnings(bot, s.modelLists(rows)), nil
+}
+
+// modelLists are the model lists of the providers a tenant's bots may
+// name: Options.ServerModels for the server's, and the lists of the
+// tenant's providers (rows), which take a server provider's place under
+// the same name as they do in dialogs.
+func (s *Service) modelLists(rows []store.Provider) map[string][]string {
+	models := maps.Clone(s.opts.ServerModels)
+	if models == nil {
+		models = map[string][]string{}
 	}
-	return Invalid(details...)
+	for i := range rows {
+		models[rows[i].Name] = providerInfo(&rows[i]).Models
+	}
+	return models
+}
+
+// modelWarnings warns, with a pointer each, where the bot asks a provider
+// for a model the provider's list (in models) does not have. A provider
+// without a list is not checked.
+func modelWarnings(bot *botconfig.Bot, models map[string][]string) []Detail {
+	var out []Detail
+	for _, p := range bot.UnknownModels(models) {
+		out = append(out, Detail{Pointer: p.Pointer, Message: p.Message})
+	}
+	return out
 }
 
 func providerInfo(r *store.Provider) ProviderInfo {
@@ -241,6 +290,10 @@ func providerInfo(r *store.Provider) ProviderInfo {
 	if err := json.Unmarshal([]byte(r.Headers), &headers); err != nil || len(headers) == 0 {
 		headers = nil
 	}
+	var models []string
+	if err := json.Unmarshal([]byte(r.Models), &models); err != nil || len(models) == 0 {
+		models = nil
+	}
 	return ProviderInfo{Name: r.Name, UpdatedAt: r.UpdatedAt, ProviderSpec: ProviderSpec{Kind: r.Kind,
-		BaseURL: r.BaseURL, APIKeySecret: r.APIKeySecret, Headers: headers}}
+		BaseURL: r.BaseURL, APIKeySecret: r.APIKeySecret, Headers: headers, Models: models}}
 }

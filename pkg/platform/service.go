@@ -40,6 +40,11 @@ type Options struct {
 	// a saved config may name those and the tenant's (PUT /providers).
 	// Nil checks no provider names.
 	ServerProviders []string
+	// ServerModels are the model lists of the server's providers, by
+	// name; "" is the default provider, which a bot that names none
+	// uses. A saved config that asks one of them for a model its list
+	// lacks gets a warning. A provider without a list is not checked.
+	ServerModels map[string][]string
 	// Clock returns the current time (time.Now). Key expiry and sessions
 	// use it.
 	Clock func() time.Time

@@ -43,7 +43,8 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 	if err := s.checkSecretDestinations(ctx, p, b.TenantID, b, compiled); err != nil {
 		return Version{}, false, err
 	}
-	if err := s.checkProviders(ctx, b.TenantID, compiled); err != nil {
+	warnings, err := s.checkProviders(ctx, b.TenantID, compiled)
+	if err != nil {
 		return Version{}, false, err
 	}
 	if err := s.checkAgents(ctx, b.TenantID, b.Slug, compiled); err != nil {
@@ -60,7 +61,9 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 			return Version{}, false, s.storeErr(ctx, "create version", "bot",
 				"another version was saved at the same time; try again", err)
 		}
-		return versionView(&v), created, nil
+		out := versionView(&v)
+		out.Warnings = warnings
+		return out, created, nil
 	}
 }
 

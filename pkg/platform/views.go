@@ -109,6 +109,10 @@ type Version struct {
 	Fingerprint string
 	CreatedBy   string
 	CreatedAt   time.Time
+	// Warnings are set only by saving: what the config asks that may not
+	// work but does not stop the save (a model its provider does not
+	// list), each with a pointer into the config.
+	Warnings []Detail
 }
 
 func versionView(v *store.BotVersion) Version {

@@ -43,6 +43,7 @@ var migrations = []migration{
 	{20, "member invites, pending memberships and the audit log", migrateV20},
 	{21, "human handoff: who took which dialog, since when it waits", migrateV21},
 	{22, "usage per hour, for hourly charts", migrateV22},
+	{23, "tenant providers list the models they serve", migrateV23},
 }
 
 // schemaMigration records an applied step.

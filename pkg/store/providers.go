@@ -9,7 +9,8 @@ import (
 
 // Provider is a model provider a tenant configured: a kind (openai or
 // anthropic), a base URL, the name of the tenant secret holding its API key
-// (never the key), and default headers as a JSON object.
+// (never the key), default headers as a JSON object, and the models it
+// serves as a JSON array ("[]": not listed).
 type Provider struct {
 	TenantID     string `gorm:"primaryKey"`
 	Name         string `gorm:"primaryKey"`
@@ -17,6 +18,7 @@ type Provider struct {
 	BaseURL      string
 	APIKeySecret string
 	Headers      string
+	Models       string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
@@ -29,9 +31,12 @@ func (s *Store) PutProvider(ctx context.Context, p *Provider) error {
 	if p.Headers == "" {
 		p.Headers = "{}"
 	}
+	if p.Models == "" {
+		p.Models = "[]"
+	}
 	err := s.q(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "name"}},
-		DoUpdates: clause.AssignmentColumns([]string{"kind", "base_url", "api_key_secret", "headers", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"kind", "base_url", "api_key_secret", "headers", "models", "updated_at"}),
 	}).Create(p).Error
 	return wrap("put provider", err)
 }

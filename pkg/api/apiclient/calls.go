@@ -192,6 +192,13 @@ func (c *Client) Validate(ctx context.Context, config json.RawMessage) (*Validat
 	return &out, c.Do(ctx, http.MethodPost, "/v1/validate", ValidateRequest{Config: config}, &out)
 }
 
+// ValidateFor checks a config as saving it to one of tenant's bots would:
+// also the providers and models it names.
+func (c *Client) ValidateFor(ctx context.Context, tenant string, config json.RawMessage) (*ValidateResponse, error) {
+	var out ValidateResponse
+	return &out, c.Do(ctx, http.MethodPost, "/v1/validate", ValidateRequest{Config: config, Tenant: tenant}, &out)
+}
+
 // Login starts an admin UI session; the server answers with a session cookie,
 // so use WithHTTPClient with a cookie jar.
 func (c *Client) Login(ctx context.Context, email, password string) (*Me, error) {

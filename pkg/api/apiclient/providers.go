@@ -18,6 +18,9 @@ type PutProviderRequest struct {
 	APIKeySecret string `json:"api_key_secret,omitempty"`
 	// Headers are sent with every call (not for keys: those go in secrets).
 	Headers map[string]string `json:"headers,omitempty"`
+	// Models, when listed, are the models the provider serves: saving a
+	// config that asks it for another model answers a warning.
+	Models []string `json:"models,omitempty"`
 }
 
 // Provider is a tenant's model provider.
@@ -27,6 +30,7 @@ type Provider struct {
 	BaseURL      string            `json:"base_url"`
 	APIKeySecret string            `json:"api_key_secret,omitempty"`
 	Headers      map[string]string `json:"headers,omitempty"`
+	Models       []string          `json:"models,omitempty"`
 	UpdatedAt    time.Time         `json:"updated_at"`
 }
 

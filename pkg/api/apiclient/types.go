@@ -223,6 +223,11 @@ type Version struct {
 	Prompt      string          `json:"prompt,omitempty"`
 	CreatedBy   string          `json:"created_by"`
 	CreatedAt   time.Time       `json:"created_at"`
+	// Warnings answer only a save (a new version or a new bot): what the
+	// config asks that may not work but did not stop the save, such as a
+	// model its provider does not list, each with a pointer into the
+	// config. Absent when there are none.
+	Warnings []Detail `json:"warnings,omitempty"`
 }
 
 // CreateVersionRequest is the body of POST .../bots/{bot}/versions. Saving
@@ -319,6 +324,11 @@ type PublishRequest struct {
 // ValidateRequest is the body of POST /v1/validate.
 type ValidateRequest struct {
 	Config json.RawMessage `json:"config"`
+	// Tenant (slug or id), when set, checks the config as saving it to
+	// one of the tenant's bots would: the providers it names must exist,
+	// and its models are checked against their lists. The caller must
+	// be allowed to read the tenant's versions.
+	Tenant string `json:"tenant,omitempty"`
 }
 
 // ValidateResponse says whether a config is valid and, when it is, what it
@@ -326,7 +336,10 @@ type ValidateRequest struct {
 type ValidateResponse struct {
 	Valid  bool     `json:"valid"`
 	Errors []Detail `json:"errors"`
-	Prompt string   `json:"prompt"`
+	// Warnings do not make the config invalid: a model its provider does
+	// not list, with a pointer each. Always a list.
+	Warnings []Detail `json:"warnings"`
+	Prompt   string   `json:"prompt"`
 	// Tools are what the model is offered; empty when the config is invalid.
 	Tools []botconfig.OfferedTool `json:"tools"`
 }
