@@ -87,7 +87,9 @@ export async function botView({ tenant, params: [slug] }) {
         throw new Error('The config is not valid JSON: ' + err.message);
       }
       const v = await api('POST', botPath('versions'), { config, tests: tests.testsJSON() });
-      saveOut.replaceChildren(notice(`Saved as version ${v.number}. Preview it below, then publish it.`));
+      const warnings = (v.warnings || []).map((w) => h('li', null, h('code', null, w.pointer || '/'), ' ', w.message));
+      saveOut.replaceChildren(notice(`Saved as version ${v.number}. Preview it below, then publish it.`),
+        ...(warnings.length ? [h('div', { class: 'alert warn', role: 'status' }, 'Saved with warnings:', h('ul', null, warnings))] : []));
       basedOn.textContent = `Editing from version ${v.number}`;
       await refresh();
       preview.use(v.number);

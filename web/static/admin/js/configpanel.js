@@ -1,7 +1,10 @@
 // The config panel of a bot's page: a form view and a JSON view of one
 // config object (configdoc.js), kept in step, validated as you type
-// through POST /v1/validate, with every problem listed by JSON pointer and
-// linked both to its form field and to its JSON line.
+// through POST /v1/validate (for the tenant, so the providers and models
+// the config names are checked as saving would), with every problem listed
+// by JSON pointer and linked both to its form field and to its JSON line.
+// Warnings (a model its provider does not list) are shown the same way,
+// marked apart from errors: they do not stop a save.
 
 import { api } from './api.js';
 import { h, mount } from './dom.js';
@@ -18,6 +21,7 @@ const VIEW_KEY = 'parley.configView';
  * @typedef {object} ValidateResult
  * @property {boolean} valid
  * @property {{pointer: string, message: string}[]} errors
+ * @property {{pointer: string, message: string}[]} [warnings] do not make the config invalid
  * @property {string} [prompt]
  * @property {any[]} [tools]
  * @property {boolean} [parsed] the text was JSON, so pointers can be found in it
@@ -70,21 +74,27 @@ export async function configPanel(tenant, text, onResult) {
   /** @param {ValidateResult} result */
   const showResult = (result) => {
     const n = (result.tools || []).length;
-    status.className = 'pill ' + (result.valid ? 'ok' : 'bad');
+    const warnings = result.warnings || [];
+    const w = warnings.length ? ` · ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : '';
+    status.className = 'pill ' + (!result.valid ? 'bad' : warnings.length ? 'warn' : 'ok');
     status.textContent = result.valid
-      ? `Valid · ${n} tool${n === 1 ? '' : 's'}`
+      ? `Valid · ${n} tool${n === 1 ? '' : 's'}${w}`
       : `${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}`;
     const text = editor.text();
-    mount(problems, (result.errors || []).map((d) => {
+    /** @param {{pointer: string, message: string}} d @param {boolean} warning */
+    const item = (d, warning) => {
       const line = result.parsed ? lineOf(text, d.pointer || '') : 0;
-      return h('li', null,
+      return h('li', { class: warning ? 'warning' : 'error' },
+        warning ? h('span', { class: 'badge warn' }, 'warning') : null,
+        warning ? ' ' : null,
         line ? h('button', { type: 'button', class: 'link', onclick: () => { show('json'); editor.goTo(line); } }, `line ${line}`) : null,
         line ? ' ' : null,
         h('button', { type: 'button', class: 'link pointer', title: 'Show the field in the form', onclick: () => { show('form'); form.focus(d.pointer || ''); } },
           h('code', null, d.pointer || '/')),
         ' ', d.message);
-    }));
-    form.setProblems(result.parsed ? result.errors || [] : []);
+    };
+    mount(problems, [...(result.errors || []).map((d) => item(d, false)), ...warnings.map((d) => item(d, true))]);
+    form.setProblems(result.parsed ? result.errors || [] : [], result.parsed ? warnings : []);
     onResult(result);
   };
 
@@ -98,7 +108,7 @@ export async function configPanel(tenant, text, onResult) {
     status.className = 'pill';
     status.textContent = 'Checking…';
     try {
-      const result = await api('POST', '/v1/validate', { config });
+      const result = await api('POST', '/v1/validate', { config, tenant });
       if (mine === seq) showResult({ ...result, parsed: true }); // a later edit's answer wins
     } catch (err) {
       if (mine === seq) showResult({ valid: false, errors: [{ pointer: '', message: /** @type {Error} */ (err).message }] });

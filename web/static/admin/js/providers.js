@@ -11,11 +11,12 @@ export async function providersView({ tenant }) {
   const out = h('div', { 'aria-live': 'polite' });
   const draw = async () => {
     const { providers } = await api('GET', tenantPath(tenant, 'providers'));
-    mount(list, table(['Name', 'Kind', 'Base URL', 'Key secret', 'Updated', ''], providers.map((p) => h('tr', null,
+    mount(list, table(['Name', 'Kind', 'Base URL', 'Key secret', 'Models', 'Updated', ''], providers.map((p) => h('tr', null,
       h('td', null, h('code', null, p.name)),
       h('td', null, p.kind),
       h('td', null, h('code', null, p.base_url)),
       h('td', null, p.api_key_secret ? h('code', null, p.api_key_secret) : '—'),
+      h('td', { class: 'models' }, (p.models || []).join(', ') || '—'),
       h('td', null, when(p.updated_at)),
       h('td', { class: 'actions' }, h('button', {
         type: 'button', class: 'small danger',
@@ -31,13 +32,15 @@ export async function providersView({ tenant }) {
   const kind = h('select', { name: 'kind' }, h('option', { value: 'openai' }, 'OpenAI-compatible'), h('option', { value: 'anthropic' }, 'Anthropic'));
   const baseURL = h('input', { name: 'base_url', type: 'url', placeholder: 'empty: the kind\'s public API' });
   const secret = h('input', { name: 'api_key_secret', pattern: '[A-Za-z_][A-Za-z0-9_]*', placeholder: 'claude_key' });
+  const models = h('input', { name: 'models', placeholder: 'claude-sonnet-4-5, claude-haiku-4-5' });
   const form = h('form', {
     class: 'row-form',
     onsubmit: (e) => {
       e.preventDefault();
       busy(e.submitter, async () => {
         await api('PUT', tenantPath(tenant, 'providers', name.value),
-          { kind: kind.value, base_url: baseURL.value, api_key_secret: secret.value });
+          { kind: kind.value, base_url: baseURL.value, api_key_secret: secret.value,
+            models: models.value.split(',').map((m) => m.trim()).filter(Boolean) });
         out.replaceChildren(notice(`Saved ${name.value}. Bots use it with "llm": {"provider": "${name.value}", "model": "…"}.`));
         e.target.reset();
         await draw();
@@ -45,6 +48,7 @@ export async function providersView({ tenant }) {
     },
   }, field('Name', name, 'What llm.provider names.'), field('Kind', kind), field('Base URL', baseURL),
   field('Key secret', secret, 'The name of a secret holding the API key (set it on the Secrets page first).'),
+  field('Models', models, 'Optional, comma-separated: saving a bot that asks this provider for another model warns.'),
   h('button', { type: 'submit' }, 'Save provider'));
 
   await draw();

@@ -1,7 +1,8 @@
 // The form editor: the config as sections of labelled fields, for people
 // who do not write JSON. It edits the same config object as the JSON view
 // (configdoc.js), redraws when that object is replaced or restructured,
-// and marks the fields validation problems point at.
+// and marks the fields validation problems (and, apart from them,
+// warnings) point at.
 
 import { h, mount } from '../dom.js';
 import { basicSection } from './basic.js';
@@ -42,6 +43,8 @@ export function configForm(doc, tenant, schema, visible) {
   const open = new Set(['basic']);
   /** @type {Problem[]} */
   let problems = [];
+  /** @type {Problem[]} */
+  let warnings = [];
   let stale = true;
 
   const draw = () => {
@@ -64,15 +67,18 @@ export function configForm(doc, tenant, schema, visible) {
     mark();
   };
 
-  // mark shows each problem at its field (or the nearest enclosing one).
+  // mark shows each problem and warning at its field (or the nearest
+  // enclosing one).
   const mark = () => {
-    for (const el of root.querySelectorAll('.invalid')) el.classList.remove('invalid');
-    for (const el of root.querySelectorAll('small.field-problem')) el.remove();
-    for (const p of problems) {
-      const el = fieldOf(p.pointer);
-      if (!el) continue;
-      el.classList.add('invalid');
-      el.append(h('small', { class: 'field-problem' }, p.message));
+    for (const el of root.querySelectorAll('.invalid, .warned')) el.classList.remove('invalid', 'warned');
+    for (const el of root.querySelectorAll('small.field-problem, small.field-warning')) el.remove();
+    for (const [list, cls, note] of /** @type {const} */ ([[problems, 'invalid', 'field-problem'], [warnings, 'warned', 'field-warning']])) {
+      for (const p of list) {
+        const el = fieldOf(p.pointer);
+        if (!el) continue;
+        el.classList.add(cls);
+        el.append(h('small', { class: note }, p.message));
+      }
     }
   };
 
@@ -103,9 +109,15 @@ export function configForm(doc, tenant, schema, visible) {
     show() {
       if (stale) draw();
     },
-    /** @param {Problem[]} list */
-    setProblems(list) {
+    /**
+     * setProblems marks the fields of errors and, apart from them, of
+     * warnings (which do not stop a save).
+     * @param {Problem[]} list
+     * @param {Problem[]} [warned]
+     */
+    setProblems(list, warned = []) {
       problems = list;
+      warnings = warned;
       if (!stale) mark();
     },
     /**
