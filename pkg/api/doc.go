@@ -27,7 +27,7 @@
 // POST /v1/auth/login. Unsafe requests authenticated by the cookie must also
 // carry the X-Parley-CSRF header or a same-origin Origin header, so another
 // site cannot forge them. POST /v1/validate needs any valid credential and
-// no permission.
+// no permission, unless it names a tenant (then: reading its versions).
 //
 // Errors are {"error": {"code", "message", "details"}}; statusOf in
 // errors.go is the one table from code to status. Internal errors are
