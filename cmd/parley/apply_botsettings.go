@@ -80,7 +80,7 @@ func readCanary(path string, opts botconfig.Options) (canarySpec, []fileProblem)
 	if _, err := os.Stat(path); err != nil {
 		return c, []fileProblem{{path, "-", "the canary's candidate config is missing"}}
 	}
-	res := validateFile(path, opts)
+	res := validateFile(path, opts, nil)
 	ps := asFileProblems(path, res.Errors)
 	c.warnings = asFileProblems(path, res.Warnings)
 	if res.Valid {

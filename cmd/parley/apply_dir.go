@@ -203,7 +203,7 @@ func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem, []fil
 	if !platform.ValidSlug(b.slug) {
 		ps = append(ps, fileProblem{path, "-", "the file name is the bot's slug: 1-63 lowercase letters, digits or hyphens"})
 	}
-	res := validateFile(path, opts)
+	res := validateFile(path, opts, nil)
 	for _, p := range res.Errors {
 		ps = append(ps, fileProblem{path, p.Pointer, p.Message})
 	}

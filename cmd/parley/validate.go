@@ -7,11 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/parleyhq/parley/configs"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/llm"
 )
 
 // validateResult is one file's outcome in `parley validate --json`.
@@ -20,7 +23,8 @@ type validateResult struct {
 	Valid  bool                `json:"valid"`
 	Errors []botconfig.Problem `json:"errors"`
 	// Warnings do not make the file invalid: models a provider's list
-	// in the tenant directory's providers.json does not have.
+	// does not have (the tenant directory's providers.json, and the
+	// server's own providers as the server knows them).
 	Warnings []botconfig.Problem     `json:"warnings,omitempty"`
 	Prompt   string                  `json:"prompt,omitempty"`
 	Tools    []botconfig.OfferedTool `json:"tools,omitempty"`
@@ -52,12 +56,19 @@ func (m *Main) validate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	catalog, err := llm.LoadCatalog(configs.Models())
+	if err != nil {
+		return fmt.Errorf("model catalog: %w", err)
+	}
+	// ... and the server's own providers' model lists, as the server
+	// warns of them when a config is saved.
+	serverModels := settings.serverModels(catalog)
 	results := make([]validateResult, 0, fs.NArg())
 	for _, file := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		results = append(results, validateFile(file, configOptions(settings)))
+		results = append(results, validateFile(file, configOptions(settings), serverModels))
 	}
 	if *asJSON {
 		err = writeValidateJSON(m.Stdout, results)
@@ -76,8 +87,11 @@ func (m *Main) validate(ctx context.Context, args []string) error {
 }
 
 // validateFile loads and compiles one file. A file that cannot be read is
-// reported like a config problem at the document root.
-func validateFile(file string, opts botconfig.Options) validateResult {
+// reported like a config problem at the document root. Models are checked
+// against the lists of serverModels (Settings.serverModels; nil: none)
+// and of the providers.json beside the file's bots/ directory, whose
+// providers take the place of the server's of the same name.
+func validateFile(file string, opts botconfig.Options, serverModels map[string][]string) validateResult {
 	res := validateResult{File: file, Errors: []botconfig.Problem{}}
 	cfg, err := opts.LoadFile(file)
 	var bot *botconfig.Bot
@@ -94,7 +108,12 @@ func validateFile(file string, opts botconfig.Options) validateResult {
 		res.Valid = true
 		res.Prompt = bot.SystemPrompt
 		res.Tools = bot.Offered()
-		res.Warnings = bot.UnknownModels(providerModels(filepath.Join(filepath.Dir(filepath.Dir(file)), providersFileName)))
+		models := maps.Clone(serverModels)
+		if models == nil {
+			models = map[string][]string{}
+		}
+		maps.Copy(models, providerModels(filepath.Join(filepath.Dir(filepath.Dir(file)), providersFileName)))
+		res.Warnings = bot.UnknownModels(models)
 	}
 	return res
 }

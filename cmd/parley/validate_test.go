@@ -168,3 +168,22 @@ func TestValidateUsage(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateWarnsOfModelsTheServersProviderDoesNotList(t *testing.T) {
+	dir := t.TempDir()
+	file := writeValidateFile(t, dir, "bot.json", `{"basic_settings": {"name": "B"}, "llm": {"model": "llama-of-my-own"}}`)
+	run := func(env parleyEnv) string {
+		var out bytes.Buffer
+		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Getenv: env.getenv}
+		if code := m.Run(context.Background(), []string{"validate", file}); code != 0 {
+			t.Fatalf("exit %d: %s", code, out.String())
+		}
+		return out.String()
+	}
+	if out := run(parleyEnv{}); !strings.Contains(out, file+`: /llm/model: warning: model "llama-of-my-own" is not among the default provider's models (`) {
+		t.Errorf("on OpenAI's public API (the default settings): %q, want a warning at /llm/model", out)
+	}
+	if out := run(parleyEnv{"PARLEY_LLM_BASE_URL": "http://127.0.0.1:11434/v1"}); out != file+": ok\n" {
+		t.Errorf("on a private server: %q, want only ok (it has no model list)", out)
+	}
+}
