@@ -102,7 +102,7 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			}
 		})
 
-		t.Run("a model provider is added with its key secret's name, then deleted", func(t *testing.T) {
+		t.Run("a model provider is added with its key secret's name and models, then deleted", func(t *testing.T) {
 			if _, err := apiclient.New(w.api.URL, w.adminKey).PutSecret(context.Background(), "acme", "claude_key", "sk-ant-acme"); err != nil {
 				t.Fatal(err)
 			}
@@ -113,12 +113,15 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 				chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "claude"),
 				chromedp.SetValue(chromedp.CSS(`select[name="kind"]`), "anthropic"),
 				chromedp.SendKeys(chromedp.CSS(`input[name="api_key_secret"]`), "claude_key"),
+				chromedp.SendKeys(chromedp.CSS(`input[name="models"]`), "claude-sonnet-4-5, claude-haiku-4-5"),
 				chromedp.Click(chromedp.Search(`//button[text()="Save provider"]`)),
 				until(contains("document", "main table code", "https://api.anthropic.com")),
+				until(contains("document", "main table td.models", "claude-sonnet-4-5, claude-haiku-4-5")),
 			)
 			screenshot(t, ctx, "admin-providers")
 			list, err := apiclient.New(w.api.URL, w.adminKey).ListProviders(context.Background(), "acme")
-			if err != nil || len(list.Providers) != 1 || list.Providers[0].Kind != "anthropic" || list.Providers[0].APIKeySecret != "claude_key" {
+			if err != nil || len(list.Providers) != 1 || list.Providers[0].Kind != "anthropic" || list.Providers[0].APIKeySecret != "claude_key" ||
+				strings.Join(list.Providers[0].Models, " ") != "claude-sonnet-4-5 claude-haiku-4-5" {
 				t.Fatalf("providers %+v, %v", list, err)
 			}
 			run(t, ctx, "delete provider",
