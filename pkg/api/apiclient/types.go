@@ -324,10 +324,10 @@ type PublishRequest struct {
 // ValidateRequest is the body of POST /v1/validate.
 type ValidateRequest struct {
 	Config json.RawMessage `json:"config"`
-	// Tenant (slug or id), when set, checks the config as saving it to
-	// one of the tenant's bots would: the providers it names must exist,
-	// and its models are checked against their lists. The caller must
-	// be allowed to read the tenant's versions.
+	// Tenant (slug or id), when set, checks the providers and models the
+	// config names as saving to one of the tenant's bots does: the
+	// providers must exist, and the models are checked against their
+	// lists. The caller must be allowed to read the tenant's versions.
 	Tenant string `json:"tenant,omitempty"`
 }
 
