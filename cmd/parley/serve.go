@@ -94,6 +94,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		}
 	})
 	defer stopped()
+	go channels.Run(ctx)
 	go sweepRetention(ctx, rt, d.log)
 	go pruneChannelDeliveries(ctx, d)
 	ln, err := net.Listen("tcp", d.settings.Addr)
@@ -138,6 +139,7 @@ func startWebhooks(ctx context.Context, d *data, reg prometheus.Registerer) (fun
 
 // openChannels builds what answers channel messages: replies and
 // setWebhook go to the platforms' API URLs through the outbound client.
+// Its job queue runs (Run) until serve's context ends.
 func openChannels(d *data, rt *dialog.Runtime, reg prometheus.Registerer) (*inbound.Service, error) {
 	policy, err := outboundPolicy(d.settings)
 	if err != nil {
@@ -145,7 +147,7 @@ func openChannels(d *data, rt *dialog.Runtime, reg prometheus.Registerer) (*inbo
 	}
 	return inbound.New(inbound.Options{Platform: d.platform, Runtime: rt, Store: d.store,
 		Client: outbound.NewClient(policy, outbound.Options{MaxRedirects: -1}), TelegramAPI: d.settings.TelegramAPI,
-		SlackAPI: d.settings.SlackAPI, Logger: d.log, Metrics: reg})
+		SlackAPI: d.settings.SlackAPI, Logger: d.log, Metrics: reg, OwnsDatabase: d.store.Dialect() == store.DialectSQLite})
 }
 
 // channelDeliveriesKept is how long a channel remembers a platform's

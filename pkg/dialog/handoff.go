@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/channel"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -240,11 +241,34 @@ func (r *Runtime) PostOperatorMessage(ctx context.Context, p *platform.Principal
 	if err != nil {
 		return Message{}, r.internal(ctx, "operator message: webhooks", err)
 	}
-	if err := r.writeMessage(ctx, hooked, d, row, func(st *store.Store) error { return st.AppendMessage(ctx, row) }); err != nil {
+	if err := r.writeMessage(ctx, hooked, d, row, operatorWrite(ctx, d, row, text)); err != nil {
 		return Message{}, r.internal(ctx, "operator message", err)
 	}
 	r.signal(ctx, tenantID, d.ID, signalChanged)
 	return messageView(row), nil
+}
+
+// chatChannels are the channel kinds whose end users read replies on
+// their platform (Telegram, Slack), where an operator's message must be
+// sent too; a webhook channel's backend gets it as message.created.
+var chatChannels = map[string]bool{channel.KindTelegram: true, channel.KindSlack: true}
+
+// operatorWrite stores an operator's message; in a dialog of a Telegram
+// or Slack conversation it also queues the text for the platform, in the
+// same commit, so the end user gets it even if this server dies next.
+func operatorWrite(ctx context.Context, d *store.Dialog, row *store.Message, text string) func(st *store.Store) error {
+	if !chatChannels[d.Channel] {
+		return func(st *store.Store) error { return st.AppendMessage(ctx, row) }
+	}
+	return func(st *store.Store) error {
+		return st.Tx(ctx, func(tx *store.Store) error {
+			if err := tx.AppendMessage(ctx, row); err != nil {
+				return err
+			}
+			_, err := tx.QueueChannelReply(ctx, d.TenantID, d.ID, text)
+			return err
+		})
+	}
 }
 
 // RoleOperator is the role of an operator's message: neither the user's

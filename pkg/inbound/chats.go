@@ -6,19 +6,20 @@ import (
 
 	"github.com/parleyhq/parley/pkg/channel"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // The messaging platforms (Telegram, Slack) are acknowledged at once and
-// answered in the background: Slack wants an answer within 3 s and
-// retries otherwise, and neither reads a reply from the response.
+// answered from the channel job queue (jobs.go): Slack wants an answer
+// within 3 s and retries otherwise, and neither reads a reply from the
+// response. The message is queued in the commit that records its
+// delivery id, before the acknowledgement, so no crash loses it.
 
-// replier sends a reply into the platform conversation it was asked in.
-type replier func(ctx context.Context, msg channel.Message, text string) error
-
-// acknowledge takes msg's delivery and answers it in the background with
-// send; a retry of a delivery taken before is acknowledged and dropped.
-func (s *Service) acknowledge(ctx context.Context, ch platform.LiveChannel, msg channel.Message, send replier) (Response, error) {
-	claimed, _, err := s.claim(ctx, ch, msg.DeliveryID)
+// acknowledge records msg's delivery and queues its answer; a retry of a
+// delivery recorded before is acknowledged and dropped.
+func (s *Service) acknowledge(ctx context.Context, ch platform.LiveChannel, msg channel.Message) (Response, error) {
+	d := store.ChannelDelivery{TenantID: ch.TenantID, ChannelID: ch.ID, DeliveryID: msg.DeliveryID, Status: store.ChannelDeliveryDone}
+	claimed, _, err := s.queue(ctx, ch, d, msg)
 	if err != nil {
 		return Response{}, err
 	}
@@ -26,36 +27,8 @@ func (s *Service) acknowledge(ctx context.Context, ch platform.LiveChannel, msg 
 		s.metrics.inbound(ch.Kind, outcomeDuplicate)
 		return Response{Status: http.StatusOK}, nil
 	}
-	s.background(func(bg context.Context) {
-		s.answerChat(bg, ch, msg, send)
-	})
 	s.metrics.inbound(ch.Kind, outcomeAccepted)
 	return Response{Status: http.StatusOK}, nil
-}
-
-// answerChat answers msg and sends the reply; failures are logged by
-// code and channel, never with a token, and counted.
-func (s *Service) answerChat(ctx context.Context, ch platform.LiveChannel, msg channel.Message, send replier) {
-	turn, err := s.send(ctx, ch, msg)
-	if err != nil {
-		if !stored(turn) {
-			s.release(ctx, ch, msg.DeliveryID)
-		}
-		s.metrics.replyFailed(ch.Kind)
-		s.log.WarnContext(ctx, "channels: answer failed", "tenant", ch.TenantID, "channel", ch.ID, "kind", ch.Kind,
-			"code", platform.ErrorCode(err), "err", err)
-		return
-	}
-	s.finish(ctx, ch, msg.DeliveryID, "")
-	text := replyText(turn)
-	if text == "" {
-		return // queued into a running reply, handed off to a person, or stopped without words
-	}
-	if err := send(ctx, msg, text); err != nil {
-		s.metrics.replyFailed(ch.Kind)
-		s.log.WarnContext(ctx, "channels: reply not delivered", "tenant", ch.TenantID, "channel", ch.ID, "kind", ch.Kind,
-			"dialog", turn.DialogID, "err", err)
-	}
 }
 
 // fromTelegram handles a Telegram update: the secret token in its header,
@@ -72,13 +45,7 @@ func (s *Service) fromTelegram(ctx context.Context, ch platform.LiveChannel, h h
 		s.metrics.inbound(ch.Kind, outcomeIgnored)
 		return Response{Status: http.StatusOK}, nil
 	}
-	return s.acknowledge(ctx, ch, msg, func(ctx context.Context, msg channel.Message, text string) error {
-		token, err := ch.RequireSecret(platform.ChannelBotToken)
-		if err != nil {
-			return err
-		}
-		return s.telegram.SendMessage(ctx, token, msg.Conversation, text)
-	})
+	return s.acknowledge(ctx, ch, msg)
 }
 
 // fromSlack handles an Events API request: verified with the app's
@@ -106,14 +73,7 @@ func (s *Service) fromSlack(ctx context.Context, ch platform.LiveChannel, h http
 		s.metrics.inbound(ch.Kind, outcomeIgnored)
 		return Response{Status: http.StatusOK}, nil
 	}
-	return s.acknowledge(ctx, ch, msg, func(ctx context.Context, msg channel.Message, text string) error {
-		token, err := ch.RequireSecret(platform.ChannelBotToken)
-		if err != nil {
-			return err
-		}
-		channelID, thread := channel.SplitSlackConversation(msg.Conversation)
-		return s.slack.PostMessage(ctx, token, channelID, thread, text)
-	})
+	return s.acknowledge(ctx, ch, msg)
 }
 
 // SetTelegramWebhook points a Telegram channel's bot at url (its inbound

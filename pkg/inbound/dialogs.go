@@ -51,13 +51,15 @@ func (s *Service) dialogFor(ctx context.Context, ch platform.LiveChannel, msg ch
 	return "", platform.Errorf(platform.CodeConflict, "the conversation is being started by another request; retry")
 }
 
-// send answers msg in its conversation's dialog and returns the turn.
-func (s *Service) send(ctx context.Context, ch platform.LiveChannel, msg channel.Message) (dialog.Turn, error) {
+// send answers msg in its conversation's dialog and returns the turn;
+// messageID, when set, is the id msg's text is stored under (a queued
+// answer's, so running it again never stores the text twice).
+func (s *Service) send(ctx context.Context, ch platform.LiveChannel, msg channel.Message, messageID string) (dialog.Turn, error) {
 	dialogID, err := s.dialogFor(ctx, ch, msg)
 	if err != nil {
 		return dialog.Turn{}, err
 	}
-	turn, err := s.opts.Runtime.SendMessage(ctx, platform.ChannelPrincipal(ch), ch.Tenant, dialogID, dialog.SendInput{Text: msg.Text}, nil)
+	turn, err := s.opts.Runtime.SendMessage(ctx, platform.ChannelPrincipal(ch), ch.Tenant, dialogID, dialog.SendInput{Text: msg.Text, MessageID: messageID}, nil)
 	if err != nil {
 		return dialog.Turn{DialogID: dialogID}, err
 	}

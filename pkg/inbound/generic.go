@@ -3,6 +3,7 @@ package inbound
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/parleyhq/parley/pkg/channel"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
@@ -57,6 +59,9 @@ func (s *Service) generic(ctx context.Context, ch platform.LiveChannel, h http.H
 		return Response{}, invalid(err)
 	}
 	msg := channel.Message{DeliveryID: h.Get(webhook.HeaderID), Conversation: req.ConversationID, User: req.UserID, Text: req.Text}
+	if req.Async {
+		return s.genericAsync(ctx, ch, msg)
+	}
 	claimed, first, err := s.claim(ctx, ch, msg.DeliveryID)
 	if err != nil {
 		return Response{}, err
@@ -64,10 +69,7 @@ func (s *Service) generic(ctx context.Context, ch platform.LiveChannel, h http.H
 	if !claimed {
 		return s.replay(ch, first.Response)
 	}
-	if req.Async {
-		return s.genericAsync(ctx, ch, msg)
-	}
-	turn, err := s.send(ctx, ch, msg)
+	turn, err := s.send(ctx, ch, msg, "")
 	if err != nil {
 		if !stored(turn) {
 			s.release(ctx, ch, msg.DeliveryID)
@@ -81,24 +83,33 @@ func (s *Service) generic(ctx context.Context, ch platform.LiveChannel, h http.H
 	return Response{Status: http.StatusOK, Body: reply}, nil
 }
 
-// genericAsync acknowledges at once and answers in the background; the
-// reply reaches the tenant as the outbound webhook message.created.
+// genericAsync acknowledges at once and queues the answer (jobs.go),
+// recorded with the delivery id in one commit; the reply reaches the
+// tenant as the outbound webhook message.created. The conversation's
+// dialog is found (or made) first, for the answer to name it.
 func (s *Service) genericAsync(ctx context.Context, ch platform.LiveChannel, msg channel.Message) (Response, error) {
+	first, err := s.opts.Store.ChannelDeliveryOf(ctx, ch.TenantID, ch.ID, msg.DeliveryID)
+	if err == nil {
+		return s.replay(ch, first.Response)
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return Response{}, platform.Wrap(err, platform.CodeInternal, "read delivery")
+	}
 	dialogID, err := s.dialogFor(ctx, ch, msg)
 	if err != nil {
-		s.release(ctx, ch, msg.DeliveryID)
 		return Response{}, err
 	}
 	reply := GenericReply{DialogID: dialogID, ConversationID: msg.Conversation, Status: "accepted", Messages: []ReplyMessage{}}
 	raw, _ := json.Marshal(reply)
-	s.finish(ctx, ch, msg.DeliveryID, string(raw))
-	s.background(func(ctx context.Context) {
-		if _, err := s.send(ctx, ch, msg); err != nil {
-			s.metrics.replyFailed(ch.Kind)
-			s.log.WarnContext(ctx, "channels: async answer failed", "tenant", ch.TenantID, "channel", ch.ID, "dialog", dialogID,
-				"code", platform.ErrorCode(err), "err", err)
-		}
-	})
+	d := store.ChannelDelivery{TenantID: ch.TenantID, ChannelID: ch.ID, DeliveryID: msg.DeliveryID, Status: store.ChannelDeliveryDone,
+		Response: string(raw)}
+	claimed, first, err := s.queue(ctx, ch, d, msg)
+	if err != nil {
+		return Response{}, err
+	}
+	if !claimed { // a concurrent retry recorded it first
+		return s.replay(ch, first.Response)
+	}
 	s.metrics.inbound(ch.Kind, outcomeAccepted)
 	return Response{Status: http.StatusAccepted, Body: reply}, nil
 }

@@ -83,6 +83,9 @@ func newWorld(t testing.TB, st *store.Store) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runCtx, stop := context.WithCancel(ctx)
+	go w.inbound.Run(runCtx)
+	t.Cleanup(func() { stop(); _ = w.inbound.Shutdown(ctx) })
 	h, err := api.New(api.Options{Platform: w.svc, Runtime: rt, Inbound: w.inbound, Logger: log, Metrics: w.reg})
 	if err != nil {
 		t.Fatal(err)

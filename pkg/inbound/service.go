@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,6 +34,16 @@ type Options struct {
 	Metrics     prometheus.Registerer
 	// Clock returns the current time; default time.Now.
 	Clock func() time.Time
+	// JobLease is how long a claimed channel job stays this process's
+	// should it hang (a dead process's jobs are taken sooner: see Run);
+	// default 10 minutes. JobPoll is how often an idle worker looks for
+	// jobs queued by other processes; default a second.
+	JobLease time.Duration
+	JobPoll  time.Duration
+	// OwnsDatabase says no other process works on this database's jobs (a
+	// server holding the SQLite data dir): what is claimed at start was
+	// claimed by this process before it died, and is due again at once.
+	OwnsDatabase bool
 }
 
 // Service receives channel messages. It is safe for concurrent use.
@@ -45,10 +54,10 @@ type Service struct {
 	slack    channel.Slack
 	metrics  *metrics
 	now      func() time.Time
-	// background answers run under base until Shutdown cancels it.
+	// jobs run under base until Shutdown cancels it.
 	base   context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	workerState
 }
 
 // New returns a Service, or an error naming a missing option.
@@ -84,6 +93,14 @@ func New(opts Options) (*Service, error) {
 		slack:    channel.Slack{BaseURL: or(opts.SlackAPI, channel.DefaultSlackAPI), Client: opts.Client}}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.workerState = workerState{lease: opts.JobLease, poll: opts.JobPoll, concurrency: defaultJobConcurrency,
+		wake: make(chan struct{}, 1), inFlight: map[string]bool{}}
+	if s.lease <= 0 {
+		s.lease = defaultJobLease
+	}
+	if s.poll <= 0 {
+		s.poll = defaultJobPoll
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	return s, nil
@@ -128,35 +145,6 @@ func (s *Service) Receive(ctx context.Context, channelID string, h http.Header, 
 		s.metrics.inbound(ch.Kind, outcomeOf(err))
 	}
 	return resp, err
-}
-
-// Idle waits until the answers running in the background are done, or
-// ctx ends.
-func (s *Service) Idle(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("inbound: channel answers still going: %w", ctx.Err())
-	}
-}
-
-// Shutdown waits for the background answers (Idle), then cancels what is
-// left. Call it with the dialog runtime's Shutdown, which cuts their runs.
-func (s *Service) Shutdown(ctx context.Context) error {
-	defer s.cancel()
-	return s.Idle(ctx)
-}
-
-// background runs answer after the platform was acknowledged.
-func (s *Service) background(answer func(ctx context.Context)) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		answer(s.base)
-	}()
 }
 
 // refused is the answer to a request that fails its channel's signature

@@ -35,8 +35,13 @@ type Channel struct {
 	Config       string
 	SecretNonce  []byte
 	SecretCipher []byte
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// The previous secret is still accepted until PrevExpiresAt, after a
+	// rotation.
+	PrevNonce     []byte
+	PrevCipher    []byte
+	PrevExpiresAt *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // ChannelConversation maps a platform's conversation to a dialog.
@@ -176,7 +181,12 @@ func (s *Store) MapChannelConversation(ctx context.Context, c *ChannelConversati
 // answered. A delivery recorded already is not claimed again: claimed is
 // false and the first record is returned, so a retry never answers twice.
 func (s *Store) ClaimChannelDelivery(ctx context.Context, tenantID, channelID, deliveryID string) (claimed bool, first *ChannelDelivery, err error) {
-	d := ChannelDelivery{ChannelID: channelID, DeliveryID: deliveryID, TenantID: tenantID, Status: ChannelDeliveryAnswering}
+	return s.claimDelivery(ctx, ChannelDelivery{ChannelID: channelID, DeliveryID: deliveryID, TenantID: tenantID, Status: ChannelDeliveryAnswering})
+}
+
+// claimDelivery inserts d unless its delivery id is recorded already.
+func (s *Store) claimDelivery(ctx context.Context, d ChannelDelivery) (claimed bool, first *ChannelDelivery, err error) {
+	tenantID, channelID, deliveryID := d.TenantID, d.ChannelID, d.DeliveryID
 	res := s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&d)
 	if res.Error != nil {
 		return false, nil, wrap("claim channel delivery", res.Error)
@@ -193,6 +203,17 @@ func (s *Store) ClaimChannelDelivery(ctx context.Context, tenantID, channelID, d
 		return false, nil, wrap("claim channel delivery", err)
 	}
 	return false, &got, nil
+}
+
+// ChannelDeliveryOf returns the record of a platform's delivery; none is
+// ErrNotFound.
+func (s *Store) ChannelDeliveryOf(ctx context.Context, tenantID, channelID, deliveryID string) (*ChannelDelivery, error) {
+	var d ChannelDelivery
+	err := s.q(ctx).Where("tenant_id = ? AND channel_id = ? AND delivery_id = ?", tenantID, channelID, deliveryID).First(&d).Error
+	if err != nil {
+		return nil, wrap("get channel delivery", err)
+	}
+	return &d, nil
 }
 
 // FinishChannelDelivery marks a claimed delivery answered, with the

@@ -44,6 +44,7 @@ var migrations = []migration{
 	{21, "human handoff: who took which dialog, since when it waits", migrateV21},
 	{22, "usage per hour, for hourly charts", migrateV22},
 	{23, "tenant providers list the models they serve", migrateV23},
+	{24, "durable channel answers and replies, channel secret rotation", migrateV24},
 }
 
 // schemaMigration records an applied step.

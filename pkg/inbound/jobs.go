@@ -1,0 +1,318 @@
+package inbound
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/channel"
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// The channel job queue (store.ChannelJob): what is owed to a channel's
+// platform is a row until it is done. An acknowledged Telegram or Slack
+// message, or an async webhook-channel message, is an answer job, queued
+// in the commit that records its delivery id; answering it turns it into
+// a send job holding the reply, and an operator's message in a channel's
+// dialog is a send job queued with the message. Run claims due jobs for a
+// lease, on as many servers as share the database, so each is worked on
+// by one of them at a time; a server that dies leaves its jobs to the
+// next claim (at its restart on SQLite, at once on PostgreSQL, whose
+// instance locks tell the dead).
+
+// Defaults of the job worker.
+const (
+	defaultJobLease       = 10 * time.Minute
+	defaultJobPoll        = time.Second
+	defaultJobConcurrency = 8
+)
+
+// retrySchedule is the wait before each retry of a job that failed for
+// now (a busy dialog, a rate limit, a platform that is down); past its
+// end the job is given up.
+var retrySchedule = []time.Duration{time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute,
+	30 * time.Minute, time.Hour, 2 * time.Hour}
+
+// queue records a platform's delivery d and queues msg's answer in one
+// commit; claimed is false for a delivery recorded before (first).
+func (s *Service) queue(ctx context.Context, ch platform.LiveChannel, d store.ChannelDelivery, msg channel.Message) (bool, *store.ChannelDelivery, error) {
+	job := &store.ChannelJob{TenantID: ch.TenantID, ChannelID: ch.ID, Kind: store.ChannelJobAnswer, DeliveryID: msg.DeliveryID,
+		Conversation: msg.Conversation, UserID: msg.User, MessageID: store.NewID(store.PrefixMessage), Text: msg.Text}
+	claimed, first, err := s.opts.Store.QueueChannelDelivery(ctx, d, job)
+	if errors.Is(err, store.ErrConflict) {
+		return false, nil, platform.Errorf(platform.CodeConflict, "this delivery is being retried already; try again")
+	}
+	if err != nil {
+		return false, nil, platform.Wrap(err, platform.CodeInternal, "queue delivery")
+	}
+	if claimed {
+		s.Wake()
+	}
+	return claimed, first, nil
+}
+
+// Wake tells the worker a job was queued, so it claims at once instead
+// of at its next poll.
+func (s *Service) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run works the channel job queue until ctx ends; the jobs in flight then
+// finish under the Service's own context (Shutdown waits for them). Run it
+// once per process.
+func (s *Service) Run(ctx context.Context) {
+	if s.opts.OwnsDatabase {
+		if n, err := s.opts.Store.ReleaseChannelClaims(ctx, time.Now().UTC()); err != nil {
+			s.log.Error("channels: cannot release the claims of the last run", "err", err)
+		} else if n > 0 {
+			s.log.Info("channels: answers and replies in flight when the server stopped are due again", "count", n)
+		}
+	}
+	slots := make(chan struct{}, s.concurrency)
+	freed := make(chan struct{}, 1)
+	timer := time.NewTimer(s.poll)
+	defer timer.Stop()
+	for ctx.Err() == nil {
+		free := cap(slots) - len(slots)
+		if free == 0 {
+			select {
+			case <-ctx.Done():
+			case <-freed:
+			}
+			continue
+		}
+		jobs, err := s.claimJobs(ctx, free)
+		if err != nil && ctx.Err() == nil {
+			s.log.Error("channels: claim jobs", "err", err)
+		}
+		for _, j := range jobs {
+			slots <- struct{}{}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.work(ctx, j)
+				s.mu.Lock()
+				delete(s.inFlight, j.ID)
+				s.mu.Unlock()
+				<-slots
+				select {
+				case freed <- struct{}{}:
+				default:
+				}
+			}()
+		}
+		if err == nil && len(jobs) == free {
+			continue
+		}
+		timer.Reset(s.poll)
+		select {
+		case <-ctx.Done():
+		case <-timer.C:
+		case <-s.wake:
+		}
+	}
+}
+
+func (s *Service) claimJobs(ctx context.Context, n int) ([]store.ChannelJob, error) {
+	s.mu.Lock()
+	s.claiming++ // Idle must not see a job claimed and not yet in flight
+	skip := make([]string, 0, len(s.inFlight))
+	for id := range s.inFlight {
+		skip = append(skip, id)
+	}
+	s.mu.Unlock()
+	jobs, err := s.opts.Store.ClaimChannelJobs(ctx, s.opts.Store.Instance()+"/"+store.NewID("clm"), s.lease, n, skip)
+	s.mu.Lock()
+	s.claiming--
+	for _, j := range jobs {
+		s.inFlight[j.ID] = true
+	}
+	s.mu.Unlock()
+	return jobs, err
+}
+
+// work does one claimed job: answers it (an answer job) and sends what
+// is to send. runCtx is Run's: once it ended, the server is stopping, and
+// an answer cut short is left for the next run rather than given up.
+func (s *Service) work(runCtx context.Context, j store.ChannelJob) {
+	ctx := s.base
+	ch, err := s.opts.Platform.LiveChannelByID(ctx, j.ChannelID)
+	if errors.Is(err, platform.ErrNoChannel) {
+		s.giveUp(ctx, &j, "", errors.New("the channel was deleted or disabled"))
+		return
+	}
+	if err != nil {
+		s.retry(ctx, &j, "", err)
+		return
+	}
+	if j.Kind == store.ChannelJobAnswer {
+		msg := channel.Message{DeliveryID: j.DeliveryID, Conversation: j.Conversation, User: j.UserID, Text: j.Text}
+		turn, err := s.send(ctx, ch, msg, j.MessageID)
+		switch {
+		case runCtx.Err() != nil && (err != nil || turn.Error != nil):
+			s.retryAt(ctx, &j, time.Now(), "cut short by a shutdown")
+			return
+		case err != nil && answerRetryable(err):
+			s.retry(ctx, &j, ch.Kind, err)
+			return
+		case err != nil:
+			s.giveUp(ctx, &j, ch.Kind, err)
+			return
+		}
+		text := replyText(turn)
+		if text == "" || ch.Kind == channel.KindWebhook {
+			// queued into a running reply, handed off to a person, stopped
+			// without words, or (a webhook channel) announced as
+			// message.created already
+			s.finishJob(ctx, &j)
+			return
+		}
+		if err := s.opts.Store.AnsweredChannelJob(ctx, &j, turn.DialogID, text); err != nil {
+			s.log.ErrorContext(ctx, "channels: record answer", "tenant", j.TenantID, "channel", j.ChannelID, "err", err)
+			return // the claim lapsed: whoever holds it now answers
+		}
+	}
+	if err := s.deliver(ctx, ch, j.Conversation, j.Text); err != nil {
+		if sendRetryable(err) {
+			s.retry(ctx, &j, ch.Kind, err)
+		} else {
+			s.giveUp(ctx, &j, ch.Kind, err)
+		}
+		return
+	}
+	s.finishJob(ctx, &j)
+}
+
+// deliver sends text into a conversation of ch's platform. A webhook
+// channel's messages reach the tenant as message.created instead.
+func (s *Service) deliver(ctx context.Context, ch platform.LiveChannel, conversation, text string) error {
+	if ch.Kind == channel.KindWebhook {
+		return nil
+	}
+	token, err := ch.RequireSecret(platform.ChannelBotToken)
+	if err != nil {
+		return errNoToken{err}
+	}
+	if ch.Kind == channel.KindTelegram {
+		return s.telegram.SendMessage(ctx, token, conversation, text)
+	}
+	channelID, thread := channel.SplitSlackConversation(conversation)
+	return s.slack.PostMessage(ctx, token, channelID, thread, text)
+}
+
+// errNoToken is a channel whose bot token secret is not set: nothing can
+// be sent until it is, and a retry would not change that.
+type errNoToken struct{ error }
+
+// sendRetryable says whether a failed send may succeed later: the
+// platform was unreachable, throttled or failing; not when it refused the
+// request (a bad token, a chat the bot left).
+func sendRetryable(err error) bool {
+	var api *channel.APIError
+	if errors.As(err, &api) {
+		return api.Status == http.StatusTooManyRequests || api.Status >= 500 || api.Description == "ratelimited"
+	}
+	var noToken errNoToken
+	return !errors.As(err, &noToken)
+}
+
+// answerRetryable says whether an answer refused now may be taken later:
+// a busy dialog, a rate limit, a fault of ours; not an invalid request, a
+// bot that is gone or a channel that may not chat.
+func answerRetryable(err error) bool {
+	switch platform.ErrorCode(err) {
+	case platform.CodeInvalid, platform.CodeNotFound, platform.CodeUnauthorized, platform.CodeForbidden:
+		return false
+	}
+	return true
+}
+
+func (s *Service) finishJob(ctx context.Context, j *store.ChannelJob) {
+	if err := s.opts.Store.FinishChannelJob(ctx, j); err != nil {
+		s.log.ErrorContext(ctx, "channels: finish job", "tenant", j.TenantID, "channel", j.ChannelID, "err", err)
+	}
+}
+
+// retry leaves the job for a later attempt, or gives it up when the
+// schedule is over.
+func (s *Service) retry(ctx context.Context, j *store.ChannelJob, kind string, err error) {
+	if j.Attempts > len(retrySchedule) {
+		s.giveUp(ctx, j, kind, err)
+		return
+	}
+	s.log.InfoContext(ctx, "channels: will retry", "tenant", j.TenantID, "channel", j.ChannelID, "job", j.Kind,
+		"attempt", j.Attempts, "code", platform.ErrorCode(err), "err", err)
+	s.retryAt(ctx, j, time.Now().Add(retrySchedule[j.Attempts-1]), err.Error())
+}
+
+func (s *Service) retryAt(ctx context.Context, j *store.ChannelJob, at time.Time, why string) {
+	if err := s.opts.Store.RetryChannelJob(context.WithoutCancel(ctx), j, at.UTC(), why); err != nil {
+		s.log.ErrorContext(ctx, "channels: reschedule job", "tenant", j.TenantID, "channel", j.ChannelID, "err", err)
+	}
+}
+
+// giveUp drops a job that cannot be done, logged and counted: never a
+// token (the platforms' errors name none, nor the request URL).
+func (s *Service) giveUp(ctx context.Context, j *store.ChannelJob, kind string, err error) {
+	if kind != "" {
+		s.metrics.replyFailed(kind)
+	}
+	what := "channels: reply not delivered"
+	if j.Kind == store.ChannelJobAnswer {
+		what = "channels: answer failed"
+	}
+	s.log.WarnContext(ctx, what, "tenant", j.TenantID, "channel", j.ChannelID, "kind", kind, "dialog", j.DialogID,
+		"attempts", j.Attempts, "code", platform.ErrorCode(err), "err", err)
+	s.finishJob(ctx, j)
+}
+
+// Idle waits until no job is due or in flight, or ctx ends: for tests,
+// which settle what their requests queued before looking.
+func (s *Service) Idle(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		busy := len(s.inFlight) + s.claiming
+		s.mu.Unlock()
+		due, err := s.opts.Store.DueChannelJobs(ctx)
+		if err == nil && busy == 0 && due == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(errors.New("inbound: channel jobs still going"), ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Shutdown waits for the jobs in flight (Run's context having ended; the
+// dialog runtime's Shutdown cuts their runs), then cancels what is left.
+func (s *Service) Shutdown(ctx context.Context) error {
+	defer s.cancel()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.Join(errors.New("inbound: channel jobs still going"), ctx.Err())
+	}
+}
+
+// workerState is the job worker's part of the Service.
+type workerState struct {
+	lease       time.Duration
+	poll        time.Duration
+	concurrency int
+	wake        chan struct{}
+	wg          sync.WaitGroup
+	mu          sync.Mutex
+	inFlight    map[string]bool
+	claiming    int
+}
