@@ -109,6 +109,38 @@ func (s *server) setTelegramWebhook(c *gin.Context) {
 	c.JSON(http.StatusOK, apiclient.SetTelegramWebhookResult{URL: url})
 }
 
+// rotateChannelSecret: POST /v1/tenants/{tenant}/channels/{id}/rotate-secret,
+// with an optional body {secret, url}. A Telegram channel's new token is
+// registered with setWebhook, at url or the channel's inbound URL.
+func (s *server) rotateChannelSecret(c *gin.Context) {
+	var req apiclient.RotateChannelSecretRequest
+	if c.Request.ContentLength != 0 {
+		if err := decodeJSON(c, &req); err != nil {
+			s.fail(c, err)
+			return
+		}
+	}
+	if s.inbound == nil {
+		s.fail(c, platform.ErrNoChannel)
+		return
+	}
+	url := req.URL
+	if url == "" {
+		ch, err := s.platform.GetChannel(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		url = publicURL(c, ch.InboundPath)
+	}
+	ch, err := s.inbound.RotateChannelSecret(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), req.Secret, url)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.NewChannel{Channel: channelOut(c, ch.Channel), Secret: ch.Secret})
+}
+
 // inbound: POST /v1/channels/{channel}/inbound, public. The body is read
 // raw: every platform signs the exact bytes it sent.
 func (s *server) receiveInbound(c *gin.Context) {
@@ -160,5 +192,6 @@ func publicURL(c *gin.Context, path string) string {
 
 func channelOut(c *gin.Context, ch platform.Channel) apiclient.Channel {
 	return apiclient.Channel{ID: ch.ID, Name: ch.Name, Kind: ch.Kind, Bot: ch.BotID, Enabled: ch.Enabled, Secrets: ch.Secrets,
-		BotUserID: ch.BotUserID, InboundURL: publicURL(c, ch.InboundPath), CreatedAt: ch.CreatedAt, UpdatedAt: ch.UpdatedAt}
+		BotUserID: ch.BotUserID, InboundURL: publicURL(c, ch.InboundPath), PreviousSecretExpiresAt: ch.PreviousSecretExpiresAt,
+		CreatedAt: ch.CreatedAt, UpdatedAt: ch.UpdatedAt}
 }

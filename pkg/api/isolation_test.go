@@ -235,6 +235,9 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/channels/:id/telegram/set-webhook", reaching(rankAdmin, http.StatusUnprocessableEntity), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/channels/" + w.mustChannel(t, f) + "/telegram/set-webhook", nil
 		}},
+		{"POST", "/v1/tenants/:tenant/channels/:id/rotate-secret", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/channels/" + w.mustChannel(t, f) + "/rotate-secret", map[string]any{}
+		}},
 		// Platforms sign their requests; no credential opens the route.
 		{"POST", "/v1/channels/:channel/inbound", access{signed: http.StatusUnauthorized}, func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/channels/" + w.mustChannel(t, f) + "/inbound", map[string]any{"conversation_id": "c", "user_id": "u", "text": "hi"}
@@ -717,6 +720,7 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 			{"changing beta's channel", "PATCH", a + "/channels/" + betaChannel, map[string]any{"enabled": false}},
 			{"deleting beta's channel", "DELETE", a + "/channels/" + betaChannel, nil},
 			{"setting beta's channel's Telegram webhook", "POST", a + "/channels/" + betaChannel + "/telegram/set-webhook", nil},
+			{"rotating beta's channel secret", "POST", a + "/channels/" + betaChannel + "/rotate-secret", map[string]any{}},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

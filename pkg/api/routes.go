@@ -117,6 +117,7 @@ func (s *server) register(e *gin.Engine) {
 	t.PATCH("/channels/:id", s.updateChannel)
 	t.DELETE("/channels/:id", s.deleteChannel)
 	t.POST("/channels/:id/telegram/set-webhook", s.setTelegramWebhook)
+	t.POST("/channels/:id/rotate-secret", s.rotateChannelSecret)
 
 	t.POST("/bots/:bot/dialogs", d.createDialog)
 	t.GET("/dialogs", d.listDialogs)

@@ -2,6 +2,7 @@ package inbound
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/parleyhq/parley/pkg/channel"
@@ -34,7 +35,7 @@ func (s *Service) acknowledge(ctx context.Context, ch platform.LiveChannel, msg 
 // fromTelegram handles a Telegram update: the secret token in its header,
 // update_id its delivery id, the chat its conversation.
 func (s *Service) fromTelegram(ctx context.Context, ch platform.LiveChannel, h http.Header, body []byte) (Response, error) {
-	if !channel.VerifyTelegram(h, ch.Secret) {
+	if !channel.VerifyTelegram(h, ch.Secret) && (ch.PrevSecret == "" || !channel.VerifyTelegram(h, ch.PrevSecret)) {
 		return Response{}, platform.Errorf(platform.CodeUnauthorized, "missing or wrong %s", channel.TelegramSecretHeader)
 	}
 	msg, ok, err := channel.ParseTelegram(body)
@@ -58,7 +59,11 @@ func (s *Service) fromSlack(ctx context.Context, ch platform.LiveChannel, h http
 		return Response{}, platform.Wrap(err, platform.CodeInternal, "slack channel")
 	}
 	if err := channel.VerifySlack(signing, h, body, s.now()); err != nil {
-		return Response{}, refused(err)
+		// During a rotation's overlap Slack may still sign with the
+		// previous secret.
+		if ch.PrevSecret == "" || channel.VerifySlack(ch.PrevSecret, h, body, s.now()) != nil {
+			return Response{}, refused(err)
+		}
 	}
 	req, err := channel.ParseSlack(body)
 	if err != nil {
@@ -74,6 +79,28 @@ func (s *Service) fromSlack(ctx context.Context, ch platform.LiveChannel, h http
 		return Response{Status: http.StatusOK}, nil
 	}
 	return s.acknowledge(ctx, ch, msg)
+}
+
+// RotateChannelSecret rotates a channel's secret (platform.Service's
+// RotateChannelSecret); a Telegram channel's new secret token is then
+// registered with setWebhook at url, its inbound URL. Should Telegram
+// refuse, the rotation stands and the old token is still accepted for the
+// overlap: the error says to set the webhook again.
+func (s *Service) RotateChannelSecret(ctx context.Context, p *platform.Principal, tenant, id, secret, url string) (platform.CreatedChannel, error) {
+	rotated, err := s.opts.Platform.RotateChannelSecret(ctx, p, tenant, id, secret)
+	if err != nil || rotated.Kind != channel.KindTelegram {
+		return rotated, err
+	}
+	if err := s.SetTelegramWebhook(ctx, p, tenant, rotated.ID, url); err != nil {
+		why := err.Error()
+		var pe *platform.Error
+		if errors.As(err, &pe) {
+			why = pe.Message
+		}
+		return platform.CreatedChannel{}, platform.Wrap(err, platform.CodeInvalid,
+			"the secret token was rotated, but: %s; the previous token is accepted for now: set the webhook again", why)
+	}
+	return rotated, nil
 }
 
 // SetTelegramWebhook points a Telegram channel's bot at url (its inbound

@@ -47,12 +47,8 @@ type ReplyError struct {
 // generic handles a webhook channel's request: signed with the channel's
 // whsec_ secret the Standard Webhooks way, webhook-id its delivery id.
 func (s *Service) generic(ctx context.Context, ch platform.LiveChannel, h http.Header, body []byte) (Response, error) {
-	key, err := webhook.SecretKey(ch.Secret)
-	if err != nil {
-		return Response{}, platform.Wrap(err, platform.CodeInternal, "channel secret")
-	}
-	if err := webhook.Verify(key, h, body, s.now()); err != nil {
-		return Response{}, refused(err)
+	if err := s.verifyGeneric(ch, h, body); err != nil {
+		return Response{}, err
 	}
 	req, err := channel.ParseGeneric(body)
 	if err != nil {
@@ -81,6 +77,29 @@ func (s *Service) generic(ctx context.Context, ch platform.LiveChannel, h http.H
 	s.finish(ctx, ch, msg.DeliveryID, string(raw))
 	s.metrics.inbound(ch.Kind, outcomeAnswered)
 	return Response{Status: http.StatusOK, Body: reply}, nil
+}
+
+// verifyGeneric checks a webhook channel's Standard Webhooks signature
+// with its secret, or the previous one during a rotation's overlap.
+func (s *Service) verifyGeneric(ch platform.LiveChannel, h http.Header, body []byte) error {
+	var firstErr error
+	for _, secret := range []string{ch.Secret, ch.PrevSecret} {
+		if secret == "" {
+			continue
+		}
+		key, err := webhook.SecretKey(secret)
+		if err != nil {
+			return platform.Wrap(err, platform.CodeInternal, "channel secret")
+		}
+		err = webhook.Verify(key, h, body, s.now())
+		if err == nil {
+			return nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return refused(firstErr)
 }
 
 // genericAsync acknowledges at once and queues the answer (jobs.go),

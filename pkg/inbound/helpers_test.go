@@ -41,6 +41,7 @@ var ctx = context.Background()
 type world struct {
 	st       *store.Store
 	svc      *platform.Service
+	clock    *platformtest.Clock
 	admin    *platform.Principal
 	adminKey string
 	llm      *llmtest.Scripted
@@ -63,7 +64,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, w *world)) {
 func newWorld(t testing.TB, st *store.Store) *world {
 	t.Helper()
 	w := &world{st: st, llm: llmtest.NewScripted(), reg: prometheus.NewRegistry(), logs: &syncBuffer{}}
-	w.svc, _ = platformtest.NewService(t, st)
+	w.svc, w.clock = platformtest.NewService(t, st)
 	_, key, err := w.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "shop", Name: "Shop"})
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ const (
 	AuditWebhookUpdated    = "webhook.updated"
 	AuditWebhookDeleted    = "webhook.deleted"
 	AuditWebhookRotated    = "webhook.secret_rotated"
+	AuditChannelRotated    = "channel.secret_rotated"
 	AuditProviderSet       = "provider.set"
 	AuditProviderDeleted   = "provider.deleted"
 	AuditIdentitySet       = "identity.set"

@@ -47,8 +47,11 @@ type Channel struct {
 	BotUserID string
 	// InboundPath is where the platform sends messages, on this server.
 	InboundPath string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// PreviousSecretExpiresAt is set during a rotation's overlap, while
+	// the previous secret is still accepted.
+	PreviousSecretExpiresAt *time.Time
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
 }
 
 // CreatedChannel is a new channel with the secret Parley made for it,
@@ -89,8 +92,12 @@ func channelView(c *store.Channel) Channel {
 	if cfg.Secrets == nil {
 		cfg.Secrets = map[string]string{}
 	}
-	return Channel{ID: c.ID, Name: c.Name, Kind: c.Kind, BotID: c.BotID, Enabled: c.Enabled, Secrets: cfg.Secrets,
+	out := Channel{ID: c.ID, Name: c.Name, Kind: c.Kind, BotID: c.BotID, Enabled: c.Enabled, Secrets: cfg.Secrets,
 		BotUserID: cfg.BotUserID, InboundPath: InboundPath(c.ID), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	if c.PrevExpiresAt != nil && c.PrevExpiresAt.After(time.Now()) {
+		out.PreviousSecretExpiresAt = c.PrevExpiresAt
+	}
+	return out
 }
 
 // CreateChannel adds a channel bound to a bot and returns it with the
@@ -120,8 +127,8 @@ func (s *Service) CreateChannel(ctx context.Context, p *Principal, tenant string
 	cfg, _ := json.Marshal(channelConfig{Secrets: in.Secrets, BotUserID: in.BotUserID})
 	c := store.Channel{ID: store.NewID(store.PrefixChannel), TenantID: t.ID, BotID: botID, Kind: in.Kind, Name: in.Name,
 		Enabled: in.Enabled == nil || *in.Enabled, Config: string(cfg)}
-	if c.SecretNonce, c.SecretCipher, err = s.opts.Sealer.Seal(t.ID, "channel:"+c.ID, []byte(secret)); err != nil {
-		return CreatedChannel{}, s.internal(ctx, "seal channel secret", err)
+	if c.SecretNonce, c.SecretCipher, err = s.sealChannelSecret(&c, secret); err != nil {
+		return CreatedChannel{}, err
 	}
 	if err := s.store.CreateChannel(ctx, &c); err != nil {
 		return CreatedChannel{}, s.storeErr(ctx, "create channel", "channel", "a channel named "+in.Name+" already exists", err)
@@ -261,6 +268,77 @@ func (s *Service) UpdateChannel(ctx context.Context, p *Principal, tenant, id st
 	return channelView(c), nil
 }
 
+// RotateChannelSecret replaces the channel's secret and keeps accepting
+// the one it replaces for RotationOverlap, so messages the platform signed
+// before it switched still come in. What is rotated depends on the kind:
+//
+//   - webhook: the whsec_ signing secret; secret is the caller's choice, or
+//     "" for a generated one (returned, shown this once);
+//   - telegram: the secret token setWebhook registers, always generated
+//     (the caller registers it: inbound.Service.RotateChannelSecret);
+//   - slack: the app's signing secret, which Slack makes: secret is the
+//     new one, written to the tenant secret the channel names.
+func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant, id, secret string) (CreatedChannel, error) {
+	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+	if err != nil {
+		return CreatedChannel{}, err
+	}
+	old, err := s.live(ctx, c)
+	if err != nil {
+		return CreatedChannel{}, err
+	}
+	var ps problems
+	previous := old.Secret
+	switch c.Kind {
+	case channel.KindSlack:
+		if secret == "" {
+			ps.add("/secret", "is required: the signing secret Slack shows on the app's Basic Information page")
+		}
+		previous = old.SecretValues[ChannelSigningSecret]
+	default:
+		if secret, err = s.newChannelSecret(&ps, c.Kind, secret); err != nil {
+			return CreatedChannel{}, s.internal(ctx, "channel secret", err)
+		}
+	}
+	if err := ps.err(); err != nil {
+		return CreatedChannel{}, err
+	}
+	fields := map[string]any{"prev_expires_at": s.now().Add(RotationOverlap)}
+	if fields["prev_nonce"], fields["prev_cipher"], err = s.sealChannelSecret(c, previous); err != nil {
+		return CreatedChannel{}, err
+	}
+	if c.Kind != channel.KindSlack {
+		if fields["secret_nonce"], fields["secret_cipher"], err = s.sealChannelSecret(c, secret); err != nil {
+			return CreatedChannel{}, err
+		}
+	}
+	err = s.audited(ctx, p, c.TenantID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditChannelRotated, target: c.ID, detail: map[string]any{"kind": c.Kind}},
+			tx.UpdateChannel(ctx, c.TenantID, c.ID, fields)
+	})
+	if err != nil {
+		return CreatedChannel{}, s.storeErr(ctx, "rotate channel secret", "channel", "", err)
+	}
+	if c.Kind == channel.KindSlack {
+		if _, err := s.PutSecret(ctx, p, tenant, old.Secrets[ChannelSigningSecret], secret); err != nil {
+			return CreatedChannel{}, err
+		}
+		secret = "" // Slack's own: not Parley's to show
+	}
+	if c, err = s.store.GetChannel(ctx, c.TenantID, c.ID); err != nil {
+		return CreatedChannel{}, s.storeErr(ctx, "get channel", "channel", "", err)
+	}
+	return CreatedChannel{Channel: channelView(c), Secret: secret}, nil
+}
+
+func (s *Service) sealChannelSecret(c *store.Channel, secret string) ([]byte, []byte, error) {
+	nonce, cipher, err := s.opts.Sealer.Seal(c.TenantID, "channel:"+c.ID, []byte(secret))
+	if err != nil {
+		return nil, nil, s.internal(context.Background(), "seal channel secret", err)
+	}
+	return nonce, cipher, nil
+}
+
 // DeleteChannel removes a channel; its dialogs stay.
 func (s *Service) DeleteChannel(ctx context.Context, p *Principal, tenant, id string) error {
 	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
@@ -283,6 +361,10 @@ type LiveChannel struct {
 	Tenant string
 	// Secret is the channel's own secret (see CreatedChannel).
 	Secret string
+	// PrevSecret is the secret a rotation replaced, accepted too until
+	// PreviousSecretExpiresAt; "" outside the overlap. For Slack it is the
+	// app's previous signing secret.
+	PrevSecret string
 	// SecretValues are the named tenant secrets' values, by role; a role
 	// whose secret the tenant has not set is missing.
 	SecretValues map[string]string
@@ -330,6 +412,13 @@ func (s *Service) live(ctx context.Context, c *store.Channel) (LiveChannel, erro
 		return LiveChannel{}, s.internal(ctx, "open channel secret", errors.Join(err, errors.New("was PARLEY_SECRET_KEY changed?")))
 	}
 	out.Secret = string(plain)
+	if out.PreviousSecretExpiresAt != nil {
+		prev, err := s.opts.Sealer.Open(c.TenantID, "channel:"+c.ID, c.PrevNonce, c.PrevCipher)
+		if err != nil {
+			return LiveChannel{}, s.internal(ctx, "open previous channel secret", err)
+		}
+		out.PrevSecret = string(prev)
+	}
 	names := make([]string, 0, len(out.Secrets))
 	for _, name := range out.Secrets {
 		names = append(names, name)

@@ -23,9 +23,12 @@ type Channel struct {
 	// BotUserID is a Slack bot's own user id, whose messages are ignored.
 	BotUserID string `json:"bot_user_id,omitempty"`
 	// InboundURL is where the platform sends messages.
-	InboundURL string    `json:"inbound_url"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	InboundURL string `json:"inbound_url"`
+	// PreviousSecretExpiresAt is set after a rotation, while the previous
+	// secret is still accepted.
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+	CreatedAt               time.Time  `json:"created_at"`
+	UpdatedAt               time.Time  `json:"updated_at"`
 }
 
 // NewChannel is a channel with the secret Parley made for it, shown this
@@ -110,4 +113,21 @@ func (c *Client) DeleteChannel(ctx context.Context, tenant, id string) error {
 func (c *Client) SetTelegramWebhook(ctx context.Context, tenant, id string, req SetTelegramWebhookRequest) (*SetTelegramWebhookResult, error) {
 	var out SetTelegramWebhookResult
 	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "channels", id, "telegram", "set-webhook"), req, &out)
+}
+
+// RotateChannelSecretRequest is the optional body of POST
+// /v1/tenants/{tenant}/channels/{id}/rotate-secret: a webhook channel's
+// new whsec_ secret (empty: generated), or a Slack channel's new signing
+// secret (required); url is where a Telegram channel's setWebhook points
+// (empty: its inbound_url).
+type RotateChannelSecretRequest struct {
+	Secret string `json:"secret,omitempty"`
+	URL    string `json:"url,omitempty"`
+}
+
+// RotateChannelSecret gives the channel a new secret; the previous one is
+// still accepted for a day.
+func (c *Client) RotateChannelSecret(ctx context.Context, tenant, id string, req RotateChannelSecretRequest) (*NewChannel, error) {
+	var out NewChannel
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "channels", id, "rotate-secret"), req, &out)
 }
