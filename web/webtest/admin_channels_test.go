@@ -79,5 +79,28 @@ func TestAdminCreatesChannelsAndSetsTelegramsWebhook(t *testing.T) {
 				t.Fatalf("setWebhook got %+v, want the channel's inbound URL %s and the secret token shown", call, chs.Channels[1].InboundURL)
 			}
 		})
+
+		t.Run("rotating a webhook channel's secret shows the new one once and keeps the old for a day", func(t *testing.T) {
+			chs, err := cl.ListChannels(context.Background(), "acme")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hook := chs.Channels[0].ID
+			run(t, ctx, "rotate",
+				do(`window.confirm = () => true`),
+				chromedp.Click(chromedp.Search(`//tr[@data-id="`+hook+`"]//button[text()="Rotate secret"]`)),
+				until(contains("document", ".alert.once strong", "Secret rotated")),
+				until(contains("document", `tr[data-id="`+hook+`"] .previous-secret`, "previous secret accepted until")),
+			)
+			secret := eval[string](t, ctx, `document.querySelector('.alert.once code.new-key').textContent`)
+			if !strings.HasPrefix(secret, "whsec_") {
+				t.Fatalf("shown secret %q", secret)
+			}
+			read, err := cl.GetChannel(context.Background(), "acme", hook)
+			if err != nil || read.PreviousSecretExpiresAt == nil {
+				t.Fatalf("the channel reads %+v, %v; want a rotation's overlap", read, err)
+			}
+			screenshot(t, ctx, "admin-channels-rotated")
+		})
 	})
 }

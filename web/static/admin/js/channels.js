@@ -2,10 +2,11 @@
 // backend (a signed webhook), Telegram or Slack. A new channel shows its
 // inbound URL and, once, its secret; a Telegram channel can point its bot
 // at Parley with setWebhook from here. Platform credentials are tenant
-// secrets, named here, never typed here.
+// secrets, named here, never typed here — except a Slack app's new
+// signing secret when it is rotated, which Parley writes to its secret.
 
 import { api, tenantPath } from './api.js';
-import { h, mount, card, field, table, errorBox, notice, actionButton as button, secretOnce } from './dom.js';
+import { h, mount, card, field, table, errorBox, notice, when, actionButton as button, secretOnce } from './dom.js';
 
 // The tenant secrets each kind names, by role (docs/channels.md).
 const secretRoles = {
@@ -32,12 +33,24 @@ export async function channelsView({ tenant }) {
       h('td', null, h('code', null, slugOf[c.bot] || c.bot)),
       h('td', null, h('code', { class: 'inbound-url' }, c.inbound_url)),
       h('td', null, Object.entries(c.secrets).map(([role, name]) => h('div', null, `${role}: `, h('code', null, name)))),
-      h('td', null, h('span', { class: `badge ${c.enabled ? 'ok' : ''}` }, c.enabled ? 'enabled' : 'disabled')),
+      h('td', null, h('span', { class: `badge ${c.enabled ? 'ok' : ''}` }, c.enabled ? 'enabled' : 'disabled'),
+        c.previous_secret_expires_at ? h('div', { class: 'hint previous-secret' }, `previous secret accepted until ${when(c.previous_secret_expires_at)}`) : null),
       h('td', { class: 'actions' },
         c.kind === 'telegram' ? button('Set webhook', async () => {
           const r = await api('POST', tenantPath(tenant, 'channels', c.id, 'telegram', 'set-webhook'));
           out.replaceChildren(notice(`Telegram now sends the bot’s updates to ${r.url}.`));
         }, fail) : null,
+        button('Rotate secret', async () => {
+          if (c.kind === 'slack') {
+            out.replaceChildren(slackRotateForm(tenant, c, out, draw));
+            return;
+          }
+          if (!confirm(rotateWarning[c.kind])) return;
+          const r = await api('POST', tenantPath(tenant, 'channels', c.id, 'rotate-secret'));
+          out.replaceChildren(c.kind === 'webhook' ? secretOnce(r.secret, 'Secret rotated')
+            : notice(`Telegram now sends the bot’s updates with a new secret token; the old one is accepted until ${when(r.previous_secret_expires_at)}.`));
+          await draw();
+        }, fail),
         button(c.enabled ? 'Disable' : 'Enable', async () => {
           await api('PATCH', tenantPath(tenant, 'channels', c.id), { enabled: !c.enabled });
           await draw();
@@ -53,6 +66,30 @@ export async function channelsView({ tenant }) {
     h('p', null, 'Let users reach a bot from your own backend, Telegram or Slack. Each conversation is one dialog; a platform’s retried delivery is never answered twice. Put platform tokens in ',
       h('a', { href: `#/t/${encodeURIComponent(tenant)}/secrets` }, 'Secrets'), ' first and name them here.'),
     out, card('New channel', createForm(tenant, bots, out, draw)), card('Channels', list));
+}
+
+// rotateWarning is what rotating a channel's secret does, by kind.
+const rotateWarning = {
+  webhook: 'Rotate the signing secret? Requests signed with the current one are accepted for 24 hours more; switch your backend to the new one.',
+  telegram: 'Rotate the secret token? Parley registers the new one with Telegram (setWebhook); the current one is accepted for 24 hours more.',
+};
+
+// slackRotateForm takes the signing secret Slack made when it was
+// regenerated on the app's Basic Information page.
+function slackRotateForm(tenant, c, out, draw) {
+  const input = h('input', { name: 'signing_secret', type: 'password', required: true, autocomplete: 'off' });
+  return h('form', {
+    class: 'stack card slack-rotate',
+    onsubmit: (e) => {
+      e.preventDefault();
+      e.submitter.disabled = true;
+      api('POST', tenantPath(tenant, 'channels', c.id, 'rotate-secret'), { secret: input.value }).then(async (r) => {
+        out.replaceChildren(notice(`Signing secret saved in ${c.secrets.signing_secret}; the previous one is accepted until ${when(r.previous_secret_expires_at)}.`));
+        await draw();
+      }).catch((err) => out.replaceChildren(errorBox(err))).finally(() => { e.submitter.disabled = false; });
+    },
+  }, field('New signing secret', input, 'Regenerate it on your Slack app’s Basic Information page and paste it here; Parley stores it in the tenant secret the channel names.'),
+  h('div', null, h('button', { type: 'submit' }, 'Save signing secret')));
 }
 
 function createForm(tenant, bots, out, draw) {
