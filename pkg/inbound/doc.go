@@ -10,9 +10,14 @@
 // once (202), the reply then leaving as the outbound webhook
 // message.created with the conversation's external ids. Telegram and
 // Slack are acknowledged at once (Slack wants an answer within 3 s) and
-// answered in the background with sendMessage and chat.postMessage
-// through the outbound client. Shutdown waits for those answers.
+// answered with sendMessage and chat.postMessage through the outbound
+// client. Whatever is answered after the acknowledgement (those, async
+// webhook messages, an operator's messages in a Telegram or Slack
+// dialog) is a durable job (store.ChannelJob) queued before it, which Run
+// works on every server until it is done (jobs.go). Shutdown waits for
+// the jobs in flight.
 //
 //	in, err := inbound.New(inbound.Options{Platform: svc, Runtime: rt, Store: st, Client: client, ...})
+//	go in.Run(ctx)
 //	resp, err := in.Receive(ctx, channelID, r.Header, body)
 package inbound

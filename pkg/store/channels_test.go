@@ -13,12 +13,7 @@ import (
 func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		tn := mustTenant(t, st, "acme")
-		b := mustBot(t, st, tn.ID, "support")
-		ch := &store.Channel{TenantID: tn.ID, BotID: b.ID, Kind: "webhook", Enabled: true, Config: "{}"}
-		if err := st.CreateChannel(ctx, ch); err != nil {
-			t.Fatal(err)
-		}
+		tn, ch := mustChannel(t, st, "webhook")
 		t.Run("of many concurrent claims of one delivery exactly one wins", func(t *testing.T) {
 			var wg sync.WaitGroup
 			var mu sync.Mutex
@@ -78,7 +73,7 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 			}
 		})
 		t.Run("erasing an end user forgets their conversations' ids", func(t *testing.T) {
-			d := &store.Dialog{TenantID: tn.ID, BotID: b.ID, VersionNumber: 1, UserID: "tg-77", Channel: "webhook", Context: "{}", State: "{}"}
+			d := &store.Dialog{TenantID: tn.ID, BotID: ch.BotID, VersionNumber: 1, UserID: "tg-77", Channel: "webhook", Context: "{}", State: "{}"}
 			if err := st.CreateDialog(ctx, d); err != nil {
 				t.Fatal(err)
 			}
@@ -100,4 +95,17 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 			}
 		})
 	})
+}
+
+// mustChannel creates the tenant acme with the bot support and a channel
+// of kind for it.
+func mustChannel(t *testing.T, st *store.Store, kind string) (*store.Tenant, *store.Channel) {
+	t.Helper()
+	tn := mustTenant(t, st, "acme")
+	b := mustBot(t, st, tn.ID, "support")
+	ch := &store.Channel{TenantID: tn.ID, BotID: b.ID, Kind: kind, Enabled: true, Config: "{}"}
+	if err := st.CreateChannel(context.Background(), ch); err != nil {
+		t.Fatal(err)
+	}
+	return tn, ch
 }

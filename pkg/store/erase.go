@@ -186,6 +186,8 @@ func (s *Store) deleteDialogEvents(ctx context.Context, tenantID, id string) err
 		`DELETE FROM webhook_attempts WHERE tenant_id = $1 AND delivery_id IN (` + deliveries + `)`,
 		`DELETE FROM webhook_deliveries WHERE tenant_id = $1 AND event_id IN (` + events + `)`,
 		`DELETE FROM webhook_events WHERE tenant_id = $1 AND dialog_id = $2`,
+		// A reply still to send into the dialog's conversation quotes it too.
+		`DELETE FROM channel_jobs WHERE tenant_id = $1 AND dialog_id = $2`,
 	} {
 		if _, err := s.exec(ctx, q, tenantID, id); err != nil {
 			return err
