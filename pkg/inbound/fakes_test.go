@@ -20,6 +20,9 @@ type fakeTelegram struct {
 	mu    sync.Mutex
 	sent  []tgSent
 	hooks []tgWebhook
+	// throttle is how many sendMessage calls are still to be refused
+	// with 429, as the Bot API does past its flood limits.
+	throttle int
 }
 
 type tgSent struct {
@@ -63,6 +66,17 @@ func (f *fakeTelegram) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch rest {
 	case "sendMessage":
+		f.mu.Lock()
+		throttled := f.throttle > 0
+		if throttled {
+			f.throttle--
+		}
+		f.mu.Unlock()
+		if throttled {
+			answer(http.StatusTooManyRequests, map[string]any{"ok": false, "error_code": 429,
+				"description": "Too Many Requests: retry after 1", "parameters": map[string]any{"retry_after": 1}})
+			return
+		}
 		var body struct {
 			ChatID json.RawMessage `json:"chat_id"`
 			Text   string          `json:"text"`

@@ -246,9 +246,12 @@ func (s *Service) retry(ctx context.Context, j *store.ChannelJob, kind string, e
 		s.giveUp(ctx, j, kind, err)
 		return
 	}
+	if kind != "" {
+		s.metrics.retried(kind)
+	}
 	s.log.InfoContext(ctx, "channels: will retry", "tenant", j.TenantID, "channel", j.ChannelID, "job", j.Kind,
 		"attempt", j.Attempts, "code", platform.ErrorCode(err), "err", err)
-	s.retryAt(ctx, j, time.Now().Add(retrySchedule[j.Attempts-1]), err.Error())
+	s.retryAt(ctx, j, time.Now().Add(retrySchedule[max(j.Attempts, 1)-1]), err.Error())
 }
 
 func (s *Service) retryAt(ctx context.Context, j *store.ChannelJob, at time.Time, why string) {

@@ -28,6 +28,7 @@ const (
 type metrics struct {
 	messages    *prometheus.CounterVec
 	sendFailure *prometheus.CounterVec
+	retries     *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -36,8 +37,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Requests to channels' inbound route, by channel kind and outcome."}, []string{"kind", "outcome"}),
 		sendFailure: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "parley_channel_reply_failures_total",
 			Help: "Replies that could not be answered or sent back to the channel's platform, by channel kind."}, []string{"kind"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "parley_channel_retries_total",
+			Help: "Answers and replies put back in the channel queue to try again later, by channel kind."}, []string{"kind"}),
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.sendFailure} {
+	for _, c := range []prometheus.Collector{m.messages, m.sendFailure, m.retries} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -48,6 +51,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 func (m *metrics) inbound(kind, outcome string) { m.messages.WithLabelValues(kind, outcome).Inc() }
 
 func (m *metrics) replyFailed(kind string) { m.sendFailure.WithLabelValues(kind).Inc() }
+
+func (m *metrics) retried(kind string) { m.retries.WithLabelValues(kind).Inc() }
 
 // outcomeOf labels a refused request by its error's code.
 func outcomeOf(err error) string {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
@@ -137,4 +138,31 @@ func TestAReplyTheBotAPIRefusesIsLoggedAndCountedWithoutTheToken(t *testing.T) {
 			t.Fatalf("metrics lack %s:\n%s", want, metrics)
 		}
 	}
+}
+
+func TestAReplyTheBotAPIThrottlesIsSentOnceWhenItTakesItAgain(t *testing.T) {
+	forEachStore(t, func(t *testing.T, w *world) {
+		w.secret(t, "TELEGRAM_TOKEN", w.telegram.token)
+		ch, err := w.client().CreateChannel(ctx, "shop", apiclient.CreateChannelRequest{Kind: "telegram", Bot: "helper",
+			Secrets: map[string]string{"bot_token": "TELEGRAM_TOKEN"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.telegram.mu.Lock()
+		w.telegram.throttle = 1
+		w.telegram.mu.Unlock()
+		w.llm.Add(llmtest.Text("Hello after a pause"))
+		w.post(t, ch.ID, http.Header{"X-Telegram-Bot-Api-Secret-Token": {ch.Secret}}, telegramUpdate(7001, 4242, 77, false, "hi"))
+		deadline := time.Now().Add(30 * time.Second)
+		for len(w.telegram.messages()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		w.settle(t)
+		if sent := w.telegram.messages(); len(sent) != 1 || sent[0].Text != "Hello after a pause" || len(w.llm.Requests()) != 1 {
+			t.Fatalf("sent %+v after %d model calls; want the reply once, answered once", sent, len(w.llm.Requests()))
+		}
+		if m := scrape(t, w); !strings.Contains(m, `parley_channel_retries_total{kind="telegram"} 1`) {
+			t.Fatalf("metrics lack the retry:\n%s", m)
+		}
+	})
 }

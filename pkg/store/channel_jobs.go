@@ -188,13 +188,14 @@ func (s *Store) RetryChannelJob(ctx context.Context, j *ChannelJob, at time.Time
 }
 
 // AnsweredChannelJob turns an answered job into the sending of its reply,
-// still claimed: a worker that dies now leaves the reply to send, not the
-// message to answer again.
+// still claimed (its attempts count the sends, this one the first): a
+// worker that dies now leaves the reply to send, not the message to
+// answer again.
 func (s *Store) AnsweredChannelJob(ctx context.Context, j *ChannelJob, dialogID, reply string) error {
 	err := s.jobClaimed(ctx, "answered channel job", j, map[string]any{"kind": ChannelJobSend, "dialog_id": dialogID, "text": reply,
-		"attempts": 0, "updated_at": s.db.NowFunc()})
+		"attempts": 1, "updated_at": s.db.NowFunc()})
 	if err == nil {
-		j.Kind, j.DialogID, j.Text, j.Attempts = ChannelJobSend, dialogID, reply, 0
+		j.Kind, j.DialogID, j.Text, j.Attempts = ChannelJobSend, dialogID, reply, 1
 	}
 	return err
 }
