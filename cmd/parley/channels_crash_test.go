@@ -195,11 +195,29 @@ func userTexts(t *testing.T, base, key string) []string {
 	return out
 }
 
+// killAndTakeOver kills p with SIGKILL, then calls then, and returns the
+// server that takes over: on SQLite p restarted on its data dir; on
+// PostgreSQL another instance, started before the kill and running
+// beside p until then.
+func killAndTakeOver(t *testing.T, p *process, bin string, env parleyEnv, then func()) *process {
+	t.Helper()
+	if env["PARLEY_DATABASE_URL"] == "" {
+		p.kill()
+		then()
+		return p.restart(t)
+	}
+	other := startProcess(t, bin, env)
+	p.kill()
+	then()
+	return other
+}
+
 // TestSIGKILLAfterTheAcknowledgementLosesNoChannelMessage kills the real
 // program after it acknowledged a platform's message and before the reply
 // went out: once while the model answers a Telegram message, once while
-// Slack takes the reply to a Slack message. The restarted program sends
-// each reply once, and each user message is stored once.
+// Slack takes the reply to a Slack message. The server that takes over
+// (the program restarted on SQLite, another instance already running on
+// PostgreSQL) sends each reply once, and each user message is stored once.
 func TestSIGKILLAfterTheAcknowledgementLosesNoChannelMessage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills servers")
@@ -243,9 +261,7 @@ func TestSIGKILLAfterTheAcknowledgementLosesNoChannelMessage(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatal("the model was never asked")
 			}
-			p.kill()
-			close(hold) // the dead server's model call ends; the next one answers at once
-			p = p.restart(t)
+			p = killAndTakeOver(t, p, bin, env, func() { close(hold) }) // the next model call answers at once
 			chat.waitSent(t, "4242:re: hold on, where is my order?")
 			if got := userTexts(t, p.URL, key); len(got) != 1 || got[0] != "hold on, where is my order?" {
 				t.Fatalf("user messages %q, want the one text once", got)
@@ -265,9 +281,7 @@ func TestSIGKILLAfterTheAcknowledgementLosesNoChannelMessage(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatal("the reply never reached Slack")
 			}
-			p.kill()
-			chat.resume()
-			p = p.restart(t)
+			p = killAndTakeOver(t, p, bin, env, chat.resume)
 			chat.waitSent(t, "C1/1700000001.000100:re: a question from slack")
 			if got := userTexts(t, p.URL, key); len(got) != 2 || !slices.Contains(got, "a question from slack") {
 				t.Fatalf("user messages %q, want the Slack text once besides the Telegram one", got)
