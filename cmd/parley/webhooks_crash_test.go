@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,58 +24,140 @@ import (
 // webhookCrashes is how many times the webhook crash tests kill a server.
 const webhookCrashes = 3
 
-// hookReceiver is a tenant's endpoint: it verifies each signature and
-// counts the 2xx answers it gave per webhook-id. It takes a few
-// milliseconds per event, so a kill lands among deliveries in flight.
+// maxInFlight is how many attempts a server has in flight at most (the
+// deliverer's default concurrency): what one kill may send twice.
+const maxInFlight = 16
+
+// hookKind is how a receiver answers. The crash test's tenant has one
+// endpoint of each kind.
+type hookKind string
+
+const (
+	// hookHealthy takes every event, in a few milliseconds, so a kill
+	// lands among deliveries in flight.
+	hookHealthy hookKind = "healthy"
+	// hookThrottled answers each event's first attempt 429 with
+	// Retry-After (throttleSeconds) and takes it on the next.
+	hookThrottled hookKind = "429 then 2xx"
+	// hookFailing answers 500, always: its deliveries wait on the schedule.
+	hookFailing hookKind = "500"
+	// hookGone answers 410: the endpoint ends disabled.
+	hookGone hookKind = "410"
+	// hookHanging answers nothing within the attempt timeout. The timeout
+	// is a constant (15 s) and each such attempt holds one of a server's
+	// slots that long, so this endpoint takes only the few events of a
+	// bot of its own (hangingEvents).
+	hookHanging hookKind = "timeout"
+)
+
+var hookKinds = []hookKind{hookHealthy, hookThrottled, hookFailing, hookGone, hookHanging}
+
+// throttleSeconds is the Retry-After of hookThrottled: longer than the
+// schedule's second step (5 s, at most 6 with jitter), so the delay
+// between its attempts shows the header was honoured.
+const throttleSeconds = 10
+
+// hangingEvents is about how many events go to hookHanging's bot.
+const hangingEvents = 4
+
+// hookReceiver is a tenant's endpoint: it verifies each signature,
+// answers as its kind says, and counts per webhook-id the requests it got
+// and the 2xx answers it gave.
 type hookReceiver struct {
-	srv *httptest.Server
-	key []byte
+	kind hookKind
+	srv  *httptest.Server
 
 	mu       sync.Mutex
+	key      []byte
+	seen     map[string]int
 	accepted map[string]int
 	bad      int
 }
 
-func newHookReceiver(t *testing.T) *hookReceiver {
-	r := &hookReceiver{accepted: map[string]int{}}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		key := r.key
-		r.mu.Unlock()
-		if err := webhook.Verify(key, req.Header, body, time.Now()); err != nil {
-			r.mu.Lock()
-			r.bad++
-			r.mu.Unlock()
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		time.Sleep(3 * time.Millisecond)
-		r.mu.Lock()
-		r.accepted[req.Header.Get(webhook.HeaderID)]++
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
+func newHookReceiver(t *testing.T, kind hookKind) *hookReceiver {
+	r := &hookReceiver{kind: kind, seen: map[string]int{}, accepted: map[string]int{}}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
 	return r
 }
 
-// counts returns how many events were taken, how many more than once, and
-// how many requests failed verification.
-func (r *hookReceiver) counts() (taken, dups, bad int) {
+func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	key := r.key
+	r.mu.Unlock()
+	if err := webhook.Verify(key, req.Header, body, time.Now()); err != nil {
+		r.mu.Lock()
+		r.bad++
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	id := req.Header.Get(webhook.HeaderID)
+	r.mu.Lock()
+	seen := r.seen[id]
+	r.seen[id]++
+	r.mu.Unlock()
+	status := http.StatusNoContent
+	switch r.kind {
+	case hookThrottled:
+		if seen == 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(throttleSeconds))
+			status = http.StatusTooManyRequests
+		}
+	case hookFailing:
+		status = http.StatusInternalServerError
+	case hookGone:
+		status = http.StatusGone
+	case hookHanging:
+		// Until the sender gives up (its timeout, or its death).
+		select {
+		case <-req.Context().Done():
+		case <-time.After(webhook.Timeout + 5*time.Second):
+		}
+		status = http.StatusGatewayTimeout
+	}
+	if status/100 == 2 {
+		time.Sleep(3 * time.Millisecond)
+		r.mu.Lock()
+		r.accepted[id]++
+		r.mu.Unlock()
+	}
+	w.WriteHeader(status)
+}
+
+// receiverCounts is what a receiver saw.
+type receiverCounts struct {
+	// seen is every webhook-id that came with a valid signature;
+	// requests how many requests carried them.
+	seen     map[string]bool
+	requests int
+	// accepted is every webhook-id answered 2xx: the distinct events a
+	// receiver that dedupes by webhook-id takes, each once. twice counts
+	// the 2xx answers beyond the first per id (raw duplicates).
+	accepted map[string]bool
+	twice    int
+	bad      int
+}
+
+func (r *hookReceiver) counts() receiverCounts {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, n := range r.accepted {
-		dups += n - 1
+	c := receiverCounts{seen: map[string]bool{}, accepted: map[string]bool{}, bad: r.bad}
+	for id, n := range r.seen {
+		c.seen[id], c.requests = true, c.requests+n
 	}
-	return len(r.accepted), dups, r.bad
+	for id, n := range r.accepted {
+		c.accepted[id], c.twice = true, c.twice+n-1
+	}
+	return c
 }
 
 func (r *hookReceiver) waitTaken(t *testing.T, n int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		taken, _, _ := r.counts()
+		taken := len(r.counts().accepted)
 		if taken >= n {
 			return
 		}
@@ -84,14 +168,32 @@ func (r *hookReceiver) waitTaken(t *testing.T, n int, within time.Duration) {
 	}
 }
 
-func (r *hookReceiver) allow(env parleyEnv) {
-	u, _ := url.Parse(r.srv.URL)
-	env["PARLEY_OUTBOUND_ALLOW"], env["PARLEY_OUTBOUND_PORTS"] = "127.0.0.1/32", u.Port()
+// hookReceivers are the tenant's endpoints, one per kind.
+type hookReceivers map[hookKind]*hookReceiver
+
+func newHookReceivers(t *testing.T) hookReceivers {
+	rs := hookReceivers{}
+	for _, k := range hookKinds {
+		rs[k] = newHookReceiver(t, k)
+	}
+	return rs
 }
 
-// setupHook creates the tenant, a bot with two versions and an endpoint
-// for bot.version_published, and returns the tenant's admin key.
-func setupHook(t *testing.T, base string, r *hookReceiver) string {
+// allow lets the servers reach the receivers on loopback.
+func (rs hookReceivers) allow(env parleyEnv) {
+	var ports []string
+	for _, r := range rs {
+		u, _ := url.Parse(r.srv.URL)
+		ports = append(ports, u.Port())
+	}
+	env["PARLEY_OUTBOUND_ALLOW"], env["PARLEY_OUTBOUND_PORTS"] = "127.0.0.1/32", strings.Join(ports, ",")
+}
+
+// setupHooks creates the tenant, a bot "echo" with two versions, a bot
+// "slow" with one, and an endpoint for bot.version_published per
+// receiver: the hanging one for "slow" only, the others for both bots.
+// It returns the tenant's admin key and the endpoint ids by kind.
+func setupHooks(t *testing.T, base string, rs hookReceivers) (string, map[hookKind]string) {
 	t.Helper()
 	ctx := context.Background()
 	created, err := apiclient.New(base, e2eToken).CreateTenant(ctx, apiclient.CreateTenantRequest{Slug: "acme", Name: "Acme"})
@@ -99,33 +201,50 @@ func setupHook(t *testing.T, base string, r *hookReceiver) string {
 		t.Fatal(err)
 	}
 	admin := apiclient.New(base, created.APIKey.Key)
-	if _, err := admin.CreateBot(ctx, "acme", "echo", json.RawMessage(chatConfig)); err != nil {
-		t.Fatal(err)
+	for _, slug := range []string{"echo", "slow"} {
+		if _, err := admin.CreateBot(ctx, "acme", slug, json.RawMessage(chatConfig)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := admin.CreateVersion(ctx, "acme", "echo", json.RawMessage(strings.Replace(chatConfig, `"Hi"`, `"Hello"`, 1))); err != nil {
 		t.Fatal(err)
 	}
-	h, err := admin.CreateWebhook(ctx, "acme", apiclient.CreateWebhookRequest{URL: r.srv.URL + "/hook", Events: []string{webhook.BotVersionPublished}})
-	if err != nil {
-		t.Fatal(err)
+	ids := map[hookKind]string{}
+	for _, k := range hookKinds {
+		req := apiclient.CreateWebhookRequest{URL: rs[k].srv.URL + "/hook", Events: []string{webhook.BotVersionPublished}}
+		if k == hookHanging {
+			req.Bot = "slow"
+		}
+		h, err := admin.CreateWebhook(ctx, "acme", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := webhook.SecretKey(h.Secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs[k].mu.Lock()
+		rs[k].key = key
+		rs[k].mu.Unlock()
+		ids[k] = h.ID
 	}
-	r.mu.Lock()
-	r.key, err = webhook.SecretKey(h.Secret)
-	r.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return created.APIKey.Key
+	return created.APIKey.Key, ids
 }
 
-// publishEvents publishes the bot n times through the servers in turn,
-// each publish a fact with its event; a server being killed is skipped.
+// publishEvents publishes n times through the servers in turn, each
+// publish a fact with its event: bot "slow" about hangingEvents times,
+// evenly spread, "echo" the rest. A server being killed is skipped.
 func publishEvents(t *testing.T, servers func() []*process, key string, n int) {
 	t.Helper()
+	every := max(1, n/hangingEvents)
 	for i := 0; i < n; {
 		ss := servers()
 		p := ss[i%len(ss)]
-		_, err := apiclient.New(p.URL, key).Publish(context.Background(), "acme", "echo", 1+i%2)
+		bot, version := "echo", 1+i%2
+		if i%every == every/2 {
+			bot, version = "slow", 1
+		}
+		_, err := apiclient.New(p.URL, key).Publish(context.Background(), "acme", bot, version)
 		if err != nil {
 			time.Sleep(10 * time.Millisecond) // the server is down; the next one (or its successor) takes it
 			continue
@@ -148,9 +267,16 @@ func webhookEventCount(t *testing.T) int {
 // TestSIGKILLMidDeliveryLosesNoWebhook publishes events through the real
 // program and kills it with SIGKILL while it delivers them, several times:
 // on SQLite one server, restarted on its data dir; on PostgreSQL two
-// servers, one of them killed and restarted each time. Every event must
-// reach the receiver; one goes twice only when a server died after the
-// receiver answered and before the answer was written.
+// servers, one of them killed and restarted each time. The tenant's
+// endpoints are of every kind (hookKinds): healthy, throttling with 429
+// and Retry-After, failing with 500, gone with 410, and timing out.
+//
+// Every event must reach the healthy endpoint and, after its 429, the
+// throttled one; an event goes twice (same webhook-id) only when a server
+// died after the receiver answered and before the answer was written, so
+// at most the attempts in flight at each kill. The failing and hanging
+// endpoints got every event of theirs and wait on the retry schedule, the
+// 410 one ends disabled with nothing pending.
 func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills servers")
@@ -158,8 +284,8 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	bin := parleyBinary(t)
 	n := webhookEventCount(t)
 	run := func(t *testing.T, env parleyEnv, instances int) {
-		r := newHookReceiver(t)
-		r.allow(env)
+		rs := newHookReceivers(t)
+		rs.allow(env)
 		env["PARLEY_PLATFORM_TOKEN"], env["PARLEY_SECRET_KEY"] = e2eToken, strings.Repeat("cd", 32)
 		var mu sync.Mutex
 		servers := make([]*process, instances)
@@ -167,12 +293,12 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 			servers[i] = startProcess(t, bin, env)
 		}
 		current := func() []*process { mu.Lock(); defer mu.Unlock(); return append([]*process(nil), servers...) }
-		key := setupHook(t, servers[0].URL, r)
+		key, ids := setupHooks(t, servers[0].URL, rs)
 		start := time.Now()
 		done := make(chan struct{})
 		go func() { defer close(done); publishEvents(t, current, key, n) }()
 		for k := range webhookCrashes {
-			r.waitTaken(t, (k+1)*n/(webhookCrashes+2), 5*time.Minute)
+			rs[hookHealthy].waitTaken(t, (k+1)*n/(webhookCrashes+2), 5*time.Minute)
 			mu.Lock()
 			victim := servers[0]
 			mu.Unlock()
@@ -183,22 +309,82 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 			mu.Unlock()
 		}
 		<-done
+		t.Logf("%d publishes in %v", n, time.Since(start).Round(time.Second))
 		// On PostgreSQL what a killed server held is due again when its
 		// claims lapse (60 s). A publish whose answer a kill cut off may
 		// have committed, and was published again: its events count too,
 		// so the outbox, not n, says how many there are.
-		events := waitDelivered(t, current()[0].URL, key, 5*time.Minute)
-		r.waitTaken(t, events, time.Minute)
+		cl := apiclient.New(current()[0].URL, key)
+		logs := waitSettled(t, cl, ids, 10*time.Minute+time.Duration(n)*100*time.Millisecond)
+		elapsed := time.Since(start)
 		time.Sleep(time.Second) // a duplicate would come now, if at all
-		taken, dups, bad := r.counts()
-		t.Logf("%d publishes, %d events, %d servers, %d SIGKILLs: taken %d, duplicates %d, bad signatures %d, in %v",
-			n, events, instances, webhookCrashes, taken, dups, bad, time.Since(start).Round(time.Second))
-		if taken != events || events < n || bad != 0 {
-			t.Fatalf("taken %d of %d events (%d publishes), %d bad signatures", taken, events, n, bad)
+		got := map[hookKind]receiverCounts{}
+		for _, k := range hookKinds {
+			got[k] = rs[k].counts()
 		}
-		if dups > 16*webhookCrashes {
-			t.Fatalf("%d duplicates; at most the attempts in flight at each kill (16) may repeat", dups)
+		events := len(logs[hookHealthy])
+		healthy, throttled := got[hookHealthy], got[hookThrottled]
+		t.Logf("%d publishes, %d events, %d servers, %d SIGKILLs, settled in %v: "+
+			"healthy: taken %d, distinct after dedupe by webhook-id %d, raw duplicates %d; "+
+			"429 then 2xx: distinct %d, raw duplicates %d, deferred %d; 500: %d events, %d requests; "+
+			"timeout: %d events, %d requests; 410: %d requests, %d deliveries",
+			n, events, instances, webhookCrashes, elapsed.Round(time.Second),
+			len(healthy.accepted)+healthy.twice, len(healthy.accepted), healthy.twice,
+			len(throttled.accepted), throttled.twice, len(logs[hookThrottled])-len(throttled.accepted), len(got[hookFailing].seen), got[hookFailing].requests,
+			len(got[hookHanging].seen), got[hookHanging].requests, got[hookGone].requests, len(logs[hookGone]))
+
+		if events < n {
+			t.Fatalf("the healthy endpoint's log holds %d events for %d publishes", events, n)
 		}
+		for _, k := range hookKinds {
+			c := got[k]
+			if c.bad != 0 {
+				t.Errorf("%s: %d requests failed signature verification", k, c.bad)
+			}
+			want := eventIDs(logs[k])
+			switch k {
+			case hookHealthy:
+				// Every event, each taken: after dedupe by webhook-id, once.
+				if len(want) != events || !maps.Equal(c.accepted, want) {
+					t.Errorf("%s: took %d distinct events, the log holds %d of %d: lost or stray events", k, len(c.accepted), len(want), events)
+				}
+			case hookThrottled:
+				// Every event taken, but those a kill deferred, which it saw
+				// and answered 429, and whose retry is scheduled.
+				taken := maps.Clone(c.accepted)
+				for _, d := range logs[k] {
+					if deferred(d, time.Now()) && c.seen[d.EventID] && !taken[d.EventID] {
+						taken[d.EventID] = true
+					}
+				}
+				if len(want) != events || !maps.Equal(taken, want) {
+					t.Errorf("%s: took %d distinct events, %d deferred, the log holds %d of %d: lost or stray events",
+						k, len(c.accepted), len(taken)-len(c.accepted), len(want), events)
+				}
+				if d := len(taken) - len(c.accepted); d > maxInFlight*webhookCrashes {
+					t.Errorf("%s: %d deliveries deferred; at most the attempts in flight at each kill (%d) may be", k, d, maxInFlight)
+				}
+			case hookFailing, hookHanging:
+				if len(c.accepted) != 0 || !maps.Equal(c.seen, want) {
+					t.Errorf("%s: saw %d events, the log holds %d", k, len(c.seen), len(want))
+				}
+			case hookGone:
+				if len(c.accepted) != 0 || c.requests == 0 {
+					t.Errorf("%s: %d requests, %d accepted", k, c.requests, len(c.accepted))
+				}
+			}
+		}
+		if len(logs[hookFailing]) != events {
+			t.Errorf("the failing endpoint's log holds %d events of %d", len(logs[hookFailing]), events)
+		}
+		if len(logs[hookHanging]) < min(n, hangingEvents) {
+			t.Errorf("the hanging endpoint's log holds %d events, want at least %d", len(logs[hookHanging]), min(n, hangingEvents))
+		}
+		if twice := healthy.twice + throttled.twice; twice > maxInFlight*webhookCrashes {
+			t.Errorf("%d duplicates; at most the attempts in flight at each kill (%d) may repeat", twice, maxInFlight)
+		}
+		checkRetryAfter(t, logs[hookThrottled])
+		checkEndpoints(t, cl, ids)
 	}
 	t.Run("sqlite", func(t *testing.T) {
 		run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}, 1)
@@ -210,48 +396,156 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	}
 }
 
-// waitDelivered waits until the endpoint's delivery log holds nothing
-// pending, every delivery succeeded, and returns how many there are.
-func waitDelivered(t *testing.T, base, key string, within time.Duration) int {
-	t.Helper()
-	cl := apiclient.New(base, key)
-	ctx := context.Background()
-	hooks, err := cl.ListWebhooks(ctx, "acme")
-	if err != nil || len(hooks.Webhooks) != 1 {
-		t.Fatalf("webhooks %+v, %v", hooks, err)
+func eventIDs(ds []apiclient.WebhookDelivery) map[string]bool {
+	ids := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		ids[d.EventID] = true
 	}
-	id := hooks.Webhooks[0].ID
-	deadline := time.Now().Add(within)
+	return ids
+}
+
+// awaitingRetry is how far off a failing delivery's next attempt must be
+// to show it waits on the schedule's third step (5 min): past the second
+// (5 s) and past a dead server's claim (60 s).
+const awaitingRetry = 2 * time.Minute
+
+// settled says whether a delivery to an endpoint of kind k is where that
+// kind leaves it, or an error if it is somewhere it must never be.
+func settled(k hookKind, d apiclient.WebhookDelivery, now time.Time) (bool, error) {
+	switch k {
+	case hookHealthy:
+		return d.Status == "succeeded", unless(d.Status == "failed", "failed: %s", d.LastError)
+	case hookThrottled:
+		return d.Status == "succeeded" || deferred(d, now), unless(d.Status == "failed", "failed: %s", d.LastError)
+	case hookGone:
+		return d.Status == "failed", unless(d.Status == "succeeded", "succeeded")
+	default: // failing and hanging: pending, on the schedule
+		if d.Status != "pending" {
+			return false, fmt.Errorf("%s, want pending on the retry schedule (%s)", d.Status, d.LastError)
+		}
+		return d.NextAttemptAt != nil && d.NextAttemptAt.After(now.Add(awaitingRetry)), nil
+	}
+}
+
+// deferred says a throttled delivery waits on the schedule's third step
+// (5 min) after its 429, not on the Retry-After: a kill cut off an attempt
+// of it before the receiver saw it, and that attempt counted. It is not
+// lost: its retry is scheduled.
+func deferred(d apiclient.WebhookDelivery, now time.Time) bool {
+	return d.Status == "pending" && d.LastStatus == http.StatusTooManyRequests &&
+		d.NextAttemptAt != nil && d.NextAttemptAt.After(now.Add(awaitingRetry))
+}
+
+func unless(bad bool, format string, args ...any) error {
+	if bad {
+		return fmt.Errorf(format, args...)
+	}
+	return nil
+}
+
+// waitSettled waits until every endpoint's deliveries are settled (see
+// settled) and returns each endpoint's delivery log.
+func waitSettled(t *testing.T, cl *apiclient.Client, ids map[hookKind]string, within time.Duration) map[hookKind][]apiclient.WebhookDelivery {
+	t.Helper()
+	deadline, report := time.Now().Add(within), time.Now().Add(30*time.Second)
 	for {
-		total, pending, failed := 0, 0, 0
-		for cursor := ""; ; {
-			var page apiclient.WebhookDeliveryList
-			err := cl.Do(ctx, "GET", "/v1/tenants/acme/webhooks/"+id+"/deliveries?limit=200&cursor="+cursor, nil, &page)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range page.Deliveries {
-				total++
-				switch d.Status {
-				case "pending":
-					pending++
-				case "failed":
-					failed++
+		logs, waiting := map[hookKind][]apiclient.WebhookDelivery{}, []string{}
+		for _, k := range hookKinds {
+			logs[k] = deliveryLog(t, cl, ids[k])
+			now, open := time.Now(), 0
+			for _, d := range logs[k] {
+				ok, err := settled(k, d, now)
+				if err != nil {
+					t.Fatalf("%s endpoint: delivery %s of event %s %v", k, d.ID, d.EventID, err)
+				}
+				if !ok {
+					open++
 				}
 			}
-			if cursor = page.NextCursor; cursor == "" {
+			if open > 0 {
+				// Read the others once this one settled: reading every log
+				// on every round slows the deliveries it waits for.
+				waiting = append(waiting, fmt.Sprintf("%s: %d of %d", k, open, len(logs[k])))
 				break
 			}
 		}
-		if failed > 0 {
-			t.Fatalf("%d of %d deliveries failed", failed, total)
-		}
-		if pending == 0 {
-			return total
+		if len(waiting) == 0 {
+			return logs
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d deliveries still pending after %v", pending, total, within)
+			t.Fatalf("deliveries not settled after %v: %s", within, strings.Join(waiting, "; "))
 		}
-		time.Sleep(500 * time.Millisecond)
+		if time.Now().After(report) {
+			t.Logf("not settled yet: %s", strings.Join(waiting, "; "))
+			report = time.Now().Add(30 * time.Second)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// deliveryLog reads an endpoint's whole delivery log.
+func deliveryLog(t *testing.T, cl *apiclient.Client, id string) []apiclient.WebhookDelivery {
+	t.Helper()
+	var out []apiclient.WebhookDelivery
+	for cursor := ""; ; {
+		var page apiclient.WebhookDeliveryList
+		err := cl.Do(context.Background(), "GET", "/v1/tenants/acme/webhooks/"+id+"/deliveries?limit=200&cursor="+cursor, nil, &page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, page.Deliveries...)
+		if cursor = page.NextCursor; cursor == "" {
+			return out
+		}
+	}
+}
+
+// checkRetryAfter checks that every attempt after a 429 waited for its
+// Retry-After, far longer than the schedule's own step (5 s): less a
+// second for the time between the answer and the log's row.
+func checkRetryAfter(t *testing.T, ds []apiclient.WebhookDelivery) {
+	t.Helper()
+	pairs := 0
+	for _, d := range ds {
+		for i := 1; i < len(d.Attempts); i++ {
+			a, b := d.Attempts[i-1], d.Attempts[i]
+			if a.Status != http.StatusTooManyRequests {
+				continue
+			}
+			pairs++
+			if gap := b.At.Sub(a.At); gap < (throttleSeconds-1)*time.Second {
+				t.Errorf("delivery %s: attempt %d came %v after a 429 with Retry-After: %d", d.ID, b.Number, gap, throttleSeconds)
+			}
+		}
+	}
+	if pairs == 0 && len(ds) > 0 {
+		t.Errorf("no delivery to the throttled endpoint logged a 429 and the attempt after it")
+	}
+}
+
+// checkEndpoints checks what became of the endpoints themselves: only
+// the 410 one is disabled, saying why; the failing ones are enabled, with
+// their failing streak recorded.
+func checkEndpoints(t *testing.T, cl *apiclient.Client, ids map[hookKind]string) {
+	t.Helper()
+	for _, k := range hookKinds {
+		h, err := cl.GetWebhook(context.Background(), "acme", ids[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch k {
+		case hookGone:
+			if h.Enabled || !strings.Contains(h.DisabledReason, "410") {
+				t.Errorf("the 410 endpoint: enabled %v, reason %q", h.Enabled, h.DisabledReason)
+			}
+		case hookFailing, hookHanging:
+			if !h.Enabled || h.FailingSince == nil {
+				t.Errorf("the %s endpoint: enabled %v, failing since %v; the schedule is not spent", k, h.Enabled, h.FailingSince)
+			}
+		default:
+			if !h.Enabled || h.FailingSince != nil {
+				t.Errorf("the %s endpoint: enabled %v (%s), failing since %v", k, h.Enabled, h.DisabledReason, h.FailingSince)
+			}
+		}
 	}
 }
