@@ -287,6 +287,12 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 		rs := newHookReceivers(t)
 		rs.allow(env)
 		env["PARLEY_PLATFORM_TOKEN"], env["PARLEY_SECRET_KEY"] = e2eToken, strings.Repeat("cd", 32)
+		// Migrated first, with no start-up deadline: on a PostgreSQL
+		// shared with other tests, a fresh schema's migrations queue for
+		// the database's one migration lock. Restarts find it up to date.
+		if code, _, stderr := runParley(t, env, "migrate"); code != 0 {
+			t.Fatalf("parley migrate: %d\n%s", code, stderr)
+		}
 		var mu sync.Mutex
 		servers := make([]*process, instances)
 		for i := range servers {
