@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -359,7 +360,7 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 				// and answered 429, and whose retry is scheduled.
 				taken := maps.Clone(c.accepted)
 				for _, d := range logs[k] {
-					if deferred(d, time.Now()) && c.seen[d.EventID] && !taken[d.EventID] {
+					if deferred(d) && c.seen[d.EventID] && !taken[d.EventID] {
 						taken[d.EventID] = true
 					}
 				}
@@ -410,36 +411,47 @@ func eventIDs(ds []apiclient.WebhookDelivery) map[string]bool {
 	return ids
 }
 
-// awaitingRetry is how far off a failing delivery's next attempt must be
-// to show it waits on the schedule's third step (5 min): past the second
-// (5 s) and past a dead server's claim (60 s).
+// awaitingRetry is how long after its last recorded attempt a failing
+// delivery's next one must be to show it waits on the schedule's third
+// step (5 min): past the second (5 s) and past a dead server's claim
+// (60 s from the claim).
 const awaitingRetry = 2 * time.Minute
 
 // settled says whether a delivery to an endpoint of kind k is where that
 // kind leaves it, or an error if it is somewhere it must never be.
-func settled(k hookKind, d apiclient.WebhookDelivery, now time.Time) (bool, error) {
+func settled(k hookKind, d apiclient.WebhookDelivery) (bool, error) {
 	switch k {
 	case hookHealthy:
 		return d.Status == "succeeded", unless(d.Status == "failed", "failed: %s", d.LastError)
 	case hookThrottled:
-		return d.Status == "succeeded" || deferred(d, now), unless(d.Status == "failed", "failed: %s", d.LastError)
+		return d.Status == "succeeded" || deferred(d), unless(d.Status == "failed", "failed: %s", d.LastError)
 	case hookGone:
 		return d.Status == "failed", unless(d.Status == "succeeded", "succeeded")
 	default: // failing and hanging: pending, on the schedule
 		if d.Status != "pending" {
 			return false, fmt.Errorf("%s, want pending on the retry schedule (%s)", d.Status, d.LastError)
 		}
-		return d.NextAttemptAt != nil && d.NextAttemptAt.After(now.Add(awaitingRetry)), nil
+		return onSchedule(d), nil
 	}
+}
+
+// onSchedule says a pending delivery's next attempt is at least
+// awaitingRetry after its last recorded one.
+func onSchedule(d apiclient.WebhookDelivery) bool {
+	if len(d.Attempts) == 0 || d.NextAttemptAt == nil {
+		return false
+	}
+	// The log's order is its ids', which two servers do not share.
+	last := slices.MaxFunc(d.Attempts, func(a, b apiclient.WebhookAttempt) int { return a.At.Compare(b.At) })
+	return d.NextAttemptAt.Sub(last.At) >= awaitingRetry
 }
 
 // deferred says a throttled delivery waits on the schedule's third step
 // (5 min) after its 429, not on the Retry-After: a kill cut off an attempt
 // of it before the receiver saw it, and that attempt counted. It is not
 // lost: its retry is scheduled.
-func deferred(d apiclient.WebhookDelivery, now time.Time) bool {
-	return d.Status == "pending" && d.LastStatus == http.StatusTooManyRequests &&
-		d.NextAttemptAt != nil && d.NextAttemptAt.After(now.Add(awaitingRetry))
+func deferred(d apiclient.WebhookDelivery) bool {
+	return d.Status == "pending" && d.LastStatus == http.StatusTooManyRequests && onSchedule(d)
 }
 
 func unless(bad bool, format string, args ...any) error {
@@ -458,9 +470,9 @@ func waitSettled(t *testing.T, cl *apiclient.Client, ids map[hookKind]string, wi
 		logs, waiting := map[hookKind][]apiclient.WebhookDelivery{}, []string{}
 		for _, k := range hookKinds {
 			logs[k] = deliveryLog(t, cl, ids[k])
-			now, open := time.Now(), 0
+			open := 0
 			for _, d := range logs[k] {
-				ok, err := settled(k, d, now)
+				ok, err := settled(k, d)
 				if err != nil {
 					t.Fatalf("%s endpoint: delivery %s of event %s %v", k, d.ID, d.EventID, err)
 				}
@@ -513,8 +525,10 @@ func checkRetryAfter(t *testing.T, ds []apiclient.WebhookDelivery) {
 	t.Helper()
 	pairs := 0
 	for _, d := range ds {
-		for i := 1; i < len(d.Attempts); i++ {
-			a, b := d.Attempts[i-1], d.Attempts[i]
+		attempts := slices.Clone(d.Attempts)
+		slices.SortFunc(attempts, func(a, b apiclient.WebhookAttempt) int { return a.At.Compare(b.At) })
+		for i := 1; i < len(attempts); i++ {
+			a, b := attempts[i-1], attempts[i]
 			if a.Status != http.StatusTooManyRequests {
 				continue
 			}
