@@ -396,8 +396,10 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 3*waitLimit)
 	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
+	for i, step := range steps {
+		if err := chromedp.Do(ctx, step); err != nil {
+			t.Fatalf("%s, step %d of %d: %v", what, i+1, len(steps), err)
+		}
 	}
 }
 

@@ -75,7 +75,16 @@ func TestHandoffToAPersonAndBack(t *testing.T) {
 				until(`Array.from(document.querySelectorAll('.inbox-detail button')).some(b => b.textContent === 'Take')`),
 				click(`Array.from(document.querySelectorAll('.inbox-detail button')).find(b => b.textContent === 'Take')`),
 				until(`document.querySelector('.reply-form textarea') !== null`),
-				do(`document.querySelector('.reply-form textarea').value = 'Hi, Ada here. I have refunded your order.'`),
+				do(`document.querySelector('.reply-form textarea').focus()`),
+				chromedp.KeyEvent("Hi, Ada here."),
+			)
+			// The visitor writes while the operator types: the dialog is
+			// redrawn, and the half-written reply keeps its text and focus.
+			run(t, visitor, "write meanwhile", send("Hello? Is anyone there?"))
+			run(t, operator, "keep typing",
+				until(contains("document", ".transcript", "Is anyone there?")),
+				until(`document.activeElement === document.querySelector('.reply-form textarea')`),
+				chromedp.KeyEvent(" I have refunded your order."),
 				click(`document.querySelector('.reply-form button[type="submit"]')`),
 				until(contains("document", ".transcript", "Ada here")),
 			)

@@ -63,7 +63,9 @@ function openDialog(tenant, id, mine, detail, signal) {
   let drawing = null;
   let again = false;
   const out = h('div', { 'aria-live': 'polite' });
-  const draft = { text: '' };
+  // The reply box outlives redraws, which come with every message of the
+  // dialog: a new box would take the operator's cursor and focus mid-word.
+  const draft = { box: null };
   const redraw = async () => {
     if (drawing) { again = true; return; }
     drawing = (async () => {
@@ -72,7 +74,9 @@ function openDialog(tenant, id, mine, detail, signal) {
         try {
           const [d, inbox] = await Promise.all([api('GET', tenantPath(tenant, 'dialogs', id)), api('GET', tenantPath(tenant, 'inbox'))]);
           const hand = inbox.dialogs.find((e) => e.dialog.id === id) || null;
+          const focused = document.activeElement;
           mount(detail, view(tenant, d, hand, mine, out, draft, redraw));
+          if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
         } catch (err) {
           mount(detail, errorBox(err));
         }
@@ -106,22 +110,22 @@ function view(tenant, d, hand, mine, out, draft, redraw) {
   if (hand) actions.push(h('button', { type: 'button', class: 'ghost', onclick: act(() => post('release')) }, 'Hand back to the bot'));
   let reply = null;
   if (hand && holder === mine) {
-    let typed = 0;
-    const text = h('textarea', {
-      name: 'text', rows: 3, required: true, 'aria-label': 'Reply', placeholder: 'Write to the visitor…',
-      oninput: (e) => {
-        draft.text = e.target.value;
-        if (Date.now() - typed > 3000) { typed = Date.now(); post('typing').catch(() => {}); }
-      },
-    });
-    text.value = draft.text;
+    if (!draft.box) {
+      let typed = 0;
+      draft.box = h('textarea', {
+        name: 'text', rows: 3, required: true, 'aria-label': 'Reply', placeholder: 'Write to the visitor…',
+        oninput: () => {
+          if (Date.now() - typed > 3000) { typed = Date.now(); post('typing').catch(() => {}); }
+        },
+      });
+    }
+    const text = draft.box;
     reply = h('form', {
       class: 'reply-form',
       onsubmit: (e) => {
         e.preventDefault();
         busy(e.submitter || e.target.querySelector('button'), async () => {
           await post('operator-messages', { text: text.value });
-          draft.text = '';
           text.value = '';
           await redraw();
         }).catch((err) => out.replaceChildren(errorBox(err)));
