@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/channel"
@@ -74,67 +73,7 @@ func (s *Service) Run(ctx context.Context) {
 			s.log.Info("channels: answers and replies in flight when the server stopped are due again", "count", n)
 		}
 	}
-	slots := make(chan struct{}, s.concurrency)
-	freed := make(chan struct{}, 1)
-	timer := time.NewTimer(s.poll)
-	defer timer.Stop()
-	for ctx.Err() == nil {
-		free := cap(slots) - len(slots)
-		if free == 0 {
-			select {
-			case <-ctx.Done():
-			case <-freed:
-			}
-			continue
-		}
-		jobs, err := s.claimJobs(ctx, free)
-		if err != nil && ctx.Err() == nil {
-			s.log.Error("channels: claim jobs", "err", err)
-		}
-		for _, j := range jobs {
-			slots <- struct{}{}
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.work(ctx, j)
-				s.mu.Lock()
-				delete(s.inFlight, j.ID)
-				s.mu.Unlock()
-				<-slots
-				select {
-				case freed <- struct{}{}:
-				default:
-				}
-			}()
-		}
-		if err == nil && len(jobs) == free {
-			continue
-		}
-		timer.Reset(s.poll)
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
-		case <-s.wake:
-		}
-	}
-}
-
-func (s *Service) claimJobs(ctx context.Context, n int) ([]store.ChannelJob, error) {
-	s.mu.Lock()
-	s.claiming++ // Idle must not see a job claimed and not yet in flight
-	skip := make([]string, 0, len(s.inFlight))
-	for id := range s.inFlight {
-		skip = append(skip, id)
-	}
-	s.mu.Unlock()
-	jobs, err := s.opts.Store.ClaimChannelJobs(ctx, s.opts.Store.Instance()+"/"+store.NewID("clm"), s.lease, n, skip)
-	s.mu.Lock()
-	s.claiming--
-	for _, j := range jobs {
-		s.inFlight[j.ID] = true
-	}
-	s.mu.Unlock()
-	return jobs, err
+	s.jobs.Run(ctx)
 }
 
 // work does one claimed job: answers it (an answer job) and sends what
@@ -279,11 +218,9 @@ func (s *Service) giveUp(ctx context.Context, j *store.ChannelJob, kind string, 
 // which settle what their requests queued before looking.
 func (s *Service) Idle(ctx context.Context) error {
 	for {
-		s.mu.Lock()
-		busy := len(s.inFlight) + s.claiming
-		s.mu.Unlock()
+		busy := s.jobs.Busy()
 		due, err := s.opts.Store.DueChannelJobs(ctx)
-		if err == nil && busy == 0 && due == 0 {
+		if err == nil && !busy && due == 0 {
 			return nil
 		}
 		select {
@@ -299,23 +236,11 @@ func (s *Service) Idle(ctx context.Context) error {
 func (s *Service) Shutdown(ctx context.Context) error {
 	defer s.cancel()
 	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
+	go func() { s.jobs.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
 	case <-ctx.Done():
 		return errors.Join(errors.New("inbound: channel jobs still going"), ctx.Err())
 	}
-}
-
-// workerState is the job worker's part of the Service.
-type workerState struct {
-	lease       time.Duration
-	poll        time.Duration
-	concurrency int
-	wake        chan struct{}
-	wg          sync.WaitGroup
-	mu          sync.Mutex
-	inFlight    map[string]bool
-	claiming    int
 }

@@ -1,6 +1,7 @@
 package inbound
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/worker"
 )
 
 // Options are the Service's collaborators; all but the API base URLs and
@@ -57,7 +59,11 @@ type Service struct {
 	// jobs run under base until Shutdown cancels it.
 	base   context.Context
 	cancel context.CancelFunc
-	workerState
+	// jobs works the channel job queue (jobs.go); lease is how long a
+	// claimed job stays this process's, wake cuts the pool's poll short.
+	jobs  *worker.Pool[store.ChannelJob]
+	lease time.Duration
+	wake  chan struct{}
 }
 
 // New returns a Service, or an error naming a missing option.
@@ -94,13 +100,17 @@ func New(opts Options) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.workerState = workerState{lease: opts.JobLease, poll: opts.JobPoll, concurrency: defaultJobConcurrency,
-		wake: make(chan struct{}, 1), inFlight: map[string]bool{}}
-	if s.lease <= 0 {
-		s.lease = defaultJobLease
-	}
-	if s.poll <= 0 {
-		s.poll = defaultJobPoll
+	s.lease, s.wake = cmp.Or(opts.JobLease, defaultJobLease), make(chan struct{}, 1)
+	s.jobs = &worker.Pool[store.ChannelJob]{
+		Claim: func(ctx context.Context, n int, skip []string) ([]store.ChannelJob, error) {
+			return s.opts.Store.ClaimChannelJobs(ctx, s.opts.Store.Instance()+"/"+store.NewID("clm"), s.lease, n, skip)
+		},
+		Key:         func(j store.ChannelJob) string { return j.ID },
+		Work:        s.work,
+		ClaimFailed: func(err error) { s.log.Error("channels: claim jobs", "err", err) },
+		Poll:        cmp.Or(opts.JobPoll, defaultJobPoll),
+		Wake:        s.wake,
+		Concurrency: defaultJobConcurrency,
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	return s, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
+	"github.com/parleyhq/parley/pkg/worker"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -53,9 +54,6 @@ type Deliverer struct {
 	svc     *Service
 	opts    DelivererOptions
 	metrics *webhookMetrics
-
-	mu       sync.Mutex
-	inFlight map[string]bool // deliveries this deliverer is attempting
 }
 
 // NewDeliverer returns the deliverer of s's outbox.
@@ -81,7 +79,7 @@ func (s *Service) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
 	if opts.Retention <= 0 {
 		opts.Retention = 30 * 24 * time.Hour
 	}
-	return &Deliverer{svc: s, opts: opts, metrics: newWebhookMetrics(opts.Metrics), inFlight: map[string]bool{}}, nil
+	return &Deliverer{svc: s, opts: opts, metrics: newWebhookMetrics(opts.Metrics)}, nil
 }
 
 // Run delivers until ctx ends, then waits for the attempts in flight.
@@ -93,53 +91,20 @@ func (d *Deliverer) Run(ctx context.Context) {
 			d.svc.log.Info("webhooks: deliveries in flight when the server stopped are due again", "count", n)
 		}
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Add(1)
-	go func() { defer wg.Done(); d.prune(ctx) }()
-	slots := make(chan struct{}, d.opts.Concurrency)
-	freed := make(chan struct{}, 1)
-	timer := time.NewTimer(d.opts.Poll)
-	defer timer.Stop()
-	for ctx.Err() == nil {
-		free := cap(slots) - len(slots)
-		if free == 0 {
-			select { // every slot busy: claim again when one comes free
-			case <-ctx.Done():
-			case <-freed:
-			}
-			continue
-		}
-		claimed, err := d.claim(ctx, free)
-		if err != nil && ctx.Err() == nil {
-			d.svc.log.Error("webhooks: claim deliveries", "err", err)
-		}
-		for _, c := range claimed {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				d.deliver(ctx, c)
-				d.mu.Lock()
-				delete(d.inFlight, c.Delivery.ID)
-				d.mu.Unlock()
-				<-slots
-				select {
-				case freed <- struct{}{}:
-				default:
-				}
-			}()
-		}
-		if err == nil && len(claimed) == free {
-			continue // more may be due
-		}
-		timer.Reset(d.opts.Poll)
-		select { // the queue is empty: wait for a poll or an event of this process
-		case <-ctx.Done():
-		case <-timer.C:
-		case <-d.svc.wake:
-		}
+	pool := &worker.Pool[store.Claimed]{
+		Claim:       d.claim,
+		Key:         func(c store.Claimed) string { return c.Delivery.ID },
+		Work:        d.deliver,
+		ClaimFailed: func(err error) { d.svc.log.Error("webhooks: claim deliveries", "err", err) },
+		Poll:        d.opts.Poll,
+		Wake:        d.svc.wake, // an event of this process is sent at once
+		Concurrency: d.opts.Concurrency,
 	}
+	var pruning sync.WaitGroup
+	pruning.Go(func() { d.prune(ctx) })
+	pool.Run(ctx)
+	pool.Wait()
+	pruning.Wait()
 }
 
 // pruneEvery is how often the deliverer deletes outbox rows past their
@@ -176,19 +141,8 @@ func (d *Deliverer) prune(ctx context.Context) {
 // with the wall clock), not the Service's, which tests may set.
 func wallNow() time.Time { return time.Now().UTC() }
 
-func (d *Deliverer) claim(ctx context.Context, n int) ([]store.Claimed, error) {
-	d.mu.Lock()
-	skip := make([]string, 0, len(d.inFlight))
-	for id := range d.inFlight {
-		skip = append(skip, id)
-	}
-	d.mu.Unlock()
+func (d *Deliverer) claim(ctx context.Context, n int, skip []string) ([]store.Claimed, error) {
 	claimed, err := d.svc.store.ClaimWebhookDeliveries(ctx, store.NewID("clm"), d.opts.Lease, n, skip)
-	d.mu.Lock()
-	for _, c := range claimed {
-		d.inFlight[c.Delivery.ID] = true
-	}
-	d.mu.Unlock()
 	for _, c := range claimed {
 		d.metrics.lag.Observe(max(0, c.Delivery.UpdatedAt.Sub(c.DueAt).Seconds()))
 	}
