@@ -112,13 +112,13 @@ func (s *Store) startedBuckets(ctx context.Context, q activityQuery, buckets map
 	of := s.bucketOf("created_at", q.bucket)
 	bot, args := q.botClause(q.tenantID, q.start, q.end)
 	var rows []struct {
-		Start             bucketKey
+		Start             string
 		Dialogs, EndUsers int64
 	}
 	err := s.q(ctx).Raw(`SELECT `+of+` AS start, COUNT(*) AS dialogs, COUNT(DISTINCT NULLIF(user_id, '')) AS end_users
 FROM dialogs WHERE tenant_id = ? AND created_at >= ? AND created_at < ? AND NOT preview`+bot+` GROUP BY `+of, args...).Scan(&rows).Error
 	for _, st := range rows {
-		if b := buckets[st.Start.in(q.bucket)]; b != nil {
+		if b := buckets[st.Start]; b != nil {
 			b.Dialogs, b.EndUsers = st.Dialogs, st.EndUsers
 		}
 	}
@@ -130,14 +130,14 @@ func (s *Store) ratedBuckets(ctx context.Context, q activityQuery, buckets map[s
 	of := s.bucketOf("created_at", q.bucket)
 	bot, args := q.botClause(q.tenantID, q.start, q.end)
 	var rows []struct {
-		Start  bucketKey
+		Start  string
 		Rating string
 		N      int64
 	}
 	err := s.q(ctx).Raw(`SELECT `+of+` AS start, rating, COUNT(*) AS n
 FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?`+bot+` GROUP BY `+of+`, rating`, args...).Scan(&rows).Error
 	for _, r := range rows {
-		b := buckets[r.Start.in(q.bucket)]
+		b := buckets[r.Start]
 		switch {
 		case b == nil:
 		case r.Rating == FeedbackUp:
@@ -151,7 +151,8 @@ FROM message_feedback WHERE tenant_id = ? AND created_at >= ? AND created_at < ?
 
 // bucketOf is the SQL of the UTC day (DayFormat) or hour (HourFormat) of
 // the time column col. Times are written in UTC (see Open's NowFunc);
-// SQLite keeps them as text that starts "YYYY-MM-DD HH".
+// SQLite keeps them as text that starts "YYYY-MM-DD HH", and hands the
+// computed text back as text (Open's _texttotime=0).
 func (s *Store) bucketOf(col, bucket string) string {
 	switch {
 	case s.dialect == DialectPostgres && bucket == BucketHour:
@@ -162,32 +163,4 @@ func (s *Store) bucketOf(col, bucket string) string {
 		return "substr(" + col + ", 1, 10) || 'T' || substr(" + col + ", 12, 2)"
 	}
 	return "substr(" + col + ", 1, 10)"
-}
-
-// bucketKey scans a bucket that bucketOf computed. SQLite's driver hands
-// text that reads as a time back as a time.Time; PostgreSQL's, as text.
-type bucketKey string
-
-// Scan implements sql.Scanner.
-func (k *bucketKey) Scan(v any) error {
-	switch v := v.(type) {
-	case time.Time:
-		*k = bucketKey(v.UTC().Format(HourFormat))
-	case string:
-		*k = bucketKey(v)
-	case []byte:
-		*k = bucketKey(v)
-	default:
-		return fmt.Errorf("store: a bucket of type %T", v)
-	}
-	return nil
-}
-
-// in is the key as a bucket's Start: a time the driver parsed comes back
-// to the bucket's format.
-func (k bucketKey) in(bucket string) string {
-	if f := bucketFormat[bucket]; len(k) > len(f) {
-		return string(k[:len(f)])
-	}
-	return string(k)
 }
