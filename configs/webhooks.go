@@ -4,7 +4,7 @@ import "embed"
 
 // webhookSchemas are the JSON Schemas of the webhook events, one per
 // type: configs/webhooks/<type>.schema.json, each the whole body
-// ({type, timestamp, tenant, data}). docs/webhooks.md documents them.
+// ({type, timestamp, tenant, data}). docs/events.md documents them.
 //
 //go:embed webhooks/*.schema.json
 var webhookSchemas embed.FS

@@ -17,7 +17,7 @@
 // memory), so a paused run resumes in another request or on another server.
 // Every message is handed to Hooks.OnMessage as it is appended; events
 // (turn_start, text_delta, tool_call, ..., done) go to the Sink with the JSON
-// of DESIGN.md section 4. Every run ends with exactly one done event.
+// docs/events.md lists. Every run ends with exactly one done event.
 //
 // Steer and FollowUp may be called from other goroutines while a run goes:
 // steering input is taken between tool calls (the calls not yet started get

@@ -9,8 +9,8 @@ import (
 )
 
 // Event is something that happened in a run. Every event marshals to a JSON
-// object with a "type" field and the fields of DESIGN.md section 4; the same
-// JSON goes to SSE clients, `parley chat --json` and webhooks.
+// object with a "type" field and the fields docs/events.md lists; the same
+// JSON goes to SSE clients and `parley chat --json`.
 type Event interface {
 	// Type is the event's "type" field.
 	Type() string

@@ -5,7 +5,7 @@ import "errors"
 // StopReason says why a run ended.
 type StopReason string
 
-// Stop reasons, as in DESIGN.md section 4.
+// Stop reasons; docs/events.md says what each means to a client.
 const (
 	StopCompleted     StopReason = "completed"       // the model answered (or called done)
 	StopMaxTurns      StopReason = "max_turns"       // Limits.MaxTurns model calls in one run

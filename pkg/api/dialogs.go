@@ -27,7 +27,7 @@ type dialogAPI struct {
 	streams prometheus.Gauge
 }
 
-// defaultPing is the SSE keep-alive interval of DESIGN.md section 6.
+// defaultPing is the SSE keep-alive interval (docs/events.md, "Framing").
 const defaultPing = 15 * time.Second
 
 // defaultMaxMessageBody leaves room for dialog.MaxMessageChars runes of

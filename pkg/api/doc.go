@@ -1,7 +1,8 @@
 // Package api is Parley's HTTP layer on gin: routes, authentication, request
 // ids, logs, metrics and the mapping of errors to statuses. Handlers only
-// decode, call the platform Service with the caller's Principal, and encode;
-// the platform decides what each caller may do.
+// decode, call the platform Service, the dialog runtime or the inbound
+// channels with the caller's Principal, and encode; those decide what each
+// caller may do. docs/architecture.md follows one request through them.
 //
 //	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Logger: log, Metrics: reg, Web: web.Files()})
 //	http.ListenAndServe(addr, h)
@@ -10,10 +11,11 @@
 // registry, and fails naming any that is missing.
 //
 // Layout: routes.go declares every route in one place; one file per resource
-// (tenants.go, keys.go, secrets.go, bots.go, versions.go, auth.go,
-// validate.go, health.go, dialogs.go, messages.go, usage.go; sse.go writes
-// event streams); the request and response types live in
-// apiclient/types.go and apiclient/dialogs.go, shared with the Go client.
+// (tenants.go, keys.go, secrets.go, bots.go, versions.go, dialogs.go,
+// messages.go, handoff.go, webhooks.go, channels.go, members.go, usage.go,
+// ...; sse.go writes event streams); the request and response types live in
+// apiclient, one file per resource beside types.go, shared with the Go
+// client.
 //
 // Message routes answer JSON (the turn's new messages and its done event),
 // or server-sent events with "Accept: text/event-stream": one

@@ -93,7 +93,7 @@ var _ dialog.BatchSink = (*sseStream)(nil)
 
 // encode appends e's frame to b. The platform's own events become their
 // apiclient wire types, so a message reads the same in a stream as in the
-// dialog's history; the loop's events are already what DESIGN section 4
+// dialog's history; the loop's events already marshal as docs/events.md
 // says.
 func encode(b []byte, e agent.Event) []byte {
 	var v any = e

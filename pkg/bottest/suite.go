@@ -71,7 +71,7 @@ type Expect struct {
 	ReplyContains []string `json:"reply_contains,omitempty"`
 	// ReplyMatches are regular expressions (Go syntax) the reply must match.
 	ReplyMatches []string `json:"reply_matches,omitempty"`
-	// StopReason is the run's stop reason (DESIGN.md section 4).
+	// StopReason is the run's stop reason (docs/events.md).
 	StopReason string `json:"stop_reason,omitempty"`
 	// Handoff says whether the turn handed the dialog to a human.
 	Handoff *bool `json:"handoff,omitempty"`

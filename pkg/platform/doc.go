@@ -1,7 +1,8 @@
 // Package platform is the application layer: tenants, users, API keys,
 // secrets, bots and versions, usage reports and who may do what (Service).
-// HTTP handlers, commands and the dialog runtime (pkg/dialog) call it; it
-// calls pkg/store, pkg/auth and pkg/botconfig.
+// HTTP handlers, commands, the dialog runtime (pkg/dialog) and the inbound
+// channels (pkg/inbound) call it; it calls pkg/store, pkg/auth,
+// pkg/botconfig and the wire packages pkg/webhook and pkg/channel.
 //
 // Build one Service with New and share it. Every method takes the calling
 // *Principal (from Authenticate, or Operator() for command-line tools) and

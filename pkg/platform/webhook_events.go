@@ -8,7 +8,7 @@ import (
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
-// The data of each webhook event, as docs/webhooks.md documents it and
+// The data of each webhook event, as docs/events.md documents it and
 // configs/webhooks/*.schema.json describes it. The envelope around it is
 // webhook.Envelope: {type, timestamp, tenant, data}.
 
@@ -36,7 +36,7 @@ type quotaReachedData struct {
 	ResetsAt time.Time `json:"resets_at"`
 }
 
-// memberChangedData is member.changed's data (docs/webhooks.md).
+// memberChangedData is member.changed's data (docs/events.md).
 type memberChangedData struct {
 	Change       string `json:"change"`
 	UserID       string `json:"user_id"`

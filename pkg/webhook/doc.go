@@ -7,10 +7,13 @@
 //
 // Usage:
 //
-//	secret, _ := webhook.NewSecret()
-//	h := webhook.Sign(msgID, time.Now(), body, secret)        // webhook-id, -timestamp, -signature
-//	res := webhook.Send(ctx, client, url, msgID, time.Now(), body, secrets...)
-//	if res.Outcome == webhook.Retry { next := webhook.NextDelay(schedule, attempts, res.RetryAfter) }
+//	secret, _ := webhook.NewSecret()                           // whsec_...
+//	key, _ := webhook.SecretKey(secret)
+//	body, _ := webhook.Body(webhook.DialogCreated, "acme", time.Now(), data)
+//	res := webhook.Send(ctx, outboundClient, webhook.Message{ID: eventID, URL: url, Body: body, Keys: [][]byte{key}}, 0, time.Now)
+//	if res.Outcome == webhook.Retry {
+//		wait, ok := webhook.NextDelay(webhook.Schedule, attempts, res.RetryAfter) // ok false: the schedule is spent
+//	}
 //
 // Receivers verify with any Standard Webhooks library (Verify here is the
 // same check, for tests and for Parley's own inbound channels).

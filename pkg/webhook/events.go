@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// Event types, as DESIGN.md section 10 names them. docs/webhooks.md
-// documents each payload; configs/webhooks/<type>.schema.json is its JSON
-// Schema.
+// Event types. docs/events.md documents each one and its payload;
+// configs/webhooks/<type>.schema.json is its JSON Schema.
 const (
 	DialogCreated          = "dialog.created"
 	MessageCreated         = "message.created"
@@ -20,10 +19,10 @@ const (
 	BotVersionPublished    = "bot.version_published"
 	UsageQuotaReached      = "usage.quota_reached"
 	// FeedbackCreated is an end user rating a reply (or changing their
-	// rating); DESIGN.md section 10 names no feedback event.
+	// rating).
 	FeedbackCreated = "feedback.created"
-	// MemberChanged is not in DESIGN.md: a member was invited, added,
-	// accepted an invite, changed role or was removed.
+	// MemberChanged is a member invited, added, accepting an invite,
+	// changing role or removed.
 	MemberChanged = "member.changed"
 	// Test is the event POST /webhooks/{id}/test sends to one endpoint. No
 	// endpoint subscribes to it; it goes where it is asked to.

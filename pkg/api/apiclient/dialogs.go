@@ -15,7 +15,7 @@ import (
 )
 
 // This file is the wire format and the calls of dialogs, messages and
-// usage (DESIGN.md section 6).
+// usage (docs/api.md; the stream's events are in docs/events.md).
 
 // CreateDialogRequest starts a dialog with a bot.
 type CreateDialogRequest struct {

@@ -6,7 +6,7 @@
 import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table, errorBox, when, busy, notice, actionButton as button, secretOnce } from './dom.js';
 
-// The event types an endpoint may subscribe to (docs/webhooks.md).
+// The event types an endpoint may subscribe to (docs/events.md).
 const eventTypes = ['dialog.created', 'message.created', 'dialog.handoff_requested', 'dialog.handoff_taken',
   'dialog.handoff_released', 'dialog.closed', 'tool.failed', 'feedback.created', 'bot.version_published', 'member.changed', 'usage.quota_reached'];
 
