@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"unicode"
+)
+
+// KnowledgeHit is a chunk found by a search, with what a citation needs
+// of its source.
+type KnowledgeHit struct {
+	ChunkID     int64
+	SourceID    string
+	SourceTitle string
+	URL         string
+	Ordinal     int
+	Title       string
+	Locator     string
+	Text        string
+}
+
+// keywordTerms splits a query into words as both full-text indexes do
+// (letters and digits), so no character a user typed is read as query
+// syntax.
+func keywordTerms(query string) []string {
+	return strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}
+
+// KeywordSearch returns the ids of up to limit chunks of the base's
+// current generation that hold any word of query, best first: bm25 over
+// FTS5 on SQLite, ts_rank_cd over the base language's tsvector on
+// PostgreSQL. With tags, only chunks of sources carrying one of them.
+func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query string, tags []string, limit int) ([]int64, error) {
+	var q string
+	var args []any
+	if k.s.dialect == DialectPostgres {
+		// websearch_to_tsquery parses what people type (quotes, or, -) and
+		// drops the language's stop words; its AND becomes OR, so that a
+		// question ranks the chunks holding most of its words rather than
+		// only those holding every one.
+		q = `SELECT c.id FROM knowledge_chunks c,
+  (SELECT replace(websearch_to_tsquery(CAST(? AS regconfig), ?)::text, ' & ', ' | ')::tsquery AS q) w
+WHERE c.tsv @@ w.q AND c.tenant_id = ? AND c.base_id = ? AND c.generation = ?`
+		args = []any{b.Language, query, k.tenantID, b.ID, b.Generation}
+	} else {
+		terms := keywordTerms(query)
+		if len(terms) == 0 {
+			return nil, nil
+		}
+		for i, t := range terms {
+			terms[i] = `"` + t + `"`
+		}
+		q = `SELECT c.id FROM knowledge_chunks_search f JOIN knowledge_chunks c ON c.id = f.rowid
+WHERE knowledge_chunks_search MATCH ? AND c.tenant_id = ? AND c.base_id = ? AND c.generation = ?`
+		args = []any{strings.Join(terms, " OR "), k.tenantID, b.ID, b.Generation}
+	}
+	if len(tags) > 0 {
+		q += " AND c.source_id IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = ? AND tag IN ?)"
+		args = append(args, b.ID, tags)
+	}
+	if k.s.dialect == DialectPostgres {
+		q += " ORDER BY ts_rank_cd(c.tsv, w.q) DESC, c.id LIMIT ?"
+	} else {
+		q += " ORDER BY bm25(knowledge_chunks_search), c.id LIMIT ?"
+	}
+	var ids []int64
+	err := k.q(ctx).Raw(q, append(args, limit)...).Scan(&ids).Error
+	return ids, wrap("keyword search knowledge", err)
+}
+
+// TaggedSources returns the ids of the base's sources carrying any of
+// tags.
+func (k Knowledge) TaggedSources(ctx context.Context, baseID string, tags []string) ([]string, error) {
+	var ids []string
+	err := k.q(ctx).Raw(`SELECT DISTINCT t.source_id FROM knowledge_source_tags t JOIN knowledge_sources s ON s.id = t.source_id
+WHERE s.tenant_id = ? AND t.base_id = ? AND t.tag IN ?`, k.tenantID, baseID, tags).Scan(&ids).Error
+	return ids, wrap("tagged knowledge sources", err)
+}
+
+// EachVector calls fn with every vector of the base's generation gen and
+// the chunk and source it belongs to, in chunk order. vec is reused
+// between calls.
+func (k Knowledge) EachVector(ctx context.Context, baseID string, gen int64, fn func(chunkID int64, sourceID string, vec []float32)) error {
+	rows, err := k.q(ctx).Raw(`SELECT e.chunk_id, c.source_id, e.embedding FROM knowledge_embeddings e JOIN knowledge_chunks c ON c.id = e.chunk_id
+WHERE c.tenant_id = ? AND e.base_id = ? AND e.generation = ? ORDER BY e.chunk_id`, k.tenantID, baseID, gen).Rows()
+	if err != nil {
+		return wrap("read knowledge vectors", err)
+	}
+	defer rows.Close()
+	var (
+		id   int64
+		src  string
+		blob []byte
+		vec  []float32
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &src, &blob); err != nil {
+			return wrap("read knowledge vectors", err)
+		}
+		vec = DecodeVector(vec, blob)
+		fn(id, src, vec)
+	}
+	return wrap("read knowledge vectors", rows.Err())
+}
+
+// Hits returns the chunks ids of the base with their sources, in no
+// particular order; ids not in the base are left out.
+func (k Knowledge) Hits(ctx context.Context, baseID string, ids []int64) ([]KnowledgeHit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var out []KnowledgeHit
+	err := k.q(ctx).Raw(`SELECT c.id AS chunk_id, c.source_id, s.title AS source_title, s.url, c.ordinal, c.title, c.locator, c.text
+FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id
+WHERE c.tenant_id = ? AND c.base_id = ? AND c.id IN ?`, k.tenantID, baseID, ids).Scan(&out).Error
+	return out, wrap("read knowledge hits", err)
+}
