@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -78,11 +79,17 @@ WHERE s.tenant_id = ? AND t.base_id = ? AND t.tag IN ?`, k.tenantID, baseID, tag
 }
 
 // EachVector calls fn with every vector of the base's generation gen and
-// the chunk and source it belongs to, in chunk order. vec is reused
-// between calls.
-func (k Knowledge) EachVector(ctx context.Context, baseID string, gen int64, fn func(chunkID int64, sourceID string, vec []float32)) error {
-	rows, err := k.q(ctx).Raw(`SELECT e.chunk_id, c.source_id, e.embedding FROM knowledge_embeddings e JOIN knowledge_chunks c ON c.id = e.chunk_id
-WHERE c.tenant_id = ? AND e.base_id = ? AND e.generation = ? ORDER BY e.chunk_id`, k.tenantID, baseID, gen).Rows()
+// the chunk and source it belongs to, in chunk order; with sources, only
+// the vectors of those. vec is reused between calls.
+func (k Knowledge) EachVector(ctx context.Context, baseID string, gen int64, sources []string, fn func(chunkID int64, sourceID string, vec []float32)) error {
+	q := `SELECT e.chunk_id, c.source_id, e.embedding FROM knowledge_embeddings e JOIN knowledge_chunks c ON c.id = e.chunk_id
+WHERE c.tenant_id = ? AND e.base_id = ? AND e.generation = ?`
+	args := []any{k.tenantID, baseID, gen}
+	if sources != nil {
+		q += " AND c.source_id IN ?"
+		args = append(args, sources)
+	}
+	rows, err := k.q(ctx).Raw(q+" ORDER BY e.chunk_id", args...).Rows()
 	if err != nil {
 		return wrap("read knowledge vectors", err)
 	}
@@ -114,4 +121,24 @@ func (k Knowledge) Hits(ctx context.Context, baseID string, ids []int64) ([]Know
 FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id
 WHERE c.tenant_id = ? AND c.base_id = ? AND c.id IN ?`, k.tenantID, baseID, ids).Scan(&out).Error
 	return out, wrap("read knowledge hits", err)
+}
+
+// IndexedSources returns when each of the base's indexed sources last
+// had its chunks written, by source id: a source whose time moved on has
+// new chunks, one missing has none (deleted, or never indexed).
+func (k Knowledge) IndexedSources(ctx context.Context, baseID string) (map[string]time.Time, error) {
+	var rows []struct {
+		ID        string
+		IndexedAt time.Time
+	}
+	err := k.q(ctx).Raw("SELECT id, indexed_at FROM knowledge_sources WHERE tenant_id = ? AND base_id = ? AND indexed_at IS NOT NULL",
+		k.tenantID, baseID).Scan(&rows).Error
+	if err != nil {
+		return nil, wrap("indexed knowledge sources", err)
+	}
+	out := make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.IndexedAt
+	}
+	return out, nil
 }

@@ -137,7 +137,7 @@ func TestAnotherTenantsKnowledgeIsUnreachable(t *testing.T) {
 				t.Fatalf("hits %v, %v", hits, err)
 			}
 			n := 0
-			if err := other.EachVector(ctx, base.ID, base.Generation, func(int64, string, []float32) { n++ }); err != nil || n != 0 {
+			if err := other.EachVector(ctx, base.ID, base.Generation, nil, func(int64, string, []float32) { n++ }); err != nil || n != 0 {
 				t.Fatalf("read %d vectors, %v", n, err)
 			}
 			if got := keywordTexts(t, st, a.ID, base.ID, "password"); len(got) != 1 {

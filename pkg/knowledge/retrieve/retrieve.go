@@ -203,10 +203,11 @@ func (s *Searcher) ensureIndex(ctx context.Context, kn store.Knowledge, b *store
 	return nil
 }
 
-// vectors returns the base's cached vectors, read again when the base's
-// generation or revision moved on since they were read. They are
-// stamped with the revision read before them: a write that lands while
-// they are read makes them look stale, never fresh.
+// vectors returns the base's cached vectors, brought up to date when the
+// base's generation or revision moved on since they were read: within a
+// generation only the sources whose chunks were written since are read
+// again. They are stamped with the revision read before them, so a write
+// that lands while they are read makes them look stale, never fresh.
 func (s *Searcher) vectors(ctx context.Context, kn store.Knowledge, b *store.KnowledgeBase) (*vectorSet, error) {
 	s.mu.Lock()
 	c := s.sets[b.ID]
@@ -217,21 +218,44 @@ func (s *Searcher) vectors(ctx context.Context, kn store.Knowledge, b *store.Kno
 	s.mu.Unlock()
 	c.load.Lock()
 	defer c.load.Unlock()
-	if c.set != nil && c.set.gen == b.Generation && c.set.rev >= b.Revision {
-		return c.set, nil
+	old := c.set
+	if old != nil && old.gen == b.Generation && old.rev >= b.Revision {
+		return old, nil
 	}
-	set := &vectorSet{gen: b.Generation, rev: b.Revision, dims: b.EmbeddingDims}
-	srcIndex := map[string]int32{}
-	err := kn.EachVector(ctx, b.ID, b.Generation, func(id int64, src string, vec []float32) {
-		if len(vec) == set.dims {
-			set.add(id, src, vec, srcIndex)
-		}
-	})
+	indexed, err := kn.IndexedSources(ctx, b.ID)
 	if err != nil {
 		return nil, err
 	}
+	set := &vectorSet{gen: b.Generation, rev: b.Revision, dims: b.EmbeddingDims, indexed: indexed}
+	srcIndex := map[string]int32{}
+	var changed []string // nil: read every source
+	if old != nil && old.gen == set.gen && old.dims == set.dims {
+		unchanged := func(src string) bool {
+			at, ok := indexed[src]
+			was, cached := old.indexed[src]
+			return ok && cached && at.Equal(was)
+		}
+		set.keep(old, unchanged, srcIndex)
+		changed = []string{}
+		for src := range indexed {
+			if !unchanged(src) {
+				changed = append(changed, src)
+			}
+		}
+	}
+	if changed == nil || len(changed) > 0 {
+		err = kn.EachVector(ctx, b.ID, b.Generation, changed, func(id int64, src string, vec []float32) {
+			if len(vec) == set.dims {
+				set.add(id, src, vec, srcIndex)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	c.set = set
-	s.log.Debug("knowledge: vectors cached", "base", b.ID, "generation", b.Generation, "chunks", len(set.ids), "bytes", set.bytes())
+	s.log.Debug("knowledge: vectors cached", "base", b.ID, "generation", b.Generation, "chunks", len(set.ids),
+		"read", len(changed), "bytes", set.bytes())
 	return set, nil
 }
 

@@ -218,3 +218,34 @@ func TestSearchesReadTheCurrentGenerationUntilAReindexSwaps(t *testing.T) {
 		})
 	})
 }
+
+func TestCachedVectorsFollowEveryWrite(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		f := newFixture(t, st, "retrieve-cache")
+		a := f.add("A", nil, chunk{"alpha", []float32{1, 0, 0}})
+		s := retrieve.New(ctx, st, nil)
+		nearest := func(v ...float32) []string {
+			t.Helper()
+			return texts(f.search(s, retrieve.Query{Text: "zzz", Vector: v, TopK: 10}))
+		}
+		if got := nearest(1, 0, 0); !slices.Equal(got, []string{"alpha"}) {
+			t.Fatalf("found %q", got)
+		}
+		t.Run("a source added since is found", func(t *testing.T) {
+			f.add("B", nil, chunk{"beta", []float32{0, 1, 0}})
+			if got := nearest(0, 1, 0); !slices.Equal(got, []string{"beta", "alpha"}) {
+				t.Fatalf("found %q", got)
+			}
+		})
+		t.Run("a source indexed again is found by its new vectors only", func(t *testing.T) {
+			if err := st.Knowledge(f.tenant).RefreshSource(ctx, f.base.ID, a.ID); err != nil {
+				t.Fatal(err)
+			}
+			f.work(map[string][]chunk{a.ID: {{"alpha again", []float32{0, 0, 1}}}})
+			if got := nearest(0, 0, 1); !slices.Equal(got, []string{"alpha again", "beta"}) {
+				t.Fatalf("found %q", got)
+			}
+		})
+	})
+}

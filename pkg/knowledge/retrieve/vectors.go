@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 )
 
 // vectorSet is one generation of a base's vectors, quantised: each vector
@@ -18,7 +19,10 @@ import (
 type vectorSet struct {
 	gen, rev int64
 	dims     int
-	ids      []int64
+	// indexed is when each source's chunks were written (see
+	// store.Knowledge.IndexedSources), to read again only what changed.
+	indexed map[string]time.Time
+	ids     []int64
 	sources  []int32 // index into names
 	names    []string
 	codes    []int8 // len(ids) * dims
@@ -47,6 +51,27 @@ func (v *vectorSet) add(id int64, src string, vec []float32, srcIndex map[string
 		v.codes = append(v.codes, int8(math.Round(float64(f)/maxAbs*127)))
 	}
 	v.scales = append(v.scales, float32(maxAbs/127/math.Sqrt(norm)))
+}
+
+// keep copies from old the vectors of the sources keep says are unchanged.
+func (v *vectorSet) keep(old *vectorSet, keep func(src string) bool, srcIndex map[string]int32) {
+	d := v.dims
+	for i, id := range old.ids {
+		src := old.names[old.sources[i]]
+		if !keep(src) {
+			continue
+		}
+		j, ok := srcIndex[src]
+		if !ok {
+			j = int32(len(v.names))
+			srcIndex[src] = j
+			v.names = append(v.names, src)
+		}
+		v.ids = append(v.ids, id)
+		v.sources = append(v.sources, j)
+		v.codes = append(v.codes, old.codes[i*d:i*d+d]...)
+		v.scales = append(v.scales, old.scales[i])
+	}
 }
 
 // bytes is the memory the set holds.
