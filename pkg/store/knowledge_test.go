@@ -457,4 +457,3 @@ func TestKnowledgeLimitsBoundSourcesBytesAndChunks(t *testing.T) {
 		})
 	})
 }
-

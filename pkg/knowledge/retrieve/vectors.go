@@ -23,10 +23,10 @@ type vectorSet struct {
 	// store.Knowledge.IndexedSources), to read again only what changed.
 	indexed map[string]time.Time
 	ids     []int64
-	sources  []int32 // index into names
-	names    []string
-	codes    []int8 // len(ids) * dims
-	scales   []float32
+	sources []int32 // index into names
+	names   []string
+	codes   []int8 // len(ids) * dims
+	scales  []float32
 }
 
 // add appends one vector of source src; a zero vector is left out.
