@@ -27,22 +27,40 @@ func keywordTerms(query string) []string {
 	return strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }
 
+// keywordCandidates bounds the chunks PostgreSQL ranks for one query
+// (see KeywordSearch).
+const keywordCandidates = 1000
+
 // KeywordSearch returns the ids of up to limit chunks of the base's
 // current generation that hold any word of query, best first: bm25 over
 // FTS5 on SQLite, ts_rank_cd over the base language's tsvector on
 // PostgreSQL. With tags, only chunks of sources carrying one of them.
+//
+// PostgreSQL reads each matching chunk's row to rank it, which at
+// 100,000 chunks and common words costs hundreds of milliseconds; so it
+// ranks every chunk holding all of the query's words and at most
+// keywordCandidates of those holding some (SQLite ranks them all from
+// its index). A query that so many chunks match is a poor keyword query;
+// its vector ranks carry it.
 func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query string, tags []string, limit int) ([]int64, error) {
+	scope := " AND c.tenant_id = @tenant AND c.base_id = @base AND c.generation = @gen"
+	args := map[string]any{"tenant": k.tenantID, "base": b.ID, "gen": b.Generation, "limit": limit, "query": query,
+		"lang": b.Language, "tags": tags, "candidates": keywordCandidates}
+	if len(tags) > 0 {
+		scope += " AND c.source_id IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = @base AND tag IN @tags)"
+	}
 	var q string
-	var args []any
 	if k.s.dialect == DialectPostgres {
 		// websearch_to_tsquery parses what people type (quotes, or, -) and
-		// drops the language's stop words; its AND becomes OR, so that a
-		// question ranks the chunks holding most of its words rather than
-		// only those holding every one.
-		q = `SELECT c.id FROM knowledge_chunks c,
-  (SELECT replace(websearch_to_tsquery(CAST(? AS regconfig), ?)::text, ' & ', ' | ')::tsquery AS q) w
-WHERE c.tsv @@ w.q AND c.tenant_id = ? AND c.base_id = ? AND c.generation = ?`
-		args = []any{b.Language, query, k.tenantID, b.ID, b.Generation}
+		// drops the language's stop words; all is its AND, any the same
+		// words ORed, so that a question ranks the chunks holding most of
+		// its words rather than only those holding every one.
+		all := "websearch_to_tsquery(CAST(@lang AS regconfig), @query)"
+		anyWord := "replace(" + all + "::text, ' & ', ' | ')::tsquery"
+		q = `SELECT c.id FROM knowledge_chunks c WHERE c.id IN (
+  (SELECT c.id FROM knowledge_chunks c WHERE c.tsv @@ ` + all + scope + ` LIMIT @candidates)
+  UNION (SELECT c.id FROM knowledge_chunks c WHERE c.tsv @@ ` + anyWord + scope + ` LIMIT @candidates))
+ORDER BY ts_rank_cd(c.tsv, ` + anyWord + `) DESC, c.id LIMIT @limit`
 	} else {
 		terms := keywordTerms(query)
 		if len(terms) == 0 {
@@ -51,21 +69,12 @@ WHERE c.tsv @@ w.q AND c.tenant_id = ? AND c.base_id = ? AND c.generation = ?`
 		for i, t := range terms {
 			terms[i] = `"` + t + `"`
 		}
+		args["query"] = strings.Join(terms, " OR ")
 		q = `SELECT c.id FROM knowledge_chunks_search f JOIN knowledge_chunks c ON c.id = f.rowid
-WHERE knowledge_chunks_search MATCH ? AND c.tenant_id = ? AND c.base_id = ? AND c.generation = ?`
-		args = []any{strings.Join(terms, " OR "), k.tenantID, b.ID, b.Generation}
-	}
-	if len(tags) > 0 {
-		q += " AND c.source_id IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = ? AND tag IN ?)"
-		args = append(args, b.ID, tags)
-	}
-	if k.s.dialect == DialectPostgres {
-		q += " ORDER BY ts_rank_cd(c.tsv, w.q) DESC, c.id LIMIT ?"
-	} else {
-		q += " ORDER BY bm25(knowledge_chunks_search), c.id LIMIT ?"
+WHERE knowledge_chunks_search MATCH @query` + scope + ` ORDER BY bm25(knowledge_chunks_search), c.id LIMIT @limit`
 	}
 	var ids []int64
-	err := k.q(ctx).Raw(q, append(args, limit)...).Scan(&ids).Error
+	err := k.q(ctx).Raw(q, args).Scan(&ids).Error
 	return ids, wrap("keyword search knowledge", err)
 }
 

@@ -240,6 +240,17 @@ func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
 				t.Fatalf("found %q", got)
 			}
 		})
+		t.Run("a chunk holding every word is found among thousands holding one", func(t *testing.T) {
+			texts := make([]string, 1500)
+			for i := range texts {
+				texts[i] = fmt.Sprintf("delivery note %d", i)
+			}
+			texts[1234] = "delivery times for express parcels"
+			mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, texts...)
+			if got := keywordTexts(t, st, tn.ID, base.ID, "express delivery parcels"); len(got) == 0 || got[0] != texts[1234] {
+				t.Fatalf("found %q", got)
+			}
+		})
 		t.Run("tags keep only their sources' chunks", func(t *testing.T) {
 			got := keywordTexts(t, st, tn.ID, base.ID, "password refunds", "billing")
 			if !slices.Equal(got, []string{"Refunds are paid to the original card within five days."}) {
