@@ -103,11 +103,13 @@ func (k Knowledge) holdClaim(ctx context.Context, op string, src *KnowledgeSourc
 // tenant's limit ErrKnowledgeLimit; either leaves src claimed, for Fail.
 func (j KnowledgeJobs) Done(ctx context.Context, src *KnowledgeSource, r KnowledgeIndexed) error {
 	return j.s.Knowledge(src.TenantID).tx(ctx, func(k Knowledge) error {
-		if err := k.holdClaim(ctx, "finish knowledge source", src); err != nil {
-			return err
-		}
+		// The base first, as Reindex and DeleteSource lock it, so two
+		// transactions never wait on each other's rows.
 		b, err := k.lockBase(ctx, src.BaseID)
 		if err != nil {
+			return err
+		}
+		if err := k.holdClaim(ctx, "finish knowledge source", src); err != nil {
 			return err
 		}
 		if other, err := k.sourceByHash(ctx, b.ID, r.ContentHash); err != nil || (other != nil && other.ID != src.ID) {
@@ -155,11 +157,11 @@ func (j KnowledgeJobs) Done(ctx context.Context, src *KnowledgeSource, r Knowled
 // for whoever looks meanwhile.
 func (j KnowledgeJobs) Fail(ctx context.Context, src *KnowledgeSource, reason string, retryAt time.Time) error {
 	return j.s.Knowledge(src.TenantID).tx(ctx, func(k Knowledge) error {
-		if err := k.holdClaim(ctx, "fail knowledge source", src); err != nil {
-			return err
-		}
 		b, err := k.lockBase(ctx, src.BaseID)
 		if err != nil {
+			return err
+		}
+		if err := k.holdClaim(ctx, "fail knowledge source", src); err != nil {
 			return err
 		}
 		now := k.s.db.NowFunc()

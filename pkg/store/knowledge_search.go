@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -57,10 +58,12 @@ func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query st
 		// its words rather than only those holding every one.
 		all := "websearch_to_tsquery(CAST(@lang AS regconfig), @query)"
 		anyWord := "replace(" + all + "::text, ' & ', ' | ')::tsquery"
-		q = `SELECT c.id FROM knowledge_chunks c WHERE c.id IN (
-  (SELECT c.id FROM knowledge_chunks c WHERE c.tsv @@ ` + all + scope + ` LIMIT @candidates)
-  UNION (SELECT c.id FROM knowledge_chunks c WHERE c.tsv @@ ` + anyWord + scope + ` LIMIT @candidates))
-ORDER BY ts_rank_cd(c.tsv, ` + anyWord + `) DESC, c.id LIMIT @limit`
+		// Each branch ranks the rows it read already; an outer ranking
+		// would read the table again.
+		rank := "SELECT c.id, ts_rank_cd(c.tsv, " + anyWord + ") AS r FROM knowledge_chunks c WHERE c.tsv @@ "
+		q = `SELECT id FROM ((` + rank + all + scope + ` LIMIT @candidates)
+  UNION (` + rank + anyWord + scope + ` LIMIT @candidates)) m
+ORDER BY r DESC, id LIMIT @limit`
 	} else {
 		terms := keywordTerms(query)
 		if len(terms) == 0 {
@@ -69,13 +72,28 @@ ORDER BY ts_rank_cd(c.tsv, ` + anyWord + `) DESC, c.id LIMIT @limit`
 		for i, t := range terms {
 			terms[i] = `"` + t + `"`
 		}
-		args["query"] = strings.Join(terms, " OR ")
-		q = `SELECT c.id FROM knowledge_chunks_search f JOIN knowledge_chunks c ON c.id = f.rowid
-WHERE knowledge_chunks_search MATCH @query` + scope + ` ORDER BY bm25(knowledge_chunks_search), c.id LIMIT @limit`
+		// The scope word narrows the match to the base's generation inside
+		// the index; its column weighs nothing in the ranking. The chunk
+		// rows are read for the results only, unless tags need them.
+		args["query"] = fmt.Sprintf(`{scope}: "%s" AND {title text}: (%s)`, ftsScope(b.ID, b.Generation), strings.Join(terms, " OR "))
+		match := `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
+WHERE knowledge_chunks_search MATCH @query`
+		if len(tags) > 0 {
+			match = `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
+JOIN knowledge_chunks c ON c.id = f.rowid WHERE knowledge_chunks_search MATCH @query` + scope
+		}
+		q = `SELECT c.id FROM (` + match + ` ORDER BY r, id LIMIT @limit) m JOIN knowledge_chunks c ON c.id = m.id
+WHERE 1 = 1` + scope + ` ORDER BY m.r, m.id`
 	}
 	var ids []int64
 	err := k.q(ctx).Raw(q, args).Scan(&ids).Error
 	return ids, wrap("keyword search knowledge", err)
+}
+
+// ftsScope is the word knowledge_chunks.scope holds for a base's
+// generation on SQLite (see migrateV25).
+func ftsScope(baseID string, gen int64) string {
+	return fmt.Sprintf("kb%sg%d", strings.ReplaceAll(baseID, "_", ""), gen)
 }
 
 // TaggedSources returns the ids of the base's sources carrying any of

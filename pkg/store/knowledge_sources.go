@@ -78,6 +78,11 @@ func (knowledgeSourceTag) TableName() string { return "knowledge_source_tags" }
 // source already there. A source past the tenant's limits of sources or
 // bytes is ErrKnowledgeLimit.
 func (k Knowledge) AddSource(ctx context.Context, baseID string, src *KnowledgeSource) (created bool, err error) {
+	switch src.Kind {
+	case SourceFile, SourceURL, SourceSitemap, SourceText, SourceQA:
+	default:
+		return false, fmt.Errorf("store: add knowledge source: kind %q: one of file, url, sitemap, text, qa", src.Kind)
+	}
 	err = k.tx(ctx, func(tx Knowledge) error {
 		if _, err := tx.Base(ctx, baseID); err != nil {
 			return err
@@ -174,11 +179,12 @@ func (k Knowledge) Sources(ctx context.Context, baseID string) ([]KnowledgeSourc
 // generation.
 func (k Knowledge) DeleteSource(ctx context.Context, baseID, sourceID string) error {
 	return k.tx(ctx, func(tx Knowledge) error {
-		res := tx.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenantID, baseID, sourceID).Delete(&KnowledgeSource{})
-		if err := rowsOrNotFound("delete knowledge source", res); err != nil {
+		// The base row first, as every writer of a base's sources locks it.
+		if err := tx.bumpRevision(ctx, baseID); err != nil {
 			return err
 		}
-		return tx.bumpRevision(ctx, baseID)
+		res := tx.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenantID, baseID, sourceID).Delete(&KnowledgeSource{})
+		return rowsOrNotFound("delete knowledge source", res)
 	})
 }
 

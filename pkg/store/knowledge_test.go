@@ -337,6 +337,19 @@ func TestKnowledgeSourcesAreClaimedByOneWorkerAtATime(t *testing.T) {
 				}
 			})
 		})
+		if st.Dialect() == store.DialectPostgres {
+			t.Run("a dead instance's claim is taken at once on PostgreSQL", func(t *testing.T) {
+				s := claimed[3]
+				if err := st.DB().Model(&store.KnowledgeSource{}).Where("id = ?", s.ID).
+					Updates(map[string]any{"claim": "live:dead-host-1-abc/w", "next_attempt_at": time.Now().Add(time.Hour)}).Error; err != nil {
+					t.Fatal(err)
+				}
+				got, err := jobs.Claim(ctx, st.Instance()+"/alive", time.Minute, 10, nil)
+				if err != nil || len(got) != 1 || got[0].ID != s.ID {
+					t.Fatalf("claimed %+v, %v; want the dead instance's source", got, err)
+				}
+			})
+		}
 		t.Run("a failure retries later, then gives up", func(t *testing.T) {
 			s := claimed[1]
 			if err := jobs.Fail(ctx, &s, "fetch: 503", time.Now().UTC().Add(time.Hour)); err != nil {

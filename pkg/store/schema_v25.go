@@ -93,7 +93,9 @@ func (v25KnowledgeLimits) TableName() string { return "knowledge_limits" }
 
 // migrateV25 creates the knowledge tables. Chunks have integer ids, the
 // rowids of the full-text index: an FTS5 table over them kept by
-// triggers on SQLite, a tsvector column (in the base's language, written
+// triggers on SQLite (its scope column holds one word naming the chunk's
+// base and generation, so a search reads only that base's postings
+// instead of looking up every match's row), a tsvector column (in the base's language, written
 // with the chunk) under a GIN index on PostgreSQL. Embeddings are
 // little-endian float32 blobs, the format sqlite-vec reads. Every row
 // hangs off its source by a cascading foreign key, so deleting a source
@@ -142,7 +144,8 @@ func migrateV25(tx *gorm.DB) error {
   title TEXT NOT NULL DEFAULT '',
   locator TEXT NOT NULL DEFAULT '',
   tokens INTEGER NOT NULL DEFAULT 0,
-  hash TEXT NOT NULL DEFAULT ''
+  hash TEXT NOT NULL DEFAULT '',
+  scope TEXT GENERATED ALWAYS AS ('kb' || replace(base_id, '_', '') || 'g' || generation) VIRTUAL
 )`,
 			`CREATE TABLE knowledge_embeddings (
   chunk_id INTEGER PRIMARY KEY REFERENCES knowledge_chunks (id) ON DELETE CASCADE,
@@ -150,12 +153,12 @@ func migrateV25(tx *gorm.DB) error {
   generation INTEGER NOT NULL,
   embedding BLOB NOT NULL
 )`,
-			"CREATE VIRTUAL TABLE knowledge_chunks_search USING fts5(title, text, content='knowledge_chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2')",
+			"CREATE VIRTUAL TABLE knowledge_chunks_search USING fts5(scope, title, text, content='knowledge_chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2')",
 			`CREATE TRIGGER knowledge_chunks_search_insert AFTER INSERT ON knowledge_chunks BEGIN
-  INSERT INTO knowledge_chunks_search (rowid, title, text) VALUES (new.id, new.title, new.text);
+  INSERT INTO knowledge_chunks_search (rowid, scope, title, text) VALUES (new.id, new.scope, new.title, new.text);
 END`,
 			`CREATE TRIGGER knowledge_chunks_search_delete AFTER DELETE ON knowledge_chunks BEGIN
-  INSERT INTO knowledge_chunks_search (knowledge_chunks_search, rowid, title, text) VALUES ('delete', old.id, old.title, old.text);
+  INSERT INTO knowledge_chunks_search (knowledge_chunks_search, rowid, scope, title, text) VALUES ('delete', old.id, old.scope, old.title, old.text);
 END`)
 	}
 	steps = append(steps,
