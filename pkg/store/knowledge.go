@@ -42,9 +42,15 @@ type KnowledgeBase struct {
 	Language   string
 	Generation int64
 	Building   int64
-	Revision   int64
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// BuildingProvider, BuildingModel and BuildingDims are the embedding
+	// model of the building generation: a worker indexing a source while
+	// Building is set embeds with them; the swap makes them the base's.
+	BuildingProvider string
+	BuildingModel    string
+	BuildingDims     int
+	Revision         int64
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 func (KnowledgeBase) TableName() string { return "knowledge_bases" }
@@ -170,12 +176,14 @@ func rowsOrNotFound(op string, res *gorm.DB) error {
 // Limits returns the tenant's knowledge limits with the defaults filled
 // in.
 func (k Knowledge) Limits(ctx context.Context) (KnowledgeLimits, error) {
-	var l KnowledgeLimits
-	err := k.q(ctx).Where("tenant_id = ?", k.tenantID).First(&l).Error
-	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
-		return l, wrap("get knowledge limits", err)
+	var found []KnowledgeLimits
+	if err := k.q(ctx).Where("tenant_id = ?", k.tenantID).Limit(1).Find(&found).Error; err != nil {
+		return KnowledgeLimits{}, wrap("get knowledge limits", err)
 	}
-	l.TenantID = k.tenantID
+	l := KnowledgeLimits{TenantID: k.tenantID}
+	if len(found) > 0 {
+		l = found[0]
+	}
 	fill := func(p **int64, def int64) {
 		if *p == nil {
 			*p = &def

@@ -96,7 +96,11 @@ func (k Knowledge) writeChunks(ctx context.Context, b *KnowledgeBase, src *Knowl
 	if use.Chunks-int64(src.Chunks)+int64(len(chunks)) > *lim.MaxChunks {
 		return fmt.Errorf("store: index knowledge source: %d chunks: %w", *lim.MaxChunks, ErrKnowledgeLimit)
 	}
-	dims := b.EmbeddingDims
+	dims, dimsColumn := b.EmbeddingDims, "embedding_dims"
+	if gen == b.Building {
+		dims, dimsColumn = b.BuildingDims, "building_dims"
+	}
+	known := dims
 	for i := range chunks {
 		c := &chunks[i]
 		if c.Embedding == nil {
@@ -109,11 +113,15 @@ func (k Knowledge) writeChunks(ctx context.Context, b *KnowledgeBase, src *Knowl
 			return fmt.Errorf("store: index knowledge source: chunk %d has %d dimensions, the base %d", i, len(c.Embedding), dims)
 		}
 	}
-	if dims != b.EmbeddingDims {
-		if err := k.q(ctx).Exec("UPDATE knowledge_bases SET embedding_dims = ? WHERE tenant_id = ? AND id = ?", dims, k.tenantID, b.ID).Error; err != nil {
+	if dims != known {
+		if err := k.q(ctx).Exec("UPDATE knowledge_bases SET "+dimsColumn+" = ? WHERE tenant_id = ? AND id = ?", dims, k.tenantID, b.ID).Error; err != nil {
 			return wrap("set knowledge dimensions", err)
 		}
-		b.EmbeddingDims = dims
+		if gen == b.Building {
+			b.BuildingDims = dims
+		} else {
+			b.EmbeddingDims = dims
+		}
 	}
 	for i := range chunks {
 		c := &chunks[i]
@@ -146,13 +154,14 @@ WHERE tenant_id = ? AND source_id = ? AND generation = ?`, b.Language, k.tenantI
 	return nil
 }
 
-// Reindex starts a new index generation of the base: every source is
-// queued to be indexed into it while searches keep reading the current
-// one, and the new generation replaces it when the last source is done
-// (sources that fail are not waited for, and lose their chunks at the
-// swap). A reindex under way is started over. It returns the new
+// Reindex starts a new index generation of the base, embedded by
+// provider and model (empty: the base's own): every source is queued to
+// be indexed into it while searches keep reading the current one, and
+// the new generation replaces it, model included, when the last source
+// is done (sources that fail are not waited for, and lose their chunks
+// at the swap). A reindex under way is started over. It returns the new
 // generation.
-func (k Knowledge) Reindex(ctx context.Context, baseID string) (int64, error) {
+func (k Knowledge) Reindex(ctx context.Context, baseID, provider, model string) (int64, error) {
 	var gen int64
 	err := k.tx(ctx, func(tx Knowledge) error {
 		b, err := tx.lockBase(ctx, baseID)
@@ -165,10 +174,15 @@ func (k Knowledge) Reindex(ctx context.Context, baseID string) (int64, error) {
 			return wrap("reindex knowledge base", err)
 		}
 		now := k.s.db.NowFunc()
-		if err := tx.q(ctx).Exec("UPDATE knowledge_bases SET building = ?, updated_at = ? WHERE tenant_id = ? AND id = ?",
-			gen, now, k.tenantID, b.ID).Error; err != nil {
+		dims := 0
+		if provider == "" && model == "" || provider == b.EmbeddingProvider && model == b.EmbeddingModel {
+			provider, model, dims = b.EmbeddingProvider, b.EmbeddingModel, b.EmbeddingDims
+		}
+		if err := tx.q(ctx).Exec(`UPDATE knowledge_bases SET building = ?, building_provider = ?, building_model = ?, building_dims = ?, updated_at = ?
+WHERE tenant_id = ? AND id = ?`, gen, provider, model, dims, now, k.tenantID, b.ID).Error; err != nil {
 			return wrap("reindex knowledge base", err)
 		}
+		b.BuildingProvider, b.BuildingModel, b.BuildingDims = provider, model, dims
 		if err := tx.q(ctx).Exec(`UPDATE knowledge_sources SET status = ?, error = '', attempts = 0, next_attempt_at = ?, updated_at = ?
 WHERE tenant_id = ? AND base_id = ?`, SourceQueued, now, now, k.tenantID, b.ID).Error; err != nil {
 			return wrap("reindex knowledge base", err)
@@ -209,7 +223,9 @@ func (k Knowledge) swapIfBuilt(ctx context.Context, b *KnowledgeBase) error {
 	if err != nil || waiting > 0 {
 		return wrap("swap knowledge generation", err)
 	}
-	err = k.q(ctx).Exec(`UPDATE knowledge_bases SET generation = building, building = 0, revision = revision + 1, updated_at = ?
+	err = k.q(ctx).Exec(`UPDATE knowledge_bases SET generation = building, building = 0, revision = revision + 1,
+  embedding_provider = building_provider, embedding_model = building_model, embedding_dims = building_dims,
+  building_provider = '', building_model = '', building_dims = 0, updated_at = ?
 WHERE tenant_id = ? AND id = ?`, k.s.db.NowFunc(), k.tenantID, b.ID).Error
 	if err != nil {
 		return wrap("swap knowledge generation", err)
@@ -225,5 +241,7 @@ WHERE tenant_id = ? AND id = ?`, k.s.db.NowFunc(), k.tenantID, b.ID).Error
 		return wrap("drop old knowledge generation", err)
 	}
 	b.Generation, b.Building = b.Building, 0
+	b.EmbeddingProvider, b.EmbeddingModel, b.EmbeddingDims = b.BuildingProvider, b.BuildingModel, b.BuildingDims
+	b.BuildingProvider, b.BuildingModel, b.BuildingDims = "", "", 0
 	return nil
 }

@@ -87,8 +87,8 @@ func (k Knowledge) EnsureVectorIndex(ctx context.Context, b *KnowledgeBase) erro
 	if !safeID.MatchString(b.ID) || b.EmbeddingDims <= 0 {
 		return fmt.Errorf("store: knowledge vector index: base %q with %d dimensions", b.ID, b.EmbeddingDims)
 	}
-	q := fmt.Sprintf("CREATE INDEX IF NOT EXISTS ix_knowledge_vec_%s ON knowledge_embeddings USING hnsw ((vec::vector(%d)) vector_cosine_ops) WHERE base_id = '%s'",
-		b.ID, b.EmbeddingDims, b.ID)
+	q := fmt.Sprintf("CREATE INDEX IF NOT EXISTS ix_knowledge_vec_%s_%d ON knowledge_embeddings USING hnsw ((vec::vector(%d)) vector_cosine_ops) WHERE base_id = '%s'",
+		b.ID, b.EmbeddingDims, b.EmbeddingDims, b.ID)
 	return wrap("create knowledge vector index", k.q(ctx).Exec(q).Error)
 }
 

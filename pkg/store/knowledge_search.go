@@ -86,7 +86,20 @@ JOIN knowledge_chunks c ON c.id = f.rowid WHERE knowledge_chunks_search MATCH @q
 WHERE 1 = 1` + scope + ` ORDER BY m.r, m.id`
 	}
 	var ids []int64
-	err := k.q(ctx).Raw(q, args).Scan(&ids).Error
+	if k.s.dialect != DialectPostgres {
+		err := k.q(ctx).Raw(q, args).Scan(&ids).Error
+		return ids, wrap("keyword search knowledge", err)
+	}
+	// The driver prepares statements, and after five runs PostgreSQL may
+	// plan this one once for any query: not knowing the words, it walks
+	// the base's chunks instead of the GIN index (at 10,000 chunks, 70 ms
+	// instead of 5). Planning each run costs a fraction of a millisecond.
+	err := k.s.Tx(ctx, func(tx *Store) error {
+		if err := tx.q(ctx).Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
+			return err
+		}
+		return tx.q(ctx).Raw(q, args).Scan(&ids).Error
+	})
 	return ids, wrap("keyword search knowledge", err)
 }
 

@@ -380,7 +380,8 @@ func TestReindexSwapsInTheNewGenerationWhenComplete(t *testing.T) {
 		for i := range 2 {
 			mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, fmt.Sprintf("old shipping text %d", i))
 		}
-		gen, err := kn.Reindex(ctx, base.ID)
+		// A new embedding model, of two dimensions instead of three.
+		gen, err := kn.Reindex(ctx, base.ID, "fake", "small-2d")
 		if err != nil || gen != 2 {
 			t.Fatalf("reindex: generation %d, %v", gen, err)
 		}
@@ -392,7 +393,7 @@ func TestReindexSwapsInTheNewGenerationWhenComplete(t *testing.T) {
 		index := func(s *store.KnowledgeSource) {
 			t.Helper()
 			err := jobs.Done(ctx, s, store.KnowledgeIndexed{Chunks: []store.KnowledgeChunk{{Text: "new shipping text " + s.ID,
-				Embedding: []float32{1, 0, 0}}}})
+				Embedding: []float32{1, 0}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -404,18 +405,19 @@ func TestReindexSwapsInTheNewGenerationWhenComplete(t *testing.T) {
 				t.Fatalf("found %q", got)
 			}
 			b, _ := kn.Base(ctx, base.ID)
-			if b.Generation != 1 || b.Building != 2 {
-				t.Fatalf("generation %d, building %d", b.Generation, b.Building)
+			if b.Generation != 1 || b.Building != 2 || b.EmbeddingDims != 3 || b.BuildingModel != "small-2d" || b.BuildingDims != 2 {
+				t.Fatalf("base %+v", b)
 			}
 		})
 		index(&claimed[1])
-		t.Run("the last source swaps the new generation in", func(t *testing.T) {
+		t.Run("the last source swaps the new generation and its model in", func(t *testing.T) {
 			got := keywordTexts(t, st, tn.ID, base.ID, "shipping")
 			if len(got) != 2 || got[0][:3] != "new" || got[1][:3] != "new" {
 				t.Fatalf("found %q", got)
 			}
 			b, _ := kn.Base(ctx, base.ID)
-			if b.Generation != 2 || b.Building != 0 || b.Revision <= base.Revision {
+			if b.Generation != 2 || b.Building != 0 || b.Revision <= base.Revision || b.EmbeddingModel != "small-2d" ||
+				b.EmbeddingDims != 2 || b.BuildingDims != 0 {
 				t.Fatalf("base %+v", b)
 			}
 		})
@@ -429,7 +431,7 @@ func TestReindexSwapsInTheNewGenerationWhenComplete(t *testing.T) {
 		})
 		t.Run("a base without sources swaps at once", func(t *testing.T) {
 			empty := mustBase(t, st, tn.ID, "empty")
-			if gen, err := kn.Reindex(ctx, empty.ID); err != nil || gen != 2 {
+			if gen, err := kn.Reindex(ctx, empty.ID, "", ""); err != nil || gen != 2 {
 				t.Fatalf("generation %d, %v", gen, err)
 			}
 			b, _ := kn.Base(ctx, empty.ID)

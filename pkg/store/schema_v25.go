@@ -11,7 +11,8 @@ import (
 
 // v25KnowledgeBase is a tenant's collection of documents a bot answers
 // from. Searches read generation; a reindex writes building (0: none) and
-// swaps it in when complete. Revision counts changes to the searchable
+// swaps it in when complete, with the embedding model it was written by.
+// Revision counts changes to the searchable
 // chunk set, so a process that caches vectors knows when to read again.
 type v25KnowledgeBase struct {
 	ID                string   `gorm:"primaryKey;size:64"`
@@ -25,6 +26,9 @@ type v25KnowledgeBase struct {
 	Language          string   `gorm:"size:64;not null;default:'simple'"`
 	Generation        int64    `gorm:"not null;default:1"`
 	Building          int64    `gorm:"not null;default:0"`
+	BuildingProvider  string   `gorm:"size:100;not null;default:''"`
+	BuildingModel     string   `gorm:"size:200;not null;default:''"`
+	BuildingDims      int      `gorm:"not null;default:0"`
 	Revision          int64    `gorm:"not null;default:0"`
 	CreatedAt         time.Time
 	UpdatedAt         time.Time

@@ -199,7 +199,7 @@ func TestSearchesReadTheCurrentGenerationUntilAReindexSwaps(t *testing.T) {
 		if got := texts(f.search(s, query)); !slices.Equal(got, []string{"old shipping policy", "old returns policy"}) {
 			t.Fatalf("before: %q", got)
 		}
-		if _, err := st.Knowledge(f.tenant).Reindex(ctx, f.base.ID); err != nil {
+		if _, err := st.Knowledge(f.tenant).Reindex(ctx, f.base.ID, "", ""); err != nil {
 			t.Fatal(err)
 		}
 		// Re-embedded by a new model: the vectors point the other way.
