@@ -95,6 +95,7 @@ func countRows(t *testing.T, st *store.Store, table, where string, args ...any) 
 }
 
 func TestAnotherTenantsKnowledgeIsUnreachable(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a, b := mustTenant(t, st, "kb-a"), mustTenant(t, st, "kb-b")
@@ -148,6 +149,7 @@ func TestAnotherTenantsKnowledgeIsUnreachable(t *testing.T) {
 }
 
 func TestTheSameContentAddedTwiceIsOneSource(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-dedupe")
@@ -176,6 +178,7 @@ func TestTheSameContentAddedTwiceIsOneSource(t *testing.T) {
 }
 
 func TestDeletingASourceRemovesItsChunksAndVectors(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-delete")
@@ -212,6 +215,7 @@ func TestDeletingASourceRemovesItsChunksAndVectors(t *testing.T) {
 }
 
 func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		tn := mustTenant(t, st, "kb-keyword")
 		base := mustBase(t, st, tn.ID, "help")
@@ -264,6 +268,7 @@ func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
 }
 
 func TestKnowledgeSourcesAreClaimedByOneWorkerAtATime(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-claim")
@@ -372,6 +377,7 @@ func TestKnowledgeSourcesAreClaimedByOneWorkerAtATime(t *testing.T) {
 }
 
 func TestReindexSwapsInTheNewGenerationWhenComplete(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-reindex")
@@ -443,6 +449,7 @@ func TestReindexSwapsInTheNewGenerationWhenComplete(t *testing.T) {
 }
 
 func TestKnowledgeLimitsBoundSourcesBytesAndChunks(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-limits")

@@ -98,6 +98,7 @@ func texts(rs []retrieve.Result) []string {
 }
 
 func TestHybridSearch(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		f := newFixture(t, st, "retrieve-hybrid")
@@ -189,6 +190,7 @@ func TestHybridSearch(t *testing.T) {
 }
 
 func TestSearchesReadTheCurrentGenerationUntilAReindexSwaps(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		f := newFixture(t, st, "retrieve-reindex")
@@ -220,6 +222,7 @@ func TestSearchesReadTheCurrentGenerationUntilAReindexSwaps(t *testing.T) {
 }
 
 func TestCachedVectorsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		f := newFixture(t, st, "retrieve-cache")
