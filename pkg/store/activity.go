@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Activity is a tenant's activity over time, by bucket: reach it with Store.Tenant(id).Activity().
+type Activity struct{ scope }
+
 // Activity buckets: a chart's points are UTC days or UTC hours.
 const (
 	BucketDay  = "day"

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Audit is a tenant's audit log: reach it with Store.Tenant(id).Audit().
+type Audit struct{ scope }
+
 // PrefixAudit starts audit entry ids.
 const PrefixAudit = "aud"
 

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Bots are a tenant's bots: reach them with Store.Tenant(id).Bots().
+type Bots struct{ scope }
+
 // Bot is a tenant's chatbot. Its configs live in numbered BotVersions; one
 // of them may be published.
 type Bot struct {

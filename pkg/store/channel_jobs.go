@@ -8,6 +8,10 @@ import (
 	"gorm.io/gorm"
 )
 
+// ChannelJobs is the channel job queue of every tenant, for the workers'
+// claim loop and its sweeps: Store.ChannelJobs(). Cross-tenant.
+type ChannelJobs struct{ s *Store }
+
 // PrefixChannelJob starts channel job ids.
 const PrefixChannelJob = "cjb"
 

@@ -8,6 +8,14 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Channels are a tenant's channels, their conversations, deliveries and
+// jobs: reach them with Store.Tenant(id).Channels().
+type Channels struct{ scope }
+
+// InboundChannels finds a channel of any tenant by its id, for the public
+// inbound route, which knows no tenant: Store.InboundChannels(). Cross-tenant.
+type InboundChannels struct{ s *Store }
+
 // PrefixChannel starts channel ids.
 const PrefixChannel = "chn"
 

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// Signals subscribes this process to the dialog signals and reply stops
+// of every tenant: Store.Signals(). Cross-tenant.
+type Signals struct{ s *Store }
+
 // dialogSignalChannel is the PostgreSQL NOTIFY channel on which a process
 // tells every process that a dialog changed (new messages, a new status)
 // or that someone types in it; the payload is "<tenant id> <dialog id>

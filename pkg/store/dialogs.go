@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// Dialogs are a tenant's dialogs: reach them with Store.Tenant(id).Dialogs().
+type Dialogs struct{ scope }
+
 // Id prefixes of the dialog subject (see ids.go for the others).
 const (
 	PrefixDialog  = "dlg"

@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// FeedbackLog is a tenant's feedback on replies: reach it with
+// Store.Tenant(id).Feedback().
+type FeedbackLog struct{ scope }
+
 // Feedback ratings.
 const (
 	FeedbackUp   = "up"

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// Handoffs are a tenant's dialogs handed to people: reach them with
+// Store.Tenant(id).Handoffs().
+type Handoffs struct{ scope }
+
 // Handoff is a dialog handed to a person: since when it waits and who
 // took it.
 type Handoff struct {

@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// Idempotency is a tenant's idempotency keys: reach it with
+// Store.Tenant(id).Idempotency().
+type Idempotency struct{ scope }
+
 // IdempotencyKey remembers the first response to a request that carried an
 // Idempotency-Key header, so a retry gets the same answer instead of a
 // second run. Status 0 means the first request is still being answered.

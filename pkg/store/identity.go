@@ -7,6 +7,10 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Identity is how a tenant's signed end-user tokens are verified: reach it
+// with Store.Tenant(id).Identity().
+type Identity struct{ scope }
+
 // TenantIdentity is how a tenant's signed end-user tokens are verified:
 // an HS256 secret sealed by the caller (Nonce, Ciphertext) or a JWKS URL,
 // and the audience tokens must name ("" checks none).

@@ -5,6 +5,13 @@ import (
 	"time"
 )
 
+// Keys are a tenant's API keys: reach them with Store.Tenant(id).Keys().
+type Keys struct{ scope }
+
+// KeyAuth finds a key of any tenant by its hash, for authentication, which
+// learns the tenant from the key: Store.KeyAuth(). Cross-tenant.
+type KeyAuth struct{ s *Store }
+
 // APIKey is a tenant's API key. The plaintext key is never stored: Hash is
 // its SHA-256, Prefix and Last4 let people recognise it in a list.
 type APIKey struct {

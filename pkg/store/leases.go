@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Leases are a tenant's dialog leases: reach them with Store.Tenant(id).Leases().
+type Leases struct{ scope }
+
 // DialogLease says which process runs a dialog's loop, until when. One
 // loop per dialog at a time keeps two replies from interleaving.
 type DialogLease struct {

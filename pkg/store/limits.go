@@ -7,6 +7,9 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Limits are a tenant's limits: reach them with Store.Tenant(id).Limits().
+type Limits struct{ scope }
+
 // TenantLimits are one tenant's own limits, its plan. A nil field uses
 // the server's setting; a daily quota of 0 is unlimited.
 type TenantLimits struct {

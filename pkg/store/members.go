@@ -5,6 +5,14 @@ import (
 	"time"
 )
 
+// Members are a tenant's memberships and invites: reach them with
+// Store.Tenant(id).Members().
+type Members struct{ scope }
+
+// Invites finds an invite by its token, before anyone knows its tenant:
+// Store.Invites(). Cross-tenant.
+type Invites struct{ s *Store }
+
 // Member is one membership of a tenant with its user's email; Pending
 // says its invite is not accepted yet.
 type Member struct {

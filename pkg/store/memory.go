@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Memory is a tenant's memory notes: reach it with Store.Tenant(id).Memory().
+type Memory struct{ scope }
+
 // PrefixMemoryNote starts the id of a memory note.
 const PrefixMemoryNote = "mem"
 

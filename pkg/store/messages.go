@@ -9,6 +9,10 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Messages are a tenant's dialog messages and tool calls: reach them with
+// Store.Tenant(id).Messages().
+type Messages struct{ scope }
+
 // Message statuses.
 const (
 	MessageComplete    = "complete"    // fully produced and stored

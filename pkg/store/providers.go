@@ -7,6 +7,10 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Providers are a tenant's model providers: reach them with
+// Store.Tenant(id).Providers().
+type Providers struct{ scope }
+
 // Provider is a model provider a tenant configured: a kind (openai or
 // anthropic), a base URL, the name of the tenant secret holding its API key
 // (never the key), default headers as a JSON object, and the models it

@@ -7,6 +7,9 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Secrets are a tenant's sealed secrets: reach them with Store.Tenant(id).Secrets().
+type Secrets struct{ scope }
+
 // Secret is a tenant's named secret, sealed by the caller (pkg/auth.Sealer)
 // before it reaches the store: the database only ever sees ciphertext.
 type Secret struct {

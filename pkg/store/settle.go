@@ -2,6 +2,10 @@ package store
 
 import "context"
 
+// Abandoned settles what a crashed process left in every tenant:
+// Store.Abandoned(). Cross-tenant.
+type Abandoned struct{ s *Store }
+
 // Settled counts what SettleAbandoned found left by a dead server.
 type Settled struct {
 	// Interrupted are the replies left streaming, now interrupted.

@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// Tenants are every tenant, for the platform operator and the retention
+// sweep: Store.Tenants(). Cross-tenant.
+type Tenants struct{ s *Store }
+
 // Tenant is one customer of the platform; everything else belongs to one.
 type Tenant struct {
 	ID   string `gorm:"primaryKey"`

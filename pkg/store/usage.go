@@ -9,6 +9,9 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// UsageLedger is a tenant's metered usage: reach it with Store.Tenant(id).Usage().
+type UsageLedger struct{ scope }
+
 // DayFormat is how usage days are written: UTC calendar days, which sort
 // as strings. HourFormat is how usage hours are: the UTC hour, likewise.
 const (

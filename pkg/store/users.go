@@ -8,6 +8,13 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Users are people, who may belong to many tenants: Store.Users().
+// Cross-tenant.
+type Users struct{ s *Store }
+
+// Sessions are people's sign-in sessions: Store.Sessions(). Cross-tenant.
+type Sessions struct{ s *Store }
+
 // User is a person who signs in to the admin UI. Users are global; what
 // they may do in a tenant comes from their Membership there.
 type User struct {

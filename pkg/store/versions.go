@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// Versions are a tenant's bot versions: reach them with Store.Tenant(id).Versions().
+type Versions struct{ scope }
+
 // BotVersion is one immutable, numbered config of a bot, with what the
 // compiler made of it. TenantID is repeated from the bot so every query can
 // be scoped by tenant without a join.

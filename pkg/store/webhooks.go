@@ -8,6 +8,14 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Webhooks are a tenant's webhook endpoints, events and deliveries: reach
+// them with Store.Tenant(id).Webhooks().
+type Webhooks struct{ scope }
+
+// Outbox is the webhook outbox of every tenant, for the workers' claim
+// loop and its sweep: Store.Outbox(). Cross-tenant.
+type Outbox struct{ s *Store }
+
 // Id prefixes of the webhook subject.
 const (
 	PrefixWebhook         = "whk"
