@@ -31,8 +31,10 @@ type AuditEntry struct {
 // TableName is the audit log's table.
 func (AuditEntry) TableName() string { return "audit_log" }
 
-// AddAuditEntry appends e to its tenant's audit log.
-func (s *Store) AddAuditEntry(ctx context.Context, e *AuditEntry) error {
+// Add appends e to its tenant's audit log.
+func (a Audit) Add(ctx context.Context, e *AuditEntry) error {
+	s := a.s
+	e.TenantID = a.tenant
 	if e.ID == "" {
 		e.ID = NewID(PrefixAudit)
 	}
@@ -50,9 +52,10 @@ type AuditFilter struct {
 	Since time.Time
 }
 
-// ListAuditEntries returns one page of the tenant's audit log, newest
+// List returns one page of the tenant's audit log, newest
 // first; the cursor is the last entry's id.
-func (s *Store) ListAuditEntries(ctx context.Context, tenantID string, f AuditFilter, p Page) ([]AuditEntry, string, error) {
+func (a Audit) List(ctx context.Context, f AuditFilter, p Page) ([]AuditEntry, string, error) {
+	s, tenantID := a.s, a.tenant
 	q := s.q(ctx).Where("tenant_id = ?", tenantID)
 	if f.Action != "" {
 		q = q.Where("action = ?", f.Action)

@@ -4,9 +4,10 @@ import "context"
 
 // SetCanary sends percent of the tenant's bot's new dialogs to version;
 // version 0 drops the canary. A version that does not exist is ErrNotFound.
-func (s *Store) SetCanary(ctx context.Context, tenantID, botID string, version, percent int) (*Bot, error) {
+func (bo Bots) SetCanary(ctx context.Context, botID string, version, percent int) (*Bot, error) {
+	s, tenantID := bo.s, bo.tenant
 	if version != 0 {
-		if _, err := s.GetVersion(ctx, tenantID, botID, version); err != nil {
+		if _, err := s.Tenant(tenantID).Versions().Get(ctx, botID, version); err != nil {
 			return nil, err
 		}
 	} else {
@@ -20,7 +21,7 @@ func (s *Store) SetCanary(ctx context.Context, tenantID, botID string, version, 
 	if res.RowsAffected == 0 {
 		return nil, wrap("set canary", ErrNotFound)
 	}
-	return s.GetBot(ctx, tenantID, botID)
+	return s.Tenant(tenantID).Bots().Get(ctx, botID)
 }
 
 // VersionUsage is what the dialogs of one bot version started and spent.
@@ -31,10 +32,11 @@ type VersionUsage struct {
 	OutputTokens int64
 }
 
-// UsageOfVersions totals, for each of the tenant's bot's versions asked,
+// Usage totals, for each of the tenant's bot's versions asked,
 // the non-preview dialogs started on it and the tokens its assistant
 // messages spent, so a canary is metered apart from the live version.
-func (s *Store) UsageOfVersions(ctx context.Context, tenantID, botID string, versions []int) (map[int]VersionUsage, error) {
+func (ve Versions) Usage(ctx context.Context, botID string, versions []int) (map[int]VersionUsage, error) {
+	s, tenantID := ve.s, ve.tenant
 	out := map[int]VersionUsage{}
 	for _, v := range versions {
 		out[v] = VersionUsage{Version: v}

@@ -73,12 +73,14 @@ type DialogFilter struct {
 	Query string
 }
 
-// CreateDialog inserts d (active unless its Status says otherwise),
+// Create inserts d (active unless its Status says otherwise),
 // giving it an id when it has none. history, when given, becomes the
 // dialog's first messages, seqs 1 to len(history), in the same
 // transaction: a dialog seeded with an earlier conversation is never seen
 // half seeded.
-func (s *Store) CreateDialog(ctx context.Context, d *Dialog, history ...*Message) error {
+func (di Dialogs) Create(ctx context.Context, d *Dialog, history ...*Message) error {
+	s := di.s
+	d.TenantID = di.tenant
 	if d.ID == "" {
 		d.ID = NewID(PrefixDialog)
 	}
@@ -104,9 +106,10 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog, history ...*Message
 	})
 }
 
-// GetDialog finds the tenant's dialog by id. Every turn reads its dialog,
+// Get finds the tenant's dialog by id. Every turn reads its dialog,
 // so the row is scanned by hand rather than through gorm's reflection.
-func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, error) {
+func (di Dialogs) Get(ctx context.Context, id string) (*Dialog, error) {
+	s, tenantID := di.s, di.tenant
 	return s.dialogRow(ctx, "get dialog", `SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 }
 
@@ -144,10 +147,11 @@ func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 	return &d, nil
 }
 
-// ListDialogs returns one page of the tenant's dialogs matching f, oldest
+// List returns one page of the tenant's dialogs matching f, oldest
 // first.
-func (s *Store) ListDialogs(ctx context.Context, tenantID string, f DialogFilter, p Page) ([]Dialog, string, error) {
-	q := s.filterDialogs(s.q(ctx), tenantID, f)
+func (di Dialogs) List(ctx context.Context, f DialogFilter, p Page) ([]Dialog, string, error) {
+	s, tenantID := di.s, di.tenant
+	q := s.Tenant(tenantID).Dialogs().filter(s.q(ctx), f)
 	var rows []Dialog
 	if err := paged(q, "id", p).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list dialogs", err)
@@ -156,10 +160,11 @@ func (s *Store) ListDialogs(ctx context.Context, tenantID string, f DialogFilter
 	return rows, next, nil
 }
 
-// SaveDialogState stores the loop state and status of the tenant's dialog
+// SaveState stores the loop state and status of the tenant's dialog
 // together, so a reader never sees a paused status without its state.
-func (s *Store) SaveDialogState(ctx context.Context, tenantID, id, status, state string) error {
-	return s.updateDialog(ctx, "save dialog state", tenantID, id,
+func (di Dialogs) SaveState(ctx context.Context, id, status, state string) error {
+	s, tenantID := di.s, di.tenant
+	return s.Tenant(tenantID).Dialogs().update(ctx, "save dialog state", id,
 		map[string]any{"status": status, "state": state, "updated_at": s.db.NowFunc()})
 }
 
@@ -186,7 +191,9 @@ type Save struct {
 // last_seq as of that commit: the runtime checks that no message was
 // written that its run did not see. A reply that is not the tenant's is
 // ErrNotFound, after the rest is saved.
-func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
+func (di Dialogs) SaveRun(ctx context.Context, sv Save) (int64, error) {
+	s := di.s
+	sv.TenantID = di.tenant
 	var seq, replies int64
 	var err error
 	if s.dialect == DialectPostgres {
@@ -297,13 +304,15 @@ RETURNING last_seq`, sv.TenantID, sv.DialogID, sv.Status, sv.State, s.db.NowFunc
 	return seq, replies, err
 }
 
-// SetDialogStatus changes only the status of the tenant's dialog.
-func (s *Store) SetDialogStatus(ctx context.Context, tenantID, id, status string) error {
-	return s.updateDialog(ctx, "set dialog status", tenantID, id,
+// SetStatus changes only the status of the tenant's dialog.
+func (di Dialogs) SetStatus(ctx context.Context, id, status string) error {
+	s, tenantID := di.s, di.tenant
+	return s.Tenant(tenantID).Dialogs().update(ctx, "set dialog status", id,
 		map[string]any{"status": status, "updated_at": s.db.NowFunc()})
 }
 
-func (s *Store) updateDialog(ctx context.Context, op, tenantID, id string, fields map[string]any) error {
+func (di Dialogs) update(ctx context.Context, op, id string, fields map[string]any) error {
+	s, tenantID := di.s, di.tenant
 	res := s.w(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
 	if res.Error != nil {
 		return wrap(op, res.Error)

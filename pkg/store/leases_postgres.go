@@ -100,7 +100,7 @@ func (s *Store) takeLeaseStatement(ctx context.Context, t Take) (*Dialog, error)
 		return nil, wrap("take lease", err)
 	}
 	// Not won: held by someone else, or not a dialog the caller may run.
-	d, err := s.GetDialog(ctx, t.TenantID, t.DialogID)
+	d, err := s.Tenant(t.TenantID).Dialogs().Get(ctx, t.DialogID)
 	if err != nil {
 		return nil, err
 	}

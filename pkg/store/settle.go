@@ -14,7 +14,7 @@ type Settled struct {
 	Leases int64
 }
 
-// SettleAbandoned settles what a server process that died left behind,
+// Settle settles what a server process that died left behind,
 // so a new message to its dialogs is answered at once instead of when its
 // leases expire: replies left streaming become interrupted, and every
 // dialog lease is released. (Its unfinished Idempotency-Key claims are
@@ -26,7 +26,8 @@ type Settled struct {
 // instance_postgres.go) alike, which others would take over only when
 // asked. Elsewhere it
 // does nothing. Call it once, after Migrate, before serving.
-func (s *Store) SettleAbandoned(ctx context.Context) (Settled, error) {
+func (a Abandoned) Settle(ctx context.Context) (Settled, error) {
+	s := a.s
 	var out Settled
 	if s.instance != nil {
 		err := s.pool().QueryRowContext(ctx, settleDeadInstancesSQL, s.instance.id).Scan(&out.Leases, &out.Interrupted)

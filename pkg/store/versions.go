@@ -29,12 +29,14 @@ type BotVersion struct {
 	CreatedAt time.Time
 }
 
-// AddVersion stores v as the next number of its bot (1 for the first). Run
+// Add stores v as the next number of its bot (1 for the first). Run
 // it inside Tx together with reading the latest version when the decision
 // to add depends on it. Two writers racing for the same number get
 // ErrConflict from the unique (bot, number) index rather than a duplicate.
-func (s *Store) AddVersion(ctx context.Context, v *BotVersion) error {
-	latest, err := s.LatestVersion(ctx, v.TenantID, v.BotID)
+func (ve Versions) Add(ctx context.Context, v *BotVersion) error {
+	s := ve.s
+	v.TenantID = ve.tenant
+	latest, err := s.Tenant(v.TenantID).Versions().Latest(ctx, v.BotID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		v.Number = 1
@@ -49,8 +51,9 @@ func (s *Store) AddVersion(ctx context.Context, v *BotVersion) error {
 	return wrap("add version", s.q(ctx).Create(v).Error)
 }
 
-// LatestVersion returns the highest-numbered version of the tenant's bot.
-func (s *Store) LatestVersion(ctx context.Context, tenantID, botID string) (*BotVersion, error) {
+// Latest returns the highest-numbered version of the tenant's bot.
+func (ve Versions) Latest(ctx context.Context, botID string) (*BotVersion, error) {
+	s, tenantID := ve.s, ve.tenant
 	var v BotVersion
 	err := s.q(ctx).Where("tenant_id = ? AND bot_id = ?", tenantID, botID).
 		Order("number DESC").First(&v).Error
@@ -60,8 +63,9 @@ func (s *Store) LatestVersion(ctx context.Context, tenantID, botID string) (*Bot
 	return &v, nil
 }
 
-// GetVersion returns version number n of the tenant's bot.
-func (s *Store) GetVersion(ctx context.Context, tenantID, botID string, n int) (*BotVersion, error) {
+// Get returns version number n of the tenant's bot.
+func (ve Versions) Get(ctx context.Context, botID string, n int) (*BotVersion, error) {
+	s, tenantID := ve.s, ve.tenant
 	var v BotVersion
 	err := s.q(ctx).Where("tenant_id = ? AND bot_id = ? AND number = ?", tenantID, botID, n).
 		First(&v).Error
@@ -71,9 +75,10 @@ func (s *Store) GetVersion(ctx context.Context, tenantID, botID string, n int) (
 	return &v, nil
 }
 
-// ListVersions returns one page of the tenant's bot's versions, lowest
+// List returns one page of the tenant's bot's versions, lowest
 // number first. The cursor is the last number seen.
-func (s *Store) ListVersions(ctx context.Context, tenantID, botID string, p Page) ([]BotVersion, string, error) {
+func (ve Versions) List(ctx context.Context, botID string, p Page) ([]BotVersion, string, error) {
+	s, tenantID := ve.s, ve.tenant
 	q := s.q(ctx).Where("tenant_id = ? AND bot_id = ?", tenantID, botID)
 	if p.Cursor != "" {
 		after, err := strconv.Atoi(p.Cursor)
