@@ -124,20 +124,5 @@ func (bo Bots) SetRequirePassingTests(ctx context.Context, botID string, on bool
 	if res.RowsAffected == 0 {
 		return nil, wrap("set require passing tests", ErrNotFound)
 	}
-	return s.Tenant(tenantID).Bots().Get(ctx, botID)
-}
-
-// Publish makes version number n of the tenant's bot the live one.
-// A number that does not exist is ErrNotFound.
-func (ve Versions) Publish(ctx context.Context, botID string, n int) (*Bot, error) {
-	s, tenantID := ve.s, ve.tenant
-	if _, err := s.Tenant(tenantID).Versions().Get(ctx, botID, n); err != nil {
-		return nil, err
-	}
-	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).
-		Update("published_version", n)
-	if res.Error != nil {
-		return nil, wrap("publish version", res.Error)
-	}
-	return s.Tenant(tenantID).Bots().Get(ctx, botID)
+	return bo.Get(ctx, botID)
 }

@@ -90,17 +90,16 @@ func (ch Channels) QueueDelivery(ctx context.Context, d ChannelDelivery, job *Ch
 // the dialog answers; a dialog that came through no channel queues
 // nothing and reports false.
 func (ch Channels) QueueReply(ctx context.Context, dialogID, text string) (bool, error) {
-	s, tenantID := ch.s, ch.tenant
-	conv, err := s.Tenant(tenantID).Channels().ConversationOf(ctx, dialogID)
+	conv, err := ch.ConversationOf(ctx, dialogID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
 		}
 		return false, err
 	}
-	j := &ChannelJob{TenantID: tenantID, ChannelID: conv.ChannelID, Kind: ChannelJobSend, Conversation: conv.ExternalID,
+	j := &ChannelJob{TenantID: ch.tenant, ChannelID: conv.ChannelID, Kind: ChannelJobSend, Conversation: conv.ExternalID,
 		UserID: conv.UserID, DialogID: dialogID, Text: text}
-	return true, s.Tenant(j.TenantID).Channels().AddJob(ctx, j)
+	return true, ch.AddJob(ctx, j)
 }
 
 // deadClaimSQL, on PostgreSQL, is true for a job claimed by another

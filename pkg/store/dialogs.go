@@ -150,8 +150,7 @@ func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 // List returns one page of the tenant's dialogs matching f, oldest
 // first.
 func (di Dialogs) List(ctx context.Context, f DialogFilter, p Page) ([]Dialog, string, error) {
-	s, tenantID := di.s, di.tenant
-	q := s.Tenant(tenantID).Dialogs().filter(s.q(ctx), f)
+	q := di.filter(di.s.q(ctx), f)
 	var rows []Dialog
 	if err := paged(q, "id", p).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list dialogs", err)
@@ -163,9 +162,8 @@ func (di Dialogs) List(ctx context.Context, f DialogFilter, p Page) ([]Dialog, s
 // SaveState stores the loop state and status of the tenant's dialog
 // together, so a reader never sees a paused status without its state.
 func (di Dialogs) SaveState(ctx context.Context, id, status, state string) error {
-	s, tenantID := di.s, di.tenant
-	return s.Tenant(tenantID).Dialogs().update(ctx, "save dialog state", id,
-		map[string]any{"status": status, "state": state, "updated_at": s.db.NowFunc()})
+	return di.update(ctx, "save dialog state", id,
+		map[string]any{"status": status, "state": state, "updated_at": di.s.db.NowFunc()})
 }
 
 // Save is what a run stores of its dialog as it settles: the loop state
@@ -306,9 +304,8 @@ RETURNING last_seq`, sv.TenantID, sv.DialogID, sv.Status, sv.State, s.db.NowFunc
 
 // SetStatus changes only the status of the tenant's dialog.
 func (di Dialogs) SetStatus(ctx context.Context, id, status string) error {
-	s, tenantID := di.s, di.tenant
-	return s.Tenant(tenantID).Dialogs().update(ctx, "set dialog status", id,
-		map[string]any{"status": status, "updated_at": s.db.NowFunc()})
+	return di.update(ctx, "set dialog status", id,
+		map[string]any{"status": status, "updated_at": di.s.db.NowFunc()})
 }
 
 func (di Dialogs) update(ctx context.Context, op, id string, fields map[string]any) error {

@@ -55,7 +55,7 @@ func (di Dialogs) Delete(ctx context.Context, id string, now time.Time) (Erased,
 // live run holds are left and counted in Running.
 func (di Dialogs) EraseEndUser(ctx context.Context, userID string, now time.Time) (Erased, error) {
 	s, tenantID := di.s, di.tenant
-	out, err := s.Tenant(tenantID).Dialogs().eraseWhere(ctx, "erase end user", now, `user_id = $2`, userID)
+	out, err := di.eraseWhere(ctx, "erase end user", now, `user_id = $2`, userID)
 	if err != nil {
 		return out, err
 	}
@@ -163,7 +163,7 @@ func (di Dialogs) deleteAll(ctx context.Context, ids []string, now time.Time) (E
 		if _, err := s.exec(ctx, `DELETE FROM channel_conversations WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
 			return out, err
 		}
-		if err := s.Tenant(tenantID).Dialogs().deleteEvents(ctx, id); err != nil {
+		if err := di.deleteEvents(ctx, id); err != nil {
 			return out, err
 		}
 		dlgs, err := s.exec(ctx, `DELETE FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)

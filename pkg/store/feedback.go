@@ -54,7 +54,7 @@ func (fe FeedbackLog) Put(ctx context.Context, f *Feedback) error {
 	if n == 0 {
 		return wrap("put feedback", ErrNotFound)
 	}
-	got, err := s.Tenant(f.TenantID).Feedback().List(ctx, f.DialogID)
+	got, err := fe.List(ctx, f.DialogID)
 	if err != nil {
 		return err
 	}

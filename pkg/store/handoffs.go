@@ -71,7 +71,7 @@ RETURNING `+handoffColumns, tenantID, dialogID, assigneeID, assigneeName, now.UT
 	if !errors.Is(err, ErrNotFound) {
 		return h, wrap("assign handoff", err)
 	}
-	return nil, wrap("assign handoff", s.Tenant(tenantID).Handoffs().whyNot(ctx, dialogID))
+	return nil, wrap("assign handoff", ha.whyNot(ctx, dialogID))
 }
 
 // whyNot explains why a handoff write matched no row: no such

@@ -75,7 +75,7 @@ WHERE tenant_id = $1 AND key = $2 AND status = 0 AND (`+handOver+`) RETURNING me
 	err = s.q(ctx).Where("tenant_id = ? AND key = ?", tenantID, key).First(&got).Error
 	if errors.Is(wrap("", err), ErrNotFound) {
 		// Forgotten between our insert and read: claim it again.
-		return s.Tenant(tenantID).Idempotency().Claim(ctx, key, fingerprint, now, staleAfter)
+		return i.Claim(ctx, key, fingerprint, now, staleAfter)
 	}
 	if err != nil {
 		return nil, false, wrap("claim idempotency key", err)

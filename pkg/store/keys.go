@@ -106,7 +106,7 @@ func (ke Keys) List(ctx context.Context, p Page) ([]APIKey, string, error) {
 // the first time. An unknown id, or another tenant's, is ErrNotFound.
 func (ke Keys) Revoke(ctx context.Context, id string, now time.Time) (*APIKey, error) {
 	s, tenantID := ke.s, ke.tenant
-	k, err := s.Tenant(tenantID).Keys().Get(ctx, id)
+	k, err := ke.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ WHERE tenant_id = $1 AND id = $2 AND status <> 'closed' RETURNING `+dialogColumn
 	if !errors.Is(err, ErrNotFound) {
 		return d, err
 	}
-	if d, err = s.Tenant(tenantID).Dialogs().Get(ctx, id); err != nil {
+	if d, err = di.Get(ctx, id); err != nil {
 		return nil, wrap("close dialog", err)
 	}
 	return d, wrap("close dialog", ErrInactive)

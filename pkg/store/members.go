@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm/clause"
 )
 
 // Members are a tenant's memberships and invites: reach them with
@@ -180,4 +182,29 @@ func (me Members) DeleteInvites(ctx context.Context, userID string) error {
 		q = q.Where("tenant_id = ?", tenantID)
 	}
 	return wrap("delete invites", q.Delete(&Invite{}).Error)
+}
+
+// Put gives userID the role in tenantID, replacing an earlier role
+// (an upsert, safe against concurrent calls).
+func (me Members) Put(ctx context.Context, userID, role string) (*Membership, error) {
+	s, tenantID := me.s, me.tenant
+	m := Membership{TenantID: tenantID, UserID: userID, Role: role}
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "user_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"role"}),
+	}).Create(&m).Error
+	if err != nil {
+		return nil, wrap("put membership", err)
+	}
+	return &m, nil
+}
+
+// List lists the memberships of one tenant.
+func (me Members) List(ctx context.Context) ([]Membership, error) {
+	s, tenantID := me.s, me.tenant
+	var rows []Membership
+	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("user_id").Find(&rows).Error; err != nil {
+		return nil, wrap("list members", err)
+	}
+	return rows, nil
 }

@@ -226,7 +226,7 @@ func (me Messages) MarkInterrupted(ctx context.Context, dialogID string) (int64,
 // writing others, is moved the same way.
 func (me Messages) Dequeue(ctx context.Context, dialogID, id string) (*Message, error) {
 	s, tenantID := me.s, me.tenant
-	if m, ok, err := s.Tenant(tenantID).Messages().dequeueLast(ctx, dialogID, id); ok || err != nil {
+	if m, ok, err := me.dequeueLast(ctx, dialogID, id); ok || err != nil {
 		return m, err
 	}
 	var m Message

@@ -134,7 +134,7 @@ func (di Dialogs) Summarize(ctx context.Context, ids []string, query string) (ma
 			}
 		}
 	}
-	return out, wrap("summarize dialogs", s.Tenant(tenantID).Dialogs().snippets(ctx, ids, query, out))
+	return out, wrap("summarize dialogs", di.snippets(ctx, ids, query, out))
 }
 
 // snippets fills each summary's snippet: the first message of the dialog

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-
-	"gorm.io/gorm/clause"
 )
 
 // Users are people, who may belong to many tenants: Store.Users().
@@ -68,21 +66,6 @@ func (us Users) ByEmail(ctx context.Context, email string) (*User, error) {
 	return &u, nil
 }
 
-// Put gives userID the role in tenantID, replacing an earlier role
-// (an upsert, safe against concurrent calls).
-func (me Members) Put(ctx context.Context, userID, role string) (*Membership, error) {
-	s, tenantID := me.s, me.tenant
-	m := Membership{TenantID: tenantID, UserID: userID, Role: role}
-	err := s.q(ctx).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "user_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"role"}),
-	}).Create(&m).Error
-	if err != nil {
-		return nil, wrap("put membership", err)
-	}
-	return &m, nil
-}
-
 // Memberships lists every tenant role of a user, pending ones included
 // (a session's principal leaves those out).
 func (us Users) Memberships(ctx context.Context, userID string) ([]Membership, error) {
@@ -90,16 +73,6 @@ func (us Users) Memberships(ctx context.Context, userID string) ([]Membership, e
 	var rows []Membership
 	if err := s.q(ctx).Where("user_id = ?", userID).Order("tenant_id").Find(&rows).Error; err != nil {
 		return nil, wrap("list memberships", err)
-	}
-	return rows, nil
-}
-
-// List lists the memberships of one tenant.
-func (me Members) List(ctx context.Context) ([]Membership, error) {
-	s, tenantID := me.s, me.tenant
-	var rows []Membership
-	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("user_id").Find(&rows).Error; err != nil {
-		return nil, wrap("list members", err)
 	}
 	return rows, nil
 }

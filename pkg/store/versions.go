@@ -36,7 +36,7 @@ type BotVersion struct {
 func (ve Versions) Add(ctx context.Context, v *BotVersion) error {
 	s := ve.s
 	v.TenantID = ve.tenant
-	latest, err := s.Tenant(v.TenantID).Versions().Latest(ctx, v.BotID)
+	latest, err := ve.Latest(ctx, v.BotID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		v.Number = 1
@@ -93,4 +93,64 @@ func (ve Versions) List(ctx context.Context, botID string, p Page) ([]BotVersion
 	}
 	rows, next := nextCursor(rows, p, func(v BotVersion) string { return strconv.Itoa(v.Number) })
 	return rows, next, nil
+}
+
+// Publish makes version number n of the tenant's bot the live one.
+// A number that does not exist is ErrNotFound.
+func (ve Versions) Publish(ctx context.Context, botID string, n int) (*Bot, error) {
+	s, tenantID := ve.s, ve.tenant
+	if _, err := ve.Get(ctx, botID, n); err != nil {
+		return nil, err
+	}
+	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).
+		Update("published_version", n)
+	if res.Error != nil {
+		return nil, wrap("publish version", res.Error)
+	}
+	return s.Tenant(tenantID).Bots().Get(ctx, botID)
+}
+
+// Usage totals, for each of the tenant's bot's versions asked,
+// the non-preview dialogs started on it and the tokens its assistant
+// messages spent, so a canary is metered apart from the live version.
+func (ve Versions) Usage(ctx context.Context, botID string, versions []int) (map[int]VersionUsage, error) {
+	s, tenantID := ve.s, ve.tenant
+	out := map[int]VersionUsage{}
+	for _, v := range versions {
+		out[v] = VersionUsage{Version: v}
+	}
+	var dialogs []struct {
+		VersionNumber int
+		N             int64
+	}
+	err := s.q(ctx).Table("dialogs").Select("version_number, COUNT(*) AS n").
+		Where("tenant_id = ? AND bot_id = ? AND preview = ? AND version_number IN ?", tenantID, botID, false, versions).
+		Group("version_number").Scan(&dialogs).Error
+	if err != nil {
+		return nil, wrap("usage of versions", err)
+	}
+	for _, d := range dialogs {
+		u := out[d.VersionNumber]
+		u.Dialogs = d.N
+		out[d.VersionNumber] = u
+	}
+	var tokens []struct {
+		BotVersion   int
+		InputTokens  int64
+		OutputTokens int64
+	}
+	err = s.q(ctx).Table("messages").
+		Select("messages.bot_version, SUM(messages.input_tokens) AS input_tokens, SUM(messages.output_tokens) AS output_tokens").
+		Joins("JOIN dialogs ON dialogs.id = messages.dialog_id").
+		Where("messages.tenant_id = ? AND dialogs.bot_id = ? AND dialogs.preview = ? AND messages.bot_version IN ?", tenantID, botID, false, versions).
+		Group("messages.bot_version").Scan(&tokens).Error
+	if err != nil {
+		return nil, wrap("usage of versions", err)
+	}
+	for _, t := range tokens {
+		u := out[t.BotVersion]
+		u.InputTokens, u.OutputTokens = t.InputTokens, t.OutputTokens
+		out[t.BotVersion] = u
+	}
+	return out, nil
 }
