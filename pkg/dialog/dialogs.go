@@ -453,14 +453,15 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 	if err != nil {
 		return DialogDetail{}, err
 	}
-	msgs, err := r.store.Tenant(d.TenantID).Messages().List(ctx, d.ID, 0)
+	t := r.store.Tenant(d.TenantID)
+	msgs, err := t.Messages().List(ctx, d.ID, 0)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: messages", err)
 	}
 	if err := r.settleAbandoned(ctx, d, msgs); err != nil {
 		return DialogDetail{}, err
 	}
-	calls, err := r.store.Tenant(d.TenantID).Messages().ToolCalls(ctx, d.ID)
+	calls, err := t.Messages().ToolCalls(ctx, d.ID)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: tool calls", err)
 	}
@@ -476,7 +477,7 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 		}
 		seen = viewFor(p, bot)
 	}
-	ratings, err := r.store.Tenant(d.TenantID).Feedback().List(ctx, d.ID)
+	ratings, err := t.Feedback().List(ctx, d.ID)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: feedback", err)
 	}

@@ -71,14 +71,15 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 	}
 	var inv Invitation
 	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
-		if err := tx.Tenant(t.ID).Members().Lock(ctx); err != nil {
+		members := tx.Tenant(t.ID).Members()
+		if err := members.Lock(ctx); err != nil {
 			return nil, auditRecord{}, err
 		}
 		u, err := userForInvite(ctx, tx, email)
 		if err != nil {
 			return nil, auditRecord{}, err
 		}
-		m, err := tx.Tenant(t.ID).Members().Get(ctx, u.ID)
+		m, err := members.Get(ctx, u.ID)
 		switch {
 		case err == nil && !m.Pending:
 			return nil, auditRecord{}, Errorf(CodeConflict, "%s is a member already; change their role instead", u.Email)
@@ -93,16 +94,16 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 		inv.Member = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: true}
 		if p.IsPlatform() && u.PasswordHash != "" {
 			inv.Pending = false
-			if _, err := tx.Tenant(t.ID).Members().Put(ctx, u.ID, role); err != nil {
+			if _, err := members.Put(ctx, u.ID, role); err != nil {
 				return nil, auditRecord{}, err
 			}
-			if err := tx.Tenant(t.ID).Members().Activate(ctx, u.ID); err != nil {
+			if err := members.Activate(ctx, u.ID); err != nil {
 				return nil, auditRecord{}, err
 			}
 			return memberChanged(p, "added", inv.Member, ""), auditRecord{action: AuditMemberAdded, target: u.Email, detail: map[string]any{"role": role}}, nil
 		}
 		if !invited {
-			if err := tx.Tenant(t.ID).Members().AddPending(ctx, u.ID, role); err != nil {
+			if err := members.AddPending(ctx, u.ID, role); err != nil {
 				return nil, auditRecord{}, err
 			}
 		}
@@ -219,10 +220,11 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user s
 				return nil, auditRecord{}, err
 			}
 		}
-		if err := tx.Tenant(t.ID).Members().Delete(ctx, u.ID); err != nil {
+		members := tx.Tenant(t.ID).Members()
+		if err := members.Delete(ctx, u.ID); err != nil {
 			return nil, auditRecord{}, err
 		}
-		if err := tx.Tenant(t.ID).Members().DeleteInvites(ctx, u.ID); err != nil {
+		if err := members.DeleteInvites(ctx, u.ID); err != nil {
 			return nil, auditRecord{}, err
 		}
 		gone := Member{UserID: u.ID, Email: u.Email}

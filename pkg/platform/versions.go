@@ -73,7 +73,8 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion, name string) (bool, error) {
 	created := false
 	err := s.store.Tx(ctx, func(tx *store.Store) error {
-		latest, err := tx.Tenant(v.TenantID).Versions().Latest(ctx, v.BotID)
+		t := tx.Tenant(v.TenantID)
+		latest, err := t.Versions().Latest(ctx, v.BotID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
@@ -81,11 +82,11 @@ func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion,
 			*v = *latest
 			return nil
 		}
-		if err := tx.Tenant(v.TenantID).Versions().Add(ctx, v); err != nil {
+		if err := t.Versions().Add(ctx, v); err != nil {
 			return err
 		}
 		created = true
-		return tx.Tenant(v.TenantID).Bots().Rename(ctx, v.BotID, name)
+		return t.Bots().Rename(ctx, v.BotID, name)
 	})
 	return created, err
 }

@@ -14,6 +14,7 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, ch := mustChannel(t, st, "webhook")
+		ts := st.Tenant(tn.ID)
 		t.Run("of many concurrent claims of one delivery exactly one wins", func(t *testing.T) {
 			var wg sync.WaitGroup
 			var mu sync.Mutex
@@ -22,7 +23,7 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					ok, _, err := st.Tenant(tn.ID).Channels().ClaimDelivery(ctx, ch.ID, "upd-1")
+					ok, _, err := ts.Channels().ClaimDelivery(ctx, ch.ID, "upd-1")
 					if err != nil && !errors.Is(err, store.ErrConflict) {
 						t.Error(err)
 					}
@@ -39,27 +40,27 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 			}
 		})
 		t.Run("a finished delivery is replayed with its response", func(t *testing.T) {
-			if err := st.Tenant(tn.ID).Channels().FinishDelivery(ctx, ch.ID, "upd-1", `{"text":"hi"}`); err != nil {
+			if err := ts.Channels().FinishDelivery(ctx, ch.ID, "upd-1", `{"text":"hi"}`); err != nil {
 				t.Fatal(err)
 			}
-			ok, first, err := st.Tenant(tn.ID).Channels().ClaimDelivery(ctx, ch.ID, "upd-1")
+			ok, first, err := ts.Channels().ClaimDelivery(ctx, ch.ID, "upd-1")
 			if err != nil || ok || first.Status != store.ChannelDeliveryDone || first.Response != `{"text":"hi"}` {
 				t.Fatalf("claim again: %v %+v %v", ok, first, err)
 			}
 		})
 		t.Run("a released delivery may be claimed again; a finished one is not released", func(t *testing.T) {
-			if ok, _, _ := st.Tenant(tn.ID).Channels().ClaimDelivery(ctx, ch.ID, "upd-2"); !ok {
+			if ok, _, _ := ts.Channels().ClaimDelivery(ctx, ch.ID, "upd-2"); !ok {
 				t.Fatal("a new delivery was not claimed")
 			}
 			for _, id := range []string{"upd-1", "upd-2"} {
-				if err := st.Tenant(tn.ID).Channels().ReleaseDelivery(ctx, ch.ID, id); err != nil {
+				if err := ts.Channels().ReleaseDelivery(ctx, ch.ID, id); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if ok, _, _ := st.Tenant(tn.ID).Channels().ClaimDelivery(ctx, ch.ID, "upd-2"); !ok {
+			if ok, _, _ := ts.Channels().ClaimDelivery(ctx, ch.ID, "upd-2"); !ok {
 				t.Fatal("a released delivery was not claimed again")
 			}
-			if ok, _, _ := st.Tenant(tn.ID).Channels().ClaimDelivery(ctx, ch.ID, "upd-1"); ok {
+			if ok, _, _ := ts.Channels().ClaimDelivery(ctx, ch.ID, "upd-1"); ok {
 				t.Fatal("releasing forgot a finished delivery")
 			}
 		})
@@ -68,7 +69,7 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 			if err != nil || n != 2 {
 				t.Fatalf("pruned %d, %v; want 2", n, err)
 			}
-			if ok, _, _ := st.Tenant(tn.ID).Channels().ClaimDelivery(ctx, ch.ID, "upd-1"); !ok {
+			if ok, _, _ := ts.Channels().ClaimDelivery(ctx, ch.ID, "upd-1"); !ok {
 				t.Fatal("a pruned delivery id is still remembered")
 			}
 		})
@@ -81,10 +82,10 @@ func TestAChannelDeliveryIsClaimedOnceThenReplayed(t *testing.T) {
 			if err := st.Tenant(conv.TenantID).Channels().MapConversation(ctx, conv, ""); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := st.Tenant(tn.ID).Dialogs().EraseEndUser(ctx, "tg-77", time.Now()); err != nil {
+			if _, err := ts.Dialogs().EraseEndUser(ctx, "tg-77", time.Now()); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := st.Tenant(tn.ID).Channels().Conversation(ctx, ch.ID, "chat-4242"); !errors.Is(err, store.ErrNotFound) {
+			if _, err := ts.Channels().Conversation(ctx, ch.ID, "chat-4242"); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("the erased user's conversation is still mapped: %v", err)
 			}
 		})

@@ -23,10 +23,11 @@ func TestLeases(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		acquire := func(owner string, at time.Time) bool {
 			t.Helper()
-			ok, err := st.Tenant(tn.ID).Leases().Acquire(ctx, d.ID, owner, at, minute)
+			ok, err := ts.Leases().Acquire(ctx, d.ID, owner, at, minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,19 +42,19 @@ func TestLeases(t *testing.T) {
 			{"a second owner is refused while it is live", func() bool { return acquire("p2", now().Add(30*time.Second)) }, false},
 			{"the holder may take it again", func() bool { return acquire("p1", now().Add(30*time.Second)) }, true},
 			{"the holder renews it", func() bool {
-				return st.Tenant(tn.ID).Leases().Renew(ctx, d.ID, "p1", now().Add(time.Minute), minute) == nil
+				return ts.Leases().Renew(ctx, d.ID, "p1", now().Add(time.Minute), minute) == nil
 			}, true},
 			{"a renewed lease still refuses others", func() bool { return acquire("p2", now().Add(90*time.Second)) }, false},
 			{"an expired lease is taken over", func() bool { return acquire("p2", now().Add(3*minute)) }, true},
 			{"the old holder can no longer renew", func() bool {
-				return st.Tenant(tn.ID).Leases().Renew(ctx, d.ID, "p1", now().Add(3*minute), minute) == nil
+				return ts.Leases().Renew(ctx, d.ID, "p1", now().Add(3*minute), minute) == nil
 			}, false},
 			{"a release by a non-holder changes nothing", func() bool {
-				_ = st.Tenant(tn.ID).Leases().Release(ctx, d.ID, "p1")
+				_ = ts.Leases().Release(ctx, d.ID, "p1")
 				return acquire("p3", now().Add(3*minute))
 			}, false},
 			{"after the holder releases anyone may take it", func() bool {
-				_ = st.Tenant(tn.ID).Leases().Release(ctx, d.ID, "p2")
+				_ = ts.Leases().Release(ctx, d.ID, "p2")
 				return acquire("p3", now().Add(3*minute))
 			}, true},
 		}
@@ -65,7 +66,7 @@ func TestLeases(t *testing.T) {
 			})
 		}
 		t.Run("losing a renewal is a conflict", func(t *testing.T) {
-			wantErr(t, st.Tenant(tn.ID).Leases().Renew(ctx, d.ID, "nobody", now(), minute), store.ErrConflict)
+			wantErr(t, ts.Leases().Renew(ctx, d.ID, "nobody", now(), minute), store.ErrConflict)
 		})
 	})
 }
@@ -112,10 +113,11 @@ func TestTakeLease(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		status := func(m *store.Message) string {
 			t.Helper()
-			rows, err := st.Tenant(tn.ID).Messages().List(ctx, d.ID, m.Seq-1)
+			rows, err := ts.Messages().List(ctx, d.ID, m.Seq-1)
 			if err != nil || len(rows) == 0 {
 				t.Fatalf("rows %+v, %v", rows, err)
 			}
@@ -123,7 +125,7 @@ func TestTakeLease(t *testing.T) {
 		}
 		take := func(owner string, at time.Time) bool {
 			t.Helper()
-			got, err := st.Tenant(tn.ID).Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
+			got, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
 			if errors.Is(err, store.ErrConflict) {
 				return false
 			}
@@ -160,10 +162,10 @@ func TestTakeLease(t *testing.T) {
 			}
 		})
 		t.Run("the winner reads what the previous holder saved as it let go", func(t *testing.T) {
-			if seq, err := st.Tenant(tn.ID).Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogPaused, State: `{"turn":7}`, Release: true, Owner: "p2"}); err != nil || seq != cut.Seq {
+			if seq, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogPaused, State: `{"turn":7}`, Release: true, Owner: "p2"}); err != nil || seq != cut.Seq {
 				t.Fatalf("saved at seq %d (last message %d), %v", seq, cut.Seq, err)
 			}
-			got, err := st.Tenant(tn.ID).Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p3", Now: now().Add(3 * minute), TTL: minute})
+			got, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p3", Now: now().Add(3 * minute), TTL: minute})
 			if err != nil || got.Status != store.DialogPaused || got.State != `{"turn":7}` || got.LastSeq != cut.Seq {
 				t.Fatalf("took %+v, %v", got, err)
 			}
@@ -172,12 +174,12 @@ func TestTakeLease(t *testing.T) {
 			other := mustTenant(t, st, "other")
 			_, err := st.Tenant(other.ID).Leases().Take(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
 			wantErr(t, err, store.ErrNotFound)
-			if err := st.Tenant(tn.ID).Leases().Release(ctx, d.ID, "p3"); err != nil {
+			if err := ts.Leases().Release(ctx, d.ID, "p3"); err != nil {
 				t.Fatal(err)
 			}
 			_, err = st.Tenant(other.ID).Leases().Take(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
 			wantErr(t, err, store.ErrNotFound)
-			if _, err := st.Tenant(tn.ID).Leases().Get(ctx, d.ID); !errors.Is(err, store.ErrNotFound) {
+			if _, err := ts.Leases().Get(ctx, d.ID); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("a lease was left behind: %v", err)
 			}
 		})
@@ -247,16 +249,17 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		before := mustAppend(t, st, d, "assistant", "")
 		text := func(s string) *store.Message { return &store.Message{Kind: "user", Role: "user", Text: s} }
 		reply := func() *store.Message { return &store.Message{Kind: "assistant", Role: "assistant"} }
 		take := func(owner string, at time.Time, first, reply *store.Message) (*store.Dialog, error) {
-			return st.Tenant(tn.ID).Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute, First: first, Reply: reply})
+			return ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute, First: first, Reply: reply})
 		}
 		texts := func() []string {
 			t.Helper()
-			rows, err := st.Tenant(tn.ID).Messages().List(ctx, d.ID, 0)
+			rows, err := ts.Messages().List(ctx, d.ID, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +271,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 		}
 		release := func(owner, status string) {
 			t.Helper()
-			if _, err := st.Tenant(tn.ID).Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: status, State: "{}", Release: true, Owner: owner}); err != nil {
+			if _, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: status, State: "{}", Release: true, Owner: owner}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -303,7 +306,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 				t.Fatalf("messages %q, want %q", got, want)
 			}
 			t.Run("and a reply that never came is discarded", func(t *testing.T) {
-				if err := st.Tenant(tn.ID).Messages().DiscardReply(ctx, r.ID); err != nil {
+				if err := ts.Messages().DiscardReply(ctx, r.ID); err != nil {
 					t.Fatal(err)
 				}
 				want = want[:len(want)-1]
@@ -312,7 +315,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 				}
 			})
 			t.Run("while a complete message is never discarded", func(t *testing.T) {
-				if err := st.Tenant(tn.ID).Messages().DiscardReply(ctx, first.ID); err != nil {
+				if err := ts.Messages().DiscardReply(ctx, first.ID); err != nil {
 					t.Fatal(err)
 				}
 				if got := texts(); !slices.Equal(got, want) {
@@ -329,7 +332,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 			if err != nil || again.Seq != 0 || r.Seq == 0 || got.LastSeq != r.Seq {
 				t.Fatalf("took %+v with %+v and %+v, %v", got, again, r, err)
 			}
-			if err := st.Tenant(tn.ID).Messages().DiscardReply(ctx, r.ID); err != nil {
+			if err := ts.Messages().DiscardReply(ctx, r.ID); err != nil {
 				t.Fatal(err)
 			}
 			if got := texts(); !slices.Equal(got, want) {
@@ -338,7 +341,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 			release("p2b", store.DialogActive)
 		})
 		t.Run("in a paused dialog it is queued, and no reply is stored", func(t *testing.T) {
-			if _, err := st.Tenant(tn.ID).Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p2c", Now: now(), TTL: minute}); err != nil {
+			if _, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p2c", Now: now(), TTL: minute}); err != nil {
 				t.Fatal(err)
 			}
 			release("p2c", store.DialogPaused)
@@ -362,27 +365,28 @@ func TestASaveAfterTheLeaseWasLostWritesNothing(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		reply := mustAppend(t, st, d, "assistant", store.MessageStreaming)
 		if !mustAcquire(t, st, d, "stalled") {
 			t.Fatal("the first lease was refused")
 		}
-		if _, err := st.Tenant(tn.ID).Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "new", Now: now().Add(2 * minute), TTL: minute}); err != nil {
+		if _, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "new", Now: now().Add(2 * minute), TTL: minute}); err != nil {
 			t.Fatal(err)
 		}
 		save := func(owner, state string, release bool) error {
-			_, err := st.Tenant(tn.ID).Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogActive, State: state,
+			_, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogActive, State: state,
 				ReplyID: reply.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "late", Meta: "{}", Status: store.MessageComplete},
 				Owner: owner, Release: release})
 			return err
 		}
 		wantErr(t, save("stalled", `{"by":"stalled"}`, true), store.ErrConflict)
-		got, _ := st.Tenant(tn.ID).Dialogs().Get(ctx, d.ID)
-		msgs, _ := st.Tenant(tn.ID).Messages().List(ctx, d.ID, 0)
+		got, _ := ts.Dialogs().Get(ctx, d.ID)
+		msgs, _ := ts.Messages().List(ctx, d.ID, 0)
 		if got.State == `{"by":"stalled"}` || msgs[0].Status != store.MessageInterrupted || msgs[0].Text == "late" {
 			t.Fatalf("the stalled run wrote: dialog %+v, reply %+v", got, msgs[0])
 		}
-		if l, err := st.Tenant(tn.ID).Leases().Get(ctx, d.ID); err != nil || l.Owner != "new" {
+		if l, err := ts.Leases().Get(ctx, d.ID); err != nil || l.Owner != "new" {
 			t.Fatalf("lease %+v, %v", l, err)
 		}
 		if err := save("new", `{"by":"new"}`, true); err != nil {

@@ -16,6 +16,8 @@ func TestTenantScoping(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a, b := mustTenant(t, st, "tenant-a"), mustTenant(t, st, "tenant-b")
+		asB := st.Tenant(b.ID)
+		asA := st.Tenant(a.ID)
 		bot := mustBot(t, st, a.ID, "support")
 		mustVersion(t, st, bot, "fp1")
 		key := &store.APIKey{TenantID: a.ID, Name: "k", Kind: "sk", Scopes: store.StringList{"admin"},
@@ -23,10 +25,10 @@ func TestTenantScoping(t *testing.T) {
 		if err := st.Tenant(key.TenantID).Keys().Create(ctx, key); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Tenant(a.ID).Secrets().Put(ctx, &store.Secret{TenantID: a.ID, Name: "token", Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
+		if err := asA.Secrets().Put(ctx, &store.Secret{TenantID: a.ID, Name: "token", Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Tenant(a.ID).Providers().Put(ctx, &store.Provider{TenantID: a.ID, Name: "claude", Kind: "anthropic", BaseURL: "https://api.anthropic.com", APIKeySecret: "token"}); err != nil {
+		if err := asA.Providers().Put(ctx, &store.Provider{TenantID: a.ID, Name: "claude", Kind: "anthropic", BaseURL: "https://api.anthropic.com", APIKeySecret: "token"}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -34,16 +36,16 @@ func TestTenantScoping(t *testing.T) {
 			name string
 			call func() error
 		}{
-			{"getting A's bot by id", func() error { _, err := st.Tenant(b.ID).Bots().Get(ctx, bot.ID); return err }},
-			{"getting A's bot by slug", func() error { _, err := st.Tenant(b.ID).Bots().Get(ctx, bot.Slug); return err }},
-			{"getting A's version", func() error { _, err := st.Tenant(b.ID).Versions().Get(ctx, bot.ID, 1); return err }},
-			{"getting A's latest version", func() error { _, err := st.Tenant(b.ID).Versions().Latest(ctx, bot.ID); return err }},
-			{"publishing A's version", func() error { _, err := st.Tenant(b.ID).Versions().Publish(ctx, bot.ID, 1); return err }},
-			{"renaming A's bot", func() error { return st.Tenant(b.ID).Bots().Rename(ctx, bot.ID, "stolen") }},
-			{"getting A's key", func() error { _, err := st.Tenant(b.ID).Keys().Get(ctx, key.ID); return err }},
-			{"revoking A's key", func() error { _, err := st.Tenant(b.ID).Keys().Revoke(ctx, key.ID, time.Now()); return err }},
-			{"deleting A's secret", func() error { return st.Tenant(b.ID).Secrets().Delete(ctx, "token") }},
-			{"deleting A's provider", func() error { return st.Tenant(b.ID).Providers().Delete(ctx, "claude") }},
+			{"getting A's bot by id", func() error { _, err := asB.Bots().Get(ctx, bot.ID); return err }},
+			{"getting A's bot by slug", func() error { _, err := asB.Bots().Get(ctx, bot.Slug); return err }},
+			{"getting A's version", func() error { _, err := asB.Versions().Get(ctx, bot.ID, 1); return err }},
+			{"getting A's latest version", func() error { _, err := asB.Versions().Latest(ctx, bot.ID); return err }},
+			{"publishing A's version", func() error { _, err := asB.Versions().Publish(ctx, bot.ID, 1); return err }},
+			{"renaming A's bot", func() error { return asB.Bots().Rename(ctx, bot.ID, "stolen") }},
+			{"getting A's key", func() error { _, err := asB.Keys().Get(ctx, key.ID); return err }},
+			{"revoking A's key", func() error { _, err := asB.Keys().Revoke(ctx, key.ID, time.Now()); return err }},
+			{"deleting A's secret", func() error { return asB.Secrets().Delete(ctx, "token") }},
+			{"deleting A's provider", func() error { return asB.Providers().Delete(ctx, "claude") }},
 		}
 		for _, tc := range notFound {
 			t.Run(tc.name+" as tenant B is not found", func(t *testing.T) {
@@ -52,43 +54,43 @@ func TestTenantScoping(t *testing.T) {
 		}
 
 		t.Run("tenant B's lists are empty", func(t *testing.T) {
-			bots, _, err := st.Tenant(b.ID).Bots().List(ctx, store.Page{})
+			bots, _, err := asB.Bots().List(ctx, store.Page{})
 			if err != nil || len(bots) != 0 {
 				t.Fatalf("bots %v, %v", bots, err)
 			}
-			keys, _, err := st.Tenant(b.ID).Keys().List(ctx, store.Page{})
+			keys, _, err := asB.Keys().List(ctx, store.Page{})
 			if err != nil || len(keys) != 0 {
 				t.Fatalf("keys %v, %v", keys, err)
 			}
-			secrets, err := st.Tenant(b.ID).Secrets().List(ctx)
+			secrets, err := asB.Secrets().List(ctx)
 			if err != nil || len(secrets) != 0 {
 				t.Fatalf("secrets %v, %v", secrets, err)
 			}
-			providers, err := st.Tenant(b.ID).Providers().List(ctx)
+			providers, err := asB.Providers().List(ctx)
 			if err != nil || len(providers) != 0 {
 				t.Fatalf("providers %v, %v", providers, err)
 			}
-			if got, err := st.Tenant(b.ID).Providers().Get(ctx, []string{"claude"}); err != nil || len(got) != 0 {
+			if got, err := asB.Providers().Get(ctx, []string{"claude"}); err != nil || len(got) != 0 {
 				t.Fatalf("providers by name %v, %v", got, err)
 			}
-			versions, _, err := st.Tenant(b.ID).Versions().List(ctx, bot.ID, store.Page{})
+			versions, _, err := asB.Versions().List(ctx, bot.ID, store.Page{})
 			if err != nil || len(versions) != 0 {
 				t.Fatalf("versions %v, %v", versions, err)
 			}
 		})
 		t.Run("tenant A's rows are untouched", func(t *testing.T) {
-			k, err := st.Tenant(a.ID).Keys().Get(ctx, key.ID)
+			k, err := asA.Keys().Get(ctx, key.ID)
 			if err != nil || k.RevokedAt != nil {
 				t.Fatalf("key %+v, %v", k, err)
 			}
-			got, err := st.Tenant(a.ID).Bots().Get(ctx, bot.Slug)
+			got, err := asA.Bots().Get(ctx, bot.Slug)
 			if err != nil || got.Name != bot.Name || got.PublishedVersion != 0 {
 				t.Fatalf("bot %+v, %v", got, err)
 			}
-			if s, _ := st.Tenant(a.ID).Secrets().List(ctx); len(s) != 1 {
+			if s, _ := asA.Secrets().List(ctx); len(s) != 1 {
 				t.Fatalf("secrets %v", s)
 			}
-			if p, _ := st.Tenant(a.ID).Providers().Get(ctx, []string{"claude"}); len(p) != 1 || p[0].Headers != "{}" {
+			if p, _ := asA.Providers().Get(ctx, []string{"claude"}); len(p) != 1 || p[0].Headers != "{}" {
 				t.Fatalf("providers %+v", p)
 			}
 		})
@@ -96,7 +98,7 @@ func TestTenantScoping(t *testing.T) {
 			mustBot(t, st, b.ID, "support")
 		})
 		t.Run("a bot slug is unique within its tenant", func(t *testing.T) {
-			wantErr(t, st.Tenant(a.ID).Bots().Create(ctx, &store.Bot{TenantID: a.ID, Slug: "support", Name: "dup"}), store.ErrConflict)
+			wantErr(t, asA.Bots().Create(ctx, &store.Bot{TenantID: a.ID, Slug: "support", Name: "dup"}), store.ErrConflict)
 		})
 	})
 }
@@ -189,6 +191,7 @@ func TestVersions(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		bot := mustBot(t, st, tn.ID, "support")
 		other := mustBot(t, st, tn.ID, "sales")
 		t.Run("versions are numbered from 1 per bot", func(t *testing.T) {
@@ -207,35 +210,35 @@ func TestVersions(t *testing.T) {
 			wantErr(t, err, gorm.ErrDuplicatedKey)
 		})
 		t.Run("the latest version is the highest number", func(t *testing.T) {
-			v, err := st.Tenant(tn.ID).Versions().Latest(ctx, bot.ID)
+			v, err := ts.Versions().Latest(ctx, bot.ID)
 			if err != nil || v.Number != 3 {
 				t.Fatalf("latest %+v, %v", v, err)
 			}
 		})
 		t.Run("versions page by number", func(t *testing.T) {
-			page1, next, err := st.Tenant(tn.ID).Versions().List(ctx, bot.ID, store.Page{Limit: 2})
+			page1, next, err := ts.Versions().List(ctx, bot.ID, store.Page{Limit: 2})
 			if err != nil || len(page1) != 2 || next != "2" {
 				t.Fatalf("page 1: %d rows, next %q, %v", len(page1), next, err)
 			}
-			page2, next, err := st.Tenant(tn.ID).Versions().List(ctx, bot.ID, store.Page{Limit: 2, Cursor: next})
+			page2, next, err := ts.Versions().List(ctx, bot.ID, store.Page{Limit: 2, Cursor: next})
 			if err != nil || len(page2) != 1 || page2[0].Number != 3 || next != "" {
 				t.Fatalf("page 2: %+v, next %q, %v", page2, next, err)
 			}
 		})
 		t.Run("a cursor that is not a number is rejected", func(t *testing.T) {
-			_, _, err := st.Tenant(tn.ID).Versions().List(ctx, bot.ID, store.Page{Cursor: "x"})
+			_, _, err := ts.Versions().List(ctx, bot.ID, store.Page{Cursor: "x"})
 			wantErr(t, err, store.ErrInvalidCursor)
 		})
 		t.Run("publishing sets the live version and rollback sets an older one", func(t *testing.T) {
 			for _, n := range []int{3, 1} {
-				b, err := st.Tenant(tn.ID).Versions().Publish(ctx, bot.ID, n)
+				b, err := ts.Versions().Publish(ctx, bot.ID, n)
 				if err != nil || b.PublishedVersion != n {
 					t.Fatalf("publish %d: %+v, %v", n, b, err)
 				}
 			}
 		})
 		t.Run("publishing a version that does not exist is not found", func(t *testing.T) {
-			_, err := st.Tenant(tn.ID).Versions().Publish(ctx, bot.ID, 9)
+			_, err := ts.Versions().Publish(ctx, bot.ID, 9)
 			wantErr(t, err, store.ErrNotFound)
 		})
 	})
