@@ -33,8 +33,8 @@
 // handles are bound to that transaction: tx.Tenant(id).Bots().Create(...).
 //
 // A new subject is a new file holding its model, its type (type Things
-// struct{ scope }, whose methods take no tenant id and scope by s.tenant)
-// and an accessor in scope.go; a cross-tenant operation goes on a group
+// struct{ scope }, whose methods take no tenant id and scope every query
+// by the receiver's tenant) and an accessor in scope.go; a cross-tenant operation goes on a group
 // type of its subject (struct{ s *Store }), with a doc comment saying why
 // it cannot be scoped. Its schema is a new numbered step in migrations.go;
 // earlier steps never change.

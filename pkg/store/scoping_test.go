@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,25 +11,41 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
-// TestTenantScoping checks that every tenant-scoped method, given tenant B,
-// cannot see or change tenant A's rows.
+// TestTenantScoping checks that tenant B's handle, st.Tenant(b.ID), cannot
+// see or change tenant A's rows through any subject, and that what it
+// writes lands in tenant B whatever the written struct says.
 func TestTenantScoping(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a, b := mustTenant(t, st, "tenant-a"), mustTenant(t, st, "tenant-b")
-		asB := st.Tenant(b.ID)
-		asA := st.Tenant(a.ID)
+		asA, asB := st.Tenant(a.ID), st.Tenant(b.ID)
 		bot := mustBot(t, st, a.ID, "support")
 		mustVersion(t, st, bot, "fp1")
 		key := &store.APIKey{TenantID: a.ID, Name: "k", Kind: "sk", Scopes: store.StringList{"admin"},
 			Hash: "hash-a", Prefix: "sk_abcd", Last4: "wxyz"}
-		if err := st.Tenant(key.TenantID).Keys().Create(ctx, key); err != nil {
+		if err := asA.Keys().Create(ctx, key); err != nil {
 			t.Fatal(err)
 		}
 		if err := asA.Secrets().Put(ctx, &store.Secret{TenantID: a.ID, Name: "token", Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
 			t.Fatal(err)
 		}
 		if err := asA.Providers().Put(ctx, &store.Provider{TenantID: a.ID, Name: "claude", Kind: "anthropic", BaseURL: "https://api.anthropic.com", APIKeySecret: "token"}); err != nil {
+			t.Fatal(err)
+		}
+		hook := &store.WebhookEndpoint{TenantID: a.ID, Name: "crm", URL: "https://crm.example/hook", Events: `["*"]`, Enabled: true}
+		if err := asA.Webhooks().Create(ctx, hook); err != nil {
+			t.Fatal(err)
+		}
+		channel := &store.Channel{TenantID: a.ID, BotID: bot.ID, Kind: "webhook", Name: "site", Enabled: true, Config: "{}"}
+		if err := asA.Channels().Create(ctx, channel); err != nil {
+			t.Fatal(err)
+		}
+		dialog := mustDialog(t, st, bot)
+		owner := &store.User{Email: "owner@a.example"}
+		if err := st.Users().Create(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := asA.Members().Put(ctx, owner.ID, "owner"); err != nil {
 			t.Fatal(err)
 		}
 
@@ -46,6 +63,17 @@ func TestTenantScoping(t *testing.T) {
 			{"revoking A's key", func() error { _, err := asB.Keys().Revoke(ctx, key.ID, time.Now()); return err }},
 			{"deleting A's secret", func() error { return asB.Secrets().Delete(ctx, "token") }},
 			{"deleting A's provider", func() error { return asB.Providers().Delete(ctx, "claude") }},
+			{"getting A's webhook endpoint", func() error { _, err := asB.Webhooks().Get(ctx, hook.ID); return err }},
+			{"deleting A's webhook endpoint", func() error { return asB.Webhooks().Delete(ctx, hook.ID) }},
+			{"getting A's channel", func() error { _, err := asB.Channels().Get(ctx, channel.ID); return err }},
+			{"deleting A's channel", func() error { return asB.Channels().Delete(ctx, channel.ID) }},
+			{"getting A's dialog", func() error { _, err := asB.Dialogs().Get(ctx, dialog.ID); return err }},
+			{"closing A's dialog", func() error { _, err := asB.Dialogs().Close(ctx, dialog.ID, "stolen"); return err }},
+			{"appending to A's dialog", func() error {
+				return asB.Messages().Append(ctx, &store.Message{TenantID: a.ID, DialogID: dialog.ID, Kind: "user", Role: "user"})
+			}},
+			{"getting A's member", func() error { _, err := asB.Members().Get(ctx, owner.ID); return err }},
+			{"removing A's member", func() error { return asB.Members().Delete(ctx, owner.ID) }},
 		}
 		for _, tc := range notFound {
 			t.Run(tc.name+" as tenant B is not found", func(t *testing.T) {
@@ -77,6 +105,22 @@ func TestTenantScoping(t *testing.T) {
 			if err != nil || len(versions) != 0 {
 				t.Fatalf("versions %v, %v", versions, err)
 			}
+			hooks, err := asB.Webhooks().List(ctx)
+			if err != nil || len(hooks) != 0 {
+				t.Fatalf("webhooks %v, %v", hooks, err)
+			}
+			channels, err := asB.Channels().List(ctx)
+			if err != nil || len(channels) != 0 {
+				t.Fatalf("channels %v, %v", channels, err)
+			}
+			dialogs, _, err := asB.Dialogs().List(ctx, store.DialogFilter{}, store.Page{})
+			if err != nil || len(dialogs) != 0 {
+				t.Fatalf("dialogs %v, %v", dialogs, err)
+			}
+			members, err := asB.Members().List(ctx)
+			if err != nil || len(members) != 0 {
+				t.Fatalf("members %v, %v", members, err)
+			}
 		})
 		t.Run("tenant A's rows are untouched", func(t *testing.T) {
 			k, err := asA.Keys().Get(ctx, key.ID)
@@ -93,6 +137,54 @@ func TestTenantScoping(t *testing.T) {
 			if p, _ := asA.Providers().Get(ctx, []string{"claude"}); len(p) != 1 || p[0].Headers != "{}" {
 				t.Fatalf("providers %+v", p)
 			}
+			if _, err := asA.Webhooks().Get(ctx, hook.ID); err != nil {
+				t.Fatalf("webhook endpoint: %v", err)
+			}
+			if _, err := asA.Channels().Get(ctx, channel.ID); err != nil {
+				t.Fatalf("channel: %v", err)
+			}
+			if d, err := asA.Dialogs().Get(ctx, dialog.ID); err != nil || d.Status == store.DialogClosed {
+				t.Fatalf("dialog %+v, %v", d, err)
+			}
+			if msgs, err := asA.Messages().List(ctx, dialog.ID, 0); err != nil || len(msgs) != 0 {
+				t.Fatalf("messages %v, %v", msgs, err)
+			}
+			if _, err := asA.Members().Get(ctx, owner.ID); err != nil {
+				t.Fatalf("member: %v", err)
+			}
+		})
+		t.Run("what B's handle writes lands in tenant B whatever the struct says", func(t *testing.T) {
+			planted := &store.Bot{TenantID: a.ID, Slug: "planted", Name: "planted"}
+			if err := asB.Bots().Create(ctx, planted); err != nil {
+				t.Fatal(err)
+			}
+			if planted.TenantID != b.ID {
+				t.Fatalf("bot written to tenant %q, want B's %q", planted.TenantID, b.ID)
+			}
+			wantErr(t, func() error { _, err := asA.Bots().Get(ctx, "planted"); return err }(), store.ErrNotFound)
+			if _, err := asB.Bots().Get(ctx, "planted"); err != nil {
+				t.Fatalf("B's bot: %v", err)
+			}
+			if err := asB.Secrets().Put(ctx, &store.Secret{TenantID: a.ID, Name: "planted", Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := asA.Secrets().Get(ctx, []string{"planted"}); len(got) != 0 {
+				t.Fatalf("A sees B's secret %v", got)
+			}
+			if got, _ := asB.Secrets().Get(ctx, []string{"planted"}); len(got) != 1 {
+				t.Fatalf("B's secret %v", got)
+			}
+		})
+		t.Run("a transaction's handles write in the transaction", func(t *testing.T) {
+			rollBack := errors.New("roll back")
+			err := st.Tx(ctx, func(tx *store.Store) error {
+				if err := tx.Tenant(a.ID).Bots().Create(ctx, &store.Bot{Slug: "rolled-back", Name: "r"}); err != nil {
+					return err
+				}
+				return rollBack
+			})
+			wantErr(t, err, rollBack)
+			wantErr(t, func() error { _, err := asA.Bots().Get(ctx, "rolled-back"); return err }(), store.ErrNotFound)
 		})
 		t.Run("the same bot slug may exist in two tenants", func(t *testing.T) {
 			mustBot(t, st, b.ID, "support")

@@ -30,7 +30,7 @@ func mustTenant(t *testing.T, st *store.Store, slug string) *store.Tenant {
 func mustBot(t *testing.T, st *store.Store, tenantID, slug string) *store.Bot {
 	t.Helper()
 	b := &store.Bot{TenantID: tenantID, Slug: slug, Name: "Bot " + slug}
-	if err := st.Tenant(b.TenantID).Bots().Create(context.Background(), b); err != nil {
+	if err := st.Tenant(tenantID).Bots().Create(context.Background(), b); err != nil {
 		t.Fatalf("create bot %s: %v", slug, err)
 	}
 	return b
