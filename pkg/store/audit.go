@@ -44,7 +44,7 @@ func (a Audit) Add(ctx context.Context, e *AuditEntry) error {
 	return wrap("add audit entry", s.q(ctx).Create(e).Error)
 }
 
-// AuditFilter narrows ListAuditEntries; empty fields match everything.
+// AuditFilter narrows Audit.List; empty fields match everything.
 type AuditFilter struct {
 	// Action matches exactly; Actor matches the actor's id or name.
 	Action, Actor string

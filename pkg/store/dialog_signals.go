@@ -17,11 +17,11 @@ type Signals struct{ s *Store }
 const dialogSignalChannel = "parley_dialog_signal"
 
 // SignalChanged is the signal that a dialog has new messages or a new
-// status; SaveRun sends it itself on PostgreSQL.
+// status; Dialogs.SaveRun sends it itself on PostgreSQL.
 const SignalChanged = "changed"
 
-// AcrossProcesses says whether SignalDialog reaches other
-// processes (PostgreSQL, with every process's OnDialogSignal hearing it,
+// AcrossProcesses says whether Dialogs.Signal reaches other
+// processes (PostgreSQL, with every process's Signals.OnDialog hearing it,
 // this one's included); on SQLite one process serves a data directory,
 // and the caller delivers its signals itself.
 func (si Signals) AcrossProcesses() bool {
@@ -29,7 +29,7 @@ func (si Signals) AcrossProcesses() bool {
 	return s.listener != nil
 }
 
-// Signal tells every process's OnDialogSignal handler about the
+// Signal tells every process's Signals.OnDialog handler about the
 // tenant's dialog (PostgreSQL only; a no-op on SQLite). signal is one
 // word: what happened.
 func (di Dialogs) Signal(ctx context.Context, dialogID, signal string) error {
@@ -41,7 +41,7 @@ func (di Dialogs) Signal(ctx context.Context, dialogID, signal string) error {
 	return wrap("signal dialog", err)
 }
 
-// OnDialog makes hear get SignalDialog's signals from every process,
+// OnDialog makes hear get Dialogs.Signal's signals from every process,
 // and starts listening for them (PostgreSQL only; a no-op on SQLite).
 func (si Signals) OnDialog(hear func(tenantID, dialogID, signal string)) {
 	s := si.s

@@ -43,7 +43,7 @@ type Dialog struct {
 	// of their own), kept so a paused run can resume anywhere.
 	State   string
 	LastSeq int64
-	// ClosedReason says why a closed dialog was closed (CloseDialog).
+	// ClosedReason says why a closed dialog was closed (Dialogs.Close).
 	ClosedReason string
 	// ParentDialogID and ParentCallID link a sub-run's dialog (an agent
 	// called as a tool) to the dialog and tool call that started it; ""
@@ -54,7 +54,7 @@ type Dialog struct {
 	UpdatedAt      time.Time
 }
 
-// DialogFilter narrows ListDialogs; empty fields match everything.
+// DialogFilter narrows Dialogs.List; empty fields match everything.
 type DialogFilter struct {
 	BotID  string
 	Status string
@@ -208,12 +208,12 @@ func (di Dialogs) SaveRun(ctx context.Context, sv Save) (int64, error) {
 	return seq, nil
 }
 
-// saveRunSQL and saveRunReleaseSQL are SaveRun on PostgreSQL: the reply
+// saveRunSQL and saveRunReleaseSQL are Dialogs.SaveRun on PostgreSQL: the reply
 // and the dialog's update are data-modifying CTEs that act only if held
 // found the lease still the run's. held locks the lease row, or, as the
 // run ends, deletes it; either way a takeover that commits meanwhile is
 // seen, as PostgreSQL re-reads a row it waited for before acting on it.
-// The save also signals the dialog changed (SignalDialog), delivered as it
+// The save also signals the dialog changed (Dialogs.Signal), delivered as it
 // commits, so a run's end costs live streams no statement of its own.
 // Their arguments: $1 tenant, $2 dialog, $3 owner, $4 status, $5 state,
 // $6 updated_at, $7 the reply (” none) and $8-$16 its MessageUpdate.
@@ -234,7 +234,7 @@ SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELEC
   (SELECT count(*) FROM (SELECT pg_notify('` + dialogSignalChannel + `', $1 || ' ' || $2 || ' ` + SignalChanged + `') FROM saved) AS told)`
 )
 
-// saveRunStatement is SaveRun on PostgreSQL: one statement, so the end
+// saveRunStatement is Dialogs.SaveRun on PostgreSQL: one statement, so the end
 // of a run costs one WAL flush and one round trip.
 func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int64, err error) {
 	query := saveRunSQL
@@ -266,7 +266,7 @@ func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int
 	return saved.Int64, replies, nil
 }
 
-// saveRunInTx is SaveRun on SQLite: one transaction, whose write lock
+// saveRunInTx is Dialogs.SaveRun on SQLite: one transaction, whose write lock
 // (taken at BEGIN) keeps the lease as it was read.
 func (s *Store) saveRunInTx(ctx context.Context, sv Save) (seq, replies int64, err error) {
 	err = s.Tx(ctx, func(tx *Store) error {

@@ -9,7 +9,7 @@ import (
 type Erased struct {
 	Dialogs  int64
 	Messages int64
-	// Notes are the end user's memory notes (EraseEndUser only).
+	// Notes are the end user's memory notes (Dialogs.EraseEndUser only).
 	Notes int64
 	// Running are dialogs left in place because a live run holds their
 	// lease; deleting them under the run would lose its writes.
@@ -50,7 +50,7 @@ func (di Dialogs) Delete(ctx context.Context, id string, now time.Time) (Erased,
 }
 
 // EraseEndUser deletes every dialog of the tenant's end user userID (as
-// DeleteDialog does), in batches of eraseBatch, each in its own commit,
+// Dialogs.Delete does), in batches of eraseBatch, each in its own commit,
 // then every memory note the tenant's bots keep about the user. Dialogs a
 // live run holds are left and counted in Running.
 func (di Dialogs) EraseEndUser(ctx context.Context, userID string, now time.Time) (Erased, error) {
@@ -183,7 +183,7 @@ func (di Dialogs) deleteAll(ctx context.Context, ids []string, now time.Time) (E
 // id, pending or not, with their deliveries and attempts: an event's body
 // quotes the dialog's messages, so it goes with them. A deliverer holding
 // a claim on one finds it gone when it reports the attempt
-// (FinishWebhookDelivery's ErrConflict) and records nothing.
+// (Outbox.Finish's ErrConflict) and records nothing.
 func (di Dialogs) deleteEvents(ctx context.Context, id string) error {
 	s, tenantID := di.s, di.tenant
 	events := `SELECT id FROM webhook_events WHERE tenant_id = $1 AND dialog_id = $2`

@@ -189,7 +189,7 @@ func (ha Handoffs) Release(ctx context.Context, dialogID string) (*Handoff, erro
 	return h, nil
 }
 
-// MaxInbox caps how many handed-off dialogs ListHandoffs returns.
+// MaxInbox caps how many handed-off dialogs Handoffs.List returns.
 const MaxInbox = 200
 
 // InboxCounts counts a tenant's handed-off dialogs.

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// revocationChannel is the PostgreSQL NOTIFY channel on which RevokeAPIKey
+// revocationChannel is the PostgreSQL NOTIFY channel on which Keys.Revoke
 // publishes the id of the key it revoked; the notification goes out when
 // the revocation commits.
 const revocationChannel = "parley_key_revoked"

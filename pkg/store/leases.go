@@ -79,7 +79,7 @@ func (le Leases) Get(ctx context.Context, dialogID string) (*DialogLease, error)
 	return &l, nil
 }
 
-// Take asks TakeLease for a dialog's lease.
+// Take asks Leases.Take for a dialog's lease.
 type Take struct {
 	TenantID, DialogID, Owner string
 	// BotID, when set, limits the lease to a dialog of that bot: what a
@@ -103,11 +103,11 @@ type Take struct {
 	Reply *Message
 }
 
-// Take is AcquireLease for a run about to start, and returns the
+// Take is Leases.Acquire for a run about to start, and returns the
 // dialog as the new holder must see it: with everything the previous
 // holder saved (and LastSeq counting First). When the lease is won, every
 // streaming message of the dialog becomes interrupted (whoever streamed it
-// is gone), as MarkInterrupted does, and First is stored. A lease someone
+// is gone), as Messages.MarkInterrupted does, and First is stored. A lease someone
 // else holds is ErrConflict; a dialog that is not the tenant's (or not of
 // BotID) is ErrNotFound; a dialog handed off or closed is ErrInactive,
 // returned with the dialog. Only the caller's lease is ever taken. On
@@ -144,7 +144,7 @@ func (t Take) seqs(status string) int64 {
 	}
 }
 
-// leaseRows are the rows TakeLease stores on d, whose last_seq counts
+// leaseRows are the rows Leases.Take stores on d, whose last_seq counts
 // them already: the text, then the reply's row if any.
 func (s *Store) leaseRows(t Take, d *Dialog) []Message {
 	reserved := t.seqs(d.Status)
@@ -181,7 +181,7 @@ func leaseRefusal(t Take, d *Dialog) error {
 const reserveSeqsSQL = `UPDATE dialogs SET last_seq = last_seq + CASE WHEN status = 'paused' THEN $3 ELSE $4 END, updated_at = $5
 WHERE tenant_id = $1 AND id = $2 RETURNING ` + dialogColumns
 
-// takeLeaseInTx is TakeLease on SQLite: one transaction that began with
+// takeLeaseInTx is Leases.Take on SQLite: one transaction that began with
 // SQLite's write lock (_txlock=immediate), so what it reads is the last
 // commit of whoever held the lease.
 func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {

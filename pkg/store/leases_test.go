@@ -187,7 +187,7 @@ func TestTakeLease(t *testing.T) {
 }
 
 // TestTakeLeaseWaitsForTheLastSave: a run's last save (state and release
-// in one commit) can commit while the next run's TakeLease waits for the
+// in one commit) can commit while the next run's Leases.Take waits for the
 // lease row, after that statement took its snapshot. The new holder must
 // still get the saved state, or it would answer from the state before.
 func TestTakeLeaseWaitsForTheLastSave(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 )
 
 // Close closes the tenant's dialog with reason: it takes no more
-// messages, and a run still saving keeps it closed (SaveRun). A dialog
+// messages, and a run still saving keeps it closed (Dialogs.SaveRun). A dialog
 // closed already is ErrInactive, returned with the dialog.
 func (di Dialogs) Close(ctx context.Context, id, reason string) (*Dialog, error) {
 	s, tenantID := di.s, di.tenant
@@ -23,7 +23,7 @@ WHERE tenant_id = $1 AND id = $2 AND status <> 'closed' RETURNING `+dialogColumn
 	return d, wrap("close dialog", ErrInactive)
 }
 
-// replyStopChannel is the PostgreSQL NOTIFY channel on which StopReply
+// replyStopChannel is the PostgreSQL NOTIFY channel on which Dialogs.StopReply
 // asks the process running a dialog to stop its reply; the payload is
 // "<tenant id> <dialog id>".
 const replyStopChannel = "parley_reply_stop"
@@ -38,7 +38,7 @@ SELECT count(*) FROM sent`
 
 // StopReply asks whichever server process runs the tenant's dialog to stop
 // its reply, and reports whether one does. On PostgreSQL the ask is a
-// notification, heard by the process's OnReplyStop handler; on SQLite
+// notification, heard by the process's Signals.OnReplyStop handler; on SQLite
 // only one process serves a data directory, so there is nobody else to ask.
 func (di Dialogs) StopReply(ctx context.Context, dialogID string, now time.Time) (bool, error) {
 	s, tenantID := di.s, di.tenant
@@ -52,7 +52,7 @@ func (di Dialogs) StopReply(ctx context.Context, dialogID string, now time.Time)
 	return len(n) == 1 && n[0] > 0, nil
 }
 
-// OnReplyStop makes stop hear StopReply's asks from every process, and
+// OnReplyStop makes stop hear Dialogs.StopReply's asks from every process, and
 // starts listening for them (PostgreSQL only; a no-op on SQLite).
 func (si Signals) OnReplyStop(stop func(tenantID, dialogID string)) {
 	s := si.s

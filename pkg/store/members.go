@@ -68,7 +68,7 @@ func (me Members) CountOwners(ctx context.Context) (int64, error) {
 }
 
 // AddPending gives userID the role in tenantID, pending until
-// ActivateMembership; a membership already there is ErrConflict.
+// Members.Activate; a membership already there is ErrConflict.
 func (me Members) AddPending(ctx context.Context, userID, role string) error {
 	s, tenantID := me.s, me.tenant
 	m := Membership{TenantID: tenantID, UserID: userID, Role: role, Pending: true}

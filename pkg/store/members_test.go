@@ -11,7 +11,7 @@ import (
 // TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner interleaves two
 // transactions the way two owners' concurrent demotions of each other
 // would: the first has checked that two owners remain and demoted one,
-// not yet committed, when the second checks. LockTenant must make the
+// not yet committed, when the second checks. Members.Lock must make the
 // second wait for the first and then see one owner; without it, both see
 // two owners and the tenant ends with none.
 func TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner(t *testing.T) {

@@ -20,7 +20,7 @@ const (
 	MessageInterrupted = "interrupted" // a reply whose run died midway (a crash)
 	MessageCanceled    = "canceled"    // a reply stopped midway on request; its text so far is kept
 	// MessageQueued is a user message stored on arrival and not yet taken
-	// by the loop; taking it moves it to the end (DequeueMessage).
+	// by the loop; taking it moves it to the end (Messages.Dequeue).
 	MessageQueued = "queued"
 )
 
@@ -74,7 +74,7 @@ func (me Messages) Append(ctx context.Context, m *Message) error {
 	return s.Tx(ctx, func(tx *Store) error { return tx.appendInTx(ctx, m) })
 }
 
-// appendInTx is AppendMessage within a transaction: it bumps the dialog's
+// appendInTx is Messages.Append within a transaction: it bumps the dialog's
 // counter and inserts m with the new seq.
 func (s *Store) appendInTx(ctx context.Context, m *Message) error {
 	seq, err := s.Tenant(m.TenantID).Messages().nextSeq(ctx, m.DialogID)

@@ -6,7 +6,7 @@ import "context"
 // Store.Abandoned(). Cross-tenant.
 type Abandoned struct{ s *Store }
 
-// Settled counts what SettleAbandoned found left by a dead server.
+// Settled counts what Abandoned.Settle found left by a dead server.
 type Settled struct {
 	// Interrupted are the replies left streaming, now interrupted.
 	Interrupted int64
@@ -18,7 +18,7 @@ type Settled struct {
 // so a new message to its dialogs is answered at once instead of when its
 // leases expire: replies left streaming become interrupted, and every
 // dialog lease is released. (Its unfinished Idempotency-Key claims are
-// handed to the client's retry when it comes, see ClaimIdempotencyKey.) It acts
+// handed to the client's retry when it comes, see Idempotency.Claim.) It acts
 // only on a SQLite store opened as the Server, whose lock on the data
 // directory makes it the only server: everything any server held then
 // belongs to one that is gone. On PostgreSQL, opened as a Server, it

@@ -40,7 +40,7 @@ type Usage struct {
 	Messages   int64
 	ToolErrors int64
 	UpdatedAt  time.Time
-	// Hour (HourFormat, within Day) is when it was used; when set, AddUsage
+	// Hour (HourFormat, within Day) is when it was used; when set, UsageLedger.Add
 	// adds the counters to usage_hourly too, for hourly charts.
 	Hour string `gorm:"-"`
 }
@@ -92,7 +92,7 @@ func adding(table string, cols ...string) clause.Set {
 	return set
 }
 
-// Usage groupings for SumUsage.
+// Usage groupings for UsageLedger.Sum.
 const (
 	GroupByDay      = "day"
 	GroupByBot      = "bot"

@@ -107,7 +107,7 @@ type WebhookAttempt struct {
 }
 
 // bumpWebhooks counts a change of endpoints, in the change's transaction,
-// so every process's cache of subscriptions sees it (WebhooksVersion).
+// so every process's cache of subscriptions sees it (Outbox.Version).
 func (s *Store) bumpWebhooks(ctx context.Context) error {
 	return s.q(ctx).Exec("UPDATE webhook_endpoints_version SET version = version + 1 WHERE id = 1").Error
 }
@@ -260,7 +260,7 @@ type Claimed struct {
 // SQLite the write lock taken at BEGIN serialises them. Either way a
 // delivery is claimed by one worker at a time. Unlike the tenant methods
 // it spans tenants, as the deliverer serves them all: each delivery
-// carries its tenant, by which FinishWebhookDelivery scopes its writes.
+// carries its tenant, by which Outbox.Finish scopes its writes.
 //
 // The lease counts from the claim's transaction, not from the call: on a
 // busy database the wait for a connection (SQLite has one) must not eat
