@@ -78,7 +78,7 @@ func (ch Channels) QueueDelivery(ctx context.Context, d ChannelDelivery, job *Ch
 		if claimed, first, err = tx.claimDelivery(ctx, d); err != nil || !claimed {
 			return err
 		}
-		return tx.Tenant(job.TenantID).Channels().AddJob(ctx, job)
+		return tx.Tenant(ch.tenant).Channels().AddJob(ctx, job)
 	})
 	if err != nil {
 		return false, nil, err
