@@ -11,7 +11,7 @@ import (
 // Bounds of PARLEY_DIALOG_LEASE_TTL. Below a second, a loaded server
 // renewing every third of the TTL would lose dialogs it is still
 // answering; above an hour, a hung server would silence a dialog for too
-// long. (A server that dies holds nothing: see store.SettleAbandoned and
+// long. (A server that dies holds nothing: see store.Abandoned.Settle and
 // store.Instance.)
 const (
 	minLeaseTTL = time.Second

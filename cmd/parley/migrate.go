@@ -52,7 +52,7 @@ func openStore(ctx context.Context, s Settings, log *slog.Logger, server bool) (
 	if server {
 		// What a server that died left is settled before anyone asks, so
 		// its dialogs answer as soon as this one listens.
-		settled, err := st.SettleAbandoned(ctx)
+		settled, err := st.Abandoned().Settle(ctx)
 		if err != nil {
 			st.Close()
 			return nil, err

@@ -160,7 +160,7 @@ func pruneChannelDeliveries(ctx context.Context, d *data) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
-		if _, err := d.store.PruneChannelDeliveries(ctx, time.Now().Add(-channelDeliveriesKept)); err != nil && ctx.Err() == nil {
+		if _, err := d.store.ChannelJobs().PruneDeliveries(ctx, time.Now().Add(-channelDeliveriesKept)); err != nil && ctx.Err() == nil {
 			d.log.Warn("channels: prune delivery ids", "err", err)
 		}
 		select {

@@ -187,12 +187,12 @@ func TestDeletingADialogLeavesNoRowOfItAndTouchesNoOther(t *testing.T) {
 func TestADialogThatIsAnsweringIsNotDeleted(t *testing.T) {
 	forEachErase(t, func(t *testing.T, e *eraseEnv) {
 		d := e.talk(t, "shop", e.key, "u1")
-		tenant, err := e.st.GetTenant(context.Background(), "shop")
+		tenant, err := e.st.Tenants().Get(context.Background(), "shop")
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Another server runs the dialog: it holds the lease.
-		if ok, err := e.st.AcquireLease(context.Background(), tenant.ID, d, "elsewhere", time.Now(), time.Minute); !ok || err != nil {
+		if ok, err := e.st.Tenant(tenant.ID).Leases().Acquire(context.Background(), d, "elsewhere", time.Now(), time.Minute); !ok || err != nil {
 			t.Fatalf("lease: %v %v", ok, err)
 		}
 		r := e.raw(t, "DELETE", "/v1/tenants/shop/dialogs/"+d, e.key, "")
@@ -268,11 +268,11 @@ func TestExportStreamsTheTenantsDialogsWithTheirMessagesAsJSONLines(t *testing.T
 		for range 55 {
 			bare = append(bare, e.dialog(t))
 		}
-		tenant, err := e.st.GetTenant(context.Background(), "shop")
+		tenant, err := e.st.Tenants().Get(context.Background(), "shop")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.st.SetDialogStatus(context.Background(), tenant.ID, bare[0], store.DialogClosed); err != nil {
+		if err := e.st.Tenant(tenant.ID).Dialogs().SetStatus(context.Background(), bare[0], store.DialogClosed); err != nil {
 			t.Fatal(err)
 		}
 
@@ -343,8 +343,8 @@ func TestDialogsOutlivingTheTenantsRetentionAreSweptAway(t *testing.T) {
 			append([]string{running, theirs}, stale...)).Error; err != nil {
 			t.Fatal(err)
 		}
-		tenant, _ := e.st.GetTenant(context.Background(), "shop")
-		if ok, err := e.st.AcquireLease(context.Background(), tenant.ID, running, "elsewhere", time.Now(), time.Minute); !ok || err != nil {
+		tenant, _ := e.st.Tenants().Get(context.Background(), "shop")
+		if ok, err := e.st.Tenant(tenant.ID).Leases().Acquire(context.Background(), running, "elsewhere", time.Now(), time.Minute); !ok || err != nil {
 			t.Fatalf("lease: %v %v", ok, err)
 		}
 

@@ -323,7 +323,7 @@ func routeTable() []routeCase {
 		}},
 		{"DELETE", "/v1/tenants/:tenant/end-users/:user_id/memory/:note", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			n := &store.MemoryNote{TenantID: mustTenantID(t, w, f.slug), BotID: f.botID, UserID: "u1", Key: w.unique("key"), Value: "v", UpdatedAt: time.Now()}
-			if err := w.st.RememberNote(context.Background(), n, 100); err != nil {
+			if err := w.st.Tenant(n.TenantID).Memory().Remember(context.Background(), n, 100); err != nil {
 				t.Fatal(err)
 			}
 			return "/v1/tenants/" + f.slug + "/end-users/u1/memory/" + n.ID, nil
@@ -799,7 +799,7 @@ func (w *world) mustRepliedDialog(t *testing.T, f tenantFixture) (string, string
 	id := w.mustDialog(t, f)
 	reply := &store.Message{TenantID: mustTenantID(t, w, f.slug), DialogID: id, Kind: "assistant", Role: "assistant",
 		Content: `[{"type":"text","text":"Hello."}]`, Text: "Hello.", Status: store.MessageComplete, Meta: "{}"}
-	if err := w.st.AppendMessage(context.Background(), reply); err != nil {
+	if err := w.st.Tenant(reply.TenantID).Messages().Append(context.Background(), reply); err != nil {
 		t.Fatal(err)
 	}
 	return id, reply.ID
@@ -812,10 +812,10 @@ func (w *world) mustHandedOffDialog(t *testing.T, f tenantFixture) string {
 	id, tenantID := w.mustDialog(t, f), mustTenantID(t, w, f.slug)
 	ctx := context.Background()
 	err := w.st.Tx(ctx, func(tx *store.Store) error {
-		if err := tx.SaveDialogState(ctx, tenantID, id, store.DialogHandoff, `{"messages":null}`); err != nil {
+		if err := tx.Tenant(tenantID).Dialogs().SaveState(ctx, id, store.DialogHandoff, `{"messages":null}`); err != nil {
 			return err
 		}
-		return tx.RequestHandoff(ctx, tenantID, id, time.Now())
+		return tx.Tenant(tenantID).Handoffs().Request(ctx, id, time.Now())
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -833,11 +833,11 @@ func (w *world) mustPausedDialog(t *testing.T, f tenantFixture, kind string) str
 	call := &store.Message{TenantID: mustTenantID(t, w, f.slug), DialogID: id, Kind: "assistant", Role: "assistant",
 		Content: `[{"type":"tool_use","tool_use":{"id":"call_1","name":"current_time","arguments":{}}}]`,
 		Status:  store.MessageComplete, Meta: "{}"}
-	if err := w.st.AppendMessage(context.Background(), call); err != nil {
+	if err := w.st.Tenant(call.TenantID).Messages().Append(context.Background(), call); err != nil {
 		t.Fatal(err)
 	}
 	state := `{"messages":null,"pending":[{"id":"call_1","name":"current_time","arguments":{},"kind":"` + kind + `"}]}`
-	if err := w.st.SaveDialogState(context.Background(), mustTenantID(t, w, f.slug), id, store.DialogPaused, state); err != nil {
+	if err := w.st.Tenant(mustTenantID(t, w, f.slug)).Dialogs().SaveState(context.Background(), id, store.DialogPaused, state); err != nil {
 		t.Fatal(err)
 	}
 	return id

@@ -144,7 +144,7 @@ func (c *agentCaller) prepare(ctx context.Context, spec botconfig.AgentSpec, cal
 	if depth := len(c.botIDs); depth > c.maxDepth {
 		return nil, fmt.Sprintf("agent %s cannot be called here: agents may nest at most %d deep (runtime.max_agent_depth)", spec.Name, c.maxDepth), nil
 	}
-	b, err := r.store.GetBot(ctx, tenantID, spec.Bot)
+	b, err := r.store.Tenant(tenantID).Bots().Get(ctx, spec.Bot)
 	switch {
 	case errors.Is(err, store.ErrNotFound) || (err == nil && b.Slug != spec.Bot):
 		return nil, fmt.Sprintf("agent %s is not available: the bot %q does not exist", spec.Name, spec.Bot), nil
@@ -155,7 +155,7 @@ func (c *agentCaller) prepare(ctx context.Context, spec botconfig.AgentSpec, cal
 	case b.PublishedVersion == 0:
 		return nil, fmt.Sprintf("agent %s is not available: the bot %q has no published version", spec.Name, spec.Bot), nil
 	}
-	v, err := r.store.GetVersion(ctx, tenantID, b.ID, b.PublishedVersion)
+	v, err := r.store.Tenant(tenantID).Versions().Get(ctx, b.ID, b.PublishedVersion)
 	if err != nil {
 		return nil, "", err
 	}
@@ -168,7 +168,7 @@ func (c *agentCaller) prepare(ctx context.Context, spec botconfig.AgentSpec, cal
 	sub.dialog = &store.Dialog{TenantID: tenantID, BotID: b.ID, VersionNumber: v.Number, UserID: c.dialog.UserID,
 		Channel: c.dialog.Channel, Context: c.dialog.Context, Status: DialogClosed, ClosedReason: "agent call",
 		ParentDialogID: c.dialog.ID, ParentCallID: callID, CreatedAt: r.now(), UpdatedAt: r.now()}
-	if err := r.store.CreateDialog(ctx, sub.dialog); err != nil {
+	if err := r.store.Tenant(sub.dialog.TenantID).Dialogs().Create(ctx, sub.dialog); err != nil {
 		return nil, "", err
 	}
 	sub.level = &agentCaller{run: c.run, dialog: sub.dialog, botIDs: append(slices.Clip(c.botIDs), b.ID),
@@ -239,7 +239,7 @@ func (sub *subRun) answer(ctx context.Context, input string) tool.Result {
 	}
 	st.Messages = nil
 	if b, err := json.Marshal(savedState{State: st}); err == nil {
-		if err := r.store.SaveDialogState(context.WithoutCancel(ctx), d.TenantID, d.ID, DialogClosed, string(b)); err != nil {
+		if err := r.store.Tenant(d.TenantID).Dialogs().SaveState(context.WithoutCancel(ctx), d.ID, DialogClosed, string(b)); err != nil {
 			r.log.ErrorContext(ctx, "dialog: save agent state", "dialog", d.ID, "err", err)
 		}
 	}
@@ -277,7 +277,7 @@ func (sub *subRun) store(ctx context.Context, m agent.Message) error {
 	if err != nil {
 		return err
 	}
-	if err := r.writeMessage(ctx, sub.hookMessages, d, row, func(st *store.Store) error { return st.AppendMessage(ctx, row) }); err != nil {
+	if err := r.writeMessage(ctx, sub.hookMessages, d, row, func(st *store.Store) error { return st.Tenant(row.TenantID).Messages().Append(ctx, row) }); err != nil {
 		return err
 	}
 	return storeToolCalls(ctx, r.store, row, m, func(ctx context.Context, c *store.ToolCall, name string, info *agent.ToolInfo) error {

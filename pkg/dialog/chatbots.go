@@ -42,7 +42,7 @@ func (r *Runtime) ChatBots(ctx context.Context, p *platform.Principal, tenant st
 	out := []ChatBot{}
 	page := store.Page{Limit: store.MaxPageSize}
 	for {
-		rows, next, err := r.store.ListBots(ctx, tenantID, page)
+		rows, next, err := r.store.Tenant(tenantID).Bots().List(ctx, page)
 		if err != nil {
 			return nil, r.storeErr(ctx, "chat bots", "bot", err)
 		}
@@ -70,7 +70,7 @@ func (r *Runtime) ChatBot(ctx context.Context, p *platform.Principal, tenant, bo
 	if b.PublishedVersion == 0 {
 		return ChatBot{}, platform.Errorf(platform.CodeConflict, "bot %s has no published version yet", b.Slug)
 	}
-	v, err := r.store.GetVersion(ctx, b.TenantID, b.ID, b.PublishedVersion)
+	v, err := r.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, b.PublishedVersion)
 	if err != nil {
 		return ChatBot{}, r.storeErr(ctx, "chat bot: version", "version", err)
 	}

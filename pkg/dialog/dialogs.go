@@ -189,7 +189,7 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 		return Dialog{}, err
 	}
 	preview := variant == variantPreview
-	v, err := r.store.GetVersion(ctx, b.TenantID, b.ID, number)
+	v, err := r.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, number)
 	if err != nil {
 		return Dialog{}, r.storeErr(ctx, "create dialog: version", "version", err)
 	}
@@ -226,7 +226,7 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	var out Dialog
 	ev := platform.Event{TenantID: b.TenantID, BotID: b.ID, DialogID: d.ID, Type: webhook.DialogCreated}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
-		if err := st.CreateDialog(ctx, &d, history...); err != nil {
+		if err := st.Tenant(d.TenantID).Dialogs().Create(ctx, &d, history...); err != nil {
 			return nil, err
 		}
 		out, err = dialogView(&d)
@@ -360,7 +360,7 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next, err := r.store.ListDialogs(ctx, tenantID, sf, store.Page{Cursor: opts.Cursor, Limit: opts.Limit})
+	rows, next, err := r.store.Tenant(tenantID).Dialogs().List(ctx, sf, store.Page{Cursor: opts.Cursor, Limit: opts.Limit})
 	if err != nil {
 		return nil, "", r.storeErr(ctx, "list dialogs", "dialog", err)
 	}
@@ -368,7 +368,7 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 	for i := range rows {
 		ids[i] = rows[i].ID
 	}
-	sums, err := r.store.SummarizeDialogs(ctx, tenantID, ids, f.Query)
+	sums, err := r.store.Tenant(tenantID).Dialogs().Summarize(ctx, ids, f.Query)
 	if err != nil {
 		return nil, "", r.internal(ctx, "list dialogs: summaries", err)
 	}
@@ -409,7 +409,7 @@ func (r *Runtime) storeFilter(ctx context.Context, tenantID string, f DialogFilt
 		return sf, err
 	}
 	if f.Bot != "" {
-		b, err := r.store.GetBot(ctx, tenantID, f.Bot)
+		b, err := r.store.Tenant(tenantID).Bots().Get(ctx, f.Bot)
 		if err != nil {
 			return sf, r.storeErr(ctx, "list dialogs: bot", "bot", err)
 		}
@@ -453,14 +453,15 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 	if err != nil {
 		return DialogDetail{}, err
 	}
-	msgs, err := r.store.ListMessages(ctx, d.TenantID, d.ID, 0)
+	t := r.store.Tenant(d.TenantID)
+	msgs, err := t.Messages().List(ctx, d.ID, 0)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: messages", err)
 	}
 	if err := r.settleAbandoned(ctx, d, msgs); err != nil {
 		return DialogDetail{}, err
 	}
-	calls, err := r.store.ListToolCalls(ctx, d.TenantID, d.ID)
+	calls, err := t.Messages().ToolCalls(ctx, d.ID)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: tool calls", err)
 	}
@@ -476,7 +477,7 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 		}
 		seen = viewFor(p, bot)
 	}
-	ratings, err := r.store.ListFeedback(ctx, d.TenantID, d.ID)
+	ratings, err := t.Feedback().List(ctx, d.ID)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: feedback", err)
 	}
@@ -505,14 +506,14 @@ func (r *Runtime) settleAbandoned(ctx context.Context, d *store.Dialog, msgs []s
 	if !streaming {
 		return nil
 	}
-	l, err := r.store.GetLease(ctx, d.TenantID, d.ID)
+	l, err := r.store.Tenant(d.TenantID).Leases().Get(ctx, d.ID)
 	switch {
 	case err == nil && l.ExpiresAt.After(r.now()):
 		return nil // a live run is writing them
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return r.internal(ctx, "get dialog: lease", err)
 	}
-	if _, err := r.store.MarkInterrupted(ctx, d.TenantID, d.ID); err != nil {
+	if _, err := r.store.Tenant(d.TenantID).Messages().MarkInterrupted(ctx, d.ID); err != nil {
 		return r.internal(ctx, "get dialog: mark interrupted", err)
 	}
 	for i := range msgs {
@@ -532,7 +533,7 @@ func (r *Runtime) readableDialog(ctx context.Context, p *platform.Principal, ten
 	if err != nil {
 		return nil, err
 	}
-	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialog)
 	if err != nil {
 		return nil, r.storeErr(ctx, "get dialog", "dialog", err)
 	}

@@ -176,7 +176,7 @@ func TestLeases(t *testing.T) {
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		t.Run("a dialog another process is answering is a conflict, and the text is not stored", func(t *testing.T) {
 			d := e.dialog(t)
-			if ok, err := e.store.AcquireLease(ctx, e.tenant.ID, d.ID, "other-process", e.clock.Now(), time.Minute); !ok || err != nil {
+			if ok, err := e.store.Tenant(e.tenant.ID).Leases().Acquire(ctx, d.ID, "other-process", e.clock.Now(), time.Minute); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
 			_, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "hi"}, nil)
@@ -189,15 +189,15 @@ func TestLeases(t *testing.T) {
 			d := e.dialog(t)
 			// What a server killed mid-stream leaves: the user message, a
 			// streaming reply and its lease.
-			if err := e.store.AppendMessage(ctx, &store.Message{TenantID: e.tenant.ID, DialogID: d.ID, Kind: "user", Role: "user",
+			if err := e.store.Tenant(e.tenant.ID).Messages().Append(ctx, &store.Message{TenantID: e.tenant.ID, DialogID: d.ID, Kind: "user", Role: "user",
 				Content: `[{"type":"text","text":"first"}]`, Text: "first"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := e.store.AppendMessage(ctx, &store.Message{TenantID: e.tenant.ID, DialogID: d.ID, Kind: "assistant", Role: "assistant",
+			if err := e.store.Tenant(e.tenant.ID).Messages().Append(ctx, &store.Message{TenantID: e.tenant.ID, DialogID: d.ID, Kind: "assistant", Role: "assistant",
 				Status: store.MessageStreaming}); err != nil {
 				t.Fatal(err)
 			}
-			if ok, err := e.store.AcquireLease(ctx, e.tenant.ID, d.ID, "dead-process", e.clock.Now(), time.Minute); !ok || err != nil {
+			if ok, err := e.store.Tenant(e.tenant.ID).Leases().Acquire(ctx, d.ID, "dead-process", e.clock.Now(), time.Minute); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
 			if h := e.history(t, d.ID); h[1] != "assistant:streaming:" {
@@ -286,7 +286,7 @@ func TestARunKeepsItsLeaseAndStopsWhenItLosesIt(t *testing.T) {
 		t.Run("the running loop renews its lease", func(t *testing.T) {
 			deadline := time.Now().Add(10 * time.Second)
 			for {
-				l, err := e.store.GetLease(ctx, e.tenant.ID, d.ID)
+				l, err := e.store.Tenant(e.tenant.ID).Leases().Get(ctx, d.ID)
 				if err == nil && l.ExpiresAt.After(e.clock.Now()) {
 					return
 				}

@@ -39,7 +39,7 @@ func (r *Runtime) DeleteDialog(ctx context.Context, p *platform.Principal, tenan
 		return errRunning("this dialog is answering a message")
 	}
 	err = r.store.Tx(ctx, func(tx *store.Store) error {
-		if _, err := tx.DeleteDialog(ctx, tenantID, dialog, r.now()); err != nil {
+		if _, err := tx.Tenant(tenantID).Dialogs().Delete(ctx, dialog, r.now()); err != nil {
 			return err
 		}
 		return r.svc.Audit(ctx, tx, p, tenantID, platform.AuditDialogDeleted, dialog, nil)
@@ -69,7 +69,7 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 	if err := checkUserID(userID); err != nil {
 		return Erased{}, err
 	}
-	got, err := r.store.EraseEndUser(ctx, tenantID, userID, r.now())
+	got, err := r.store.Tenant(tenantID).Dialogs().EraseEndUser(ctx, userID, r.now())
 	if err != nil {
 		return Erased{}, r.internal(ctx, "erase end user", err)
 	}

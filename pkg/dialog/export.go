@@ -31,7 +31,7 @@ func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tena
 	}
 	page := store.Page{Limit: exportPage}
 	for {
-		rows, next, err := r.store.ListDialogs(ctx, tenantID, sf, page)
+		rows, next, err := r.store.Tenant(tenantID).Dialogs().List(ctx, sf, page)
 		if err != nil {
 			return r.internal(ctx, "export dialogs", err)
 		}
@@ -53,15 +53,16 @@ func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tena
 
 // detail reads d's messages, tool calls and feedback as an admin sees them.
 func (r *Runtime) detail(ctx context.Context, d *store.Dialog) (DialogDetail, error) {
-	msgs, err := r.store.ListMessages(ctx, d.TenantID, d.ID, 0)
+	t := r.store.Tenant(d.TenantID)
+	msgs, err := t.Messages().List(ctx, d.ID, 0)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "export dialogs: messages", err)
 	}
-	calls, err := r.store.ListToolCalls(ctx, d.TenantID, d.ID)
+	calls, err := t.Messages().ToolCalls(ctx, d.ID)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "export dialogs: tool calls", err)
 	}
-	ratings, err := r.store.ListFeedback(ctx, d.TenantID, d.ID)
+	ratings, err := t.Feedback().List(ctx, d.ID)
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "export dialogs: feedback", err)
 	}

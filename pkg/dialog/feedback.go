@@ -56,7 +56,7 @@ func (r *Runtime) PutFeedback(ctx context.Context, p *platform.Principal, tenant
 	f := store.Feedback{TenantID: d.TenantID, DialogID: d.ID, MessageID: message, Rating: in.Rating, Comment: in.Comment}
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.FeedbackCreated}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
-		if err := st.PutFeedback(ctx, &f); err != nil {
+		if err := st.Tenant(f.TenantID).Feedback().Put(ctx, &f); err != nil {
 			return nil, err
 		}
 		return feedbackData{DialogID: d.ID, BotID: d.BotID, MessageID: f.MessageID, UserID: d.UserID, Rating: f.Rating, Comment: f.Comment}, nil

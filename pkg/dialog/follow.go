@@ -119,7 +119,7 @@ func (r *Runtime) followDialog(ctx context.Context, p *platform.Principal, tenan
 	if err != nil {
 		return nil, err
 	}
-	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialog)
 	if err != nil {
 		return nil, r.storeErr(ctx, "follow dialog", "dialog", err)
 	}
@@ -144,7 +144,7 @@ func (f *follower) catchUp(ctx context.Context) error {
 	r := f.r
 	// One statement reads the dialog with its handoff, so a release that
 	// commits meanwhile never shows as a handoff that lost its operator.
-	d, h, err := r.store.GetDialogHandoff(ctx, f.tenantID, f.dialogID)
+	d, h, err := r.store.Tenant(f.tenantID).Handoffs().GetWithDialog(ctx, f.dialogID)
 	if err != nil {
 		return f.failed(ctx, err)
 	}
@@ -153,7 +153,7 @@ func (f *follower) catchUp(ctx context.Context) error {
 		operator = h.AssigneeName
 	}
 	for {
-		rows, err := r.store.ListMessagesAfter(ctx, f.tenantID, f.dialogID, f.after, maxFollowBatch)
+		rows, err := r.store.Tenant(f.tenantID).Messages().ListAfter(ctx, f.dialogID, f.after, maxFollowBatch)
 		if err != nil {
 			return f.failed(ctx, err)
 		}

@@ -73,7 +73,7 @@ func (r *Runtime) ListInbox(ctx context.Context, p *platform.Principal, tenant s
 	if err != nil {
 		return Inbox{}, err
 	}
-	rows, counts, err := r.store.ListHandoffs(ctx, tenantID)
+	rows, counts, err := r.store.Tenant(tenantID).Handoffs().List(ctx)
 	if err != nil {
 		return Inbox{}, r.internal(ctx, "list inbox", err)
 	}
@@ -153,7 +153,7 @@ func (r *Runtime) AssignDialog(ctx context.Context, p *platform.Principal, tenan
 	if err != nil {
 		return Handoff{}, err
 	}
-	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialog)
 	if err != nil {
 		return Handoff{}, r.storeErr(ctx, "assign dialog", "dialog", err)
 	}
@@ -171,7 +171,7 @@ func (r *Runtime) assign(ctx context.Context, d *store.Dialog, id, display strin
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffTaken}
 	err := r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
-		h, err = st.AssignHandoff(ctx, d.TenantID, d.ID, id, display, r.now())
+		h, err = st.Tenant(d.TenantID).Handoffs().Assign(ctx, d.ID, id, display, r.now())
 		return handoffTakenData{DialogID: d.ID, BotID: d.BotID, Operator: display}, err
 	})
 	if errors.Is(err, store.ErrInactive) && d.Status == DialogClosed {
@@ -217,11 +217,11 @@ func (r *Runtime) PostOperatorMessage(ctx context.Context, p *platform.Principal
 	if err != nil {
 		return Message{}, err
 	}
-	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialog)
 	if err != nil {
 		return Message{}, r.storeErr(ctx, "operator message", "dialog", err)
 	}
-	h, err := r.store.GetHandoff(ctx, tenantID, dialog)
+	h, err := r.store.Tenant(tenantID).Handoffs().Get(ctx, dialog)
 	switch {
 	case errors.Is(err, store.ErrInactive) && d.Status == DialogClosed:
 		return Message{}, errDialogClosed()
@@ -258,14 +258,14 @@ var chatChannels = map[string]bool{channel.KindTelegram: true, channel.KindSlack
 // same commit, so the end user gets it even if this server dies next.
 func operatorWrite(ctx context.Context, d *store.Dialog, row *store.Message, text string) func(st *store.Store) error {
 	if !chatChannels[d.Channel] {
-		return func(st *store.Store) error { return st.AppendMessage(ctx, row) }
+		return func(st *store.Store) error { return st.Tenant(row.TenantID).Messages().Append(ctx, row) }
 	}
 	return func(st *store.Store) error {
 		return st.Tx(ctx, func(tx *store.Store) error {
-			if err := tx.AppendMessage(ctx, row); err != nil {
+			if err := tx.Tenant(row.TenantID).Messages().Append(ctx, row); err != nil {
 				return err
 			}
-			_, err := tx.QueueChannelReply(ctx, d.TenantID, d.ID, text)
+			_, err := tx.Tenant(d.TenantID).Channels().QueueReply(ctx, d.ID, text)
 			return err
 		})
 	}
@@ -283,13 +283,13 @@ func (r *Runtime) ReleaseDialog(ctx context.Context, p *platform.Principal, tena
 	if err != nil {
 		return Dialog{}, err
 	}
-	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialog)
 	if err != nil {
 		return Dialog{}, r.storeErr(ctx, "release dialog", "dialog", err)
 	}
 	ev := platform.Event{TenantID: tenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffReleased}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
-		h, err := st.ReleaseHandoff(ctx, tenantID, dialog)
+		h, err := st.Tenant(tenantID).Handoffs().Release(ctx, dialog)
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +318,7 @@ func (r *Runtime) OperatorTyping(ctx context.Context, p *platform.Principal, ten
 	if err != nil {
 		return err
 	}
-	if _, err := r.store.GetHandoff(ctx, tenantID, dialog); err != nil {
+	if _, err := r.store.Tenant(tenantID).Handoffs().Get(ctx, dialog); err != nil {
 		return r.handoffErr(ctx, "operator typing", err)
 	}
 	r.signal(ctx, tenantID, dialog, signalTypingOperator)

@@ -12,7 +12,7 @@ import (
 
 // idempotencyStale is how long an unfinished Idempotency-Key claim blocks
 // retries when its server hangs: longer than any run. A server that died
-// holds none (see store.ClaimIdempotencyKey).
+// holds none (see store.Idempotency.Claim).
 const idempotencyStale = 15 * time.Minute
 
 // Replay is the stored first response to an Idempotency-Key.
@@ -41,7 +41,7 @@ func (r *Runtime) ClaimIdempotencyKey(ctx context.Context, p *platform.Principal
 		return nil, "", platform.Invalid(platform.Detail{Pointer: "/headers/Idempotency-Key", Message: "must be 1-255 characters"})
 	}
 	fp := hashHex(p.Actor() + "\x00" + fingerprint)
-	rec, won, err := r.store.ClaimIdempotencyKey(ctx, tenantID, key, fp, r.now(), idempotencyStale)
+	rec, won, err := r.store.Tenant(tenantID).Idempotency().Claim(ctx, key, fp, r.now(), idempotencyStale)
 	switch {
 	case err != nil:
 		return nil, "", r.internal(ctx, "claim idempotency key", err)
@@ -61,7 +61,7 @@ func (r *Runtime) CompleteIdempotencyKey(ctx context.Context, p *platform.Princi
 	if err != nil {
 		return err
 	}
-	if err := r.store.CompleteIdempotencyKey(ctx, tenantID, key, resp.Status, resp.ContentType, resp.Body); err != nil {
+	if err := r.store.Tenant(tenantID).Idempotency().Complete(ctx, key, resp.Status, resp.ContentType, resp.Body); err != nil {
 		return r.internal(ctx, "complete idempotency key", err)
 	}
 	return nil
@@ -74,7 +74,7 @@ func (r *Runtime) ForgetIdempotencyKey(ctx context.Context, p *platform.Principa
 	if err != nil {
 		return err
 	}
-	if err := r.store.ForgetIdempotencyKey(ctx, tenantID, key); err != nil {
+	if err := r.store.Tenant(tenantID).Idempotency().Forget(ctx, key); err != nil {
 		return r.internal(ctx, "forget idempotency key", err)
 	}
 	return nil

@@ -130,7 +130,7 @@ func (r *Runtime) fetchImage(ctx context.Context, raw string) ([]byte, error) {
 // checkReadsImages refuses images for a dialog whose bot's main model does
 // not read them, before anything is stored.
 func (r *Runtime) checkReadsImages(ctx context.Context, p *platform.Principal, tenantID, dialogID string) error {
-	d, err := r.store.GetDialog(ctx, tenantID, dialogID)
+	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
 	if err != nil {
 		return r.storeErr(ctx, "images: dialog", "dialog", err)
 	}

@@ -62,7 +62,7 @@ func TestMessagesArrivingTogetherAreEachStoredOnceAndAnswered(t *testing.T) {
 func TestMessagesMeetingAnotherProcesssLeaseAreRefusedNotQueued(t *testing.T) {
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
-		ok, err := e.store.AcquireLease(ctx, e.tenant.ID, d.ID, "another-process", e.clock.Now(), time.Hour)
+		ok, err := e.store.Tenant(e.tenant.ID).Leases().Acquire(ctx, d.ID, "another-process", e.clock.Now(), time.Hour)
 		if err != nil || !ok {
 			t.Fatalf("acquire lease: %v, %v", ok, err)
 		}
@@ -85,7 +85,7 @@ func TestATextQueuedForARunThatDiedJoinsTheNextReply(t *testing.T) {
 		// its run: the row, and no one to take it.
 		orphan := &store.Message{TenantID: e.tenant.ID, DialogID: d.ID, Kind: "user", Role: "user",
 			Content: `[{"type":"text","text":"are you there?"}]`, Text: "are you there?", Status: store.MessageQueued}
-		if err := e.store.AppendMessage(ctx, orphan); err != nil {
+		if err := e.store.Tenant(orphan.TenantID).Messages().Append(ctx, orphan); err != nil {
 			t.Fatal(err)
 		}
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Yes, and here is the answer."})
@@ -118,7 +118,7 @@ func TestARetryOfATextItsDeadFirstTryStoredAnswersItOnce(t *testing.T) {
 		id := store.NewID(store.PrefixMessage)
 		// What the first try left: its text and the reply it streamed into,
 		// under a lease that has run out (or whose server is known dead).
-		if _, err := e.store.TakeLease(ctx, store.Take{TenantID: e.tenant.ID, DialogID: d.ID, Owner: "dead-process",
+		if _, err := e.store.Tenant(e.tenant.ID).Leases().Take(ctx, store.Take{TenantID: e.tenant.ID, DialogID: d.ID, Owner: "dead-process",
 			Now: e.clock.Now().Add(-time.Hour), TTL: time.Minute,
 			First: &store.Message{ID: id, Kind: "user", Role: "user", Content: `[{"type":"text","text":"where is A7?"}]`, Text: "where is A7?"},
 			Reply: &store.Message{Kind: "assistant", Role: "assistant"}}); err != nil {

@@ -29,7 +29,7 @@ type Canceled struct {
 }
 
 // CancelReply stops the reply being generated in the dialog, on this
-// process or on whichever process runs it (Store.StopReply). The reply
+// process or on whichever process runs it (Dialogs.StopReply). The reply
 // ends with stop reason "canceled", its text so far kept (message status
 // "canceled"), and the dialog takes the next message as usual. Whoever
 // may chat in the dialog may stop its reply.
@@ -51,7 +51,7 @@ func (r *Runtime) stopReply(ctx context.Context, tenantID, dialogID string) (boo
 	if r.stopLocal(tenantID, dialogID) {
 		return true, nil
 	}
-	stopped, err := r.store.StopReply(ctx, tenantID, dialogID, r.now())
+	stopped, err := r.store.Tenant(tenantID).Dialogs().StopReply(ctx, dialogID, r.now())
 	if err != nil {
 		return false, r.internal(ctx, "cancel reply", err)
 	}
@@ -60,7 +60,7 @@ func (r *Runtime) stopReply(ctx context.Context, tenantID, dialogID string) (boo
 
 // stopLocal cancels this process's run of the dialog with agent.ErrCanceled
 // and reports whether there was one. It also hears other processes' asks
-// (Store.OnReplyStop).
+// (Signals.OnReplyStop).
 func (r *Runtime) stopLocal(tenantID, dialogID string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -128,7 +128,7 @@ const (
 // closeDialog stores the dialog closed, with dialog.closed in the same
 // commit, and tells its live streams.
 func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, by string) (*store.Dialog, error) {
-	before, err := r.store.GetDialog(ctx, tenantID, dialogID)
+	before, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
 	if err != nil {
 		return nil, r.storeErr(ctx, "close dialog", "dialog", err)
 	}
@@ -136,7 +136,7 @@ func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, b
 	ev := platform.Event{TenantID: tenantID, BotID: before.BotID, DialogID: dialogID, Type: webhook.DialogClosed}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
-		d, err = st.CloseDialog(ctx, tenantID, dialogID, reason)
+		d, err = st.Tenant(tenantID).Dialogs().Close(ctx, dialogID, reason)
 		return dialogClosedData{DialogID: dialogID, BotID: before.BotID, Reason: reason, ClosedBy: by}, err
 	})
 	switch {

@@ -256,7 +256,7 @@ func (r *Runtime) dailyQuota(ctx context.Context, tenantID string, now time.Time
 // has metered and not written yet.
 func (r *Runtime) usedToday(ctx context.Context, tenantID string, now time.Time) (int64, error) {
 	day := now.UTC().Format(store.DayFormat)
-	used, err := r.store.DayTokens(ctx, tenantID, day)
+	used, err := r.store.Tenant(tenantID).Usage().DayTokens(ctx, day)
 	if err != nil {
 		return 0, r.internal(ctx, "daily quota", err)
 	}

@@ -40,7 +40,7 @@ func (r *Runtime) recall(ctx context.Context, d *store.Dialog, bot *botconfig.Bo
 	if !bot.Memory.Enabled || !remembersUser(d) {
 		return nil, "", nil
 	}
-	notes, err := r.store.MemoryNotes(ctx, d.TenantID, d.BotID, d.UserID)
+	notes, err := r.store.Tenant(d.TenantID).Memory().Notes(ctx, d.BotID, d.UserID)
 	if err != nil {
 		return nil, "", r.internal(ctx, "run: recall memory", err)
 	}
@@ -55,7 +55,7 @@ func (r *Runtime) recall(ctx context.Context, d *store.Dialog, bot *botconfig.Bo
 func (m *userMemory) Remember(ctx context.Context, key, value string) error {
 	n := &store.MemoryNote{TenantID: m.tenantID, BotID: m.botID, UserID: m.userID, Key: key, Value: value,
 		DialogID: m.dialogID, UpdatedAt: m.r.now()}
-	err := m.r.store.RememberNote(ctx, n, m.max)
+	err := m.r.store.Tenant(n.TenantID).Memory().Remember(ctx, n, m.max)
 	if errors.Is(err, store.ErrMemoryFull) {
 		return builtin.ErrUserMemoryFull
 	}
@@ -66,7 +66,7 @@ func (m *userMemory) Remember(ctx context.Context, key, value string) error {
 }
 
 func (m *userMemory) Forget(ctx context.Context, key string) (bool, error) {
-	found, err := m.r.store.ForgetNote(ctx, m.tenantID, m.botID, m.userID, key)
+	found, err := m.r.store.Tenant(m.tenantID).Memory().Forget(ctx, m.botID, m.userID, key)
 	if found {
 		m.r.metrics.notes.WithLabelValues("forgotten").Inc()
 	}
@@ -76,7 +76,7 @@ func (m *userMemory) Forget(ctx context.Context, key string) (bool, error) {
 // sweepMemory deletes, as retention, at most RetentionBatch of the
 // tenant's notes last written before cutoff.
 func (r *Runtime) sweepMemory(ctx context.Context, tenantID string, cutoff time.Time) error {
-	n, err := r.store.DeleteStaleMemoryNotes(ctx, tenantID, cutoff, RetentionBatch)
+	n, err := r.store.Tenant(tenantID).Memory().DeleteStale(ctx, cutoff, RetentionBatch)
 	if err != nil {
 		return err
 	}

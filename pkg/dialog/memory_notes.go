@@ -33,7 +33,7 @@ func (r *Runtime) UserMemory(ctx context.Context, p *platform.Principal, tenant,
 	if err := checkUserID(userID); err != nil {
 		return nil, err
 	}
-	notes, err := r.store.UserMemoryNotes(ctx, tenantID, userID)
+	notes, err := r.store.Tenant(tenantID).Memory().UserNotes(ctx, userID)
 	if err != nil {
 		return nil, r.internal(ctx, "user memory", err)
 	}
@@ -55,7 +55,7 @@ func (r *Runtime) DeleteMemoryNote(ctx context.Context, p *platform.Principal, t
 	if err := checkUserID(userID); err != nil {
 		return err
 	}
-	if err := r.store.DeleteMemoryNote(ctx, tenantID, userID, id); err != nil {
+	if err := r.store.Tenant(tenantID).Memory().Delete(ctx, userID, id); err != nil {
 		return r.storeErr(ctx, "delete memory note", "memory note", err)
 	}
 	r.metrics.notes.WithLabelValues("deleted").Inc()

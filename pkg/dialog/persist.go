@@ -90,7 +90,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 			if err := run.rec.rowComing(ctx); err != nil {
 				return nil, err
 			}
-			return run.r.store.DequeueMessage(ctx, run.dialog.TenantID, run.dialog.ID, q.id)
+			return run.r.store.Tenant(run.dialog.TenantID).Messages().Dequeue(ctx, run.dialog.ID, q.id)
 		}
 	}
 	row, err := storeMessage(run.dialog, m)
@@ -105,7 +105,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 	if err := run.rec.rowComing(ctx); err != nil {
 		return nil, err
 	}
-	return row, run.r.writeMessage(ctx, run.hookMessages, run.dialog, row, func(st *store.Store) error { return st.AppendMessage(ctx, row) })
+	return row, run.r.writeMessage(ctx, run.hookMessages, run.dialog, row, func(st *store.Store) error { return st.Tenant(row.TenantID).Messages().Append(ctx, row) })
 }
 
 // persistToolCalls records the calls of an assistant message and the
@@ -127,7 +127,7 @@ func storeToolCalls(ctx context.Context, st *store.Store, row *store.Message, m 
 		}
 		c := &store.ToolCall{TenantID: row.TenantID, DialogID: row.DialogID, CallID: use.ID, MessageID: row.ID,
 			Name: use.Name, Arguments: args, Status: store.ToolCallPending}
-		if err := st.PutToolCall(ctx, c); err != nil {
+		if err := st.Tenant(c.TenantID).Messages().PutToolCall(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -152,11 +152,11 @@ func storeToolCalls(ctx context.Context, st *store.Store, row *store.Message, m 
 // endpoint for it.
 func (r *Runtime) putToolResult(ctx context.Context, d *store.Dialog, c *store.ToolCall, name string, info *agent.ToolInfo) error {
 	if !c.IsError || c.Status == store.ToolCallSkipped {
-		return r.store.PutToolCall(ctx, c)
+		return r.store.Tenant(c.TenantID).Messages().PutToolCall(ctx, c)
 	}
 	ev := platform.Event{TenantID: c.TenantID, BotID: d.BotID, DialogID: c.DialogID, Type: webhook.ToolFailed}
 	return r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
-		if err := st.PutToolCall(ctx, c); err != nil {
+		if err := st.Tenant(c.TenantID).Messages().PutToolCall(ctx, c); err != nil {
 			return nil, err
 		}
 		data := toolFailedData{DialogID: c.DialogID, BotID: d.BotID, CallID: c.CallID, Tool: name,

@@ -32,7 +32,7 @@ func TestUserTextPlacement(t *testing.T) {
 				}
 				for _, m := range rows {
 					m.TenantID, m.DialogID = e.tenant.ID, d.ID
-					if err := e.store.AppendMessage(ctx, m); err != nil {
+					if err := e.store.Tenant(m.TenantID).Messages().Append(ctx, m); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -198,7 +198,7 @@ func (rec *runRecord) storeStreaming(ctx context.Context) {
 	m := &store.Message{TenantID: rec.dialog.TenantID, DialogID: rec.dialog.ID, Kind: string(agent.KindAssistant),
 		Role: string(llm.RoleAssistant), BotVersion: rec.dialog.VersionNumber, Status: store.MessageStreaming,
 		CreatedAt: rec.now()}
-	if err := rec.store.AppendMessage(ctx, m); err != nil {
+	if err := rec.store.Tenant(m.TenantID).Messages().Append(ctx, m); err != nil {
 		rec.log.Error("dialog: store streaming reply", "dialog", rec.dialog.ID, "err", err)
 		return
 	}
@@ -264,13 +264,13 @@ func (rec *runRecord) completed(ctx context.Context, row *store.Message, calls b
 		return w(rec.store)
 	}
 	if rec.reply == replyNone {
-		return write(func(st *store.Store) error { return st.AppendMessage(ctx, row) })
+		return write(func(st *store.Store) error { return st.Tenant(row.TenantID).Messages().Append(ctx, row) })
 	}
 	row.ID, row.Seq = rec.row.ID, rec.row.Seq
 	update := completeUpdate(row)
 	if calls || rec.writeAnnounced != nil {
 		rec.reply, rec.row = replyNone, nil
-		return write(func(st *store.Store) error { return st.UpdateMessage(ctx, row.TenantID, row.ID, update) })
+		return write(func(st *store.Store) error { return st.Tenant(row.TenantID).Messages().Update(ctx, row.ID, update) })
 	}
 	rec.reply, rec.row, rec.update = replyHeld, row, update
 	return nil
@@ -345,7 +345,7 @@ func (rec *runRecord) save(ctx context.Context, status, state string, release bo
 	if rec.reply == replyHeld {
 		sv.ReplyID, sv.Reply = rec.row.ID, rec.update
 	}
-	save := rec.store.SaveRun
+	save := rec.store.Tenant(d.TenantID).Dialogs().SaveRun
 	if rec.saveRun != nil {
 		save = rec.saveRun
 	}
@@ -373,7 +373,7 @@ func (rec *runRecord) end(ctx context.Context) error {
 	}
 	rec.lease.Store(int32(leaseEnded))
 	if lease == leaseHeld {
-		if err := rec.store.ReleaseLease(ctx, rec.dialog.TenantID, rec.dialog.ID, rec.owner); err != nil {
+		if err := rec.store.Tenant(rec.dialog.TenantID).Leases().Release(ctx, rec.dialog.ID, rec.owner); err != nil {
 			rec.log.Error("dialog: release dialog lease", "dialog", rec.dialog.ID, "err", err)
 		}
 	}
@@ -383,7 +383,7 @@ func (rec *runRecord) end(ctx context.Context) error {
 // writeHeld writes the held reply on its own, before a write that must
 // follow it, and lets its events go. Reply held → none.
 func (rec *runRecord) writeHeld(ctx context.Context) error {
-	err := rec.store.UpdateMessage(ctx, rec.row.TenantID, rec.row.ID, rec.update)
+	err := rec.store.Tenant(rec.row.TenantID).Messages().Update(ctx, rec.row.ID, rec.update)
 	rec.sendHeld(err == nil)
 	return err
 }
@@ -423,7 +423,7 @@ func (rec *runRecord) sendHeld(stored bool) {
 func (rec *runRecord) discard(ctx context.Context) {
 	m := rec.row
 	rec.reply, rec.row = replyNone, nil
-	if err := rec.store.DiscardReply(ctx, m.TenantID, m.ID); err != nil {
+	if err := rec.store.Tenant(m.TenantID).Messages().DiscardReply(ctx, m.ID); err != nil {
 		// Left streaming, it reads as interrupted after the next lease.
 		rec.log.Warn("dialog: discard reserved reply", "dialog", rec.dialog.ID, "err", err)
 	}
@@ -436,7 +436,7 @@ func (rec *runRecord) writeText(ctx context.Context, status string) error {
 	if err != nil {
 		return err
 	}
-	return rec.store.UpdateMessage(ctx, rec.row.TenantID, rec.row.ID, store.MessageUpdate{
+	return rec.store.Tenant(rec.row.TenantID).Messages().Update(ctx, rec.row.ID, store.MessageUpdate{
 		Content: string(content), Text: text, Meta: emptyMeta, Status: status})
 }
 

@@ -54,7 +54,7 @@ func takeLease(text bool) step {
 			take.First = first
 			take.Reply = &store.Message{Kind: string(agent.KindAssistant), Role: string(llm.RoleAssistant), CreatedAt: time.Now()}
 		}
-		d, err := f.st.TakeLease(bg, take)
+		d, err := f.st.Tenant(take.TenantID).Leases().Take(bg, take)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func save(release bool) step {
 // lostSave is a save after another process took the lease over (here:
 // after the lease row went): a conflict that writes nothing.
 var lostSave = step{"save after the lease was lost", func(f *recordFixture) error {
-	if err := f.st.ReleaseLease(bg, f.d.TenantID, f.d.ID, f.rec.owner); err != nil {
+	if err := f.st.Tenant(f.d.TenantID).Leases().Release(bg, f.d.ID, f.rec.owner); err != nil {
 		return err
 	}
 	if _, err := f.rec.save(bg, store.DialogActive, "{}", true); !errors.Is(err, store.ErrConflict) {
@@ -220,17 +220,17 @@ func TestRunRecordTransitions(t *testing.T) {
 	}
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		tn := &store.Tenant{Slug: "t", Name: "T"}
-		if err := st.CreateTenant(bg, tn); err != nil {
+		if err := st.Tenants().Create(bg, tn); err != nil {
 			t.Fatal(err)
 		}
 		bot := &store.Bot{TenantID: tn.ID, Slug: "b", Name: "B"}
-		if err := st.CreateBot(bg, bot); err != nil {
+		if err := st.Tenant(bot.TenantID).Bots().Create(bg, bot); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				d := &store.Dialog{TenantID: tn.ID, BotID: bot.ID, VersionNumber: 1, Context: "{}"}
-				if err := st.CreateDialog(bg, d); err != nil {
+				if err := st.Tenant(d.TenantID).Dialogs().Create(bg, d); err != nil {
 					t.Fatal(err)
 				}
 				f := &recordFixture{st: st, d: d}
@@ -252,7 +252,7 @@ func TestRunRecordTransitions(t *testing.T) {
 				if f.rec.reply != tc.reply {
 					t.Errorf("reply %s, want %s", f.rec.reply, tc.reply)
 				}
-				msgs, err := st.ListMessages(bg, d.TenantID, d.ID, 0)
+				msgs, err := st.Tenant(d.TenantID).Messages().List(bg, d.ID, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -263,7 +263,7 @@ func TestRunRecordTransitions(t *testing.T) {
 				if !slices.Equal(rows, tc.rows) {
 					t.Errorf("rows %q, want %q", rows, tc.rows)
 				}
-				_, err = st.GetLease(bg, d.TenantID, d.ID)
+				_, err = st.Tenant(d.TenantID).Leases().Get(bg, d.ID)
 				if held := err == nil; held != tc.leaseRow {
 					t.Errorf("lease stored %v (%v), want %v", held, err, tc.leaseRow)
 				}

@@ -17,7 +17,7 @@ const RetentionBatch = 100
 // deletes what is still there. Call it again while it returns a full
 // batch.
 func (r *Runtime) SweepRetention(ctx context.Context) (Erased, error) {
-	tenants, err := r.store.TenantsWithRetention(ctx)
+	tenants, err := r.store.Tenants().WithRetention(ctx)
 	if err != nil {
 		return Erased{}, err
 	}
@@ -25,7 +25,7 @@ func (r *Runtime) SweepRetention(ctx context.Context) (Erased, error) {
 	now := r.now()
 	for _, t := range tenants {
 		cutoff := now.Add(-time.Duration(t.RetentionDays) * 24 * time.Hour)
-		got, err := r.store.DeleteInactiveDialogs(ctx, t.ID, cutoff, now, RetentionBatch)
+		got, err := r.store.Tenant(t.ID).Dialogs().DeleteInactive(ctx, cutoff, now, RetentionBatch)
 		if err != nil {
 			return total, err
 		}

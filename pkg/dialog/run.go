@@ -113,7 +113,7 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 		// a paused one answers tool results first, and stores none).
 		take.Reply = &store.Message{Kind: string(agent.KindAssistant), Role: string(llm.RoleAssistant), CreatedAt: r.now()}
 	}
-	d, err = r.store.TakeLease(ctx, take)
+	d, err = r.store.Tenant(take.TenantID).Leases().Take(ctx, take)
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return errBusy()
@@ -152,7 +152,7 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error) {
 	d := run.dialog
 	if sv.Status != DialogHandoff || d.Status == DialogHandoff {
-		return run.r.store.SaveRun(ctx, sv)
+		return run.r.store.Tenant(sv.TenantID).Dialogs().SaveRun(ctx, sv)
 	}
 	var lastSeq int64
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffRequested}
@@ -161,10 +161,10 @@ func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error)
 		// it off: never handed off without a place in the queue.
 		err := st.Tx(ctx, func(tx *store.Store) error {
 			var err error
-			if lastSeq, err = tx.SaveRun(ctx, sv); err != nil {
+			if lastSeq, err = tx.Tenant(sv.TenantID).Dialogs().SaveRun(ctx, sv); err != nil {
 				return err
 			}
-			return tx.RequestHandoff(ctx, d.TenantID, d.ID, run.r.now())
+			return tx.Tenant(d.TenantID).Handoffs().Request(ctx, d.ID, run.r.now())
 		})
 		return handoffRequestedData{DialogID: d.ID, BotID: d.BotID, Reason: handoffReason(run.st.Messages)}, err
 	})
@@ -190,7 +190,7 @@ func (run *dialogRun) storeFirst(ctx context.Context, d *store.Dialog, in SendIn
 	if d.Status == store.DialogPaused {
 		m.Status = store.MessageQueued
 	}
-	err = r.writeMessage(ctx, true, d, m, func(st *store.Store) error { return st.AppendMessage(ctx, m) })
+	err = r.writeMessage(ctx, true, d, m, func(st *store.Store) error { return st.Tenant(m.TenantID).Messages().Append(ctx, m) })
 	switch {
 	case errors.Is(err, store.ErrConflict) && in.MessageID != "":
 		m.Seq = 0
@@ -350,7 +350,7 @@ func (run *dialogRun) renewOnce() bool {
 	if run.ctx.Err() != nil || !run.rec.holdsLease() {
 		return false // the run ended, or its last save gave the lease up
 	}
-	err := r.store.RenewLease(run.ctx, d.TenantID, d.ID, run.lr.owner, r.now(), r.opts.LeaseTTL)
+	err := r.store.Tenant(d.TenantID).Leases().Renew(run.ctx, d.ID, run.lr.owner, r.now(), r.opts.LeaseTTL)
 	if err != nil && run.ctx.Err() != nil {
 		return false // the run ended while renewing
 	}
@@ -501,8 +501,8 @@ func (run *dialogRun) end() {
 	r.leave(run.lr)
 	// The dialog's live streams read what the run wrote: its reply, or
 	// its handoff. Across processes the run's save told them already
-	// (store.SaveRun), at no statement of its own.
-	if !r.store.SignalsAcrossProcesses() {
+	// (store.Dialogs.SaveRun), at no statement of its own.
+	if !r.store.Signals().AcrossProcesses() {
 		r.signals.deliver(run.dialog.TenantID, run.dialog.ID, signalChanged)
 	}
 }

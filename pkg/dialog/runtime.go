@@ -162,9 +162,9 @@ func New(opts Options) (*Runtime, error) {
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{},
 		signals: newSignals()}
 	// Another server's CancelReply reaches this one's runs.
-	opts.Store.OnReplyStop(func(tenantID, dialogID string) { r.stopLocal(tenantID, dialogID) })
+	opts.Store.Signals().OnReplyStop(func(tenantID, dialogID string) { r.stopLocal(tenantID, dialogID) })
 	// Every server's signals reach this one's live streams.
-	opts.Store.OnDialogSignal(r.signals.deliver)
+	opts.Store.Signals().OnDialog(r.signals.deliver)
 	go r.meter.run(base)
 	return r, nil
 }
@@ -322,7 +322,7 @@ func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, stat
 	if err != nil {
 		return nil, r.internal(ctx, "store user message: webhooks", err)
 	}
-	err = r.writeMessage(ctx, hooked, d, m, func(st *store.Store) error { return st.AppendMessage(ctx, m) })
+	err = r.writeMessage(ctx, hooked, d, m, func(st *store.Store) error { return st.Tenant(m.TenantID).Messages().Append(ctx, m) })
 	if err != nil {
 		return nil, r.internal(ctx, "store user message", err)
 	}
@@ -435,7 +435,7 @@ func (r *Runtime) botFor(ctx context.Context, d *store.Dialog) (*botconfig.Bot, 
 	if b, ok := r.bots.get(key); ok {
 		return b, nil
 	}
-	v, err := r.store.GetVersion(ctx, d.TenantID, d.BotID, d.VersionNumber)
+	v, err := r.store.Tenant(d.TenantID).Versions().Get(ctx, d.BotID, d.VersionNumber)
 	if err != nil {
 		return nil, r.storeErr(ctx, "run: version", "version", err)
 	}

@@ -10,7 +10,7 @@ import (
 // This file is how a dialog's live streams (Follow) learn that something
 // happened in it, in this process or another: a signal wakes them, and
 // they read what changed from the store. On PostgreSQL signals go through
-// NOTIFY (store.SignalDialog), which every process hears, this one
+// NOTIFY (store.Dialogs.Signal), which every process hears, this one
 // included; on SQLite, where one process serves the data, they are
 // delivered here directly.
 
@@ -92,11 +92,11 @@ func (s *signals) send(subs map[chan string]struct{}, signal string) {
 // happened. A failure costs only latency (streams re-read on their own
 // now and then), so it is logged, not returned.
 func (r *Runtime) signal(ctx context.Context, tenantID, dialogID, what string) {
-	if !r.store.SignalsAcrossProcesses() {
+	if !r.store.Signals().AcrossProcesses() {
 		r.signals.deliver(tenantID, dialogID, what)
 		return
 	}
-	if err := r.store.SignalDialog(context.WithoutCancel(ctx), tenantID, dialogID, what); err != nil {
+	if err := r.store.Tenant(tenantID).Dialogs().Signal(context.WithoutCancel(ctx), dialogID, what); err != nil {
 		r.log.WarnContext(ctx, "dialog: signal live streams", "dialog", dialogID, "err", err)
 	}
 }

@@ -129,7 +129,7 @@ func (r *Runtime) state(ctx context.Context, d *store.Dialog, first *store.Messa
 		st.Messages = msgs
 		return st, true, nil
 	}
-	rows, err := r.store.ListMessages(ctx, d.TenantID, d.ID, 0)
+	rows, err := r.store.Tenant(d.TenantID).Messages().List(ctx, d.ID, 0)
 	if err != nil {
 		return st, false, err
 	}
@@ -164,5 +164,5 @@ func (r *Runtime) state(ctx context.Context, d *store.Dialog, first *store.Messa
 // is part of the conversation the next reply answers.
 func (r *Runtime) adoptOrphan(ctx context.Context, m *store.Message) error {
 	m.Status = store.MessageComplete
-	return r.store.UpdateMessage(ctx, m.TenantID, m.ID, completeUpdate(m))
+	return r.store.Tenant(m.TenantID).Messages().Update(ctx, m.ID, completeUpdate(m))
 }

@@ -69,7 +69,7 @@ func (r *Runtime) chatTenant(ctx context.Context, p *platform.Principal, ref str
 	now := time.Now()
 	id, ok := r.tenants.get(ref, now)
 	if !ok {
-		t, err := r.store.GetTenant(ctx, ref)
+		t, err := r.store.Tenants().Get(ctx, ref)
 		if err != nil {
 			return "", r.storeErr(ctx, "resolve tenant", "tenant", err)
 		}

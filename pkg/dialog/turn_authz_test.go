@@ -60,7 +60,7 @@ func TestTurnAuthorization(t *testing.T) {
 			{"no caller is unauthorized", nil, "shop", d.ID, "", platform.CodeUnauthorized},
 		}
 		stored := func(dialogID string) int {
-			msgs, err := e.store.ListMessages(ctx, e.tenant.ID, dialogID, 0)
+			msgs, err := e.store.Tenant(e.tenant.ID).Messages().List(ctx, dialogID, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

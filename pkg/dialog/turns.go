@@ -308,7 +308,7 @@ func (r *Runtime) turnDialog(ctx context.Context, p *platform.Principal, tenant,
 	if err != nil {
 		return nil, err
 	}
-	d, err := r.store.GetDialog(ctx, tenantID, dialog)
+	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialog)
 	if err != nil {
 		return nil, r.storeErr(ctx, "get dialog", "dialog", err)
 	}

@@ -95,7 +95,7 @@ func (m *meter) flush(ctx context.Context) error {
 	})
 	m.mu.Unlock()
 	for _, k := range keys {
-		err := m.store.AddUsage(ctx, m.writing[k]) // only this flush changes writing
+		err := m.store.Tenant(m.writing[k].TenantID).Usage().Add(ctx, m.writing[k]) // only this flush changes writing
 		m.mu.Lock()
 		if err != nil {
 			for _, u := range m.writing {

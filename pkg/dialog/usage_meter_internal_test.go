@@ -13,7 +13,7 @@ func TestMeter(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := &store.Tenant{Slug: "acme", Name: "Acme"}
-		if err := st.CreateTenant(ctx, tn); err != nil {
+		if err := st.Tenants().Create(ctx, tn); err != nil {
 			t.Fatal(err)
 		}
 		m := newMeter(st, slog.New(slog.DiscardHandler))
@@ -21,7 +21,7 @@ func TestMeter(t *testing.T) {
 			InputTokens: 100, OutputTokens: 20, CostMicroUSD: 7, ToolCalls: 1, Turns: 1}
 		written := func() int64 {
 			t.Helper()
-			n, err := st.DayTokens(ctx, tn.ID, "2030-05-01")
+			n, err := st.Tenant(tn.ID).Usage().DayTokens(ctx, "2030-05-01")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestMeter(t *testing.T) {
 			if got := written(); got != 240 {
 				t.Fatalf("written %d, want 240", got)
 			}
-			rows, err := st.SumUsage(ctx, tn.ID, "2030-05-01", "2030-05-01", store.GroupByKey)
+			rows, err := st.Tenant(tn.ID).Usage().Sum(ctx, "2030-05-01", "2030-05-01", store.GroupByKey)
 			if err != nil || len(rows) != 1 || rows[0].Turns != 2 || rows[0].ToolCalls != 2 || rows[0].CostMicroUSD != 14 {
 				t.Fatalf("usage %+v, %v", rows, err)
 			}

@@ -131,7 +131,7 @@ func withExternal(ctx context.Context, st *store.Store, d *store.Dialog, data *m
 	if !channelKinds[d.Channel] {
 		return nil
 	}
-	conv, err := st.ConversationOfDialog(ctx, d.TenantID, d.ID)
+	conv, err := st.Tenant(d.TenantID).Channels().ConversationOf(ctx, d.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}

@@ -26,7 +26,7 @@ func (s *storedWhenSent) Send(ev agent.Event) {
 	if !ok {
 		return
 	}
-	rows, _ := s.e.store.ListMessages(ctx, s.e.tenant.ID, s.dialog, 0)
+	rows, _ := s.e.store.Tenant(s.e.tenant.ID).Messages().List(ctx, s.dialog, 0)
 	for _, r := range rows {
 		if r.ID == m.Message.ID {
 			s.status[r.ID] = r.Status
@@ -147,7 +147,7 @@ func TestARunThatLostItsLeaseSavesNothing(t *testing.T) {
 		d := e.dialog(t)
 		done := e.sendSlowly(e.admin, d.ID, "hello", "too late")
 		// Another process takes the lease once it has run out.
-		if _, err := e.store.TakeLease(ctx, store.Take{TenantID: e.tenant.ID, DialogID: d.ID, Owner: "other-process",
+		if _, err := e.store.Tenant(e.tenant.ID).Leases().Take(ctx, store.Take{TenantID: e.tenant.ID, DialogID: d.ID, Owner: "other-process",
 			Now: e.clock.Now().Add(time.Hour), TTL: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestARunThatLostItsLeaseSavesNothing(t *testing.T) {
 		if h := e.history(t, d.ID); !slices.Equal(h, []string{"user:complete:hello", "assistant:interrupted:"}) {
 			t.Fatalf("history %q", h)
 		}
-		if l, err := e.store.GetLease(ctx, e.tenant.ID, d.ID); err != nil || l.Owner != "other-process" {
+		if l, err := e.store.Tenant(e.tenant.ID).Leases().Get(ctx, d.ID); err != nil || l.Owner != "other-process" {
 			t.Fatalf("lease %+v, %v", l, err)
 		}
 	})

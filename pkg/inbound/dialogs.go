@@ -16,12 +16,13 @@ import (
 // the one mapped to it, or a new one with the channel's bot when there is
 // none yet or the mapped one was closed.
 func (s *Service) dialogFor(ctx context.Context, ch platform.LiveChannel, msg channel.Message) (string, error) {
+	t := s.opts.Store.Tenant(ch.TenantID)
 	for range 2 { // a second pass reads the mapping a concurrent first message made
-		conv, err := s.opts.Store.ChannelConversation(ctx, ch.TenantID, ch.ID, msg.Conversation)
+		conv, err := t.Channels().Conversation(ctx, ch.ID, msg.Conversation)
 		replaced := ""
 		switch {
 		case err == nil:
-			d, err := s.opts.Store.GetDialog(ctx, ch.TenantID, conv.DialogID)
+			d, err := t.Dialogs().Get(ctx, conv.DialogID)
 			if err == nil && d.Status != store.DialogClosed {
 				return d.ID, nil
 			}
@@ -37,7 +38,7 @@ func (s *Service) dialogFor(ctx context.Context, ch platform.LiveChannel, msg ch
 		if err != nil {
 			return "", err
 		}
-		err = s.opts.Store.MapChannelConversation(ctx, &store.ChannelConversation{TenantID: ch.TenantID, ChannelID: ch.ID,
+		err = t.Channels().MapConversation(ctx, &store.ChannelConversation{TenantID: ch.TenantID, ChannelID: ch.ID,
 			ExternalID: msg.Conversation, UserID: msg.User, DialogID: d.ID}, replaced)
 		if err == nil {
 			return d.ID, nil

@@ -107,7 +107,7 @@ func (s *Service) verifyGeneric(ch platform.LiveChannel, h http.Header, body []b
 // tenant as the outbound webhook message.created. The conversation's
 // dialog is found (or made) first, for the answer to name it.
 func (s *Service) genericAsync(ctx context.Context, ch platform.LiveChannel, msg channel.Message) (Response, error) {
-	first, err := s.opts.Store.ChannelDeliveryOf(ctx, ch.TenantID, ch.ID, msg.DeliveryID)
+	first, err := s.opts.Store.Tenant(ch.TenantID).Channels().Delivery(ctx, ch.ID, msg.DeliveryID)
 	if err == nil {
 		return s.replay(ch, first.Response)
 	}

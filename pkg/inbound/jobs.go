@@ -40,7 +40,7 @@ var retrySchedule = []time.Duration{time.Second, 5 * time.Second, 30 * time.Seco
 func (s *Service) queue(ctx context.Context, ch platform.LiveChannel, d store.ChannelDelivery, msg channel.Message) (bool, *store.ChannelDelivery, error) {
 	job := &store.ChannelJob{TenantID: ch.TenantID, ChannelID: ch.ID, Kind: store.ChannelJobAnswer, DeliveryID: msg.DeliveryID,
 		Conversation: msg.Conversation, UserID: msg.User, MessageID: store.NewID(store.PrefixMessage), Text: msg.Text}
-	claimed, first, err := s.opts.Store.QueueChannelDelivery(ctx, d, job)
+	claimed, first, err := s.opts.Store.Tenant(d.TenantID).Channels().QueueDelivery(ctx, d, job)
 	if errors.Is(err, store.ErrConflict) {
 		return false, nil, platform.Errorf(platform.CodeConflict, "this delivery is being retried already; try again")
 	}
@@ -67,7 +67,7 @@ func (s *Service) Wake() {
 // once per process.
 func (s *Service) Run(ctx context.Context) {
 	if s.opts.OwnsDatabase {
-		if n, err := s.opts.Store.ReleaseChannelClaims(ctx, time.Now().UTC()); err != nil {
+		if n, err := s.opts.Store.ChannelJobs().ReleaseClaims(ctx, time.Now().UTC()); err != nil {
 			s.log.Error("channels: cannot release the claims of the last run", "err", err)
 		} else if n > 0 {
 			s.log.Info("channels: answers and replies in flight when the server stopped are due again", "count", n)
@@ -112,7 +112,7 @@ func (s *Service) work(runCtx context.Context, j store.ChannelJob) {
 			s.finishJob(ctx, &j)
 			return
 		}
-		if err := s.opts.Store.AnsweredChannelJob(ctx, &j, turn.DialogID, text); err != nil {
+		if err := s.opts.Store.ChannelJobs().Answered(ctx, &j, turn.DialogID, text); err != nil {
 			s.log.ErrorContext(ctx, "channels: record answer", "tenant", j.TenantID, "channel", j.ChannelID, "err", err)
 			return // the claim lapsed: whoever holds it now answers
 		}
@@ -173,7 +173,7 @@ func answerRetryable(err error) bool {
 }
 
 func (s *Service) finishJob(ctx context.Context, j *store.ChannelJob) {
-	if err := s.opts.Store.FinishChannelJob(ctx, j); err != nil {
+	if err := s.opts.Store.ChannelJobs().Finish(ctx, j); err != nil {
 		s.log.ErrorContext(ctx, "channels: finish job", "tenant", j.TenantID, "channel", j.ChannelID, "err", err)
 	}
 }
@@ -194,7 +194,7 @@ func (s *Service) retry(ctx context.Context, j *store.ChannelJob, kind string, e
 }
 
 func (s *Service) retryAt(ctx context.Context, j *store.ChannelJob, at time.Time, why string) {
-	if err := s.opts.Store.RetryChannelJob(context.WithoutCancel(ctx), j, at.UTC(), why); err != nil {
+	if err := s.opts.Store.ChannelJobs().Retry(context.WithoutCancel(ctx), j, at.UTC(), why); err != nil {
 		s.log.ErrorContext(ctx, "channels: reschedule job", "tenant", j.TenantID, "channel", j.ChannelID, "err", err)
 	}
 }
@@ -219,7 +219,7 @@ func (s *Service) giveUp(ctx context.Context, j *store.ChannelJob, kind string, 
 func (s *Service) Idle(ctx context.Context) error {
 	for {
 		busy := s.jobs.Busy()
-		due, err := s.opts.Store.DueChannelJobs(ctx)
+		due, err := s.opts.Store.ChannelJobs().Due(ctx)
 		if err == nil && !busy && due == 0 {
 			return nil
 		}

@@ -103,7 +103,7 @@ func New(opts Options) (*Service, error) {
 	s.lease, s.wake = cmp.Or(opts.JobLease, defaultJobLease), make(chan struct{}, 1)
 	s.jobs = &worker.Pool[store.ChannelJob]{
 		Claim: func(ctx context.Context, n int, skip []string) ([]store.ChannelJob, error) {
-			return s.opts.Store.ClaimChannelJobs(ctx, s.opts.Store.Instance()+"/"+store.NewID("clm"), s.lease, n, skip)
+			return s.opts.Store.ChannelJobs().Claim(ctx, s.opts.Store.Instance()+"/"+store.NewID("clm"), s.lease, n, skip)
 		},
 		Key:         func(j store.ChannelJob) string { return j.ID },
 		Work:        s.work,
@@ -176,7 +176,7 @@ func invalid(err error) error {
 // claim takes a platform's delivery: false means it was taken before (a
 // retry), and first is that earlier record.
 func (s *Service) claim(ctx context.Context, ch platform.LiveChannel, deliveryID string) (bool, *store.ChannelDelivery, error) {
-	ok, first, err := s.opts.Store.ClaimChannelDelivery(ctx, ch.TenantID, ch.ID, deliveryID)
+	ok, first, err := s.opts.Store.Tenant(ch.TenantID).Channels().ClaimDelivery(ctx, ch.ID, deliveryID)
 	if errors.Is(err, store.ErrConflict) {
 		return false, nil, platform.Errorf(platform.CodeConflict, "this delivery is being retried already; try again")
 	}
@@ -189,7 +189,7 @@ func (s *Service) claim(ctx context.Context, ch platform.LiveChannel, deliveryID
 // finish records the delivery answered; a failure to record is logged
 // (the answer went out; a retry would only find the claim).
 func (s *Service) finish(ctx context.Context, ch platform.LiveChannel, deliveryID, response string) {
-	if err := s.opts.Store.FinishChannelDelivery(context.WithoutCancel(ctx), ch.TenantID, ch.ID, deliveryID, response); err != nil {
+	if err := s.opts.Store.Tenant(ch.TenantID).Channels().FinishDelivery(context.WithoutCancel(ctx), ch.ID, deliveryID, response); err != nil {
 		s.log.ErrorContext(ctx, "channels: record delivery answered", "tenant", ch.TenantID, "channel", ch.ID, "err", err)
 	}
 }
@@ -197,7 +197,7 @@ func (s *Service) finish(ctx context.Context, ch platform.LiveChannel, deliveryI
 // release forgets a delivery that was refused before its text was stored
 // (rate limited, say), so the platform's retry is answered.
 func (s *Service) release(ctx context.Context, ch platform.LiveChannel, deliveryID string) {
-	if err := s.opts.Store.ReleaseChannelDelivery(context.WithoutCancel(ctx), ch.TenantID, ch.ID, deliveryID); err != nil {
+	if err := s.opts.Store.Tenant(ch.TenantID).Channels().ReleaseDelivery(context.WithoutCancel(ctx), ch.ID, deliveryID); err != nil {
 		s.log.ErrorContext(ctx, "channels: release delivery", "tenant", ch.TenantID, "channel", ch.ID, "err", err)
 	}
 }

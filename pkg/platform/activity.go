@@ -60,13 +60,13 @@ func (s *Service) Activity(ctx context.Context, p *Principal, tenant string, q *
 	}
 	botID := ""
 	if q.Bot != "" {
-		b, err := s.store.GetBot(ctx, t.ID, q.Bot)
+		b, err := s.store.Tenant(t.ID).Bots().Get(ctx, q.Bot)
 		if err != nil {
 			return nil, s.storeErr(ctx, "activity: bot", "bot", "", err)
 		}
 		botID = b.ID
 	}
-	buckets, err := s.store.Activity(ctx, t.ID, botID, q.Bucket, start, end)
+	buckets, err := s.store.Tenant(t.ID).Activity().Buckets(ctx, botID, q.Bucket, start, end)
 	if err != nil {
 		return nil, s.internal(ctx, "activity", err)
 	}

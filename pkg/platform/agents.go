@@ -20,7 +20,7 @@ func (s *Service) checkAgents(ctx context.Context, tenantID, self string, bot *b
 				"%q is this bot; an agent must be another bot of the tenant", u.Bot)})
 			continue
 		}
-		b, err := s.store.GetBot(ctx, tenantID, u.Bot)
+		b, err := s.store.Tenant(tenantID).Bots().Get(ctx, u.Bot)
 		switch {
 		case errors.Is(err, store.ErrNotFound) || (err == nil && b.Slug != u.Bot):
 			details = append(details, Detail{Pointer: u.Pointer, Message: fmt.Sprintf(

@@ -135,7 +135,7 @@ func (s *Service) writeAudit(ctx context.Context, tx *store.Store, p *Principal,
 		}
 	}
 	kind, id, name := p.auditActor()
-	return tx.AddAuditEntry(ctx, &store.AuditEntry{TenantID: tenantID, ActorKind: kind, ActorID: id, ActorName: name,
+	return tx.Tenant(tenantID).Audit().Add(ctx, &store.AuditEntry{TenantID: tenantID, ActorKind: kind, ActorID: id, ActorName: name,
 		Action: rec.action, Target: rec.target, Detail: string(detail), IP: p.IP, CreatedAt: s.now()})
 }
 
@@ -169,7 +169,7 @@ func (s *Service) ListAuditLog(ctx context.Context, p *Principal, tenant string,
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next, err := s.store.ListAuditEntries(ctx, t.ID, store.AuditFilter{Action: f.Action, Actor: f.Actor, Since: f.Since}, opts.page())
+	rows, next, err := s.store.Tenant(t.ID).Audit().List(ctx, store.AuditFilter{Action: f.Action, Actor: f.Actor, Since: f.Since}, opts.page())
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list audit log", "audit entry", "", err)
 	}

@@ -18,7 +18,7 @@ const touchEvery = time.Minute
 // sk_/pk_ API key, or an admin UI session token. Unknown, expired and
 // revoked credentials are unauthorized, effective on the next request; in
 // other processes sharing a PostgreSQL database, as soon as the
-// revocation's notification reaches them (see store.GetAPIKeyByHash).
+// revocation's notification reaches them (see store.KeyAuth.ByHash).
 func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
 	token = strings.TrimSpace(token)
 	switch {
@@ -36,7 +36,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, e
 }
 
 func (s *Service) authenticateKey(ctx context.Context, token string) (*Principal, error) {
-	k, err := s.store.GetAPIKeyByHash(ctx, auth.HashToken(token))
+	k, err := s.store.KeyAuth().ByHash(ctx, auth.HashToken(token))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, unauthorized("invalid API key")
 	}
@@ -48,7 +48,7 @@ func (s *Service) authenticateKey(ctx context.Context, token string) (*Principal
 		return nil, unauthorized("API key expired or revoked")
 	}
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) > touchEvery {
-		if err := s.store.TouchAPIKey(ctx, k.ID, now); err != nil {
+		if err := s.store.KeyAuth().Touch(ctx, k.ID, now); err != nil {
 			s.log.WarnContext(ctx, "platform: record key use", "key_id", k.ID, "err", err)
 		}
 	}
@@ -61,18 +61,18 @@ func (s *Service) authenticateKey(ctx context.Context, token string) (*Principal
 }
 
 func (s *Service) authenticateSession(ctx context.Context, token string) (*Principal, error) {
-	sess, err := s.store.GetSession(ctx, auth.HashToken(token), s.now())
+	sess, err := s.store.Sessions().Get(ctx, auth.HashToken(token), s.now())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, unauthorized("session expired; sign in again")
 	}
 	if err != nil {
 		return nil, s.internal(ctx, "authenticate session", err)
 	}
-	u, err := s.store.GetUser(ctx, sess.UserID)
+	u, err := s.store.Users().Get(ctx, sess.UserID)
 	if err != nil {
 		return nil, s.internal(ctx, "authenticate session: user", err)
 	}
-	ms, err := s.store.Memberships(ctx, u.ID)
+	ms, err := s.store.Users().Memberships(ctx, u.ID)
 	if err != nil {
 		return nil, s.internal(ctx, "authenticate session: memberships", err)
 	}
@@ -97,7 +97,7 @@ type Session struct {
 // and a wrong password give the same answer in about the same time.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
 	fail := unauthorized("wrong email or password")
-	u, err := s.store.GetUserByEmail(ctx, email)
+	u, err := s.store.Users().ByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
 		s.opts.Passwords.DummyVerify(password)
 		return Session{}, fail
@@ -120,11 +120,11 @@ func (s *Service) startSession(ctx context.Context, u *store.User) (Session, err
 	if err != nil {
 		return Session{}, s.internal(ctx, "login: token", err)
 	}
-	if err := s.store.DeleteExpiredSessions(ctx, s.now()); err != nil {
+	if err := s.store.Sessions().DeleteExpired(ctx, s.now()); err != nil {
 		s.log.WarnContext(ctx, "platform: prune sessions", "err", err)
 	}
 	sess := store.Session{TokenHash: hash, UserID: u.ID, ExpiresAt: s.now().Add(s.opts.SessionTTL)}
-	if err := s.store.CreateSession(ctx, &sess); err != nil {
+	if err := s.store.Sessions().Create(ctx, &sess); err != nil {
 		return Session{}, s.internal(ctx, "login: session", err)
 	}
 	return Session{Token: token, ExpiresAt: sess.ExpiresAt, User: userView(u)}, nil
@@ -133,7 +133,7 @@ func (s *Service) startSession(ctx context.Context, u *store.User) (Session, err
 // Logout ends the session with this token. Ending an unknown or expired
 // session succeeds, so logging out is always safe to retry.
 func (s *Service) Logout(ctx context.Context, token string) error {
-	if err := s.store.DeleteSession(ctx, auth.HashToken(token)); err != nil {
+	if err := s.store.Sessions().Delete(ctx, auth.HashToken(token)); err != nil {
 		return s.internal(ctx, "logout", err)
 	}
 	return nil
@@ -163,13 +163,13 @@ func (s *Service) Me(ctx context.Context, p *Principal) (Me, error) {
 	me := Me{Kind: p.Kind}
 	switch p.Kind {
 	case KindSession:
-		u, err := s.store.GetUser(ctx, p.UserID)
+		u, err := s.store.Users().Get(ctx, p.UserID)
 		if err != nil {
 			return Me{}, s.storeErr(ctx, "me", "user", "", err)
 		}
 		uv := userView(u)
 		me.User = &uv
-		ms, err := s.store.Memberships(ctx, u.ID)
+		ms, err := s.store.Users().Memberships(ctx, u.ID)
 		if err != nil {
 			return Me{}, s.internal(ctx, "me: memberships", err)
 		}
@@ -177,14 +177,14 @@ func (s *Service) Me(ctx context.Context, p *Principal) (Me, error) {
 			if m.Pending {
 				continue
 			}
-			t, err := s.store.GetTenant(ctx, m.TenantID)
+			t, err := s.store.Tenants().Get(ctx, m.TenantID)
 			if err != nil {
 				return Me{}, s.internal(ctx, "me: tenant", err)
 			}
 			me.Memberships = append(me.Memberships, Membership{Tenant: tenantView(t), Role: m.Role})
 		}
 	case KindKey:
-		k, err := s.store.GetAPIKey(ctx, p.TenantID, p.KeyID)
+		k, err := s.store.Tenant(p.TenantID).Keys().Get(ctx, p.KeyID)
 		if err != nil {
 			return Me{}, s.storeErr(ctx, "me", "api key", "", err)
 		}

@@ -14,7 +14,7 @@ func (s *Service) tenantFor(ctx context.Context, p *Principal, ref, object, acti
 	if p == nil {
 		return nil, unauthorized("authentication required")
 	}
-	t, err := s.store.GetTenant(ctx, ref)
+	t, err := s.store.Tenants().Get(ctx, ref)
 	if err != nil {
 		return nil, s.storeErr(ctx, "resolve tenant", "tenant", "", err)
 	}

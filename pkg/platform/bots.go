@@ -49,11 +49,11 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 	v := store.BotVersion{TenantID: t.ID, Config: string(config), Tests: string(tests), Prompt: compiled.SystemPrompt,
 		Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}
 	err = s.store.Tx(ctx, func(tx *store.Store) error {
-		if err := tx.CreateBot(ctx, &b); err != nil {
+		if err := tx.Tenant(b.TenantID).Bots().Create(ctx, &b); err != nil {
 			return s.storeErr(ctx, "create bot", "bot", "a bot with slug "+slug+" already exists", err)
 		}
 		v.BotID = b.ID
-		if err := tx.AddVersion(ctx, &v); err != nil {
+		if err := tx.Tenant(v.TenantID).Versions().Add(ctx, &v); err != nil {
 			return s.internal(ctx, "create bot: version 1", err)
 		}
 		return s.writeAudit(ctx, tx, p, t.ID, auditRecord{action: AuditBotCreated, target: slug})
@@ -72,7 +72,7 @@ func (s *Service) ListBots(ctx context.Context, p *Principal, tenant string, opt
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next, err := s.store.ListBots(ctx, t.ID, opts.page())
+	rows, next, err := s.store.Tenant(t.ID).Bots().List(ctx, opts.page())
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list bots", "bot", "", err)
 	}
@@ -85,7 +85,7 @@ func (s *Service) GetBot(ctx context.Context, p *Principal, tenant, bot string) 
 	if err != nil {
 		return Bot{}, err
 	}
-	b, err := s.store.GetBot(ctx, t.ID, bot)
+	b, err := s.store.Tenant(t.ID).Bots().Get(ctx, bot)
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "get bot", "bot", "", err)
 	}
@@ -101,7 +101,7 @@ func (s *Service) AuthorizeChat(ctx context.Context, p *Principal, tenant, bot, 
 	if err != nil {
 		return Bot{}, err
 	}
-	b, err := s.store.GetBot(ctx, t.ID, bot)
+	b, err := s.store.Tenant(t.ID).Bots().Get(ctx, bot)
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "authorize chat", "bot", "", err)
 	}

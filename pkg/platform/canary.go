@@ -55,7 +55,7 @@ func (s *Service) SetCanary(ctx context.Context, p *Principal, tenant, bot strin
 	}
 	var updated *store.Bot
 	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
-		updated, err = tx.SetCanary(ctx, b.TenantID, b.ID, version, percent)
+		updated, err = tx.Tenant(b.TenantID).Bots().SetCanary(ctx, b.ID, version, percent)
 		return auditRecord{action: AuditCanarySet, target: b.Slug, detail: map[string]any{"version": version, "percent": percent}}, err
 	})
 	if err != nil {
@@ -72,7 +72,7 @@ func (s *Service) DropCanary(ctx context.Context, p *Principal, tenant, bot stri
 	}
 	var updated *store.Bot
 	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
-		updated, err = tx.SetCanary(ctx, b.TenantID, b.ID, 0, 0)
+		updated, err = tx.Tenant(b.TenantID).Bots().SetCanary(ctx, b.ID, 0, 0)
 		rec := auditRecord{action: AuditCanaryDropped, target: b.Slug, detail: map[string]any{"version": b.CanaryVersion}}
 		if b.CanaryVersion == 0 {
 			rec = auditRecord{} // there was none
@@ -111,7 +111,7 @@ func (s *Service) GetCanary(ctx context.Context, p *Principal, tenant, bot strin
 	if b.CanaryVersion == 0 {
 		return Canary{}, NotFound(fmt.Sprintf("canary of bot %s", b.Slug))
 	}
-	usage, err := s.store.UsageOfVersions(ctx, b.TenantID, b.ID, []int{b.PublishedVersion, b.CanaryVersion})
+	usage, err := s.store.Tenant(b.TenantID).Versions().Usage(ctx, b.ID, []int{b.PublishedVersion, b.CanaryVersion})
 	if err != nil {
 		return Canary{}, s.internal(ctx, "canary usage", err)
 	}

@@ -130,7 +130,7 @@ func (s *Service) CreateChannel(ctx context.Context, p *Principal, tenant string
 	if c.SecretNonce, c.SecretCipher, err = s.sealChannelSecret(&c, secret); err != nil {
 		return CreatedChannel{}, err
 	}
-	if err := s.store.CreateChannel(ctx, &c); err != nil {
+	if err := s.store.Tenant(c.TenantID).Channels().Create(ctx, &c); err != nil {
 		return CreatedChannel{}, s.storeErr(ctx, "create channel", "channel", "a channel named "+in.Name+" already exists", err)
 	}
 	return CreatedChannel{Channel: channelView(&c), Secret: secret}, nil
@@ -196,7 +196,7 @@ func (s *Service) ListChannels(ctx context.Context, p *Principal, tenant string)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.store.ListChannels(ctx, t.ID)
+	rows, err := s.store.Tenant(t.ID).Channels().List(ctx)
 	if err != nil {
 		return nil, s.internal(ctx, "list channels", err)
 	}
@@ -210,7 +210,7 @@ func (s *Service) channelFor(ctx context.Context, p *Principal, tenant, id, acti
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.store.GetChannel(ctx, t.ID, id)
+	c, err := s.store.Tenant(t.ID).Channels().Get(ctx, id)
 	if err != nil {
 		return nil, s.storeErr(ctx, "get channel", "channel", "", err)
 	}
@@ -257,11 +257,11 @@ func (s *Service) UpdateChannel(ctx context.Context, p *Principal, tenant, id st
 		return Channel{}, err
 	}
 	if len(fields) > 0 {
-		if err := s.store.UpdateChannel(ctx, c.TenantID, c.ID, fields); err != nil {
+		if err := s.store.Tenant(c.TenantID).Channels().Update(ctx, c.ID, fields); err != nil {
 			return Channel{}, s.storeErr(ctx, "update channel", "channel", "", err)
 		}
 	}
-	c, err = s.store.GetChannel(ctx, c.TenantID, c.ID)
+	c, err = s.store.Tenant(c.TenantID).Channels().Get(ctx, c.ID)
 	if err != nil {
 		return Channel{}, s.storeErr(ctx, "get channel", "channel", "", err)
 	}
@@ -314,7 +314,7 @@ func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant,
 	}
 	err = s.audited(ctx, p, c.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditChannelRotated, target: c.ID, detail: map[string]any{"kind": c.Kind}},
-			tx.UpdateChannel(ctx, c.TenantID, c.ID, fields)
+			tx.Tenant(c.TenantID).Channels().Update(ctx, c.ID, fields)
 	})
 	if err != nil {
 		return CreatedChannel{}, s.storeErr(ctx, "rotate channel secret", "channel", "", err)
@@ -325,7 +325,7 @@ func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant,
 		}
 		secret = "" // Slack's own: not Parley's to show
 	}
-	if c, err = s.store.GetChannel(ctx, c.TenantID, c.ID); err != nil {
+	if c, err = s.store.Tenant(c.TenantID).Channels().Get(ctx, c.ID); err != nil {
 		return CreatedChannel{}, s.storeErr(ctx, "get channel", "channel", "", err)
 	}
 	return CreatedChannel{Channel: channelView(c), Secret: secret}, nil
@@ -345,7 +345,7 @@ func (s *Service) DeleteChannel(ctx context.Context, p *Principal, tenant, id st
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteChannel(ctx, c.TenantID, c.ID); err != nil {
+	if err := s.store.Tenant(c.TenantID).Channels().Delete(ctx, c.ID); err != nil {
 		return s.storeErr(ctx, "delete channel", "channel", "", err)
 	}
 	return nil
@@ -378,7 +378,7 @@ var ErrNoChannel = NotFound("channel")
 // route, which has no principal: the platform's signature, checked with
 // the returned secrets, is what authenticates it.
 func (s *Service) LiveChannelByID(ctx context.Context, id string) (LiveChannel, error) {
-	c, err := s.store.ChannelByID(ctx, id)
+	c, err := s.store.InboundChannels().ByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return LiveChannel{}, ErrNoChannel
 	}
@@ -402,7 +402,7 @@ func (s *Service) LiveChannel(ctx context.Context, p *Principal, tenant, id stri
 }
 
 func (s *Service) live(ctx context.Context, c *store.Channel) (LiveChannel, error) {
-	t, err := s.store.GetTenant(ctx, c.TenantID)
+	t, err := s.store.Tenants().Get(ctx, c.TenantID)
 	if err != nil {
 		return LiveChannel{}, s.internal(ctx, "channel tenant", err)
 	}

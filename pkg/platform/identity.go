@@ -86,7 +86,7 @@ func (s *Service) PutIdentity(ctx context.Context, p *Principal, tenant string, 
 		if ti.Audience != "" {
 			detail["audience"] = ti.Audience
 		}
-		return auditRecord{action: AuditIdentitySet, detail: detail}, tx.PutTenantIdentity(ctx, &ti)
+		return auditRecord{action: AuditIdentitySet, detail: detail}, tx.Tenant(ti.TenantID).Identity().Put(ctx, &ti)
 	})
 	if err != nil {
 		return Identity{}, s.internal(ctx, "put identity", err)
@@ -100,7 +100,7 @@ func (s *Service) GetIdentity(ctx context.Context, p *Principal, tenant string) 
 	if err != nil {
 		return Identity{}, err
 	}
-	ti, err := s.store.GetTenantIdentity(ctx, t.ID)
+	ti, err := s.store.Tenant(t.ID).Identity().Get(ctx)
 	if err != nil {
 		return Identity{}, s.storeErr(ctx, "get identity", "identity settings", "", err)
 	}
@@ -115,7 +115,7 @@ func (s *Service) DeleteIdentity(ctx context.Context, p *Principal, tenant strin
 		return err
 	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditIdentityDeleted}, tx.DeleteTenantIdentity(ctx, t.ID)
+		return auditRecord{action: AuditIdentityDeleted}, tx.Tenant(t.ID).Identity().Delete(ctx)
 	})
 	return s.storeErr(ctx, "delete identity", "identity settings", "", err)
 }
@@ -124,7 +124,7 @@ func (s *Service) DeleteIdentity(ctx context.Context, p *Principal, tenant strin
 // the secret opened, for the dialog runtime; a tenant without settings
 // gets zero Settings. It takes no Principal: never for an API handler.
 func (s *Service) IdentitySettings(ctx context.Context, tenantID string) (identity.Settings, error) {
-	ti, err := s.store.GetTenantIdentity(ctx, tenantID)
+	ti, err := s.store.Tenant(tenantID).Identity().Get(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		return identity.Settings{}, nil
 	}

@@ -44,7 +44,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, p *Principal, tenant string,
 	}
 	k.Hash, k.Prefix, k.Last4 = gen.Hash, gen.Prefix, gen.Last4
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		err := tx.CreateAPIKey(ctx, k) // gives k its id
+		err := tx.Tenant(k.TenantID).Keys().Create(ctx, k) // gives k its id
 		return auditRecord{action: AuditKeyCreated, target: k.ID, detail: keyDetail(k)}, err
 	})
 	if err != nil {
@@ -144,7 +144,7 @@ func (s *Service) keyBot(ctx context.Context, ps *problems, tenantID, ref string
 		ps.add("/bot", "a pk key must name the bot it chats with")
 		return nil, nil
 	}
-	b, err := s.store.GetBot(ctx, tenantID, ref)
+	b, err := s.store.Tenant(tenantID).Bots().Get(ctx, ref)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		ps.add("/bot", "no bot %q in this tenant", ref)
@@ -161,7 +161,7 @@ func (s *Service) ListAPIKeys(ctx context.Context, p *Principal, tenant string, 
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next, err := s.store.ListAPIKeys(ctx, t.ID, opts.page())
+	rows, next, err := s.store.Tenant(t.ID).Keys().List(ctx, opts.page())
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list api keys", "api key", "", err)
 	}
@@ -177,7 +177,7 @@ func (s *Service) RevokeAPIKey(ctx context.Context, p *Principal, tenant, keyID 
 	}
 	var k *store.APIKey
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		if k, err = tx.RevokeAPIKey(ctx, t.ID, keyID, s.now()); err != nil {
+		if k, err = tx.Tenant(t.ID).Keys().Revoke(ctx, keyID, s.now()); err != nil {
 			return auditRecord{}, err
 		}
 		return auditRecord{action: AuditKeyRevoked, target: k.ID, detail: keyDetail(k)}, nil

@@ -56,7 +56,7 @@ func (s *Service) PutTenantLimits(ctx context.Context, p *Principal, tenant stri
 	row := store.TenantLimits{TenantID: t.ID, DailyTokenQuota: l.DailyTokenQuota, RatePerSecond: l.RatePerSecond, RateBurst: l.RateBurst}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		detail := map[string]any{"daily_token_quota": l.DailyTokenQuota, "rate_per_second": l.RatePerSecond, "rate_burst": l.RateBurst}
-		return auditRecord{action: AuditLimitsSet, target: t.Slug, detail: detail}, tx.PutTenantLimits(ctx, &row)
+		return auditRecord{action: AuditLimitsSet, target: t.Slug, detail: detail}, tx.Tenant(row.TenantID).Limits().Put(ctx, &row)
 	})
 	if err != nil {
 		return TenantLimits{}, s.internal(ctx, "put tenant limits", err)
@@ -67,7 +67,7 @@ func (s *Service) PutTenantLimits(ctx context.Context, p *Principal, tenant stri
 // LimitsOf returns the tenant's (by id) own limits, for the dialog
 // runtime.
 func (s *Service) LimitsOf(ctx context.Context, tenantID string) (TenantLimits, error) {
-	row, err := s.store.GetTenantLimits(ctx, tenantID)
+	row, err := s.store.Tenant(tenantID).Limits().Get(ctx)
 	if err != nil {
 		return TenantLimits{}, s.internal(ctx, "tenant limits", err)
 	}

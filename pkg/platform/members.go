@@ -33,7 +33,7 @@ func (s *Service) ListMembers(ctx context.Context, p *Principal, tenant string) 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.store.ListMemberUsers(ctx, t.ID)
+	rows, err := s.store.Tenant(t.ID).Members().ListWithUsers(ctx)
 	if err != nil {
 		return nil, s.internal(ctx, "list members", err)
 	}
@@ -71,14 +71,15 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 	}
 	var inv Invitation
 	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
-		if err := tx.LockTenant(ctx, t.ID); err != nil {
+		members := tx.Tenant(t.ID).Members()
+		if err := members.Lock(ctx); err != nil {
 			return nil, auditRecord{}, err
 		}
 		u, err := userForInvite(ctx, tx, email)
 		if err != nil {
 			return nil, auditRecord{}, err
 		}
-		m, err := tx.GetMembership(ctx, t.ID, u.ID)
+		m, err := members.Get(ctx, u.ID)
 		switch {
 		case err == nil && !m.Pending:
 			return nil, auditRecord{}, Errorf(CodeConflict, "%s is a member already; change their role instead", u.Email)
@@ -93,16 +94,16 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 		inv.Member = Member{UserID: u.ID, Email: u.Email, Role: role, Pending: true}
 		if p.IsPlatform() && u.PasswordHash != "" {
 			inv.Pending = false
-			if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
+			if _, err := members.Put(ctx, u.ID, role); err != nil {
 				return nil, auditRecord{}, err
 			}
-			if err := tx.ActivateMembership(ctx, t.ID, u.ID); err != nil {
+			if err := members.Activate(ctx, u.ID); err != nil {
 				return nil, auditRecord{}, err
 			}
 			return memberChanged(p, "added", inv.Member, ""), auditRecord{action: AuditMemberAdded, target: u.Email, detail: map[string]any{"role": role}}, nil
 		}
 		if !invited {
-			if err := tx.AddPendingMembership(ctx, t.ID, u.ID, role); err != nil {
+			if err := members.AddPending(ctx, u.ID, role); err != nil {
 				return nil, auditRecord{}, err
 			}
 		}
@@ -120,17 +121,17 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 // userForInvite is the user with this email, created without a password
 // when there is none.
 func userForInvite(ctx context.Context, tx *store.Store, email string) (*store.User, error) {
-	u, err := tx.GetUserByEmail(ctx, email)
+	u, err := tx.Users().ByEmail(ctx, email)
 	if !errors.Is(err, store.ErrNotFound) {
 		return u, err
 	}
 	u = &store.User{Email: email}
-	return u, tx.CreateUser(ctx, u)
+	return u, tx.Users().Create(ctx, u)
 }
 
 // newInvite replaces the user's invites to the tenant with a fresh one.
 func (s *Service) newInvite(ctx context.Context, tx *store.Store, userID, tenantID string) (string, time.Time, error) {
-	if err := tx.DeleteInvites(ctx, userID, tenantID); err != nil {
+	if err := tx.Tenant(tenantID).Members().DeleteInvites(ctx, userID); err != nil {
 		return "", time.Time{}, err
 	}
 	token, hash, err := auth.NewInviteToken()
@@ -138,7 +139,7 @@ func (s *Service) newInvite(ctx context.Context, tx *store.Store, userID, tenant
 		return "", time.Time{}, err
 	}
 	expires := s.now().Add(InviteTTL)
-	return token, expires, tx.CreateInvite(ctx, &store.Invite{TokenHash: hash, UserID: userID, TenantID: tenantID, ExpiresAt: expires})
+	return token, expires, tx.Tenant(tenantID).Members().Invite(ctx, &store.Invite{TokenHash: hash, UserID: userID, TenantID: tenantID, ExpiresAt: expires})
 }
 
 // AddMember gives an existing user a role in the tenant, replacing any
@@ -149,11 +150,11 @@ func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, ro
 	if err != nil {
 		return Member{}, err
 	}
-	u, err := s.store.GetUserByEmail(ctx, email)
+	u, err := s.store.Users().ByEmail(ctx, email)
 	if err != nil {
 		return Member{}, s.storeErr(ctx, "add member", "user", "", err)
 	}
-	if _, err := s.store.GetMembership(ctx, t.ID, u.ID); err == nil {
+	if _, err := s.store.Tenant(t.ID).Members().Get(ctx, u.ID); err == nil {
 		return s.SetMemberRole(ctx, p, t.ID, u.ID, role)
 	}
 	inv, err := s.InviteMember(ctx, p, t.ID, u.Email, role)
@@ -188,7 +189,7 @@ func (s *Service) SetMemberRole(ctx context.Context, p *Principal, tenant, user,
 				return nil, auditRecord{}, err
 			}
 		}
-		if _, err := tx.PutMembership(ctx, t.ID, u.ID, role); err != nil {
+		if _, err := tx.Tenant(t.ID).Members().Put(ctx, u.ID, role); err != nil {
 			return nil, auditRecord{}, err
 		}
 		return memberChanged(p, "role_changed", out, m.Role), auditRecord{action: AuditMemberRoleChanged, target: u.Email,
@@ -219,10 +220,11 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user s
 				return nil, auditRecord{}, err
 			}
 		}
-		if err := tx.DeleteMembership(ctx, t.ID, u.ID); err != nil {
+		members := tx.Tenant(t.ID).Members()
+		if err := members.Delete(ctx, u.ID); err != nil {
 			return nil, auditRecord{}, err
 		}
-		if err := tx.DeleteInvites(ctx, u.ID, t.ID); err != nil {
+		if err := members.DeleteInvites(ctx, u.ID); err != nil {
 			return nil, auditRecord{}, err
 		}
 		gone := Member{UserID: u.ID, Email: u.Email}
@@ -236,12 +238,12 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user s
 // membership. Touching an owner, or making one (toOwner), takes the
 // owner's rights.
 func (s *Service) lockedMember(ctx context.Context, tx *store.Store, p *Principal, tenantID, user string, toOwner bool) (*store.User, *store.Membership, error) {
-	if err := tx.LockTenant(ctx, tenantID); err != nil {
+	if err := tx.Tenant(tenantID).Members().Lock(ctx); err != nil {
 		return nil, nil, err
 	}
-	u, err := tx.GetUser(ctx, user)
+	u, err := tx.Users().Get(ctx, user)
 	if errors.Is(err, store.ErrNotFound) {
-		u, err = tx.GetUserByEmail(ctx, user)
+		u, err = tx.Users().ByEmail(ctx, user)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, NotFound("member")
@@ -249,7 +251,7 @@ func (s *Service) lockedMember(ctx context.Context, tx *store.Store, p *Principa
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := tx.GetMembership(ctx, tenantID, u.ID)
+	m, err := tx.Tenant(tenantID).Members().Get(ctx, u.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, NotFound("member")
 	}
@@ -268,7 +270,7 @@ func (s *Service) lockedMember(ctx context.Context, tx *store.Store, p *Principa
 // left. Its caller holds the tenant's lock (LockTenant), so two owners
 // demoting each other at once cannot both pass.
 func keepAnOwner(ctx context.Context, tx *store.Store, tenantID string) error {
-	n, err := tx.CountOwners(ctx, tenantID)
+	n, err := tx.Tenant(tenantID).Members().CountOwners(ctx)
 	if err != nil {
 		return err
 	}
@@ -307,14 +309,14 @@ var errHasPassword = unauthorized("this email has a Parley account already: ente
 // that has one. ip is the caller's address for the audit log.
 func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) (Session, error) {
 	hash := auth.HashToken(token)
-	inv, err := s.store.GetInvite(ctx, hash, s.now())
+	inv, err := s.store.Invites().Get(ctx, hash, s.now())
 	if errors.Is(err, store.ErrNotFound) {
 		return Session{}, errInviteGone
 	}
 	if err != nil {
 		return Session{}, s.internal(ctx, "accept invite", err)
 	}
-	u, err := s.store.GetUser(ctx, inv.UserID)
+	u, err := s.store.Users().Get(ctx, inv.UserID)
 	if err != nil {
 		return Session{}, s.internal(ctx, "accept invite: user", err)
 	}
@@ -326,25 +328,25 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) 
 	}
 	who := &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, IP: ip}
 	err = s.auditedEvent(ctx, who, memberEvent(inv.TenantID), func(tx *store.Store) (any, auditRecord, error) {
-		if err := tx.TakeInvite(ctx, hash, s.now()); err != nil {
+		if err := tx.Invites().Take(ctx, hash, s.now()); err != nil {
 			return nil, auditRecord{}, err // used meanwhile, by a second click
 		}
 		if pwHash != "" {
-			now, err := tx.GetUser(ctx, u.ID)
+			now, err := tx.Users().Get(ctx, u.ID)
 			if err != nil {
 				return nil, auditRecord{}, err
 			}
 			if now.PasswordHash != "" {
 				return nil, auditRecord{}, errHasPassword // another invite set it meanwhile
 			}
-			if err := tx.SetUserPassword(ctx, u.ID, pwHash); err != nil {
+			if err := tx.Users().SetPassword(ctx, u.ID, pwHash); err != nil {
 				return nil, auditRecord{}, err
 			}
 		}
-		if err := tx.ActivateMembership(ctx, inv.TenantID, u.ID); err != nil {
+		if err := tx.Tenant(inv.TenantID).Members().Activate(ctx, u.ID); err != nil {
 			return nil, auditRecord{}, err
 		}
-		m, err := tx.GetMembership(ctx, inv.TenantID, u.ID)
+		m, err := tx.Tenant(inv.TenantID).Members().Get(ctx, u.ID)
 		if err != nil {
 			return nil, auditRecord{}, err
 		}

@@ -92,7 +92,7 @@ func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name st
 		return ProviderInfo{}, err
 	}
 	if spec.APIKeySecret != "" {
-		rows, err := s.store.GetSecrets(ctx, t.ID, []string{spec.APIKeySecret})
+		rows, err := s.store.Tenant(t.ID).Secrets().Get(ctx, []string{spec.APIKeySecret})
 		if err != nil {
 			return ProviderInfo{}, s.internal(ctx, "put provider: secret", err)
 		}
@@ -113,7 +113,7 @@ func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name st
 	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditProviderSet, target: name, detail: map[string]any{"kind": row.Kind, "base_url": row.BaseURL,
-			"api_key_secret": row.APIKeySecret, "models": len(spec.Models)}}, tx.PutProvider(ctx, &row)
+			"api_key_secret": row.APIKeySecret, "models": len(spec.Models)}}, tx.Tenant(row.TenantID).Providers().Put(ctx, &row)
 	})
 	if err != nil {
 		return ProviderInfo{}, s.internal(ctx, "put provider", err)
@@ -173,7 +173,7 @@ func (s *Service) ListProviders(ctx context.Context, p *Principal, tenant string
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.store.ListProviders(ctx, t.ID)
+	rows, err := s.store.Tenant(t.ID).Providers().List(ctx)
 	if err != nil {
 		return nil, s.internal(ctx, "list providers", err)
 	}
@@ -188,7 +188,7 @@ func (s *Service) DeleteProvider(ctx context.Context, p *Principal, tenant, name
 		return err
 	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditProviderDeleted, target: name}, tx.DeleteProvider(ctx, t.ID, name)
+		return auditRecord{action: AuditProviderDeleted, target: name}, tx.Tenant(t.ID).Providers().Delete(ctx, name)
 	})
 	return s.storeErr(ctx, "delete provider", "provider", "", err)
 }
@@ -198,7 +198,7 @@ func (s *Service) DeleteProvider(ctx context.Context, p *Principal, tenant, name
 // tenant has no provider for are left out. Like SecretVars it takes no
 // Principal: it is for the dialog runtime only.
 func (s *Service) TenantProviders(ctx context.Context, tenantID string, names []string) ([]TenantProvider, error) {
-	rows, err := s.store.GetProviders(ctx, tenantID, names)
+	rows, err := s.store.Tenant(tenantID).Providers().Get(ctx, names)
 	if err != nil || len(rows) == 0 {
 		if err != nil {
 			return nil, s.internal(ctx, "tenant providers", err)
@@ -236,7 +236,7 @@ func (s *Service) checkProviders(ctx context.Context, tenantID string, bot *botc
 	for _, u := range uses {
 		names = append(names, u.Name)
 	}
-	rows, err := s.store.GetProviders(ctx, tenantID, names)
+	rows, err := s.store.Tenant(tenantID).Providers().Get(ctx, names)
 	if err != nil {
 		return nil, s.internal(ctx, "check providers", err)
 	}

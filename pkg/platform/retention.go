@@ -54,12 +54,12 @@ func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string,
 	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		detail := maps.Clone(fields) // UpdateTenant adds updated_at to fields
-		return auditRecord{action: AuditTenantUpdated, target: t.Slug, detail: detail}, tx.UpdateTenant(ctx, t.ID, fields)
+		return auditRecord{action: AuditTenantUpdated, target: t.Slug, detail: detail}, tx.Tenants().Update(ctx, t.ID, fields)
 	})
 	if err != nil {
 		return Tenant{}, s.storeErr(ctx, "update tenant", "tenant", "", err)
 	}
-	t, err = s.store.GetTenant(ctx, t.ID)
+	t, err = s.store.Tenants().Get(ctx, t.ID)
 	if err != nil {
 		return Tenant{}, s.storeErr(ctx, "update tenant", "tenant", "", err)
 	}

@@ -1,10 +1,12 @@
 package platform_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // TestAnotherTenantsThingsAreNotFound calls every tenant-scoped method with
@@ -94,6 +96,18 @@ func TestAnotherTenantsThingsAreNotFound(t *testing.T) {
 			wantInvalid(t, err, "/bot")
 		})
 
+		t.Run("tenant B's store handle reaches none of A's rows", func(t *testing.T) {
+			asB := e.store.Tenant(b.ID)
+			if _, err := asB.Bots().Get(ctx, botA.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("A's bot through B's handle: %v", err)
+			}
+			if _, err := asB.Keys().Get(ctx, keyA.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("A's key through B's handle: %v", err)
+			}
+			if got, err := asB.Secrets().Get(ctx, []string{"crm"}); err != nil || len(got) != 0 {
+				t.Fatalf("A's secret through B's handle: %v, %v", got, err)
+			}
+		})
 		t.Run("tenant A's data is unchanged", func(t *testing.T) {
 			e.authenticate(t, keyA.Key) // not revoked
 			vs, _, _ := e.svc.ListVersions(ctx, adminA, a.ID, botA.ID, platform.ListOptions{})

@@ -69,7 +69,7 @@ func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID string, edi
 		}
 	}
 	for page := (store.Page{Limit: store.MaxPageSize}); len(pending) > 0; {
-		bots, next, err := s.store.ListBots(ctx, tenantID, page)
+		bots, next, err := s.store.Tenant(tenantID).Bots().List(ctx, page)
 		if err != nil {
 			return nil, s.storeErr(ctx, "secret destinations: bots", "bot", "", err)
 		}
@@ -94,7 +94,7 @@ func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID string, edi
 // stricter) approves nothing: it is logged, and the save it would have
 // allowed then needs an admin.
 func (s *Service) publishedDestinations(ctx context.Context, b *store.Bot) (map[string][]string, error) {
-	v, err := s.store.GetVersion(ctx, b.TenantID, b.ID, b.PublishedVersion)
+	v, err := s.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, b.PublishedVersion)
 	if err != nil {
 		return nil, s.storeErr(ctx, "secret destinations: published version", "version", "", err)
 	}

@@ -38,7 +38,7 @@ func (s *Service) PutSecret(ctx context.Context, p *Principal, tenant, name, val
 	}
 	sec := store.Secret{TenantID: t.ID, Name: name, Nonce: nonce, Ciphertext: ct}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditSecretSet, target: name}, tx.PutSecret(ctx, &sec)
+		return auditRecord{action: AuditSecretSet, target: name}, tx.Tenant(sec.TenantID).Secrets().Put(ctx, &sec)
 	})
 	if err != nil {
 		return SecretInfo{}, s.internal(ctx, "put secret", err)
@@ -58,7 +58,7 @@ func (s *Service) ListSecretNames(ctx context.Context, p *Principal, tenant stri
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.store.ListSecrets(ctx, t.ID)
+	rows, err := s.store.Tenant(t.ID).Secrets().List(ctx)
 	if err != nil {
 		return nil, s.internal(ctx, "list secrets", err)
 	}
@@ -74,7 +74,7 @@ func (s *Service) DeleteSecret(ctx context.Context, p *Principal, tenant, name s
 		return err
 	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditSecretDeleted, target: name}, tx.DeleteSecret(ctx, t.ID, name)
+		return auditRecord{action: AuditSecretDeleted, target: name}, tx.Tenant(t.ID).Secrets().Delete(ctx, name)
 	})
 	return s.storeErr(ctx, "delete secret", "secret", "", err)
 }
@@ -90,7 +90,7 @@ func (s *Service) SecretVars(ctx context.Context, tenantID string, names []strin
 	if len(names) == 0 {
 		return map[string]string{}, nil
 	}
-	rows, err := s.store.GetSecrets(ctx, tenantID, names)
+	rows, err := s.store.Tenant(tenantID).Secrets().Get(ctx, names)
 	if err != nil {
 		return nil, s.internal(ctx, "secret vars", err)
 	}

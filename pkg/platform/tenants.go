@@ -48,11 +48,11 @@ func (s *Service) CreateTenant(ctx context.Context, p *Principal, in CreateTenan
 	k := store.APIKey{Name: "first admin key", Kind: auth.KindSecret, Scopes: store.StringList{auth.ScopeAdmin},
 		Hash: gen.Hash, Prefix: gen.Prefix, Last4: gen.Last4}
 	err = s.store.Tx(ctx, func(tx *store.Store) error {
-		if err := tx.CreateTenant(ctx, &t); err != nil {
+		if err := tx.Tenants().Create(ctx, &t); err != nil {
 			return s.storeErr(ctx, "create tenant", "tenant", "a tenant with slug "+in.Slug+" already exists", err)
 		}
 		k.TenantID = t.ID
-		if err := tx.CreateAPIKey(ctx, &k); err != nil {
+		if err := tx.Tenant(k.TenantID).Keys().Create(ctx, &k); err != nil {
 			return s.internal(ctx, "create tenant: key", err)
 		}
 		return s.addOwner(ctx, tx, t.ID, owner)
@@ -72,7 +72,7 @@ func (s *Service) ListTenants(ctx context.Context, p *Principal, opts ListOption
 	if !p.IsPlatform() {
 		return s.ownTenants(ctx, p)
 	}
-	rows, next, err := s.store.ListTenants(ctx, opts.page())
+	rows, next, err := s.store.Tenants().List(ctx, opts.page())
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list tenants", "tenant", "", err)
 	}
@@ -90,7 +90,7 @@ func (s *Service) ownTenants(ctx context.Context, p *Principal) ([]Tenant, strin
 	}
 	out := make([]Tenant, 0, len(ids))
 	for _, id := range ids {
-		t, err := s.store.GetTenant(ctx, id)
+		t, err := s.store.Tenants().Get(ctx, id)
 		if err != nil {
 			return nil, "", s.storeErr(ctx, "list own tenants", "tenant", "", err)
 		}

@@ -50,7 +50,7 @@ func (s *Service) RunTests(ctx context.Context, p *Principal, tenant, bot string
 }
 
 func (s *Service) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, error) {
-	v, err := s.store.GetVersion(ctx, b.TenantID, b.ID, n)
+	v, err := s.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, n)
 	if err != nil {
 		return TestRun{}, s.storeErr(ctx, "run tests", "version", "", err)
 	}
@@ -105,7 +105,7 @@ func (s *Service) DeleteBot(ctx context.Context, p *Principal, tenant, bot strin
 		return err
 	}
 	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditBotDeleted, target: b.Slug}, tx.DeleteBot(ctx, b.TenantID, b.ID)
+		return auditRecord{action: AuditBotDeleted, target: b.Slug}, tx.Tenant(b.TenantID).Bots().Delete(ctx, b.ID)
 	})
 	return s.storeErr(ctx, "delete bot", "bot", "", err)
 }
@@ -117,7 +117,7 @@ func (s *Service) SetRequirePassingTests(ctx context.Context, p *Principal, tena
 	if err != nil {
 		return Bot{}, err
 	}
-	updated, err := s.store.SetRequirePassingTests(ctx, b.TenantID, b.ID, on)
+	updated, err := s.store.Tenant(b.TenantID).Bots().SetRequirePassingTests(ctx, b.ID, on)
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "set require passing tests", "bot", "", err)
 	}

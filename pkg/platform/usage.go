@@ -51,7 +51,7 @@ func (s *Service) Usage(ctx context.Context, p *Principal, tenant string, q Usag
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	rows, err := s.store.SumUsage(ctx, t.ID, q.From, q.To, q.GroupBy)
+	rows, err := s.store.Tenant(t.ID).Usage().Sum(ctx, q.From, q.To, q.GroupBy)
 	if err != nil {
 		return nil, s.internal(ctx, "usage", err)
 	}

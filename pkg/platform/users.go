@@ -21,7 +21,7 @@ func (s *Service) prepareOwner(ctx context.Context, in CreateTenantInput) (*owne
 	if in.OwnerEmail == "" {
 		return nil, nil
 	}
-	u, err := s.store.GetUserByEmail(ctx, in.OwnerEmail)
+	u, err := s.store.Users().ByEmail(ctx, in.OwnerEmail)
 	if err == nil {
 		return &owner{existing: u}, nil
 	}
@@ -41,12 +41,12 @@ func (s *Service) addOwner(ctx context.Context, tx *store.Store, tenantID string
 	}
 	u := o.existing
 	if o.create != nil {
-		if err := tx.CreateUser(ctx, o.create); err != nil {
+		if err := tx.Users().Create(ctx, o.create); err != nil {
 			return s.storeErr(ctx, "create owner", "user", "a user with this email already exists", err)
 		}
 		u = o.create
 	}
-	if _, err := tx.PutMembership(ctx, tenantID, u.ID, auth.RoleOwner); err != nil {
+	if _, err := tx.Tenant(tenantID).Members().Put(ctx, u.ID, auth.RoleOwner); err != nil {
 		return s.internal(ctx, "add owner", err)
 	}
 	return nil
@@ -87,7 +87,7 @@ func (s *Service) CreateUser(ctx context.Context, p *Principal, email, password 
 	if err != nil {
 		return User{}, err
 	}
-	if err := s.store.CreateUser(ctx, u); err != nil {
+	if err := s.store.Users().Create(ctx, u); err != nil {
 		return User{}, s.storeErr(ctx, "create user", "user", "a user with this email already exists", err)
 	}
 	return userView(u), nil
@@ -100,7 +100,7 @@ func (s *Service) SetUserPassword(ctx context.Context, p *Principal, email, pass
 	if err := requirePlatform(p); err != nil {
 		return User{}, err
 	}
-	u, err := s.store.GetUserByEmail(ctx, email)
+	u, err := s.store.Users().ByEmail(ctx, email)
 	if err != nil {
 		return User{}, s.storeErr(ctx, "set password", "user", "", err)
 	}
@@ -112,10 +112,10 @@ func (s *Service) SetUserPassword(ctx context.Context, p *Principal, email, pass
 		return User{}, s.internal(ctx, "hash password", err)
 	}
 	err = s.store.Tx(ctx, func(tx *store.Store) error {
-		if err := tx.SetUserPassword(ctx, u.ID, hash); err != nil {
+		if err := tx.Users().SetPassword(ctx, u.ID, hash); err != nil {
 			return err
 		}
-		return tx.DeleteUserSessions(ctx, u.ID)
+		return tx.Sessions().DeleteAllOf(ctx, u.ID)
 	})
 	if err != nil {
 		return User{}, s.internal(ctx, "set password", err)
@@ -137,19 +137,19 @@ func (s *Service) ListUsers(ctx context.Context, p *Principal) ([]UserWithRoles,
 	if err := requirePlatform(p); err != nil {
 		return nil, err
 	}
-	users, err := s.store.ListUsers(ctx)
+	users, err := s.store.Users().List(ctx)
 	if err != nil {
 		return nil, s.internal(ctx, "list users", err)
 	}
 	out := make([]UserWithRoles, 0, len(users))
 	for i := range users {
-		ms, err := s.store.Memberships(ctx, users[i].ID)
+		ms, err := s.store.Users().Memberships(ctx, users[i].ID)
 		if err != nil {
 			return nil, s.internal(ctx, "list users", err)
 		}
 		uw := UserWithRoles{User: userView(&users[i]), Pending: users[i].PasswordHash == "", Roles: map[string]string{}}
 		for _, m := range ms {
-			t, err := s.store.GetTenant(ctx, m.TenantID)
+			t, err := s.store.Tenants().Get(ctx, m.TenantID)
 			if err != nil {
 				return nil, s.internal(ctx, "list users", err)
 			}

@@ -73,7 +73,8 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion, name string) (bool, error) {
 	created := false
 	err := s.store.Tx(ctx, func(tx *store.Store) error {
-		latest, err := tx.LatestVersion(ctx, v.TenantID, v.BotID)
+		t := tx.Tenant(v.TenantID)
+		latest, err := t.Versions().Latest(ctx, v.BotID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
@@ -81,11 +82,11 @@ func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion,
 			*v = *latest
 			return nil
 		}
-		if err := tx.AddVersion(ctx, v); err != nil {
+		if err := t.Versions().Add(ctx, v); err != nil {
 			return err
 		}
 		created = true
-		return tx.UpdateBotName(ctx, v.TenantID, v.BotID, name)
+		return t.Bots().Rename(ctx, v.BotID, name)
 	})
 	return created, err
 }
@@ -96,7 +97,7 @@ func (s *Service) ListVersions(ctx context.Context, p *Principal, tenant, bot st
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next, err := s.store.ListVersions(ctx, b.TenantID, b.ID, opts.page())
+	rows, next, err := s.store.Tenant(b.TenantID).Versions().List(ctx, b.ID, opts.page())
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list versions", "version", "", err)
 	}
@@ -109,7 +110,7 @@ func (s *Service) GetVersion(ctx context.Context, p *Principal, tenant, bot stri
 	if err != nil {
 		return Version{}, err
 	}
-	v, err := s.store.GetVersion(ctx, b.TenantID, b.ID, n)
+	v, err := s.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, n)
 	if err != nil {
 		return Version{}, s.storeErr(ctx, "get version", "version", "", err)
 	}
@@ -131,7 +132,7 @@ func (s *Service) Publish(ctx context.Context, p *Principal, tenant, bot string,
 	var pub *store.Bot
 	err = s.auditedEvent(ctx, p, Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.BotVersionPublished}, func(st *store.Store) (any, auditRecord, error) {
 		var err error
-		if pub, err = st.PublishVersion(ctx, b.TenantID, b.ID, n); err != nil {
+		if pub, err = st.Tenant(b.TenantID).Versions().Publish(ctx, b.ID, n); err != nil {
 			return nil, auditRecord{}, err
 		}
 		action := AuditVersionPublished
@@ -154,7 +155,7 @@ func (s *Service) botFor(ctx context.Context, p *Principal, tenant, bot, object,
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.store.GetBot(ctx, t.ID, bot)
+	b, err := s.store.Tenant(t.ID).Bots().Get(ctx, bot)
 	if err != nil {
 		return nil, s.storeErr(ctx, "resolve bot", "bot", "", err)
 	}
@@ -178,11 +179,11 @@ func (s *Service) DiffVersions(ctx context.Context, p *Principal, tenant, bot st
 	if err != nil {
 		return VersionDiff{}, err
 	}
-	from, err := s.store.GetVersion(ctx, b.TenantID, b.ID, n)
+	from, err := s.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, n)
 	if err != nil {
 		return VersionDiff{}, s.storeErr(ctx, "diff versions", "version", "", err)
 	}
-	to, err := s.store.GetVersion(ctx, b.TenantID, b.ID, m)
+	to, err := s.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, m)
 	if err != nil {
 		return VersionDiff{}, s.storeErr(ctx, "diff versions", "version", "", err)
 	}

@@ -85,7 +85,7 @@ func (s *Service) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
 // Run delivers until ctx ends, then waits for the attempts in flight.
 func (d *Deliverer) Run(ctx context.Context) {
 	if d.opts.OwnsDatabase {
-		if n, err := d.svc.store.ReleaseWebhookClaims(ctx, wallNow()); err != nil {
+		if n, err := d.svc.store.Outbox().ReleaseClaims(ctx, wallNow()); err != nil {
 			d.svc.log.Error("webhooks: cannot release the claims of the last run", "err", err)
 		} else if n > 0 {
 			d.svc.log.Info("webhooks: deliveries in flight when the server stopped are due again", "count", n)
@@ -121,7 +121,7 @@ func (d *Deliverer) prune(ctx context.Context) {
 	defer t.Stop()
 	for {
 		for {
-			n, err := d.svc.store.PruneWebhookEvents(ctx, wallNow().Add(-d.opts.Retention), pruneBatch)
+			n, err := d.svc.store.Outbox().Prune(ctx, wallNow().Add(-d.opts.Retention), pruneBatch)
 			if err != nil && ctx.Err() == nil {
 				d.svc.log.Error("webhooks: prune the outbox", "err", err)
 			}
@@ -142,7 +142,7 @@ func (d *Deliverer) prune(ctx context.Context) {
 func wallNow() time.Time { return time.Now().UTC() }
 
 func (d *Deliverer) claim(ctx context.Context, n int, skip []string) ([]store.Claimed, error) {
-	claimed, err := d.svc.store.ClaimWebhookDeliveries(ctx, store.NewID("clm"), d.opts.Lease, n, skip)
+	claimed, err := d.svc.store.Outbox().Claim(ctx, store.NewID("clm"), d.opts.Lease, n, skip)
 	for _, c := range claimed {
 		d.metrics.lag.Observe(max(0, c.Delivery.UpdatedAt.Sub(c.DueAt).Seconds()))
 	}
@@ -195,7 +195,7 @@ func (d *Deliverer) record(ctx context.Context, f store.Finish, until time.Time)
 	wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), until)
 	defer cancel()
 	for {
-		err := d.svc.store.FinishWebhookDelivery(wctx, f)
+		err := d.svc.store.Outbox().Finish(wctx, f)
 		switch {
 		case err == nil:
 			return nil

@@ -18,7 +18,7 @@ import (
 // wrote before webhooks existed.
 //
 // This process's own changes drop their tenant at once. A server process
-// also polls the endpoints' change counter (store.WebhooksVersion, see
+// also polls the endpoints' change counter (store.Outbox.Version, see
 // WatchWebhooks) every second and drops everything when it moved, so an
 // endpoint created through another process (another replica, parley
 // apply) receives the events of facts committed from a second after its
@@ -67,7 +67,7 @@ func (s *Service) tenantHooks(ctx context.Context, tenantID string) (*tenantHook
 	if ok && live {
 		return h, nil
 	}
-	slug, rows, err := s.store.WebhookSubscribers(ctx, tenantID)
+	slug, rows, err := s.store.Tenant(tenantID).Webhooks().Subscribers(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Service) WatchWebhooks(ctx context.Context) {
 	t := time.NewTicker(hooksPoll)
 	defer t.Stop()
 	for {
-		v, err := s.store.WebhooksVersion(ctx)
+		v, err := s.store.Outbox().Version(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("webhooks: cannot read endpoint changes; every event reads its subscribers until this recovers", "err", err)
 		}
@@ -211,7 +211,7 @@ func writeEvent(ctx context.Context, tx *store.Store, slug string, ev Event, dat
 	if err != nil {
 		return err
 	}
-	_, err = tx.AddWebhookEvent(ctx, &store.WebhookEvent{TenantID: ev.TenantID, Type: ev.Type, DedupeKey: ev.Dedupe, DialogID: ev.DialogID, Body: string(body)}, targets)
+	_, err = tx.Tenant(ev.TenantID).Webhooks().AddEvent(ctx, &store.WebhookEvent{TenantID: ev.TenantID, Type: ev.Type, DedupeKey: ev.Dedupe, DialogID: ev.DialogID, Body: string(body)}, targets)
 	return err
 }
 

@@ -143,7 +143,7 @@ func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string
 		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
 	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditWebhookCreated, target: e.ID, detail: webhookDetail(&e)}, tx.CreateWebhookEndpoint(ctx, &e)
+		return auditRecord{action: AuditWebhookCreated, target: e.ID, detail: webhookDetail(&e)}, tx.Tenant(e.TenantID).Webhooks().Create(ctx, &e)
 	})
 	if err != nil {
 		return CreatedWebhook{}, s.storeErr(ctx, "create webhook", "webhook", "a webhook named "+in.Name+" already exists", err)
@@ -209,7 +209,7 @@ func (s *Service) webhookBot(ctx context.Context, ps *problems, tenantID, bot st
 	if bot == "" {
 		return ""
 	}
-	b, err := s.store.GetBot(ctx, tenantID, bot)
+	b, err := s.store.Tenant(tenantID).Bots().Get(ctx, bot)
 	if err != nil {
 		ps.add("/bot", "is not a bot of this tenant")
 		return ""
@@ -223,7 +223,7 @@ func (s *Service) ListWebhooks(ctx context.Context, p *Principal, tenant string)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.store.ListWebhookEndpoints(ctx, t.ID)
+	rows, err := s.store.Tenant(t.ID).Webhooks().List(ctx)
 	if err != nil {
 		return nil, s.internal(ctx, "list webhooks", err)
 	}
@@ -237,7 +237,7 @@ func (s *Service) webhookFor(ctx context.Context, p *Principal, tenant, id, acti
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.store.GetWebhookEndpoint(ctx, t.ID, id)
+	e, err := s.store.Tenant(t.ID).Webhooks().Get(ctx, id)
 	if err != nil {
 		return nil, s.storeErr(ctx, "get webhook", "webhook", "", err)
 	}
@@ -298,14 +298,14 @@ func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id st
 				}
 			}
 			return auditRecord{action: AuditWebhookUpdated, target: e.ID, detail: changed},
-				tx.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, fields)
+				tx.Tenant(e.TenantID).Webhooks().Update(ctx, e.ID, fields)
 		})
 		if err != nil {
 			return Webhook{}, s.storeErr(ctx, "update webhook", "webhook", "", err)
 		}
 		s.hooks.drop(e.TenantID)
 	}
-	e, err = s.store.GetWebhookEndpoint(ctx, e.TenantID, e.ID)
+	e, err = s.store.Tenant(e.TenantID).Webhooks().Get(ctx, e.ID)
 	if err != nil {
 		return Webhook{}, s.storeErr(ctx, "get webhook", "webhook", "", err)
 	}
@@ -319,7 +319,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, p *Principal, tenant, id st
 		return err
 	}
 	err = s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditWebhookDeleted, target: e.ID, detail: webhookDetail(e)}, tx.DeleteWebhookEndpoint(ctx, e.TenantID, e.ID)
+		return auditRecord{action: AuditWebhookDeleted, target: e.ID, detail: webhookDetail(e)}, tx.Tenant(e.TenantID).Webhooks().Delete(ctx, e.ID)
 	})
 	if err != nil {
 		return s.storeErr(ctx, "delete webhook", "webhook", "", err)
@@ -349,7 +349,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, p *Principal, tenant,
 	}
 	expires := s.now().Add(RotationOverlap)
 	err = s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
-		return auditRecord{action: AuditWebhookRotated, target: e.ID}, tx.UpdateWebhookEndpoint(ctx, e.TenantID, e.ID, map[string]any{
+		return auditRecord{action: AuditWebhookRotated, target: e.ID}, tx.Tenant(e.TenantID).Webhooks().Update(ctx, e.ID, map[string]any{
 			"secret_nonce": nonce, "secret_cipher": cipher,
 			"prev_nonce": e.SecretNonce, "prev_cipher": e.SecretCipher, "prev_expires_at": expires})
 	})
@@ -382,7 +382,7 @@ func (s *Service) TestWebhook(ctx context.Context, p *Principal, tenant, id stri
 	if err != nil {
 		return WebhookDelivery{}, err
 	}
-	t, err := s.store.GetTenant(ctx, e.TenantID)
+	t, err := s.store.Tenants().Get(ctx, e.TenantID)
 	if err != nil {
 		return WebhookDelivery{}, s.internal(ctx, "test webhook: tenant", err)
 	}
@@ -392,7 +392,7 @@ func (s *Service) TestWebhook(ctx context.Context, p *Principal, tenant, id stri
 		return WebhookDelivery{}, s.internal(ctx, "test webhook", err)
 	}
 	s.wakeDeliverer()
-	rows, _, err := s.store.ListWebhookDeliveries(ctx, e.TenantID, e.ID, store.Page{Limit: 1})
+	rows, _, err := s.store.Tenant(e.TenantID).Webhooks().Deliveries(ctx, e.ID, store.Page{Limit: 1})
 	if err != nil || len(rows) == 0 {
 		return WebhookDelivery{}, s.internal(ctx, "test webhook: delivery", errors.Join(err, store.ErrNotFound))
 	}
@@ -405,7 +405,7 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, p *Principal, tenan
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next, err := s.store.ListWebhookDeliveries(ctx, e.TenantID, e.ID, opts.page())
+	rows, next, err := s.store.Tenant(e.TenantID).Webhooks().Deliveries(ctx, e.ID, opts.page())
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list webhook deliveries", "delivery", "", err)
 	}
@@ -413,7 +413,7 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, p *Principal, tenan
 	for i := range rows {
 		ids[i] = rows[i].ID
 	}
-	attempts, err := s.store.WebhookAttempts(ctx, e.TenantID, ids)
+	attempts, err := s.store.Tenant(e.TenantID).Webhooks().Attempts(ctx, ids)
 	if err != nil {
 		return nil, "", s.internal(ctx, "list webhook attempts", err)
 	}
@@ -435,11 +435,11 @@ func (s *Service) ReplayWebhookDelivery(ctx context.Context, p *Principal, tenan
 	if err != nil {
 		return WebhookDelivery{}, err
 	}
-	if err := s.store.ReplayWebhookDelivery(ctx, e.TenantID, e.ID, delivery); err != nil {
+	if err := s.store.Tenant(e.TenantID).Webhooks().Replay(ctx, e.ID, delivery); err != nil {
 		return WebhookDelivery{}, s.storeErr(ctx, "replay webhook delivery", "delivery", "", err)
 	}
 	s.wakeDeliverer()
-	d, err := s.store.GetWebhookDelivery(ctx, e.TenantID, e.ID, delivery)
+	d, err := s.store.Tenant(e.TenantID).Webhooks().Delivery(ctx, e.ID, delivery)
 	if err != nil {
 		return WebhookDelivery{}, s.storeErr(ctx, "get webhook delivery", "delivery", "", err)
 	}

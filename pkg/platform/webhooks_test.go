@@ -204,7 +204,7 @@ func TestTheOutboxForgetsSettledEventsPastTheRetention(t *testing.T) {
 		if _, err := e.svc.TestWebhook(ctx, p, "acme", h.ID); err != nil { // still pending
 			t.Fatal(err)
 		}
-		n, err := e.store.PruneWebhookEvents(ctx, time.Now().Add(time.Minute), 100)
+		n, err := e.store.Outbox().Prune(ctx, time.Now().Add(time.Minute), 100)
 		if err != nil || n != 1 {
 			t.Fatalf("pruned %d, %v; want the settled event only", n, err)
 		}

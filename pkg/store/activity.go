@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Activity is a tenant's activity over time, by bucket: reach it with Store.Tenant(id).Activity().
+type Activity struct{ scope }
+
 // Activity buckets: a chart's points are UTC days or UTC hours.
 const (
 	BucketDay  = "day"
@@ -42,13 +45,14 @@ type ActivityBucket struct {
 	FeedbackDown int64
 }
 
-// Activity returns the tenant's activity in each bucket (BucketDay or
+// Buckets returns the tenant's activity in each bucket (BucketDay or
 // BucketHour) from start up to end (exclusive; both UTC and on bucket
 // boundaries), every bucket present, zeros included; botID "" is every
 // bot. Each of its three queries reads only the range's rows through an
 // index (the usage tables' keys, dialogs and feedback by tenant and
 // creation time), so its cost follows the range, not the tenant's history.
-func (s *Store) Activity(ctx context.Context, tenantID, botID, bucket string, start, end time.Time) ([]ActivityBucket, error) {
+func (a Activity) Buckets(ctx context.Context, botID, bucket string, start, end time.Time) ([]ActivityBucket, error) {
+	s, tenantID := a.s, a.tenant
 	format, ok := bucketFormat[bucket]
 	if !ok {
 		return nil, fmt.Errorf("store: activity: no bucket %q", bucket)

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Audit is a tenant's audit log: reach it with Store.Tenant(id).Audit().
+type Audit struct{ scope }
+
 // PrefixAudit starts audit entry ids.
 const PrefixAudit = "aud"
 
@@ -28,8 +31,10 @@ type AuditEntry struct {
 // TableName is the audit log's table.
 func (AuditEntry) TableName() string { return "audit_log" }
 
-// AddAuditEntry appends e to its tenant's audit log.
-func (s *Store) AddAuditEntry(ctx context.Context, e *AuditEntry) error {
+// Add appends e to its tenant's audit log.
+func (a Audit) Add(ctx context.Context, e *AuditEntry) error {
+	s := a.s
+	e.TenantID = a.tenant
 	if e.ID == "" {
 		e.ID = NewID(PrefixAudit)
 	}
@@ -39,7 +44,7 @@ func (s *Store) AddAuditEntry(ctx context.Context, e *AuditEntry) error {
 	return wrap("add audit entry", s.q(ctx).Create(e).Error)
 }
 
-// AuditFilter narrows ListAuditEntries; empty fields match everything.
+// AuditFilter narrows Audit.List; empty fields match everything.
 type AuditFilter struct {
 	// Action matches exactly; Actor matches the actor's id or name.
 	Action, Actor string
@@ -47,9 +52,10 @@ type AuditFilter struct {
 	Since time.Time
 }
 
-// ListAuditEntries returns one page of the tenant's audit log, newest
+// List returns one page of the tenant's audit log, newest
 // first; the cursor is the last entry's id.
-func (s *Store) ListAuditEntries(ctx context.Context, tenantID string, f AuditFilter, p Page) ([]AuditEntry, string, error) {
+func (a Audit) List(ctx context.Context, f AuditFilter, p Page) ([]AuditEntry, string, error) {
+	s, tenantID := a.s, a.tenant
 	q := s.q(ctx).Where("tenant_id = ?", tenantID)
 	if f.Action != "" {
 		q = q.Where("action = ?", f.Action)

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Bots are a tenant's bots: reach them with Store.Tenant(id).Bots().
+type Bots struct{ scope }
+
 // Bot is a tenant's chatbot. Its configs live in numbered BotVersions; one
 // of them may be published.
 type Bot struct {
@@ -23,16 +26,19 @@ type Bot struct {
 	UpdatedAt     time.Time
 }
 
-// CreateBot inserts b. A slug already used in the tenant is ErrConflict.
-func (s *Store) CreateBot(ctx context.Context, b *Bot) error {
+// Create inserts b. A slug already used in the tenant is ErrConflict.
+func (bo Bots) Create(ctx context.Context, b *Bot) error {
+	s := bo.s
+	b.TenantID = bo.tenant
 	if b.ID == "" {
 		b.ID = NewID(PrefixBot)
 	}
 	return wrap("create bot", s.q(ctx).Create(b).Error)
 }
 
-// GetBot finds the tenant's bot by id or slug.
-func (s *Store) GetBot(ctx context.Context, tenantID, idOrSlug string) (*Bot, error) {
+// Get finds the tenant's bot by id or slug.
+func (bo Bots) Get(ctx context.Context, idOrSlug string) (*Bot, error) {
+	s, tenantID := bo.s, bo.tenant
 	var b Bot
 	err := s.q(ctx).Where("tenant_id = ? AND (id = ? OR slug = ?)", tenantID, idOrSlug, idOrSlug).
 		First(&b).Error
@@ -42,8 +48,9 @@ func (s *Store) GetBot(ctx context.Context, tenantID, idOrSlug string) (*Bot, er
 	return &b, nil
 }
 
-// ListBots returns one page of the tenant's bots, oldest first.
-func (s *Store) ListBots(ctx context.Context, tenantID string, p Page) ([]Bot, string, error) {
+// List returns one page of the tenant's bots, oldest first.
+func (bo Bots) List(ctx context.Context, p Page) ([]Bot, string, error) {
+	s, tenantID := bo.s, bo.tenant
 	var rows []Bot
 	if err := paged(s.q(ctx).Where("tenant_id = ?", tenantID), "id", p).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list bots", err)
@@ -52,9 +59,10 @@ func (s *Store) ListBots(ctx context.Context, tenantID string, p Page) ([]Bot, s
 	return rows, next, nil
 }
 
-// UpdateBotName renames the tenant's bot, keeping its display name in step
+// Rename renames the tenant's bot, keeping its display name in step
 // with the latest config.
-func (s *Store) UpdateBotName(ctx context.Context, tenantID, botID, name string) error {
+func (bo Bots) Rename(ctx context.Context, botID, name string) error {
+	s, tenantID := bo.s, bo.tenant
 	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).Update("name", name)
 	if res.Error != nil {
 		return wrap("update bot name", res.Error)
@@ -65,9 +73,10 @@ func (s *Store) UpdateBotName(ctx context.Context, tenantID, botID, name string)
 	return nil
 }
 
-// DeleteBot removes the tenant's bot with its versions, dialogs and the
+// Delete removes the tenant's bot with its versions, dialogs and the
 // memory notes it keeps about end users.
-func (s *Store) DeleteBot(ctx context.Context, tenantID, botID string) error {
+func (bo Bots) Delete(ctx context.Context, botID string) error {
+	s, tenantID := bo.s, bo.tenant
 	return s.Tx(ctx, func(tx *Store) error {
 		// Children first: SQLite enforces ON DELETE CASCADE only with its
 		// foreign-key pragma, so nothing is left to chance.
@@ -106,7 +115,8 @@ func (s *Store) DeleteBot(ctx context.Context, tenantID, botID string) error {
 }
 
 // SetRequirePassingTests turns the tenant's bot's publish gate on or off.
-func (s *Store) SetRequirePassingTests(ctx context.Context, tenantID, botID string, on bool) (*Bot, error) {
+func (bo Bots) SetRequirePassingTests(ctx context.Context, botID string, on bool) (*Bot, error) {
+	s, tenantID := bo.s, bo.tenant
 	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).Update("require_passing_tests", on)
 	if res.Error != nil {
 		return nil, wrap("set require passing tests", res.Error)
@@ -114,19 +124,5 @@ func (s *Store) SetRequirePassingTests(ctx context.Context, tenantID, botID stri
 	if res.RowsAffected == 0 {
 		return nil, wrap("set require passing tests", ErrNotFound)
 	}
-	return s.GetBot(ctx, tenantID, botID)
-}
-
-// PublishVersion makes version number n of the tenant's bot the live one.
-// A number that does not exist is ErrNotFound.
-func (s *Store) PublishVersion(ctx context.Context, tenantID, botID string, n int) (*Bot, error) {
-	if _, err := s.GetVersion(ctx, tenantID, botID, n); err != nil {
-		return nil, err
-	}
-	res := s.q(ctx).Model(&Bot{}).Where("tenant_id = ? AND id = ?", tenantID, botID).
-		Update("published_version", n)
-	if res.Error != nil {
-		return nil, wrap("publish version", res.Error)
-	}
-	return s.GetBot(ctx, tenantID, botID)
+	return bo.Get(ctx, botID)
 }

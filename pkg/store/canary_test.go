@@ -16,13 +16,13 @@ func TestUsageOfVersionsMetersEachVersionApart(t *testing.T) {
 		ob := mustBot(t, st, other.ID, "support")
 		dialog := func(bot *store.Bot, version int, preview bool, tokens ...int) {
 			d := &store.Dialog{TenantID: bot.TenantID, BotID: bot.ID, VersionNumber: version, Preview: preview, Context: "{}", State: "{}"}
-			if err := st.CreateDialog(ctx, d); err != nil {
+			if err := st.Tenant(d.TenantID).Dialogs().Create(ctx, d); err != nil {
 				t.Fatal(err)
 			}
 			for _, n := range tokens {
 				m := &store.Message{TenantID: d.TenantID, DialogID: d.ID, Kind: "assistant", Role: "assistant", Status: "complete",
 					BotVersion: version, InputTokens: n, OutputTokens: n / 10}
-				if err := st.AppendMessage(ctx, m); err != nil {
+				if err := st.Tenant(m.TenantID).Messages().Append(ctx, m); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -32,7 +32,7 @@ func TestUsageOfVersionsMetersEachVersionApart(t *testing.T) {
 		dialog(b, 2, false, 50)
 		dialog(b, 2, true, 1000)   // a preview is no canary traffic
 		dialog(ob, 2, false, 7000) // another tenant's bot
-		got, err := st.UsageOfVersions(ctx, tn.ID, b.ID, []int{1, 2})
+		got, err := st.Tenant(tn.ID).Versions().Usage(ctx, b.ID, []int{1, 2})
 		if err != nil {
 			t.Fatal(err)
 		}

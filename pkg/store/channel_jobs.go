@@ -8,6 +8,10 @@ import (
 	"gorm.io/gorm"
 )
 
+// ChannelJobs is the channel job queue of every tenant, for the workers'
+// claim loop and its sweeps: Store.ChannelJobs(). Cross-tenant.
+type ChannelJobs struct{ s *Store }
+
 // PrefixChannelJob starts channel job ids.
 const PrefixChannelJob = "cjb"
 
@@ -45,10 +49,12 @@ type ChannelJob struct {
 	UpdatedAt     time.Time
 }
 
-// AddChannelJob queues j, due at once unless it says when. Call it inside
+// AddJob queues j, due at once unless it says when. Call it inside
 // the transaction of the fact that owes the work, so both commit or
 // neither does.
-func (s *Store) AddChannelJob(ctx context.Context, j *ChannelJob) error {
+func (ch Channels) AddJob(ctx context.Context, j *ChannelJob) error {
+	s := ch.s
+	j.TenantID = ch.tenant
 	if j.ID == "" {
 		j.ID = NewID(PrefixChannelJob)
 	}
@@ -60,17 +66,19 @@ func (s *Store) AddChannelJob(ctx context.Context, j *ChannelJob) error {
 	return wrap("add channel job", s.q(ctx).Create(j).Error)
 }
 
-// QueueChannelDelivery records a platform's delivery d and queues job,
+// QueueDelivery records a platform's delivery d and queues job,
 // which answers it, in one commit: once the platform is acknowledged the
 // message is either answered or waiting to be, whatever dies. A delivery
 // recorded before (a retry) queues nothing: claimed is false and first is
 // its record.
-func (s *Store) QueueChannelDelivery(ctx context.Context, d ChannelDelivery, job *ChannelJob) (claimed bool, first *ChannelDelivery, err error) {
+func (ch Channels) QueueDelivery(ctx context.Context, d ChannelDelivery, job *ChannelJob) (claimed bool, first *ChannelDelivery, err error) {
+	s := ch.s
+	d.TenantID = ch.tenant
 	err = s.Tx(ctx, func(tx *Store) error {
 		if claimed, first, err = tx.claimDelivery(ctx, d); err != nil || !claimed {
 			return err
 		}
-		return tx.AddChannelJob(ctx, job)
+		return tx.Tenant(ch.tenant).Channels().AddJob(ctx, job)
 	})
 	if err != nil {
 		return false, nil, err
@@ -78,20 +86,20 @@ func (s *Store) QueueChannelDelivery(ctx context.Context, d ChannelDelivery, job
 	return claimed, first, nil
 }
 
-// QueueChannelReply queues text to be sent into the platform conversation
+// QueueReply queues text to be sent into the platform conversation
 // the dialog answers; a dialog that came through no channel queues
 // nothing and reports false.
-func (s *Store) QueueChannelReply(ctx context.Context, tenantID, dialogID, text string) (bool, error) {
-	conv, err := s.ConversationOfDialog(ctx, tenantID, dialogID)
+func (ch Channels) QueueReply(ctx context.Context, dialogID, text string) (bool, error) {
+	conv, err := ch.ConversationOf(ctx, dialogID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
 		}
 		return false, err
 	}
-	j := &ChannelJob{TenantID: tenantID, ChannelID: conv.ChannelID, Kind: ChannelJobSend, Conversation: conv.ExternalID,
+	j := &ChannelJob{TenantID: ch.tenant, ChannelID: conv.ChannelID, Kind: ChannelJobSend, Conversation: conv.ExternalID,
 		UserID: conv.UserID, DialogID: dialogID, Text: text}
-	return true, s.AddChannelJob(ctx, j)
+	return true, ch.AddJob(ctx, j)
 }
 
 // deadClaimSQL, on PostgreSQL, is true for a job claimed by another
@@ -100,14 +108,15 @@ func (s *Store) QueueChannelReply(ctx context.Context, tenantID, dialogID, text 
 const deadClaimSQL = ` OR (claim LIKE '` + instancePrefix + `%' AND split_part(claim, '/', 1) <> split_part(?, '/', 1)
   AND pg_try_advisory_xact_lock(hashtextextended(split_part(claim, '/', 1), 0)))`
 
-// ClaimChannelJobs claims up to limit due jobs for claim (the worker's
+// Claim claims up to limit due jobs for claim (the worker's
 // token, its instance id first): each is due again after lease, should
 // the worker hang, and counts one attempt more. On PostgreSQL concurrent
 // workers skip each other's rows, and a dead instance's jobs are due at
 // once; on SQLite the write lock serialises claims. Like the webhook
 // deliverer it spans tenants; each job carries its tenant, by which the
 // later writes are scoped. skip names jobs the caller has in flight.
-func (s *Store) ClaimChannelJobs(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]ChannelJob, error) {
+func (c ChannelJobs) Claim(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]ChannelJob, error) {
+	s := c.s
 	now := s.db.NowFunc()
 	where, args := "(next_attempt_at <= ?", []any{now}
 	lock := ""
@@ -139,16 +148,18 @@ func (s *Store) ClaimChannelJobs(ctx context.Context, claim string, lease time.D
 	return out, wrap("claim channel jobs", err)
 }
 
-// ReleaseChannelClaims makes every claimed job due now. Only a server that
+// ReleaseClaims makes every claimed job due now. Only a server that
 // holds the SQLite data dir for itself may call it, at start: nobody else
 // can be working on them.
-func (s *Store) ReleaseChannelClaims(ctx context.Context, now time.Time) (int64, error) {
+func (c ChannelJobs) ReleaseClaims(ctx context.Context, now time.Time) (int64, error) {
+	s := c.s
 	res := s.w(ctx).Exec("UPDATE channel_jobs SET claim = '', next_attempt_at = ? WHERE claim <> ''", now)
 	return res.RowsAffected, wrap("release channel claims", res.Error)
 }
 
-// DueChannelJobs counts the jobs due now and claimed by nobody.
-func (s *Store) DueChannelJobs(ctx context.Context) (int64, error) {
+// Due counts the jobs due now and claimed by nobody.
+func (c ChannelJobs) Due(ctx context.Context) (int64, error) {
+	s := c.s
 	var n int64
 	err := s.q(ctx).Model(&ChannelJob{}).Where("next_attempt_at <= ?", s.db.NowFunc()).Count(&n).Error
 	return n, wrap("due channel jobs", err)
@@ -174,24 +185,27 @@ func (s *Store) jobClaimed(ctx context.Context, what string, j *ChannelJob, fiel
 	return nil
 }
 
-// FinishChannelJob deletes a job its worker is done with: done, or given
+// Finish deletes a job its worker is done with: done, or given
 // up on.
-func (s *Store) FinishChannelJob(ctx context.Context, j *ChannelJob) error {
+func (c ChannelJobs) Finish(ctx context.Context, j *ChannelJob) error {
+	s := c.s
 	return s.jobClaimed(ctx, "finish channel job", j, nil)
 }
 
-// RetryChannelJob gives up the claim of a job that failed for now; it is
+// Retry gives up the claim of a job that failed for now; it is
 // due again at at.
-func (s *Store) RetryChannelJob(ctx context.Context, j *ChannelJob, at time.Time, lastError string) error {
+func (c ChannelJobs) Retry(ctx context.Context, j *ChannelJob, at time.Time, lastError string) error {
+	s := c.s
 	return s.jobClaimed(ctx, "retry channel job", j, map[string]any{"claim": "", "next_attempt_at": at, "last_error": lastError,
 		"updated_at": s.db.NowFunc()})
 }
 
-// AnsweredChannelJob turns an answered job into the sending of its reply,
+// Answered turns an answered job into the sending of its reply,
 // still claimed (its attempts count the sends, this one the first): a
 // worker that dies now leaves the reply to send, not the message to
 // answer again.
-func (s *Store) AnsweredChannelJob(ctx context.Context, j *ChannelJob, dialogID, reply string) error {
+func (c ChannelJobs) Answered(ctx context.Context, j *ChannelJob, dialogID, reply string) error {
+	s := c.s
 	err := s.jobClaimed(ctx, "answered channel job", j, map[string]any{"kind": ChannelJobSend, "dialog_id": dialogID, "text": reply,
 		"attempts": 1, "updated_at": s.db.NowFunc()})
 	if err == nil {

@@ -16,7 +16,7 @@ func TestAChannelJobIsQueuedWithItsDeliveryAndWorkedByOneClaimAtATime(t *testing
 		tn, ch := mustChannel(t, st, "telegram")
 		queue := func(deliveryID string) bool {
 			t.Helper()
-			ok, _, err := st.QueueChannelDelivery(ctx, store.ChannelDelivery{TenantID: tn.ID, ChannelID: ch.ID, DeliveryID: deliveryID,
+			ok, _, err := st.Tenant(tn.ID).Channels().QueueDelivery(ctx, store.ChannelDelivery{TenantID: tn.ID, ChannelID: ch.ID, DeliveryID: deliveryID,
 				Status: store.ChannelDeliveryDone}, &store.ChannelJob{TenantID: tn.ID, ChannelID: ch.ID, Kind: store.ChannelJobAnswer,
 				DeliveryID: deliveryID, Conversation: "4242", Text: "hi"})
 			if err != nil {
@@ -45,7 +45,7 @@ func TestAChannelJobIsQueuedWithItsDeliveryAndWorkedByOneClaimAtATime(t *testing
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					js, err := st.ClaimChannelJobs(ctx, st.Instance()+"/clm-"+string(rune('a'+i)), time.Minute, 5, nil)
+					js, err := st.ChannelJobs().Claim(ctx, st.Instance()+"/clm-"+string(rune('a'+i)), time.Minute, 5, nil)
 					if err != nil {
 						t.Error(err)
 					}
@@ -63,36 +63,36 @@ func TestAChannelJobIsQueuedWithItsDeliveryAndWorkedByOneClaimAtATime(t *testing
 		t.Run("a stale claim writes nothing", func(t *testing.T) {
 			stale := claimed
 			stale.Claim = "someone-else"
-			if err := st.FinishChannelJob(ctx, &stale); !errors.Is(err, store.ErrConflict) {
+			if err := st.ChannelJobs().Finish(ctx, &stale); !errors.Is(err, store.ErrConflict) {
 				t.Fatalf("finish with a stale claim: %v, want ErrConflict", err)
 			}
 		})
 		t.Run("an answered job keeps its claim and becomes the sending of the reply", func(t *testing.T) {
-			if err := st.AnsweredChannelJob(ctx, &claimed, "dlg_1", "hello"); err != nil {
+			if err := st.ChannelJobs().Answered(ctx, &claimed, "dlg_1", "hello"); err != nil {
 				t.Fatal(err)
 			}
-			if js, _ := st.ClaimChannelJobs(ctx, st.Instance()+"/clm-z", time.Minute, 5, nil); len(js) != 0 {
+			if js, _ := st.ChannelJobs().Claim(ctx, st.Instance()+"/clm-z", time.Minute, 5, nil); len(js) != 0 {
 				t.Fatalf("claimed %+v while its lease holds", js)
 			}
 		})
 		t.Run("a job retried later is not due; released claims are due at once", func(t *testing.T) {
-			if err := st.RetryChannelJob(ctx, &claimed, time.Now().Add(time.Hour), "busy"); err != nil {
+			if err := st.ChannelJobs().Retry(ctx, &claimed, time.Now().Add(time.Hour), "busy"); err != nil {
 				t.Fatal(err)
 			}
-			if n, err := st.DueChannelJobs(ctx); err != nil || n != 0 {
+			if n, err := st.ChannelJobs().Due(ctx); err != nil || n != 0 {
 				t.Fatalf("%d due, %v", n, err)
 			}
 			if err := st.DB().Model(&store.ChannelJob{}).Where("id = ?", claimed.ID).Update("claim", "gone").Error; err != nil {
 				t.Fatal(err)
 			}
-			if n, err := st.ReleaseChannelClaims(ctx, time.Now().UTC()); err != nil || n != 1 {
+			if n, err := st.ChannelJobs().ReleaseClaims(ctx, time.Now().UTC()); err != nil || n != 1 {
 				t.Fatalf("released %d, %v", n, err)
 			}
-			js, err := st.ClaimChannelJobs(ctx, st.Instance()+"/clm-y", time.Minute, 5, nil)
+			js, err := st.ChannelJobs().Claim(ctx, st.Instance()+"/clm-y", time.Minute, 5, nil)
 			if err != nil || len(js) != 1 || js[0].Kind != store.ChannelJobSend || js[0].Text != "hello" || js[0].DialogID != "dlg_1" {
 				t.Fatalf("claimed %+v, %v; want the reply to send", js, err)
 			}
-			if err := st.FinishChannelJob(ctx, &js[0]); err != nil || jobs() != 0 {
+			if err := st.ChannelJobs().Finish(ctx, &js[0]); err != nil || jobs() != 0 {
 				t.Fatalf("finish: %v; %d jobs left", err, jobs())
 			}
 		})
@@ -103,7 +103,7 @@ func TestAChannelJobIsQueuedWithItsDeliveryAndWorkedByOneClaimAtATime(t *testing
 					Updates(map[string]any{"claim": "live:dead-host-1-abc/clm", "next_attempt_at": time.Now().Add(time.Hour)}).Error; err != nil {
 					t.Fatal(err)
 				}
-				js, err := st.ClaimChannelJobs(ctx, st.Instance()+"/clm-x", time.Minute, 5, nil)
+				js, err := st.ChannelJobs().Claim(ctx, st.Instance()+"/clm-x", time.Minute, 5, nil)
 				if err != nil || len(js) != 1 || js[0].DeliveryID != "upd-2" {
 					t.Fatalf("claimed %+v, %v; want the dead instance's job", js, err)
 				}

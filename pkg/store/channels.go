@@ -8,6 +8,14 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Channels are a tenant's channels, their conversations, deliveries and
+// jobs: reach them with Store.Tenant(id).Channels().
+type Channels struct{ scope }
+
+// InboundChannels finds a channel of any tenant by its id, for the public
+// inbound route, which knows no tenant: Store.InboundChannels(). Cross-tenant.
+type InboundChannels struct{ s *Store }
+
 // PrefixChannel starts channel ids.
 const PrefixChannel = "chn"
 
@@ -67,17 +75,20 @@ type ChannelDelivery struct {
 	UpdatedAt  time.Time
 }
 
-// CreateChannel inserts c, giving it an id. A name the tenant uses
+// Create inserts c, giving it an id. A name the tenant uses
 // already is ErrConflict.
-func (s *Store) CreateChannel(ctx context.Context, c *Channel) error {
+func (ch Channels) Create(ctx context.Context, c *Channel) error {
+	s := ch.s
+	c.TenantID = ch.tenant
 	if c.ID == "" {
 		c.ID = NewID(PrefixChannel)
 	}
 	return wrap("create channel", s.q(ctx).Create(c).Error)
 }
 
-// GetChannel finds the tenant's channel by id or name.
-func (s *Store) GetChannel(ctx context.Context, tenantID, idOrName string) (*Channel, error) {
+// Get finds the tenant's channel by id or name.
+func (ch Channels) Get(ctx context.Context, idOrName string) (*Channel, error) {
+	s, tenantID := ch.s, ch.tenant
 	var c Channel
 	err := s.q(ctx).Where("tenant_id = ? AND (id = ? OR (name <> '' AND name = ?))", tenantID, idOrName, idOrName).First(&c).Error
 	if err != nil {
@@ -86,10 +97,11 @@ func (s *Store) GetChannel(ctx context.Context, tenantID, idOrName string) (*Cha
 	return &c, nil
 }
 
-// ChannelByID finds a channel by its id alone, for the public inbound
+// ByID finds a channel by its id alone, for the public inbound
 // route: the platform calling it knows nothing of tenants, and the
 // channel's secret is what authenticates it.
-func (s *Store) ChannelByID(ctx context.Context, id string) (*Channel, error) {
+func (i InboundChannels) ByID(ctx context.Context, id string) (*Channel, error) {
+	s := i.s
 	var c Channel
 	if err := s.q(ctx).Where("id = ?", id).First(&c).Error; err != nil {
 		return nil, wrap("get channel", err)
@@ -97,8 +109,9 @@ func (s *Store) ChannelByID(ctx context.Context, id string) (*Channel, error) {
 	return &c, nil
 }
 
-// ListChannels returns all of the tenant's channels, oldest first.
-func (s *Store) ListChannels(ctx context.Context, tenantID string) ([]Channel, error) {
+// List returns all of the tenant's channels, oldest first.
+func (ch Channels) List(ctx context.Context) ([]Channel, error) {
+	s, tenantID := ch.s, ch.tenant
 	var rows []Channel
 	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("id").Find(&rows).Error; err != nil {
 		return nil, wrap("list channels", err)
@@ -106,8 +119,9 @@ func (s *Store) ListChannels(ctx context.Context, tenantID string) ([]Channel, e
 	return rows, nil
 }
 
-// UpdateChannel sets fields (column: value) of the tenant's channel.
-func (s *Store) UpdateChannel(ctx context.Context, tenantID, id string, fields map[string]any) error {
+// Update sets fields (column: value) of the tenant's channel.
+func (ch Channels) Update(ctx context.Context, id string, fields map[string]any) error {
+	s, tenantID := ch.s, ch.tenant
 	fields["updated_at"] = s.db.NowFunc()
 	res := s.q(ctx).Model(&Channel{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
 	if res.Error != nil {
@@ -119,9 +133,10 @@ func (s *Store) UpdateChannel(ctx context.Context, tenantID, id string, fields m
 	return nil
 }
 
-// DeleteChannel removes the tenant's channel with its conversation map
+// Delete removes the tenant's channel with its conversation map
 // and delivery record (its dialogs stay).
-func (s *Store) DeleteChannel(ctx context.Context, tenantID, id string) error {
+func (ch Channels) Delete(ctx context.Context, id string) error {
+	s, tenantID := ch.s, ch.tenant
 	res := s.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&Channel{})
 	if res.Error != nil {
 		return wrap("delete channel", res.Error)
@@ -132,9 +147,10 @@ func (s *Store) DeleteChannel(ctx context.Context, tenantID, id string) error {
 	return nil
 }
 
-// ChannelConversation returns the dialog mapping of a platform
+// Conversation returns the dialog mapping of a platform
 // conversation; none is ErrNotFound.
-func (s *Store) ChannelConversation(ctx context.Context, tenantID, channelID, externalID string) (*ChannelConversation, error) {
+func (ch Channels) Conversation(ctx context.Context, channelID, externalID string) (*ChannelConversation, error) {
+	s, tenantID := ch.s, ch.tenant
 	var c ChannelConversation
 	err := s.q(ctx).Where("tenant_id = ? AND channel_id = ? AND external_id = ?", tenantID, channelID, externalID).First(&c).Error
 	if err != nil {
@@ -143,9 +159,10 @@ func (s *Store) ChannelConversation(ctx context.Context, tenantID, channelID, ex
 	return &c, nil
 }
 
-// ConversationOfDialog returns the platform conversation a dialog answers;
+// ConversationOf returns the platform conversation a dialog answers;
 // a dialog that came through no channel is ErrNotFound.
-func (s *Store) ConversationOfDialog(ctx context.Context, tenantID, dialogID string) (*ChannelConversation, error) {
+func (ch Channels) ConversationOf(ctx context.Context, dialogID string) (*ChannelConversation, error) {
+	s, tenantID := ch.s, ch.tenant
 	var c ChannelConversation
 	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, dialogID).Order("id").First(&c).Error
 	if err != nil {
@@ -154,11 +171,13 @@ func (s *Store) ConversationOfDialog(ctx context.Context, tenantID, dialogID str
 	return &c, nil
 }
 
-// MapChannelConversation points a platform conversation at a dialog: it
+// MapConversation points a platform conversation at a dialog: it
 // creates the mapping, or moves it to dialogID when it pointed at
 // replaced (a closed dialog). A mapping that changed meanwhile (another
 // request created it first) is ErrConflict: read it again.
-func (s *Store) MapChannelConversation(ctx context.Context, c *ChannelConversation, replaced string) error {
+func (ch Channels) MapConversation(ctx context.Context, c *ChannelConversation, replaced string) error {
+	s := ch.s
+	c.TenantID = ch.tenant
 	if replaced == "" {
 		if c.ID == "" {
 			c.ID = NewID(prefixConversation)
@@ -177,10 +196,11 @@ func (s *Store) MapChannelConversation(ctx context.Context, c *ChannelConversati
 	return nil
 }
 
-// ClaimChannelDelivery records that a platform's delivery is being
+// ClaimDelivery records that a platform's delivery is being
 // answered. A delivery recorded already is not claimed again: claimed is
 // false and the first record is returned, so a retry never answers twice.
-func (s *Store) ClaimChannelDelivery(ctx context.Context, tenantID, channelID, deliveryID string) (claimed bool, first *ChannelDelivery, err error) {
+func (ch Channels) ClaimDelivery(ctx context.Context, channelID, deliveryID string) (claimed bool, first *ChannelDelivery, err error) {
+	s, tenantID := ch.s, ch.tenant
 	return s.claimDelivery(ctx, ChannelDelivery{ChannelID: channelID, DeliveryID: deliveryID, TenantID: tenantID, Status: ChannelDeliveryAnswering})
 }
 
@@ -205,9 +225,10 @@ func (s *Store) claimDelivery(ctx context.Context, d ChannelDelivery) (claimed b
 	return false, &got, nil
 }
 
-// ChannelDeliveryOf returns the record of a platform's delivery; none is
+// Delivery returns the record of a platform's delivery; none is
 // ErrNotFound.
-func (s *Store) ChannelDeliveryOf(ctx context.Context, tenantID, channelID, deliveryID string) (*ChannelDelivery, error) {
+func (ch Channels) Delivery(ctx context.Context, channelID, deliveryID string) (*ChannelDelivery, error) {
+	s, tenantID := ch.s, ch.tenant
 	var d ChannelDelivery
 	err := s.q(ctx).Where("tenant_id = ? AND channel_id = ? AND delivery_id = ?", tenantID, channelID, deliveryID).First(&d).Error
 	if err != nil {
@@ -216,27 +237,30 @@ func (s *Store) ChannelDeliveryOf(ctx context.Context, tenantID, channelID, deli
 	return &d, nil
 }
 
-// FinishChannelDelivery marks a claimed delivery answered, with the
+// FinishDelivery marks a claimed delivery answered, with the
 // response to replay to a retry of it.
-func (s *Store) FinishChannelDelivery(ctx context.Context, tenantID, channelID, deliveryID, response string) error {
+func (ch Channels) FinishDelivery(ctx context.Context, channelID, deliveryID, response string) error {
+	s, tenantID := ch.s, ch.tenant
 	err := s.q(ctx).Model(&ChannelDelivery{}).Where("tenant_id = ? AND channel_id = ? AND delivery_id = ?", tenantID, channelID, deliveryID).
 		Updates(map[string]any{"status": ChannelDeliveryDone, "response": response, "updated_at": s.db.NowFunc()}).Error
 	return wrap("finish channel delivery", err)
 }
 
-// ReleaseChannelDelivery forgets a claimed delivery that could not be
+// ReleaseDelivery forgets a claimed delivery that could not be
 // answered (refused before the user's text was stored), so the
 // platform's retry may answer it.
-func (s *Store) ReleaseChannelDelivery(ctx context.Context, tenantID, channelID, deliveryID string) error {
+func (ch Channels) ReleaseDelivery(ctx context.Context, channelID, deliveryID string) error {
+	s, tenantID := ch.s, ch.tenant
 	err := s.q(ctx).Where("tenant_id = ? AND channel_id = ? AND delivery_id = ? AND status = ?", tenantID, channelID, deliveryID, ChannelDeliveryAnswering).
 		Delete(&ChannelDelivery{}).Error
 	return wrap("release channel delivery", err)
 }
 
-// PruneChannelDeliveries deletes delivery records older than before: the
+// PruneDeliveries deletes delivery records older than before: the
 // platforms stop retrying long before (Slack within minutes, Telegram and
 // Standard Webhooks senders within a few days).
-func (s *Store) PruneChannelDeliveries(ctx context.Context, before time.Time) (int64, error) {
+func (c ChannelJobs) PruneDeliveries(ctx context.Context, before time.Time) (int64, error) {
+	s := c.s
 	res := s.q(ctx).Where("created_at < ?", before).Delete(&ChannelDelivery{})
 	return res.RowsAffected, wrap("prune channel deliveries", res.Error)
 }

@@ -33,7 +33,7 @@ func TestSQLiteWritesReachTheFileWithoutACommitPayingForIt(t *testing.T) {
 	d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 	page := strings.Repeat("x", 2000)
 	for range 200 { // ~400 KiB: about 100 pages, far below SQLite's own threshold
-		if err := st.AppendMessage(ctx, &store.Message{TenantID: tn.ID, DialogID: d.ID, Kind: "user", Role: "user", Text: page}); err != nil {
+		if err := st.Tenant(tn.ID).Messages().Append(ctx, &store.Message{TenantID: tn.ID, DialogID: d.ID, Kind: "user", Role: "user", Text: page}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// Signals subscribes this process to the dialog signals and reply stops
+// of every tenant: Store.Signals(). Cross-tenant.
+type Signals struct{ s *Store }
+
 // dialogSignalChannel is the PostgreSQL NOTIFY channel on which a process
 // tells every process that a dialog changed (new messages, a new status)
 // or that someone types in it; the payload is "<tenant id> <dialog id>
@@ -13,19 +17,23 @@ import (
 const dialogSignalChannel = "parley_dialog_signal"
 
 // SignalChanged is the signal that a dialog has new messages or a new
-// status; SaveRun sends it itself on PostgreSQL.
+// status; Dialogs.SaveRun sends it itself on PostgreSQL.
 const SignalChanged = "changed"
 
-// SignalsAcrossProcesses says whether SignalDialog reaches other
-// processes (PostgreSQL, with every process's OnDialogSignal hearing it,
+// AcrossProcesses says whether Dialogs.Signal reaches other
+// processes (PostgreSQL, with every process's Signals.OnDialog hearing it,
 // this one's included); on SQLite one process serves a data directory,
 // and the caller delivers its signals itself.
-func (s *Store) SignalsAcrossProcesses() bool { return s.listener != nil }
+func (si Signals) AcrossProcesses() bool {
+	s := si.s
+	return s.listener != nil
+}
 
-// SignalDialog tells every process's OnDialogSignal handler about the
+// Signal tells every process's Signals.OnDialog handler about the
 // tenant's dialog (PostgreSQL only; a no-op on SQLite). signal is one
 // word: what happened.
-func (s *Store) SignalDialog(ctx context.Context, tenantID, dialogID, signal string) error {
+func (di Dialogs) Signal(ctx context.Context, dialogID, signal string) error {
+	s, tenantID := di.s, di.tenant
 	if s.listener == nil {
 		return nil
 	}
@@ -33,9 +41,10 @@ func (s *Store) SignalDialog(ctx context.Context, tenantID, dialogID, signal str
 	return wrap("signal dialog", err)
 }
 
-// OnDialogSignal makes hear get SignalDialog's signals from every process,
+// OnDialog makes hear get Dialogs.Signal's signals from every process,
 // and starts listening for them (PostgreSQL only; a no-op on SQLite).
-func (s *Store) OnDialogSignal(hear func(tenantID, dialogID, signal string)) {
+func (si Signals) OnDialog(hear func(tenantID, dialogID, signal string)) {
+	s := si.s
 	if s.listener == nil {
 		return
 	}

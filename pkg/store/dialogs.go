@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// Dialogs are a tenant's dialogs: reach them with Store.Tenant(id).Dialogs().
+type Dialogs struct{ scope }
+
 // Id prefixes of the dialog subject (see ids.go for the others).
 const (
 	PrefixDialog  = "dlg"
@@ -40,7 +43,7 @@ type Dialog struct {
 	// of their own), kept so a paused run can resume anywhere.
 	State   string
 	LastSeq int64
-	// ClosedReason says why a closed dialog was closed (CloseDialog).
+	// ClosedReason says why a closed dialog was closed (Dialogs.Close).
 	ClosedReason string
 	// ParentDialogID and ParentCallID link a sub-run's dialog (an agent
 	// called as a tool) to the dialog and tool call that started it; ""
@@ -51,7 +54,7 @@ type Dialog struct {
 	UpdatedAt      time.Time
 }
 
-// DialogFilter narrows ListDialogs; empty fields match everything.
+// DialogFilter narrows Dialogs.List; empty fields match everything.
 type DialogFilter struct {
 	BotID  string
 	Status string
@@ -70,12 +73,14 @@ type DialogFilter struct {
 	Query string
 }
 
-// CreateDialog inserts d (active unless its Status says otherwise),
+// Create inserts d (active unless its Status says otherwise),
 // giving it an id when it has none. history, when given, becomes the
 // dialog's first messages, seqs 1 to len(history), in the same
 // transaction: a dialog seeded with an earlier conversation is never seen
 // half seeded.
-func (s *Store) CreateDialog(ctx context.Context, d *Dialog, history ...*Message) error {
+func (di Dialogs) Create(ctx context.Context, d *Dialog, history ...*Message) error {
+	s := di.s
+	d.TenantID = di.tenant
 	if d.ID == "" {
 		d.ID = NewID(PrefixDialog)
 	}
@@ -101,9 +106,10 @@ func (s *Store) CreateDialog(ctx context.Context, d *Dialog, history ...*Message
 	})
 }
 
-// GetDialog finds the tenant's dialog by id. Every turn reads its dialog,
+// Get finds the tenant's dialog by id. Every turn reads its dialog,
 // so the row is scanned by hand rather than through gorm's reflection.
-func (s *Store) GetDialog(ctx context.Context, tenantID, id string) (*Dialog, error) {
+func (di Dialogs) Get(ctx context.Context, id string) (*Dialog, error) {
+	s, tenantID := di.s, di.tenant
 	return s.dialogRow(ctx, "get dialog", `SELECT `+dialogColumns+` FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 }
 
@@ -141,10 +147,10 @@ func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 	return &d, nil
 }
 
-// ListDialogs returns one page of the tenant's dialogs matching f, oldest
+// List returns one page of the tenant's dialogs matching f, oldest
 // first.
-func (s *Store) ListDialogs(ctx context.Context, tenantID string, f DialogFilter, p Page) ([]Dialog, string, error) {
-	q := s.filterDialogs(s.q(ctx), tenantID, f)
+func (di Dialogs) List(ctx context.Context, f DialogFilter, p Page) ([]Dialog, string, error) {
+	q := di.filter(di.s.q(ctx), f)
 	var rows []Dialog
 	if err := paged(q, "id", p).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list dialogs", err)
@@ -153,11 +159,11 @@ func (s *Store) ListDialogs(ctx context.Context, tenantID string, f DialogFilter
 	return rows, next, nil
 }
 
-// SaveDialogState stores the loop state and status of the tenant's dialog
+// SaveState stores the loop state and status of the tenant's dialog
 // together, so a reader never sees a paused status without its state.
-func (s *Store) SaveDialogState(ctx context.Context, tenantID, id, status, state string) error {
-	return s.updateDialog(ctx, "save dialog state", tenantID, id,
-		map[string]any{"status": status, "state": state, "updated_at": s.db.NowFunc()})
+func (di Dialogs) SaveState(ctx context.Context, id, status, state string) error {
+	return di.update(ctx, "save dialog state", id,
+		map[string]any{"status": status, "state": state, "updated_at": di.s.db.NowFunc()})
 }
 
 // Save is what a run stores of its dialog as it settles: the loop state
@@ -183,7 +189,9 @@ type Save struct {
 // last_seq as of that commit: the runtime checks that no message was
 // written that its run did not see. A reply that is not the tenant's is
 // ErrNotFound, after the rest is saved.
-func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
+func (di Dialogs) SaveRun(ctx context.Context, sv Save) (int64, error) {
+	s := di.s
+	sv.TenantID = di.tenant
 	var seq, replies int64
 	var err error
 	if s.dialect == DialectPostgres {
@@ -200,12 +208,12 @@ func (s *Store) SaveRun(ctx context.Context, sv Save) (int64, error) {
 	return seq, nil
 }
 
-// saveRunSQL and saveRunReleaseSQL are SaveRun on PostgreSQL: the reply
+// saveRunSQL and saveRunReleaseSQL are Dialogs.SaveRun on PostgreSQL: the reply
 // and the dialog's update are data-modifying CTEs that act only if held
 // found the lease still the run's. held locks the lease row, or, as the
 // run ends, deletes it; either way a takeover that commits meanwhile is
 // seen, as PostgreSQL re-reads a row it waited for before acting on it.
-// The save also signals the dialog changed (SignalDialog), delivered as it
+// The save also signals the dialog changed (Dialogs.Signal), delivered as it
 // commits, so a run's end costs live streams no statement of its own.
 // Their arguments: $1 tenant, $2 dialog, $3 owner, $4 status, $5 state,
 // $6 updated_at, $7 the reply (” none) and $8-$16 its MessageUpdate.
@@ -226,7 +234,7 @@ SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELEC
   (SELECT count(*) FROM (SELECT pg_notify('` + dialogSignalChannel + `', $1 || ' ' || $2 || ' ` + SignalChanged + `') FROM saved) AS told)`
 )
 
-// saveRunStatement is SaveRun on PostgreSQL: one statement, so the end
+// saveRunStatement is Dialogs.SaveRun on PostgreSQL: one statement, so the end
 // of a run costs one WAL flush and one round trip.
 func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int64, err error) {
 	query := saveRunSQL
@@ -258,7 +266,7 @@ func (s *Store) saveRunStatement(ctx context.Context, sv Save) (seq, replies int
 	return saved.Int64, replies, nil
 }
 
-// saveRunInTx is SaveRun on SQLite: one transaction, whose write lock
+// saveRunInTx is Dialogs.SaveRun on SQLite: one transaction, whose write lock
 // (taken at BEGIN) keeps the lease as it was read.
 func (s *Store) saveRunInTx(ctx context.Context, sv Save) (seq, replies int64, err error) {
 	err = s.Tx(ctx, func(tx *Store) error {
@@ -294,13 +302,14 @@ RETURNING last_seq`, sv.TenantID, sv.DialogID, sv.Status, sv.State, s.db.NowFunc
 	return seq, replies, err
 }
 
-// SetDialogStatus changes only the status of the tenant's dialog.
-func (s *Store) SetDialogStatus(ctx context.Context, tenantID, id, status string) error {
-	return s.updateDialog(ctx, "set dialog status", tenantID, id,
-		map[string]any{"status": status, "updated_at": s.db.NowFunc()})
+// SetStatus changes only the status of the tenant's dialog.
+func (di Dialogs) SetStatus(ctx context.Context, id, status string) error {
+	return di.update(ctx, "set dialog status", id,
+		map[string]any{"status": status, "updated_at": di.s.db.NowFunc()})
 }
 
-func (s *Store) updateDialog(ctx context.Context, op, tenantID, id string, fields map[string]any) error {
+func (di Dialogs) update(ctx context.Context, op, id string, fields map[string]any) error {
+	s, tenantID := di.s, di.tenant
 	res := s.w(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
 	if res.Error != nil {
 		return wrap(op, res.Error)

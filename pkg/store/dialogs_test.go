@@ -13,7 +13,7 @@ import (
 func mustDialog(t *testing.T, st *store.Store, b *store.Bot) *store.Dialog {
 	t.Helper()
 	d := &store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: 1, UserID: "u1", Context: `{"tier":"gold"}`}
-	if err := st.CreateDialog(context.Background(), d); err != nil {
+	if err := st.Tenant(d.TenantID).Dialogs().Create(context.Background(), d); err != nil {
 		t.Fatalf("create dialog: %v", err)
 	}
 	return d
@@ -22,7 +22,7 @@ func mustDialog(t *testing.T, st *store.Store, b *store.Bot) *store.Dialog {
 func mustAppend(t *testing.T, st *store.Store, d *store.Dialog, kind, status string) *store.Message {
 	t.Helper()
 	m := &store.Message{TenantID: d.TenantID, DialogID: d.ID, Kind: kind, Role: "user", Text: kind, Status: status}
-	if err := st.AppendMessage(context.Background(), m); err != nil {
+	if err := st.Tenant(m.TenantID).Messages().Append(context.Background(), m); err != nil {
 		t.Fatalf("append %s: %v", kind, err)
 	}
 	return m
@@ -50,32 +50,33 @@ func TestDialogs(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		support, sales := mustBot(t, st, tn.ID, "support"), mustBot(t, st, tn.ID, "sales")
 		d1, d2, d3 := mustDialog(t, st, support), mustDialog(t, st, sales), mustDialog(t, st, support)
 
 		t.Run("a new dialog is active with its context and an id that names it", func(t *testing.T) {
-			got, err := st.GetDialog(ctx, tn.ID, d1.ID)
+			got, err := ts.Dialogs().Get(ctx, d1.ID)
 			if err != nil || got.Status != store.DialogActive || got.Context != `{"tier":"gold"}` || got.ID[:4] != "dlg_" {
 				t.Fatalf("dialog %+v, %v", got, err)
 			}
 		})
 		t.Run("dialogs filter by bot and status and page by cursor", func(t *testing.T) {
-			if err := st.SetDialogStatus(ctx, tn.ID, d3.ID, store.DialogHandoff); err != nil {
+			if err := ts.Dialogs().SetStatus(ctx, d3.ID, store.DialogHandoff); err != nil {
 				t.Fatal(err)
 			}
-			rows, _, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{BotID: support.ID}, store.Page{})
+			rows, _, err := ts.Dialogs().List(ctx, store.DialogFilter{BotID: support.ID}, store.Page{})
 			if err != nil || !sameIDs(rows, d1.ID, d3.ID) {
 				t.Fatalf("support dialogs %+v, %v", rows, err)
 			}
-			rows, _, err = st.ListDialogs(ctx, tn.ID, store.DialogFilter{Status: store.DialogHandoff}, store.Page{})
+			rows, _, err = ts.Dialogs().List(ctx, store.DialogFilter{Status: store.DialogHandoff}, store.Page{})
 			if err != nil || len(rows) != 1 || rows[0].ID != d3.ID {
 				t.Fatalf("handoff dialogs %+v, %v", rows, err)
 			}
-			page1, next, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{}, store.Page{Limit: 2})
+			page1, next, err := ts.Dialogs().List(ctx, store.DialogFilter{}, store.Page{Limit: 2})
 			if err != nil || len(page1) != 2 || next == "" {
 				t.Fatalf("page 1 %d rows, next %q, %v", len(page1), next, err)
 			}
-			page2, next, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{}, store.Page{Limit: 2, Cursor: next})
+			page2, next, err := ts.Dialogs().List(ctx, store.DialogFilter{}, store.Page{Limit: 2, Cursor: next})
 			if err != nil || len(page2) != 1 || next != "" {
 				t.Fatalf("page 2 %+v, next %q, %v", page2, next, err)
 			}
@@ -84,48 +85,48 @@ func TestDialogs(t *testing.T) {
 			}
 		})
 		t.Run("saving the state sets status and state together", func(t *testing.T) {
-			if err := st.SaveDialogState(ctx, tn.ID, d1.ID, store.DialogPaused, `{"pending":[1]}`); err != nil {
+			if err := ts.Dialogs().SaveState(ctx, d1.ID, store.DialogPaused, `{"pending":[1]}`); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := st.GetDialog(ctx, tn.ID, d1.ID)
+			got, _ := ts.Dialogs().Get(ctx, d1.ID)
 			if got.Status != store.DialogPaused || got.State != `{"pending":[1]}` {
 				t.Fatalf("dialog %+v", got)
 			}
 		})
 		t.Run("a run's last save completes its reply and lets its lease go in one commit", func(t *testing.T) {
 			reply := mustAppend(t, st, d2, "assistant", store.MessageStreaming)
-			if ok, err := st.AcquireLease(ctx, tn.ID, d2.ID, "p1", time.Now(), time.Minute); !ok || err != nil {
+			if ok, err := ts.Leases().Acquire(ctx, d2.ID, "p1", time.Now(), time.Minute); !ok || err != nil {
 				t.Fatalf("lease %v, %v", ok, err)
 			}
-			seq, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d2.ID, Status: store.DialogActive, State: `{"turn":1}`,
+			seq, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d2.ID, Status: store.DialogActive, State: `{"turn":1}`,
 				ReplyID: reply.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "all done", Meta: "{}", Status: store.MessageComplete, Turn: 1},
 				Release: true, Owner: "p1"})
 			if err != nil || seq != reply.Seq {
 				t.Fatalf("saved at seq %d (reply %d), %v", seq, reply.Seq, err)
 			}
-			msgs, err := st.ListMessages(ctx, tn.ID, d2.ID, 0)
+			msgs, err := ts.Messages().List(ctx, d2.ID, 0)
 			if err != nil || len(msgs) != 1 || msgs[0].Status != store.MessageComplete || msgs[0].Text != "all done" {
 				t.Fatalf("messages %+v, %v", msgs, err)
 			}
-			got, _ := st.GetDialog(ctx, tn.ID, d2.ID)
+			got, _ := ts.Dialogs().Get(ctx, d2.ID)
 			if got.State != `{"turn":1}` {
 				t.Fatalf("dialog %+v", got)
 			}
-			if _, err := st.GetLease(ctx, tn.ID, d2.ID); !errors.Is(err, store.ErrNotFound) {
+			if _, err := ts.Leases().Get(ctx, d2.ID); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("the lease is still there: %v", err)
 			}
 		})
 		t.Run("a save naming another tenant's reply is not found", func(t *testing.T) {
 			other := mustTenant(t, st, "other")
 			theirs := mustAppend(t, st, mustDialog(t, st, mustBot(t, st, other.ID, "support")), "assistant", store.MessageStreaming)
-			if ok, err := st.AcquireLease(ctx, tn.ID, d2.ID, "p2", time.Now(), time.Minute); !ok || err != nil {
+			if ok, err := ts.Leases().Acquire(ctx, d2.ID, "p2", time.Now(), time.Minute); !ok || err != nil {
 				t.Fatalf("lease %v, %v", ok, err)
 			}
-			_, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d2.ID, Status: store.DialogActive, State: "{}",
+			_, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d2.ID, Status: store.DialogActive, State: "{}",
 				ReplyID: theirs.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "stolen", Meta: "{}", Status: store.MessageComplete},
 				Owner: "p2"})
 			wantErr(t, err, store.ErrNotFound)
-			msgs, _ := st.ListMessages(ctx, other.ID, theirs.DialogID, 0)
+			msgs, _ := st.Tenant(other.ID).Messages().List(ctx, theirs.DialogID, 0)
 			if len(msgs) != 1 || msgs[0].Status != store.MessageStreaming || msgs[0].Text == "stolen" {
 				t.Fatalf("their reply %+v", msgs)
 			}
@@ -137,6 +138,7 @@ func TestMessages(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		bot := mustBot(t, st, tn.ID, "support")
 		d, other := mustDialog(t, st, bot), mustDialog(t, st, bot)
 
@@ -155,7 +157,7 @@ func TestMessages(t *testing.T) {
 			errs := make([]error, 8)
 			for i := range errs {
 				wg.Go(func() {
-					errs[i] = st.AppendMessage(ctx, &store.Message{TenantID: tn.ID, DialogID: other.ID, Kind: "user", Role: "user"})
+					errs[i] = ts.Messages().Append(ctx, &store.Message{TenantID: tn.ID, DialogID: other.ID, Kind: "user", Role: "user"})
 				})
 			}
 			wg.Wait()
@@ -164,7 +166,7 @@ func TestMessages(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rows, err := st.ListMessages(ctx, tn.ID, other.ID, 0)
+			rows, err := ts.Messages().List(ctx, other.ID, 0)
 			if err != nil || len(rows) != 9 {
 				t.Fatalf("%d rows, %v", len(rows), err)
 			}
@@ -176,26 +178,26 @@ func TestMessages(t *testing.T) {
 		})
 		t.Run("a crash leaves a streaming reply that MarkInterrupted flags", func(t *testing.T) {
 			reply := mustAppend(t, st, d, "assistant", store.MessageStreaming)
-			n, err := st.MarkInterrupted(ctx, tn.ID, d.ID)
+			n, err := ts.Messages().MarkInterrupted(ctx, d.ID)
 			if err != nil || n != 1 {
 				t.Fatalf("marked %d, %v", n, err)
 			}
-			rows, _ := st.ListMessages(ctx, tn.ID, d.ID, reply.Seq-1)
+			rows, _ := ts.Messages().List(ctx, d.ID, reply.Seq-1)
 			if len(rows) != 1 || rows[0].Status != store.MessageInterrupted {
 				t.Fatalf("rows %+v", rows)
 			}
-			if n, _ := st.MarkInterrupted(ctx, tn.ID, d.ID); n != 0 {
+			if n, _ := ts.Messages().MarkInterrupted(ctx, d.ID); n != 0 {
 				t.Fatalf("marked %d again", n)
 			}
 		})
 		t.Run("a streaming reply is completed in place", func(t *testing.T) {
 			reply := mustAppend(t, st, d, "assistant", store.MessageStreaming)
-			err := st.UpdateMessage(ctx, tn.ID, reply.ID, store.MessageUpdate{Content: `[{"type":"text","text":"hi"}]`,
+			err := ts.Messages().Update(ctx, reply.ID, store.MessageUpdate{Content: `[{"type":"text","text":"hi"}]`,
 				Text: "hi", Model: "m", Provider: "p", Meta: "{}", Status: store.MessageComplete, Turn: 1, InputTokens: 5, OutputTokens: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, _ := st.ListMessages(ctx, tn.ID, d.ID, reply.Seq-1)
+			rows, _ := ts.Messages().List(ctx, d.ID, reply.Seq-1)
 			if len(rows) != 1 || rows[0].Text != "hi" || rows[0].Status != store.MessageComplete || rows[0].OutputTokens != 2 {
 				t.Fatalf("rows %+v", rows)
 			}
@@ -203,20 +205,20 @@ func TestMessages(t *testing.T) {
 		t.Run("a tool call is announced then given its result", func(t *testing.T) {
 			call := &store.ToolCall{TenantID: tn.ID, DialogID: d.ID, CallID: "c1", MessageID: "msg_x", Name: "lookup",
 				Arguments: `{"q":1}`, Status: store.ToolCallPending}
-			if err := st.PutToolCall(ctx, call); err != nil {
+			if err := st.Tenant(call.TenantID).Messages().PutToolCall(ctx, call); err != nil {
 				t.Fatal(err)
 			}
 			res := &store.ToolCall{TenantID: tn.ID, DialogID: d.ID, CallID: "c1", Result: "ok", IsError: true, Status: store.ToolCallDone, DurationMS: 12}
-			if err := st.PutToolCall(ctx, res); err != nil {
+			if err := st.Tenant(res.TenantID).Messages().PutToolCall(ctx, res); err != nil {
 				t.Fatal(err)
 			}
-			rows, err := st.ListToolCalls(ctx, tn.ID, d.ID)
+			rows, err := ts.Messages().ToolCalls(ctx, d.ID)
 			if err != nil || len(rows) != 1 || rows[0].MessageID != "msg_x" || rows[0].Result != "ok" || !rows[0].IsError || rows[0].DurationMS != 12 {
 				t.Fatalf("rows %+v, %v", rows, err)
 			}
 		})
 		t.Run("a result for a call never announced is not found", func(t *testing.T) {
-			err := st.PutToolCall(ctx, &store.ToolCall{TenantID: tn.ID, DialogID: d.ID, CallID: "ghost", Status: store.ToolCallDone})
+			err := ts.Messages().PutToolCall(ctx, &store.ToolCall{TenantID: tn.ID, DialogID: d.ID, CallID: "ghost", Status: store.ToolCallDone})
 			wantErr(t, err, store.ErrNotFound)
 		})
 	})
@@ -226,38 +228,39 @@ func TestDialogScoping(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a, b := mustTenant(t, st, "tenant-a"), mustTenant(t, st, "tenant-b")
+		asB := st.Tenant(b.ID)
 		d := mustDialog(t, st, mustBot(t, st, a.ID, "support"))
 		msg := mustAppend(t, st, d, "user", "")
 		cases := []struct {
 			name string
 			call func() error
 		}{
-			{"getting A's dialog", func() error { _, err := st.GetDialog(ctx, b.ID, d.ID); return err }},
-			{"closing A's dialog", func() error { return st.SetDialogStatus(ctx, b.ID, d.ID, store.DialogClosed) }},
-			{"saving A's dialog state", func() error { return st.SaveDialogState(ctx, b.ID, d.ID, store.DialogPaused, "{}") }},
+			{"getting A's dialog", func() error { _, err := asB.Dialogs().Get(ctx, d.ID); return err }},
+			{"closing A's dialog", func() error { return asB.Dialogs().SetStatus(ctx, d.ID, store.DialogClosed) }},
+			{"saving A's dialog state", func() error { return asB.Dialogs().SaveState(ctx, d.ID, store.DialogPaused, "{}") }},
 			{"appending to A's dialog", func() error {
-				return st.AppendMessage(ctx, &store.Message{TenantID: b.ID, DialogID: d.ID, Kind: "user", Role: "user"})
+				return asB.Messages().Append(ctx, &store.Message{TenantID: b.ID, DialogID: d.ID, Kind: "user", Role: "user"})
 			}},
 			{"rewriting A's message", func() error {
-				return st.UpdateMessage(ctx, b.ID, msg.ID, store.MessageUpdate{Text: "stolen", Status: "complete"})
+				return asB.Messages().Update(ctx, msg.ID, store.MessageUpdate{Text: "stolen", Status: "complete"})
 			}},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name+" as tenant B is not found", func(t *testing.T) { wantErr(t, tc.call(), store.ErrNotFound) })
 		}
 		t.Run("tenant B sees no dialogs, messages or tool calls of A", func(t *testing.T) {
-			ds, _, _ := st.ListDialogs(ctx, b.ID, store.DialogFilter{}, store.Page{})
-			ms, _ := st.ListMessages(ctx, b.ID, d.ID, 0)
-			tc, _ := st.ListToolCalls(ctx, b.ID, d.ID)
+			ds, _, _ := asB.Dialogs().List(ctx, store.DialogFilter{}, store.Page{})
+			ms, _ := asB.Messages().List(ctx, d.ID, 0)
+			tc, _ := asB.Messages().ToolCalls(ctx, d.ID)
 			if len(ds)+len(ms)+len(tc) != 0 {
 				t.Fatalf("dialogs %v messages %v calls %v", ds, ms, tc)
 			}
 		})
 		t.Run("tenant B cannot take A's dialog lease", func(t *testing.T) {
-			if ok, err := st.AcquireLease(ctx, a.ID, d.ID, "a-proc", now(), minute); !ok || err != nil {
+			if ok, err := st.Tenant(a.ID).Leases().Acquire(ctx, d.ID, "a-proc", now(), minute); !ok || err != nil {
 				t.Fatalf("A's own acquire: %v, %v", ok, err)
 			}
-			ok, err := st.AcquireLease(ctx, b.ID, d.ID, "a-proc", now().Add(2*minute), minute)
+			ok, err := asB.Leases().Acquire(ctx, d.ID, "a-proc", now().Add(2*minute), minute)
 			if ok || err != nil {
 				t.Fatalf("B's acquire of an expired lease: %v, %v", ok, err)
 			}
@@ -272,7 +275,7 @@ func TestDequeueMessage(t *testing.T) {
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		t.Run("a queued message that is still last keeps its seq", func(t *testing.T) {
 			q := mustAppend(t, st, d, "user", store.MessageQueued)
-			got, err := st.DequeueMessage(ctx, tn.ID, d.ID, q.ID)
+			got, err := st.Tenant(tn.ID).Messages().Dequeue(ctx, d.ID, q.ID)
 			if err != nil || got.Seq != q.Seq || got.Status != store.MessageComplete {
 				t.Fatalf("dequeued %+v, %v", got, err)
 			}
@@ -280,7 +283,7 @@ func TestDequeueMessage(t *testing.T) {
 		t.Run("a queued message overtaken by others moves to the end", func(t *testing.T) {
 			q := mustAppend(t, st, d, "user", store.MessageQueued)
 			later := mustAppend(t, st, d, "assistant", "")
-			got, err := st.DequeueMessage(ctx, tn.ID, d.ID, q.ID)
+			got, err := st.Tenant(tn.ID).Messages().Dequeue(ctx, d.ID, q.ID)
 			if err != nil || got.Seq <= later.Seq {
 				t.Fatalf("dequeued %+v after %d, %v", got, later.Seq, err)
 			}
@@ -288,14 +291,14 @@ func TestDequeueMessage(t *testing.T) {
 		t.Run("a message stored complete in advance and overtaken by others moves to the end", func(t *testing.T) {
 			m := mustAppend(t, st, d, "user", "")
 			later := mustAppend(t, st, d, "tool_result", "")
-			got, err := st.DequeueMessage(ctx, tn.ID, d.ID, m.ID)
+			got, err := st.Tenant(tn.ID).Messages().Dequeue(ctx, d.ID, m.ID)
 			if err != nil || got.Seq <= later.Seq || got.Status != store.MessageComplete {
 				t.Fatalf("dequeued %+v after %d, %v", got, later.Seq, err)
 			}
 		})
 		t.Run("a streaming reply cannot be dequeued", func(t *testing.T) {
 			m := mustAppend(t, st, d, "assistant", store.MessageStreaming)
-			_, err := st.DequeueMessage(ctx, tn.ID, d.ID, m.ID)
+			_, err := st.Tenant(tn.ID).Messages().Dequeue(ctx, d.ID, m.ID)
 			wantErr(t, err, store.ErrNotFound)
 		})
 	})

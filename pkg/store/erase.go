@@ -9,7 +9,7 @@ import (
 type Erased struct {
 	Dialogs  int64
 	Messages int64
-	// Notes are the end user's memory notes (EraseEndUser only).
+	// Notes are the end user's memory notes (Dialogs.EraseEndUser only).
 	Notes int64
 	// Running are dialogs left in place because a live run holds their
 	// lease; deleting them under the run would lose its writes.
@@ -21,13 +21,14 @@ type Erased struct {
 // eraseBatch bounds how many dialogs one transaction deletes.
 const eraseBatch = 100
 
-// DeleteDialog deletes the tenant's dialog with its messages, tool calls,
+// Delete deletes the tenant's dialog with its messages, tool calls,
 // lease, the Idempotency-Key records of its messages and the webhook
 // events about it (with their deliveries, delivered or not, and their
 // attempts), in one commit. A
 // dialog a live run holds (its lease has not expired at now) is
 // ErrConflict and stays whole; another tenant's is ErrNotFound.
-func (s *Store) DeleteDialog(ctx context.Context, tenantID, id string, now time.Time) (Erased, error) {
+func (di Dialogs) Delete(ctx context.Context, id string, now time.Time) (Erased, error) {
+	s, tenantID := di.s, di.tenant
 	var out Erased
 	err := s.Tx(ctx, func(tx *Store) error {
 		found, err := tx.int64s(ctx, `SELECT 1 FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
@@ -37,7 +38,7 @@ func (s *Store) DeleteDialog(ctx context.Context, tenantID, id string, now time.
 		if len(found) == 0 {
 			return ErrNotFound
 		}
-		if out, err = tx.deleteDialogs(ctx, tenantID, []string{id}, now); err != nil {
+		if out, err = tx.Tenant(tenantID).Dialogs().deleteAll(ctx, []string{id}, now); err != nil {
 			return err
 		}
 		if out.Running > 0 {
@@ -49,23 +50,25 @@ func (s *Store) DeleteDialog(ctx context.Context, tenantID, id string, now time.
 }
 
 // EraseEndUser deletes every dialog of the tenant's end user userID (as
-// DeleteDialog does), in batches of eraseBatch, each in its own commit,
+// Dialogs.Delete does), in batches of eraseBatch, each in its own commit,
 // then every memory note the tenant's bots keep about the user. Dialogs a
 // live run holds are left and counted in Running.
-func (s *Store) EraseEndUser(ctx context.Context, tenantID, userID string, now time.Time) (Erased, error) {
-	out, err := s.eraseWhere(ctx, "erase end user", tenantID, now, `user_id = $2`, userID)
+func (di Dialogs) EraseEndUser(ctx context.Context, userID string, now time.Time) (Erased, error) {
+	s, tenantID := di.s, di.tenant
+	out, err := di.eraseWhere(ctx, "erase end user", now, `user_id = $2`, userID)
 	if err != nil {
 		return out, err
 	}
-	out.Notes, err = s.DeleteUserMemory(ctx, tenantID, userID)
+	out.Notes, err = s.Tenant(tenantID).Memory().DeleteUser(ctx, userID)
 	return out, err
 }
 
-// DeleteInactiveDialogs deletes at most limit of the tenant's dialogs whose
+// DeleteInactive deletes at most limit of the tenant's dialogs whose
 // last activity (updated_at, which every stored message bumps) is before
 // cutoff, in one commit. Several servers may run it at once: each deletes
 // what is still there.
-func (s *Store) DeleteInactiveDialogs(ctx context.Context, tenantID string, cutoff, now time.Time, limit int) (Erased, error) {
+func (di Dialogs) DeleteInactive(ctx context.Context, cutoff, now time.Time, limit int) (Erased, error) {
+	s, tenantID := di.s, di.tenant
 	var out Erased
 	err := s.Tx(ctx, func(tx *Store) error {
 		ids, err := tx.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND updated_at < $2
@@ -74,7 +77,7 @@ ORDER BY updated_at LIMIT $3`, tenantID, cutoff.UTC(), limit, now.UTC())
 		if err != nil {
 			return err
 		}
-		out, err = tx.deleteDialogs(ctx, tenantID, ids, now)
+		out, err = tx.Tenant(tenantID).Dialogs().deleteAll(ctx, ids, now)
 		return err
 	})
 	return out, wrap("delete inactive dialogs", err)
@@ -82,7 +85,8 @@ ORDER BY updated_at LIMIT $3`, tenantID, cutoff.UTC(), limit, now.UTC())
 
 // eraseWhere deletes the tenant's dialogs matching cond ($1 is the tenant,
 // $2 arg) batch by batch, skipping those a live run holds.
-func (s *Store) eraseWhere(ctx context.Context, op, tenantID string, now time.Time, cond string, arg any) (Erased, error) {
+func (di Dialogs) eraseWhere(ctx context.Context, op string, now time.Time, cond string, arg any) (Erased, error) {
+	s, tenantID := di.s, di.tenant
 	var total Erased
 	after := ""
 	for {
@@ -95,7 +99,7 @@ func (s *Store) eraseWhere(ctx context.Context, op, tenantID string, now time.Ti
 			if err != nil {
 				return err
 			}
-			got, err = tx.deleteDialogs(ctx, tenantID, ids, now)
+			got, err = tx.Tenant(tenantID).Dialogs().deleteAll(ctx, ids, now)
 			return err
 		})
 		if err != nil {
@@ -112,11 +116,12 @@ func (s *Store) eraseWhere(ctx context.Context, op, tenantID string, now time.Ti
 	}
 }
 
-// deleteDialogs deletes the tenant's dialogs ids and all rows that hang off
+// deleteAll deletes the tenant's dialogs ids and all rows that hang off
 // them, except those whose lease is live at now. Run it in a transaction.
 // Each table is named, rather than left to ON DELETE CASCADE, so nothing
 // depends on SQLite's foreign_keys pragma.
-func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string, now time.Time) (Erased, error) {
+func (di Dialogs) deleteAll(ctx context.Context, ids []string, now time.Time) (Erased, error) {
+	s, tenantID := di.s, di.tenant
 	var out Erased
 	for i := 0; i < len(ids); i++ {
 		id := ids[i]
@@ -158,7 +163,7 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
 		if _, err := s.exec(ctx, `DELETE FROM channel_conversations WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
 			return out, err
 		}
-		if err := s.deleteDialogEvents(ctx, tenantID, id); err != nil {
+		if err := di.deleteEvents(ctx, id); err != nil {
 			return out, err
 		}
 		dlgs, err := s.exec(ctx, `DELETE FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
@@ -174,12 +179,13 @@ func (s *Store) deleteDialogs(ctx context.Context, tenantID string, ids []string
 	return out, nil
 }
 
-// deleteDialogEvents deletes the webhook events about the tenant's dialog
+// deleteEvents deletes the webhook events about the tenant's dialog
 // id, pending or not, with their deliveries and attempts: an event's body
 // quotes the dialog's messages, so it goes with them. A deliverer holding
 // a claim on one finds it gone when it reports the attempt
-// (FinishWebhookDelivery's ErrConflict) and records nothing.
-func (s *Store) deleteDialogEvents(ctx context.Context, tenantID, id string) error {
+// (Outbox.Finish's ErrConflict) and records nothing.
+func (di Dialogs) deleteEvents(ctx context.Context, id string) error {
+	s, tenantID := di.s, di.tenant
 	events := `SELECT id FROM webhook_events WHERE tenant_id = $1 AND dialog_id = $2`
 	deliveries := `SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND event_id IN (` + events + `)`
 	for _, q := range []string{

@@ -16,7 +16,7 @@ var ErrNotFound = errors.New("not found")
 var ErrConflict = errors.New("conflict")
 
 // ErrInactive means a dialog is handed off or closed: no run answers it,
-// so TakeLease takes no lease for it.
+// so Leases.Take takes no lease for it.
 var ErrInactive = errors.New("dialog inactive")
 
 // wrap turns driver errors into the package's sentinels, keeping where the

@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// FeedbackLog is a tenant's feedback on replies: reach it with
+// Store.Tenant(id).Feedback().
+type FeedbackLog struct{ scope }
+
 // Feedback ratings.
 const (
 	FeedbackUp   = "up"
@@ -35,11 +39,13 @@ SELECT m.id, m.tenant_id, m.dialog_id, d.bot_id, $4, $5, $6, $6 FROM messages m 
 WHERE m.id = $1 AND m.tenant_id = $2 AND m.dialog_id = $3 AND m.kind = 'assistant'
 ON CONFLICT (message_id) DO UPDATE SET rating = excluded.rating, comment = excluded.comment, updated_at = excluded.updated_at`
 
-// PutFeedback stores f (its MessageID, TenantID, DialogID, Rating and
+// Put stores f (its MessageID, TenantID, DialogID, Rating and
 // Comment) on that reply, replacing earlier feedback on it; BotID and the
 // times are filled in. A message that is not an assistant reply of the
 // tenant's dialog is ErrNotFound.
-func (s *Store) PutFeedback(ctx context.Context, f *Feedback) error {
+func (fe FeedbackLog) Put(ctx context.Context, f *Feedback) error {
+	s := fe.s
+	f.TenantID = fe.tenant
 	now := s.db.NowFunc()
 	n, err := s.exec(ctx, putFeedbackSQL, f.MessageID, f.TenantID, f.DialogID, f.Rating, f.Comment, now)
 	if err != nil {
@@ -48,7 +54,7 @@ func (s *Store) PutFeedback(ctx context.Context, f *Feedback) error {
 	if n == 0 {
 		return wrap("put feedback", ErrNotFound)
 	}
-	got, err := s.ListFeedback(ctx, f.TenantID, f.DialogID)
+	got, err := fe.List(ctx, f.DialogID)
 	if err != nil {
 		return err
 	}
@@ -60,9 +66,10 @@ func (s *Store) PutFeedback(ctx context.Context, f *Feedback) error {
 	return nil
 }
 
-// ListFeedback returns the feedback on the tenant's dialog, in the order
+// List returns the feedback on the tenant's dialog, in the order
 // it was first given.
-func (s *Store) ListFeedback(ctx context.Context, tenantID, dialogID string) ([]Feedback, error) {
+func (fe FeedbackLog) List(ctx context.Context, dialogID string) ([]Feedback, error) {
+	s, tenantID := fe.s, fe.tenant
 	var out []Feedback
 	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, dialogID).Order("created_at, message_id").Find(&out).Error
 	return out, wrap("list feedback", err)

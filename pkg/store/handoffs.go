@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// Handoffs are a tenant's dialogs handed to people: reach them with
+// Store.Tenant(id).Handoffs().
+type Handoffs struct{ scope }
+
 // Handoff is a dialog handed to a person: since when it waits and who
 // took it.
 type Handoff struct {
@@ -28,10 +32,11 @@ type HandedOff struct {
 	Handoff Handoff
 }
 
-// RequestHandoff records that the tenant's dialog waits for a person from
+// Request records that the tenant's dialog waits for a person from
 // now on; a handoff still recorded (an earlier one never released) starts
 // over, unassigned. Call it in the transaction that hands the dialog off.
-func (s *Store) RequestHandoff(ctx context.Context, tenantID, dialogID string, at time.Time) error {
+func (ha Handoffs) Request(ctx context.Context, dialogID string, at time.Time) error {
+	s, tenantID := ha.s, ha.tenant
 	_, err := s.exec(ctx, `INSERT INTO dialog_handoffs (dialog_id, tenant_id, requested_at, assignee_id, assignee_name)
 SELECT id, tenant_id, $3, '', '' FROM dialogs WHERE tenant_id = $1 AND id = $2
 ON CONFLICT (dialog_id) DO UPDATE SET requested_at = excluded.requested_at, assignee_id = '', assignee_name = '', assigned_at = NULL`,
@@ -48,12 +53,13 @@ func handoffDest(h *Handoff) []any {
 	return []any{&h.TenantID, &h.DialogID, &h.RequestedAt, &h.AssigneeID, &h.AssigneeName, &h.AssignedAt}
 }
 
-// AssignHandoff gives the tenant's handed-off dialog to an operator. It is
+// Assign gives the tenant's handed-off dialog to an operator. It is
 // one conditional UPDATE, so of two operators taking the same dialog at
 // once exactly one wins; the other gets ErrConflict (taking a dialog one
 // holds already is fine). A dialog that is not handed off is ErrInactive,
 // one of another tenant ErrNotFound.
-func (s *Store) AssignHandoff(ctx context.Context, tenantID, dialogID, assigneeID, assigneeName string, now time.Time) (*Handoff, error) {
+func (ha Handoffs) Assign(ctx context.Context, dialogID, assigneeID, assigneeName string, now time.Time) (*Handoff, error) {
+	s, tenantID := ha.s, ha.tenant
 	rows, err := s.query(ctx, `UPDATE dialog_handoffs SET assignee_id = $3, assignee_name = $4, assigned_at = $5
 WHERE tenant_id = $1 AND dialog_id = $2 AND (assignee_id = '' OR assignee_id = $3)
   AND EXISTS (SELECT 1 FROM dialogs d WHERE d.tenant_id = $1 AND d.id = $2 AND d.status = 'handoff')
@@ -65,14 +71,15 @@ RETURNING `+handoffColumns, tenantID, dialogID, assigneeID, assigneeName, now.UT
 	if !errors.Is(err, ErrNotFound) {
 		return h, wrap("assign handoff", err)
 	}
-	return nil, wrap("assign handoff", s.whyNotHandedOff(ctx, tenantID, dialogID))
+	return nil, wrap("assign handoff", ha.whyNot(ctx, dialogID))
 }
 
-// whyNotHandedOff explains why a handoff write matched no row: no such
+// whyNot explains why a handoff write matched no row: no such
 // dialog (ErrNotFound), one not handed off (ErrInactive), or one another
 // operator holds (ErrConflict).
-func (s *Store) whyNotHandedOff(ctx context.Context, tenantID, dialogID string) error {
-	d, err := s.GetDialog(ctx, tenantID, dialogID)
+func (ha Handoffs) whyNot(ctx context.Context, dialogID string) error {
+	s, tenantID := ha.s, ha.tenant
+	d, err := s.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
 	switch {
 	case err != nil:
 		return err
@@ -97,9 +104,10 @@ func oneHandoff(rows *sql.Rows) (*Handoff, error) {
 	return &h, rows.Err()
 }
 
-// GetHandoff returns the handoff of the tenant's dialog while it is
+// Get returns the handoff of the tenant's dialog while it is
 // handed off; otherwise ErrInactive (ErrNotFound for no such dialog).
-func (s *Store) GetHandoff(ctx context.Context, tenantID, dialogID string) (*Handoff, error) {
+func (ha Handoffs) Get(ctx context.Context, dialogID string) (*Handoff, error) {
+	s, tenantID := ha.s, ha.tenant
 	rows, err := s.query(ctx, `SELECT `+prefixed("h.", handoffColumns)+` FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
 WHERE h.tenant_id = $1 AND h.dialog_id = $2 AND d.tenant_id = $1 AND d.status = 'handoff'`, tenantID, dialogID)
 	if err != nil {
@@ -109,18 +117,19 @@ WHERE h.tenant_id = $1 AND h.dialog_id = $2 AND d.tenant_id = $1 AND d.status = 
 	if !errors.Is(err, ErrNotFound) {
 		return h, wrap("get handoff", err)
 	}
-	if _, err := s.GetDialog(ctx, tenantID, dialogID); err != nil {
+	if _, err := s.Tenant(tenantID).Dialogs().Get(ctx, dialogID); err != nil {
 		return nil, wrap("get handoff", err)
 	}
 	return nil, wrap("get handoff", ErrInactive)
 }
 
-// GetDialogHandoff returns the tenant's dialog and, while it is handed
+// GetWithDialog returns the tenant's dialog and, while it is handed
 // off, its handoff (nil otherwise: the bot answers, or the dialog was
 // handed off before handoffs were recorded). It is one statement, so the
 // two agree even while a release commits: never a handed-off dialog whose
 // handoff is already gone. No such dialog is ErrNotFound.
-func (s *Store) GetDialogHandoff(ctx context.Context, tenantID, dialogID string) (*Dialog, *Handoff, error) {
+func (ha Handoffs) GetWithDialog(ctx context.Context, dialogID string) (*Dialog, *Handoff, error) {
+	s, tenantID := ha.s, ha.tenant
 	rows, err := s.query(ctx, `SELECT `+prefixed("d.", dialogColumns)+`,
   COALESCE(h.tenant_id, ''), COALESCE(h.dialog_id, ''), h.requested_at,
   COALESCE(h.assignee_id, ''), COALESCE(h.assignee_name, ''), h.assigned_at
@@ -149,10 +158,11 @@ WHERE d.tenant_id = $1 AND d.id = $2`, tenantID, dialogID)
 	return d, &h, nil
 }
 
-// ReleaseHandoff gives the tenant's handed-off dialog back to the bot: it
+// Release gives the tenant's handed-off dialog back to the bot: it
 // is active again and its handoff is forgotten, in one commit. It returns
 // the handoff as it was; a dialog not handed off is ErrInactive.
-func (s *Store) ReleaseHandoff(ctx context.Context, tenantID, dialogID string) (*Handoff, error) {
+func (ha Handoffs) Release(ctx context.Context, dialogID string) (*Handoff, error) {
+	s, tenantID := ha.s, ha.tenant
 	var h *Handoff
 	err := s.Tx(ctx, func(tx *Store) error {
 		n, err := tx.exec(ctx, `UPDATE dialogs SET status = 'active', updated_at = $3 WHERE tenant_id = $1 AND id = $2 AND status = 'handoff'`,
@@ -161,7 +171,7 @@ func (s *Store) ReleaseHandoff(ctx context.Context, tenantID, dialogID string) (
 			return err
 		}
 		if n == 0 {
-			return tx.whyNotHandedOff(ctx, tenantID, dialogID)
+			return tx.Tenant(tenantID).Handoffs().whyNot(ctx, dialogID)
 		}
 		rows, err := tx.query(ctx, `DELETE FROM dialog_handoffs WHERE tenant_id = $1 AND dialog_id = $2 RETURNING `+handoffColumns,
 			tenantID, dialogID)
@@ -179,7 +189,7 @@ func (s *Store) ReleaseHandoff(ctx context.Context, tenantID, dialogID string) (
 	return h, nil
 }
 
-// MaxInbox caps how many handed-off dialogs ListHandoffs returns.
+// MaxInbox caps how many handed-off dialogs Handoffs.List returns.
 const MaxInbox = 200
 
 // InboxCounts counts a tenant's handed-off dialogs.
@@ -187,10 +197,11 @@ type InboxCounts struct {
 	Waiting, Taken int64
 }
 
-// ListHandoffs returns the tenant's handed-off dialogs, the longest
+// List returns the tenant's handed-off dialogs, the longest
 // waiting first (at most MaxInbox), and how many wait and how many are
 // taken in all.
-func (s *Store) ListHandoffs(ctx context.Context, tenantID string) ([]HandedOff, InboxCounts, error) {
+func (ha Handoffs) List(ctx context.Context) ([]HandedOff, InboxCounts, error) {
+	s, tenantID := ha.s, ha.tenant
 	var counts InboxCounts
 	rows, err := s.query(ctx, `SELECT `+prefixed("d.", dialogColumns)+`, `+prefixed("h.", handoffColumns)+`
 FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id

@@ -16,10 +16,10 @@ func handOff(t *testing.T, st *store.Store, d *store.Dialog, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	err := st.Tx(ctx, func(tx *store.Store) error {
-		if err := tx.SaveDialogState(ctx, d.TenantID, d.ID, store.DialogHandoff, "{}"); err != nil {
+		if err := tx.Tenant(d.TenantID).Dialogs().SaveState(ctx, d.ID, store.DialogHandoff, "{}"); err != nil {
 			return err
 		}
-		return tx.RequestHandoff(ctx, d.TenantID, d.ID, at)
+		return tx.Tenant(d.TenantID).Handoffs().Request(ctx, d.ID, at)
 	})
 	if err != nil {
 		t.Fatalf("hand off: %v", err)
@@ -30,6 +30,7 @@ func TestHandoffs(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "globex")
+		ts := st.Tenant(tn.ID)
 		bot := mustBot(t, st, tn.ID, "support")
 		older, newer, active := mustDialog(t, st, bot), mustDialog(t, st, bot), mustDialog(t, st, bot)
 		now := time.Now().UTC().Truncate(time.Second)
@@ -37,7 +38,7 @@ func TestHandoffs(t *testing.T) {
 		handOff(t, st, older, now.Add(-time.Minute))
 
 		t.Run("the inbox lists handed-off dialogs, the longest wait first, with counts", func(t *testing.T) {
-			list, counts, err := st.ListHandoffs(ctx, tn.ID)
+			list, counts, err := ts.Handoffs().List(ctx)
 			if err != nil || len(list) != 2 || list[0].Dialog.ID != older.ID || list[1].Dialog.ID != newer.ID {
 				t.Fatalf("inbox %+v, %v", list, err)
 			}
@@ -46,69 +47,69 @@ func TestHandoffs(t *testing.T) {
 			}
 		})
 		t.Run("another tenant's inbox is empty and cannot take the dialog", func(t *testing.T) {
-			list, counts, err := st.ListHandoffs(ctx, other.ID)
+			list, counts, err := st.Tenant(other.ID).Handoffs().List(ctx)
 			if err != nil || len(list) != 0 || counts != (store.InboxCounts{}) {
 				t.Fatalf("inbox %+v %+v, %v", list, counts, err)
 			}
-			if _, err := st.AssignHandoff(ctx, other.ID, older.ID, "u9", "Mallory", now); !errors.Is(err, store.ErrNotFound) {
+			if _, err := st.Tenant(other.ID).Handoffs().Assign(ctx, older.ID, "u9", "Mallory", now); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("assign across tenants: %v", err)
 			}
 		})
 		t.Run("an operator takes a waiting dialog; another is refused; the holder may take it again", func(t *testing.T) {
-			h, err := st.AssignHandoff(ctx, tn.ID, older.ID, "u1", "Alice", now)
+			h, err := ts.Handoffs().Assign(ctx, older.ID, "u1", "Alice", now)
 			if err != nil || h.AssigneeName != "Alice" || h.AssignedAt == nil || !h.RequestedAt.Equal(now.Add(-time.Minute)) {
 				t.Fatalf("assign: %+v, %v", h, err)
 			}
-			if _, err := st.AssignHandoff(ctx, tn.ID, older.ID, "u2", "Bob", now); !errors.Is(err, store.ErrConflict) {
+			if _, err := ts.Handoffs().Assign(ctx, older.ID, "u2", "Bob", now); !errors.Is(err, store.ErrConflict) {
 				t.Fatalf("second operator: %v", err)
 			}
-			if _, err := st.AssignHandoff(ctx, tn.ID, older.ID, "u1", "Alice", now); err != nil {
+			if _, err := ts.Handoffs().Assign(ctx, older.ID, "u1", "Alice", now); err != nil {
 				t.Fatalf("holder again: %v", err)
 			}
-			if _, counts, _ := st.ListHandoffs(ctx, tn.ID); counts != (store.InboxCounts{Waiting: 1, Taken: 1}) {
+			if _, counts, _ := ts.Handoffs().List(ctx); counts != (store.InboxCounts{Waiting: 1, Taken: 1}) {
 				t.Fatalf("counts %+v", counts)
 			}
 		})
 		t.Run("the dialog reads with its handoff in one call; one the bot answers has none", func(t *testing.T) {
-			d, h, err := st.GetDialogHandoff(ctx, tn.ID, older.ID)
+			d, h, err := ts.Handoffs().GetWithDialog(ctx, older.ID)
 			if err != nil || d.Status != store.DialogHandoff || h == nil || h.AssigneeName != "Alice" || h.AssignedAt == nil ||
 				!h.RequestedAt.Equal(now.Add(-time.Minute)) {
 				t.Fatalf("dialog %+v, handoff %+v, %v", d, h, err)
 			}
-			if d, h, err := st.GetDialogHandoff(ctx, tn.ID, active.ID); err != nil || d.ID != active.ID || h != nil {
+			if d, h, err := ts.Handoffs().GetWithDialog(ctx, active.ID); err != nil || d.ID != active.ID || h != nil {
 				t.Fatalf("active dialog %+v, handoff %+v, %v", d, h, err)
 			}
-			if _, _, err := st.GetDialogHandoff(ctx, other.ID, older.ID); !errors.Is(err, store.ErrNotFound) {
+			if _, _, err := st.Tenant(other.ID).Handoffs().GetWithDialog(ctx, older.ID); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("across tenants: %v", err)
 			}
 		})
 		t.Run("a dialog the bot answers cannot be taken", func(t *testing.T) {
-			if _, err := st.AssignHandoff(ctx, tn.ID, active.ID, "u1", "Alice", now); !errors.Is(err, store.ErrInactive) {
+			if _, err := ts.Handoffs().Assign(ctx, active.ID, "u1", "Alice", now); !errors.Is(err, store.ErrInactive) {
 				t.Fatalf("assign active: %v", err)
 			}
 		})
 		t.Run("releasing gives the dialog back to the bot and empties its handoff", func(t *testing.T) {
-			h, err := st.ReleaseHandoff(ctx, tn.ID, older.ID)
+			h, err := ts.Handoffs().Release(ctx, older.ID)
 			if err != nil || h.AssigneeID != "u1" {
 				t.Fatalf("release: %+v, %v", h, err)
 			}
-			d, _ := st.GetDialog(ctx, tn.ID, older.ID)
+			d, _ := ts.Dialogs().Get(ctx, older.ID)
 			if d.Status != store.DialogActive {
 				t.Fatalf("status %s", d.Status)
 			}
-			if _, err := st.ReleaseHandoff(ctx, tn.ID, older.ID); !errors.Is(err, store.ErrInactive) {
+			if _, err := ts.Handoffs().Release(ctx, older.ID); !errors.Is(err, store.ErrInactive) {
 				t.Fatalf("release again: %v", err)
 			}
-			if _, err := st.GetHandoff(ctx, tn.ID, older.ID); !errors.Is(err, store.ErrInactive) {
+			if _, err := ts.Handoffs().Get(ctx, older.ID); !errors.Is(err, store.ErrInactive) {
 				t.Fatalf("get released: %v", err)
 			}
-			if d, h, err := st.GetDialogHandoff(ctx, tn.ID, older.ID); err != nil || d.Status != store.DialogActive || h != nil {
+			if d, h, err := ts.Handoffs().GetWithDialog(ctx, older.ID); err != nil || d.Status != store.DialogActive || h != nil {
 				t.Fatalf("released dialog %+v, handoff %+v, %v", d, h, err)
 			}
 		})
 		t.Run("a second handoff of the same dialog waits again, unassigned", func(t *testing.T) {
 			handOff(t, st, older, now.Add(time.Minute))
-			h, err := st.GetHandoff(ctx, tn.ID, older.ID)
+			h, err := ts.Handoffs().Get(ctx, older.ID)
 			if err != nil || !h.Waiting() || !h.RequestedAt.Equal(now.Add(time.Minute)) {
 				t.Fatalf("handoff %+v, %v", h, err)
 			}
@@ -133,7 +134,7 @@ func TestHandoffAssignRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, errs[i] = st.AssignHandoff(ctx, tn.ID, d.ID, fmt.Sprintf("u%d", i), fmt.Sprintf("Operator %d", i), time.Now())
+				_, errs[i] = st.Tenant(tn.ID).Handoffs().Assign(ctx, d.ID, fmt.Sprintf("u%d", i), fmt.Sprintf("Operator %d", i), time.Now())
 			}()
 		}
 		close(start)

@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// Idempotency is a tenant's idempotency keys: reach it with
+// Store.Tenant(id).Idempotency().
+type Idempotency struct{ scope }
+
 // IdempotencyKey remembers the first response to a request that carried an
 // Idempotency-Key header, so a retry gets the same answer instead of a
 // second run. Status 0 means the first request is still being answered.
@@ -29,7 +33,7 @@ type IdempotencyKey struct {
 // Done reports whether the first response is stored.
 func (k *IdempotencyKey) Done() bool { return k.Status != 0 }
 
-// ClaimIdempotencyKey records that the request with this key and
+// Claim records that the request with this key and
 // fingerprint is being answered now, and returns the key's record. won
 // says the caller must answer it, then Complete or Forget the key; else
 // the record is done (replay it), in progress (a concurrent duplicate) or
@@ -37,7 +41,8 @@ func (k *IdempotencyKey) Done() bool { return k.Status != 0 }
 // when its server died, at once, or when it is older than staleAfter. The
 // record's MessageID, kept when a claim is handed over, is the id under
 // which the request stores its user message (Take.First).
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerprint string, now time.Time, staleAfter time.Duration) (rec *IdempotencyKey, won bool, err error) {
+func (i Idempotency) Claim(ctx context.Context, key, fingerprint string, now time.Time, staleAfter time.Duration) (rec *IdempotencyKey, won bool, err error) {
+	s, tenantID := i.s, i.tenant
 	now = now.UTC()
 	rec = &IdempotencyKey{TenantID: tenantID, Key: key, Fingerprint: fingerprint, CreatedAt: now,
 		Owner: s.claimOwner, MessageID: NewID(PrefixMessage)}
@@ -70,7 +75,7 @@ WHERE tenant_id = $1 AND key = $2 AND status = 0 AND (`+handOver+`) RETURNING me
 	err = s.q(ctx).Where("tenant_id = ? AND key = ?", tenantID, key).First(&got).Error
 	if errors.Is(wrap("", err), ErrNotFound) {
 		// Forgotten between our insert and read: claim it again.
-		return s.ClaimIdempotencyKey(ctx, tenantID, key, fingerprint, now, staleAfter)
+		return i.Claim(ctx, key, fingerprint, now, staleAfter)
 	}
 	if err != nil {
 		return nil, false, wrap("claim idempotency key", err)
@@ -90,8 +95,9 @@ const (
 	claimOwnerGoneSQL = `owner <> $5`
 )
 
-// CompleteIdempotencyKey stores the response to replay for the key.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, tenantID, key string, status int, contentType, body string) error {
+// Complete stores the response to replay for the key.
+func (i Idempotency) Complete(ctx context.Context, key string, status int, contentType, body string) error {
+	s, tenantID := i.s, i.tenant
 	n, err := s.exec(ctx, `UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5 WHERE tenant_id = $1 AND key = $2`,
 		tenantID, key, status, contentType, body)
 	if err != nil {
@@ -103,9 +109,10 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, tenantID, key string
 	return nil
 }
 
-// ForgetIdempotencyKey drops an unfinished claim, so a request that never
+// Forget drops an unfinished claim, so a request that never
 // ran (it was refused before doing anything) can be retried with its key.
-func (s *Store) ForgetIdempotencyKey(ctx context.Context, tenantID, key string) error {
+func (i Idempotency) Forget(ctx context.Context, key string) error {
+	s, tenantID := i.s, i.tenant
 	_, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 AND status = 0`, tenantID, key)
 	return wrap("forget idempotency key", err)
 }

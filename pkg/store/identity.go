@@ -7,6 +7,10 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Identity is how a tenant's signed end-user tokens are verified: reach it
+// with Store.Tenant(id).Identity().
+type Identity struct{ scope }
+
 // TenantIdentity is how a tenant's signed end-user tokens are verified:
 // an HS256 secret sealed by the caller (Nonce, Ciphertext) or a JWKS URL,
 // and the audience tokens must name ("" checks none).
@@ -20,8 +24,10 @@ type TenantIdentity struct {
 	UpdatedAt  time.Time
 }
 
-// PutTenantIdentity creates or replaces the tenant's identity settings.
-func (s *Store) PutTenantIdentity(ctx context.Context, ti *TenantIdentity) error {
+// Put creates or replaces the tenant's identity settings.
+func (i Identity) Put(ctx context.Context, ti *TenantIdentity) error {
+	s := i.s
+	ti.TenantID = i.tenant
 	now := s.db.NowFunc()
 	ti.CreatedAt, ti.UpdatedAt = now, now
 	err := s.q(ctx).Clauses(clause.OnConflict{
@@ -31,17 +37,19 @@ func (s *Store) PutTenantIdentity(ctx context.Context, ti *TenantIdentity) error
 	return wrap("put tenant identity", err)
 }
 
-// GetTenantIdentity returns the tenant's identity settings; ErrNotFound
+// Get returns the tenant's identity settings; ErrNotFound
 // when it has none.
-func (s *Store) GetTenantIdentity(ctx context.Context, tenantID string) (TenantIdentity, error) {
+func (i Identity) Get(ctx context.Context) (TenantIdentity, error) {
+	s, tenantID := i.s, i.tenant
 	var ti TenantIdentity
 	err := s.q(ctx).Where("tenant_id = ?", tenantID).Take(&ti).Error
 	return ti, wrap("get tenant identity", err)
 }
 
-// DeleteTenantIdentity removes the tenant's identity settings; none is
+// Delete removes the tenant's identity settings; none is
 // ErrNotFound.
-func (s *Store) DeleteTenantIdentity(ctx context.Context, tenantID string) error {
+func (i Identity) Delete(ctx context.Context) error {
+	s, tenantID := i.s, i.tenant
 	res := s.q(ctx).Where("tenant_id = ?", tenantID).Delete(&TenantIdentity{})
 	if res.Error != nil {
 		return wrap("delete tenant identity", res.Error)

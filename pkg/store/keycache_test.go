@@ -29,7 +29,7 @@ func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
 	tn := mustTenant(t, st, "acme")
 	key := func(hash string) *store.APIKey {
 		k := &store.APIKey{TenantID: tn.ID, Name: hash, Kind: "sk", Scopes: store.StringList{"chat"}, Hash: hash}
-		if err := st.CreateAPIKey(ctx, k); err != nil {
+		if err := st.Tenant(k.TenantID).Keys().Create(ctx, k); err != nil {
 			t.Fatal(err)
 		}
 		return k
@@ -39,7 +39,7 @@ func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
 	read := func(hash string) (*store.APIKey, bool) {
 		t.Helper()
 		before := reads.Load()
-		k, err := st.GetAPIKeyByHash(ctx, hash)
+		k, err := st.KeyAuth().ByHash(ctx, hash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
 	t.Run("another process's revocation reaches this one", func(t *testing.T) {
 		k := key("second")
 		eventually("remembered", remembered(k.Hash))
-		if _, err := other.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+		if _, err := other.Tenant(tn.ID).Keys().Revoke(ctx, k.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		eventually("revoked here", func() bool { got, _ := read(k.Hash); return got.RevokedAt != nil })
@@ -74,7 +74,7 @@ func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
 	t.Run("its own revocation is seen by its very next read", func(t *testing.T) {
 		k := key("third")
 		eventually("remembered", remembered(k.Hash))
-		if _, err := st.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+		if _, err := st.Tenant(tn.ID).Keys().Revoke(ctx, k.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := read(k.Hash); got.RevokedAt == nil {
@@ -93,7 +93,7 @@ func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
 		}
 		eventually("reading from the database", func() bool { _, fromDB := read(k.Hash); return fromDB })
 		// Heard by nobody in st: its listener is gone.
-		if _, err := other.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+		if _, err := other.Tenant(tn.ID).Keys().Revoke(ctx, k.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := read(k.Hash); got.RevokedAt == nil {
@@ -159,21 +159,21 @@ func TestAnSQLiteServerHasItsFileToItself(t *testing.T) {
 		reads := countKeyReads(t, st)
 		tn := mustTenant(t, st, "acme")
 		k := &store.APIKey{TenantID: tn.ID, Name: "k", Kind: "sk", Scopes: store.StringList{"chat"}, Hash: "hash-k"}
-		if err := st.CreateAPIKey(ctx, k); err != nil {
+		if err := st.Tenant(k.TenantID).Keys().Create(ctx, k); err != nil {
 			t.Fatal(err)
 		}
 		for range 3 {
-			if _, err := st.GetAPIKeyByHash(ctx, k.Hash); err != nil {
+			if _, err := st.KeyAuth().ByHash(ctx, k.Hash); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if n := reads.Load(); n != 1 {
 			t.Fatalf("three reads of a key took %d statements, want 1", n)
 		}
-		if _, err := st.RevokeAPIKey(ctx, tn.ID, k.ID, time.Now()); err != nil {
+		if _, err := st.Tenant(tn.ID).Keys().Revoke(ctx, k.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := st.GetAPIKeyByHash(ctx, k.Hash); err != nil || got.RevokedAt == nil {
+		if got, err := st.KeyAuth().ByHash(ctx, k.Hash); err != nil || got.RevokedAt == nil {
 			t.Fatalf("after revoking, the key reads %+v, %v", got, err)
 		}
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// revocationChannel is the PostgreSQL NOTIFY channel on which RevokeAPIKey
+// revocationChannel is the PostgreSQL NOTIFY channel on which Keys.Revoke
 // publishes the id of the key it revoked; the notification goes out when
 // the revocation commits.
 const revocationChannel = "parley_key_revoked"
@@ -26,7 +26,7 @@ const listenerCheck = 30 * time.Second
 // keyListener keeps keys live on PostgreSQL: it listens on
 // revocationChannel on a connection of its own and drops each revoked key
 // from the cache. On the same connection it hears replyStopChannel, the
-// asks to stop a dialog's reply (Store.OnReplyStop). Until it listens, and whenever its connection fails, the
+// asks to stop a dialog's reply (Signals.OnReplyStop). Until it listens, and whenever its connection fails, the
 // cache is off, so every request reads its key and no revocation is missed.
 // It starts with the first key read, so stores that never authenticate
 // (migrations, the CLI) hold no extra connection.
@@ -42,9 +42,9 @@ type keyListener struct {
 	mu      sync.Mutex
 	started bool
 	closed  bool
-	// onStop hears replyStopChannel (Store.OnReplyStop); nil ignores it.
+	// onStop hears replyStopChannel (Signals.OnReplyStop); nil ignores it.
 	onStop func(tenantID, dialogID string)
-	// onSignal hears dialogSignalChannel (Store.OnDialogSignal); nil
+	// onSignal hears dialogSignalChannel (Signals.OnDialog); nil
 	// ignores it.
 	onSignal func(tenantID, dialogID, signal string)
 }

@@ -5,6 +5,13 @@ import (
 	"time"
 )
 
+// Keys are a tenant's API keys: reach them with Store.Tenant(id).Keys().
+type Keys struct{ scope }
+
+// KeyAuth finds a key of any tenant by its hash, for authentication, which
+// learns the tenant from the key: Store.KeyAuth(). Cross-tenant.
+type KeyAuth struct{ s *Store }
+
 // APIKey is a tenant's API key. The plaintext key is never stored: Hash is
 // its SHA-256, Prefix and Last4 let people recognise it in a list.
 type APIKey struct {
@@ -30,15 +37,17 @@ type APIKey struct {
 // splits the "API" initialism.
 func (APIKey) TableName() string { return "api_keys" }
 
-// CreateAPIKey inserts k, giving it an id when it has none.
-func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey) error {
+// Create inserts k, giving it an id when it has none.
+func (ke Keys) Create(ctx context.Context, k *APIKey) error {
+	s := ke.s
+	k.TenantID = ke.tenant
 	if k.ID == "" {
 		k.ID = NewID(PrefixKey)
 	}
 	return wrap("create api key", s.q(ctx).Create(k).Error)
 }
 
-// GetAPIKeyByHash finds a key by the hash of its plaintext, for
+// ByHash finds a key by the hash of its plaintext, for
 // authentication. It is not tenant-scoped because the key itself names its
 // tenant; callers must still check expiry and revocation (ActiveAt).
 //
@@ -47,7 +56,8 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey) error {
 // revocation by any process sharing the database reaches the others as it
 // commits; on SQLite when the store holds the server lock (Config.Server),
 // so every revocation is its own.
-func (s *Store) GetAPIKeyByHash(ctx context.Context, hash string) (*APIKey, error) {
+func (ke KeyAuth) ByHash(ctx context.Context, hash string) (*APIKey, error) {
+	s := ke.s
 	now := time.Now()
 	if k, ok := s.keys.get(hash, now); ok {
 		return k, nil
@@ -70,8 +80,9 @@ func (k *APIKey) ActiveAt(now time.Time) bool {
 	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
 }
 
-// GetAPIKey finds one of the tenant's keys by id.
-func (s *Store) GetAPIKey(ctx context.Context, tenantID, id string) (*APIKey, error) {
+// Get finds one of the tenant's keys by id.
+func (ke Keys) Get(ctx context.Context, id string) (*APIKey, error) {
+	s, tenantID := ke.s, ke.tenant
 	var k APIKey
 	if err := s.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).First(&k).Error; err != nil {
 		return nil, wrap("get api key", err)
@@ -79,9 +90,10 @@ func (s *Store) GetAPIKey(ctx context.Context, tenantID, id string) (*APIKey, er
 	return &k, nil
 }
 
-// ListAPIKeys returns one page of the tenant's keys, revoked ones included,
+// List returns one page of the tenant's keys, revoked ones included,
 // oldest first.
-func (s *Store) ListAPIKeys(ctx context.Context, tenantID string, p Page) ([]APIKey, string, error) {
+func (ke Keys) List(ctx context.Context, p Page) ([]APIKey, string, error) {
+	s, tenantID := ke.s, ke.tenant
 	var rows []APIKey
 	if err := paged(s.q(ctx).Where("tenant_id = ?", tenantID), "id", p).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list api keys", err)
@@ -90,10 +102,11 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenantID string, p Page) ([]API
 	return rows, next, nil
 }
 
-// RevokeAPIKey marks the tenant's key revoked at now. Revoking twice keeps
+// Revoke marks the tenant's key revoked at now. Revoking twice keeps
 // the first time. An unknown id, or another tenant's, is ErrNotFound.
-func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, id string, now time.Time) (*APIKey, error) {
-	k, err := s.GetAPIKey(ctx, tenantID, id)
+func (ke Keys) Revoke(ctx context.Context, id string, now time.Time) (*APIKey, error) {
+	s, tenantID := ke.s, ke.tenant
+	k, err := ke.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +133,10 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, id string, now time.
 	return k, nil
 }
 
-// TouchAPIKey records that the key was used. It is best-effort bookkeeping:
+// Touch records that the key was used. It is best-effort bookkeeping:
 // callers may ignore its error.
-func (s *Store) TouchAPIKey(ctx context.Context, id string, now time.Time) error {
+func (ke KeyAuth) Touch(ctx context.Context, id string, now time.Time) error {
+	s := ke.s
 	err := s.q(ctx).Model(&APIKey{}).Where("id = ?", id).Update("last_used_at", now).Error
 	if err != nil {
 		return wrap("touch api key", err)

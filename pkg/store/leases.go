@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Leases are a tenant's dialog leases: reach them with Store.Tenant(id).Leases().
+type Leases struct{ scope }
+
 // DialogLease says which process runs a dialog's loop, until when. One
 // loop per dialog at a time keeps two replies from interleaving.
 type DialogLease struct {
@@ -26,10 +29,11 @@ ON CONFLICT (dialog_id) DO UPDATE SET owner = excluded.owner, expires_at = exclu
 WHERE dialog_leases.tenant_id = excluded.tenant_id
   AND (dialog_leases.expires_at < excluded.acquired_at OR dialog_leases.owner = excluded.owner)`
 
-// AcquireLease makes owner the holder of the tenant's dialog's lease until
+// Acquire makes owner the holder of the tenant's dialog's lease until
 // now+ttl, when nobody holds it, its holder's lease expired, or owner
 // already holds it. It reports whether owner got it.
-func (s *Store) AcquireLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) (bool, error) {
+func (le Leases) Acquire(ctx context.Context, dialogID, owner string, now time.Time, ttl time.Duration) (bool, error) {
+	s, tenantID := le.s, le.tenant
 	now = now.UTC()
 	n, err := s.exec(ctx, acquireLeaseSQL, dialogID, tenantID, owner, now.Add(ttl), now)
 	if err != nil {
@@ -38,10 +42,11 @@ func (s *Store) AcquireLease(ctx context.Context, tenantID, dialogID, owner stri
 	return n == 1, nil
 }
 
-// RenewLease extends owner's lease to now+ttl. A lease owner no longer
+// Renew extends owner's lease to now+ttl. A lease owner no longer
 // holds (it expired and was taken over) is ErrConflict: the caller must
 // stop writing to the dialog.
-func (s *Store) RenewLease(ctx context.Context, tenantID, dialogID, owner string, now time.Time, ttl time.Duration) error {
+func (le Leases) Renew(ctx context.Context, dialogID, owner string, now time.Time, ttl time.Duration) error {
+	s, tenantID := le.s, le.tenant
 	n, err := s.exec(ctx, `UPDATE dialog_leases SET expires_at = $4 WHERE tenant_id = $1 AND dialog_id = $2 AND owner = $3`,
 		tenantID, dialogID, owner, now.UTC().Add(ttl))
 	if err != nil {
@@ -56,15 +61,17 @@ func (s *Store) RenewLease(ctx context.Context, tenantID, dialogID, owner string
 // releaseLeaseSQL deletes owner $3's lease of dialog $2 of tenant $1.
 const releaseLeaseSQL = `DELETE FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND owner = $3`
 
-// ReleaseLease gives up owner's lease; releasing a lease one does not hold
+// Release gives up owner's lease; releasing a lease one does not hold
 // does nothing.
-func (s *Store) ReleaseLease(ctx context.Context, tenantID, dialogID, owner string) error {
+func (le Leases) Release(ctx context.Context, dialogID, owner string) error {
+	s, tenantID := le.s, le.tenant
 	_, err := s.exec(ctx, releaseLeaseSQL, tenantID, dialogID, owner)
 	return wrap("release lease", err)
 }
 
-// GetLease returns the tenant's dialog's lease, expired or not.
-func (s *Store) GetLease(ctx context.Context, tenantID, dialogID string) (*DialogLease, error) {
+// Get returns the tenant's dialog's lease, expired or not.
+func (le Leases) Get(ctx context.Context, dialogID string) (*DialogLease, error) {
+	s, tenantID := le.s, le.tenant
 	var l DialogLease
 	if err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, dialogID).First(&l).Error; err != nil {
 		return nil, wrap("get lease", err)
@@ -72,7 +79,7 @@ func (s *Store) GetLease(ctx context.Context, tenantID, dialogID string) (*Dialo
 	return &l, nil
 }
 
-// Take asks TakeLease for a dialog's lease.
+// Take asks Leases.Take for a dialog's lease.
 type Take struct {
 	TenantID, DialogID, Owner string
 	// BotID, when set, limits the lease to a dialog of that bot: what a
@@ -96,18 +103,20 @@ type Take struct {
 	Reply *Message
 }
 
-// TakeLease is AcquireLease for a run about to start, and returns the
+// Take is Leases.Acquire for a run about to start, and returns the
 // dialog as the new holder must see it: with everything the previous
 // holder saved (and LastSeq counting First). When the lease is won, every
 // streaming message of the dialog becomes interrupted (whoever streamed it
-// is gone), as MarkInterrupted does, and First is stored. A lease someone
+// is gone), as Messages.MarkInterrupted does, and First is stored. A lease someone
 // else holds is ErrConflict; a dialog that is not the tenant's (or not of
 // BotID) is ErrNotFound; a dialog handed off or closed is ErrInactive,
 // returned with the dialog. Only the caller's lease is ever taken. On
 // PostgreSQL all of it is one statement, so starting a run costs one round
 // trip, with no read of the dialog before it; on SQLite it is one
 // transaction. Either way a failure does nothing.
-func (s *Store) TakeLease(ctx context.Context, t Take) (*Dialog, error) {
+func (le Leases) Take(ctx context.Context, t Take) (*Dialog, error) {
+	s := le.s
+	t.TenantID = le.tenant
 	if t.First != nil {
 		s.fillMessage(t.First)
 	}
@@ -135,7 +144,7 @@ func (t Take) seqs(status string) int64 {
 	}
 }
 
-// leaseRows are the rows TakeLease stores on d, whose last_seq counts
+// leaseRows are the rows Leases.Take stores on d, whose last_seq counts
 // them already: the text, then the reply's row if any.
 func (s *Store) leaseRows(t Take, d *Dialog) []Message {
 	reserved := t.seqs(d.Status)
@@ -172,7 +181,7 @@ func leaseRefusal(t Take, d *Dialog) error {
 const reserveSeqsSQL = `UPDATE dialogs SET last_seq = last_seq + CASE WHEN status = 'paused' THEN $3 ELSE $4 END, updated_at = $5
 WHERE tenant_id = $1 AND id = $2 RETURNING ` + dialogColumns
 
-// takeLeaseInTx is TakeLease on SQLite: one transaction that began with
+// takeLeaseInTx is Leases.Take on SQLite: one transaction that began with
 // SQLite's write lock (_txlock=immediate), so what it reads is the last
 // commit of whoever held the lease.
 func (s *Store) takeLeaseInTx(ctx context.Context, t Take) (*Dialog, error) {

@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// takeLeaseSQL is TakeLease on PostgreSQL, in one statement. Its
+// takeLeaseSQL is Leases.Take on PostgreSQL, in one statement. Its
 // arguments are, by number:
 //
 //	$1 dialog, $2 tenant, $3 owner, $4 expiry, $5 now, $6 bot ('' any)
@@ -60,7 +60,7 @@ SELECT dialog.*, COALESCE((SELECT seq FROM first), 0), COALESCE((SELECT status F
   COALESCE((SELECT seq FROM reply), 0)
 FROM dialog`
 
-// takeLeaseStatement is TakeLease on PostgreSQL: one statement, so
+// takeLeaseStatement is Leases.Take on PostgreSQL: one statement, so
 // starting a run costs one round trip.
 func (s *Store) takeLeaseStatement(ctx context.Context, t Take) (*Dialog, error) {
 	now := t.Now.UTC()
@@ -100,7 +100,7 @@ func (s *Store) takeLeaseStatement(ctx context.Context, t Take) (*Dialog, error)
 		return nil, wrap("take lease", err)
 	}
 	// Not won: held by someone else, or not a dialog the caller may run.
-	d, err := s.GetDialog(ctx, t.TenantID, t.DialogID)
+	d, err := s.Tenant(t.TenantID).Dialogs().Get(ctx, t.DialogID)
 	if err != nil {
 		return nil, err
 	}

@@ -23,10 +23,11 @@ func TestLeases(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		acquire := func(owner string, at time.Time) bool {
 			t.Helper()
-			ok, err := st.AcquireLease(ctx, tn.ID, d.ID, owner, at, minute)
+			ok, err := ts.Leases().Acquire(ctx, d.ID, owner, at, minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,18 +41,20 @@ func TestLeases(t *testing.T) {
 			{"the first owner gets a free lease", func() bool { return acquire("p1", now()) }, true},
 			{"a second owner is refused while it is live", func() bool { return acquire("p2", now().Add(30*time.Second)) }, false},
 			{"the holder may take it again", func() bool { return acquire("p1", now().Add(30*time.Second)) }, true},
-			{"the holder renews it", func() bool { return st.RenewLease(ctx, tn.ID, d.ID, "p1", now().Add(time.Minute), minute) == nil }, true},
+			{"the holder renews it", func() bool {
+				return ts.Leases().Renew(ctx, d.ID, "p1", now().Add(time.Minute), minute) == nil
+			}, true},
 			{"a renewed lease still refuses others", func() bool { return acquire("p2", now().Add(90*time.Second)) }, false},
 			{"an expired lease is taken over", func() bool { return acquire("p2", now().Add(3*minute)) }, true},
 			{"the old holder can no longer renew", func() bool {
-				return st.RenewLease(ctx, tn.ID, d.ID, "p1", now().Add(3*minute), minute) == nil
+				return ts.Leases().Renew(ctx, d.ID, "p1", now().Add(3*minute), minute) == nil
 			}, false},
 			{"a release by a non-holder changes nothing", func() bool {
-				_ = st.ReleaseLease(ctx, tn.ID, d.ID, "p1")
+				_ = ts.Leases().Release(ctx, d.ID, "p1")
 				return acquire("p3", now().Add(3*minute))
 			}, false},
 			{"after the holder releases anyone may take it", func() bool {
-				_ = st.ReleaseLease(ctx, tn.ID, d.ID, "p2")
+				_ = ts.Leases().Release(ctx, d.ID, "p2")
 				return acquire("p3", now().Add(3*minute))
 			}, true},
 		}
@@ -63,7 +66,7 @@ func TestLeases(t *testing.T) {
 			})
 		}
 		t.Run("losing a renewal is a conflict", func(t *testing.T) {
-			wantErr(t, st.RenewLease(ctx, tn.ID, d.ID, "nobody", now(), minute), store.ErrConflict)
+			wantErr(t, ts.Leases().Renew(ctx, d.ID, "nobody", now(), minute), store.ErrConflict)
 		})
 	})
 }
@@ -80,10 +83,10 @@ func TestLeaseRaceHasOneWinner(t *testing.T) {
 				for i := range 8 {
 					wg.Go(func() {
 						owner := fmt.Sprintf("r%d-p%d", round, i)
-						ok, err := st.AcquireLease(ctx, tn.ID, d.ID, owner, at, minute)
+						ok, err := st.Tenant(tn.ID).Leases().Acquire(ctx, d.ID, owner, at, minute)
 						if i%2 == 1 { // the run's way of taking it must race just as safely
 							var got *store.Dialog
-							got, err = st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
+							got, err = st.Tenant(tn.ID).Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
 							ok = got != nil
 							if errors.Is(err, store.ErrConflict) {
 								err = nil
@@ -110,10 +113,11 @@ func TestTakeLease(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		status := func(m *store.Message) string {
 			t.Helper()
-			rows, err := st.ListMessages(ctx, tn.ID, d.ID, m.Seq-1)
+			rows, err := ts.Messages().List(ctx, d.ID, m.Seq-1)
 			if err != nil || len(rows) == 0 {
 				t.Fatalf("rows %+v, %v", rows, err)
 			}
@@ -121,7 +125,7 @@ func TestTakeLease(t *testing.T) {
 		}
 		take := func(owner string, at time.Time) bool {
 			t.Helper()
-			got, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
+			got, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute})
 			if errors.Is(err, store.ErrConflict) {
 				return false
 			}
@@ -158,24 +162,24 @@ func TestTakeLease(t *testing.T) {
 			}
 		})
 		t.Run("the winner reads what the previous holder saved as it let go", func(t *testing.T) {
-			if seq, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogPaused, State: `{"turn":7}`, Release: true, Owner: "p2"}); err != nil || seq != cut.Seq {
+			if seq, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogPaused, State: `{"turn":7}`, Release: true, Owner: "p2"}); err != nil || seq != cut.Seq {
 				t.Fatalf("saved at seq %d (last message %d), %v", seq, cut.Seq, err)
 			}
-			got, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p3", Now: now().Add(3 * minute), TTL: minute})
+			got, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p3", Now: now().Add(3 * minute), TTL: minute})
 			if err != nil || got.Status != store.DialogPaused || got.State != `{"turn":7}` || got.LastSeq != cut.Seq {
 				t.Fatalf("took %+v, %v", got, err)
 			}
 		})
 		t.Run("another tenant cannot take the lease of this tenant's dialog, held or free", func(t *testing.T) {
 			other := mustTenant(t, st, "other")
-			_, err := st.TakeLease(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
+			_, err := st.Tenant(other.ID).Leases().Take(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
 			wantErr(t, err, store.ErrNotFound)
-			if err := st.ReleaseLease(ctx, tn.ID, d.ID, "p3"); err != nil {
+			if err := ts.Leases().Release(ctx, d.ID, "p3"); err != nil {
 				t.Fatal(err)
 			}
-			_, err = st.TakeLease(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
+			_, err = st.Tenant(other.ID).Leases().Take(ctx, store.Take{TenantID: other.ID, DialogID: d.ID, Owner: "p4", Now: now().Add(10 * minute), TTL: minute})
 			wantErr(t, err, store.ErrNotFound)
-			if _, err := st.GetLease(ctx, tn.ID, d.ID); !errors.Is(err, store.ErrNotFound) {
+			if _, err := ts.Leases().Get(ctx, d.ID); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("a lease was left behind: %v", err)
 			}
 		})
@@ -183,7 +187,7 @@ func TestTakeLease(t *testing.T) {
 }
 
 // TestTakeLeaseWaitsForTheLastSave: a run's last save (state and release
-// in one commit) can commit while the next run's TakeLease waits for the
+// in one commit) can commit while the next run's Leases.Take waits for the
 // lease row, after that statement took its snapshot. The new holder must
 // still get the saved state, or it would answer from the state before.
 func TestTakeLeaseWaitsForTheLastSave(t *testing.T) {
@@ -217,7 +221,7 @@ UPDATE dialogs SET state = '{"turn":2}', status = 'paused' WHERE id = ?`, d.ID, 
 				}
 				took := make(chan *store.Dialog, 1)
 				go func() {
-					got, err := st.TakeLease(ctx, take)
+					got, err := st.Tenant(take.TenantID).Leases().Take(ctx, take)
 					if err != nil {
 						t.Error(err)
 					}
@@ -245,16 +249,17 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		before := mustAppend(t, st, d, "assistant", "")
 		text := func(s string) *store.Message { return &store.Message{Kind: "user", Role: "user", Text: s} }
 		reply := func() *store.Message { return &store.Message{Kind: "assistant", Role: "assistant"} }
 		take := func(owner string, at time.Time, first, reply *store.Message) (*store.Dialog, error) {
-			return st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute, First: first, Reply: reply})
+			return ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: owner, Now: at, TTL: minute, First: first, Reply: reply})
 		}
 		texts := func() []string {
 			t.Helper()
-			rows, err := st.ListMessages(ctx, tn.ID, d.ID, 0)
+			rows, err := ts.Messages().List(ctx, d.ID, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +271,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 		}
 		release := func(owner, status string) {
 			t.Helper()
-			if _, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: status, State: "{}", Release: true, Owner: owner}); err != nil {
+			if _, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: status, State: "{}", Release: true, Owner: owner}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -301,7 +306,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 				t.Fatalf("messages %q, want %q", got, want)
 			}
 			t.Run("and a reply that never came is discarded", func(t *testing.T) {
-				if err := st.DiscardReply(ctx, tn.ID, r.ID); err != nil {
+				if err := ts.Messages().DiscardReply(ctx, r.ID); err != nil {
 					t.Fatal(err)
 				}
 				want = want[:len(want)-1]
@@ -310,7 +315,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 				}
 			})
 			t.Run("while a complete message is never discarded", func(t *testing.T) {
-				if err := st.DiscardReply(ctx, tn.ID, first.ID); err != nil {
+				if err := ts.Messages().DiscardReply(ctx, first.ID); err != nil {
 					t.Fatal(err)
 				}
 				if got := texts(); !slices.Equal(got, want) {
@@ -327,7 +332,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 			if err != nil || again.Seq != 0 || r.Seq == 0 || got.LastSeq != r.Seq {
 				t.Fatalf("took %+v with %+v and %+v, %v", got, again, r, err)
 			}
-			if err := st.DiscardReply(ctx, tn.ID, r.ID); err != nil {
+			if err := ts.Messages().DiscardReply(ctx, r.ID); err != nil {
 				t.Fatal(err)
 			}
 			if got := texts(); !slices.Equal(got, want) {
@@ -336,7 +341,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 			release("p2b", store.DialogActive)
 		})
 		t.Run("in a paused dialog it is queued, and no reply is stored", func(t *testing.T) {
-			if _, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p2c", Now: now(), TTL: minute}); err != nil {
+			if _, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "p2c", Now: now(), TTL: minute}); err != nil {
 				t.Fatal(err)
 			}
 			release("p2c", store.DialogPaused)
@@ -360,27 +365,28 @@ func TestASaveAfterTheLeaseWasLostWritesNothing(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
+		ts := st.Tenant(tn.ID)
 		d := mustDialog(t, st, mustBot(t, st, tn.ID, "support"))
 		reply := mustAppend(t, st, d, "assistant", store.MessageStreaming)
 		if !mustAcquire(t, st, d, "stalled") {
 			t.Fatal("the first lease was refused")
 		}
-		if _, err := st.TakeLease(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "new", Now: now().Add(2 * minute), TTL: minute}); err != nil {
+		if _, err := ts.Leases().Take(ctx, store.Take{TenantID: tn.ID, DialogID: d.ID, Owner: "new", Now: now().Add(2 * minute), TTL: minute}); err != nil {
 			t.Fatal(err)
 		}
 		save := func(owner, state string, release bool) error {
-			_, err := st.SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogActive, State: state,
+			_, err := ts.Dialogs().SaveRun(ctx, store.Save{TenantID: tn.ID, DialogID: d.ID, Status: store.DialogActive, State: state,
 				ReplyID: reply.ID, Reply: store.MessageUpdate{Content: `[]`, Text: "late", Meta: "{}", Status: store.MessageComplete},
 				Owner: owner, Release: release})
 			return err
 		}
 		wantErr(t, save("stalled", `{"by":"stalled"}`, true), store.ErrConflict)
-		got, _ := st.GetDialog(ctx, tn.ID, d.ID)
-		msgs, _ := st.ListMessages(ctx, tn.ID, d.ID, 0)
+		got, _ := ts.Dialogs().Get(ctx, d.ID)
+		msgs, _ := ts.Messages().List(ctx, d.ID, 0)
 		if got.State == `{"by":"stalled"}` || msgs[0].Status != store.MessageInterrupted || msgs[0].Text == "late" {
 			t.Fatalf("the stalled run wrote: dialog %+v, reply %+v", got, msgs[0])
 		}
-		if l, err := st.GetLease(ctx, tn.ID, d.ID); err != nil || l.Owner != "new" {
+		if l, err := ts.Leases().Get(ctx, d.ID); err != nil || l.Owner != "new" {
 			t.Fatalf("lease %+v, %v", l, err)
 		}
 		if err := save("new", `{"by":"new"}`, true); err != nil {
@@ -400,19 +406,19 @@ func TestTakeLeaseRefusesWhatTheCallerMayNotRun(t *testing.T) {
 		support, sales := mustBot(t, st, tn.ID, "support"), mustBot(t, st, tn.ID, "sales")
 		d := mustDialog(t, st, sales)
 		handedOff := mustDialog(t, st, support)
-		if err := st.SetDialogStatus(ctx, tn.ID, handedOff.ID, store.DialogHandoff); err != nil {
+		if err := st.Tenant(tn.ID).Dialogs().SetStatus(ctx, handedOff.ID, store.DialogHandoff); err != nil {
 			t.Fatal(err)
 		}
 		take := func(tenantID, botID string, dialog *store.Dialog) (*store.Dialog, error) {
-			return st.TakeLease(ctx, store.Take{TenantID: tenantID, DialogID: dialog.ID, BotID: botID, Owner: "p1", Now: now(), TTL: minute,
+			return st.Tenant(tenantID).Leases().Take(ctx, store.Take{TenantID: tenantID, DialogID: dialog.ID, BotID: botID, Owner: "p1", Now: now(), TTL: minute,
 				First: &store.Message{Kind: "user", Role: "user", Text: "hi"}, Reply: &store.Message{Kind: "assistant", Role: "assistant"}})
 		}
 		untouched := func(t *testing.T, dialog *store.Dialog) {
 			t.Helper()
-			if msgs, err := st.ListMessages(ctx, dialog.TenantID, dialog.ID, 0); err != nil || len(msgs) != 0 {
+			if msgs, err := st.Tenant(dialog.TenantID).Messages().List(ctx, dialog.ID, 0); err != nil || len(msgs) != 0 {
 				t.Fatalf("messages %+v, %v", msgs, err)
 			}
-			if _, err := st.GetLease(ctx, dialog.TenantID, dialog.ID); !errors.Is(err, store.ErrNotFound) {
+			if _, err := st.Tenant(dialog.TenantID).Leases().Get(ctx, dialog.ID); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("a lease was taken: %v", err)
 			}
 		}
@@ -447,7 +453,7 @@ func TestTakeLeaseRefusesWhatTheCallerMayNotRun(t *testing.T) {
 
 func mustAcquire(t *testing.T, st *store.Store, d *store.Dialog, owner string) bool {
 	t.Helper()
-	ok, err := st.AcquireLease(context.Background(), d.TenantID, d.ID, owner, now(), minute)
+	ok, err := st.Tenant(d.TenantID).Leases().Acquire(context.Background(), d.ID, owner, now(), minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +480,7 @@ func waitBlockedBy(t *testing.T, st *store.Store, pid int) {
 // want2ID is the id of the dialog's stored message with this text.
 func want2ID(t *testing.T, st *store.Store, tenantID, dialogID, text string) string {
 	t.Helper()
-	rows, err := st.ListMessages(context.Background(), tenantID, dialogID, 0)
+	rows, err := st.Tenant(tenantID).Messages().List(context.Background(), dialogID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,22 +7,23 @@ import (
 	"time"
 )
 
-// CloseDialog closes the tenant's dialog with reason: it takes no more
-// messages, and a run still saving keeps it closed (SaveRun). A dialog
+// Close closes the tenant's dialog with reason: it takes no more
+// messages, and a run still saving keeps it closed (Dialogs.SaveRun). A dialog
 // closed already is ErrInactive, returned with the dialog.
-func (s *Store) CloseDialog(ctx context.Context, tenantID, id, reason string) (*Dialog, error) {
+func (di Dialogs) Close(ctx context.Context, id, reason string) (*Dialog, error) {
+	s, tenantID := di.s, di.tenant
 	d, err := s.dialogRow(ctx, "close dialog", `UPDATE dialogs SET status = 'closed', closed_reason = $3, updated_at = $4
 WHERE tenant_id = $1 AND id = $2 AND status <> 'closed' RETURNING `+dialogColumns, tenantID, id, reason, s.db.NowFunc())
 	if !errors.Is(err, ErrNotFound) {
 		return d, err
 	}
-	if d, err = s.GetDialog(ctx, tenantID, id); err != nil {
+	if d, err = di.Get(ctx, id); err != nil {
 		return nil, wrap("close dialog", err)
 	}
 	return d, wrap("close dialog", ErrInactive)
 }
 
-// replyStopChannel is the PostgreSQL NOTIFY channel on which StopReply
+// replyStopChannel is the PostgreSQL NOTIFY channel on which Dialogs.StopReply
 // asks the process running a dialog to stop its reply; the payload is
 // "<tenant id> <dialog id>".
 const replyStopChannel = "parley_reply_stop"
@@ -37,9 +38,10 @@ SELECT count(*) FROM sent`
 
 // StopReply asks whichever server process runs the tenant's dialog to stop
 // its reply, and reports whether one does. On PostgreSQL the ask is a
-// notification, heard by the process's OnReplyStop handler; on SQLite
+// notification, heard by the process's Signals.OnReplyStop handler; on SQLite
 // only one process serves a data directory, so there is nobody else to ask.
-func (s *Store) StopReply(ctx context.Context, tenantID, dialogID string, now time.Time) (bool, error) {
+func (di Dialogs) StopReply(ctx context.Context, dialogID string, now time.Time) (bool, error) {
+	s, tenantID := di.s, di.tenant
 	if s.dialect != DialectPostgres {
 		return false, nil
 	}
@@ -50,9 +52,10 @@ func (s *Store) StopReply(ctx context.Context, tenantID, dialogID string, now ti
 	return len(n) == 1 && n[0] > 0, nil
 }
 
-// OnReplyStop makes stop hear StopReply's asks from every process, and
+// OnReplyStop makes stop hear Dialogs.StopReply's asks from every process, and
 // starts listening for them (PostgreSQL only; a no-op on SQLite).
-func (s *Store) OnReplyStop(stop func(tenantID, dialogID string)) {
+func (si Signals) OnReplyStop(stop func(tenantID, dialogID string)) {
+	s := si.s
 	if s.listener == nil {
 		return
 	}

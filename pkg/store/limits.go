@@ -7,6 +7,9 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Limits are a tenant's limits: reach them with Store.Tenant(id).Limits().
+type Limits struct{ scope }
+
 // TenantLimits are one tenant's own limits, its plan. A nil field uses
 // the server's setting; a daily quota of 0 is unlimited.
 type TenantLimits struct {
@@ -16,9 +19,10 @@ type TenantLimits struct {
 	RateBurst       *int
 }
 
-// GetTenantLimits returns the tenant's limits; a tenant that has none set
+// Get returns the tenant's limits; a tenant that has none set
 // gets an empty TenantLimits (every field the server's).
-func (s *Store) GetTenantLimits(ctx context.Context, tenantID string) (*TenantLimits, error) {
+func (li Limits) Get(ctx context.Context) (*TenantLimits, error) {
+	s, tenantID := li.s, li.tenant
 	var l TenantLimits
 	err := s.q(ctx).Where("tenant_id = ?", tenantID).First(&l).Error
 	if err = wrap("get tenant limits", err); errors.Is(err, ErrNotFound) {
@@ -27,8 +31,10 @@ func (s *Store) GetTenantLimits(ctx context.Context, tenantID string) (*TenantLi
 	return &l, err
 }
 
-// PutTenantLimits replaces the tenant's limits in one statement.
-func (s *Store) PutTenantLimits(ctx context.Context, l *TenantLimits) error {
+// Put replaces the tenant's limits in one statement.
+func (li Limits) Put(ctx context.Context, l *TenantLimits) error {
+	s := li.s
+	l.TenantID = li.tenant
 	err := s.q(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "tenant_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"daily_token_quota", "rate_per_second", "rate_burst"}),

@@ -29,10 +29,10 @@ func TestAnExpectedConflictIsNotLoggedAsAnError(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme"}); err != nil {
+	if err := st.Tenants().Create(ctx, &store.Tenant{Slug: "acme", Name: "Acme"}); err != nil {
 		t.Fatal(err)
 	}
-	err := st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme again"})
+	err := st.Tenants().Create(ctx, &store.Tenant{Slug: "acme", Name: "Acme again"})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("second CreateTenant = %v, want ErrConflict", err)
 	}

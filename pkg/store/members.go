@@ -3,7 +3,17 @@ package store
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm/clause"
 )
+
+// Members are a tenant's memberships and invites: reach them with
+// Store.Tenant(id).Members().
+type Members struct{ scope }
+
+// Invites finds an invite by its token, before anyone knows its tenant:
+// Store.Invites(). Cross-tenant.
+type Invites struct{ s *Store }
 
 // Member is one membership of a tenant with its user's email; Pending
 // says its invite is not accepted yet.
@@ -15,8 +25,9 @@ type Member struct {
 	CreatedAt time.Time
 }
 
-// ListMemberUsers lists the tenant's members with their users, by email.
-func (s *Store) ListMemberUsers(ctx context.Context, tenantID string) ([]Member, error) {
+// ListWithUsers lists the tenant's members with their users, by email.
+func (me Members) ListWithUsers(ctx context.Context) ([]Member, error) {
+	s, tenantID := me.s, me.tenant
 	var rows []Member
 	err := s.q(ctx).Table("memberships m").
 		Select("m.user_id, u.email, m.role, m.pending, m.created_at").
@@ -25,8 +36,9 @@ func (s *Store) ListMemberUsers(ctx context.Context, tenantID string) ([]Member,
 	return rows, wrap("list member users", err)
 }
 
-// GetMembership is userID's membership of tenantID; none is ErrNotFound.
-func (s *Store) GetMembership(ctx context.Context, tenantID, userID string) (*Membership, error) {
+// Get is userID's membership of tenantID; none is ErrNotFound.
+func (me Members) Get(ctx context.Context, userID string) (*Membership, error) {
+	s, tenantID := me.s, me.tenant
 	var m Membership
 	if err := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).First(&m).Error; err != nil {
 		return nil, wrap("get membership", err)
@@ -34,8 +46,9 @@ func (s *Store) GetMembership(ctx context.Context, tenantID, userID string) (*Me
 	return &m, nil
 }
 
-// DeleteMembership removes userID from tenantID; none is ErrNotFound.
-func (s *Store) DeleteMembership(ctx context.Context, tenantID, userID string) error {
+// Delete removes userID from tenantID; none is ErrNotFound.
+func (me Members) Delete(ctx context.Context, userID string) error {
+	s, tenantID := me.s, me.tenant
 	res := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).Delete(&Membership{})
 	if res.Error != nil {
 		return wrap("delete membership", res.Error)
@@ -47,22 +60,25 @@ func (s *Store) DeleteMembership(ctx context.Context, tenantID, userID string) e
 }
 
 // CountOwners counts the tenant's owners, not those still invited.
-func (s *Store) CountOwners(ctx context.Context, tenantID string) (int64, error) {
+func (me Members) CountOwners(ctx context.Context) (int64, error) {
+	s, tenantID := me.s, me.tenant
 	var n int64
 	err := s.q(ctx).Model(&Membership{}).Where("tenant_id = ? AND role = ? AND NOT pending", tenantID, "owner").Count(&n).Error
 	return n, wrap("count owners", err)
 }
 
-// AddPendingMembership gives userID the role in tenantID, pending until
-// ActivateMembership; a membership already there is ErrConflict.
-func (s *Store) AddPendingMembership(ctx context.Context, tenantID, userID, role string) error {
+// AddPending gives userID the role in tenantID, pending until
+// Members.Activate; a membership already there is ErrConflict.
+func (me Members) AddPending(ctx context.Context, userID, role string) error {
+	s, tenantID := me.s, me.tenant
 	m := Membership{TenantID: tenantID, UserID: userID, Role: role, Pending: true}
 	return wrap("add pending membership", s.q(ctx).Create(&m).Error)
 }
 
-// ActivateMembership makes userID's pending membership of tenantID grant
+// Activate makes userID's pending membership of tenantID grant
 // its role; none is ErrNotFound.
-func (s *Store) ActivateMembership(ctx context.Context, tenantID, userID string) error {
+func (me Members) Activate(ctx context.Context, userID string) error {
+	s, tenantID := me.s, me.tenant
 	res := s.q(ctx).Model(&Membership{}).Where("tenant_id = ? AND user_id = ?", tenantID, userID).Update("pending", false)
 	if res.Error != nil {
 		return wrap("activate membership", res.Error)
@@ -73,13 +89,14 @@ func (s *Store) ActivateMembership(ctx context.Context, tenantID, userID string)
 	return nil
 }
 
-// LockTenant serialises changes to the tenant's memberships: called first
+// Lock serialises changes to the tenant's memberships: called first
 // in a transaction, it makes a second transaction that calls it wait until
 // the first ends, so a check such as "one owner remains" and the change it
 // guards cannot interleave with another's. On PostgreSQL it locks the
 // tenant's row; SQLite's transactions take the database's write lock as
 // they begin (_txlock=immediate), which serialises them already.
-func (s *Store) LockTenant(ctx context.Context, tenantID string) error {
+func (me Members) Lock(ctx context.Context) error {
+	s, tenantID := me.s, me.tenant
 	if s.dialect != DialectPostgres {
 		return nil
 	}
@@ -91,8 +108,9 @@ func (s *Store) LockTenant(ctx context.Context, tenantID string) error {
 	return wrap("lock tenant", err)
 }
 
-// SetUserPassword replaces the user's password hash.
-func (s *Store) SetUserPassword(ctx context.Context, userID, hash string) error {
+// SetPassword replaces the user's password hash.
+func (us Users) SetPassword(ctx context.Context, userID, hash string) error {
+	s := us.s
 	res := s.q(ctx).Model(&User{}).Where("id = ?", userID).
 		Updates(map[string]any{"password_hash": hash, "updated_at": s.db.NowFunc()})
 	if res.Error != nil {
@@ -104,8 +122,9 @@ func (s *Store) SetUserPassword(ctx context.Context, userID, hash string) error 
 	return nil
 }
 
-// ListUsers lists every user, by email, for the operator's command line.
-func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
+// List lists every user, by email, for the operator's command line.
+func (us Users) List(ctx context.Context) ([]User, error) {
+	s := us.s
 	var rows []User
 	err := s.q(ctx).Order("email").Find(&rows).Error
 	return rows, wrap("list users", err)
@@ -121,14 +140,17 @@ type Invite struct {
 	CreatedAt time.Time
 }
 
-// CreateInvite inserts an invite.
-func (s *Store) CreateInvite(ctx context.Context, inv *Invite) error {
+// Invite inserts an invite.
+func (me Members) Invite(ctx context.Context, inv *Invite) error {
+	s := me.s
+	inv.TenantID = me.tenant
 	return wrap("create invite", s.q(ctx).Create(inv).Error)
 }
 
-// GetInvite finds the unexpired invite with this token hash; a missing or
+// Get finds the unexpired invite with this token hash; a missing or
 // expired one is ErrNotFound.
-func (s *Store) GetInvite(ctx context.Context, tokenHash string, now time.Time) (*Invite, error) {
+func (i Invites) Get(ctx context.Context, tokenHash string, now time.Time) (*Invite, error) {
+	s := i.s
 	var inv Invite
 	if err := s.q(ctx).Where("token_hash = ? AND expires_at > ?", tokenHash, now).First(&inv).Error; err != nil {
 		return nil, wrap("get invite", err)
@@ -136,10 +158,11 @@ func (s *Store) GetInvite(ctx context.Context, tokenHash string, now time.Time) 
 	return &inv, nil
 }
 
-// TakeInvite deletes the unexpired invite with this token hash, so a link
+// Take deletes the unexpired invite with this token hash, so a link
 // works once; a missing, expired or already taken one is ErrNotFound. Call
 // it in a transaction with what the acceptance writes.
-func (s *Store) TakeInvite(ctx context.Context, tokenHash string, now time.Time) error {
+func (i Invites) Take(ctx context.Context, tokenHash string, now time.Time) error {
+	s := i.s
 	res := s.q(ctx).Where("token_hash = ? AND expires_at > ?", tokenHash, now).Delete(&Invite{})
 	if res.Error != nil {
 		return wrap("take invite", res.Error)
@@ -152,10 +175,36 @@ func (s *Store) TakeInvite(ctx context.Context, tokenHash string, now time.Time)
 
 // DeleteInvites removes the user's invites: those of one tenant, or all
 // when tenantID is "".
-func (s *Store) DeleteInvites(ctx context.Context, userID, tenantID string) error {
+func (me Members) DeleteInvites(ctx context.Context, userID string) error {
+	s, tenantID := me.s, me.tenant
 	q := s.q(ctx).Where("user_id = ?", userID)
 	if tenantID != "" {
 		q = q.Where("tenant_id = ?", tenantID)
 	}
 	return wrap("delete invites", q.Delete(&Invite{}).Error)
+}
+
+// Put gives userID the role in tenantID, replacing an earlier role
+// (an upsert, safe against concurrent calls).
+func (me Members) Put(ctx context.Context, userID, role string) (*Membership, error) {
+	s, tenantID := me.s, me.tenant
+	m := Membership{TenantID: tenantID, UserID: userID, Role: role}
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "user_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"role"}),
+	}).Create(&m).Error
+	if err != nil {
+		return nil, wrap("put membership", err)
+	}
+	return &m, nil
+}
+
+// List lists the memberships of one tenant.
+func (me Members) List(ctx context.Context) ([]Membership, error) {
+	s, tenantID := me.s, me.tenant
+	var rows []Membership
+	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("user_id").Find(&rows).Error; err != nil {
+		return nil, wrap("list members", err)
+	}
+	return rows, nil
 }

@@ -11,7 +11,7 @@ import (
 // TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner interleaves two
 // transactions the way two owners' concurrent demotions of each other
 // would: the first has checked that two owners remain and demoted one,
-// not yet committed, when the second checks. LockTenant must make the
+// not yet committed, when the second checks. Members.Lock must make the
 // second wait for the first and then see one owner; without it, both see
 // two owners and the tenant ends with none.
 func TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner(t *testing.T) {
@@ -21,10 +21,10 @@ func TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner(t *testing.T) {
 		var owners []string
 		for _, email := range []string{"ada@acme.example", "bo@acme.example"} {
 			u := &store.User{Email: email, PasswordHash: "x"}
-			if err := st.CreateUser(ctx, u); err != nil {
+			if err := st.Users().Create(ctx, u); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := st.PutMembership(ctx, tn.ID, u.ID, "owner"); err != nil {
+			if _, err := st.Tenant(tn.ID).Members().Put(ctx, u.ID, "owner"); err != nil {
 				t.Fatal(err)
 			}
 			owners = append(owners, u.ID)
@@ -32,14 +32,14 @@ func TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner(t *testing.T) {
 		// demote demotes userID unless it is the last owner, as
 		// platform.SetMemberRole does.
 		demote := func(tx *store.Store, userID string) (bool, error) {
-			if err := tx.LockTenant(ctx, tn.ID); err != nil {
+			if err := tx.Tenant(tn.ID).Members().Lock(ctx); err != nil {
 				return false, err
 			}
-			n, err := tx.CountOwners(ctx, tn.ID)
+			n, err := tx.Tenant(tn.ID).Members().CountOwners(ctx)
 			if err != nil || n <= 1 {
 				return false, err
 			}
-			_, err = tx.PutMembership(ctx, tn.ID, userID, "admin")
+			_, err = tx.Tenant(tn.ID).Members().Put(ctx, userID, "admin")
 			return err == nil, err
 		}
 
@@ -82,7 +82,7 @@ func TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner(t *testing.T) {
 		if <-secondOK {
 			t.Errorf("the second demotion went ahead while the first was uncommitted")
 		}
-		n, err := st.CountOwners(ctx, tn.ID)
+		n, err := st.Tenant(tn.ID).Members().CountOwners(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("%d owners left (%v), want 1", n, err)
 		}
@@ -138,14 +138,14 @@ func TestATenantsAuditLogAndInvitesGoWithIt(t *testing.T) {
 		ctx := context.Background()
 		gone, kept := mustTenant(t, st, "gone"), mustTenant(t, st, "kept")
 		u := &store.User{Email: "eve@example.com"}
-		if err := st.CreateUser(ctx, u); err != nil {
+		if err := st.Users().Create(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 		for _, tn := range []*store.Tenant{gone, kept} {
-			if err := st.AddAuditEntry(ctx, &store.AuditEntry{TenantID: tn.ID, ActorKind: "operator", Action: "secret.set", Target: "x"}); err != nil {
+			if err := st.Tenant(tn.ID).Audit().Add(ctx, &store.AuditEntry{TenantID: tn.ID, ActorKind: "operator", Action: "secret.set", Target: "x"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.CreateInvite(ctx, &store.Invite{TokenHash: tn.ID, UserID: u.ID, TenantID: tn.ID, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+			if err := st.Tenant(tn.ID).Members().Invite(ctx, &store.Invite{TokenHash: tn.ID, UserID: u.ID, TenantID: tn.ID, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 				t.Fatal(err)
 			}
 		}

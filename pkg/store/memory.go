@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Memory is a tenant's memory notes: reach it with Store.Tenant(id).Memory().
+type Memory struct{ scope }
+
 // PrefixMemoryNote starts the id of a memory note.
 const PrefixMemoryNote = "mem"
 
@@ -32,11 +35,13 @@ type MemoryNote struct {
 // TableName implements gorm's Tabler.
 func (MemoryNote) TableName() string { return "memory_notes" }
 
-// RememberNote stores n (its TenantID, BotID, UserID, Key, Value, DialogID
+// Remember stores n (its TenantID, BotID, UserID, Key, Value, DialogID
 // and UpdatedAt as now), replacing the value of a note with the same key.
 // A new key when the user already has maxNotes notes with the bot is
 // ErrMemoryFull. n gets the stored note's id and times.
-func (s *Store) RememberNote(ctx context.Context, n *MemoryNote, maxNotes int) error {
+func (m Memory) Remember(ctx context.Context, n *MemoryNote, maxNotes int) error {
+	s := m.s
+	n.TenantID = m.tenant
 	err := s.Tx(ctx, func(tx *Store) error {
 		var existing []MemoryNote
 		if err := tx.q(ctx).Where("tenant_id = ? AND bot_id = ? AND user_id = ? AND key = ?", n.TenantID, n.BotID, n.UserID, n.Key).
@@ -68,35 +73,39 @@ func (s *Store) RememberNote(ctx context.Context, n *MemoryNote, maxNotes int) e
 	return wrap("remember note", err)
 }
 
-// ForgetNote deletes the note with key that the tenant's bot keeps about
+// Forget deletes the note with key that the tenant's bot keeps about
 // userID, and reports whether there was one.
-func (s *Store) ForgetNote(ctx context.Context, tenantID, botID, userID, key string) (bool, error) {
+func (m Memory) Forget(ctx context.Context, botID, userID, key string) (bool, error) {
+	s, tenantID := m.s, m.tenant
 	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND bot_id = $2 AND user_id = $3 AND key = $4`,
 		tenantID, botID, userID, key)
 	return n > 0, wrap("forget note", err)
 }
 
-// MemoryNotes returns the notes the tenant's bot keeps about userID, the
+// Notes returns the notes the tenant's bot keeps about userID, the
 // most recently written first.
-func (s *Store) MemoryNotes(ctx context.Context, tenantID, botID, userID string) ([]MemoryNote, error) {
+func (m Memory) Notes(ctx context.Context, botID, userID string) ([]MemoryNote, error) {
+	s, tenantID := m.s, m.tenant
 	var out []MemoryNote
 	err := s.q(ctx).Where("tenant_id = ? AND bot_id = ? AND user_id = ?", tenantID, botID, userID).
 		Order("updated_at DESC, id DESC").Find(&out).Error
 	return out, wrap("memory notes", err)
 }
 
-// UserMemoryNotes returns every note the tenant's bots keep about userID,
+// UserNotes returns every note the tenant's bots keep about userID,
 // the most recently written first.
-func (s *Store) UserMemoryNotes(ctx context.Context, tenantID, userID string) ([]MemoryNote, error) {
+func (m Memory) UserNotes(ctx context.Context, userID string) ([]MemoryNote, error) {
+	s, tenantID := m.s, m.tenant
 	var out []MemoryNote
 	err := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).
 		Order("updated_at DESC, id DESC").Find(&out).Error
 	return out, wrap("user memory notes", err)
 }
 
-// DeleteMemoryNote deletes the tenant's note id about userID; another
+// Delete deletes the tenant's note id about userID; another
 // tenant's or user's note is ErrNotFound.
-func (s *Store) DeleteMemoryNote(ctx context.Context, tenantID, userID, id string) error {
+func (m Memory) Delete(ctx context.Context, userID, id string) error {
+	s, tenantID := m.s, m.tenant
 	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND user_id = $2 AND id = $3`, tenantID, userID, id)
 	if err == nil && n == 0 {
 		err = ErrNotFound
@@ -104,17 +113,19 @@ func (s *Store) DeleteMemoryNote(ctx context.Context, tenantID, userID, id strin
 	return wrap("delete memory note", err)
 }
 
-// DeleteUserMemory deletes every note the tenant's bots keep about userID
+// DeleteUser deletes every note the tenant's bots keep about userID
 // and says how many there were.
-func (s *Store) DeleteUserMemory(ctx context.Context, tenantID, userID string) (int64, error) {
+func (m Memory) DeleteUser(ctx context.Context, userID string) (int64, error) {
+	s, tenantID := m.s, m.tenant
 	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND user_id = $2`, tenantID, userID)
 	return n, wrap("delete user memory", err)
 }
 
-// DeleteStaleMemoryNotes deletes at most limit of the tenant's notes last
+// DeleteStale deletes at most limit of the tenant's notes last
 // written before cutoff, as retention deletes inactive dialogs, and says
 // how many it deleted.
-func (s *Store) DeleteStaleMemoryNotes(ctx context.Context, tenantID string, cutoff time.Time, limit int) (int64, error) {
+func (m Memory) DeleteStale(ctx context.Context, cutoff time.Time, limit int) (int64, error) {
+	s, tenantID := m.s, m.tenant
 	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND id IN
   (SELECT id FROM memory_notes WHERE tenant_id = $1 AND updated_at < $2 ORDER BY updated_at LIMIT $3)`, tenantID, cutoff.UTC(), limit)
 	return n, wrap("delete stale memory notes", err)

@@ -9,6 +9,10 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Messages are a tenant's dialog messages and tool calls: reach them with
+// Store.Tenant(id).Messages().
+type Messages struct{ scope }
+
 // Message statuses.
 const (
 	MessageComplete    = "complete"    // fully produced and stored
@@ -16,7 +20,7 @@ const (
 	MessageInterrupted = "interrupted" // a reply whose run died midway (a crash)
 	MessageCanceled    = "canceled"    // a reply stopped midway on request; its text so far is kept
 	// MessageQueued is a user message stored on arrival and not yet taken
-	// by the loop; taking it moves it to the end (DequeueMessage).
+	// by the loop; taking it moves it to the end (Messages.Dequeue).
 	MessageQueued = "queued"
 )
 
@@ -56,11 +60,13 @@ func (s *Store) w(ctx context.Context) *gorm.DB {
 	return s.db.Session(&gorm.Session{Context: ctx, SkipDefaultTransaction: true})
 }
 
-// AppendMessage stores m as the next message of its dialog, giving it an
+// Append stores m as the next message of its dialog, giving it an
 // id and the next seq. The seq comes from an atomic increment of the
 // dialog's counter, so concurrent writers (a running loop and a new user
 // message) never collide; a dialog of another tenant is ErrNotFound.
-func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
+func (me Messages) Append(ctx context.Context, m *Message) error {
+	s := me.s
+	m.TenantID = me.tenant
 	s.fillMessage(m)
 	if s.dialect == DialectPostgres {
 		return s.appendInOneStatement(ctx, m)
@@ -68,10 +74,10 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	return s.Tx(ctx, func(tx *Store) error { return tx.appendInTx(ctx, m) })
 }
 
-// appendInTx is AppendMessage within a transaction: it bumps the dialog's
+// appendInTx is Messages.Append within a transaction: it bumps the dialog's
 // counter and inserts m with the new seq.
 func (s *Store) appendInTx(ctx context.Context, m *Message) error {
-	seq, err := s.nextSeq(ctx, m.TenantID, m.DialogID)
+	seq, err := s.Tenant(m.TenantID).Messages().nextSeq(ctx, m.DialogID)
 	if err != nil {
 		return err
 	}
@@ -140,7 +146,8 @@ RETURNING seq`,
 // nextSeq bumps the dialog's counter and returns the new value. RETURNING
 // works on PostgreSQL and on SQLite 3.35+, and the row lock (or SQLite's
 // single writer) makes the increment atomic.
-func (s *Store) nextSeq(ctx context.Context, tenantID, dialogID string) (int64, error) {
+func (me Messages) nextSeq(ctx context.Context, dialogID string) (int64, error) {
+	s, tenantID := me.s, me.tenant
 	seqs, err := s.int64s(ctx, `UPDATE dialogs SET last_seq = last_seq + 1, updated_at = $3 WHERE tenant_id = $1 AND id = $2 RETURNING last_seq`,
 		tenantID, dialogID, s.db.NowFunc())
 	if err != nil {
@@ -169,9 +176,10 @@ func updateMessageArgs(tenantID, id string, u MessageUpdate) []any {
 	return []any{tenantID, id, u.Content, u.Text, u.Model, u.Provider, u.Meta, u.Status, u.Turn, u.InputTokens, u.OutputTokens}
 }
 
-// UpdateMessage replaces the content of the tenant's message, typically a
+// Update replaces the content of the tenant's message, typically a
 // streaming reply that is now complete.
-func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u MessageUpdate) error {
+func (me Messages) Update(ctx context.Context, id string, u MessageUpdate) error {
+	s, tenantID := me.s, me.tenant
 	n, err := s.exec(ctx, updateMessageSQL, updateMessageArgs(tenantID, id, u)...)
 	if err != nil {
 		return wrap("update message", err)
@@ -186,7 +194,8 @@ func (s *Store) UpdateMessage(ctx context.Context, tenantID, id string, u Messag
 // lease (Take.Reply) and never streamed into, while it is still streaming:
 // a reply that did not come leaves no row behind, as before the row
 // existed.
-func (s *Store) DiscardReply(ctx context.Context, tenantID, id string) error {
+func (me Messages) DiscardReply(ctx context.Context, id string) error {
+	s, tenantID := me.s, me.tenant
 	_, err := s.exec(ctx, `DELETE FROM messages WHERE tenant_id = $1 AND id = $2 AND status = 'streaming'`, tenantID, id)
 	return wrap("discard reply", err)
 }
@@ -201,7 +210,8 @@ const markInterruptedSQL = `UPDATE messages SET status = 'interrupted' WHERE ten
 // MarkInterrupted turns every streaming message of the tenant's dialog into
 // an interrupted one and says how many there were. Call it when taking the
 // dialog's lease: whoever was streaming them is gone.
-func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) (int64, error) {
+func (me Messages) MarkInterrupted(ctx context.Context, dialogID string) (int64, error) {
+	s, tenantID := me.s, me.tenant
 	n, err := s.exec(ctx, markInterruptedSQL, tenantID, dialogID)
 	if err != nil {
 		return 0, wrap("mark interrupted", err)
@@ -209,13 +219,14 @@ func (s *Store) MarkInterrupted(ctx context.Context, tenantID, dialogID string) 
 	return n, nil
 }
 
-// DequeueMessage marks the tenant's queued message complete and gives it
+// Dequeue marks the tenant's queued message complete and gives it
 // the dialog's next seq, so it sits where the loop took it: after the
 // messages the loop wrote while it waited, exactly as the model saw it. A
 // user message stored complete in advance, that the loop then took after
 // writing others, is moved the same way.
-func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id string) (*Message, error) {
-	if m, ok, err := s.dequeueLast(ctx, tenantID, dialogID, id); ok || err != nil {
+func (me Messages) Dequeue(ctx context.Context, dialogID, id string) (*Message, error) {
+	s, tenantID := me.s, me.tenant
+	if m, ok, err := me.dequeueLast(ctx, dialogID, id); ok || err != nil {
 		return m, err
 	}
 	var m Message
@@ -231,7 +242,7 @@ func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id strin
 			return wrap("dequeue message", err)
 		}
 		if m.Seq != last { // something was written after it: move it to the end
-			if m.Seq, err = tx.nextSeq(ctx, tenantID, dialogID); err != nil {
+			if m.Seq, err = tx.Tenant(tenantID).Messages().nextSeq(ctx, dialogID); err != nil {
 				return err
 			}
 		}
@@ -250,7 +261,8 @@ func (s *Store) DequeueMessage(ctx context.Context, tenantID, dialogID, id strin
 // conditional UPDATE that returns the row, instead of a transaction of
 // three statements. ok is false when it is not the last any more, or not
 // queued, and the caller must do it the long way.
-func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) (*Message, bool, error) {
+func (me Messages) dequeueLast(ctx context.Context, dialogID, id string) (*Message, bool, error) {
+	s, tenantID := me.s, me.tenant
 	rows, err := s.query(ctx, `UPDATE messages SET status = 'complete' WHERE tenant_id = $1 AND dialog_id = $2 AND id = $3 AND status = 'queued'
   AND seq = (SELECT last_seq FROM dialogs WHERE tenant_id = $1 AND id = $2) RETURNING `+messageColumns,
 		tenantID, dialogID, id)
@@ -268,9 +280,10 @@ func (s *Store) dequeueLast(ctx context.Context, tenantID, dialogID, id string) 
 	return &m, true, nil
 }
 
-// ListMessages returns the tenant's dialog's messages with seq greater than
+// List returns the tenant's dialog's messages with seq greater than
 // afterSeq, in order.
-func (s *Store) ListMessages(ctx context.Context, tenantID, dialogID string, afterSeq int64) ([]Message, error) {
+func (me Messages) List(ctx context.Context, dialogID string, afterSeq int64) ([]Message, error) {
+	s, tenantID := me.s, me.tenant
 	rows, err := s.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE tenant_id = $1 AND dialog_id = $2 AND seq > $3 ORDER BY seq`,
 		tenantID, dialogID, afterSeq)
 	return scanMessages(rows, err, "list messages")
@@ -330,7 +343,9 @@ type ToolCall struct {
 // PutToolCall creates the call or updates its result, status and duration
 // (an upsert on dialog and call id), so announcing a call and recording its
 // result are two writes of the same row.
-func (s *Store) PutToolCall(ctx context.Context, c *ToolCall) error {
+func (me Messages) PutToolCall(ctx context.Context, c *ToolCall) error {
+	s := me.s
+	c.TenantID = me.tenant
 	if c.Arguments == "" {
 		c.Arguments = "{}"
 	}
@@ -354,9 +369,10 @@ func (s *Store) PutToolCall(ctx context.Context, c *ToolCall) error {
 	return wrap("put tool call", err)
 }
 
-// ListToolCalls returns the tenant's dialog's tool calls in the order they
+// ToolCalls returns the tenant's dialog's tool calls in the order they
 // were made.
-func (s *Store) ListToolCalls(ctx context.Context, tenantID, dialogID string) ([]ToolCall, error) {
+func (me Messages) ToolCalls(ctx context.Context, dialogID string) ([]ToolCall, error) {
+	s, tenantID := me.s, me.tenant
 	var rows []ToolCall
 	err := s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, dialogID).
 		Order("created_at, call_id").Find(&rows).Error
@@ -366,9 +382,10 @@ func (s *Store) ListToolCalls(ctx context.Context, tenantID, dialogID string) ([
 	return rows, nil
 }
 
-// ListMessagesAfter returns at most limit of the dialog's messages after
+// ListAfter returns at most limit of the dialog's messages after
 // seq afterSeq, in order: a live stream's next batch.
-func (s *Store) ListMessagesAfter(ctx context.Context, tenantID, dialogID string, afterSeq int64, limit int) ([]Message, error) {
+func (me Messages) ListAfter(ctx context.Context, dialogID string, afterSeq int64, limit int) ([]Message, error) {
+	s, tenantID := me.s, me.tenant
 	rows, err := s.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE tenant_id = $1 AND dialog_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
 		tenantID, dialogID, afterSeq, limit)
 	return scanMessages(rows, err, "list messages after")

@@ -49,10 +49,10 @@ func TestMigrateFromEmpty(t *testing.T) {
 		}
 	})
 	t.Run("the data survives reopening", func(t *testing.T) {
-		if err := first.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "Acme"}); err != nil {
+		if err := first.Tenants().Create(ctx, &store.Tenant{Slug: "acme", Name: "Acme"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := open().GetTenant(ctx, "acme"); err != nil {
+		if _, err := open().Tenants().Get(ctx, "acme"); err != nil {
 			t.Fatal(err)
 		}
 	})

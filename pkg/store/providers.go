@@ -7,6 +7,10 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Providers are a tenant's model providers: reach them with
+// Store.Tenant(id).Providers().
+type Providers struct{ scope }
+
 // Provider is a model provider a tenant configured: a kind (openai or
 // anthropic), a base URL, the name of the tenant secret holding its API key
 // (never the key), default headers as a JSON object, and the models it
@@ -23,9 +27,11 @@ type Provider struct {
 	UpdatedAt    time.Time
 }
 
-// PutProvider creates or replaces the tenant's provider named p.Name in
+// Put creates or replaces the tenant's provider named p.Name in
 // one statement.
-func (s *Store) PutProvider(ctx context.Context, p *Provider) error {
+func (pr Providers) Put(ctx context.Context, p *Provider) error {
+	s := pr.s
+	p.TenantID = pr.tenant
 	now := s.db.NowFunc()
 	p.CreatedAt, p.UpdatedAt = now, now
 	if p.Headers == "" {
@@ -41,8 +47,9 @@ func (s *Store) PutProvider(ctx context.Context, p *Provider) error {
 	return wrap("put provider", err)
 }
 
-// ListProviders returns the tenant's providers, by name.
-func (s *Store) ListProviders(ctx context.Context, tenantID string) ([]Provider, error) {
+// List returns the tenant's providers, by name.
+func (pr Providers) List(ctx context.Context) ([]Provider, error) {
+	s, tenantID := pr.s, pr.tenant
 	var rows []Provider
 	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("name").Find(&rows).Error; err != nil {
 		return nil, wrap("list providers", err)
@@ -50,9 +57,10 @@ func (s *Store) ListProviders(ctx context.Context, tenantID string) ([]Provider,
 	return rows, nil
 }
 
-// GetProviders returns the tenant's providers with these names; names the
+// Get returns the tenant's providers with these names; names the
 // tenant has none for are left out.
-func (s *Store) GetProviders(ctx context.Context, tenantID string, names []string) ([]Provider, error) {
+func (pr Providers) Get(ctx context.Context, names []string) ([]Provider, error) {
+	s, tenantID := pr.s, pr.tenant
 	var rows []Provider
 	if len(names) == 0 {
 		return rows, nil
@@ -63,9 +71,10 @@ func (s *Store) GetProviders(ctx context.Context, tenantID string, names []strin
 	return rows, nil
 }
 
-// DeleteProvider removes the tenant's provider; an unknown name is
+// Delete removes the tenant's provider; an unknown name is
 // ErrNotFound.
-func (s *Store) DeleteProvider(ctx context.Context, tenantID, name string) error {
+func (pr Providers) Delete(ctx context.Context, name string) error {
+	s, tenantID := pr.s, pr.tenant
 	res := s.q(ctx).Where("tenant_id = ? AND name = ?", tenantID, name).Delete(&Provider{})
 	if res.Error != nil {
 		return wrap("delete provider", res.Error)

@@ -37,8 +37,9 @@ func (s *Store) matchingMessages(q *gorm.DB, terms []string) *gorm.DB {
 	return q.Where("m.rowid IN (SELECT rowid FROM messages_search WHERE messages_search MATCH ?)", strings.Join(quoted, " "))
 }
 
-// filterDialogs narrows q, over the tenant's dialogs, to those matching f.
-func (s *Store) filterDialogs(q *gorm.DB, tenantID string, f DialogFilter) *gorm.DB {
+// filter narrows q, over the tenant's dialogs, to those matching f.
+func (di Dialogs) filter(q *gorm.DB, f DialogFilter) *gorm.DB {
+	s, tenantID := di.s, di.tenant
 	q = q.Where("tenant_id = ?", tenantID)
 	if f.BotID != "" {
 		q = q.Where("bot_id = ?", f.BotID)
@@ -88,10 +89,11 @@ type DialogSummary struct {
 // snippetRunes bounds a snippet.
 const snippetRunes = 160
 
-// SummarizeDialogs returns the summaries of the tenant's dialogs ids (a
+// Summarize returns the summaries of the tenant's dialogs ids (a
 // page of a list), their snippets chosen by the search query ("" for
 // none). Each query reads only those dialogs' rows.
-func (s *Store) SummarizeDialogs(ctx context.Context, tenantID string, ids []string, query string) (map[string]*DialogSummary, error) {
+func (di Dialogs) Summarize(ctx context.Context, ids []string, query string) (map[string]*DialogSummary, error) {
+	s, tenantID := di.s, di.tenant
 	out := make(map[string]*DialogSummary, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -132,12 +134,13 @@ func (s *Store) SummarizeDialogs(ctx context.Context, tenantID string, ids []str
 			}
 		}
 	}
-	return out, wrap("summarize dialogs", s.snippets(ctx, tenantID, ids, query, out))
+	return out, wrap("summarize dialogs", di.snippets(ctx, ids, query, out))
 }
 
 // snippets fills each summary's snippet: the first message of the dialog
 // matching query, or its first user message.
-func (s *Store) snippets(ctx context.Context, tenantID string, ids []string, query string, out map[string]*DialogSummary) error {
+func (di Dialogs) snippets(ctx context.Context, ids []string, query string, out map[string]*DialogSummary) error {
+	s, tenantID := di.s, di.tenant
 	q := s.q(ctx).Table("messages m").Select("m.dialog_id, m.text").Where("m.tenant_id = ? AND m.dialog_id IN ?", tenantID, ids)
 	terms := searchTerms(query)
 	if len(terms) > 0 {

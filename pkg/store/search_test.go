@@ -14,7 +14,7 @@ import (
 func say(t *testing.T, st *store.Store, d *store.Dialog, kind, text string) *store.Message {
 	t.Helper()
 	m := &store.Message{TenantID: d.TenantID, DialogID: d.ID, Kind: kind, Role: kind, Text: text}
-	if err := st.AppendMessage(context.Background(), m); err != nil {
+	if err := st.Tenant(m.TenantID).Messages().Append(context.Background(), m); err != nil {
 		t.Fatalf("append %q: %v", text, err)
 	}
 	return m
@@ -22,7 +22,7 @@ func say(t *testing.T, st *store.Store, d *store.Dialog, kind, text string) *sto
 
 func listed(t *testing.T, st *store.Store, tenantID string, f store.DialogFilter) []store.Dialog {
 	t.Helper()
-	rows, _, err := st.ListDialogs(context.Background(), tenantID, f, store.Page{})
+	rows, _, err := st.Tenant(tenantID).Dialogs().List(context.Background(), f, store.Page{})
 	if err != nil {
 		t.Fatalf("list dialogs %+v: %v", f, err)
 	}
@@ -33,6 +33,7 @@ func TestDialogSearch(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "globex")
+		ts := st.Tenant(tn.ID)
 		bot, otherBot := mustBot(t, st, tn.ID, "support"), mustBot(t, st, other.ID, "support")
 		refund, shipping, theirs := mustDialog(t, st, bot), mustDialog(t, st, bot), mustDialog(t, st, otherBot)
 		say(t, st, refund, "user", "I want a Refund for my broken kettle, please.")
@@ -53,7 +54,7 @@ func TestDialogSearch(t *testing.T) {
 		})
 		t.Run("search syntax typed by a user is read as words", func(t *testing.T) {
 			for _, q := range []string{`refund OR parcel`, `"refund`, `refund*`, `kettle:`, `NEAR(refund`} {
-				if _, _, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{Query: q}, store.Page{}); err != nil {
+				if _, _, err := ts.Dialogs().List(ctx, store.DialogFilter{Query: q}, store.Page{}); err != nil {
 					t.Errorf("query %q: %v", q, err)
 				}
 			}
@@ -61,7 +62,7 @@ func TestDialogSearch(t *testing.T) {
 		t.Run("a reply edited later is found by its new words only", func(t *testing.T) {
 			u := store.MessageUpdate{Content: "[]", Text: "Your parcel ships tomorrow.", Status: store.MessageComplete, Meta: "{}"}
 			m := say(t, st, shipping, "assistant", "thinking")
-			if err := st.UpdateMessage(ctx, tn.ID, m.ID, u); err != nil {
+			if err := ts.Messages().Update(ctx, m.ID, u); err != nil {
 				t.Fatal(err)
 			}
 			if rows := listed(t, st, tn.ID, store.DialogFilter{Query: "tomorrow"}); !sameIDs(rows, shipping.ID) {
@@ -73,14 +74,14 @@ func TestDialogSearch(t *testing.T) {
 		})
 		t.Run("dialogs filter by end user and feedback", func(t *testing.T) {
 			anon := &store.Dialog{TenantID: tn.ID, BotID: bot.ID, VersionNumber: 1, UserID: "u2"}
-			if err := st.CreateDialog(ctx, anon); err != nil {
+			if err := st.Tenant(anon.TenantID).Dialogs().Create(ctx, anon); err != nil {
 				t.Fatal(err)
 			}
 			if rows := listed(t, st, tn.ID, store.DialogFilter{UserID: "u2"}); !sameIDs(rows, anon.ID) {
 				t.Fatalf("u2's dialogs %+v", rows)
 			}
 			f := &store.Feedback{TenantID: tn.ID, DialogID: refund.ID, MessageID: reply.ID, Rating: store.FeedbackDown, Comment: "slow"}
-			if err := st.PutFeedback(ctx, f); err != nil || f.BotID != bot.ID {
+			if err := st.Tenant(f.TenantID).Feedback().Put(ctx, f); err != nil || f.BotID != bot.ID {
 				t.Fatalf("put feedback %+v: %v", f, err)
 			}
 			for rating, want := range map[string][]string{store.FeedbackDown: {refund.ID}, store.FeedbackUp: nil,
@@ -93,10 +94,10 @@ func TestDialogSearch(t *testing.T) {
 		t.Run("a list's summaries count messages, failed tool calls and feedback and show the match", func(t *testing.T) {
 			call := &store.ToolCall{TenantID: tn.ID, DialogID: refund.ID, CallID: "c1", MessageID: reply.ID, Name: "lookup",
 				Result: "boom", IsError: true, Status: store.ToolCallDone}
-			if err := st.PutToolCall(ctx, call); err != nil {
+			if err := st.Tenant(call.TenantID).Messages().PutToolCall(ctx, call); err != nil {
 				t.Fatal(err)
 			}
-			sums, err := st.SummarizeDialogs(ctx, tn.ID, []string{refund.ID, shipping.ID}, "days")
+			sums, err := ts.Dialogs().Summarize(ctx, []string{refund.ID, shipping.ID}, "days")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func TestDialogSearch(t *testing.T) {
 			if r.Messages != 2 || r.ToolErrors != 1 || r.FeedbackDown != 1 || r.Snippet != reply.Text {
 				t.Errorf("refund summary %+v", r)
 			}
-			sums, err = st.SummarizeDialogs(ctx, tn.ID, []string{refund.ID, shipping.ID}, "")
+			sums, err = ts.Dialogs().Summarize(ctx, []string{refund.ID, shipping.ID}, "")
 			if err != nil || sums[shipping.ID].Snippet != "Where is my parcel?" || sums[shipping.ID].ToolErrors != 0 {
 				t.Errorf("shipping summary %+v, %v", sums[shipping.ID], err)
 			}
@@ -113,7 +114,7 @@ func TestDialogSearch(t *testing.T) {
 			long := strings.Repeat("filler ", 60) + "needle " + strings.Repeat("filler ", 60)
 			d := mustDialog(t, st, bot)
 			say(t, st, d, "user", long)
-			sums, err := st.SummarizeDialogs(ctx, tn.ID, []string{d.ID}, "needle")
+			sums, err := ts.Dialogs().Summarize(ctx, []string{d.ID}, "needle")
 			if s := sums[d.ID].Snippet; err != nil || !strings.Contains(s, "needle") || !strings.HasPrefix(s, "…") || len([]rune(s)) > 170 {
 				t.Errorf("snippet %q, %v", s, err)
 			}
@@ -125,23 +126,23 @@ func TestDialogSearch(t *testing.T) {
 				"a reply of another dialog": {TenantID: tn.ID, DialogID: shipping.ID, MessageID: reply.ID, Rating: store.FeedbackUp},
 				"another tenant's reply":    {TenantID: other.ID, DialogID: refund.ID, MessageID: reply.ID, Rating: store.FeedbackUp},
 			} {
-				if err := st.PutFeedback(ctx, f); !errors.Is(err, store.ErrNotFound) {
+				if err := st.Tenant(f.TenantID).Feedback().Put(ctx, f); !errors.Is(err, store.ErrNotFound) {
 					t.Errorf("%s: %v", name, err)
 				}
 			}
 		})
 		t.Run("rating again replaces the feedback", func(t *testing.T) {
 			f := &store.Feedback{TenantID: tn.ID, DialogID: refund.ID, MessageID: reply.ID, Rating: store.FeedbackUp}
-			if err := st.PutFeedback(ctx, f); err != nil {
+			if err := st.Tenant(f.TenantID).Feedback().Put(ctx, f); err != nil {
 				t.Fatal(err)
 			}
-			got, err := st.ListFeedback(ctx, tn.ID, refund.ID)
+			got, err := ts.Feedback().List(ctx, refund.ID)
 			if err != nil || len(got) != 1 || got[0].Rating != store.FeedbackUp || got[0].Comment != "" {
 				t.Fatalf("feedback %+v, %v", got, err)
 			}
 		})
 		t.Run("erasing a dialog takes its words out of search and its feedback away", func(t *testing.T) {
-			if _, err := st.DeleteDialog(ctx, tn.ID, refund.ID, time.Now()); err != nil {
+			if _, err := ts.Dialogs().Delete(ctx, refund.ID, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if rows := listed(t, st, tn.ID, store.DialogFilter{Query: "kettle"}); len(rows) != 0 {
@@ -150,7 +151,7 @@ func TestDialogSearch(t *testing.T) {
 			if rows := listed(t, st, other.ID, store.DialogFilter{Query: "kettle"}); !sameIDs(rows, theirs.ID) {
 				t.Fatalf("the other tenant's dialog is gone from search: %+v", rows)
 			}
-			if got, err := st.ListFeedback(ctx, tn.ID, refund.ID); err != nil || len(got) != 0 {
+			if got, err := ts.Feedback().List(ctx, refund.ID); err != nil || len(got) != 0 {
 				t.Fatalf("feedback left %+v, %v", got, err)
 			}
 			if st.Dialect() == store.DialectSQLite {

@@ -7,6 +7,9 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Secrets are a tenant's sealed secrets: reach them with Store.Tenant(id).Secrets().
+type Secrets struct{ scope }
+
 // Secret is a tenant's named secret, sealed by the caller (pkg/auth.Sealer)
 // before it reaches the store: the database only ever sees ciphertext.
 type Secret struct {
@@ -18,9 +21,11 @@ type Secret struct {
 	UpdatedAt  time.Time
 }
 
-// PutSecret creates or replaces the tenant's secret named sec.Name in one
+// Put creates or replaces the tenant's secret named sec.Name in one
 // statement (an upsert), so two concurrent puts cannot collide.
-func (s *Store) PutSecret(ctx context.Context, sec *Secret) error {
+func (se Secrets) Put(ctx context.Context, sec *Secret) error {
+	s := se.s
+	sec.TenantID = se.tenant
 	now := s.db.NowFunc()
 	sec.CreatedAt, sec.UpdatedAt = now, now
 	err := s.q(ctx).Clauses(clause.OnConflict{
@@ -30,8 +35,9 @@ func (s *Store) PutSecret(ctx context.Context, sec *Secret) error {
 	return wrap("put secret", err)
 }
 
-// ListSecrets returns all of the tenant's sealed secrets, by name.
-func (s *Store) ListSecrets(ctx context.Context, tenantID string) ([]Secret, error) {
+// List returns all of the tenant's sealed secrets, by name.
+func (se Secrets) List(ctx context.Context) ([]Secret, error) {
+	s, tenantID := se.s, se.tenant
 	var rows []Secret
 	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("name").Find(&rows).Error; err != nil {
 		return nil, wrap("list secrets", err)
@@ -39,9 +45,10 @@ func (s *Store) ListSecrets(ctx context.Context, tenantID string) ([]Secret, err
 	return rows, nil
 }
 
-// GetSecrets returns the tenant's sealed secrets with these names, by
+// Get returns the tenant's sealed secrets with these names, by
 // name; names the tenant has no secret for are left out.
-func (s *Store) GetSecrets(ctx context.Context, tenantID string, names []string) ([]Secret, error) {
+func (se Secrets) Get(ctx context.Context, names []string) ([]Secret, error) {
+	s, tenantID := se.s, se.tenant
 	var rows []Secret
 	if err := s.q(ctx).Where("tenant_id = ? AND name IN ?", tenantID, names).Order("name").Find(&rows).Error; err != nil {
 		return nil, wrap("get secrets", err)
@@ -49,8 +56,9 @@ func (s *Store) GetSecrets(ctx context.Context, tenantID string, names []string)
 	return rows, nil
 }
 
-// DeleteSecret removes the tenant's secret; an unknown name is ErrNotFound.
-func (s *Store) DeleteSecret(ctx context.Context, tenantID, name string) error {
+// Delete removes the tenant's secret; an unknown name is ErrNotFound.
+func (se Secrets) Delete(ctx context.Context, name string) error {
+	s, tenantID := se.s, se.tenant
 	res := s.q(ctx).Where("tenant_id = ? AND name = ?", tenantID, name).Delete(&Secret{})
 	if res.Error != nil {
 		return wrap("delete secret", res.Error)

@@ -2,7 +2,11 @@ package store
 
 import "context"
 
-// Settled counts what SettleAbandoned found left by a dead server.
+// Abandoned settles what a crashed process left in every tenant:
+// Store.Abandoned(). Cross-tenant.
+type Abandoned struct{ s *Store }
+
+// Settled counts what Abandoned.Settle found left by a dead server.
 type Settled struct {
 	// Interrupted are the replies left streaming, now interrupted.
 	Interrupted int64
@@ -10,11 +14,11 @@ type Settled struct {
 	Leases int64
 }
 
-// SettleAbandoned settles what a server process that died left behind,
+// Settle settles what a server process that died left behind,
 // so a new message to its dialogs is answered at once instead of when its
 // leases expire: replies left streaming become interrupted, and every
 // dialog lease is released. (Its unfinished Idempotency-Key claims are
-// handed to the client's retry when it comes, see ClaimIdempotencyKey.) It acts
+// handed to the client's retry when it comes, see Idempotency.Claim.) It acts
 // only on a SQLite store opened as the Server, whose lock on the data
 // directory makes it the only server: everything any server held then
 // belongs to one that is gone. On PostgreSQL, opened as a Server, it
@@ -22,7 +26,8 @@ type Settled struct {
 // instance_postgres.go) alike, which others would take over only when
 // asked. Elsewhere it
 // does nothing. Call it once, after Migrate, before serving.
-func (s *Store) SettleAbandoned(ctx context.Context) (Settled, error) {
+func (a Abandoned) Settle(ctx context.Context) (Settled, error) {
+	s := a.s
 	var out Settled
 	if s.instance != nil {
 		err := s.pool().QueryRowContext(ctx, settleDeadInstancesSQL, s.instance.id).Scan(&out.Leases, &out.Interrupted)

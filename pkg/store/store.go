@@ -34,8 +34,8 @@ type Config struct {
 	// Server opens the store for `parley serve`. On SQLite it holds the
 	// data directory's server lock until Close, so no second server shares
 	// the file; then every revocation of an API key is this process's own,
-	// and the store remembers keys (see GetAPIKeyByHash), and what a dead
-	// server left is this server's to settle (SettleAbandoned). PostgreSQL,
+	// and the store remembers keys (see KeyAuth.ByHash), and what a dead
+	// server left is this server's to settle (Abandoned.Settle). PostgreSQL,
 	// shared by design, hears other processes' revocations instead, and
 	// the store tells the others it is alive (Instance).
 	Server bool

@@ -21,7 +21,7 @@ func mustOpenStore(t *testing.T, fn func(t *testing.T, st *store.Store)) {
 func mustTenant(t *testing.T, st *store.Store, slug string) *store.Tenant {
 	t.Helper()
 	tn := &store.Tenant{Slug: slug, Name: "Tenant " + slug}
-	if err := st.CreateTenant(context.Background(), tn); err != nil {
+	if err := st.Tenants().Create(context.Background(), tn); err != nil {
 		t.Fatalf("create tenant %s: %v", slug, err)
 	}
 	return tn
@@ -30,7 +30,7 @@ func mustTenant(t *testing.T, st *store.Store, slug string) *store.Tenant {
 func mustBot(t *testing.T, st *store.Store, tenantID, slug string) *store.Bot {
 	t.Helper()
 	b := &store.Bot{TenantID: tenantID, Slug: slug, Name: "Bot " + slug}
-	if err := st.CreateBot(context.Background(), b); err != nil {
+	if err := st.Tenant(tenantID).Bots().Create(context.Background(), b); err != nil {
 		t.Fatalf("create bot %s: %v", slug, err)
 	}
 	return b
@@ -40,7 +40,7 @@ func mustVersion(t *testing.T, st *store.Store, b *store.Bot, fingerprint string
 	t.Helper()
 	v := &store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: `{"basic_settings":{"name":"x"}}`,
 		Prompt: "p", Fingerprint: fingerprint, CreatedBy: "platform"}
-	if err := st.AddVersion(context.Background(), v); err != nil {
+	if err := st.Tenant(v.TenantID).Versions().Add(context.Background(), v); err != nil {
 		t.Fatalf("add version: %v", err)
 	}
 	return v
@@ -75,7 +75,7 @@ func TestMigrate(t *testing.T) {
 			}
 		})
 		t.Run("foreign keys are enforced", func(t *testing.T) {
-			err := st.CreateAPIKey(ctx, &store.APIKey{TenantID: "ten_missing", Name: "k", Kind: "sk",
+			err := st.Tenant("ten_missing").Keys().Create(ctx, &store.APIKey{TenantID: "ten_missing", Name: "k", Kind: "sk",
 				Hash: "h-fk", Prefix: "sk_x", Last4: "abcd"})
 			if err == nil {
 				t.Fatal("a key for a tenant that does not exist was stored")
@@ -90,17 +90,17 @@ func TestTenants(t *testing.T) {
 		a := mustTenant(t, st, "acme")
 		t.Run("a tenant is found by id and by slug", func(t *testing.T) {
 			for _, ref := range []string{a.ID, a.Slug} {
-				got, err := st.GetTenant(ctx, ref)
+				got, err := st.Tenants().Get(ctx, ref)
 				if err != nil || got.ID != a.ID {
 					t.Fatalf("GetTenant(%q) = %+v, %v", ref, got, err)
 				}
 			}
 		})
 		t.Run("a taken slug is a conflict", func(t *testing.T) {
-			wantErr(t, st.CreateTenant(ctx, &store.Tenant{Slug: "acme", Name: "again"}), store.ErrConflict)
+			wantErr(t, st.Tenants().Create(ctx, &store.Tenant{Slug: "acme", Name: "again"}), store.ErrConflict)
 		})
 		t.Run("an unknown tenant is not found", func(t *testing.T) {
-			_, err := st.GetTenant(ctx, "nope")
+			_, err := st.Tenants().Get(ctx, "nope")
 			wantErr(t, err, store.ErrNotFound)
 		})
 	})
@@ -120,7 +120,7 @@ func TestPagingWalksEveryRowOnce(t *testing.T) {
 			if pages > 5 {
 				t.Fatal("paging does not end")
 			}
-			rows, next, err := st.ListTenants(ctx, p)
+			rows, next, err := st.Tenants().List(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,26 +146,26 @@ func TestUsersAndMemberships(t *testing.T) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
 		u := &store.User{Email: " Ada@Example.com ", PasswordHash: "x"}
-		if err := st.CreateUser(ctx, u); err != nil {
+		if err := st.Users().Create(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("emails match whatever their case", func(t *testing.T) {
-			got, err := st.GetUserByEmail(ctx, "ADA@example.COM")
+			got, err := st.Users().ByEmail(ctx, "ADA@example.COM")
 			if err != nil || got.ID != u.ID {
 				t.Fatalf("got %+v, %v", got, err)
 			}
 		})
 		t.Run("the same email in another case is a conflict", func(t *testing.T) {
-			wantErr(t, st.CreateUser(ctx, &store.User{Email: "ada@EXAMPLE.com", PasswordHash: "y"}), store.ErrConflict)
+			wantErr(t, st.Users().Create(ctx, &store.User{Email: "ada@EXAMPLE.com", PasswordHash: "y"}), store.ErrConflict)
 		})
 		t.Run("putting a membership again replaces the role", func(t *testing.T) {
-			if _, err := st.PutMembership(ctx, tn.ID, u.ID, "viewer"); err != nil {
+			if _, err := st.Tenant(tn.ID).Members().Put(ctx, u.ID, "viewer"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := st.PutMembership(ctx, tn.ID, u.ID, "admin"); err != nil {
+			if _, err := st.Tenant(tn.ID).Members().Put(ctx, u.ID, "admin"); err != nil {
 				t.Fatal(err)
 			}
-			ms, err := st.Memberships(ctx, u.ID)
+			ms, err := st.Users().Memberships(ctx, u.ID)
 			if err != nil || len(ms) != 1 || ms[0].Role != "admin" {
 				t.Fatalf("memberships %+v, %v", ms, err)
 			}
@@ -177,27 +177,27 @@ func TestSessions(t *testing.T) {
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		u := &store.User{Email: "ada@example.com", PasswordHash: "x"}
-		if err := st.CreateUser(ctx, u); err != nil {
+		if err := st.Users().Create(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now().UTC()
-		if err := st.CreateSession(ctx, &store.Session{TokenHash: "h1", UserID: u.ID, ExpiresAt: now.Add(time.Hour)}); err != nil {
+		if err := st.Sessions().Create(ctx, &store.Session{TokenHash: "h1", UserID: u.ID, ExpiresAt: now.Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("a live session is found", func(t *testing.T) {
-			if _, err := st.GetSession(ctx, "h1", now); err != nil {
+			if _, err := st.Sessions().Get(ctx, "h1", now); err != nil {
 				t.Fatal(err)
 			}
 		})
 		t.Run("an expired session is not found", func(t *testing.T) {
-			_, err := st.GetSession(ctx, "h1", now.Add(2*time.Hour))
+			_, err := st.Sessions().Get(ctx, "h1", now.Add(2*time.Hour))
 			wantErr(t, err, store.ErrNotFound)
 		})
 		t.Run("pruning removes only ended sessions", func(t *testing.T) {
-			if err := st.CreateSession(ctx, &store.Session{TokenHash: "old", UserID: u.ID, ExpiresAt: now.Add(-time.Minute)}); err != nil {
+			if err := st.Sessions().Create(ctx, &store.Session{TokenHash: "old", UserID: u.ID, ExpiresAt: now.Add(-time.Minute)}); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.DeleteExpiredSessions(ctx, now); err != nil {
+			if err := st.Sessions().DeleteExpired(ctx, now); err != nil {
 				t.Fatal(err)
 			}
 			var left []string
@@ -208,11 +208,11 @@ func TestSessions(t *testing.T) {
 		})
 		t.Run("deleting a session twice is fine", func(t *testing.T) {
 			for range 2 {
-				if err := st.DeleteSession(ctx, "h1"); err != nil {
+				if err := st.Sessions().Delete(ctx, "h1"); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, err := st.GetSession(ctx, "h1", now)
+			_, err := st.Sessions().Get(ctx, "h1", now)
 			wantErr(t, err, store.ErrNotFound)
 		})
 	})
@@ -222,11 +222,11 @@ func TestListsRefuseACursorTheyDidNotHandOut(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		for _, cursor := range []string{"garbage", "ten_", "ten_0000000000000000000000000!", "' OR 1=1 --"} {
-			if _, _, err := s.ListTenants(ctx, store.Page{Cursor: cursor}); !errors.Is(err, store.ErrInvalidCursor) {
+			if _, _, err := s.Tenants().List(ctx, store.Page{Cursor: cursor}); !errors.Is(err, store.ErrInvalidCursor) {
 				t.Errorf("ListTenants(cursor %q) = %v, want ErrInvalidCursor", cursor, err)
 			}
 		}
-		if _, _, err := s.ListTenants(ctx, store.Page{Cursor: store.NewID(store.PrefixTenant)}); err != nil {
+		if _, _, err := s.Tenants().List(ctx, store.Page{Cursor: store.NewID(store.PrefixTenant)}); err != nil {
 			t.Errorf("a well-formed cursor: %v", err)
 		}
 	})

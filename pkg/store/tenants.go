@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// Tenants are every tenant, for the platform operator and the retention
+// sweep: Store.Tenants(). Cross-tenant.
+type Tenants struct{ s *Store }
+
 // Tenant is one customer of the platform; everything else belongs to one.
 type Tenant struct {
 	ID   string `gorm:"primaryKey"`
@@ -17,17 +21,19 @@ type Tenant struct {
 	UpdatedAt     time.Time
 }
 
-// CreateTenant inserts t, giving it an id when it has none. A taken slug is
+// Create inserts t, giving it an id when it has none. A taken slug is
 // ErrConflict.
-func (s *Store) CreateTenant(ctx context.Context, t *Tenant) error {
+func (te Tenants) Create(ctx context.Context, t *Tenant) error {
+	s := te.s
 	if t.ID == "" {
 		t.ID = NewID(PrefixTenant)
 	}
 	return wrap("create tenant", s.q(ctx).Create(t).Error)
 }
 
-// GetTenant finds a tenant by id or slug.
-func (s *Store) GetTenant(ctx context.Context, idOrSlug string) (*Tenant, error) {
+// Get finds a tenant by id or slug.
+func (te Tenants) Get(ctx context.Context, idOrSlug string) (*Tenant, error) {
+	s := te.s
 	var t Tenant
 	err := s.q(ctx).Where("id = ? OR slug = ?", idOrSlug, idOrSlug).First(&t).Error
 	if err != nil {
@@ -36,9 +42,10 @@ func (s *Store) GetTenant(ctx context.Context, idOrSlug string) (*Tenant, error)
 	return &t, nil
 }
 
-// ListTenants returns one page of all tenants, oldest first. Only the
+// List returns one page of all tenants, oldest first. Only the
 // platform operator may see this list; the caller checks that.
-func (s *Store) ListTenants(ctx context.Context, p Page) ([]Tenant, string, error) {
+func (te Tenants) List(ctx context.Context, p Page) ([]Tenant, string, error) {
+	s := te.s
 	var rows []Tenant
 	if err := paged(s.q(ctx), "id", p).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list tenants", err)
@@ -47,8 +54,9 @@ func (s *Store) ListTenants(ctx context.Context, p Page) ([]Tenant, string, erro
 	return rows, next, nil
 }
 
-// UpdateTenant changes the fields given (name, retention_days) of the tenant.
-func (s *Store) UpdateTenant(ctx context.Context, id string, fields map[string]any) error {
+// Update changes the fields given (name, retention_days) of the tenant.
+func (te Tenants) Update(ctx context.Context, id string, fields map[string]any) error {
+	s := te.s
 	fields["updated_at"] = s.db.NowFunc()
 	res := s.q(ctx).Model(&Tenant{}).Where("id = ?", id).Updates(fields)
 	if res.Error != nil {
@@ -60,8 +68,9 @@ func (s *Store) UpdateTenant(ctx context.Context, id string, fields map[string]a
 	return nil
 }
 
-// TenantsWithRetention lists the tenants whose dialogs expire.
-func (s *Store) TenantsWithRetention(ctx context.Context) ([]Tenant, error) {
+// WithRetention lists the tenants whose dialogs expire.
+func (te Tenants) WithRetention(ctx context.Context) ([]Tenant, error) {
+	s := te.s
 	var rows []Tenant
 	err := s.q(ctx).Where("retention_days > 0").Order("id").Find(&rows).Error
 	return rows, wrap("tenants with retention", err)

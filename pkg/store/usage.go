@@ -9,6 +9,9 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// UsageLedger is a tenant's metered usage: reach it with Store.Tenant(id).Usage().
+type UsageLedger struct{ scope }
+
 // DayFormat is how usage days are written: UTC calendar days, which sort
 // as strings. HourFormat is how usage hours are: the UTC hour, likewise.
 const (
@@ -37,7 +40,7 @@ type Usage struct {
 	Messages   int64
 	ToolErrors int64
 	UpdatedAt  time.Time
-	// Hour (HourFormat, within Day) is when it was used; when set, AddUsage
+	// Hour (HourFormat, within Day) is when it was used; when set, UsageLedger.Add
 	// adds the counters to usage_hourly too, for hourly charts.
 	Hour string `gorm:"-"`
 }
@@ -45,11 +48,13 @@ type Usage struct {
 // TableName pins the table step 2 created.
 func (Usage) TableName() string { return "usage_daily" }
 
-// AddUsage adds u's counters to its row (tenant, day, bot, key, provider), creating
+// Add adds u's counters to its row (tenant, day, bot, key, provider), creating
 // the row on first use, in one statement so concurrent turns never lose an
 // increment; with u.Hour set, also to its hour's row, in the same
 // transaction, so a retried write counts neither twice.
-func (s *Store) AddUsage(ctx context.Context, u *Usage) error {
+func (us UsageLedger) Add(ctx context.Context, u *Usage) error {
+	s := us.s
+	u.TenantID = us.tenant
 	if u.Hour == "" {
 		return wrap("add usage", s.addDaily(ctx, u))
 	}
@@ -87,7 +92,7 @@ func adding(table string, cols ...string) clause.Set {
 	return set
 }
 
-// Usage groupings for SumUsage.
+// Usage groupings for UsageLedger.Sum.
 const (
 	GroupByDay      = "day"
 	GroupByBot      = "bot"
@@ -108,10 +113,11 @@ type UsageTotal struct {
 	ToolErrors   int64
 }
 
-// SumUsage totals the tenant's usage for days from..to (inclusive, in
+// Sum totals the tenant's usage for days from..to (inclusive, in
 // DayFormat; empty means unbounded), grouped by day, bot, key or provider, ordered by
 // the group.
-func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string) ([]UsageTotal, error) {
+func (us UsageLedger) Sum(ctx context.Context, from, to, groupBy string) ([]UsageTotal, error) {
+	s, tenantID := us.s, us.tenant
 	col, ok := map[string]string{GroupByDay: "day", GroupByBot: "bot_id", GroupByKey: "key_id", GroupByProvider: "provider"}[groupBy]
 	if !ok {
 		return nil, fmt.Errorf("store: sum usage: cannot group by %q", groupBy)
@@ -143,7 +149,8 @@ func (s *Store) SumUsage(ctx context.Context, tenantID, from, to, groupBy string
 
 // DayTokens returns the tenant's input plus output tokens on day, for
 // daily quotas. It runs before every turn of a tenant with a quota.
-func (s *Store) DayTokens(ctx context.Context, tenantID, day string) (int64, error) {
+func (us UsageLedger) DayTokens(ctx context.Context, day string) (int64, error) {
+	s, tenantID := us.s, us.tenant
 	n, err := s.int64s(ctx, "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_daily WHERE tenant_id = $1 AND day = $2",
 		tenantID, day)
 	if err != nil {

@@ -18,7 +18,7 @@ func TestUsage(t *testing.T) {
 			t.Helper()
 			u := &store.Usage{TenantID: tenant, Day: day, BotID: bot, KeyID: key, Provider: provider, InputTokens: in, OutputTokens: out,
 				CostMicroUSD: cost, ToolCalls: 1, Turns: 1}
-			if err := st.AddUsage(ctx, u); err != nil {
+			if err := st.Tenant(u.TenantID).Usage().Add(ctx, u); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -28,7 +28,7 @@ func TestUsage(t *testing.T) {
 				wg.Go(func() { add(tn.ID, "2030-05-01", "bot_a", "key_1", 10, 5, 7) })
 			}
 			wg.Wait()
-			rows, err := st.SumUsage(ctx, tn.ID, "", "", store.GroupByDay)
+			rows, err := st.Tenant(tn.ID).Usage().Sum(ctx, "", "", store.GroupByDay)
 			if err != nil || len(rows) != 1 {
 				t.Fatalf("rows %+v, %v", rows, err)
 			}
@@ -55,7 +55,7 @@ func TestUsage(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run("usage sums "+tc.name, func(t *testing.T) {
-				rows, err := st.SumUsage(ctx, tn.ID, tc.from, tc.to, tc.group)
+				rows, err := st.Tenant(tn.ID).Usage().Sum(ctx, tc.from, tc.to, tc.group)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,13 +74,13 @@ func TestUsage(t *testing.T) {
 			})
 		}
 		t.Run("a day's tokens count every bot and key of the tenant only", func(t *testing.T) {
-			n, err := st.DayTokens(ctx, tn.ID, "2030-05-03")
+			n, err := st.Tenant(tn.ID).Usage().DayTokens(ctx, "2030-05-03")
 			if err != nil || n != 18 {
 				t.Fatalf("tokens %d, %v", n, err)
 			}
 		})
 		t.Run("grouping by something else is refused", func(t *testing.T) {
-			if _, err := st.SumUsage(ctx, tn.ID, "", "", "tenant"); err == nil {
+			if _, err := st.Tenant(tn.ID).Usage().Sum(ctx, "", "", "tenant"); err == nil {
 				t.Fatal("no error")
 			}
 		})
@@ -95,7 +95,7 @@ func TestIdempotencyKeys(t *testing.T) {
 		// claim returns the key's record when the caller did not win it.
 		claim := func(tenant, key, fp string, at time.Time) *store.IdempotencyKey {
 			t.Helper()
-			rec, won, err := st.ClaimIdempotencyKey(ctx, tenant, key, fp, at, stale)
+			rec, won, err := st.Tenant(tenant).Idempotency().Claim(ctx, key, fp, at, stale)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestIdempotencyKeys(t *testing.T) {
 			}
 		})
 		t.Run("a retry after completion gets the stored response", func(t *testing.T) {
-			if err := st.CompleteIdempotencyKey(ctx, tn.ID, "k1", 200, "application/json", `{"ok":true}`); err != nil {
+			if err := st.Tenant(tn.ID).Idempotency().Complete(ctx, "k1", 200, "application/json", `{"ok":true}`); err != nil {
 				t.Fatal(err)
 			}
 			rec := claim(tn.ID, "k1", "fp", now().Add(time.Hour))
@@ -133,18 +133,18 @@ func TestIdempotencyKeys(t *testing.T) {
 			}
 		})
 		t.Run("a claim whose server hangs is handed over once stale, with its message id", func(t *testing.T) {
-			first, _, err := st.ClaimIdempotencyKey(ctx, tn.ID, "k2", "fp", now(), stale)
+			first, _, err := st.Tenant(tn.ID).Idempotency().Claim(ctx, "k2", "fp", now(), stale)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, won, err := st.ClaimIdempotencyKey(ctx, tn.ID, "k2", "fp2", now().Add(stale+time.Second), stale)
+			rec, won, err := st.Tenant(tn.ID).Idempotency().Claim(ctx, "k2", "fp2", now().Add(stale+time.Second), stale)
 			if err != nil || !won || rec.MessageID != first.MessageID {
 				t.Fatalf("stale claim not handed over with message %s: %+v, %v, %v", first.MessageID, rec, won, err)
 			}
 		})
 		t.Run("a forgotten claim may be made again", func(t *testing.T) {
 			claim(tn.ID, "k3", "fp", now())
-			if err := st.ForgetIdempotencyKey(ctx, tn.ID, "k3"); err != nil {
+			if err := st.Tenant(tn.ID).Idempotency().Forget(ctx, "k3"); err != nil {
 				t.Fatal(err)
 			}
 			if rec := claim(tn.ID, "k3", "fp", now()); rec != nil {

@@ -8,6 +8,14 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// Webhooks are a tenant's webhook endpoints, events and deliveries: reach
+// them with Store.Tenant(id).Webhooks().
+type Webhooks struct{ scope }
+
+// Outbox is the webhook outbox of every tenant, for the workers' claim
+// loop and its sweep: Store.Outbox(). Cross-tenant.
+type Outbox struct{ s *Store }
+
 // Id prefixes of the webhook subject.
 const (
 	PrefixWebhook         = "whk"
@@ -99,13 +107,14 @@ type WebhookAttempt struct {
 }
 
 // bumpWebhooks counts a change of endpoints, in the change's transaction,
-// so every process's cache of subscriptions sees it (WebhooksVersion).
+// so every process's cache of subscriptions sees it (Outbox.Version).
 func (s *Store) bumpWebhooks(ctx context.Context) error {
 	return s.q(ctx).Exec("UPDATE webhook_endpoints_version SET version = version + 1 WHERE id = 1").Error
 }
 
-// WebhooksVersion returns the count of endpoint changes so far.
-func (s *Store) WebhooksVersion(ctx context.Context) (int64, error) {
+// Version returns the count of endpoint changes so far.
+func (o Outbox) Version(ctx context.Context) (int64, error) {
+	s := o.s
 	v, err := s.int64s(ctx, "SELECT version FROM webhook_endpoints_version WHERE id = 1")
 	if err != nil || len(v) == 0 {
 		return 0, wrap("webhooks version", err)
@@ -113,9 +122,11 @@ func (s *Store) WebhooksVersion(ctx context.Context) (int64, error) {
 	return v[0], nil
 }
 
-// CreateWebhookEndpoint inserts e, giving it an id. A name the tenant uses
+// Create inserts e, giving it an id. A name the tenant uses
 // already is ErrConflict.
-func (s *Store) CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) error {
+func (we Webhooks) Create(ctx context.Context, e *WebhookEndpoint) error {
+	s := we.s
+	e.TenantID = we.tenant
 	if e.ID == "" {
 		e.ID = NewID(PrefixWebhook)
 	}
@@ -127,8 +138,9 @@ func (s *Store) CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpoint) e
 	}))
 }
 
-// GetWebhookEndpoint finds the tenant's endpoint by id or name.
-func (s *Store) GetWebhookEndpoint(ctx context.Context, tenantID, idOrName string) (*WebhookEndpoint, error) {
+// Get finds the tenant's endpoint by id or name.
+func (we Webhooks) Get(ctx context.Context, idOrName string) (*WebhookEndpoint, error) {
+	s, tenantID := we.s, we.tenant
 	var e WebhookEndpoint
 	err := s.q(ctx).Where("tenant_id = ? AND (id = ? OR (name <> '' AND name = ?))", tenantID, idOrName, idOrName).First(&e).Error
 	if err != nil {
@@ -137,8 +149,9 @@ func (s *Store) GetWebhookEndpoint(ctx context.Context, tenantID, idOrName strin
 	return &e, nil
 }
 
-// ListWebhookEndpoints returns all of the tenant's endpoints, oldest first.
-func (s *Store) ListWebhookEndpoints(ctx context.Context, tenantID string) ([]WebhookEndpoint, error) {
+// List returns all of the tenant's endpoints, oldest first.
+func (we Webhooks) List(ctx context.Context) ([]WebhookEndpoint, error) {
+	s, tenantID := we.s, we.tenant
 	var rows []WebhookEndpoint
 	if err := s.q(ctx).Where("tenant_id = ?", tenantID).Order("id").Find(&rows).Error; err != nil {
 		return nil, wrap("list webhooks", err)
@@ -146,9 +159,10 @@ func (s *Store) ListWebhookEndpoints(ctx context.Context, tenantID string) ([]We
 	return rows, nil
 }
 
-// UpdateWebhookEndpoint sets fields (column: value) of the tenant's
+// Update sets fields (column: value) of the tenant's
 // endpoint.
-func (s *Store) UpdateWebhookEndpoint(ctx context.Context, tenantID, id string, fields map[string]any) error {
+func (we Webhooks) Update(ctx context.Context, id string, fields map[string]any) error {
+	s, tenantID := we.s, we.tenant
 	fields["updated_at"] = s.db.NowFunc()
 	return wrap("update webhook", s.Tx(ctx, func(tx *Store) error {
 		res := tx.q(ctx).Model(&WebhookEndpoint{}).Where("tenant_id = ? AND id = ?", tenantID, id).Updates(fields)
@@ -162,8 +176,9 @@ func (s *Store) UpdateWebhookEndpoint(ctx context.Context, tenantID, id string, 
 	}))
 }
 
-// DeleteWebhookEndpoint removes the tenant's endpoint with its deliveries.
-func (s *Store) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string) error {
+// Delete removes the tenant's endpoint with its deliveries.
+func (we Webhooks) Delete(ctx context.Context, id string) error {
+	s, tenantID := we.s, we.tenant
 	return wrap("delete webhook", s.Tx(ctx, func(tx *Store) error {
 		res := tx.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&WebhookEndpoint{})
 		if res.Error != nil {
@@ -176,11 +191,12 @@ func (s *Store) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string) 
 	}))
 }
 
-// WebhookSubscribers returns the tenant's enabled endpoints with only what
+// Subscribers returns the tenant's enabled endpoints with only what
 // deciding who gets an event needs (id, events, bot), and the tenant's
 // slug, for the envelope.
-func (s *Store) WebhookSubscribers(ctx context.Context, tenantID string) (string, []WebhookEndpoint, error) {
-	t, err := s.GetTenant(ctx, tenantID)
+func (we Webhooks) Subscribers(ctx context.Context) (string, []WebhookEndpoint, error) {
+	s, tenantID := we.s, we.tenant
+	t, err := s.Tenants().Get(ctx, tenantID)
 	if err != nil {
 		return "", nil, err
 	}
@@ -193,12 +209,14 @@ func (s *Store) WebhookSubscribers(ctx context.Context, tenantID string) (string
 	return t.Slug, rows, nil
 }
 
-// AddWebhookEvent writes ev to the outbox with one pending delivery to
+// AddEvent writes ev to the outbox with one pending delivery to
 // each endpoint, due at once. Call it inside the transaction of the fact
 // the event reports, so both commit or neither does. An event with a
 // DedupeKey the tenant has used already writes nothing and reports
 // added false.
-func (s *Store) AddWebhookEvent(ctx context.Context, ev *WebhookEvent, endpointIDs []string) (bool, error) {
+func (we Webhooks) AddEvent(ctx context.Context, ev *WebhookEvent, endpointIDs []string) (bool, error) {
+	s := we.s
+	ev.TenantID = we.tenant
 	if ev.ID == "" {
 		ev.ID = NewID(PrefixWebhookEvent)
 	}
@@ -235,14 +253,14 @@ type Claimed struct {
 	DueAt time.Time
 }
 
-// ClaimWebhookDeliveries claims up to limit due deliveries for claim (a
+// Claim claims up to limit due deliveries for claim (a
 // token of the worker's): each is due again after lease, should the worker
 // die before it finishes, and counts one attempt more. On PostgreSQL
 // concurrent workers skip each other's rows (FOR UPDATE SKIP LOCKED); on
 // SQLite the write lock taken at BEGIN serialises them. Either way a
 // delivery is claimed by one worker at a time. Unlike the tenant methods
 // it spans tenants, as the deliverer serves them all: each delivery
-// carries its tenant, by which FinishWebhookDelivery scopes its writes.
+// carries its tenant, by which Outbox.Finish scopes its writes.
 //
 // The lease counts from the claim's transaction, not from the call: on a
 // busy database the wait for a connection (SQLite has one) must not eat
@@ -250,7 +268,8 @@ type Claimed struct {
 //
 // skip names deliveries the caller has in flight, which it never claims
 // again, even past their lease.
-func (s *Store) ClaimWebhookDeliveries(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]Claimed, error) {
+func (o Outbox) Claim(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]Claimed, error) {
+	s := o.s
 	lock := ""
 	if s.dialect == DialectPostgres {
 		lock = " FOR UPDATE SKIP LOCKED"
@@ -320,10 +339,11 @@ func pluck[T any](rows []T, f func(T) string) []string {
 	return out
 }
 
-// ReleaseWebhookClaims makes every claimed delivery due now. Only a server
+// ReleaseClaims makes every claimed delivery due now. Only a server
 // that holds the SQLite data dir for itself may call it, at start: no other
 // worker can be delivering them.
-func (s *Store) ReleaseWebhookClaims(ctx context.Context, now time.Time) (int64, error) {
+func (o Outbox) ReleaseClaims(ctx context.Context, now time.Time) (int64, error) {
+	s := o.s
 	res := s.w(ctx).Exec("UPDATE webhook_deliveries SET claim = '', next_attempt_at = ? WHERE status = 'pending' AND claim <> ''", now)
 	return res.RowsAffected, wrap("release webhook claims", res.Error)
 }
@@ -348,10 +368,11 @@ type Finish struct {
 	DisableIfFailing string
 }
 
-// FinishWebhookDelivery records an attempt and its consequences in one
+// Finish records an attempt and its consequences in one
 // commit, if the claim is still the worker's; a claim that lapsed and was
 // taken by another worker is ErrConflict and records nothing.
-func (s *Store) FinishWebhookDelivery(ctx context.Context, f Finish) error {
+func (o Outbox) Finish(ctx context.Context, f Finish) error {
+	s := o.s
 	now := s.db.NowFunc()
 	return wrap("finish webhook delivery", s.Tx(ctx, func(tx *Store) error {
 		fields := map[string]any{"status": f.Status, "next_attempt_at": f.NextAttemptAt, "claim": "",
@@ -404,9 +425,10 @@ func (s *Store) FinishWebhookDelivery(ctx context.Context, f Finish) error {
 	}))
 }
 
-// ListWebhookDeliveries returns one page of the endpoint's deliveries,
+// Deliveries returns one page of the endpoint's deliveries,
 // newest first, each with its event's type.
-func (s *Store) ListWebhookDeliveries(ctx context.Context, tenantID, endpointID string, p Page) ([]WebhookDelivery, string, error) {
+func (we Webhooks) Deliveries(ctx context.Context, endpointID string, p Page) ([]WebhookDelivery, string, error) {
+	s, tenantID := we.s, we.tenant
 	q := s.q(ctx).Table("webhook_deliveries AS d").Select("d.*, e.type AS event_type").
 		Joins("JOIN webhook_events e ON e.id = d.event_id").
 		Where("d.tenant_id = ? AND d.endpoint_id = ?", tenantID, endpointID)
@@ -424,9 +446,10 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, tenantID, endpointID 
 	return rows, next, nil
 }
 
-// WebhookAttempts returns the attempts of the tenant's deliveries, oldest
+// Attempts returns the attempts of the tenant's deliveries, oldest
 // first.
-func (s *Store) WebhookAttempts(ctx context.Context, tenantID string, deliveryIDs []string) ([]WebhookAttempt, error) {
+func (we Webhooks) Attempts(ctx context.Context, deliveryIDs []string) ([]WebhookAttempt, error) {
+	s, tenantID := we.s, we.tenant
 	var rows []WebhookAttempt
 	if len(deliveryIDs) == 0 {
 		return rows, nil
@@ -435,8 +458,9 @@ func (s *Store) WebhookAttempts(ctx context.Context, tenantID string, deliveryID
 	return rows, wrap("webhook attempts", err)
 }
 
-// GetWebhookDelivery finds the endpoint's delivery, with its event type.
-func (s *Store) GetWebhookDelivery(ctx context.Context, tenantID, endpointID, id string) (*WebhookDelivery, error) {
+// Delivery finds the endpoint's delivery, with its event type.
+func (we Webhooks) Delivery(ctx context.Context, endpointID, id string) (*WebhookDelivery, error) {
+	s, tenantID := we.s, we.tenant
 	var d WebhookDelivery
 	err := s.q(ctx).Table("webhook_deliveries AS d").Select("d.*, e.type AS event_type").
 		Joins("JOIN webhook_events e ON e.id = d.event_id").
@@ -447,10 +471,11 @@ func (s *Store) GetWebhookDelivery(ctx context.Context, tenantID, endpointID, id
 	return &d, nil
 }
 
-// ReplayWebhookDelivery makes the endpoint's delivery due now with a fresh
+// Replay makes the endpoint's delivery due now with a fresh
 // schedule, whatever became of it; the event keeps its id, so a receiver
 // that had it can tell.
-func (s *Store) ReplayWebhookDelivery(ctx context.Context, tenantID, endpointID, id string) error {
+func (we Webhooks) Replay(ctx context.Context, endpointID, id string) error {
+	s, tenantID := we.s, we.tenant
 	now := s.db.NowFunc()
 	res := s.w(ctx).Model(&WebhookDelivery{}).Where("tenant_id = ? AND endpoint_id = ? AND id = ?", tenantID, endpointID, id).
 		Omit("event_type").Updates(map[string]any{"status": DeliveryPending, "attempts": 0, "next_attempt_at": now,
@@ -464,11 +489,12 @@ func (s *Store) ReplayWebhookDelivery(ctx context.Context, tenantID, endpointID,
 	return nil
 }
 
-// PruneWebhookEvents deletes the events written before before whose
+// Prune deletes the events written before before whose
 // deliveries are all settled, with their deliveries and attempts (the
 // foreign keys cascade), at most limit of them; it returns how many went.
 // It spans tenants, like the claim: retention is the platform's.
-func (s *Store) PruneWebhookEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
+func (o Outbox) Prune(ctx context.Context, before time.Time, limit int) (int64, error) {
+	s := o.s
 	res := s.w(ctx).Exec(`DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e
 WHERE e.created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
 ORDER BY e.id LIMIT ?)`, before, limit)

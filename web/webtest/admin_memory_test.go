@@ -30,7 +30,7 @@ func TestAdminSeesAndDeletesWhatABotRemembersAboutAUser(t *testing.T) {
 		}
 		for _, kv := range [][2]string{{"name", "Ann"}, {"plan", "gold"}} {
 			n := &store.MemoryNote{TenantID: tn.ID, BotID: d.BotID, UserID: "u-9", Key: kv[0], Value: kv[1], DialogID: d.ID, UpdatedAt: time.Now()}
-			if err := w.st.RememberNote(bg, n, 10); err != nil {
+			if err := w.st.Tenant(n.TenantID).Memory().Remember(bg, n, 10); err != nil {
 				t.Fatal(err)
 			}
 		}
