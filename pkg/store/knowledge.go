@@ -78,19 +78,16 @@ const (
 // Knowledge is one tenant's knowledge bases, sources and chunks. Every
 // method reads and writes only that tenant's rows: another tenant's base
 // is ErrNotFound.
-type Knowledge struct {
-	s        *Store
-	tenantID string
-}
+type Knowledge struct{ scope }
 
 // Knowledge returns the tenant's knowledge bases.
-func (s *Store) Knowledge(tenantID string) Knowledge {
-	return Knowledge{s: s, tenantID: tenantID}
+func (t TenantScope) Knowledge() Knowledge {
+	return Knowledge{t.scope}
 }
 
 // tx runs fn in one transaction with the tenant's Knowledge over it.
 func (k Knowledge) tx(ctx context.Context, fn func(tx Knowledge) error) error {
-	return k.s.Tx(ctx, func(tx *Store) error { return fn(tx.Knowledge(k.tenantID)) })
+	return k.s.Tx(ctx, func(tx *Store) error { return fn(tx.Tenant(k.tenant).Knowledge()) })
 }
 
 func (k Knowledge) q(ctx context.Context) *gorm.DB { return k.s.q(ctx) }
@@ -112,7 +109,7 @@ func (k Knowledge) CreateBase(ctx context.Context, b *KnowledgeBase) error {
 	if err := k.checkLanguage(ctx, b.Language); err != nil {
 		return err
 	}
-	b.ID, b.TenantID = NewID(PrefixKnowledgeBase), k.tenantID
+	b.ID, b.TenantID = NewID(PrefixKnowledgeBase), k.tenant
 	b.Generation, b.Building, b.Revision = 1, 0, 0
 	now := k.s.db.NowFunc()
 	b.CreatedAt, b.UpdatedAt = now, now
@@ -139,27 +136,27 @@ func (k Knowledge) checkLanguage(ctx context.Context, lang string) error {
 // Base returns the tenant's base by id or slug.
 func (k Knowledge) Base(ctx context.Context, idOrSlug string) (*KnowledgeBase, error) {
 	var b KnowledgeBase
-	err := k.q(ctx).Where("tenant_id = ? AND (id = ? OR slug = ?)", k.tenantID, idOrSlug, idOrSlug).First(&b).Error
+	err := k.q(ctx).Where("tenant_id = ? AND (id = ? OR slug = ?)", k.tenant, idOrSlug, idOrSlug).First(&b).Error
 	return &b, wrap("get knowledge base", err)
 }
 
 // Bases lists the tenant's bases by slug.
 func (k Knowledge) Bases(ctx context.Context) ([]KnowledgeBase, error) {
 	var out []KnowledgeBase
-	err := k.q(ctx).Where("tenant_id = ?", k.tenantID).Order("slug").Find(&out).Error
+	err := k.q(ctx).Where("tenant_id = ?", k.tenant).Order("slug").Find(&out).Error
 	return out, wrap("list knowledge bases", err)
 }
 
 // RenameBase changes a base's name.
 func (k Knowledge) RenameBase(ctx context.Context, baseID, name string) error {
-	res := k.q(ctx).Model(&KnowledgeBase{}).Where("tenant_id = ? AND id = ?", k.tenantID, baseID).
+	res := k.q(ctx).Model(&KnowledgeBase{}).Where("tenant_id = ? AND id = ?", k.tenant, baseID).
 		Updates(map[string]any{"name": name, "updated_at": k.s.db.NowFunc()})
 	return rowsOrNotFound("rename knowledge base", res)
 }
 
 // DeleteBase deletes a base with its sources, chunks and vectors.
 func (k Knowledge) DeleteBase(ctx context.Context, baseID string) error {
-	res := k.q(ctx).Where("tenant_id = ? AND id = ?", k.tenantID, baseID).Delete(&KnowledgeBase{})
+	res := k.q(ctx).Where("tenant_id = ? AND id = ?", k.tenant, baseID).Delete(&KnowledgeBase{})
 	return rowsOrNotFound("delete knowledge base", res)
 }
 
@@ -177,10 +174,10 @@ func rowsOrNotFound(op string, res *gorm.DB) error {
 // in.
 func (k Knowledge) Limits(ctx context.Context) (KnowledgeLimits, error) {
 	var found []KnowledgeLimits
-	if err := k.q(ctx).Where("tenant_id = ?", k.tenantID).Limit(1).Find(&found).Error; err != nil {
+	if err := k.q(ctx).Where("tenant_id = ?", k.tenant).Limit(1).Find(&found).Error; err != nil {
 		return KnowledgeLimits{}, wrap("get knowledge limits", err)
 	}
-	l := KnowledgeLimits{TenantID: k.tenantID}
+	l := KnowledgeLimits{TenantID: k.tenant}
 	if len(found) > 0 {
 		l = found[0]
 	}
@@ -198,7 +195,7 @@ func (k Knowledge) Limits(ctx context.Context) (KnowledgeLimits, error) {
 // PutLimits replaces the tenant's own knowledge limits; nil fields take
 // the defaults.
 func (k Knowledge) PutLimits(ctx context.Context, l KnowledgeLimits) error {
-	l.TenantID = k.tenantID
+	l.TenantID = k.tenant
 	err := k.q(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "tenant_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"max_sources", "max_bytes", "max_chunks"}),
@@ -218,6 +215,6 @@ type KnowledgeUsage struct {
 func (k Knowledge) Usage(ctx context.Context) (KnowledgeUsage, error) {
 	var u KnowledgeUsage
 	err := k.q(ctx).Raw(`SELECT COUNT(*) AS sources, COALESCE(SUM(bytes), 0) AS bytes, COALESCE(SUM(chunks), 0) AS chunks
-FROM knowledge_sources WHERE tenant_id = ?`, k.tenantID).Scan(&u).Error
+FROM knowledge_sources WHERE tenant_id = ?`, k.tenant).Scan(&u).Error
 	return u, wrap("knowledge usage", err)
 }

@@ -69,7 +69,7 @@ func (k Knowledge) Chunks(ctx context.Context, baseID, sourceID string) ([]Knowl
 	}
 	var out []KnowledgeChunk
 	err = k.q(ctx).Select("id, tenant_id, base_id, source_id, generation, ordinal, text, title, locator, tokens, hash").
-		Where("tenant_id = ? AND base_id = ? AND source_id = ? AND generation = ?", k.tenantID, b.ID, sourceID, b.Generation).
+		Where("tenant_id = ? AND base_id = ? AND source_id = ? AND generation = ?", k.tenant, b.ID, sourceID, b.Generation).
 		Order("ordinal").Find(&out).Error
 	return out, wrap("list knowledge chunks", err)
 }
@@ -79,7 +79,7 @@ func (k Knowledge) Chunks(ctx context.Context, baseID, sourceID string) ([]Knowl
 // transaction of the job that indexed src.
 func (k Knowledge) writeChunks(ctx context.Context, b *KnowledgeBase, src *KnowledgeSource, gen int64, chunks []KnowledgeChunk) error {
 	if err := k.q(ctx).Exec("DELETE FROM knowledge_chunks WHERE tenant_id = ? AND source_id = ? AND generation = ?",
-		k.tenantID, src.ID, gen).Error; err != nil {
+		k.tenant, src.ID, gen).Error; err != nil {
 		return wrap("delete knowledge chunks", err)
 	}
 	if len(chunks) == 0 {
@@ -114,7 +114,7 @@ func (k Knowledge) writeChunks(ctx context.Context, b *KnowledgeBase, src *Knowl
 		}
 	}
 	if dims != known {
-		if err := k.q(ctx).Exec("UPDATE knowledge_bases SET "+dimsColumn+" = ? WHERE tenant_id = ? AND id = ?", dims, k.tenantID, b.ID).Error; err != nil {
+		if err := k.q(ctx).Exec("UPDATE knowledge_bases SET "+dimsColumn+" = ? WHERE tenant_id = ? AND id = ?", dims, k.tenant, b.ID).Error; err != nil {
 			return wrap("set knowledge dimensions", err)
 		}
 		if gen == b.Building {
@@ -125,14 +125,14 @@ func (k Knowledge) writeChunks(ctx context.Context, b *KnowledgeBase, src *Knowl
 	}
 	for i := range chunks {
 		c := &chunks[i]
-		c.ID, c.TenantID, c.BaseID, c.SourceID, c.Generation = 0, k.tenantID, b.ID, src.ID, gen
+		c.ID, c.TenantID, c.BaseID, c.SourceID, c.Generation = 0, k.tenant, b.ID, src.ID, gen
 	}
 	if err := k.q(ctx).CreateInBatches(chunks, 200).Error; err != nil {
 		return wrap("write knowledge chunks", err)
 	}
 	if k.s.dialect == DialectPostgres {
 		err := k.q(ctx).Exec(`UPDATE knowledge_chunks SET tsv = to_tsvector(CAST(? AS regconfig), title || ' ' || text)
-WHERE tenant_id = ? AND source_id = ? AND generation = ?`, b.Language, k.tenantID, src.ID, gen).Error
+WHERE tenant_id = ? AND source_id = ? AND generation = ?`, b.Language, k.tenant, src.ID, gen).Error
 		if err != nil {
 			return wrap("index knowledge chunks", err)
 		}
@@ -170,7 +170,7 @@ func (k Knowledge) Reindex(ctx context.Context, baseID, provider, model string) 
 		}
 		gen = max(b.Generation, b.Building) + 1
 		if err := tx.q(ctx).Exec("DELETE FROM knowledge_chunks WHERE tenant_id = ? AND base_id = ? AND generation > ?",
-			k.tenantID, b.ID, b.Generation).Error; err != nil {
+			k.tenant, b.ID, b.Generation).Error; err != nil {
 			return wrap("reindex knowledge base", err)
 		}
 		now := k.s.db.NowFunc()
@@ -179,12 +179,12 @@ func (k Knowledge) Reindex(ctx context.Context, baseID, provider, model string) 
 			provider, model, dims = b.EmbeddingProvider, b.EmbeddingModel, b.EmbeddingDims
 		}
 		if err := tx.q(ctx).Exec(`UPDATE knowledge_bases SET building = ?, building_provider = ?, building_model = ?, building_dims = ?, updated_at = ?
-WHERE tenant_id = ? AND id = ?`, gen, provider, model, dims, now, k.tenantID, b.ID).Error; err != nil {
+WHERE tenant_id = ? AND id = ?`, gen, provider, model, dims, now, k.tenant, b.ID).Error; err != nil {
 			return wrap("reindex knowledge base", err)
 		}
 		b.BuildingProvider, b.BuildingModel, b.BuildingDims = provider, model, dims
 		if err := tx.q(ctx).Exec(`UPDATE knowledge_sources SET status = ?, error = '', attempts = 0, next_attempt_at = ?, updated_at = ?
-WHERE tenant_id = ? AND base_id = ?`, SourceQueued, now, now, k.tenantID, b.ID).Error; err != nil {
+WHERE tenant_id = ? AND base_id = ?`, SourceQueued, now, now, k.tenant, b.ID).Error; err != nil {
 			return wrap("reindex knowledge base", err)
 		}
 		b.Building = gen
@@ -202,7 +202,7 @@ func (k Knowledge) lockBase(ctx context.Context, baseID string) (*KnowledgeBase,
 		q += " FOR UPDATE"
 	}
 	var out []KnowledgeBase
-	if err := k.q(ctx).Raw(q, k.tenantID, baseID).Scan(&out).Error; err != nil {
+	if err := k.q(ctx).Raw(q, k.tenant, baseID).Scan(&out).Error; err != nil {
 		return nil, wrap("lock knowledge base", err)
 	}
 	if len(out) == 0 {
@@ -219,24 +219,24 @@ func (k Knowledge) swapIfBuilt(ctx context.Context, b *KnowledgeBase) error {
 	}
 	var waiting int64
 	err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND base_id = ? AND generation < ? AND status <> ?",
-		k.tenantID, b.ID, b.Building, SourceFailed).Count(&waiting).Error
+		k.tenant, b.ID, b.Building, SourceFailed).Count(&waiting).Error
 	if err != nil || waiting > 0 {
 		return wrap("swap knowledge generation", err)
 	}
 	err = k.q(ctx).Exec(`UPDATE knowledge_bases SET generation = building, building = 0, revision = revision + 1,
   embedding_provider = building_provider, embedding_model = building_model, embedding_dims = building_dims,
   building_provider = '', building_model = '', building_dims = 0, updated_at = ?
-WHERE tenant_id = ? AND id = ?`, k.s.db.NowFunc(), k.tenantID, b.ID).Error
+WHERE tenant_id = ? AND id = ?`, k.s.db.NowFunc(), k.tenant, b.ID).Error
 	if err != nil {
 		return wrap("swap knowledge generation", err)
 	}
 	err = k.q(ctx).Exec("DELETE FROM knowledge_chunks WHERE tenant_id = ? AND base_id = ? AND generation < ?",
-		k.tenantID, b.ID, b.Building).Error
+		k.tenant, b.ID, b.Building).Error
 	if err != nil {
 		return wrap("drop old knowledge generation", err)
 	}
 	err = k.q(ctx).Exec("UPDATE knowledge_sources SET chunks = 0 WHERE tenant_id = ? AND base_id = ? AND generation < ?",
-		k.tenantID, b.ID, b.Building).Error
+		k.tenant, b.ID, b.Building).Error
 	if err != nil {
 		return wrap("drop old knowledge generation", err)
 	}

@@ -84,7 +84,7 @@ func (j KnowledgeJobs) ReleaseClaims(ctx context.Context) (int64, error) {
 // writes nothing (ErrConflict).
 func (k Knowledge) holdClaim(ctx context.Context, op string, src *KnowledgeSource) error {
 	res := k.q(ctx).Exec("UPDATE knowledge_sources SET updated_at = ? WHERE tenant_id = ? AND id = ? AND claim = ? AND claim <> ''",
-		k.s.db.NowFunc(), k.tenantID, src.ID, src.Claim)
+		k.s.db.NowFunc(), k.tenant, src.ID, src.Claim)
 	if res.Error != nil {
 		return wrap(op, res.Error)
 	}
@@ -102,7 +102,7 @@ func (k Knowledge) holdClaim(ctx context.Context, op string, src *KnowledgeSourc
 // source of the base holds is ErrConflict, a chunk count past the
 // tenant's limit ErrKnowledgeLimit; either leaves src claimed, for Fail.
 func (j KnowledgeJobs) Done(ctx context.Context, src *KnowledgeSource, r KnowledgeIndexed) error {
-	return j.s.Knowledge(src.TenantID).tx(ctx, func(k Knowledge) error {
+	return j.s.Tenant(src.TenantID).Knowledge().tx(ctx, func(k Knowledge) error {
 		// The base first, as Reindex and DeleteSource lock it, so two
 		// transactions never wait on each other's rows.
 		b, err := k.lockBase(ctx, src.BaseID)
@@ -139,7 +139,7 @@ func (j KnowledgeJobs) Done(ctx context.Context, src *KnowledgeSource, r Knowled
 		if src.Title == "" && r.Title != "" {
 			fields["title"] = r.Title
 		}
-		if err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND id = ?", k.tenantID, src.ID).Updates(fields).Error; err != nil {
+		if err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND id = ?", k.tenant, src.ID).Updates(fields).Error; err != nil {
 			return wrap("finish knowledge source", err)
 		}
 		if gen == b.Generation && !r.Unchanged {
@@ -156,7 +156,7 @@ func (j KnowledgeJobs) Done(ctx context.Context, src *KnowledgeSource, r Knowled
 // after it); otherwise it is queued again for retryAt, the error kept
 // for whoever looks meanwhile.
 func (j KnowledgeJobs) Fail(ctx context.Context, src *KnowledgeSource, reason string, retryAt time.Time) error {
-	return j.s.Knowledge(src.TenantID).tx(ctx, func(k Knowledge) error {
+	return j.s.Tenant(src.TenantID).Knowledge().tx(ctx, func(k Knowledge) error {
 		b, err := k.lockBase(ctx, src.BaseID)
 		if err != nil {
 			return err
@@ -169,7 +169,7 @@ func (j KnowledgeJobs) Fail(ctx context.Context, src *KnowledgeSource, reason st
 		if retryAt.IsZero() {
 			fields["status"], fields["next_attempt_at"] = SourceFailed, nextRefresh(src, now)
 		}
-		if err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND id = ?", k.tenantID, src.ID).Updates(fields).Error; err != nil {
+		if err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND id = ?", k.tenant, src.ID).Updates(fields).Error; err != nil {
 			return wrap("fail knowledge source", err)
 		}
 		return k.swapIfBuilt(ctx, b)

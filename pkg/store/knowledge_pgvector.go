@@ -103,7 +103,7 @@ func (k Knowledge) NearestChunks(ctx context.Context, b *KnowledgeBase, vec []fl
 	d := strconv.Itoa(b.EmbeddingDims)
 	q := `SELECT e.chunk_id FROM knowledge_embeddings e JOIN knowledge_chunks c ON c.id = e.chunk_id
 WHERE e.base_id = '` + b.ID + `' AND c.tenant_id = ? AND e.generation = ?`
-	args := []any{k.tenantID, b.Generation}
+	args := []any{k.tenant, b.Generation}
 	if len(tags) > 0 {
 		q += " AND c.source_id IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = ? AND tag IN ?)"
 		args = append(args, b.ID, tags)

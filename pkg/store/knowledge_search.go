@@ -45,7 +45,7 @@ const keywordCandidates = 1000
 // its vector ranks carry it.
 func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query string, tags []string, limit int) ([]int64, error) {
 	scope := " AND c.tenant_id = @tenant AND c.base_id = @base AND c.generation = @gen"
-	args := map[string]any{"tenant": k.tenantID, "base": b.ID, "gen": b.Generation, "limit": limit, "query": query,
+	args := map[string]any{"tenant": k.tenant, "base": b.ID, "gen": b.Generation, "limit": limit, "query": query,
 		"lang": b.Language, "tags": tags, "candidates": keywordCandidates}
 	if len(tags) > 0 {
 		scope += " AND c.source_id IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = @base AND tag IN @tags)"
@@ -114,7 +114,7 @@ func ftsScope(baseID string, gen int64) string {
 func (k Knowledge) TaggedSources(ctx context.Context, baseID string, tags []string) ([]string, error) {
 	var ids []string
 	err := k.q(ctx).Raw(`SELECT DISTINCT t.source_id FROM knowledge_source_tags t JOIN knowledge_sources s ON s.id = t.source_id
-WHERE s.tenant_id = ? AND t.base_id = ? AND t.tag IN ?`, k.tenantID, baseID, tags).Scan(&ids).Error
+WHERE s.tenant_id = ? AND t.base_id = ? AND t.tag IN ?`, k.tenant, baseID, tags).Scan(&ids).Error
 	return ids, wrap("tagged knowledge sources", err)
 }
 
@@ -124,7 +124,7 @@ WHERE s.tenant_id = ? AND t.base_id = ? AND t.tag IN ?`, k.tenantID, baseID, tag
 func (k Knowledge) EachVector(ctx context.Context, baseID string, gen int64, sources []string, fn func(chunkID int64, sourceID string, vec []float32)) error {
 	q := `SELECT e.chunk_id, c.source_id, e.embedding FROM knowledge_embeddings e JOIN knowledge_chunks c ON c.id = e.chunk_id
 WHERE c.tenant_id = ? AND e.base_id = ? AND e.generation = ?`
-	args := []any{k.tenantID, baseID, gen}
+	args := []any{k.tenant, baseID, gen}
 	if sources != nil {
 		q += " AND c.source_id IN ?"
 		args = append(args, sources)
@@ -159,7 +159,7 @@ func (k Knowledge) Hits(ctx context.Context, baseID string, ids []int64) ([]Know
 	var out []KnowledgeHit
 	err := k.q(ctx).Raw(`SELECT c.id AS chunk_id, c.source_id, s.title AS source_title, s.url, c.ordinal, c.title, c.locator, c.text
 FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id
-WHERE c.tenant_id = ? AND c.base_id = ? AND c.id IN ?`, k.tenantID, baseID, ids).Scan(&out).Error
+WHERE c.tenant_id = ? AND c.base_id = ? AND c.id IN ?`, k.tenant, baseID, ids).Scan(&out).Error
 	return out, wrap("read knowledge hits", err)
 }
 
@@ -172,7 +172,7 @@ func (k Knowledge) IndexedSources(ctx context.Context, baseID string) (map[strin
 		IndexedAt time.Time
 	}
 	err := k.q(ctx).Raw("SELECT id, indexed_at FROM knowledge_sources WHERE tenant_id = ? AND base_id = ? AND indexed_at IS NOT NULL",
-		k.tenantID, baseID).Scan(&rows).Error
+		k.tenant, baseID).Scan(&rows).Error
 	if err != nil {
 		return nil, wrap("indexed knowledge sources", err)
 	}

@@ -97,7 +97,7 @@ func (k Knowledge) AddSource(ctx context.Context, baseID string, src *KnowledgeS
 			return err
 		}
 		now := k.s.db.NowFunc()
-		src.ID, src.TenantID, src.BaseID = NewID(PrefixKnowledgeSource), k.tenantID, baseID
+		src.ID, src.TenantID, src.BaseID = NewID(PrefixKnowledgeSource), k.tenant, baseID
 		src.Status, src.Error, src.NextAttemptAt, src.Claim, src.Attempts = SourceQueued, "", &now, "", 0
 		src.Tags = uniqueTags(src.Tags)
 		src.CreatedAt, src.UpdatedAt = now, now
@@ -129,7 +129,7 @@ func (k Knowledge) sourceByHash(ctx context.Context, baseID, hash string) (*Know
 		return nil, nil
 	}
 	var out []KnowledgeSource
-	err := k.q(ctx).Where("tenant_id = ? AND base_id = ? AND content_hash = ?", k.tenantID, baseID, hash).Limit(1).Find(&out).Error
+	err := k.q(ctx).Where("tenant_id = ? AND base_id = ? AND content_hash = ?", k.tenant, baseID, hash).Limit(1).Find(&out).Error
 	if err != nil || len(out) == 0 {
 		return nil, wrap("find knowledge source by hash", err)
 	}
@@ -164,14 +164,14 @@ func uniqueTags(tags []string) []string {
 // Source returns one source of the base.
 func (k Knowledge) Source(ctx context.Context, baseID, sourceID string) (*KnowledgeSource, error) {
 	var src KnowledgeSource
-	err := k.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenantID, baseID, sourceID).First(&src).Error
+	err := k.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenant, baseID, sourceID).First(&src).Error
 	return &src, wrap("get knowledge source", err)
 }
 
 // Sources lists the base's sources, oldest first.
 func (k Knowledge) Sources(ctx context.Context, baseID string) ([]KnowledgeSource, error) {
 	var out []KnowledgeSource
-	err := k.q(ctx).Where("tenant_id = ? AND base_id = ?", k.tenantID, baseID).Order("id").Find(&out).Error
+	err := k.q(ctx).Where("tenant_id = ? AND base_id = ?", k.tenant, baseID).Order("id").Find(&out).Error
 	return out, wrap("list knowledge sources", err)
 }
 
@@ -183,7 +183,7 @@ func (k Knowledge) DeleteSource(ctx context.Context, baseID, sourceID string) er
 		if err := tx.bumpRevision(ctx, baseID); err != nil {
 			return err
 		}
-		res := tx.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenantID, baseID, sourceID).Delete(&KnowledgeSource{})
+		res := tx.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenant, baseID, sourceID).Delete(&KnowledgeSource{})
 		return rowsOrNotFound("delete knowledge source", res)
 	})
 }
@@ -191,13 +191,13 @@ func (k Knowledge) DeleteSource(ctx context.Context, baseID, sourceID string) er
 // RefreshSource queues a source to be indexed again now.
 func (k Knowledge) RefreshSource(ctx context.Context, baseID, sourceID string) error {
 	now := k.s.db.NowFunc()
-	res := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenantID, baseID, sourceID).
+	res := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenant, baseID, sourceID).
 		Updates(map[string]any{"status": SourceQueued, "error": "", "attempts": 0, "next_attempt_at": now, "updated_at": now})
 	return rowsOrNotFound("refresh knowledge source", res)
 }
 
 // bumpRevision tells vector caches the base's searchable chunks changed.
 func (k Knowledge) bumpRevision(ctx context.Context, baseID string) error {
-	err := k.q(ctx).Exec("UPDATE knowledge_bases SET revision = revision + 1 WHERE tenant_id = ? AND id = ?", k.tenantID, baseID).Error
+	err := k.q(ctx).Exec("UPDATE knowledge_bases SET revision = revision + 1 WHERE tenant_id = ? AND id = ?", k.tenant, baseID).Error
 	return wrap("bump knowledge revision", err)
 }

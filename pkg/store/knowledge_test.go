@@ -15,7 +15,7 @@ import (
 func mustBase(t *testing.T, st *store.Store, tenantID, slug string) *store.KnowledgeBase {
 	t.Helper()
 	b := &store.KnowledgeBase{Slug: slug, Name: "Base " + slug, Language: "english"}
-	if err := st.Knowledge(tenantID).CreateBase(context.Background(), b); err != nil {
+	if err := st.Tenant(tenantID).Knowledge().CreateBase(context.Background(), b); err != nil {
 		t.Fatalf("create knowledge base %s: %v", slug, err)
 	}
 	return b
@@ -32,7 +32,7 @@ func mustIndex(t *testing.T, st *store.Store, tenantID, baseID string, src store
 	if src.ContentHash == "" {
 		src.ContentHash = fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(fmt.Sprint(texts))))
 	}
-	if _, err := st.Knowledge(tenantID).AddSource(ctx, baseID, &src); err != nil {
+	if _, err := st.Tenant(tenantID).Knowledge().AddSource(ctx, baseID, &src); err != nil {
 		t.Fatalf("add source: %v", err)
 	}
 	claimed, err := st.KnowledgeJobs().Claim(ctx, "test/"+src.ID, time.Minute, 100, nil)
@@ -51,7 +51,7 @@ func mustIndex(t *testing.T, st *store.Store, tenantID, baseID string, src store
 	if err := st.KnowledgeJobs().Done(ctx, &claimed[i], store.KnowledgeIndexed{ContentHash: src.ContentHash, Chunks: chunks}); err != nil {
 		t.Fatalf("index source: %v", err)
 	}
-	got, err := st.Knowledge(tenantID).Source(ctx, baseID, src.ID)
+	got, err := st.Tenant(tenantID).Knowledge().Source(ctx, baseID, src.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func mustIndex(t *testing.T, st *store.Store, tenantID, baseID string, src store
 func keywordTexts(t *testing.T, st *store.Store, tenantID, baseID, query string, tags ...string) []string {
 	t.Helper()
 	ctx := context.Background()
-	kn := st.Knowledge(tenantID)
+	kn := st.Tenant(tenantID).Knowledge()
 	b, err := kn.Base(ctx, baseID)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestAnotherTenantsKnowledgeIsUnreachable(t *testing.T) {
 		a, b := mustTenant(t, st, "kb-a"), mustTenant(t, st, "kb-b")
 		base := mustBase(t, st, a.ID, "help")
 		src := mustIndex(t, st, a.ID, base.ID, store.KnowledgeSource{Title: "Passwords"}, "reset your password from the login page")
-		other := st.Knowledge(b.ID)
+		other := st.Tenant(b.ID).Knowledge()
 		t.Run("the base is not found by id or slug", func(t *testing.T) {
 			for _, ref := range []string{base.ID, base.Slug} {
 				_, err := other.Base(ctx, ref)
@@ -130,7 +130,7 @@ func TestAnotherTenantsKnowledgeIsUnreachable(t *testing.T) {
 			if ids, err := other.KeywordSearch(ctx, base, "password", nil, 10); err != nil || len(ids) != 0 {
 				t.Fatalf("keyword search found %v, %v", ids, err)
 			}
-			chunks, err := st.Knowledge(a.ID).Chunks(ctx, base.ID, src.ID)
+			chunks, err := st.Tenant(a.ID).Knowledge().Chunks(ctx, base.ID, src.ID)
 			if err != nil || len(chunks) != 1 {
 				t.Fatalf("own chunks: %d, %v", len(chunks), err)
 			}
@@ -154,7 +154,7 @@ func TestTheSameContentAddedTwiceIsOneSource(t *testing.T) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-dedupe")
 		base := mustBase(t, st, tn.ID, "help")
-		kn := st.Knowledge(tn.ID)
+		kn := st.Tenant(tn.ID).Knowledge()
 		first := &store.KnowledgeSource{Kind: store.SourceFile, Filename: "a.pdf", ContentHash: "sha256:abc", Bytes: 10}
 		if created, err := kn.AddSource(ctx, base.ID, first); err != nil || !created {
 			t.Fatalf("first: created %v, %v", created, err)
@@ -185,7 +185,7 @@ func TestDeletingASourceRemovesItsChunksAndVectors(t *testing.T) {
 		base := mustBase(t, st, tn.ID, "help")
 		gone := mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, "billing happens monthly", "invoices are emailed")
 		kept := mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, "billing questions go to support")
-		kn := st.Knowledge(tn.ID)
+		kn := st.Tenant(tn.ID).Knowledge()
 		if err := kn.DeleteSource(ctx, base.ID, gone.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestKnowledgeSourcesAreClaimedByOneWorkerAtATime(t *testing.T) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-claim")
 		base := mustBase(t, st, tn.ID, "help")
-		kn := st.Knowledge(tn.ID)
+		kn := st.Tenant(tn.ID).Knowledge()
 		for i := range 10 {
 			if _, err := kn.AddSource(ctx, base.ID, &store.KnowledgeSource{Kind: store.SourceText, ContentHash: fmt.Sprint(i)}); err != nil {
 				t.Fatal(err)
@@ -382,7 +382,7 @@ func TestReindexSwapsInTheNewGenerationWhenComplete(t *testing.T) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-reindex")
 		base := mustBase(t, st, tn.ID, "help")
-		kn := st.Knowledge(tn.ID)
+		kn := st.Tenant(tn.ID).Knowledge()
 		for i := range 2 {
 			mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, fmt.Sprintf("old shipping text %d", i))
 		}
@@ -454,7 +454,7 @@ func TestKnowledgeLimitsBoundSourcesBytesAndChunks(t *testing.T) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "kb-limits")
 		base := mustBase(t, st, tn.ID, "help")
-		kn := st.Knowledge(tn.ID)
+		kn := st.Tenant(tn.ID).Knowledge()
 		lim, err := kn.Limits(ctx)
 		if err != nil || *lim.MaxSources != store.DefaultKnowledgeSources || *lim.MaxChunks != store.DefaultKnowledgeChunks {
 			t.Fatalf("defaults %+v, %v", lim, err)

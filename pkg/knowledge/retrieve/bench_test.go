@@ -57,7 +57,7 @@ func benchSearch(b *testing.B, st *store.Store, n int) {
 			b.Fatal(err)
 		}
 	}
-	kn := st.Knowledge(tenantID)
+	kn := st.Tenant(tenantID).Knowledge()
 	tn := struct{ ID string }{tenantID}
 	s := New(ctx, st, nil)
 	if _, err := s.Search(ctx, tn.ID, base.ID, queries[0]); err != nil {
@@ -139,10 +139,10 @@ func benchBase(b testing.TB, st *store.Store, n int) (tenantID string, base *sto
 	words := benchVocabulary(rng, 5000)
 	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1))
 	tn := &store.Tenant{Slug: fmt.Sprintf("bench-%d", n), Name: "bench"}
-	if err := st.CreateTenant(ctx, tn); err != nil {
+	if err := st.Tenants().Create(ctx, tn); err != nil {
 		b.Fatal(err)
 	}
-	kn := st.Knowledge(tn.ID)
+	kn := st.Tenant(tn.ID).Knowledge()
 	many := int64(1_000_000)
 	if err := kn.PutLimits(ctx, store.KnowledgeLimits{MaxChunks: &many}); err != nil {
 		b.Fatal(err)

@@ -100,7 +100,7 @@ func New(ctx context.Context, st *store.Store, log *slog.Logger) *Searcher {
 // Search finds the chunks of the tenant's base (id or slug) that best
 // answer q.
 func (s *Searcher) Search(ctx context.Context, tenantID, base string, q Query) ([]Result, error) {
-	kn := s.st.Knowledge(tenantID)
+	kn := s.st.Tenant(tenantID).Knowledge()
 	b, err := kn.Base(ctx, base)
 	if err != nil {
 		return nil, err

@@ -30,11 +30,11 @@ func newFixture(t *testing.T, st *store.Store, slug string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	tn := &store.Tenant{Slug: slug, Name: slug}
-	if err := st.CreateTenant(ctx, tn); err != nil {
+	if err := st.Tenants().Create(ctx, tn); err != nil {
 		t.Fatal(err)
 	}
 	b := &store.KnowledgeBase{Slug: "help", Name: "Help", Language: "english"}
-	if err := st.Knowledge(tn.ID).CreateBase(ctx, b); err != nil {
+	if err := st.Tenant(tn.ID).Knowledge().CreateBase(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	return &fixture{t: t, st: st, tenant: tn.ID, base: b}
@@ -45,7 +45,7 @@ func (f *fixture) add(title string, tags []string, chunks ...chunk) *store.Knowl
 	f.t.Helper()
 	src := &store.KnowledgeSource{Kind: store.SourceText, Title: title, Tags: tags,
 		ContentHash: fmt.Sprintf("%x", sha256.Sum256(fmt.Append(nil, title, chunks)))}
-	if _, err := f.st.Knowledge(f.tenant).AddSource(context.Background(), f.base.ID, src); err != nil {
+	if _, err := f.st.Tenant(f.tenant).Knowledge().AddSource(context.Background(), f.base.ID, src); err != nil {
 		f.t.Fatal(err)
 	}
 	f.work(map[string][]chunk{src.ID: chunks})
@@ -177,7 +177,7 @@ func TestHybridSearch(t *testing.T) {
 			}
 		})
 		t.Run("a deleted source leaves the cached vectors", func(t *testing.T) {
-			if err := st.Knowledge(f.tenant).DeleteSource(ctx, f.base.ID, billing.ID); err != nil {
+			if err := st.Tenant(f.tenant).Knowledge().DeleteSource(ctx, f.base.ID, billing.ID); err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range f.search(s, retrieve.Query{Text: "zzz", Vector: []float32{1, 0, 0}, TopK: 10}) {
@@ -201,7 +201,7 @@ func TestSearchesReadTheCurrentGenerationUntilAReindexSwaps(t *testing.T) {
 		if got := texts(f.search(s, query)); !slices.Equal(got, []string{"old shipping policy", "old returns policy"}) {
 			t.Fatalf("before: %q", got)
 		}
-		if _, err := st.Knowledge(f.tenant).Reindex(ctx, f.base.ID, "", ""); err != nil {
+		if _, err := st.Tenant(f.tenant).Knowledge().Reindex(ctx, f.base.ID, "", ""); err != nil {
 			t.Fatal(err)
 		}
 		// Re-embedded by a new model: the vectors point the other way.
@@ -242,7 +242,7 @@ func TestCachedVectorsFollowEveryWrite(t *testing.T) {
 			}
 		})
 		t.Run("a source indexed again is found by its new vectors only", func(t *testing.T) {
-			if err := st.Knowledge(f.tenant).RefreshSource(ctx, f.base.ID, a.ID); err != nil {
+			if err := st.Tenant(f.tenant).Knowledge().RefreshSource(ctx, f.base.ID, a.ID); err != nil {
 				t.Fatal(err)
 			}
 			f.work(map[string][]chunk{a.ID: {{"alpha again", []float32{0, 0, 1}}}})
