@@ -296,9 +296,10 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, op := context.Background(), platform.Operator()
-	// Someone saves and publishes version 2 by hand: the files no longer match what is live.
+	// Someone saves and publishes version 2 by hand: the files no longer
+	// match what is live. Its greeting's &, < and > are shown as written.
 	cfg, _ := os.ReadFile(filepath.Join(dir, "acme-outdoor", "bots", "support.json"))
-	if _, _, err := d.platform.CreateVersion(ctx, op, "acme-outdoor", "support", withGreeting(t, cfg, "Hand-made")); err != nil {
+	if _, _, err := d.platform.CreateVersion(ctx, op, "acme-outdoor", "support", withGreeting(t, cfg, "Hand-made & <fresh>")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.platform.Publish(ctx, op, "acme-outdoor", "support", 2); err != nil {
@@ -308,7 +309,7 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 
 	code, out, _ := runParley(t, env, "apply", "--dry-run", dir)
 	if code != 0 || !strings.Contains(out, "bot support: differs from live version 2") ||
-		!strings.Contains(out, `-    "greeting": "Hand-made"`) || !strings.Contains(out, "+++ "+filepath.Join(dir, "acme-outdoor", "bots", "support.json")) {
+		!strings.Contains(out, `-    "greeting": "Hand-made & <fresh>"`) || !strings.Contains(out, "+++ "+filepath.Join(dir, "acme-outdoor", "bots", "support.json")) {
 		t.Fatalf("dry run: exit %d\n%s", code, out)
 	}
 	if !strings.Contains(out, "bot booking: unchanged, version 1 live") || !strings.Contains(out, "secret crm_token: would be set from $ACME_CRM_TOKEN") {
