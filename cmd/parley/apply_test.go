@@ -304,3 +304,37 @@ func TestApplyPruneDeletesCallersBeforeTheAgentsTheyCall(t *testing.T) {
 		})
 	}
 }
+
+// A tenant's key sees only its own tenant: another tenant, existing or
+// not, answers 404 to it. apply --dry-run with such a key said the tenant
+// "would be created", which that key could never do; it is an error that
+// says the key cannot see or manage the tenant, with or without
+// --dry-run, whether the tenant exists or not.
+func TestApplyWithAnotherTenantsKeySaysItCannotManageTheTenant(t *testing.T) {
+	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_PLATFORM_TOKEN": e2eToken})
+	tenantDir := func(slug string) string {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, slug, "tenant.json"), `{"name": "`+slug+`"}`)
+		writeFile(t, filepath.Join(dir, slug, "bots", "helper.json"), `{"basic_settings": {"name": "Helper"}}`)
+		return dir
+	}
+	code, out, stderr := runParley(t, parleyEnv{}, "apply", "--server", srv.URL, "--key", e2eToken, tenantDir("crew"))
+	key := regexp.MustCompile(`sk_\w+`).FindString(out)
+	if code != 0 || key == "" {
+		t.Fatalf("apply with the platform token: exit %d\n%s%s", code, out, stderr)
+	}
+	fleet := tenantDir("fleet")
+	check := func(t *testing.T, flags ...string) {
+		t.Helper()
+		code, out, stderr := runParley(t, parleyEnv{}, append(append([]string{"apply", "--server", srv.URL, "--key", key}, flags...), fleet)...)
+		if code == 0 || strings.Contains(out, "would be created") || !strings.Contains(stderr, "this key cannot see or manage tenant fleet") {
+			t.Errorf("exit %d\n%s%s", code, out, stderr)
+		}
+	}
+	t.Run("a dry run for a tenant that does not exist is an error", func(t *testing.T) { check(t, "--dry-run") })
+	t.Run("an apply for a tenant that does not exist is the same error", func(t *testing.T) { check(t) })
+	if code, out, stderr := runParley(t, parleyEnv{}, "apply", "--server", srv.URL, "--key", e2eToken, fleet); code != 0 {
+		t.Fatalf("apply fleet with the platform token: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Run("a dry run for another tenant that exists is the same error", func(t *testing.T) { check(t, "--dry-run") })
+}
