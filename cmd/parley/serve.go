@@ -326,8 +326,7 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, fmt.Errorf("model catalog: %w", err)
 	}
-	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log,
-		Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig,
+	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log, Compile: configOptions(s).LoadAndCompile,
 		ServerProviders: s.providerNames(), ServerModels: s.serverModels(catalog), OutboundPolicy: &policy}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
