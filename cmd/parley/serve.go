@@ -50,7 +50,19 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if _, helped, err := parseArgs(fs, args, 0); helped || err != nil {
 		return err
 	}
-	d, err := m.openData(ctx, true)
+	settings, err := LoadSettings(m.Getenv)
+	if err != nil {
+		return err
+	}
+	// Bind first: an address in use is then the one error, before the
+	// database is opened and the background loops start (which, stopped
+	// by a failed start, would log errors of their own).
+	ln, err := net.Listen("tcp", settings.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", settings.Addr, err)
+	}
+	defer ln.Close()
+	d, err := m.openDataWith(ctx, settings, true)
 	if err != nil {
 		return err
 	}
@@ -97,10 +109,6 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	go channels.Run(ctx)
 	go sweepRetention(ctx, rt, d.log)
 	go pruneChannelDeliveries(ctx, d)
-	ln, err := net.Listen("tcp", d.settings.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", d.settings.Addr, err)
-	}
 	m.announce(d.store, d.where, ln.Addr().String())
 	l := d.settings.Limits
 	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect(),
@@ -230,6 +238,12 @@ func (m *Main) openData(ctx context.Context, server bool) (*data, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.openDataWith(ctx, settings, server)
+}
+
+// openDataWith is openData with the settings already read.
+func (m *Main) openDataWith(ctx context.Context, settings Settings, server bool) (*data, error) {
+	var err error
 	d := &data{settings: settings, log: m.logger(settings)}
 	if d.store, err = openStore(ctx, settings, d.log, server); err != nil {
 		return nil, err
@@ -312,8 +326,7 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, fmt.Errorf("model catalog: %w", err)
 	}
-	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log,
-		Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig,
+	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log, Compile: configOptions(s).LoadAndCompile,
 		ServerProviders: s.providerNames(), ServerModels: s.serverModels(catalog), OutboundPolicy: &policy}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)

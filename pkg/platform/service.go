@@ -8,12 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
-	"github.com/parleyhq/parley/pkg/tool"
 )
 
 // Options are the Service's collaborators. Sealer, Authorizer, Clock and
@@ -48,10 +46,6 @@ type Options struct {
 	// Clock returns the current time (time.Now). Key expiry and sessions
 	// use it.
 	Clock func() time.Time
-	// AgentConfig builds the loop's settings for a bot, as dialogs do
-	// (dialog.AgentConfig); conversation tests need it. Nil disables
-	// running tests: RunTests and a test-gated Publish fail as internal.
-	AgentConfig func(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set) agent.Config
 	// Logger receives internal errors with their causes.
 	Logger *slog.Logger
 	// OutboundPolicy, when set, checks a webhook URL's destination as it
