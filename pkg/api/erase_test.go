@@ -66,6 +66,18 @@ func (e *eraseEnv) talk(t *testing.T, tenant, key, user string) string {
 	if r.StatusCode != http.StatusOK {
 		t.Fatalf("message: %d %s", r.StatusCode, r.body)
 	}
+	// The user rates the reply with a comment in their own words: the
+	// feedback row and its feedback.created event quote them.
+	var turn apiclient.Turn
+	if err := json.Unmarshal([]byte(r.body), &turn); err != nil {
+		t.Fatal(err)
+	}
+	reply := turn.Messages[len(turn.Messages)-1].ID
+	r = e.raw(t, "POST", "/v1/tenants/"+tenant+"/dialogs/"+d.ID+"/messages/"+reply+"/feedback", key,
+		`{"rating":"down","comment":"slow, `+said(d.ID)+`"}`)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("feedback: %d %s", r.StatusCode, r.body)
+	}
 	return d.ID
 }
 
@@ -229,6 +241,19 @@ func TestErasingAnEndUserLeavesNoRowOfThemAndTouchesNoOther(t *testing.T) {
 		}
 		e.mustHaveNone(t, "alice's dialogs", hers...)
 		e.mustHaveAll(t, "bob's dialog", his)
+		// No event left in the outbox names her, whatever its type.
+		tenant, err := e.st.GetTenant(context.Background(), "shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var named []string
+		if err := e.st.DB().Raw("SELECT type FROM webhook_events WHERE tenant_id = ? AND body LIKE ?", tenant.ID, `%"user_id":"alice"%`).
+			Scan(&named).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(named) > 0 {
+			t.Errorf("events naming alice left in the outbox: %v", named)
+		}
 		e.mustHaveAll(t, "the other tenant's alice", namesake)
 
 		r = e.raw(t, "DELETE", "/v1/tenants/shop/end-users/alice", e.key, "")
