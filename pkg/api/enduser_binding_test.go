@@ -130,3 +130,25 @@ func TestSignedAndAnonymousUsersNeverShareANamespace(t *testing.T) {
 		})
 	})
 }
+
+// TestATokenWhoseSubNoDatabaseCanHoldIsRefused: a validly signed token
+// may carry a sub with NUL, which PostgreSQL refuses in text and SQLite
+// stores. Both answer 401 pointing at the token, never a 500.
+func TestATokenWhoseSubNoDatabaseCanHoldIsRefused(t *testing.T) {
+	const site = "https://shop.example"
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		ctx, op := context.Background(), platform.Operator()
+		if _, err := e.svc.PutIdentity(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+			t.Fatal(err)
+		}
+		pk, err := e.svc.CreateAPIKey(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		token := userToken(t, shopIdentitySecret, jwt.MapClaims{"sub": "ada\x00lovelace"})
+		r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", pk.Key, `{}`, "Origin", site, "X-Parley-User-Token", token)
+		if r.StatusCode != http.StatusUnauthorized || !strings.Contains(r.body, `"pointer":"/user_token"`) {
+			t.Fatalf("create dialog: %d %s; want 401 pointing at /user_token", r.StatusCode, r.body)
+		}
+	})
+}

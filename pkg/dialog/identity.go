@@ -84,7 +84,10 @@ func (r *Runtime) verifyUser(ctx context.Context, tenantID, token string) (ident
 	var refused *identity.Error
 	if errors.As(err, &refused) {
 		r.metrics.userToken(refused.Reason)
-		return identity.User{}, platform.Wrap(err, platform.CodeUnauthorized, "user token refused (%s): %s", refused.Reason, refused.Message)
+		e := platform.Wrap(err, platform.CodeUnauthorized, "user token refused (%s): %s", refused.Reason, refused.Message)
+		// The body's user_token, or the X-Parley-User-Token header.
+		e.Details = []platform.Detail{{Pointer: "/user_token", Message: refused.Message}}
+		return identity.User{}, e
 	}
 	if err != nil {
 		return identity.User{}, err

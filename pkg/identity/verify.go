@@ -138,6 +138,9 @@ func (v *Verifier) Verify(ctx context.Context, s Settings, token string) (User, 
 		return User{}, refuse(ReasonSubject, "the user token has no sub claim; put the user's id in sub")
 	case len([]rune(sub)) > MaxSubjectLength:
 		return User{}, refuse(ReasonSubject, "the user token's sub must have at most %d characters", MaxSubjectLength)
+	case strings.IndexByte(sub, 0) >= 0:
+		// It becomes the dialog's user_id: PostgreSQL refuses NUL in text.
+		return User{}, refuse(ReasonSubject, "the user token's sub must not contain the NUL character")
 	}
 	return User{ID: sub, Claims: claims}, nil
 }
