@@ -26,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // shutdownTimeout bounds how long serve waits for requests in flight after
@@ -79,7 +80,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	handler, err := api.New(api.Options{Platform: d.platform, Runtime: rt, Inbound: channels, Logger: d.log, Metrics: reg, Web: web.Files(),
-		TrustedProxies: d.settings.TrustedProxies})
+		TrustedProxies: d.settings.TrustedProxies, MetricsElsewhere: d.settings.MetricsAddr != ""})
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,11 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	go channels.Run(ctx)
 	go sweepRetention(ctx, rt, d.log)
 	go pruneChannelDeliveries(ctx, d)
-	m.announce(d.store, d.where, ln.Addr().String())
+	metricsAt, err := serveMetrics(ctx, d, reg)
+	if err != nil {
+		return err
+	}
+	m.announce(d.store, d.where, metricsAt, ln.Addr().String())
 	l := d.settings.Limits
 	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect(),
 		"tenant_rate_per_s", l.TenantRate, "tenant_burst", l.TenantBurst, "key_rate_per_s", l.KeyRate, "key_burst", l.KeyBurst,
@@ -119,6 +124,40 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		<-rtStopped // bounded by shutdownTimeout
 	}
 	return err
+}
+
+// serveMetrics serves /metrics on PARLEY_METRICS_ADDR until ctx ends and
+// returns the bound address. Unset, /metrics stays on the API's address as
+// it always was, so upgrading stops no scrape; a warning says so when that
+// address is not loopback, where anyone who reaches the API reads it.
+func serveMetrics(ctx context.Context, d *data, reg *prometheus.Registry) (string, error) {
+	if d.settings.MetricsAddr == "" {
+		if host, _, err := net.SplitHostPort(d.settings.Addr); err == nil && !isLoopback(host) {
+			d.log.Warn("/metrics is served on the public address; set PARLEY_METRICS_ADDR to serve it on its own", "addr", d.settings.Addr)
+		}
+		return "", nil
+	}
+	ln, err := net.Listen("tcp", d.settings.MetricsAddr)
+	if err != nil {
+		return "", fmt.Errorf("listen on %s (PARLEY_METRICS_ADDR): %w", d.settings.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)}
+	go srv.Serve(ln) // its error is ErrServerClosed, once ctx ends
+	context.AfterFunc(ctx, func() { srv.Close() })
+	return ln.Addr().String(), nil
+}
+
+// isLoopback reports whether host (of a listen address) reaches this
+// machine only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // startWebhooks runs the webhook deliverer and keeps this process's cache
@@ -261,10 +300,13 @@ func (d *data) Close() error { return d.store.Close() }
 // announce says what the server uses; never a secret value, only where
 // it lives. The last line names the bound address, which tests read to
 // find a server started on port 0.
-func (m *Main) announce(st *store.Store, where credentialSources, addr string) {
+func (m *Main) announce(st *store.Store, where credentialSources, metricsAddr, addr string) {
 	fmt.Fprintf(m.Stdout, "Database:        %s at %s\n", st.Dialect(), st.Location())
 	fmt.Fprintf(m.Stdout, "Secrets key:     %s\n", where.secretKey)
 	fmt.Fprintf(m.Stdout, "Platform token:  %s\n", where.platformToken)
+	if metricsAddr != "" {
+		fmt.Fprintf(m.Stdout, "Metrics on http://%s/metrics\n", metricsAddr)
+	}
 	fmt.Fprintf(m.Stdout, "Parley listening on http://%s\n", addr)
 }
 

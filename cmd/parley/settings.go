@@ -16,7 +16,10 @@ import (
 
 // Settings is every PARLEY_* environment variable, read once at start.
 type Settings struct {
-	Addr          string
+	Addr string
+	// MetricsAddr is where /metrics is served instead of Addr; empty
+	// serves it on Addr with the API.
+	MetricsAddr   string
 	DataDir       string
 	DatabaseURL   string
 	SecretKey     string
@@ -65,6 +68,7 @@ type setting struct {
 
 var settingsTable = []setting{
 	{"PARLEY_ADDR", "127.0.0.1:8080", "address the server listens on"},
+	{"PARLEY_METRICS_ADDR", "", "address serving /metrics (Prometheus) on its own, e.g. 127.0.0.1:9090; the API's address then answers /metrics 404. Empty serves /metrics on PARLEY_ADDR for anyone who reaches it"},
 	{"PARLEY_DATA_DIR", "./data", "directory for the embedded SQLite database and generated key files"},
 	{"PARLEY_DATABASE_URL", "", "PostgreSQL URL (postgres://...); empty uses SQLite in the data dir"},
 	{"PARLEY_SECRET_KEY", "", "base64 or hex 32-byte key encrypting tenant secrets; empty generates a key file in the data dir"},
@@ -106,6 +110,7 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	}
 	s := Settings{
 		Addr:             get("PARLEY_ADDR"),
+		MetricsAddr:      get("PARLEY_METRICS_ADDR"),
 		DataDir:          get("PARLEY_DATA_DIR"),
 		DatabaseURL:      get("PARLEY_DATABASE_URL"),
 		SecretKey:        get("PARLEY_SECRET_KEY"),
@@ -124,6 +129,11 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	for _, p := range s.TrustedProxies {
 		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
 			return Settings{}, fmt.Errorf("PARLEY_TRUSTED_PROXIES: %q is not an IP address or CIDR", p)
+		}
+	}
+	if s.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(s.MetricsAddr); err != nil {
+			return Settings{}, fmt.Errorf("PARLEY_METRICS_ADDR: %q is not a host:port address such as 127.0.0.1:9090", s.MetricsAddr)
 		}
 	}
 	var err error

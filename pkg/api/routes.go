@@ -22,7 +22,9 @@ func (s *server) register(e *gin.Engine) {
 	e.GET("/", s.landing)
 	e.GET("/healthz", s.health)
 	e.GET("/readyz", s.ready)
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
+	if !s.metricsElsewhere {
+		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
+	}
 
 	v1 := e.Group("/v1")
 	v1.POST("/auth/login", s.login)

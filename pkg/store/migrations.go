@@ -46,6 +46,7 @@ var migrations = []migration{
 	{23, "tenant providers list the models they serve", migrateV23},
 	{24, "durable channel answers and replies, channel secret rotation", migrateV24},
 	{25, "knowledge bases: sources, chunks, embeddings, limits", migrateV25},
+	{26, "feedback events name their dialog, so erasure finds them", migrateV26},
 }
 
 // schemaMigration records an applied step.
