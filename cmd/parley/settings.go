@@ -59,7 +59,18 @@ type Settings struct {
 	StdioEnv []string
 	// MaxImageBytes is the largest image a user message may carry.
 	MaxImageBytes int64
+	// Migrate is PARLEY_MIGRATE: whether commands bring the database
+	// schema up to date when they open it (migrateAuto), or only check
+	// it is (migrateSkip), because a deployment runs `parley migrate`
+	// once per release (docs/deploy.md).
+	Migrate string
 }
+
+// The values of PARLEY_MIGRATE.
+const (
+	migrateAuto = "auto"
+	migrateSkip = "skip"
+)
 
 // setting documents one environment variable for --help and the README.
 type setting struct {
@@ -91,6 +102,7 @@ var settingsTable = []setting{
 	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
 	{"PARLEY_MAX_IMAGE_BYTES", "5242880", "largest image file (bytes) a user may send with a message, 1024 to 20971520; images are stored in the message, in the database"},
 	{"PARLEY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (sign-in limits, audit log); empty: the connection's peer is the client"},
+	{"PARLEY_MIGRATE", "auto", "auto: serve and the other commands bring the database schema up to date when they start; skip: they refuse to start on an older schema (parley migrate runs once per release instead, as the Helm chart's job does)"},
 	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a dialog stays claimed by a server that hangs without dying, before another run may answer it (1s to 1h); a server that died holds nothing"},
 }
 
@@ -125,6 +137,10 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		TelegramAPI:      get("PARLEY_TELEGRAM_API_URL"),
 		SlackAPI:         get("PARLEY_SLACK_API_URL"),
 		TrustedProxies:   splitList(get("PARLEY_TRUSTED_PROXIES")),
+		Migrate:          strings.ToLower(get("PARLEY_MIGRATE")),
+	}
+	if s.Migrate != migrateAuto && s.Migrate != migrateSkip {
+		return Settings{}, fmt.Errorf("PARLEY_MIGRATE: %q is not auto or skip", get("PARLEY_MIGRATE"))
 	}
 	for _, p := range s.TrustedProxies {
 		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {

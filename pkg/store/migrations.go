@@ -90,6 +90,10 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return v, nil
 }
 
+// LatestSchemaVersion is the version Migrate brings a database to: what
+// this build needs.
+func LatestSchemaVersion() int { return migrations[len(migrations)-1].version }
+
 // appliedSteps reads the steps already applied, without the lock: a step
 // applied stays applied, and one not read here is checked again under the
 // lock (applyOnce). So a server starting on an up-to-date database, as
