@@ -1,0 +1,185 @@
+package webtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// The defects of the console that people who do not write code found
+// (issue 28): each test here failed before its fix.
+
+// brokenConfig has a syntax error on line 3 (no comma after line 2), and
+// text typed after the error that must not be lost.
+const brokenConfig = "{\n  \"basic_settings\": {\"name\": \"Acme Support\", \"greeting\": \"Hi\"}\n  \"llm\": {\"model\": \"typed after the break\"}\n}"
+
+// TestASyntaxErrorInTheJSONIsShownAndTheFormCannotOverwriteIt breaks the
+// JSON as a person typing would: the status says where, the form says so
+// and takes no edits, so what was typed since the JSON last parsed stays.
+func TestASyntaxErrorInTheJSONIsShownAndTheFormCannotOverwriteIt(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		run(t, ctx, "open the bot", w.openBotPage()...)
+		run(t, ctx, "break the JSON",
+			until(contains("document", ".pill", "Valid")),
+			setEditor(brokenConfig),
+			until(contains("document", ".pill", "syntax error")),
+		)
+		t.Run("the status says the JSON does not parse, and where", func(t *testing.T) {
+			status := eval[string](t, ctx, textOf("document", ".editor-status .pill"))
+			if !strings.Contains(status, "line 3") || strings.Contains(status, "Valid") {
+				t.Errorf("the status reads %q; want the syntax error's line 3", status)
+			}
+		})
+		t.Run("the form says where the error is and takes no edits", func(t *testing.T) {
+			run(t, ctx, "show the form",
+				chromedp.Click(chromedp.CSS(`.tabs [data-view="form"]`)),
+				until(contains("document", ".config-form", "the JSON has a syntax error at line 3; fix it in the JSON tab")),
+			)
+			editable := eval[int](t, ctx, `Array.from(document.querySelectorAll('.config-form input, .config-form textarea, .config-form select, .config-form button'))
+  .filter(e => !e.matches(':disabled') && !e.closest('[inert]')).length`)
+			if editable != 0 {
+				t.Errorf("%d controls of the form can still be edited", editable)
+			}
+			// A person clicks the name field and types anyway.
+			run(t, ctx, "type into the form",
+				do(`(() => { const el = document.querySelector('[data-pointer="/basic_settings/name"] input'); if (el) el.focus(); return true; })()`),
+				chromedp.KeyEvent("Overwritten"),
+			)
+			if text := eval[string](t, ctx, editorText); text != brokenConfig {
+				t.Errorf("after typing in the form the JSON reads %q; want what was typed, unchanged", text)
+			}
+			screenshot(t, ctx, "found-form-syntax-error")
+		})
+		t.Run("fixing the JSON brings the form back with what was typed", func(t *testing.T) {
+			run(t, ctx, "fix it",
+				setEditor(strings.Replace(brokenConfig, "}\n  \"llm\"", "},\n  \"llm\"", 1)),
+				until(contains("document", ".pill", "Valid")),
+				chromedp.Click(chromedp.CSS(`.tabs [data-view="form"]`)),
+				chromedp.WaitVisible(field("/basic_settings/name", "input")),
+			)
+			if n := eval[int](t, ctx, `document.querySelectorAll('.config-form :disabled, .config-form [inert]').length`); n != 0 {
+				t.Errorf("%d parts of the form are still read-only", n)
+			}
+		})
+	})
+}
+
+// TestLeavingABotPageWithUnsavedEditsAsksFirst edits a bot's config and
+// leaves its page by the navigation, by the browser's back button and by
+// closing the tab: each asks before the edit is lost.
+func TestLeavingABotPageWithUnsavedEditsAsksFirst(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		// confirm answers what window.answer says and counts its questions.
+		const stubConfirm = `window.asked = []; window.answer = false; window.confirm = (m) => { window.asked.push(m); return window.answer; }`
+		const leaveTab = `(() => { const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`
+		run(t, ctx, "open the bot", w.openBotPage()...)
+		run(t, ctx, "wait for the editor", until(contains("document", ".pill", "Valid")), do(stubConfirm))
+
+		t.Run("an unchanged page is left without a question", func(t *testing.T) {
+			if eval[bool](t, ctx, leaveTab) {
+				t.Error("closing the tab of an unchanged bot page asks")
+			}
+		})
+		run(t, ctx, "edit", setEditor(w.draftConfig()), until(contains("document", ".pill", "Valid")))
+
+		t.Run("closing the tab warns", func(t *testing.T) {
+			if !eval[bool](t, ctx, leaveTab) {
+				t.Error("closing the tab with unsaved edits does not warn")
+			}
+		})
+		t.Run("another section of the navigation asks, and staying keeps the edit", func(t *testing.T) {
+			run(t, ctx, "click API keys",
+				click(`Array.from(document.querySelectorAll('header nav a')).find(a => a.textContent === 'API keys')`),
+				until(`window.asked.length === 1`),
+			)
+			if !strings.Contains(eval[string](t, ctx, `window.asked[0]`), "unsaved") {
+				t.Errorf("the question is %q", eval[string](t, ctx, `window.asked[0]`))
+			}
+			if h := eval[string](t, ctx, `location.hash`); h != "#/t/acme/bots/support" {
+				t.Errorf("after staying the address is %q", h)
+			}
+			if text := eval[string](t, ctx, editorText); !strings.Contains(text, "Howdy from the draft!") {
+				t.Error("after staying the edit is gone")
+			}
+		})
+		t.Run("the back button asks too", func(t *testing.T) {
+			run(t, ctx, "go back", do(`history.back()`), until(`window.asked.length === 2`))
+			if text := eval[string](t, ctx, editorText); !strings.Contains(text, "Howdy from the draft!") {
+				t.Error("after staying the edit is gone")
+			}
+		})
+		t.Run("leaving when the person says so leaves", func(t *testing.T) {
+			run(t, ctx, "leave",
+				do(`window.answer = true`),
+				click(`Array.from(document.querySelectorAll('header nav a')).find(a => a.textContent === 'API keys')`),
+				until(contains("document", "main h1", "API keys")),
+			)
+			if eval[bool](t, ctx, leaveTab) {
+				t.Error("the keys page still warns on closing the tab")
+			}
+		})
+	})
+}
+
+// TestSkipLinkPatternsAndWidthsOfTheAdminPages checks the frame on every
+// page: "Skip to content" moves focus to the page's own main content, no
+// input's pattern is an invalid regular expression (Chromium compiles
+// them with the v flag and drops the bad ones with a console error), and
+// no page scrolls sideways at 1,280 or 400 pixels.
+func TestSkipLinkPatternsAndWidthsOfTheAdminPages(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		op, bg := platform.Operator(), context.Background()
+		for _, u := range []string{"https://crm.example.com/hooks/parley/with/a/rather/long/path/that/goes/on?and=a&query=string", "https://example.org/h"} {
+			if _, err := w.svc.CreateWebhook(bg, op, "acme", platform.WebhookInput{URL: u, Events: []string{"dialog.created", "message.created", "dialog.handoff_requested", "dialog.handoff_taken", "dialog.closed", "tool.failed"}, Description: "Leads for the sales team from every new dialog"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.widgetKey(t, "https://www.acme.example", "https://shop.acme.example")
+		run(t, ctx, "sign in", w.signInWithKey()...)
+
+		t.Run("skip to content focuses the current page's main content", func(t *testing.T) {
+			run(t, ctx, "skip on the webhooks page",
+				do(`location.hash = '#/t/acme/webhooks'`),
+				until(contains("document", "main h1", "Webhooks")),
+				do(`document.querySelector('a.skip').focus()`),
+				chromedp.KeyEvent(kb.Enter),
+			)
+			if h := eval[string](t, ctx, `location.hash`); h != "#/t/acme/webhooks" {
+				t.Errorf("after skipping the address is %q", h)
+			}
+			run(t, ctx, "the webhooks page stays", until(contains("document", "main h1", "Webhooks")))
+			if id := eval[string](t, ctx, `document.activeElement.id`); id != "main" {
+				t.Errorf("after skipping the focus is on #%q; want #main", id)
+			}
+		})
+
+		pages := []string{"", "/bots/support", "/inbox", "/dialogs", "/keys", "/secrets", "/providers", "/webhooks", "/channels", "/members", "/audit", "/usage"}
+		for _, width := range []int64{1280, 400} {
+			t.Run(fmt.Sprintf("no page is wider than a %d px window and every pattern compiles", width), func(t *testing.T) {
+				run(t, ctx, "resize", chromedp.EmulateViewport(width, 900))
+				for _, p := range pages {
+					run(t, ctx, "open "+p,
+						do(fmt.Sprintf(`location.hash = %s`, js("#/t/acme"+p))),
+						until(`document.querySelector('main h1') !== null && !document.querySelector('main .loading')`),
+					)
+					if wide := eval[int](t, ctx, `document.documentElement.scrollWidth`); wide > int(width) {
+						over := eval[string](t, ctx, fmt.Sprintf(`Array.from(document.querySelectorAll('main *')).filter(e => e.getBoundingClientRect().right > %d && !e.closest('.table-wrap, pre')).slice(0, 3).map(e => e.tagName + '.' + e.className).join(', ')`, width))
+						t.Errorf("page %q is %d px wide in a %d px window (%s)", p, wide, width, over)
+						screenshot(t, ctx, fmt.Sprintf("found-too-wide-%d%s", width, strings.ReplaceAll(p, "/", "-")))
+					}
+					bad := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('[pattern]')).map(e => e.getAttribute('pattern')).filter(p => { try { new RegExp('^(?:' + p + ')$', 'v'); return false; } catch { return true; } })`)
+					if len(bad) > 0 {
+						t.Errorf("page %q has patterns that are not valid regular expressions in v mode: %q", p, bad)
+					}
+				}
+				run(t, ctx, "reset", chromedp.EmulateReset())
+			})
+		}
+	})
+}
