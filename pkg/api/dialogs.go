@@ -99,10 +99,10 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 }
 
 // dialogFilter reads the filters of the dialog list and export:
-// ?bot=&status=&user_id=&feedback=&q=&from=&to=.
+// ?bot=&status=&user_id=&feedback=&q=&from=&to=&order=.
 func dialogFilter(c *gin.Context) dialog.DialogFilter {
 	return dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to"),
-		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q"), Parent: c.Query("parent")}
+		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q"), Parent: c.Query("parent"), Order: c.Query("order")}
 }
 
 func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {

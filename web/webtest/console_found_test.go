@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -182,4 +184,96 @@ func TestSkipLinkPatternsAndWidthsOfTheAdminPages(t *testing.T) {
 			})
 		}
 	})
+}
+
+// talk opens a dialog of user with the support bot and sends it texts,
+// each answered by the fake model; it returns the dialog's id.
+func (w *world) talk(t *testing.T, user string, texts ...string) string {
+	t.Helper()
+	op, bg := platform.Operator(), context.Background()
+	d, err := w.rt.CreateDialog(bg, op, "acme", "support", dialog.CreateDialogInput{UserID: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range texts {
+		if _, err := w.rt.SendMessage(bg, op, "acme", d.ID, dialog.SendInput{Text: text}, agent.SinkFunc(func(agent.Event) {})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d.ID
+}
+
+// TestTheDialogLogShowsEventsAsEventsRendersRepliesAndListsNewestFirst
+// reads dialogs in the console: a reply drawn from its Markdown, the
+// loop's system events as event lines (not the customer's words) in the
+// dialog view and the inbox, the newest dialog on top and every listed id
+// told apart from the others.
+func TestTheDialogLogShowsEventsAsEventsRendersRepliesAndListsNewestFirst(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		older := w.talk(t, "u-old", "hello")
+		newer := w.talk(t, "u-new", "a packing list please", "I want to talk to a person")
+		run(t, ctx, "sign in", w.signInWithKey()...)
+
+		t.Run("the list shows the newest dialog first, each id told apart", func(t *testing.T) {
+			run(t, ctx, "open the dialogs",
+				do(`location.hash = '#/t/acme/dialogs'`),
+				until(`document.querySelectorAll('tr[data-dialog]').length === 2`),
+			)
+			order := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('tr[data-dialog]')).map(r => r.dataset.dialog)`)
+			if order[0] != newer || order[1] != older {
+				t.Errorf("the list is %q; want the newer dialog %s first", order, newer)
+			}
+			shown := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('tr[data-dialog] td:first-child a')).map(a => a.innerText)`)
+			if shown[0] == shown[1] {
+				t.Errorf("both dialogs show the id %q", shown[0])
+			}
+			for i, id := range order {
+				if title := eval[string](t, ctx, fmt.Sprintf(`document.querySelectorAll('tr[data-dialog] td:first-child a')[%d].title`, i)); title != id {
+					t.Errorf("the link of %s has the title %q", id, title)
+				}
+			}
+		})
+
+		t.Run("the dialog view draws the reply's Markdown and the stop as an event line", func(t *testing.T) {
+			run(t, ctx, "open the newer dialog",
+				do(fmt.Sprintf(`location.hash = '#/t/acme/dialogs/' + %s`, js(newer))),
+				until(contains("document", ".transcript", "Tent")),
+			)
+			if n := eval[int](t, ctx, `document.querySelectorAll('.transcript .turn.assistant .turn-text li').length`); n != 3 {
+				t.Errorf("the Markdown reply has %d list items; want 3", n)
+			}
+			if bold := eval[string](t, ctx, textOf("document", ".transcript .turn.assistant .turn-text strong")); bold != "Packing list" {
+				t.Errorf("the reply's bold text is %q", bold)
+			}
+			if raw := eval[string](t, ctx, textOf("document", ".transcript .turn.assistant")); strings.Contains(raw, "**Packing list**") {
+				t.Errorf("the reply shows raw Markdown: %q", raw)
+			}
+			checkEventLines(t, ctx)
+			screenshot(t, ctx, "found-dialog-view")
+		})
+
+		t.Run("the inbox shows the stop as an event line too", func(t *testing.T) {
+			run(t, ctx, "open it in the inbox",
+				do(fmt.Sprintf(`location.hash = '#/t/acme/inbox/' + %s`, js(newer))),
+				until(contains("document", ".inbox-detail .transcript", "Tent")),
+			)
+			checkEventLines(t, ctx)
+		})
+	})
+}
+
+// checkEventLines checks that the transcript on screen shows the loop's
+// "run stopped" note as a centered event line and no user turn says it.
+func checkEventLines(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if users := eval[string](t, ctx, textOf("document", ".transcript .turn.user")); strings.Contains(users, "run stopped") {
+		t.Errorf("a system event shows as the customer's message: %q", users)
+	}
+	event := eval[string](t, ctx, textOf("document", ".transcript .event"))
+	if !strings.Contains(event, "run stopped: handoff") {
+		t.Errorf("the event lines read %q; want the stop", event)
+	}
+	if align := eval[string](t, ctx, `getComputedStyle(document.querySelector('.transcript .event')).textAlign`); align != "center" {
+		t.Errorf("an event line is aligned %q", align)
+	}
 }
