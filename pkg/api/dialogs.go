@@ -69,7 +69,9 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, dialogOut(dlg))
+	out := dialogOut(dlg)
+	out.MaxMessageChars = dialog.MaxMessageChars
+	c.JSON(http.StatusCreated, out)
 }
 
 // listDialogs: GET /v1/tenants/{tenant}/dialogs?bot=&status=&user_id=&feedback=&q=&from=&to=&cursor=.
@@ -95,7 +97,9 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, detailOut(dd))
+	out := detailOut(dd)
+	out.MaxMessageChars = dialog.MaxMessageChars
+	c.JSON(http.StatusOK, out)
 }
 
 // dialogFilter reads the filters of the dialog list and export:

@@ -277,3 +277,117 @@ func checkEventLines(t *testing.T, ctx context.Context) {
 		t.Errorf("an event line is aligned %q", align)
 	}
 }
+
+// widgetDialog is the id of the one dialog the widget opened.
+func (w *world) widgetDialog(t *testing.T) string {
+	t.Helper()
+	ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("the widget's dialogs: %d, %v", len(ds), err)
+	}
+	return ds[0].ID
+}
+
+// TestTheWidgetScrollsToAnOperatorsWholeReply hands a visitor's dialog to
+// a person whose reply is long: the log ends at its last line, and once
+// the visitor scrolls up to read, the next reply leaves them there.
+func TestTheWidgetScrollsToAnOperatorsWholeReply(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		site := w.site(t)
+		run(t, ctx, "ask for a person",
+			chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+			send("I want to talk to a person"),
+			until(contains(shadow, ".note", "Connecting you to a person")),
+		)
+		op, bg, id := platform.Operator(), context.Background(), w.widgetDialog(t)
+		if _, err := w.rt.AssignDialog(bg, op, "acme", id, "Ada"); err != nil {
+			t.Fatal(err)
+		}
+		long := "Thanks for waiting. " + strings.Repeat("Here is one more line of what I found about your order. ", 14) + "The end of my reply."
+		const log = shadow + `.querySelector('.log')`
+
+		t.Run("a long reply is in view to its last line", func(t *testing.T) {
+			if _, err := w.rt.PostOperatorMessage(bg, op, "acme", id, long); err != nil {
+				t.Fatal(err)
+			}
+			run(t, ctx, "read it", until(contains(shadow, ".msg.operator", "The end of my reply.")))
+			if below := eval[int](t, ctx, fmt.Sprintf(`(l => l.scrollHeight - l.scrollTop - l.clientHeight)(%s)`, log)); below > 1 {
+				t.Errorf("%d px of the log are below its fold after the reply", below)
+			}
+			screenshot(t, ctx, "found-widget-operator-reply")
+		})
+		t.Run("a visitor who scrolled up stays where they are", func(t *testing.T) {
+			run(t, ctx, "scroll up", do(log+`.scrollTop = 0`))
+			if _, err := w.rt.PostOperatorMessage(bg, op, "acme", id, "One more thing."); err != nil {
+				t.Fatal(err)
+			}
+			run(t, ctx, "wait for it", until(contains(shadow, ".msg.operator", "One more thing.")))
+			if top := eval[int](t, ctx, log+`.scrollTop`); top != 0 {
+				t.Errorf("the log scrolled to %d px under the visitor who was reading its top", top)
+			}
+		})
+	})
+}
+
+// TestTheWidgetSaysTheMessageLimitAndKeepsTheText types messages around
+// the server's limit (dialog.MaxMessageChars): the widget counts near it,
+// will not send past it, and a message the server refuses comes back to
+// the box instead of vanishing.
+func TestTheWidgetSaysTheMessageLimitAndKeepsTheText(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		site := w.site(t)
+		typed := func(n int) chromedp.Action[chromedp.Void] {
+			return do(fmt.Sprintf(`(() => { const i = %s.querySelector('form textarea'); i.value = 'x'.repeat(%d); i.dispatchEvent(new Event('input')); return true; })()`, shadow, n))
+		}
+		const count, sendDisabled = shadow + `.querySelector('.count')`, shadow + `.querySelector('form .btn').disabled`
+		limit := fmt.Sprintf("%d,%03d", dialog.MaxMessageChars/1000, dialog.MaxMessageChars%1000)
+		run(t, ctx, "open the widget",
+			chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+		)
+		t.Run("a message past the limit says so and cannot be sent", func(t *testing.T) {
+			run(t, ctx, "type 40,000 characters", typed(40000), do(shadow+`.querySelector('form').requestSubmit()`))
+			if text := eval[string](t, ctx, count+`.hidden ? '' : `+count+`.textContent`); !strings.Contains(text, "Too long") || !strings.Contains(text, limit) {
+				t.Errorf("the counter reads %q; want too long, with the limit %s", text, limit)
+			}
+			if !eval[bool](t, ctx, sendDisabled) {
+				t.Error("Send is enabled for a message past the limit")
+			}
+			if n := eval[int](t, ctx, shadow+`.querySelector('form textarea').value.length`); n != 40000 {
+				t.Errorf("the box holds %d characters after a refused send; want all 40000", n)
+			}
+			if n := eval[int](t, ctx, shadow+`.querySelectorAll('.msg.user').length`); n != 0 {
+				t.Errorf("%d messages were sent", n)
+			}
+			screenshot(t, ctx, "found-widget-too-long")
+		})
+		t.Run("near the limit a counter shows, and Send works", func(t *testing.T) {
+			run(t, ctx, "type 30,000", typed(30000))
+			if text := eval[string](t, ctx, count+`.hidden ? '' : `+count+`.textContent`); !strings.Contains(text, "30,000 / "+limit) {
+				t.Errorf("the counter reads %q", text)
+			}
+			if eval[bool](t, ctx, sendDisabled) {
+				t.Error("Send is disabled under the limit")
+			}
+			run(t, ctx, "type a little", typed(10))
+			if !eval[bool](t, ctx, count+`.hidden`) {
+				t.Error("the counter shows for a short message")
+			}
+		})
+		t.Run("a message the server refuses goes back to the box", func(t *testing.T) {
+			run(t, ctx, "say hello", send("hello"), until(contains(shadow, ".msg.bot", "Echo: hello")))
+			if _, err := w.rt.CloseDialog(context.Background(), platform.Operator(), "acme", w.widgetDialog(t), "resolved by phone"); err != nil {
+				t.Fatal(err)
+			}
+			run(t, ctx, "write to the closed dialog", send("are you still there?"), until(contains(shadow, ".note", "ended")))
+			if text := eval[string](t, ctx, shadow+`.querySelector('form textarea').value`); text != "are you still there?" {
+				t.Errorf("after the refusal the box holds %q", text)
+			}
+		})
+	})
+}
