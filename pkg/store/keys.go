@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// APIKey is a tenant's API key. The plaintext key is never stored: Hash is
-// its SHA-256, Prefix and Last4 let people recognise it in a list.
+// APIKey is a tenant's API key. A server key's plaintext is never stored:
+// Hash is its SHA-256, Prefix and Last4 let people recognise it in a list.
 type APIKey struct {
 	ID       string `gorm:"primaryKey"`
 	TenantID string
@@ -19,6 +19,10 @@ type APIKey struct {
 	Hash    string
 	Prefix  string
 	Last4   string
+	// Publishable is the whole key of a pk key, which is public by design
+	// (it sits in the pages of the site it serves), so it can be shown
+	// again. Always empty for an sk key.
+	Publishable string
 
 	ExpiresAt  *time.Time
 	RevokedAt  *time.Time
@@ -118,6 +122,31 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, id string, now time.
 	s.keys.drop(id)
 	k.RevokedAt = &now
 	return k, nil
+}
+
+// SetAPIKeyOrigins replaces the allowed origins of the tenant's key. Like
+// a revocation, the change reaches every process's key cache as it
+// commits, so the old origins stop working at once. An unknown id, or
+// another tenant's, is ErrNotFound.
+func (s *Store) SetAPIKeyOrigins(ctx context.Context, tenantID, id string, origins StringList) (*APIKey, error) {
+	err := s.Tx(ctx, func(tx *Store) error {
+		res := tx.q(ctx).Model(&APIKey{}).Where("tenant_id = ? AND id = ?", tenantID, id).Update("origins", origins)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		if tx.dialect != DialectPostgres {
+			return nil
+		}
+		return tx.q(ctx).Exec("SELECT pg_notify(?, ?)", revocationChannel, id).Error
+	})
+	if err != nil {
+		return nil, wrap("set api key origins", err)
+	}
+	s.keys.drop(id)
+	return s.GetAPIKey(ctx, tenantID, id)
 }
 
 // TouchAPIKey records that the key was used. It is best-effort bookkeeping:

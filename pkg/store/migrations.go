@@ -45,6 +45,7 @@ var migrations = []migration{
 	{22, "usage per hour, for hourly charts", migrateV22},
 	{23, "tenant providers list the models they serve", migrateV23},
 	{24, "durable channel answers and replies, channel secret rotation", migrateV24},
+	{25, "publishable keys keep their value", migrateV25},
 }
 
 // schemaMigration records an applied step.

@@ -12,6 +12,7 @@ import (
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // The defects of the console that people who do not write code found
@@ -388,6 +389,78 @@ func TestTheWidgetSaysTheMessageLimitAndKeepsTheText(t *testing.T) {
 			if text := eval[string](t, ctx, shadow+`.querySelector('form textarea').value`); text != "are you still there?" {
 				t.Errorf("after the refusal the box holds %q", text)
 			}
+		})
+	})
+}
+
+// TestAPublishableKeyIsShownAgainAndItsOriginsEdited opens the Keys page
+// with a widget key made earlier: its whole value and snippet show
+// whenever asked (it is public), a server key offers no such thing and
+// is stored as its hash alone, and the widget key's origins are edited
+// in place, with a bad origin refused at its pointer.
+func TestAPublishableKeyIsShownAgainAndItsOriginsEdited(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		pk := w.widgetKey(t, "https://www.acme.example")
+		row := `Array.from(document.querySelectorAll('main tr')).find(r => r.textContent.includes('pk_'))`
+		run(t, ctx, "open the keys", append(w.signInWithKey(),
+			do(`location.hash = '#/t/acme/keys'`),
+			until(contains("document", "main table", "widget")))...)
+
+		t.Run("the widget key shows its whole value and snippet, a server key does not", func(t *testing.T) {
+			run(t, ctx, "show it",
+				click(row+`.querySelector('button')`),
+				until(contains("document", ".widget-key", pk)),
+			)
+			if snippet := eval[string](t, ctx, textOf("document", ".widget-key pre")); !strings.Contains(snippet, `data-key="`+pk+`"`) {
+				t.Errorf("the snippet is %q", snippet)
+			}
+			if n := eval[int](t, ctx, `Array.from(document.querySelectorAll('main tr')).filter(r => r.textContent.includes('sk_') && Array.from(r.querySelectorAll('button')).some(b => b.textContent === 'Show key')).length`); n != 0 {
+				t.Errorf("%d server keys offer to show themselves", n)
+			}
+			keys, _, err := w.svc.ListAPIKeys(context.Background(), platform.Operator(), "acme", platform.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, _, err := w.st.ListAPIKeys(context.Background(), keys[0].TenantID, store.Page{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range rows {
+				if k.Kind == "sk" && k.Publishable != "" {
+					t.Errorf("server key %s is stored with its value", k.ID)
+				}
+			}
+		})
+
+		t.Run("a bad origin is refused at its pointer, and good ones are saved", func(t *testing.T) {
+			edit := func(origins string) chromedp.Action[chromedp.Void] {
+				return steps(
+					until(row+`.querySelector('td.origins button') !== null`),
+					click(row+`.querySelector('td.origins button')`),
+					until(row+`.querySelector('input[name="origins"]') !== null`),
+					do(fmt.Sprintf(`%s.querySelector('input[name="origins"]').value = %s`, row, js(origins))),
+					click(row+`.querySelector('form button[type="submit"]')`),
+				)
+			}
+			run(t, ctx, "a path is no origin",
+				edit("https://www.acme.example, https://new.acme.example/shop"),
+				until(contains("document", "main .alert.error", "/origins/1")),
+			)
+			run(t, ctx, "two origins",
+				edit("https://www.acme.example https://new.acme.example"),
+				until(contains("document", "main .alert.ok", "origins")),
+				until(contains("document", "main td.origins", "https://new.acme.example")),
+			)
+			keys, _, err := w.svc.ListAPIKeys(context.Background(), platform.Operator(), "acme", platform.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range keys {
+				if k.Kind == "pk" && strings.Join(k.Origins, " ") != "https://www.acme.example https://new.acme.example" {
+					t.Errorf("the key's origins are %q", k.Origins)
+				}
+			}
+			screenshot(t, ctx, "found-keys")
 		})
 	})
 }
