@@ -250,11 +250,12 @@ export function message(m, calls, rating, subRun) {
 
 /**
  * eventLine is a system event of the dialog (docs/events.md) as a short
- * centered line; a run that stopped with an error is an error line.
+ * centered line; a run that failed ("run failed: ..." or "run stopped:
+ * error") is an error line with its message.
  * @param {Record<string, any>} m
  */
 function eventLine(m) {
-  const failed = /^run (stopped|failed): error/.test(m.text || '');
+  const failed = /^run (failed|stopped: error)/.test(m.text || '');
   return h('li', { class: 'event' + (failed ? ' failed' : ''), role: failed ? 'note' : null, 'data-kind': m.kind },
     h('span', null, m.text), ' · ', h('time', { datetime: m.created_at }, when(m.created_at)));
 }
