@@ -55,7 +55,7 @@ func tenantOut(t platform.Tenant) apiclient.Tenant {
 func keyOut(k platform.APIKey) apiclient.APIKey {
 	return apiclient.APIKey{
 		ID: k.ID, Name: k.Name, Kind: k.Kind, Scopes: k.Scopes, Bot: k.BotID, Origins: k.Origins,
-		Prefix: k.Prefix, Last4: k.Last4, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
+		Prefix: k.Prefix, Last4: k.Last4, Key: k.Publishable, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
 		LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt,
 	}
 }

@@ -69,7 +69,9 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, dialogOut(dlg))
+	out := dialogOut(dlg)
+	out.MaxMessageChars = dialog.MaxMessageChars
+	c.JSON(http.StatusCreated, out)
 }
 
 // listDialogs: GET /v1/tenants/{tenant}/dialogs?bot=&status=&user_id=&feedback=&q=&from=&to=&cursor=.
@@ -95,14 +97,16 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, detailOut(dd))
+	out := detailOut(dd)
+	out.MaxMessageChars = dialog.MaxMessageChars
+	c.JSON(http.StatusOK, out)
 }
 
 // dialogFilter reads the filters of the dialog list and export:
-// ?bot=&status=&user_id=&feedback=&q=&from=&to=.
+// ?bot=&status=&user_id=&feedback=&q=&from=&to=&order=.
 func dialogFilter(c *gin.Context) dialog.DialogFilter {
 	return dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to"),
-		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q"), Parent: c.Query("parent")}
+		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q"), Parent: c.Query("parent"), Order: c.Query("order")}
 }
 
 func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {

@@ -41,6 +41,22 @@ func (s *server) listKeys(c *gin.Context) {
 	c.JSON(http.StatusOK, apiclient.APIKeyList{APIKeys: mapAll(ks, keyOut), NextCursor: next})
 }
 
+// updateKey: PATCH /v1/tenants/{tenant}/api-keys/{id} {origins}: a pk
+// key's allowed origins.
+func (s *server) updateKey(c *gin.Context) {
+	var req apiclient.UpdateAPIKeyRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	k, err := s.platform.UpdateAPIKey(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), platform.APIKeyPatch{Origins: req.Origins})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, keyOut(k))
+}
+
 // revokeKey: DELETE /v1/tenants/{tenant}/api-keys/{id}. The key stops
 // working with the next request.
 func (s *server) revokeKey(c *gin.Context) {

@@ -63,6 +63,7 @@ func (s *server) register(e *gin.Engine) {
 
 	t.POST("/api-keys", s.createKey)
 	t.GET("/api-keys", s.listKeys)
+	t.PATCH("/api-keys/:id", s.updateKey)
 	t.DELETE("/api-keys/:id", s.revokeKey)
 
 	t.PUT("/secrets/:name", s.putSecret)

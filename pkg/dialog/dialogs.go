@@ -170,6 +170,8 @@ type DialogFilter struct {
 	// UserID keeps one end user's dialogs; Feedback those rated up, down,
 	// any or none; Query those with a message holding every word of it.
 	UserID, Feedback, Query string
+	// Order is "oldest" (the default: oldest first) or "newest".
+	Order string
 }
 
 // MaxSearchChars caps a search query.
@@ -350,7 +352,8 @@ func channelOf(p *platform.Principal) string {
 	return "api"
 }
 
-// ListDialogs lists the tenant's dialogs, oldest first.
+// ListDialogs lists the tenant's dialogs, oldest first unless f.Order is
+// "newest".
 func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant string, f DialogFilter, opts platform.ListOptions) ([]Dialog, string, error) {
 	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
@@ -360,7 +363,7 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 	if err != nil {
 		return nil, "", err
 	}
-	rows, next, err := r.store.Tenant(tenantID).Dialogs().List(ctx, sf, store.Page{Cursor: opts.Cursor, Limit: opts.Limit})
+	rows, next, err := r.store.Tenant(tenantID).Dialogs().List(ctx, sf, store.Page{Cursor: opts.Cursor, Limit: opts.Limit, Desc: f.Order == "newest"})
 	if err != nil {
 		return nil, "", r.storeErr(ctx, "list dialogs", "dialog", err)
 	}
@@ -391,6 +394,9 @@ func (r *Runtime) storeFilter(ctx context.Context, tenantID string, f DialogFilt
 	var ps problems
 	if f.Status != "" && !validStatus(f.Status) {
 		ps.add("/status", "must be one of active, paused, handoff, closed")
+	}
+	if f.Order != "" && f.Order != "oldest" && f.Order != "newest" {
+		ps.add("/order", "must be oldest or newest")
 	}
 	switch f.Feedback {
 	case "", store.FeedbackUp, store.FeedbackDown, store.FeedbackAny, store.FeedbackNone:

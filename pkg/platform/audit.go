@@ -20,6 +20,7 @@ const (
 	AuditBotDeleted        = "bot.deleted"
 	AuditKeyCreated        = "key.created"
 	AuditKeyRevoked        = "key.revoked"
+	AuditKeyUpdated        = "key.updated"
 	AuditSecretSet         = "secret.set"
 	AuditSecretDeleted     = "secret.deleted"
 	AuditMemberInvited     = "member.invited"

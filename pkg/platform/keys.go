@@ -43,6 +43,9 @@ func (s *Service) CreateAPIKey(ctx context.Context, p *Principal, tenant string,
 		return CreatedKey{}, s.internal(ctx, "create api key", err)
 	}
 	k.Hash, k.Prefix, k.Last4 = gen.Hash, gen.Prefix, gen.Last4
+	if k.Kind == auth.KindPublishable {
+		k.Publishable = gen.Plaintext // public by design; an sk key's plaintext is never kept
+	}
 	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		err := tx.Tenant(k.TenantID).Keys().Create(ctx, k) // gives k its id
 		return auditRecord{action: AuditKeyCreated, target: k.ID, detail: keyDetail(k)}, err
@@ -184,6 +187,54 @@ func (s *Service) RevokeAPIKey(ctx context.Context, p *Principal, tenant, keyID 
 	})
 	if err != nil {
 		return APIKey{}, s.storeErr(ctx, "revoke api key", "api key", "", err)
+	}
+	return keyView(k), nil
+}
+
+// APIKeyPatch changes what is set of a key.
+type APIKeyPatch struct {
+	// Origins replaces a pk key's allowed origins.
+	Origins *[]string
+}
+
+// UpdateAPIKey changes a pk key's allowed origins; the key itself stays
+// the same, so the pages that embed it keep working on the origins still
+// allowed.
+func (s *Service) UpdateAPIKey(ctx context.Context, p *Principal, tenant, keyID string, in APIKeyPatch) (APIKey, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
+	if err != nil {
+		return APIKey{}, err
+	}
+	k, err := s.store.Tenant(t.ID).Keys().Get(ctx, keyID)
+	if err != nil {
+		return APIKey{}, s.storeErr(ctx, "update api key", "api key", "", err)
+	}
+	var ps problems
+	var origins store.StringList
+	switch {
+	case in.Origins == nil:
+		ps.add("", "nothing to change: give origins")
+	case k.Kind != auth.KindPublishable:
+		ps.add("/origins", "only pk keys are bound to origins")
+	case k.RevokedAt != nil:
+		ps.add("", "the key is revoked")
+	default:
+		origins = checkOrigins(&ps, *in.Origins)
+	}
+	if err := ps.err(); err != nil {
+		return APIKey{}, err
+	}
+	before := k.Origins
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		if k, err = tx.Tenant(t.ID).Keys().SetOrigins(ctx, keyID, origins); err != nil {
+			return auditRecord{}, err
+		}
+		detail := keyDetail(k)
+		detail["origins"], detail["previous_origins"] = k.Origins, before
+		return auditRecord{action: AuditKeyUpdated, target: k.ID, detail: detail}, nil
+	})
+	if err != nil {
+		return APIKey{}, s.storeErr(ctx, "update api key", "api key", "", err)
 	}
 	return keyView(k), nil
 }

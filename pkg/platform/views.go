@@ -32,27 +32,31 @@ func tenantView(t *store.Tenant) Tenant {
 	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, CreatedAt: t.CreatedAt}
 }
 
-// APIKey is a key's record; the key itself is only in CreatedKey, once.
+// APIKey is a key's record. A server key itself is only in CreatedKey,
+// once; a publishable key's is in Publishable, since it is public anyway.
 type APIKey struct {
-	ID         string
-	TenantID   string
-	Name       string
-	Kind       string
-	Scopes     []string
-	BotID      string
-	Origins    []string
-	Prefix     string
-	Last4      string
-	ExpiresAt  *time.Time
-	RevokedAt  *time.Time
-	LastUsedAt *time.Time
-	CreatedAt  time.Time
+	ID       string
+	TenantID string
+	Name     string
+	Kind     string
+	Scopes   []string
+	BotID    string
+	Origins  []string
+	Prefix   string
+	Last4    string
+	// Publishable is the whole key of a pk key (empty for sk keys, and for
+	// pk keys made before their value was kept).
+	Publishable string
+	ExpiresAt   *time.Time
+	RevokedAt   *time.Time
+	LastUsedAt  *time.Time
+	CreatedAt   time.Time
 }
 
 func keyView(k *store.APIKey) APIKey {
 	v := APIKey{
 		ID: k.ID, TenantID: k.TenantID, Name: k.Name, Kind: k.Kind,
-		Scopes: nonNil(k.Scopes), Origins: k.Origins, Prefix: k.Prefix, Last4: k.Last4,
+		Scopes: nonNil(k.Scopes), Origins: k.Origins, Prefix: k.Prefix, Last4: k.Last4, Publishable: k.Publishable,
 		ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt,
 	}
 	if k.BotID != nil {

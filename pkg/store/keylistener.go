@@ -11,8 +11,9 @@ import (
 )
 
 // revocationChannel is the PostgreSQL NOTIFY channel on which Keys.Revoke
-// publishes the id of the key it revoked; the notification goes out when
-// the revocation commits.
+// (and Keys.SetOrigins) publishes the id of the key it changed; the
+// notification goes out when the change commits, and each process drops
+// the key from its cache.
 const revocationChannel = "parley_key_revoked"
 
 // listenerApplication names the listener's connection in pg_stat_activity.

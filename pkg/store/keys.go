@@ -12,8 +12,8 @@ type Keys struct{ scope }
 // learns the tenant from the key: Store.KeyAuth(). Cross-tenant.
 type KeyAuth struct{ s *Store }
 
-// APIKey is a tenant's API key. The plaintext key is never stored: Hash is
-// its SHA-256, Prefix and Last4 let people recognise it in a list.
+// APIKey is a tenant's API key. A server key's plaintext is never stored:
+// Hash is its SHA-256, Prefix and Last4 let people recognise it in a list.
 type APIKey struct {
 	ID       string `gorm:"primaryKey"`
 	TenantID string
@@ -26,6 +26,10 @@ type APIKey struct {
 	Hash    string
 	Prefix  string
 	Last4   string
+	// Publishable is the whole key of a pk key, which is public by design
+	// (it sits in the pages of the site it serves), so it can be shown
+	// again. Always empty for an sk key.
+	Publishable string
 
 	ExpiresAt  *time.Time
 	RevokedAt  *time.Time
@@ -131,6 +135,32 @@ func (ke Keys) Revoke(ctx context.Context, id string, now time.Time) (*APIKey, e
 	s.keys.drop(id)
 	k.RevokedAt = &now
 	return k, nil
+}
+
+// SetOrigins replaces the allowed origins of the tenant's key. Like
+// a revocation, the change reaches every process's key cache as it
+// commits, so the old origins stop working at once. An unknown id, or
+// another tenant's, is ErrNotFound.
+func (ke Keys) SetOrigins(ctx context.Context, id string, origins StringList) (*APIKey, error) {
+	s, tenantID := ke.s, ke.tenant
+	err := s.Tx(ctx, func(tx *Store) error {
+		res := tx.q(ctx).Model(&APIKey{}).Where("tenant_id = ? AND id = ?", tenantID, id).Update("origins", origins)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		if tx.dialect != DialectPostgres {
+			return nil
+		}
+		return tx.q(ctx).Exec("SELECT pg_notify(?, ?)", revocationChannel, id).Error
+	})
+	if err != nil {
+		return nil, wrap("set api key origins", err)
+	}
+	s.keys.drop(id)
+	return ke.Get(ctx, id)
 }
 
 // Touch records that the key was used. It is best-effort bookkeeping:

@@ -17,6 +17,9 @@ const (
 type Page struct {
 	Cursor string
 	Limit  int
+	// Desc lists the largest key first (with time-ordered ids, the
+	// newest); the cursor then pages down.
+	Desc bool
 }
 
 func (p Page) limit() int {
@@ -41,7 +44,14 @@ func paged(q *gorm.DB, column string, p Page) *gorm.DB {
 			q.AddError(ErrInvalidCursor)
 			return q
 		}
-		q = q.Where(column+" > ?", p.Cursor)
+		if p.Desc {
+			q = q.Where(column+" < ?", p.Cursor)
+		} else {
+			q = q.Where(column+" > ?", p.Cursor)
+		}
+	}
+	if p.Desc {
+		return q.Order(column + " DESC").Limit(p.limit() + 1)
 	}
 	return q.Order(column).Limit(p.limit() + 1)
 }

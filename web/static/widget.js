@@ -127,6 +127,10 @@
     (document.head || document.documentElement).appendChild(s);
   });
   var RETRIES = 2;
+  // maxChars is the longest message the server takes, in characters (Unicode
+  // code points): the dialog says it (max_message_chars, docs/api.md); this
+  // is the same number until it has.
+  var maxChars = 32768;
 
   var CSS = [
     ':host { all: initial; }',
@@ -185,6 +189,8 @@
     '.chip { display: flex; align-items: center; gap: 6px; margin: 0 10px; font-size: 12px; color: var(--muted); }',
     '.chip img, .msg.user img { max-width: 64px; max-height: 64px; border-radius: 6px; display: block; }',
     '.chip button { font: inherit; border: 0; background: transparent; color: var(--muted); cursor: pointer; }',
+    '.count { margin: 0 10px; text-align: right; font-size: 12px; color: var(--muted); }',
+    '.count.over { color: #a11d12; font-weight: 600; }',
     '.foot { text-align: center; font-size: 11px; color: var(--muted); padding: 0 0 6px; background: var(--bg); }',
     '.rate { align-self: flex-start; display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin: -4px 0 0 4px; font-size: 12px; color: var(--muted); }',
     '.rate .thumb { font: inherit; font-size: 14px; line-height: 1; background: transparent; border: 1px solid transparent; border-radius: 6px; padding: 2px 5px; cursor: pointer; opacity: .55; }',
@@ -263,6 +269,10 @@
   attachBtn.hidden = !cfg.attach;
   var chip = el('div', 'chip');
   chip.hidden = true;
+  // count shows how long the message is once it nears the limit.
+  var count = el('div', 'count');
+  count.hidden = true;
+  count.setAttribute('aria-live', 'polite');
   form.appendChild(fileInput);
   form.appendChild(attachBtn);
   form.appendChild(input);
@@ -271,6 +281,7 @@
   panel.appendChild(head);
   panel.appendChild(log);
   panel.appendChild(chip);
+  panel.appendChild(count);
   panel.appendChild(form);
   panel.appendChild(el('div', 'foot', t('powered')));
   root.appendChild(panel);
@@ -300,15 +311,22 @@
     return img;
   }
 
-  function add(node) {
+  // add appends a finished node to the log (callers fill it first: the
+  // log scrolls to what it holds now). It follows the conversation only
+  // for a visitor already at its end: one who scrolled up to read stays
+  // where they are. force scrolls anyway (the visitor's own message).
+  function add(node, force) {
+    var follow = force || atEnd();
     log.appendChild(node);
-    log.scrollTop = log.scrollHeight;
+    if (follow) toEnd();
     return node;
   }
+  function atEnd() { return log.scrollHeight - log.scrollTop - log.clientHeight < 24; }
+  function toEnd() { log.scrollTop = log.scrollHeight; }
   // say adds a message: the visitor's as plain text, the bot's rendered
   // from Markdown (paint), beside the avatar when there is one.
   function say(who, text) {
-    if (who !== 'bot') return add(el('div', 'msg ' + who, text));
+    if (who !== 'bot') return add(el('div', 'msg ' + who, text), who === 'user');
     var bubbleEl = el('div', 'msg bot');
     paint(bubbleEl, text);
     if (!cfg.avatar) return add(bubbleEl);
@@ -389,12 +407,13 @@
     return b;
   }
   function showError(message, retry) {
-    var box = add(el('div', 'msg error', message));
+    var box = el('div', 'msg error', message);
     box.setAttribute('role', 'alert');
     if (retry) {
       box.appendChild(el('br'));
       box.appendChild(button(t('retry'), false, function () { box.remove(); retry(); }));
     }
+    add(box);
   }
 
   // --- API ---------------------------------------------------------------
@@ -499,6 +518,7 @@
     var body = {};
     if (context) body.context = context;
     return json('POST', path('bots', cfg.bot, 'dialogs'), body).then(function (d) {
+      limit(d.max_message_chars);
       dialogId = d.id;
       localStorage.setItem(STORE, d.id);
       if (d.greeting) say('bot', d.greeting);
@@ -533,9 +553,10 @@
   function sayOperator(m) {
     if (shown[m.id]) return;
     shown[m.id] = true;
-    var box = add(el('div', 'msg operator'));
+    var box = el('div', 'msg operator');
     box.appendChild(el('span', 'who', m.author || ''));
     box.appendChild(document.createTextNode(m.text));
+    add(box);
   }
   function follow() {
     if (!dialogId || (live && live.dialog === dialogId)) return;
@@ -597,6 +618,7 @@
 
   function resume() {
     return json('GET', path('dialogs', dialogId)).then(function (d) {
+      limit(d.max_message_chars);
       if (d.status === 'closed') return forget();
       var rated = {};
       (d.feedback || []).forEach(function (f) { rated[f.message_id] = f.rating; });
@@ -630,9 +652,10 @@
     switch (type) {
       case 'text_delta':
         hideTyping();
+        var following = atEnd();
         if (!bubble) bubble = say('bot', '');
         paint(bubble, bubble.dataset.text + ev.text);
-        log.scrollTop = log.scrollHeight;
+        if (following) toEnd();
         break;
       case 'tool_call':
         bubble = null;
@@ -684,11 +707,11 @@
   // by a stream are posted only once that stream has ended, since until
   // then the server is still saving the paused dialog and would refuse
   // them with 409.
-  function turn(route, body) {
+  function turn(route, body, onRefused) {
     var key = newKey();
     var attempt = 0;
     busy = true;
-    sendBtn.disabled = true;
+    canSend();
     showStop(true);
     showTyping();
     function go() {
@@ -710,14 +733,18 @@
           dialogId = null;
           started = null;
           note(t('ended'));
+          if (onRefused) onRefused();
           return;
         }
+        // A failure worth retrying gets a Retry button, which sends the
+        // same text again; any other gives the text back to the visitor.
         showError(humanError(err), retryable(err) ? function () { attempt = 0; showTyping(); run(); } : null);
+        if (!retryable(err) && onRefused) onRefused();
       });
     }
     function run() {
       busy = true;
-      sendBtn.disabled = true;
+      canSend();
       showStop(true);
       showTyping();
       return go().then(done, done);
@@ -726,7 +753,7 @@
       hideTyping();
       bubble = null;
       busy = false;
-      sendBtn.disabled = false;
+      canSend();
       showStop(false);
     }
     current = current.then(run);
@@ -747,12 +774,13 @@
   });
 
   function ask(ev) {
-    var box = add(el('div', 'ask'));
+    var box = el('div', 'ask');
     box.appendChild(el('div', null, t('ask', ev.name, summary(ev.arguments))));
     var yes = button(t('allow'), false, function () { answer(true); });
     var no = button(t('deny'), true, function () { answer(false); });
     box.appendChild(yes);
     box.appendChild(no);
+    add(box);
     function answer(approved) {
       yes.disabled = no.disabled = true;
       box.appendChild(el('div', 'note', approved ? t('allowed') : t('declined')));
@@ -793,6 +821,10 @@
   }
 
   function send(text) {
+    if (length(text) > maxChars) {
+      giveBack(text);
+      return;
+    }
     var bubbleEl = say('user', text);
     var body = { text: text };
     if (attached) {
@@ -803,7 +835,37 @@
       body.images = [{ data: attached.data }];
       clearAttachment();
     }
-    turn('messages', body);
+    // Refused, the text was not stored: it goes back to the box.
+    turn('messages', body, function () {
+      bubbleEl.remove();
+      giveBack(text);
+    });
+  }
+
+  // giveBack puts a text that was not sent back in the box, unless the
+  // visitor has started another.
+  function giveBack(text) {
+    if (!input.value.trim()) input.value = text;
+    counted();
+  }
+  // length counts characters as the server does: code points.
+  function length(text) { return Array.from(text).length; }
+  function limit(n) {
+    if (typeof n === 'number' && n > 0) maxChars = n;
+    counted();
+  }
+  // counted shows the count once the text nears the limit, and past it
+  // says so and disables Send.
+  function counted() {
+    var n = length(input.value.trim());
+    var over = n > maxChars;
+    count.hidden = n < maxChars * 0.9;
+    count.className = over ? 'count over' : 'count';
+    count.textContent = over ? t('tooLong', maxChars.toLocaleString(t.locale)) : t('count', n.toLocaleString(t.locale), maxChars.toLocaleString(t.locale));
+    canSend();
+  }
+  function canSend() {
+    sendBtn.disabled = busy || length(input.value.trim()) > maxChars;
   }
 
   // attached is the image waiting for the next message: its base64 bytes
@@ -866,10 +928,12 @@
     e.preventDefault();
     var text = input.value.trim();
     if (!text && attached) text = t('imageOnly');
-    if (!text || busy) return;
+    if (!text || busy || length(text) > maxChars) return;
     input.value = '';
+    counted();
     send(text);
   });
+  input.addEventListener('input', counted);
   input.addEventListener('keydown', function (e) {
     if (e.key === 'Enter' && !e.shiftKey) {
       e.preventDefault();
@@ -916,6 +980,7 @@
         ended: 'This conversation has ended. Send a message to start a new one.',
         rateUp: 'Helpful', rateDown: 'Not helpful', rateThanks: 'Thanks for your feedback.',
         rateWhy: 'What was wrong? (optional)', rateSend: 'Send',
+        count: '%s / %s characters', tooLong: 'Too long: a message can have at most %s characters.',
       },
       de: {
         title: 'Schreiben Sie uns', open: 'Chat öffnen', close: 'Chat schließen', message: 'Nachricht',
@@ -933,6 +998,7 @@
         ended: 'Dieses Gespräch ist beendet. Schreiben Sie, um ein neues zu beginnen.',
         rateUp: 'Hilfreich', rateDown: 'Nicht hilfreich', rateThanks: 'Danke für Ihr Feedback.',
         rateWhy: 'Was war falsch? (optional)', rateSend: 'Senden',
+        count: '%s / %s Zeichen', tooLong: 'Zu lang: Eine Nachricht darf höchstens %s Zeichen haben.',
       },
       fr: {
         title: 'Discutons', open: 'Ouvrir la discussion', close: 'Fermer la discussion', message: 'Message',
@@ -950,6 +1016,7 @@
         ended: 'Cette conversation est terminée. Écrivez un message pour en commencer une nouvelle.',
         rateUp: 'Utile', rateDown: 'Pas utile', rateThanks: 'Merci pour votre avis.',
         rateWhy: 'Qu’est-ce qui n’allait pas ? (facultatif)', rateSend: 'Envoyer',
+        count: '%s / %s caractères', tooLong: 'Trop long : un message peut compter au plus %s caractères.',
       },
       es: {
         title: 'Hable con nosotros', open: 'Abrir chat', close: 'Cerrar chat', message: 'Mensaje',
@@ -967,6 +1034,7 @@
         ended: 'Esta conversación ha terminado. Escriba un mensaje para empezar una nueva.',
         rateUp: 'Útil', rateDown: 'No es útil', rateThanks: 'Gracias por su opinión.',
         rateWhy: '¿Qué falló? (opcional)', rateSend: 'Enviar',
+        count: '%s / %s caracteres', tooLong: 'Demasiado largo: un mensaje puede tener como máximo %s caracteres.',
       },
       zh: {
         title: '联系我们', open: '打开聊天', close: '关闭聊天', message: '消息',
@@ -984,6 +1052,7 @@
         ended: '此对话已结束。发送消息即可开始新的对话。',
         rateUp: '有帮助', rateDown: '没有帮助', rateThanks: '感谢您的反馈。',
         rateWhy: '哪里有问题？（可选）', rateSend: '发送',
+        count: '%s / %s 个字符', tooLong: '太长了：一条消息最多 %s 个字符。',
       },
     };
     var lang = String(asked).toLowerCase().split(/[-_]/)[0];

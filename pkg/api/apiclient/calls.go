@@ -48,6 +48,12 @@ func (c *Client) ListAPIKeys(ctx context.Context, tenant, cursor string) (*APIKe
 	return &out, c.Do(ctx, http.MethodGet, withCursor(tenantPath(tenant, "api-keys"), cursor), nil, &out)
 }
 
+// UpdateAPIKey changes a pk key's allowed origins.
+func (c *Client) UpdateAPIKey(ctx context.Context, tenant, id string, req UpdateAPIKeyRequest) (*APIKey, error) {
+	var out APIKey
+	return &out, c.Do(ctx, http.MethodPatch, tenantPath(tenant, "api-keys", id), req, &out)
+}
+
 // RevokeAPIKey revokes a key at once and returns it as revoked.
 func (c *Client) RevokeAPIKey(ctx context.Context, tenant, id string) (*APIKey, error) {
 	var out APIKey

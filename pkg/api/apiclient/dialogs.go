@@ -53,6 +53,10 @@ type Dialog struct {
 	UpdatedAt time.Time     `json:"updated_at"`
 	// Summary is what a list shows of the dialog (lists only).
 	Summary *DialogSummary `json:"summary,omitempty"`
+	// MaxMessageChars is the most characters a message to the dialog may
+	// have (creating and getting a dialog only), so a chat client can say
+	// the limit before sending.
+	MaxMessageChars int `json:"max_message_chars,omitempty"`
 }
 
 // DialogSummary is a listed dialog's snippet (the first message matching

@@ -107,18 +107,27 @@ const (
 // APIKey describes a key without its secret: only the prefix and last four
 // characters are kept.
 type APIKey struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Kind       string     `json:"kind"`
-	Scopes     []string   `json:"scopes"`
-	Bot        string     `json:"bot,omitempty"`
-	Origins    []string   `json:"origins,omitempty"`
-	Prefix     string     `json:"prefix"`
-	Last4      string     `json:"last4"`
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	Scopes  []string `json:"scopes"`
+	Bot     string   `json:"bot,omitempty"`
+	Origins []string `json:"origins,omitempty"`
+	Prefix  string   `json:"prefix"`
+	Last4   string   `json:"last4"`
+	// Key is the whole key of a pk key, public by design (it is written
+	// into the pages of the site it serves); never set for an sk key.
+	Key        string     `json:"key,omitempty"`
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
+}
+
+// UpdateAPIKeyRequest is the body of PATCH
+// /v1/tenants/{tenant}/api-keys/{id}: a pk key's new allowed origins.
+type UpdateAPIKeyRequest struct {
+	Origins *[]string `json:"origins"`
 }
 
 // NewAPIKey is a key just created: the only time its plaintext is shown.

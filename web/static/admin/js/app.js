@@ -19,6 +19,7 @@ import { auditView } from './audit.js';
 import { inviteView } from './invite.js';
 import { roleIn, atLeast } from './roles.js';
 import { inboxView } from './inbox.js';
+import { mayLeave, unguard } from './leave.js';
 
 const root = document.getElementById('app');
 
@@ -73,6 +74,7 @@ function parseHash() {
 
 async function route() {
   const mine = ++routing;
+  unguard();
   const invite = location.hash.match(/^#\/invite\/([^/]+)$/);
   if (invite) {
     mount(root, inviteView(decodeURIComponent(invite[1]), async () => { me = null; location.hash = ''; await route(); }));
@@ -162,12 +164,43 @@ function frame(at, main) {
         h('a', { href: `#/t/${encodeURIComponent(at.tenant)}${p}`, 'aria-current': here === p ? 'page' : null }, label,
           p === '/inbox' ? h('span', { id: 'inbox-count', class: 'count', hidden: waiting === 0 }, String(waiting)) : null))) : null,
       h('span', { class: 'who' }, who),
-      h('button', { class: 'ghost', type: 'button', onclick: async () => { await signOut(); me = null; location.hash = ''; await route(); } }, 'Sign out')),
+      h('button', {
+        class: 'ghost', type: 'button',
+        onclick: async () => {
+          if (!mayLeave()) return;
+          await signOut(); me = null; location.hash = ''; await route();
+        },
+      }, 'Sign out')),
     main,
   ];
 }
 
-window.addEventListener('hashchange', () => route().catch(showFatal));
+// Leaving a page with unsaved edits asks first (leave.js). A link is
+// stopped before it navigates, so the history stays as it was; the back
+// and forward buttons cannot be stopped, so staying puts the page's
+// address back as a new entry, without a redraw. here is that address.
+let here = location.href;
+document.addEventListener('click', (e) => {
+  const a = e.target instanceof Element ? e.target.closest('a[href^="#"]') : null;
+  if (!a || e.defaultPrevented || a.getAttribute('href') === location.hash) return;
+  if (a.classList.contains('skip')) {
+    // "Skip to content": "#main" is not a route, so following it would
+    // leave the page; the main content of this page takes the focus.
+    e.preventDefault();
+    document.getElementById('main')?.focus();
+    return;
+  }
+  if (mayLeave()) unguard();
+  else e.preventDefault();
+}, true);
+window.addEventListener('hashchange', () => {
+  if (!mayLeave()) {
+    history.pushState(history.state, '', here);
+    return;
+  }
+  here = location.href;
+  route().catch(showFatal);
+});
 route().catch(showFatal);
 
 function showFatal(err) {

@@ -10,6 +10,7 @@ import { previewChat } from './preview.js';
 import { versionDiff } from './versiondiff.js';
 import { testsPanel } from './tests.js';
 import { canaryPanel } from './canary.js';
+import { guardLeaving } from './leave.js';
 
 /** botView renders #/t/<tenant>/bots/<bot>. */
 export async function botView({ tenant, params: [slug] }) {
@@ -34,6 +35,13 @@ export async function botView({ tenant, params: [slug] }) {
     prompt.textContent = result.prompt || 'The compiled prompt appears once the config is valid.';
   });
 
+  // saved is the config and test file as last loaded or saved: anything
+  // else is an edit that leaving the page would lose.
+  const current = () => ({ config: editor.text(), tests: tests.text() });
+  let saved = current();
+  const edited = () => editor.text() !== saved.config || tests.text() !== saved.tests;
+  guardLeaving(edited);
+
   const refresh = async () => {
     [bot, { versions }] = await Promise.all([api('GET', botPath()), api('GET', botPath('versions'))]);
     drawVersions();
@@ -44,9 +52,11 @@ export async function botView({ tenant, params: [slug] }) {
   };
 
   const load = async (n) => {
+    if (edited() && !confirm(`Load version ${n} over your unsaved edits?`)) return;
     const v = await api('GET', botPath('versions', String(n)));
     editor.setText(JSON.stringify(v.config, null, 2));
     tests.setTests(v.tests);
+    saved = current();
     basedOn.textContent = `Editing from version ${n}`;
   };
 
@@ -80,6 +90,7 @@ export async function botView({ tenant, params: [slug] }) {
   const save = h('button', {
     type: 'button',
     onclick: (e) => busy(e.target, async () => {
+      const sending = current();
       let config;
       try {
         config = JSON.parse(editor.text());
@@ -87,6 +98,7 @@ export async function botView({ tenant, params: [slug] }) {
         throw new Error('The config is not valid JSON: ' + err.message);
       }
       const v = await api('POST', botPath('versions'), { config, tests: tests.testsJSON() });
+      saved = sending;
       const warnings = (v.warnings || []).map((w) => h('li', null, h('code', null, w.pointer || '/'), ' ', w.message));
       saveOut.replaceChildren(notice(`Saved as version ${v.number}. Preview it below, then publish it.`),
         ...(warnings.length ? [h('div', { class: 'alert warn', role: 'status' }, 'Saved with warnings:', h('ul', null, warnings))] : []));

@@ -25,7 +25,7 @@ export async function botsView({ tenant }) {
 }
 
 function createForm(tenant) {
-  const slug = h('input', { name: 'slug', required: true, pattern: '[a-z0-9][a-z0-9-]*', placeholder: 'support' });
+  const slug = h('input', { name: 'slug', required: true, pattern: '[a-z0-9][a-z0-9\\-]*', placeholder: 'support' });
   const name = h('input', { name: 'name', required: true, placeholder: 'Acme Support' });
   const out = h('div', { 'aria-live': 'polite' });
   return h('form', {

@@ -1,19 +1,23 @@
 // The one config object that the form and the JSON view both edit. The
 // JSON view replaces it when its text parses; the form changes it in
 // place. Each change is announced with its source, so a view does not
-// redraw itself under the user's cursor.
+// redraw itself under the user's cursor. While the JSON text does not
+// parse there is no config: the form shows the last one read-only, since
+// an edit of it would rewrite the text and erase what was typed since.
 
 /** @typedef {(string|number)[]} Path a location in the config: keys and array indexes */
 /** @typedef {'json'|'form'|'structure'|'load'} Source who changed the config: 'structure' is the form adding or removing something */
 /** @typedef {(source: Source) => void} Listener */
+/** @typedef {{message: string, line: number}} SyntaxProblem why and where the JSON text does not parse */
 
 /**
  * @typedef {object} ConfigDoc
  * @property {() => any} get the config, or undefined while the JSON does not parse
- * @property {() => string} broken why the JSON does not parse ('' when it does)
+ * @property {() => any} last the config as the JSON last parsed, for showing while it does not
+ * @property {() => SyntaxProblem|null} broken why the JSON does not parse (null when it does)
  * @property {(config: any, source: Source) => void} replace
- * @property {(message: string) => void} break marks the JSON as not parsing
- * @property {(path: Path, value: any, source?: Source) => void} edit sets (or, with undefined, removes) the value at path
+ * @property {(problem: SyntaxProblem) => void} break marks the JSON as not parsing
+ * @property {(path: Path, value: any, source?: Source) => void} edit sets (or, with undefined, removes) the value at path; nothing while the JSON does not parse
  * @property {(fn: Listener) => void} subscribe
  */
 
@@ -24,23 +28,26 @@
  */
 export function configDoc(initial) {
   let config = initial;
-  let brokenBy = '';
+  /** @type {SyntaxProblem|null} */
+  let brokenBy = null;
   /** @type {Set<Listener>} */
   const listeners = new Set();
   const emit = (/** @type {Source} */ source) => listeners.forEach((fn) => fn(source));
   return {
-    get: () => config,
+    get: () => (brokenBy ? undefined : config),
+    last: () => config,
     broken: () => brokenBy,
     replace(next, source) {
       config = next;
-      brokenBy = '';
+      brokenBy = null;
       emit(source);
     },
-    break(message) {
-      brokenBy = message;
+    break(problem) {
+      brokenBy = problem;
       emit('json');
     },
     edit(path, value, source = 'form') {
+      if (brokenBy) return;
       if (config === undefined || config === null || typeof config !== 'object') config = {};
       setIn(config, path, value);
       emit(source);

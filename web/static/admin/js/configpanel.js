@@ -10,6 +10,7 @@ import { api } from './api.js';
 import { h, mount } from './dom.js';
 import { lineOf } from './pointer.js';
 import { configDoc } from './configdoc.js';
+import { syntaxError } from './jsonerror.js';
 import { jsonEditor } from './editor.js';
 import { configForm } from './form/form.js';
 import { agentSchema } from './schema.js';
@@ -25,6 +26,7 @@ const VIEW_KEY = 'parley.configView';
  * @property {string} [prompt]
  * @property {any[]} [tools]
  * @property {boolean} [parsed] the text was JSON, so pointers can be found in it
+ * @property {import('./configdoc.js').SyntaxProblem} [syntax] the text is not JSON: why and where
  */
 
 /**
@@ -44,17 +46,22 @@ export async function configPanel(tenant, text, onResult) {
   let seq = 0;
 
   const editor = jsonEditor(text, () => {
-    try {
-      doc.replace(JSON.parse(editor.text()), 'json');
-    } catch (err) {
-      doc.break(/** @type {Error} */ (err).message);
-    }
+    const t = editor.text();
+    const problem = syntaxError(t);
+    if (problem) doc.break(problem);
+    else doc.replace(JSON.parse(t), 'json');
   }, () => schema);
   const form = configForm(doc, tenant, schema, () => view === 'form');
 
   doc.subscribe((source) => {
-    if (source !== 'json' && source !== 'load') editor.setText(JSON.stringify(doc.get(), null, 2));
     clearTimeout(timer);
+    if (doc.broken()) {
+      // Said at once, and an answer still on its way for the text before
+      // is dropped: it would call the broken text valid.
+      validate();
+      return;
+    }
+    if (source !== 'json' && source !== 'load') editor.setText(JSON.stringify(doc.get(), null, 2));
     timer = setTimeout(validate, VALIDATE_DELAY_MS);
   });
 
@@ -77,13 +84,13 @@ export async function configPanel(tenant, text, onResult) {
     const warnings = result.warnings || [];
     const w = warnings.length ? ` · ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : '';
     status.className = 'pill ' + (!result.valid ? 'bad' : warnings.length ? 'warn' : 'ok');
-    status.textContent = result.valid
-      ? `Valid · ${n} tool${n === 1 ? '' : 's'}${w}`
-      : `${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}`;
+    status.textContent = result.syntax ? `JSON syntax error at line ${result.syntax.line}`
+      : result.valid ? `Valid · ${n} tool${n === 1 ? '' : 's'}${w}`
+        : `${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}`;
     const text = editor.text();
     /** @param {{pointer: string, message: string}} d @param {boolean} warning */
     const item = (d, warning) => {
-      const line = result.parsed ? lineOf(text, d.pointer || '') : 0;
+      const line = result.syntax ? result.syntax.line : result.parsed ? lineOf(text, d.pointer || '') : 0;
       return h('li', { class: warning ? 'warning' : 'error' },
         warning ? h('span', { class: 'badge warn' }, 'warning') : null,
         warning ? ' ' : null,
@@ -101,8 +108,9 @@ export async function configPanel(tenant, text, onResult) {
   const validate = async () => {
     const mine = ++seq;
     const config = doc.get();
-    if (config === undefined) {
-      showResult({ valid: false, errors: [{ pointer: '', message: 'not valid JSON: ' + doc.broken() }] });
+    const syntax = doc.broken();
+    if (syntax) {
+      showResult({ valid: false, syntax, errors: [{ pointer: '', message: 'not valid JSON: ' + syntax.message }] });
       return;
     }
     status.className = 'pill';
@@ -118,9 +126,9 @@ export async function configPanel(tenant, text, onResult) {
   /** setText loads a config's text (a saved version) into both views. */
   const setText = (/** @type {string} */ t) => {
     editor.setText(t);
-    const parsed = parseOrUndefined(t);
-    if (parsed === undefined) doc.break('the text is not JSON');
-    else doc.replace(parsed, 'load');
+    const problem = syntaxError(t);
+    if (problem) doc.break(problem);
+    else doc.replace(JSON.parse(t), 'load');
   };
   show(view);
   validate();

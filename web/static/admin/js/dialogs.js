@@ -4,11 +4,32 @@
 // with its tool calls (failed ones marked) and the end user's feedback; and
 // the tenant's data rights: export, erasing an end user, retention.
 
+import '/markdown.js';
 import { api, download, tenantPath } from './api.js';
 import { h, mount, card, field, table, when, json, errorBox, notice, busy } from './dom.js';
 import { memoryCard } from './memory.js';
 
+const { render } = globalThis.Parley.markdown;
+
 const statuses = ['active', 'paused', 'handoff', 'closed'];
+
+// Kinds of messages the application writes for itself, never sent to the
+// model (docs/events.md): the loop's system events ("switched from ... to
+// ...", "run stopped: handoff"), context notes and tool logs. They are
+// stored with the user's role, so the role alone would show them as the
+// customer's words.
+const eventKinds = ['system_event', 'context_note', 'tool_log'];
+
+/**
+ * shortId shows a dialog id compactly and still apart from the others: ids
+ * begin with their time, so dialogs of the same minute share a prefix and
+ * differ at the end.
+ * @param {string} id
+ */
+export function shortId(id) {
+  const at = id.indexOf('_') + 1;
+  return id.length > at + 12 ? id.slice(0, at) + '…' + id.slice(-10) : id;
+}
 const feedbacks = [['up', 'Thumbs up'], ['down', 'Thumbs down'], ['any', 'Any feedback'], ['none', 'No feedback']];
 
 /** dialogsView renders #/t/<tenant>/dialogs. */
@@ -33,6 +54,7 @@ export async function dialogsView({ tenant }) {
   const load = async (append) => {
     const q = new URLSearchParams();
     for (const [k, el] of Object.entries(filters)) if (el.value.trim()) q.set(k, el.value.trim());
+    q.set('order', 'newest');
     if (append && cursor) q.set('cursor', cursor);
     const page = await api('GET', tenantPath(tenant, 'dialogs') + (q.size ? '?' + q : ''));
     const rows = page.dialogs.map((d) => dialogRow(tenant, d, botName));
@@ -82,7 +104,7 @@ export async function dialogsView({ tenant }) {
 function dialogRow(tenant, d, botName) {
   const sum = d.summary || { snippet: '', messages: 0, tool_errors: 0, feedback_up: 0, feedback_down: 0 };
   return h('tr', { 'data-dialog': d.id },
-    h('td', null, h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(d.id)}`, title: d.id }, h('code', null, d.id.slice(0, 12)))),
+    h('td', null, h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(d.id)}`, title: d.id }, h('code', null, shortId(d.id)))),
     h('td', null, botName[d.bot_id] || d.bot_id, ' v' + d.version, d.preview ? h('span', { class: 'badge' }, 'preview') : null),
     h('td', null, d.user_id || '—'),
     h('td', null, h('span', { class: 'badge ' + d.status }, d.status)),
@@ -201,6 +223,7 @@ function closeForm(tenant, d) {
  * @param {(call: Record<string, any>) => any} [subRun]
  */
 export function message(m, calls, rating, subRun) {
+  if (eventKinds.includes(m.kind)) return eventLine(m);
   const marks = [
     m.version ? h('span', { class: 'badge' }, 'v' + m.version) : null,
     m.status && m.status !== 'complete' ? h('span', { class: 'badge ' + m.status }, m.status) : null,
@@ -211,7 +234,10 @@ export function message(m, calls, rating, subRun) {
   return h('li', { class: 'turn ' + (m.role || m.kind) },
     h('div', { class: 'turn-head' }, h('strong', null, m.role || m.kind), m.author ? h('span', null, m.author) : null, marks,
       h('span', { class: 'muted' }, when(m.created_at))),
-    m.text ? h('p', { class: 'turn-text' }, m.text) : null,
+    m.text && m.role === 'assistant' ? h('div', { class: 'turn-text md' }, render(m.text)) : null,
+    m.text && m.role !== 'assistant' ? h('p', { class: 'turn-text' }, m.text) : null,
+    m.status === 'interrupted' ? h('p', { class: 'turn-error', role: 'note' },
+      'This reply stopped before it finished: the model call failed or its server stopped.') : null,
     imagesOf(m).map((img) => h('p', { class: 'muted turn-image' }, `[image: ${img.media_type}, ${img.size} bytes]`)),
     rating && rating.comment ? h('p', { class: 'feedback-note' }, h('strong', null, 'End user’s comment: '), rating.comment) : null,
     calls.map((c) => h('details', { class: 'tool ' + (c.is_error ? 'failed' : 'ok') },
@@ -220,6 +246,18 @@ export function message(m, calls, rating, subRun) {
       h('h3', null, 'Arguments'), h('pre', null, json(c.arguments)),
       subRun && subRun(c) ? h('p', null, 'Agent sub-run: ', subRun(c)) : null,
       h('h3', null, c.is_error ? 'Error' : 'Result'), h('pre', null, json(c.result)))));
+}
+
+/**
+ * eventLine is a system event of the dialog (docs/events.md) as a short
+ * centered line; a run that failed ("run failed: ..." or "run stopped:
+ * error") is an error line with its message.
+ * @param {Record<string, any>} m
+ */
+function eventLine(m) {
+  const failed = /^run (failed|stopped: error)/.test(m.text || '');
+  return h('li', { class: 'event' + (failed ? ' failed' : ''), role: failed ? 'note' : null, 'data-kind': m.kind },
+    h('span', null, m.text), ' · ', h('time', { datetime: m.created_at }, when(m.created_at)));
 }
 
 // imagesOf lists the images a user sent with m: their type and size (the

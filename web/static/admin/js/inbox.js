@@ -5,7 +5,7 @@
 
 import { api, follow, tenantPath } from './api.js';
 import { h, mount, card, when, errorBox, busy, field } from './dom.js';
-import { message } from './dialogs.js';
+import { message, shortId } from './dialogs.js';
 
 /** myOperatorId is the operator id the server gives the signed-in caller. */
 function myOperatorId(me) {
@@ -37,7 +37,7 @@ export async function inboxView({ tenant, params: [chosen], me }) {
   const drawList = () => {
     counts.textContent = `${entries.filter((e) => !e.operator).length} waiting · ${entries.filter((e) => e.operator).length} taken`;
     mount(list, entries.length ? entries.map((e) => h('li', { class: 'inbox-item' + (e.dialog.id === current ? ' current' : '') },
-      h('a', { href: link(e.dialog.id) }, h('code', null, e.dialog.id.slice(0, 12))),
+      h('a', { href: link(e.dialog.id) }, h('code', null, shortId(e.dialog.id))),
       e.operator ? h('span', { class: 'badge active' }, e.operator === mine ? 'yours' : e.operator_name) : h('span', { class: 'badge handoff' }, 'waiting'),
       h('span', { class: 'muted' }, 'waits ', waited(e.requested_at)),
       e.dialog.user_id ? h('span', { class: 'muted' }, e.dialog.user_id) : null))

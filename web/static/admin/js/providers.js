@@ -28,7 +28,7 @@ export async function providersView({ tenant }) {
       }, 'Delete')))), 'No providers yet: bots use the server\'s.'));
   };
 
-  const name = h('input', { name: 'name', required: true, pattern: '[A-Za-z0-9_-]+', placeholder: 'claude' });
+  const name = h('input', { name: 'name', required: true, pattern: '[A-Za-z0-9_\\-]+', placeholder: 'claude' });
   const kind = h('select', { name: 'kind' }, h('option', { value: 'openai' }, 'OpenAI-compatible'), h('option', { value: 'anthropic' }, 'Anthropic'));
   const baseURL = h('input', { name: 'base_url', type: 'url', placeholder: 'empty: the kind\'s public API' });
   const secret = h('input', { name: 'api_key_secret', pattern: '[A-Za-z_][A-Za-z0-9_]*', placeholder: 'claude_key' });

@@ -4,7 +4,7 @@
 import { api, tenantPath } from './api.js';
 import { h, mount, errorBox, notice, busy } from './dom.js';
 
-/** testsPanel returns {el, setVersions, setTests, testsJSON} for bot slug of tenant. */
+/** testsPanel returns {el, setVersions, setTests, text, testsJSON} for bot slug of tenant. */
 export function testsPanel(tenant, slug, bot, onChange) {
   const botPath = (...p) => tenantPath(tenant, 'bots', slug, ...p);
   const text = h('textarea', { class: 'code tests-file', name: 'tests', rows: 10, spellcheck: false,
@@ -59,6 +59,8 @@ export function testsPanel(tenant, slug, bot, onChange) {
     setTests(tests) {
       text.value = tests ? JSON.stringify(tests, null, 2) : '';
     },
+    /** text is the test file as typed. */
+    text: () => text.value,
     /** testsJSON is the test file to save, undefined when empty; throws on bad JSON. */
     testsJSON() {
       if (!text.value.trim()) return undefined;

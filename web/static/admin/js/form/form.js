@@ -50,21 +50,26 @@ export function configForm(doc, tenant, schema, visible) {
   const draw = () => {
     stale = false;
     const scroll = root.scrollTop;
-    if (doc.get() === undefined) {
-      mount(root, h('div', { class: 'alert error', role: 'alert' }, 'The JSON does not parse, so the form cannot show it: ', doc.broken(), '. Fix it in the JSON view.'));
-      return;
-    }
     // Sections stay open or closed across a redraw. Read from the page, not
     // from toggle events, which arrive after a redraw that follows at once.
     for (const d of /** @type {NodeListOf<HTMLDetailsElement>} */ (root.querySelectorAll('details.form-section'))) {
       if (d.open) open.add(d.dataset.section || '');
       else open.delete(d.dataset.section || '');
     }
-    mount(root, SECTIONS.map(([id, title, covers, section]) =>
+    const broken = doc.broken();
+    // While the JSON does not parse, the form shows the config as it last
+    // parsed and takes no edits: one would rewrite the JSON from that
+    // config and erase everything typed since.
+    const from = broken ? { ...f, doc: { ...doc, get: doc.last, edit: () => {} } } : f;
+    const sections = SECTIONS.map(([id, title, covers, section]) =>
       h('details', { class: 'form-section', 'data-section': id, 'data-covers': covers, open: open.has(id) },
-        h('summary', null, title), h('div', { class: 'section-body' }, section(f)))));
+        h('summary', null, title), h('div', { class: 'section-body' }, section(from))));
+    mount(root, broken
+      ? [h('div', { class: 'alert error', role: 'alert' }, `Read-only: the JSON has a syntax error at line ${broken.line}; fix it in the JSON tab.`),
+        h('fieldset', { class: 'read-only', disabled: true, inert: true }, sections)]
+      : sections);
     root.scrollTop = scroll;
-    mark();
+    if (!broken) mark();
   };
 
   // mark shows each problem and warning at its field (or the nearest
