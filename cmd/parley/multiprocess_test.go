@@ -96,6 +96,7 @@ type accepted struct {
 // one dialog at both. A server that does not hold the dialog's lease
 // answers 409, and the client retries, as a client should.
 func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
+	t.Parallel()
 	log := &modelLog{fake: llmtest.NewHandler(llmtest.Options{APIKey: "sk-e2e", FragmentSize: 4,
 		Latency: 20 * time.Millisecond, ChunkDelay: 5 * time.Millisecond,
 		Handler: func(req *llmtest.ChatRequest) llmtest.ServerReply {

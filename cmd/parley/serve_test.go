@@ -149,6 +149,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestServeGeneratesAPlatformTokenFileAndNeverPrintsSecrets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir})
 	path := dir + "/" + platformTokenFile
@@ -187,6 +188,7 @@ func TestServeGeneratesAPlatformTokenFileAndNeverPrintsSecrets(t *testing.T) {
 }
 
 func TestServeRefusesABadSecretKeyWithoutEchoingIt(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_ADDR": "127.0.0.1:0",
 		"PARLEY_SECRET_KEY": "not-a-key-zzzz"}, "serve")
 	if code != 1 || !strings.Contains(stderr, "PARLEY_SECRET_KEY") {
@@ -202,6 +204,7 @@ func TestServeRefusesABadSecretKeyWithoutEchoingIt(t *testing.T) {
 // its own); a second one fails at start saying so, while the
 // command-line tools still work beside the first.
 func TestASecondServerOnOneSQLiteDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir})
 	// Bounded: a second server that did start would serve until stopped.
