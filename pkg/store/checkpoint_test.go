@@ -17,6 +17,7 @@ import (
 // copies the log inside whichever commit makes it cross 1000 pages, and
 // writes smaller than that never reach the file while the store is open.
 func TestSQLiteWritesReachTheFileWithoutACommitPayingForIt(t *testing.T) {
+	t.Parallel()
 	st := storetest.OpenSQLite(t)
 	ctx := context.Background()
 	size := func() int64 {

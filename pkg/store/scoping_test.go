@@ -13,6 +13,7 @@ import (
 // TestTenantScoping checks that every tenant-scoped method, given tenant B,
 // cannot see or change tenant A's rows.
 func TestTenantScoping(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a, b := mustTenant(t, st, "tenant-a"), mustTenant(t, st, "tenant-b")
@@ -102,6 +103,7 @@ func TestTenantScoping(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -139,6 +141,7 @@ func TestAPIKeys(t *testing.T) {
 }
 
 func TestAPIKeyActiveAt(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	past, future := now.Add(-time.Second), now.Add(time.Second)
 	cases := []struct {
@@ -162,6 +165,7 @@ func TestAPIKeyActiveAt(t *testing.T) {
 }
 
 func TestSecrets(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -186,6 +190,7 @@ func TestSecrets(t *testing.T) {
 }
 
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -242,6 +247,7 @@ func TestVersions(t *testing.T) {
 }
 
 func TestIDsSortInCreationOrder(t *testing.T) {
+	t.Parallel()
 	prev := store.NewID(store.PrefixBot)
 	for range 50 {
 		time.Sleep(time.Millisecond)
