@@ -405,8 +405,9 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}, 1)
 	})
-	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" && longtest.Enabled() {
+	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
 		t.Run("postgres, two servers", func(t *testing.T) {
+			longtest.Skip(t, "killed servers' claims lapse after 60 s")
 			run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": freshSchema(t, u)}, 2)
 		})
 	}
