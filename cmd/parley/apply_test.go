@@ -204,14 +204,15 @@ func TestTenantCreatePrintsTheAdminKeyOnceAndRefusesATakenSlug(t *testing.T) {
 
 func TestMigrateTwiceLeavesTheSchemaAtTheSameVersion(t *testing.T) {
 	t.Parallel()
-	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
-	code, first, stderr := runParley(t, env, "migrate")
-	if code != 0 || !strings.Contains(first, "schema version") {
-		t.Fatalf("migrate: exit %d, %s%s", code, first, stderr)
-	}
-	if _, second, _ := runParley(t, env, "migrate"); second != first {
-		t.Errorf("second migrate said %q, first %q", second, first)
-	}
+	forEachEmptyDatabase(t, func(t *testing.T, env parleyEnv) {
+		code, first, stderr := runParley(t, env, "migrate")
+		if code != 0 || !strings.Contains(first, "schema version") {
+			t.Fatalf("migrate: exit %d, %s%s", code, first, stderr)
+		}
+		if _, second, _ := runParley(t, env, "migrate"); second != first {
+			t.Errorf("second migrate said %q, first %q", second, first)
+		}
+	})
 }
 
 // A bot is applied after the bots it calls as agents, whatever its file

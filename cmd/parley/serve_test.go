@@ -25,8 +25,23 @@ type parleyEnv map[string]string
 func (e parleyEnv) getenv(name string) string { return e[name] }
 
 // forEachDatabase runs fn with the settings of a fresh SQLite data dir, and
-// of a fresh PostgreSQL schema when PARLEY_TEST_DATABASE_URL is set.
+// of a fresh PostgreSQL schema when PARLEY_TEST_DATABASE_URL is set, each
+// migrated already: a copy of the test process's template (storetest), so
+// the program finds its schema current as after its first start.
 func forEachDatabase(t *testing.T, fn func(t *testing.T, env parleyEnv)) {
+	t.Run(store.DialectSQLite, func(t *testing.T) {
+		fn(t, parleyEnv{"PARLEY_DATA_DIR": storetest.SQLiteDataDir(t)})
+	})
+	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
+		t.Run(store.DialectPostgres, func(t *testing.T) {
+			fn(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": storetest.PostgresSchema(t, u)})
+		})
+	}
+}
+
+// forEachEmptyDatabase is forEachDatabase on databases never migrated,
+// for what the program does with an empty one.
+func forEachEmptyDatabase(t *testing.T, fn func(t *testing.T, env parleyEnv)) {
 	t.Run(store.DialectSQLite, func(t *testing.T) {
 		fn(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
 	})
