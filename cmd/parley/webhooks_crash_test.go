@@ -408,7 +408,7 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
 		t.Run("postgres, two servers", func(t *testing.T) {
 			longtest.Skip(t, "killed servers' claims lapse after 60 s")
-			run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": freshSchema(t, u)}, 2)
+			run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": storetest.PostgresSchema(t, u)}, 2)
 		})
 	}
 }
