@@ -37,12 +37,14 @@ func TestSchemasOfADeadProcessAreDroppedAndALiveOnesKept(t *testing.T) {
 		}
 		t.Cleanup(func() { conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+quote(s)+` CASCADE`) })
 	}
-	db, err := newDatabase(u)
+	admin, err := pgx.Connect(ctx, u) // the next process's, which newDatabase opens
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.admin.Close(ctx)
-	defer db.exec(`DROP SCHEMA ` + quote(db.template) + ` CASCADE`)
+	defer admin.Close(ctx)
+	if err := (&database{admin: admin}).dropAbandoned(ctx); err != nil {
+		t.Fatal(err)
+	}
 	exists := func(s string) bool {
 		var ok bool
 		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, s).Scan(&ok); err != nil {
