@@ -17,9 +17,10 @@ import (
 // A test process's schemas are named schemaPrefix+owner (its migrated
 // template) and schemaPrefix+owner+"_"+n (each test's copy), owner being
 // random per process. The process holds the advisory lock (ownerLockClass,
-// owner) while it runs, so the schemas of a process that died without
-// dropping them (a test timeout, ^C) are recognised, and dropped, by the
-// next one.
+// owner) while it runs, so the schemas of a process that ended are
+// recognised, and dropped, by the next one: its template, which nothing
+// drops at the end of a test binary, and the copies of one that died (a
+// test timeout, ^C).
 const (
 	schemaPrefix   = "parley_t"
 	ownerLockClass = 7234002
