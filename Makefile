@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 1
 
-.PHONY: run test lint typecheck build bench fuzz chart-check clean
+.PHONY: run test test-long lint typecheck build bench fuzz chart-check clean
 
 run: build
 	./$(BIN) serve
@@ -16,8 +16,16 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ ./cmd/...
 
 # PostgreSQL-backed suites also run when PARLEY_TEST_DATABASE_URL is set.
+# Long scenarios run a short case here; test-long runs them at full size
+# (docs/testing.md, "Running Parley's own tests").
 test:
 	$(GO) test -timeout 20m -count=1 $(PKGS)
+
+# The packages whose tests use pkg/longtest, with PARLEY_TEST_LONG=1: soak
+# runs, kill-and-restart loops, the real binary, several server processes.
+LONG_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' 'longtest\.' cmd pkg web)))
+test-long:
+	PARLEY_TEST_LONG=1 $(GO) test -timeout 30m -count=1 $(addprefix ./,$(LONG_PKGS))
 
 # The Helm chart (deploy/helm/parley, docs/deploy.md): helm lint and a dry-run install
 # through Helm's Go module, every rendered object decoded strictly into its Kubernetes

@@ -17,6 +17,7 @@ import (
 // environment, a Telegram channel naming its token's tenant secret) to the
 // database and to a running server, and both end with the same channels.
 func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, dbEnv parleyEnv) {
 		secret, _ := webhook.NewSecret()
 		dir := gitopsDir(t)

@@ -161,6 +161,7 @@ func applyBothWays(t *testing.T, dbEnv, srvEnv parleyEnv, url, dir string, extra
 }
 
 func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, dbEnv parleyEnv) {
 		dir := gitopsDir(t)
 		releaseFiles(t, dir)
@@ -291,6 +292,7 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 }
 
 func TestApplyComparesWithTheLiveVersion(t *testing.T) {
+	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "ACME_CRM_TOKEN": "v"}
 	dir := gitopsDir(t)
 	if code, out, stderr := runParley(t, env, "apply", dir); code != 0 {
@@ -328,6 +330,7 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 }
 
 func TestApplyDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "ACME_CRM_TOKEN": "v"}
 	dir := gitopsDir(t)
 	code, out, stderr := runParley(t, env, "apply", "--dry-run", "--prune", dir)
@@ -341,6 +344,7 @@ func TestApplyDryRunWritesNothing(t *testing.T) {
 }
 
 func TestApplyChecksEveryFileBeforeWriting(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		edit  func(t *testing.T, dir string)
@@ -409,12 +413,14 @@ func TestApplyChecksEveryFileBeforeWriting(t *testing.T) {
 }
 
 func TestApplyServerNeedsAKey(t *testing.T) {
+	t.Parallel()
 	if code, _, _ := runParley(t, parleyEnv{}, "apply", "--server", "http://127.0.0.1:1", "../../tenants"); code != 2 {
 		t.Errorf("--server without --key: exit %d, want 2", code)
 	}
 }
 
 func TestAModelAProviderDoesNotListIsAWarningNotAnError(t *testing.T) {
+	t.Parallel()
 	env := releaseEnv(parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
 	dir := gitopsDir(t)
 	releaseFiles(t, dir)
@@ -439,6 +445,7 @@ func TestAModelAProviderDoesNotListIsAWarningNotAnError(t *testing.T) {
 }
 
 func TestApplyDryRunShowsWhatWouldChangeInWebhooksAndProviders(t *testing.T) {
+	t.Parallel()
 	env := releaseEnv(parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
 	dir := gitopsDir(t)
 	releaseFiles(t, dir)
@@ -472,6 +479,7 @@ func TestApplyDryRunShowsWhatWouldChangeInWebhooksAndProviders(t *testing.T) {
 }
 
 func TestAFailureMidwayRollsBackTheTenantInTheDatabase(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		releaseEnv(env)
 		// The server refuses the webhook's URL (the outbound policy allows

@@ -13,6 +13,7 @@ import (
 )
 
 func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, dbEnv parleyEnv) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "acme", "tenant.json"), `{"name": "Acme"}`)

@@ -73,6 +73,7 @@ func versionCounts(t *testing.T, env parleyEnv) map[string]int {
 var adminKeyLine = regexp.MustCompile(`admin API key \(shown this once; store it now\): sk_\w+`)
 
 func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		dir := copyTree(t, "../../tenants")
 		code, first, stderr := runParley(t, env, "apply", dir)
@@ -141,6 +142,7 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 }
 
 func TestApplyReportsEveryBrokenFileAndAppliesNothing(t *testing.T) {
+	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
 	dir := t.TempDir()
 	write := func(rel, body string) {
@@ -185,6 +187,7 @@ func TestApplyReportsEveryBrokenFileAndAppliesNothing(t *testing.T) {
 }
 
 func TestTenantCreatePrintsTheAdminKeyOnceAndRefusesATakenSlug(t *testing.T) {
+	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
 	code, stdout, stderr := runParley(t, env, "tenant", "create", "acme", "--name", "Acme Inc.")
 	if code != 0 || !regexp.MustCompile(`(?m)^sk_\w+$`).MatchString(stdout) {
@@ -200,19 +203,22 @@ func TestTenantCreatePrintsTheAdminKeyOnceAndRefusesATakenSlug(t *testing.T) {
 }
 
 func TestMigrateTwiceLeavesTheSchemaAtTheSameVersion(t *testing.T) {
-	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
-	code, first, stderr := runParley(t, env, "migrate")
-	if code != 0 || !strings.Contains(first, "schema version") {
-		t.Fatalf("migrate: exit %d, %s%s", code, first, stderr)
-	}
-	if _, second, _ := runParley(t, env, "migrate"); second != first {
-		t.Errorf("second migrate said %q, first %q", second, first)
-	}
+	t.Parallel()
+	forEachEmptyDatabase(t, func(t *testing.T, env parleyEnv) {
+		code, first, stderr := runParley(t, env, "migrate")
+		if code != 0 || !strings.Contains(first, "schema version") {
+			t.Fatalf("migrate: exit %d, %s%s", code, first, stderr)
+		}
+		if _, second, _ := runParley(t, env, "migrate"); second != first {
+			t.Errorf("second migrate said %q, first %q", second, first)
+		}
+	})
 }
 
 // A bot is applied after the bots it calls as agents, whatever its file
 // name: saving it checks they exist.
 func TestApplyCreatesTheBotsABotCallsAsAgentsFirst(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		dir := t.TempDir()
 		write := func(rel, body string) {

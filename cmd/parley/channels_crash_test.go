@@ -199,7 +199,7 @@ func userTexts(t *testing.T, base, key string) []string {
 // server that takes over: on SQLite p restarted on its data dir; on
 // PostgreSQL another instance, started before the kill and running
 // beside p until then.
-func killAndTakeOver(t *testing.T, p *process, bin string, env parleyEnv, then func()) *process {
+func killAndTakeOver(t *testing.T, p *process, bin program, env parleyEnv, then func()) *process {
 	t.Helper()
 	if env["PARLEY_DATABASE_URL"] == "" {
 		p.kill()
@@ -222,6 +222,7 @@ func TestSIGKILLAfterTheAcknowledgementLosesNoChannelMessage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills servers")
 	}
+	t.Parallel()
 	bin := parleyBinary(t)
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		var (

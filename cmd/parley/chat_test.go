@@ -42,6 +42,7 @@ func chatRun(t *testing.T, srv *llmtest.Server, config, stdin string, args ...st
 }
 
 func TestChatJSONRunsAToolConversationFromStdin(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-chat-test"})
 	srv.Enqueue(
 		llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{
@@ -99,6 +100,7 @@ func TestChatJSONRunsAToolConversationFromStdin(t *testing.T) {
 }
 
 func TestChatPrintsTheConversation(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-chat-test"})
 	srv.Enqueue(llmtest.ServerReply{Text: "It is noon."})
 	code, stdout, stderr := chatRun(t, srv, chatTestConfig, "what time is it?\n")
@@ -114,6 +116,7 @@ func TestChatPrintsTheConversation(t *testing.T) {
 }
 
 func TestChatRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-chat-test"})
 	tests := []struct {
 		name     string
@@ -159,6 +162,7 @@ func (c *chatTestTool) RequiresConfirmation() bool { return c.confirm }
 func (c *chatTestTool) ClientExecuted() bool       { return c.client }
 
 func TestChatAsksOnStdinForConfirmationsAndClientResults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		answer   string
@@ -219,6 +223,7 @@ func TestChatAsksOnStdinForConfirmationsAndClientResults(t *testing.T) {
 }
 
 func TestChatRunsConfigHTTPToolsWithSecretsAfterConfirmation(t *testing.T) {
+	t.Parallel()
 	var got []string
 	crm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -269,6 +274,7 @@ func TestChatRunsConfigHTTPToolsWithSecretsAfterConfirmation(t *testing.T) {
 }
 
 func TestChatExitsNonZeroWhenAReplyFailed(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-chat-test"})
 	srv.Enqueue(llmtest.ServerReply{Text: "fine"})
 	// The second request finds no scripted reply: the fake answers 400.

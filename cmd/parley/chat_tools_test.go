@@ -22,6 +22,7 @@ import (
 // each real: an httptest endpoint and a Go SDK MCP server over streamable HTTP,
 // reached through the outbound client with a loopback exception.
 func TestChatUsesNativeHTTPAndMCPToolsInOneConversation(t *testing.T) {
+	t.Parallel()
 	orders := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"order": %q, "status": "shipped"}`, strings.TrimPrefix(r.URL.Path, "/orders/"))

@@ -13,12 +13,14 @@ import (
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/longtest"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
 // crashes is how many times the crash test kills the server, per
-// database.
-var crashes = map[string]int{store.DialectSQLite: 20, store.DialectPostgres: 10}
+// database: twice and once in make test, 20 and 10 times in a long run.
+var crashes = longtest.Pick(map[string]int{store.DialectSQLite: 2, store.DialectPostgres: 1},
+	map[string]int{store.DialectSQLite: 20, store.DialectPostgres: 10})
 
 // storyText is the long reply the fake model streams slowly, so the kill
 // always lands mid-stream.
@@ -64,6 +66,7 @@ func TestSIGKILLMidStreamLosesNothingTwentyTimesOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills the server 20 times")
 	}
+	t.Parallel()
 	bin := parleyBinary(t)
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		t.Parallel()
@@ -181,6 +184,7 @@ func TestARetryWithItsIdempotencyKeyAfterACrashRunsTheTurnOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills the server")
 	}
+	t.Parallel()
 	bin := parleyBinary(t)
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		t.Parallel()

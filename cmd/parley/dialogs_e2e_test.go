@@ -114,6 +114,7 @@ func dialogMessages(t *testing.T, base, key, dialog string) []string {
 }
 
 func TestADialogThroughTheRealProgram(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		llm := chatServer(t, env, llmtest.Options{FragmentSize: 3})
 		srv := startParley(t, env)
@@ -142,6 +143,7 @@ func TestADialogThroughTheRealProgram(t *testing.T) {
 }
 
 func TestShutdownEndsOpenStreamsWithAnErrorEvent(t *testing.T) {
+	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
 	llm := chatServer(t, env, llmtest.Options{FragmentSize: 2, ChunkDelay: 200 * time.Millisecond})
 	srv := startParley(t, env)
@@ -188,8 +190,9 @@ func TestShutdownEndsOpenStreamsWithAnErrorEvent(t *testing.T) {
 	}
 }
 
-// TestHelperServe is `parley serve` in a child process for the crash test;
-// it does nothing in a normal run.
+// TestHelperServe is `parley serve` in a child process for the crash
+// tests (startChild, and startProcess outside a long run); it does nothing
+// in a normal run.
 func TestHelperServe(t *testing.T) {
 	if os.Getenv("PARLEY_E2E_CHILD") != "1" {
 		t.Skip("only runs as the crash test's child process")
@@ -231,6 +234,7 @@ func TestACrashMidStreamLeavesTheReplyInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	env := parleyEnv{"PARLEY_DATA_DIR": dir}
 	llm := chatServer(t, env, llmtest.Options{FragmentSize: 2, ChunkDelay: 100 * time.Millisecond})

@@ -55,6 +55,7 @@ func apiError(t *testing.T, err error, status int) *apiclient.Error {
 // TestTheServerLifecycleOfABot drives the real program over HTTP through the
 // Go client, the way an operator and a tenant admin would.
 func TestTheServerLifecycleOfABot(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		env["PARLEY_PLATFORM_TOKEN"] = "e2e-platform-token-with-enough-entropy"
 		srv := startParley(t, env)

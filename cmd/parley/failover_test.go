@@ -29,6 +29,7 @@ const (
 // round in the conversation in the order stored. It logs the time from
 // each kill to the next message accepted.
 func TestWhenTheServerAnsweringADialogDiesTheOtherTakesOverWithNothingLost(t *testing.T) {
+	t.Parallel()
 	log := &modelLog{fake: llmtest.NewHandler(llmtest.Options{APIKey: "sk-e2e", FragmentSize: 4,
 		ChunkDelay: 20 * time.Millisecond, Handler: endlessStoryOrEcho})}
 	servers := startPair(t, log, parleyEnv{})

@@ -35,6 +35,7 @@ func postMessage(t *testing.T, base, key, dialog, text string) (status int, retr
 }
 
 func TestTheServeSettingsLimitMessagesWith429AndRetryAfter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  parleyEnv

@@ -31,6 +31,7 @@ func everythingServer(t *testing.T) string {
 // resources and prompts: the model is offered them as tools, and what it
 // reads and gets is in its next request.
 func TestAModelReadsAnMCPResourceAndGetsAPromptThroughTheRealProgram(t *testing.T) {
+	t.Parallel()
 	bin := everythingServer(t)
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		llm := chatServer(t, env, llmtest.Options{})

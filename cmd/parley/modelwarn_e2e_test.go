@@ -19,6 +19,7 @@ import (
 // and a provider without a list warn of nothing; an unknown provider is
 // still an error.
 func TestSavingAConfigWarnsOfModelsItsProviderDoesNotList(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		chatServer(t, env, llmtest.Options{})
 		env["PARLEY_ANTHROPIC_API_KEY"] = "sk-ant-never-used" // base URL stays https://api.anthropic.com

@@ -96,6 +96,7 @@ type accepted struct {
 // one dialog at both. A server that does not hold the dialog's lease
 // answers 409, and the client retries, as a client should.
 func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
+	t.Parallel()
 	log := &modelLog{fake: llmtest.NewHandler(llmtest.Options{APIKey: "sk-e2e", FragmentSize: 4,
 		Latency: 20 * time.Millisecond, ChunkDelay: 5 * time.Millisecond,
 		Handler: func(req *llmtest.ChatRequest) llmtest.ServerReply {
@@ -187,10 +188,11 @@ func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
 	})
 }
 
-// startPair starts two server processes of the built binary on one fresh
-// PostgreSQL schema, answering with the fake model behind log, with env
-// added to their settings. It skips the test without PostgreSQL or under
-// -short.
+// startPair starts two server processes (parleyBinary) on one fresh,
+// migrated PostgreSQL schema, answering with the fake model behind log,
+// with env added to their settings. An empty schema would have them queue
+// at start for the database's one migration lock, behind every other
+// test's. It skips the test without PostgreSQL or under -short.
 func startPair(t *testing.T, log *modelLog, env parleyEnv) []*process {
 	t.Helper()
 	databaseURL := os.Getenv(storetest.EnvDatabaseURL)
@@ -203,7 +205,7 @@ func startPair(t *testing.T, log *modelLog, env parleyEnv) []*process {
 	bin := parleyBinary(t)
 	fake := httptest.NewServer(log)
 	t.Cleanup(fake.Close)
-	for k, v := range map[string]string{"PARLEY_DATABASE_URL": freshSchema(t, databaseURL), "PARLEY_DATA_DIR": t.TempDir(),
+	for k, v := range map[string]string{"PARLEY_DATABASE_URL": storetest.PostgresSchema(t, databaseURL), "PARLEY_DATA_DIR": t.TempDir(),
 		"PARLEY_SECRET_KEY": strings.Repeat("ab", 32), "PARLEY_PLATFORM_TOKEN": e2eToken,
 		"PARLEY_LLM_BASE_URL": fake.URL + "/v1", "PARLEY_LLM_API_KEY": "sk-e2e",
 		"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off"} {

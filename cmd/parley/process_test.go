@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/longtest"
 )
 
 // TestMain removes the parley binary the process tests built, if any.
@@ -25,6 +26,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// program is what a process test runs as `parley serve`: the real binary
+// in a long run, this test binary otherwise (TestHelperServe runs the same
+// Main), which saves building and linking the program.
+type program struct {
+	path string
+	args []string
+	env  []string
+}
+
 // built is the real parley binary, built once for every test that runs it
 // as a separate process (linking it is the slow part).
 var built struct {
@@ -33,10 +43,14 @@ var built struct {
 	err       error
 }
 
-// parleyBinary builds the program with `go build` once per test run and
-// returns its path.
-func parleyBinary(t *testing.T) string {
+// parleyBinary returns the program the process tests run: the real one,
+// built with `go build` once per test run, in a long run (make test-long),
+// and this test binary as `parley serve` otherwise.
+func parleyBinary(t *testing.T) program {
 	t.Helper()
+	if !longtest.Enabled() {
+		return program{path: os.Args[0], args: []string{"-test.run=^TestHelperServe$"}, env: []string{"PARLEY_E2E_CHILD=1"}}
+	}
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "parley-bin-"); built.err != nil {
 			return
@@ -50,13 +64,13 @@ func parleyBinary(t *testing.T) string {
 	if built.err != nil {
 		t.Fatal(built.err)
 	}
-	return built.path
+	return program{path: built.path, args: []string{"serve"}}
 }
 
 // process is `parley serve` running as a child process.
 type process struct {
 	URL    string
-	bin    string
+	bin    program
 	env    parleyEnv
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
@@ -66,18 +80,19 @@ type process struct {
 // startupTimeout bounds how long a child may take to say where it listens.
 const startupTimeout = 30 * time.Second
 
-// startProcess runs the binary at bin as `parley serve` on a free port with
-// env as its only PARLEY_* settings, and waits until it listens. The
-// process is killed when t ends.
-func startProcess(t *testing.T, bin string, env parleyEnv) *process {
+// startProcess runs bin as `parley serve` on a free port with env as its
+// only PARLEY_* settings, and waits until it listens. The process is
+// killed when t ends.
+func startProcess(t *testing.T, bin program, env parleyEnv) *process {
 	t.Helper()
-	cmd := exec.Command(bin, "serve")
+	cmd := exec.Command(bin.path, bin.args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PARLEY_") && !strings.HasPrefix(kv, "OPENAI_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
 	cmd.Env = append(cmd.Env, "PARLEY_ADDR=127.0.0.1:0", "PARLEY_LOG_LEVEL=warn")
+	cmd.Env = append(cmd.Env, bin.env...)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

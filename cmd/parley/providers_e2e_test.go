@@ -24,6 +24,7 @@ const fallbackConfig = `{"basic_settings": {"name": "Claude", "greeting": "Hi"},
 // moves to the OpenAI-compatible fallback, which answers from the same
 // conversation. Usage is metered per provider.
 func TestABotOnClaudeFallsOverToOpenAIOnAnOverload(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		gpt := chatServer(t, env, llmtest.Options{FragmentSize: 4})
 		claude := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-ant-e2e", FragmentSize: 4})
@@ -116,6 +117,7 @@ func TestABotOnClaudeFallsOverToOpenAIOnAnOverload(t *testing.T) {
 // tenant's key. A third tenant cannot name a provider it has not
 // configured, even one another tenant has.
 func TestEachTenantsProviderUsesOnlyThatTenantsKey(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		chatServer(t, env, llmtest.Options{}) // the server's own provider, unused here
 		keys := map[string]string{"alpha": "sk-alpha-0123456789", "beta": "sk-beta-9876543210"}

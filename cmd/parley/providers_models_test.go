@@ -9,6 +9,7 @@ import (
 )
 
 func TestServerModelsListOnlyProvidersAtAPublicAPI(t *testing.T) {
+	t.Parallel()
 	catalog, err := llm.LoadCatalog(configs.Models())
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // example: the model's {"email": ...} reaches the CRM filled into the
 // seed's {email} placeholder, with the dialog id autofilled.
 func TestTheSeedAgentConfigRunsThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	seed, err := os.ReadFile("../../pkg/botconfig/testdata/seed/000-5.11.1-agent.json")
 	if err != nil {
 		t.Fatal(err)

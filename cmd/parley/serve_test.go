@@ -26,8 +26,23 @@ type parleyEnv map[string]string
 func (e parleyEnv) getenv(name string) string { return e[name] }
 
 // forEachDatabase runs fn with the settings of a fresh SQLite data dir, and
-// of a fresh PostgreSQL schema when PARLEY_TEST_DATABASE_URL is set.
+// of a fresh PostgreSQL schema when PARLEY_TEST_DATABASE_URL is set, each
+// migrated already: a copy of the test process's template (storetest), so
+// the program finds its schema current as after its first start.
 func forEachDatabase(t *testing.T, fn func(t *testing.T, env parleyEnv)) {
+	t.Run(store.DialectSQLite, func(t *testing.T) {
+		fn(t, parleyEnv{"PARLEY_DATA_DIR": storetest.SQLiteDataDir(t)})
+	})
+	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
+		t.Run(store.DialectPostgres, func(t *testing.T) {
+			fn(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": storetest.PostgresSchema(t, u)})
+		})
+	}
+}
+
+// forEachEmptyDatabase is forEachDatabase on databases never migrated,
+// for what the program does with an empty one.
+func forEachEmptyDatabase(t *testing.T, fn func(t *testing.T, env parleyEnv)) {
 	t.Run(store.DialectSQLite, func(t *testing.T) {
 		fn(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
 	})
@@ -150,6 +165,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestServeGeneratesAPlatformTokenFileAndNeverPrintsSecrets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir})
 	path := dir + "/" + platformTokenFile
@@ -188,6 +204,7 @@ func TestServeGeneratesAPlatformTokenFileAndNeverPrintsSecrets(t *testing.T) {
 }
 
 func TestServeRefusesABadSecretKeyWithoutEchoingIt(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := runParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_ADDR": "127.0.0.1:0",
 		"PARLEY_SECRET_KEY": "not-a-key-zzzz"}, "serve")
 	if code != 1 || !strings.Contains(stderr, "PARLEY_SECRET_KEY") {
@@ -203,6 +220,7 @@ func TestServeRefusesABadSecretKeyWithoutEchoingIt(t *testing.T) {
 // its own); a second one fails at start saying so, while the
 // command-line tools still work beside the first.
 func TestASecondServerOnOneSQLiteDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir})
 	// Bounded: a second server that did start would serve until stopped.

@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoadSettingsReadsLimits(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		env      parleyEnv
@@ -77,6 +78,7 @@ func TestLoadSettingsReadsLimits(t *testing.T) {
 }
 
 func TestEverySettingIsListedByHelpAndTheREADME(t *testing.T) {
+	t.Parallel()
 	var help bytes.Buffer
 	printSettings(&help)
 	b, err := os.ReadFile("../../README.md")
@@ -95,6 +97,7 @@ func TestEverySettingIsListedByHelpAndTheREADME(t *testing.T) {
 }
 
 func TestLoadSettingsReadsThePlatformAPIURLs(t *testing.T) {
+	t.Parallel()
 	s, err := LoadSettings(parleyEnv{"PARLEY_TELEGRAM_API_URL": "http://tg.internal:8081"}.getenv)
 	if err != nil || s.TelegramAPI != "http://tg.internal:8081" || s.SlackAPI != "https://slack.com/api" {
 		t.Fatalf("settings %q %q, %v; want the Telegram server given and Slack's default", s.TelegramAPI, s.SlackAPI, err)

@@ -15,6 +15,7 @@ import (
 // server: a config's stdio env keys outside PARLEY_MCP_STDIO_ENV are refused
 // with their pointers, by the save and by /v1/validate alike.
 func TestTheOperatorDecidesWhichStdioEnvKeysATenantMaySet(t *testing.T) {
+	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
 		env["PARLEY_PLATFORM_TOKEN"] = "e2e-platform-token-with-enough-entropy"
 		env["PARLEY_MCP_STDIO_ALLOW"] = `[["node", "/srv/mcp/files.js", "--root", "/srv/data"]]`
@@ -69,6 +70,7 @@ func TestTheOperatorDecidesWhichStdioEnvKeysATenantMaySet(t *testing.T) {
 }
 
 func TestADangerousStdioEnvKeyStopsTheServerFromStarting(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"NODE_OPTIONS", "LD_PRELOAD", "BASH_ENV", "PATH"} {
 		t.Run(key, func(t *testing.T) {
 			_, err := LoadSettings(parleyEnv{"PARLEY_MCP_STDIO_ENV": "API_TOKEN," + key}.getenv)

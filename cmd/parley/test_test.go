@@ -13,6 +13,7 @@ import (
 
 // The example tenants' conversation tests run in CI through this test.
 func TestParleyTestRunsTheExampleTenantsTests(t *testing.T) {
+	t.Parallel()
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	code, out, errOut := runValidateCmd(t, "test", "--junit", junit, "../../tenants")
 	if code != 0 {
@@ -56,6 +57,7 @@ const lookupTurn = `{"user": "Where is order 7?",
   "expect": %s}`
 
 func TestParleyTestReportsWhatFailed(t *testing.T) {
+	t.Parallel()
 	fixture := `"fixtures": {"lookup": {"result": {"status": "shipped"}}},`
 	tests := []struct {
 		name string
@@ -114,6 +116,7 @@ func TestParleyTestReportsWhatFailed(t *testing.T) {
 }
 
 func TestParleyTestWritesJUnitWithTheFailures(t *testing.T) {
+	t.Parallel()
 	path := testTenant(t, `{"fixtures": {"lookup": {"result": "shipped"}}, "tests": [
 	  {"name": "passes", "turns": [{"user": "hi", "model": [{"text": "Hello"}], "expect": {"reply_contains": ["Hello"]}}]},
 	  {"name": "fails", "turns": [{"user": "hi", "model": [{"text": "Hello"}], "expect": {"reply_contains": ["Bye"]}}]}]}`)
@@ -151,6 +154,7 @@ func TestParleyTestWritesJUnitWithTheFailures(t *testing.T) {
 }
 
 func TestParleyTestUsageErrorsExitTwo(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"test"}, {"test", "--nope", "x"}, {"test", "no/such/dir"}} {
 		if code, _, errOut := runValidateCmd(t, args...); code != 2 {
 			t.Errorf("parley %v: exit %d, want 2 (%s)", args, code, errOut)
@@ -161,6 +165,7 @@ func TestParleyTestUsageErrorsExitTwo(t *testing.T) {
 // With --live the model comes from the PARLEY_LLM_* settings (here the strict
 // fake server) and the file's scripts are ignored; fixtures still answer.
 func TestParleyTestLiveAsksTheConfiguredModel(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-live-test"})
 	srv.Enqueue(
 		llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "lookup", Arguments: `{"order":"7"}`}}},

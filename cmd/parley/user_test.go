@@ -18,6 +18,7 @@ func runParleyIn(t *testing.T, env parleyEnv, stdin string, args ...string) (cod
 }
 
 func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
+	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}
 	if code, _, stderr := runParley(t, env, "tenant", "create", "acme"); code != 0 {
 		t.Fatal(stderr)

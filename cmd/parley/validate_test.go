@@ -30,6 +30,7 @@ func writeValidateFile(t *testing.T, dir, name, content string) string {
 }
 
 func TestValidateExampleTenantsExitZero(t *testing.T) {
+	t.Parallel()
 	bots, _ := filepath.Glob("../../tenants/*/bots/*.json")
 	if len(bots) == 0 {
 		t.Fatal("no example bots")
@@ -44,6 +45,7 @@ func TestValidateExampleTenantsExitZero(t *testing.T) {
 }
 
 func TestValidateReportsProblemsPerFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := writeValidateFile(t, dir, "good.json", `{"basic_settings": {"name": "Good"}}`)
 	bad := writeValidateFile(t, dir, "bad.json", `{"basic_settings": {"name": "Bad", "colour": 1}, "action_books": [{"condition": "c", "action": "a", "tools": ["x"]}]}`)
@@ -82,6 +84,7 @@ func TestValidateReportsProblemsPerFile(t *testing.T) {
 }
 
 func TestValidateJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := writeValidateFile(t, dir, "good.json", `{"basic_settings": {"name": "Good <3"}, "native_tools": ["current_time"],
 	  "tools": [{"name": "c", "description": "client tool", "execution": "client"}],
@@ -132,6 +135,7 @@ func TestValidateJSON(t *testing.T) {
 }
 
 func TestValidatePrintPrompt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeValidateFile(t, dir, "a.json", `{"basic_settings": {"name": "Alpha"}}`)
 	b := writeValidateFile(t, dir, "b.json", `{"basic_settings": {"name": "Beta"}}`)
@@ -150,6 +154,7 @@ func TestValidatePrintPrompt(t *testing.T) {
 }
 
 func TestValidateUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -171,6 +176,7 @@ func TestValidateUsage(t *testing.T) {
 }
 
 func TestValidateWarnsOfModelsTheServersProviderDoesNotList(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := writeValidateFile(t, dir, "bot.json", `{"basic_settings": {"name": "B"}, "llm": {"model": "llama-of-my-own"}}`)
 	run := func(env parleyEnv) string {

@@ -18,12 +18,14 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/longtest"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
-// webhookCrashes is how many times the webhook crash tests kill a server.
-const webhookCrashes = 3
+// webhookCrashes is how many times the webhook crash tests kill a server:
+// once in make test, three times in a long run.
+var webhookCrashes = longtest.Pick(1, 3)
 
 // maxInFlight is how many attempts a server has in flight at most (the
 // deliverer's default concurrency): what one kill may send twice.
@@ -254,6 +256,8 @@ func publishEvents(t *testing.T, servers func() []*process, key string, n int) {
 	}
 }
 
+// webhookEventCount is how many events the crash test publishes: a few
+// dozen in make test, 1,000 in a long run, or PARLEY_TEST_WEBHOOK_EVENTS.
 func webhookEventCount(t *testing.T) int {
 	if v := os.Getenv("PARLEY_TEST_WEBHOOK_EVENTS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -262,7 +266,7 @@ func webhookEventCount(t *testing.T) int {
 		}
 		return n
 	}
-	return 1000
+	return longtest.Pick(40, 1000)
 }
 
 // TestSIGKILLMidDeliveryLosesNoWebhook publishes events through the real
@@ -278,10 +282,15 @@ func webhookEventCount(t *testing.T) int {
 // at most the attempts in flight at each kill. The failing and hanging
 // endpoints got every event of theirs and wait on the retry schedule, the
 // 410 one ends disabled with nothing pending.
+//
+// make test runs it on SQLite with a few dozen events and one kill; a long
+// run kills three times among 1,000 events, and on PostgreSQL too, where
+// what a killed server held waits for its claims to lapse (60 s).
 func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills servers")
 	}
+	t.Parallel()
 	bin := parleyBinary(t)
 	n := webhookEventCount(t)
 	run := func(t *testing.T, env parleyEnv, instances int) {
@@ -398,7 +407,8 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	})
 	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
 		t.Run("postgres, two servers", func(t *testing.T) {
-			run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": freshSchema(t, u)}, 2)
+			longtest.Skip(t, "killed servers' claims lapse after 60 s")
+			run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": storetest.PostgresSchema(t, u)}, 2)
 		})
 	}
 }

@@ -70,6 +70,7 @@ func (e *chatEnv) subRuns(t *testing.T, d string) []apiclient.Dialog {
 }
 
 func TestAnAgentCallRunsTheOtherBotAsASubRun(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.create(t, "researcher", researcherBot(e.shop.URL))
 		e.create(t, "concierge", agentBot("Concierge", `[{"bot": "researcher", "name": "ask_researcher", "description": "Ask the researcher about stock"}]`, `{}`))
@@ -180,6 +181,7 @@ func nestedResults(events []sseEvent, path string) []map[string]any {
 }
 
 func TestAgentCallsStopAtCyclesAndDepth(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		t.Run("A calling B calling A is a tool error B's model reads, and the dialog goes on", func(t *testing.T) {
 			e.create(t, "bee", agentBot("Bee", `[]`, `{}`))
@@ -228,6 +230,7 @@ func TestAgentCallsStopAtCyclesAndDepth(t *testing.T) {
 }
 
 func TestAgentsMustBeOtherBotsOfTheTenant(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		other := e.mustCreateTenant(t, "other")
 		if r := e.raw(t, "POST", "/v1/tenants/other/bots", other, `{"slug": "vault", "config": `+agentBot("Vault", `[]`, `{}`)+`}`); r.StatusCode != http.StatusCreated {
@@ -256,6 +259,7 @@ func TestAgentsMustBeOtherBotsOfTheTenant(t *testing.T) {
 // A widget (pk_) caller is the end user: it sees that an agent ran, not
 // what it did or answered, as with a hidden tool.
 func TestEndUsersSeeThatAnAgentRanButNotItsWork(t *testing.T) {
+	t.Parallel()
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.create(t, "researcher", researcherBot(e.shop.URL))
@@ -290,6 +294,7 @@ func TestEndUsersSeeThatAnAgentRanButNotItsWork(t *testing.T) {
 // Two agents called in one answer run at once; each one's events carry
 // its own path and both answers come back.
 func TestParallelAgentCallsEachReportTheirOwnSubRun(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.create(t, "one", agentBot("One", `[]`, `{}`))
 		e.create(t, "two", agentBot("Two", `[]`, `{}`))

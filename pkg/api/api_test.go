@@ -16,6 +16,7 @@ import (
 // The wiring passes every dependency: a missing one is a start-up error
 // that names it, never a default built behind the caller's back.
 func TestNewRefusesMissingDependencies(t *testing.T) {
+	t.Parallel()
 	st := storetest.OpenSQLite(t)
 	e := newEnv(t, st)
 	rt := dialogtest.New(t, dialog.Options{Service: e.svc, Store: st})

@@ -22,6 +22,7 @@ type step struct {
 }
 
 func TestEveryAuditedChangeLeavesAnEntryWithWhoWhatAndWhence(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		ctx := context.Background()

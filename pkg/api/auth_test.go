@@ -29,6 +29,7 @@ func signIn(t *testing.T, e *env, slug string) *http.Cookie {
 }
 
 func TestLoginSetsAnHttpOnlySecureStrictCookieAndNoTokenInTheBody(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	e.mustCreateTenant(t, "acme")
 	resp := e.raw(t, "POST", "/v1/auth/login", "", `{"email": "owner@acme.test", "password": "member-password"}`)
@@ -66,6 +67,7 @@ func TestLoginSetsAnHttpOnlySecureStrictCookieAndNoTokenInTheBody(t *testing.T) 
 }
 
 func TestCookieRequestsThatChangeThingsMustProveTheyComeFromOurPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	e.mustCreateTenant(t, "acme")
 	cookie := "parley_session=" + signIn(t, e, "acme").Value
@@ -103,6 +105,7 @@ func TestCookieRequestsThatChangeThingsMustProveTheyComeFromOurPages(t *testing.
 }
 
 func TestLogoutEndsTheSessionAndClearsTheCookie(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	e.mustCreateTenant(t, "acme")
 	cookie := "parley_session=" + signIn(t, e, "acme").Value
@@ -126,6 +129,7 @@ func TestLogoutEndsTheSessionAndClearsTheCookie(t *testing.T) {
 }
 
 func TestAPublishableKeyWorksOnlyFromItsOrigins(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	e.mustCreateTenant(t, "acme")
 	ctx := context.Background()

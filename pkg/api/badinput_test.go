@@ -15,6 +15,7 @@ import (
 // an error in the server's log: PostgreSQL refuses NUL and invalid UTF-8
 // in text, and an id longer than its column, so they must not reach it.
 func TestBadInputIsAClientErrorOnEveryDatabase(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("d", 65)
 	cfg := func(name string) string {
 		return `{"slug":"b2","config":{"basic_settings":{"name":"` + name + `"},"llm":{"model":"gpt-4o-mini"}}}`

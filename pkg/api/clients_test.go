@@ -67,6 +67,7 @@ func runClient(t *testing.T, script string, out any, env ...string) {
 }
 
 func TestTheOfficialOpenAIClient(t *testing.T) {
+	t.Parallel()
 	e := newChatEnv(t, storetest.OpenSQLite(t), dialog.Limits{})
 	e.llm.Enqueue(
 		llmtest.ServerReply{Text: "Hello, Ada."},
@@ -164,6 +165,7 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 }
 
 func TestTheOfficialMCPClient(t *testing.T) {
+	t.Parallel()
 	e := newChatEnv(t, storetest.OpenSQLite(t), dialog.Limits{})
 	op := platform.Operator()
 	cfg := strings.Replace(chatBot(e.shop.URL), `"name": "Shop"}`, `"name": "Shop", "description": "Answers questions about the shop's orders"}`, 1)
@@ -225,6 +227,7 @@ func TestTheOfficialMCPClient(t *testing.T) {
 // OpenAI's SDKs retry a 429 by themselves, sleeping as long as Retry-After
 // says: past the daily quota, until midnight. The face tells them not to.
 func TestTheOfficialOpenAIClientStopsAtTheQuota(t *testing.T) {
+	t.Parallel()
 	e := newChatEnv(t, storetest.OpenSQLite(t), dialog.Limits{DailyTokens: 1})
 	e.llm.Enqueue(llmtest.ServerReply{Text: "Hello."})
 	type refused struct {

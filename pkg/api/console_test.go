@@ -39,6 +39,7 @@ func wantAPIError(t *testing.T, err error, status int, pointer string) {
 // feedback, sees the rating and the failed tool call in the transcript,
 // and the day's activity counts all of it.
 func TestTheConsoleFindsRatesAndChartsDialogs(t *testing.T) {
+	t.Parallel()
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()

@@ -37,6 +37,7 @@ func corsEnv(t *testing.T) (e *env, pk, sk string) {
 }
 
 func TestPreflightsAreAnsweredForTheChatRoutesOnly(t *testing.T) {
+	t.Parallel()
 	e, _, _ := corsEnv(t)
 	cases := []struct {
 		name, method, path string
@@ -88,6 +89,7 @@ func TestPreflightsAreAnsweredForTheChatRoutesOnly(t *testing.T) {
 }
 
 func TestChatAnswersAreReadableOnlyByPagesUsingAPublishableKey(t *testing.T) {
+	t.Parallel()
 	e, pk, sk := corsEnv(t)
 	const start = "/v1/tenants/acme/bots/support/dialogs"
 	cases := []struct {
@@ -127,6 +129,7 @@ func TestChatAnswersAreReadableOnlyByPagesUsingAPublishableKey(t *testing.T) {
 }
 
 func TestAPublishableKeyGetsNoCORSGrantOutsideTheChatRoutes(t *testing.T) {
+	t.Parallel()
 	e, pk, _ := corsEnv(t)
 	r := e.raw(t, "GET", "/v1/tenants/acme/bots", pk, "", "Origin", widgetSite)
 	if got := r.Header.Get("Access-Control-Allow-Origin"); got != "" {

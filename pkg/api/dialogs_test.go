@@ -217,6 +217,7 @@ func types(evs []sseEvent) string {
 // A client reads a message with one type whether it arrives in a stream's
 // "message" event or in the dialog's history.
 func TestAStreamedMessageReadsAsTheDialogHistoryReturnsIt(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		id := e.dialog(t)

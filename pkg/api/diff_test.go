@@ -12,6 +12,7 @@ import (
 )
 
 func TestVersionsCompareByPointerAndAsText(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		cl := e.client(e.mustCreateTenant(t, "acme"))

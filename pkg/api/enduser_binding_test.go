@@ -21,6 +21,7 @@ import (
 // user's dialog unless it holds that user's token, nor a visitor's while
 // it speaks for a signed-in user.
 func TestAWidgetKeyReachesOnlyItsEndUsersDialogs(t *testing.T) {
+	t.Parallel()
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx, op := context.Background(), platform.Operator()

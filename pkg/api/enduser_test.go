@@ -19,6 +19,7 @@ import (
 // show_to_end_user shows its arguments and result. An sk_ caller sees
 // everything of the same dialog.
 func TestEndUsersSeeToolCallsByNameOnly(t *testing.T) {
+	t.Parallel()
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		pk, err := e.svc.CreateAPIKey(context.Background(), platform.Operator(), "shop",

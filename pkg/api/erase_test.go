@@ -170,6 +170,7 @@ func (e *eraseEnv) mustQuote(t *testing.T, what string, ids ...string) {
 }
 
 func TestDeletingADialogLeavesNoRowOfItAndTouchesNoOther(t *testing.T) {
+	t.Parallel()
 	forEachErase(t, func(t *testing.T, e *eraseEnv) {
 		doomed, kept := e.talk(t, "shop", e.key, "u1"), e.talk(t, "shop", e.key, "u1")
 		theirs := e.talk(t, "other", e.otherKey, "u1")
@@ -199,6 +200,7 @@ func TestDeletingADialogLeavesNoRowOfItAndTouchesNoOther(t *testing.T) {
 }
 
 func TestADialogThatIsAnsweringIsNotDeleted(t *testing.T) {
+	t.Parallel()
 	forEachErase(t, func(t *testing.T, e *eraseEnv) {
 		d := e.talk(t, "shop", e.key, "u1")
 		tenant, err := e.st.Tenants().Get(context.Background(), "shop")
@@ -223,6 +225,7 @@ func TestADialogThatIsAnsweringIsNotDeleted(t *testing.T) {
 }
 
 func TestErasingAnEndUserLeavesNoRowOfThemAndTouchesNoOther(t *testing.T) {
+	t.Parallel()
 	forEachErase(t, func(t *testing.T, e *eraseEnv) {
 		hers := []string{e.talk(t, "shop", e.key, "alice"), e.talk(t, "shop", e.key, "alice")}
 		his := e.talk(t, "shop", e.key, "bob")
@@ -333,6 +336,7 @@ func (e *eraseEnv) export(t *testing.T, query string) []apiclient.DialogDetail {
 }
 
 func TestExportStreamsTheTenantsDialogsWithTheirMessagesAsJSONLines(t *testing.T) {
+	t.Parallel()
 	forEachErase(t, func(t *testing.T, e *eraseEnv) {
 		talked := e.talk(t, "shop", e.key, "alice")
 		e.talk(t, "other", e.otherKey, "alice")
@@ -392,6 +396,7 @@ func TestExportStreamsTheTenantsDialogsWithTheirMessagesAsJSONLines(t *testing.T
 }
 
 func TestDialogsOutlivingTheTenantsRetentionAreSweptAway(t *testing.T) {
+	t.Parallel()
 	forEachErase(t, func(t *testing.T, e *eraseEnv) {
 		for _, bad := range []string{`{"retention_days": -1}`, `{"retention_days": 100000}`, `{"retention_days": "30"}`} {
 			if r := e.raw(t, "PATCH", "/v1/tenants/shop", e.key, bad); r.StatusCode != http.StatusUnprocessableEntity && r.StatusCode != http.StatusBadRequest {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestErrorsAreJSONWithTheStatusOfTheirCode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	key := e.mustCreateTenant(t, "acme")
 	if _, err := e.client(key).CreateBot(context.Background(), "acme", "taken", botConfig(t)); err != nil {
@@ -78,6 +79,7 @@ func hasPointer(ds []apiclient.Detail, p string) bool {
 // TestInternalErrorsReachClientsOnlyAsInternal breaks the database under a
 // running server: clients get a bare 500 and 503, the log gets the cause.
 func TestInternalErrorsReachClientsOnlyAsInternal(t *testing.T) {
+	t.Parallel()
 	st := storetest.OpenSQLite(t)
 	e := newEnv(t, st)
 	key := e.mustCreateTenant(t, "acme")

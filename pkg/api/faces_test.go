@@ -21,6 +21,7 @@ import (
 // The OpenAI and MCP faces run their turns through the dialog runtime, so
 // what any dialog writes, theirs write too: usage rows and webhook events.
 func TestTheFacesDialogsAreMeteredAndWriteWebhookEvents(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newChatEnv(t, st, dialog.Limits{})
 		if _, err := e.svc.CreateWebhook(t.Context(), platform.Operator(), "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
@@ -93,6 +94,7 @@ func TestTheFacesDialogsAreMeteredAndWriteWebhookEvents(t *testing.T) {
 // answered there: a 409 that OpenAI's SDKs, which retry a 409 by default,
 // must not send again, or the text would be stored twice.
 func TestATextJoiningARunningReplyIsA409TheSDKsDoNotRetry(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(llmtest.ServerReply{Text: "One moment.", Fault: &llmtest.Fault{Latency: 500 * time.Millisecond}},

@@ -13,6 +13,7 @@ import (
 )
 
 func TestAJSONTurnWhoseRunFailedAnswersAnErrorStatus(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		reply    llmtest.ServerReply
@@ -47,6 +48,7 @@ func TestAJSONTurnWhoseRunFailedAnswersAnErrorStatus(t *testing.T) {
 }
 
 func TestAReplyCutByTheServersShutdownSaysItIsRestarting(t *testing.T) {
+	t.Parallel()
 	for _, form := range []struct{ name, accept string }{{"stream", "text/event-stream"}, {"JSON", "application/json"}} {
 		t.Run("a "+form.name, func(t *testing.T) {
 			forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {

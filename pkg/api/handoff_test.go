@@ -143,6 +143,7 @@ func handoffStatus(t *testing.T, ev apiclient.Event) apiclient.HandoffEvent {
 // the bot's next answer sees what the operator said as the user side's
 // note, never as its own words.
 func TestHumanHandoff(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		pk, err := e.svc.CreateAPIKey(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "site", Kind: "pk", Bot: "helper",
@@ -295,6 +296,7 @@ func TestHumanHandoff(t *testing.T) {
 // following server never re-reads on its own (an hour between checks),
 // so only the notification can bring the message.
 func TestLiveStreamsHearOtherServers(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
 	if url == "" {
 		t.Skip("set PARLEY_TEST_DATABASE_URL: servers share live signals only through PostgreSQL")

@@ -54,6 +54,7 @@ func userToken(t *testing.T, secret string, claims jwt.MapClaims) string {
 // only page variables, its user is anonymous or the token's sub, and
 // identity variables come only from a verified token.
 func TestWhoMaySetWhat(t *testing.T) {
+	t.Parallel()
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx, op := context.Background(), platform.Operator()
@@ -177,6 +178,7 @@ func TestWhoMaySetWhat(t *testing.T) {
 // TestIdentitySettings: the secret is write-only, exactly one kind of key
 // is accepted, and removing the settings refuses tokens again.
 func TestIdentitySettings(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		admin := e.client(e.key)

@@ -42,6 +42,7 @@ func problem(t *testing.T, r rawResponse) (string, string) {
 }
 
 func TestAUserSendsAnImageTheModelSees(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.publish(t, "seeing", `{"basic_settings": {"name": "Eyes"}, "llm": {"model": "gpt-4o-mini"}}`)
 		dataURL := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pixel)
@@ -133,6 +134,7 @@ func TestAUserSendsAnImageTheModelSees(t *testing.T) {
 }
 
 func TestATextOnlyModelRefusesImagesOrSeesAPlaceholder(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		t.Run("a bot whose model does not read images refuses them before storing anything", func(t *testing.T) {
 			d := e.publish(t, "blind", `{"basic_settings": {"name": "Blind"}, "llm": {"model": "gpt-3.5-turbo"}}`)
@@ -167,6 +169,7 @@ func TestATextOnlyModelRefusesImagesOrSeesAPlaceholder(t *testing.T) {
 }
 
 func TestErasingTheUserOrDeletingTheDialogDeletesTheirImages(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newChatEnv(t, st, dialog.Limits{})
 		stored := func() int64 {

@@ -661,6 +661,7 @@ var codeFor = map[int]string{
 // every kind of caller: no or bad credentials get 401, another tenant's
 // callers get 404, callers without the permission 403, the rest succeed.
 func TestEveryRouteIsolatesTenantsAndEnforcesPermissions(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		w := newWorld(t, st)
 		for _, r := range routeTable() {
@@ -685,6 +686,7 @@ func TestEveryRouteIsolatesTenantsAndEnforcesPermissions(t *testing.T) {
 // beta's ids under alpha's path: the store's tenant scoping must answer 404
 // although the caller may act in alpha.
 func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		w := newWorld(t, st)
 		cl := w.client(w.alpha.adminKey)
@@ -748,6 +750,7 @@ func mustTenantID(t *testing.T, w *world, slug string) string {
 // TestEveryRouteIsInTheIsolationTable keeps the table honest: a new route
 // must be added to it, with the access it requires.
 func TestEveryRouteIsInTheIsolationTable(t *testing.T) {
+	t.Parallel()
 	w := newEnv(t, storetest.OpenSQLite(t))
 	inTable := map[string]bool{}
 	for _, r := range routeTable() {

@@ -62,6 +62,7 @@ func (e *chatEnv) send(t *testing.T, d, text string) string {
 }
 
 func TestTerminationSummaryIsTheConfigsChoice(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		stock := llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{Name: "check_stock", Arguments: `{"item":"tent"}`}}}
 		t.Run("on by default: a run cut by max_turns ends with the model's closing answer", func(t *testing.T) {
@@ -91,6 +92,7 @@ func TestTerminationSummaryIsTheConfigsChoice(t *testing.T) {
 }
 
 func TestCompactionFollowsTheConfig(t *testing.T) {
+	t.Parallel()
 	const prompt = "Write three bullet points for the next agent."
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		// A tiny threshold makes the second message compact the first.
@@ -135,6 +137,7 @@ func TestCompactionFollowsTheConfig(t *testing.T) {
 }
 
 func TestAnEphemeralNativeToolKeepsOnlyItsLatestOutput(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		config := `{"basic_settings": {"name": "Clock"}, "native_tools": [{"name": "current_time", "ephemeral": 1}], "llm": {"model": "gpt-4o-mini"}}`
 		d := e.publish(t, "clock", config)
@@ -161,6 +164,7 @@ func TestAnEphemeralNativeToolKeepsOnlyItsLatestOutput(t *testing.T) {
 }
 
 func TestIncludeDateTellsTheModelToday(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		config := `{"basic_settings": {"name": "Dated", "include_date": true, "timezone": "Pacific/Kiritimati"}, "llm": {"model": "gpt-4o-mini"}}`
 		d := e.publish(t, "dated", config)
@@ -181,6 +185,7 @@ func TestIncludeDateTellsTheModelToday(t *testing.T) {
 }
 
 func TestStrictToolsOfferPreparedSchemasAndReadNullAsLeftOut(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		config := `{"basic_settings": {"name": "Strict"},
   "tools": [{"name": "check_stock", "description": "Check stock",

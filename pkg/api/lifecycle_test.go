@@ -104,6 +104,7 @@ func assertCanceledReply(t *testing.T, e *chatEnv, dialogID string, evs []sseEve
 }
 
 func TestCancelStopsTheRunningReplyAndTheDialogGoesOn(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		d := e.dialog(t)
@@ -145,6 +146,7 @@ func TestCancelStopsTheRunningReplyAndTheDialogGoesOn(t *testing.T) {
 }
 
 func TestCancelReachesTheServerThatRunsTheReply(t *testing.T) {
+	t.Parallel()
 	u := os.Getenv(storetest.EnvDatabaseURL)
 	if u == "" {
 		t.Skip("set " + storetest.EnvDatabaseURL + " to run this test against PostgreSQL")
@@ -165,6 +167,7 @@ func TestCancelReachesTheServerThatRunsTheReply(t *testing.T) {
 }
 
 func TestCloseDialog(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		shop := e.client(e.key)
@@ -222,6 +225,7 @@ func TestCloseDialog(t *testing.T) {
 }
 
 func TestEndDialogToolClosesTheDialog(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		op := platform.Operator()
@@ -257,6 +261,7 @@ func assertAPIError(t *testing.T, err error, status int, code string) {
 }
 
 func TestClosingADialogStopsItsReplyAndItStaysClosed(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		d := e.dialog(t)

@@ -61,6 +61,7 @@ func ask(t *testing.T, s *mcp.ClientSession, message string) (string, bool) {
 }
 
 func TestAnMCPSessionStaysWithTheKeyAndBotThatOpenedIt(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
 		if _, _, err := e.svc.CreateBot(t.Context(), op, "shop", "second", []byte(chatBot(e.shop.URL))); err != nil {
@@ -96,6 +97,7 @@ func TestAnMCPSessionStaysWithTheKeyAndBotThatOpenedIt(t *testing.T) {
 }
 
 func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
+	t.Parallel()
 	t.Run("a rate limit", func(t *testing.T) {
 		forEachChat(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *chatEnv) {
 			e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
@@ -151,6 +153,7 @@ func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 }
 
 func TestTheMCPFaceServesOnlyPublishedBots(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		if _, _, err := e.svc.CreateBot(t.Context(), platform.Operator(), "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
@@ -164,6 +167,7 @@ func TestTheMCPFaceServesOnlyPublishedBots(t *testing.T) {
 }
 
 func TestTheMCPFaceOffersNoStreamOfItsOwn(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		r := e.raw(t, "GET", "/v1/tenants/shop/bots/helper/mcp", e.key, "", "Accept", "text/event-stream")
 		if r.StatusCode != http.StatusMethodNotAllowed || r.Header.Get("Allow") != "POST, DELETE" {
@@ -173,6 +177,7 @@ func TestTheMCPFaceOffersNoStreamOfItsOwn(t *testing.T) {
 }
 
 func TestAnAskReportsItsStepsToAClientThatAsksForProgress(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		steps := make(chan string, 16)
 		s := e.mcpSessionWith(t, e.key, "helper", &mcp.ClientOptions{

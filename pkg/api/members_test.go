@@ -43,6 +43,7 @@ func apiCode(err error) int {
 }
 
 func TestAnInvitedEditorSetsAPasswordSignsInAndCannotDoAnAdminsWork(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		admin := e.client(e.mustCreateTenant(t, "acme"))
@@ -123,6 +124,7 @@ func TestAnInvitedEditorSetsAPasswordSignsInAndCannotDoAnAdminsWork(t *testing.T
 }
 
 func TestTheLastOwnerCanBeNeitherDemotedNorRemoved(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		e.mustCreateTenant(t, "acme")
@@ -202,6 +204,7 @@ func TestTheLastOwnerCanBeNeitherDemotedNorRemoved(t *testing.T) {
 }
 
 func TestSignInsAreLimitedPerEmailAndPerAddress(t *testing.T) {
+	t.Parallel()
 	limit := api.LoginLimit{EmailBurst: 3, EmailEvery: time.Hour, IPBurst: 5, IPEvery: time.Hour}
 	e := newEnvWith(t, storetest.OpenSQLite(t), func(o *api.Options) { o.LoginLimit = &limit })
 	e.mustCreateTenant(t, "acme")
@@ -252,6 +255,7 @@ func TestSignInsAreLimitedPerEmailAndPerAddress(t *testing.T) {
 // only their own tenant; the person's pending invite elsewhere stays theirs
 // to accept, and a person who has an account accepts with its password.
 func TestAnInviteCannotHandSomeonesAccountOrTenantsToAnother(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		ctx := context.Background()

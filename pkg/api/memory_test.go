@@ -90,6 +90,7 @@ func (m *memoryEnv) notes(t *testing.T, tenant, user string) []apiclient.MemoryN
 }
 
 func TestANoteFromOneDialogIsRecalledInTheSameUsersLaterDialogsOnly(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		m := newMemoryEnv(t, e)
 		const recalled = "- favourite_colour: green"
@@ -188,6 +189,7 @@ func TestANoteFromOneDialogIsRecalledInTheSameUsersLaterDialogsOnly(t *testing.T
 }
 
 func TestAFullMemoryRefusesNewNotesWithAClearMessage(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		m := newMemoryEnv(t, e)
 		var replies []llmtest.ServerReply
@@ -206,6 +208,7 @@ func TestAFullMemoryRefusesNewNotesWithAClearMessage(t *testing.T) {
 }
 
 func TestRetentionExpiresNotesLastWrittenBeforeItsCutoff(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		m := newMemoryEnv(t, newChatEnv(t, st, dialog.Limits{}))
 		if r := m.raw(t, "PATCH", "/v1/tenants/shop", m.key, `{"retention_days": 30}`); r.StatusCode != http.StatusOK {

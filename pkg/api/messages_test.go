@@ -30,6 +30,7 @@ func twoToolTurn(e *chatEnv) {
 }
 
 func TestAStreamedTwoToolTurn(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		twoToolTurn(e)
@@ -100,6 +101,7 @@ func TestAStreamedTwoToolTurn(t *testing.T) {
 }
 
 func TestTheSameTurnAsJSON(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		twoToolTurn(e)
@@ -125,6 +127,7 @@ func TestTheSameTurnAsJSON(t *testing.T) {
 }
 
 func TestPauseAndResumeOverHTTP(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		t.Run("a client tool result resumes the dialog", func(t *testing.T) {
 			d := e.dialog(t)
@@ -169,6 +172,7 @@ func TestPauseAndResumeOverHTTP(t *testing.T) {
 }
 
 func TestHandoffOverHTTP(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
@@ -189,6 +193,7 @@ func TestHandoffOverHTTP(t *testing.T) {
 }
 
 func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		limits dialog.Limits
@@ -216,6 +221,7 @@ func TestRateLimitsAnswer429WithRetryAfter(t *testing.T) {
 }
 
 func TestAKeyOverItsOwnLimitLeavesItsTenantsBudgetToTheOthers(t *testing.T) {
+	t.Parallel()
 	// Each key may send one message a while; the tenant three. The
 	// runaway key's refused requests must not spend the tenant's tokens.
 	forEachChat(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1, TenantRate: 0.001, TenantBurst: 3}, func(t *testing.T, e *chatEnv) {
@@ -246,6 +252,7 @@ func TestAKeyOverItsOwnLimitLeavesItsTenantsBudgetToTheOthers(t *testing.T) {
 }
 
 func TestIdempotencyKeys(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		send := func(d, key, body string, headers ...string) rawResponse {
 			return e.raw(t, "POST", "/v1/tenants/shop/dialogs/"+d+"/messages", e.key, body, append([]string{"Idempotency-Key", key}, headers...)...)
@@ -311,6 +318,7 @@ func TestIdempotencyKeys(t *testing.T) {
 }
 
 func TestDialogEdgeCases(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		t.Run("the user message is stored even when the model fails", func(t *testing.T) {
@@ -377,6 +385,7 @@ func TestDialogEdgeCases(t *testing.T) {
 }
 
 func TestTheGoClientDrivesADialog(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		cl := e.client(e.key)
@@ -447,6 +456,7 @@ func TestTheGoClientDrivesADialog(t *testing.T) {
 // server's limits for that tenant alone: a quota or a rate where the
 // server has none, and null fields keep the server's.
 func TestATenantsPlanSetsItsOwnLimits(t *testing.T) {
+	t.Parallel()
 	quota, zero, rate, burst := int64(5), 0.0, 0.001, 1
 	cases := []struct {
 		name    string
@@ -489,6 +499,7 @@ func TestATenantsPlanSetsItsOwnLimits(t *testing.T) {
 // A bot with llm.quota_downgrade answers with its cheaper model once its
 // tenant has used that share of its daily quota, and with its own before.
 func TestABotMovesToItsCheaperModelNearTheQuota(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{DailyTokens: 100}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		config := `{"basic_settings": {"name": "Frugal"}, "llm": {"model": "gpt-4o",

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRequestIDsAreKeptWhenSaneAndMadeOtherwise(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	cases := []struct {
 		name, sent string
@@ -52,6 +53,7 @@ type logLine struct {
 }
 
 func TestEachRequestLogsOneLineWithRouteAndTenantButNoCredentialsOrBodies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	key := e.mustCreateTenant(t, "acme")
 	resp := e.raw(t, "PUT", "/v1/tenants/acme/secrets/crm_token", key, `{"value": "the-secret-value"}`, "X-Request-ID", "trace-me")
@@ -90,6 +92,7 @@ func TestEachRequestLogsOneLineWithRouteAndTenantButNoCredentialsOrBodies(t *tes
 }
 
 func TestMetricsCountRequestsByRouteTemplateNotByRawPath(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	key := e.mustCreateTenant(t, "acme")
 	e.raw(t, "GET", "/v1/tenants/acme/bots/one", key, "")
@@ -114,6 +117,7 @@ func TestMetricsCountRequestsByRouteTemplateNotByRawPath(t *testing.T) {
 }
 
 func TestTheLandingPageSaysWhatTheServerIs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	resp := e.raw(t, "GET", "/", "", "")
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {

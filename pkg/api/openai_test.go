@@ -86,6 +86,7 @@ func sentRoles(r *llmtest.ChatRequest) string {
 }
 
 func TestAChatCompletionWithoutADialogHeaderIsTheRequestsConversation(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Blue, as before."})
 		out, r := e.complete(t, e.key, `{"model":"helper","user":"ada","messages":[
@@ -143,6 +144,7 @@ func TestAChatCompletionWithoutADialogHeaderIsTheRequestsConversation(t *testing
 }
 
 func TestTheDialogHeaderContinuesTheStoredDialog(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Noted: Ada."})
 		_, r := e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"I am Ada."}]}`)
@@ -160,6 +162,7 @@ func TestTheDialogHeaderContinuesTheStoredDialog(t *testing.T) {
 }
 
 func TestRequestToolsComeBackAsToolCallsAndTheirResultsContinue(t *testing.T) {
+	t.Parallel()
 	tools := `"tools":[{"type":"function","function":{"name":"get_weather","description":"Weather in a city",
 		"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]`
 	first := `{"role":"user","content":"Weather in Oslo?"}`
@@ -197,6 +200,7 @@ func TestRequestToolsComeBackAsToolCallsAndTheirResultsContinue(t *testing.T) {
 }
 
 func TestTheBotsOwnToolsRunOnTheServer(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		twoToolTurn(e)
 		out, _ := e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"A7? tents?"}]}`)
@@ -225,6 +229,7 @@ func chunks(t *testing.T, body string) []string {
 }
 
 func TestAStreamedChatCompletion(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		twoToolTurn(e)
 		r := e.raw(t, "POST", "/v1/chat/completions", e.key,
@@ -274,6 +279,7 @@ func TestAStreamedChatCompletion(t *testing.T) {
 }
 
 func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		pk, err := e.svc.CreateAPIKey(t.Context(), platform.Operator(), "shop",
 			platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{"https://shop.example"}})
@@ -355,6 +361,7 @@ func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
 }
 
 func TestTheModelsFailureIsAServerError(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		for _, stream := range []bool{false, true} {
 			e.llm.Enqueue(llmtest.QuotaExhausted())
@@ -379,6 +386,7 @@ func TestTheModelsFailureIsAServerError(t *testing.T) {
 // dialog has stored its text, which a retry would store once more; a
 // request's own conversation makes a new dialog each time and may retry.
 func TestAFailedTurnOfAStoredDialogIsNotRetried(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		d := e.dialog(t)
 		for _, tc := range []struct {
@@ -401,6 +409,7 @@ func TestAFailedTurnOfAStoredDialogIsNotRetried(t *testing.T) {
 }
 
 func TestTheOpenAIFaceIsMeteredAndHeldToTheQuota(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{DailyTokens: 100}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
 		out, _ := e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"hi"}]}`)
@@ -434,6 +443,7 @@ func TestTheOpenAIFaceIsMeteredAndHeldToTheQuota(t *testing.T) {
 }
 
 func TestRateLimitsApplyToTheOpenAIFace(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "one"})
 		e.complete(t, e.key, `{"model":"helper","messages":[{"role":"user","content":"hi"}]}`)
@@ -451,6 +461,7 @@ func TestRateLimitsApplyToTheOpenAIFace(t *testing.T) {
 }
 
 func TestModelsListsThePublishedBotsOfTheKeysTenant(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
 		if _, _, err := e.svc.CreateBot(t.Context(), op, "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
@@ -492,6 +503,7 @@ func TestModelsListsThePublishedBotsOfTheKeysTenant(t *testing.T) {
 }
 
 func TestATenantsKeyReachesNoOtherTenantsBotOrDialog(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
 		other := e.mustCreateTenant(t, "other")
@@ -544,6 +556,7 @@ func TestATenantsKeyReachesNoOtherTenantsBotOrDialog(t *testing.T) {
 }
 
 func TestAStreamHandsTheClientsToolCallsOver(t *testing.T) {
+	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Let me look.", ToolCalls: []llmtest.ServerCall{{ID: "call_w", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}})
 		r := e.raw(t, "POST", "/v1/chat/completions", e.key, `{"model":"helper","stream":true,"messages":[{"role":"user","content":"Oslo?"}],

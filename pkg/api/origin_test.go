@@ -17,6 +17,7 @@ import (
 // browser's Sec-Fetch-Site and the page's Referer name the origin instead;
 // anything else still finds the key bound to its origins.
 func TestAWidgetKeyBoundToThisServerWorksOnItsOwnPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	e.mustCreateTenant(t, "acme")
 	ctx, op := context.Background(), platform.Operator()

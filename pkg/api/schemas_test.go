@@ -13,6 +13,7 @@ import (
 // TestTheAgentConfigSchemaIsServedForEditors: the admin UI's completion
 // reads the schema the server validates with, without a credential.
 func TestTheAgentConfigSchemaIsServedForEditors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	resp, err := http.Get(e.srv.URL + "/v1/schemas/agent-config")
 	if err != nil {

@@ -24,6 +24,7 @@ func skillBot(shopURL string) string {
 }
 
 func TestASkillIsLoadedWhenTheModelAsksAndStaysLoaded(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newChatEnv(t, st, dialog.Limits{})
 		e.create(t, "skilled", skillBot(e.shop.URL))

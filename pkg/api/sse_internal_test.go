@@ -53,6 +53,7 @@ func newTestStream(ping time.Duration) (*sseStream, *httptest.ResponseRecorder) 
 }
 
 func TestSSEFramesEachEventWithItsType(t *testing.T) {
+	t.Parallel()
 	s, rec := newTestStream(time.Hour)
 	s.Send(agent.TurnStart{Turn: 1, Model: "m", Provider: "p"})
 	s.Send(agent.TextDelta{Text: "line one\nline two"})
@@ -75,6 +76,7 @@ func TestSSEFramesEachEventWithItsType(t *testing.T) {
 }
 
 func TestSSEPingsAnIdleStreamUntilClosed(t *testing.T) {
+	t.Parallel()
 	s, rec := newTestStream(time.Millisecond)
 	s.Send(agent.TurnStart{Turn: 1})
 	deadline := time.Now().Add(10 * time.Second)
@@ -103,6 +105,7 @@ func TestSSEPingsAnIdleStreamUntilClosed(t *testing.T) {
 }
 
 func TestSSEStartsNothingWithoutAnEvent(t *testing.T) {
+	t.Parallel()
 	s, rec := newTestStream(time.Millisecond)
 	s.close()
 	if started, _ := s.recorded(); started || rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != "" {
@@ -139,6 +142,7 @@ func FuzzSSEFrameRoundTrips(f *testing.F) {
 }
 
 func TestSSEARecordingOverTheCapEndsWithAnErrorEvent(t *testing.T) {
+	t.Parallel()
 	s, rec := newTestStream(time.Hour)
 	big := strings.Repeat("x", 64<<10)
 	for rec.Body.Len() <= maxRecorded {
@@ -168,6 +172,7 @@ func (f *flushCounter) Flush() { f.flushes++; f.ResponseRecorder.Flush() }
 // lets go (its message, turn_end and done) leave in one write, in order,
 // each framed on its own.
 func TestSSEWritesEventsDueTogetherInOneFlush(t *testing.T) {
+	t.Parallel()
 	w := &flushCounter{ResponseRecorder: httptest.NewRecorder()}
 	c, _ := gin.CreateTestContext(w)
 	s := newSSE(c, time.Hour, nil)
@@ -190,6 +195,7 @@ func TestSSEWritesEventsDueTogetherInOneFlush(t *testing.T) {
 
 // The stream's own error events read exactly as the loop's error events.
 func TestTheStreamsOwnErrorEventsAreAgentErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		fixed string

@@ -35,6 +35,7 @@ func apiError(t *testing.T, err error, code string) *apiclient.Error {
 }
 
 func TestBotTestsRunThroughTheAPIAndGatePublishing(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		cl := e.client(e.mustCreateTenant(t, "acme"))

@@ -18,6 +18,7 @@ import (
 // tool of an unsaved config through the API, as the form editor's request
 // tester does, against a real shop server behind the outbound policy.
 func TestTheRequestTesterSendsADraftToolCallAndRedactsTheSecret(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newChatEnv(t, st, dialog.Limits{})
 		cl := e.client(e.key)

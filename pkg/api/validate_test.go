@@ -9,6 +9,7 @@ import (
 )
 
 func TestValidateCompilesAConfigWithoutSavingIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	cl := e.client(e.mustCreateTenant(t, "acme"))
 	ctx := context.Background()

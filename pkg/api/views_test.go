@@ -15,6 +15,7 @@ import (
 // directly, tying the wire to the platform's Go types. Dialog state is
 // persisted JSON, not a view, and keeps its tags.
 func TestPlatformViewsCarryNoJSONTags(t *testing.T) {
+	t.Parallel()
 	// state.go and channel_config.go are saved state; the webhook_events.go files define webhook
 	// event payloads, a wire format of their own (configs/webhooks/), written
 	// to the outbox in the transaction of the fact they report.

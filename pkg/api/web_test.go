@@ -10,6 +10,7 @@ import (
 )
 
 func TestStaticFilesAreServedWithTheirHeaders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	cases := []struct {
 		name, path, contentType, body string
@@ -49,6 +50,7 @@ func TestStaticFilesAreServedWithTheirHeaders(t *testing.T) {
 }
 
 func TestStaticFallbackServesNothingElse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.OpenSQLite(t))
 	cases := []struct {
 		name, method, path string

@@ -12,6 +12,7 @@ import (
 )
 
 func TestWebhookRoutesShowTheSecretOnceAndSayWhatIsWrong(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
 		key := e.mustCreateTenant(t, "acme")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestConfigCarriesTheBotsLimitsAndLetsToolsUseTheirWholeTimeout(t *testing.T) {
+	t.Parallel()
 	cfg, err := botconfig.Load([]byte(`{"basic_settings": {"name": "Limits"},
 	  "context_variables": [{"name": "tier", "expose_to_llm": true}],
 	  "runtime": {"max_turns": 3, "token_budget": 5000, "timeout_seconds": 200, "parallel_tool_calls": false}}`))

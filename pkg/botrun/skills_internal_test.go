@@ -18,6 +18,7 @@ func (namedTool) Call(context.Context, json.RawMessage) (tool.Result, error) {
 }
 
 func TestASkillNamingAnMCPServerGetsTheServersToolsThisDialogHas(t *testing.T) {
+	t.Parallel()
 	set, err := tool.NewSet(nil, namedTool("lookup"), namedTool("docs__search"), namedTool("docs__fetch"), namedTool("wiki__search"))
 	if err != nil {
 		t.Fatal(err)

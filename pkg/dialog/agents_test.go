@@ -17,6 +17,7 @@ import (
 // secrets, and its messages write message.created, marked with the
 // calling dialog.
 func TestASubRunWorksWithTheCallersContextAndAnnouncesItsMessages(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.MessageCreated}}); err != nil {

@@ -42,6 +42,7 @@ func (e *rtEnv) sessionAs(t *testing.T, role string) *platform.Principal {
 }
 
 func TestCreateDialog(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		chat := e.keyPrincipal(t, platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
 		widget := e.keyPrincipal(t, platform.APIKeyInput{Name: "w", Bot: "helper", Origins: []string{"https://shop.example"}})
@@ -135,6 +136,7 @@ func TestCreateDialog(t *testing.T) {
 }
 
 func TestListDialogs(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d1, d2 := e.dialog(t), e.dialog(t)
 		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "g", Name: "locate", Arguments: `{}`}}})
@@ -173,6 +175,7 @@ func TestListDialogs(t *testing.T) {
 }
 
 func TestLeases(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		t.Run("a dialog another process is answering is a conflict, and the text is not stored", func(t *testing.T) {
 			d := e.dialog(t)
@@ -228,6 +231,7 @@ func TestLeases(t *testing.T) {
 }
 
 func TestSteeringWhileAReplyIsGenerated(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		slow := llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "check_stock", Arguments: `{"item":"tent"}`}},
@@ -268,6 +272,7 @@ func TestSteeringWhileAReplyIsGenerated(t *testing.T) {
 }
 
 func TestARunKeepsItsLeaseAndStopsWhenItLosesIt(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		rt := e.runtime(t, dialog.Options{Provider: e.rtProvider(t), LeaseTTL: 30 * time.Millisecond})
 		d := e.dialog(t)

@@ -12,6 +12,7 @@ import (
 // An end user never sees the model's thinking: neither its stream events
 // nor the thinking blocks of a stored reply. Other callers see both.
 func TestEndUsersNeverSeeTheModelsThinking(t *testing.T) {
+	t.Parallel()
 	reply := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 		{Type: llm.BlockThinking, Thinking: &llm.Thinking{Text: "the prompt says to upsell", Signature: "sig", Provider: "anthropic"}},
 		{Type: llm.BlockText, Text: "Here you go."},

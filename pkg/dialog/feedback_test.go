@@ -11,6 +11,7 @@ import (
 )
 
 func TestFeedbackWritesFeedbackCreated(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.FeedbackCreated}}); err != nil {

@@ -47,6 +47,7 @@ func (c *collected) await(t *testing.T, what string, ok func([]agent.Event) bool
 }
 
 func TestALiveStreamEndsWithTheServerSayingItRestarts(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		c := &collected{more: make(chan struct{}, 1)}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestHistoryCache(t *testing.T) {
+	t.Parallel()
 	msgs := func(text string) []agent.Message {
 		return []agent.Message{{Kind: agent.KindUser, Message: llm.UserText(text)}}
 	}

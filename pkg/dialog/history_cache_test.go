@@ -15,6 +15,7 @@ import (
 // turns, but a turn another process answered meanwhile (on the same
 // database) is part of what the model sees next, in order.
 func TestHistoryAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		other := e.otherProcess(t)
 		d := e.dialog(t)
@@ -44,6 +45,7 @@ func TestHistoryAcrossProcesses(t *testing.T) {
 // as the conversation grows. Only a turn after another process answered
 // reads it, once.
 func TestWarmTurnsReadNoHistory(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		other := e.otherProcess(t)
 		d := e.dialog(t)

@@ -34,6 +34,7 @@ func (e *rtEnv) sendAll(dialogID string) []error {
 }
 
 func TestMessagesArrivingTogetherAreEachStoredOnceAndAnswered(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		for range burstSize {
 			e.llm.Enqueue(llmtest.ServerReply{Text: "noted"})
@@ -60,6 +61,7 @@ func TestMessagesArrivingTogetherAreEachStoredOnceAndAnswered(t *testing.T) {
 }
 
 func TestMessagesMeetingAnotherProcesssLeaseAreRefusedNotQueued(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		ok, err := e.store.Tenant(e.tenant.ID).Leases().Acquire(ctx, d.ID, "another-process", e.clock.Now(), time.Hour)
@@ -79,6 +81,7 @@ func TestMessagesMeetingAnotherProcesssLeaseAreRefusedNotQueued(t *testing.T) {
 }
 
 func TestATextQueuedForARunThatDiedJoinsTheNextReply(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		// What a process leaves behind when it dies with a text queued for
@@ -113,6 +116,7 @@ func TestATextQueuedForARunThatDiedJoinsTheNextReply(t *testing.T) {
 // claimed) is retried with that id. The retry answers the stored text; it
 // neither stores it again nor shows it to the model twice.
 func TestARetryOfATextItsDeadFirstTryStoredAnswersItOnce(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		id := store.NewID(store.PrefixMessage)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestKeyedLimiter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	t.Run("a burst passes, the next request waits for its token", func(t *testing.T) {
 		l := newKeyedLimiter(1, 2, 10)
@@ -69,6 +70,7 @@ func TestKeyedLimiter(t *testing.T) {
 }
 
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		err  error
@@ -89,6 +91,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestUntilTomorrowIsTheRestOfTheUTCDay(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2030, 1, 1, 23, 0, 0, 0, time.FixedZone("CET", 3600)) // 22:00 UTC
 	if got := untilTomorrow(at); got != 2*time.Hour {
 		t.Fatalf("until tomorrow = %s", got)

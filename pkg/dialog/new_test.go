@@ -11,6 +11,7 @@ import (
 // TestNewRefusesAMissingDependency: a runtime wired without one of its
 // dependencies fails at start-up, naming it, instead of making one up.
 func TestNewRefusesAMissingDependency(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		full := func() dialog.Options { return dialogtest.Fill(t, dialog.Options{Service: e.svc, Store: e.store}) }
 		cases := []struct {

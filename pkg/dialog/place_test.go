@@ -13,6 +13,7 @@ import (
 // that an active dialog stores it complete up front instead of queued: in
 // the order the model saw it, once, whatever the loop writes first.
 func TestUserTextPlacement(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		cases := []struct {
 			name string

@@ -141,6 +141,7 @@ func sent(want ...string) step {
 // they leave in the store, the events they let go, and that a transition
 // out of turn is refused without writing anything.
 func TestRunRecordTransitions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		steps []step
@@ -229,6 +230,7 @@ func TestRunRecordTransitions(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel() // each case has a dialog of its own
 				d := &store.Dialog{TenantID: tn.ID, BotID: bot.ID, VersionNumber: 1, Context: "{}"}
 				if err := st.Tenant(d.TenantID).Dialogs().Create(bg, d); err != nil {
 					t.Fatal(err)

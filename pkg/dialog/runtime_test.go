@@ -15,6 +15,7 @@ import (
 )
 
 func TestATwoToolTurnIsStreamedStoredAndMetered(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(
@@ -97,6 +98,7 @@ func TestATwoToolTurnIsStreamedStoredAndMetered(t *testing.T) {
 }
 
 func TestTheUserMessageIsStoredWhenTheModelFails(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(llmtest.QuotaExhausted())
@@ -121,6 +123,7 @@ func TestTheUserMessageIsStoredWhenTheModelFails(t *testing.T) {
 }
 
 func TestPausedDialogsResume(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		t.Run("a client tool pauses the dialog until its result is submitted", func(t *testing.T) {
 			d := e.dialog(t)
@@ -188,6 +191,7 @@ func TestPausedDialogsResume(t *testing.T) {
 }
 
 func TestHandoffStopsTheBot(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked for a person"}`}}},
@@ -220,6 +224,7 @@ func TestHandoffStopsTheBot(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	t.Run("a key over its rate is rate limited with a retry time", func(t *testing.T) {
 		forEachRuntime(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *rtEnv) {
 			d := e.dialog(t)
@@ -267,6 +272,7 @@ func TestLimits(t *testing.T) {
 }
 
 func TestAServerWithoutAModelStoresTheMessageAndSaysSo(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		rt := e.runtime(t, dialog.Options{})
 		_, admin := e.tenantWithKey(t, "shop")
@@ -286,6 +292,7 @@ func TestAServerWithoutAModelStoresTheMessageAndSaysSo(t *testing.T) {
 }
 
 func TestNotesSurviveBetweenMessages(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(
@@ -317,6 +324,7 @@ func TestNotesSurviveBetweenMessages(t *testing.T) {
 // asking for it (other processes read it there), and what is still in
 // memory is written when the runtime shuts down.
 func TestMeteredUsageIsWritten(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		turns := func() int64 {
 			t.Helper()

@@ -19,6 +19,7 @@ var weather = tool.Definition{Name: "get_weather", Description: "Weather in a ci
 	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}
 
 func TestADialogSeededWithAnEarlierConversation(t *testing.T) {
+	t.Parallel()
 	call := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 		{Type: llm.BlockToolUse, ToolUse: &llm.ToolUse{ID: "w1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}}}
 	cases := []struct {
@@ -67,6 +68,7 @@ func TestADialogSeededWithAnEarlierConversation(t *testing.T) {
 }
 
 func TestAPausedSeededDialogTakesTheCallersResultsAndTools(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		history := []agent.Message{
 			{Kind: agent.KindUser, Message: llm.UserText("Weather in Oslo?")},
@@ -92,6 +94,7 @@ func TestAPausedSeededDialogTakesTheCallersResultsAndTools(t *testing.T) {
 }
 
 func TestAPrincipalNarrowedToABotReachesNoOtherBotsDialog(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		_, err := e.rt.SendMessage(ctx, e.admin.ForBot("bot_other"), "shop", d.ID, dialog.SendInput{Text: "hi"}, nil)

@@ -13,6 +13,7 @@ import (
 // TestStoredMessageRoundTrip checks that what the loop keeps besides a
 // message's blocks survives the row, now that an empty meta skips JSON.
 func TestStoredMessageRoundTrip(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name     string

@@ -13,6 +13,7 @@ import (
 // has the tenant cached: the cache names tenants and holds no permission,
 // so every caller is still judged on every request.
 func TestTurnAuthorization(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		gold := map[string]string{"tier": "gold"}
 		widget := e.keyPrincipal(t, platform.APIKeyInput{Name: "widget", Bot: "helper", Origins: []string{"https://shop.example"}})

@@ -13,6 +13,7 @@ import (
 // resume that lost the race to a handoff) as a conflict, not an internal
 // error.
 func TestARefusedInactiveDialogIsAConflict(t *testing.T) {
+	t.Parallel()
 	var err error = &inactiveDialog{dialog: &store.Dialog{ID: "dlg_1", Status: store.DialogHandoff}}
 	var pe *platform.Error
 	if !errors.As(err, &pe) || pe.Code != platform.CodeConflict {

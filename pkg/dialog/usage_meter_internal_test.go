@@ -10,6 +10,7 @@ import (
 )
 
 func TestMeter(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := &store.Tenant{Slug: "acme", Name: "Acme"}

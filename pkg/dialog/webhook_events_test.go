@@ -12,6 +12,7 @@ import (
 )
 
 func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.DialogCreated, webhook.ToolFailed}}); err != nil {
@@ -41,6 +42,7 @@ func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
 }
 
 func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.MessageCreated, webhook.DialogHandoffRequested}}); err != nil {
@@ -87,6 +89,7 @@ func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
 }
 
 func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.MessageCreated, webhook.DialogHandoffTaken, webhook.DialogHandoffReleased, webhook.DialogClosed}}); err != nil {

@@ -39,6 +39,7 @@ func (s *storedWhenSent) Send(ev agent.Event) {
 // write, so whoever sees the event finds the reply complete in the store.
 // A reply followed by more of the loop (a tool call) is written at once.
 func TestAReplyIsStoredBeforeItsEventGoesOut(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(
@@ -68,6 +69,7 @@ func TestAReplyIsStoredBeforeItsEventGoesOut(t *testing.T) {
 // reading the secrets the bot's tools use (this bot has one); and one save
 // that completes the reply and releases the lease.
 func TestAWarmTurnCostsThreeStatements(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		if e.store.Dialect() != store.DialectPostgres {
 			t.Skip("SQLite runs a save as several statements of one transaction")
@@ -111,6 +113,7 @@ func TestAWarmTurnCostsThreeStatements(t *testing.T) {
 // behind (as interrupted, once the lease runs out); a model that fails
 // before any text leaves no row, as if none had been stored.
 func TestTheReplysRowIsStoredWithTheUsersText(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		t.Run("while the model thinks the reply is there, streaming", func(t *testing.T) {
 			d := e.dialog(t)
@@ -143,6 +146,7 @@ func TestTheReplysRowIsStoredWithTheUsersText(t *testing.T) {
 // lease, which another process then took, must not overwrite that
 // process's dialog; its caller learns that the reply was not saved.
 func TestARunThatLostItsLeaseSavesNothing(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		done := e.sendSlowly(e.admin, d.ID, "hello", "too late")
@@ -180,6 +184,7 @@ func (b *batches) SendAll(events []agent.Event) {
 // once, so a sink that takes events together gets them in one call, in
 // order, and a stream flushes once for them.
 func TestAStoredReplysEventsLeaveTogether(t *testing.T) {
+	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		d := e.dialog(t)
 		e.llm.Enqueue(llmtest.ServerReply{Text: "Fine."})

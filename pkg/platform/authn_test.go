@@ -12,6 +12,7 @@ import (
 )
 
 func TestAuthenticate(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, first, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
 		if err != nil {
@@ -47,6 +48,7 @@ func TestAuthenticate(t *testing.T) {
 }
 
 func TestAuthenticateWithoutPlatformToken(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		svc := platformtest.New(t, e.store, platform.Options{Sealer: mustSealer(t)})
 		_, err := svc.Authenticate(ctx, "")
@@ -55,6 +57,7 @@ func TestAuthenticateWithoutPlatformToken(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, _, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{
 			Slug: "acme", OwnerEmail: "ada@acme.example", OwnerPassword: "correct horse"})
@@ -109,6 +112,7 @@ func TestSessions(t *testing.T) {
 }
 
 func TestUsersAndMembers(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		op := platform.Operator()
 		tn, admin := e.tenantWithKey(t, "acme")

@@ -14,6 +14,7 @@ import (
 // kind of key — and expects exactly the listed ones to be allowed; the rest
 // must be forbidden (the caller belongs to the tenant, so not not_found).
 func TestEveryCallerAgainstEveryOperation(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		bot := e.bot(t, admin, tn.ID, "support")
@@ -133,6 +134,7 @@ func TestEveryCallerAgainstEveryOperation(t *testing.T) {
 }
 
 func TestPublishableKeysChatOnlyWithTheirBotFromTheirOrigins(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		own := e.bot(t, admin, tn.ID, "widget")

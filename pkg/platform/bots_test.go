@@ -9,6 +9,7 @@ import (
 )
 
 func TestBotsAndVersions(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		bot, v1, err := e.svc.CreateBot(ctx, admin, tn.Slug, "support", []byte(configV1))
@@ -89,6 +90,7 @@ func TestBotsAndVersions(t *testing.T) {
 }
 
 func TestConcurrentVersionsGetDistinctNumbers(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		e.bot(t, admin, tn.Slug, "support")

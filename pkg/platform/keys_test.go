@@ -10,6 +10,7 @@ import (
 )
 
 func TestCreateAPIKey(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		bot := e.bot(t, admin, tn.Slug, "widget")
@@ -66,6 +67,7 @@ func TestCreateAPIKey(t *testing.T) {
 }
 
 func TestKeyExpiryAndRevocationTakeEffectAtOnce(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		expires := e.clock.Now().Add(time.Hour)

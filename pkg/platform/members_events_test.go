@@ -10,6 +10,7 @@ import (
 )
 
 func TestMemberChangesWriteMemberChangedWithTheirTransaction(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
 		if _, err := e.svc.CreateWebhook(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/",

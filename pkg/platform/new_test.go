@@ -12,6 +12,7 @@ import (
 // The wiring passes every collaborator: a missing one is a start-up error
 // that names it, never a default built behind the caller's back.
 func TestNewRefusesMissingCollaborators(t *testing.T) {
+	t.Parallel()
 	st := storetest.OpenSQLite(t)
 	tests := []struct {
 		name   string

@@ -12,6 +12,7 @@ import (
 // reads every column of every row of every table and looks for any of those
 // credentials in the clear.
 func TestNoCredentialInPlainTextAtRest(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		const (
 			secretValue = "s3cr3t-crm-value-91b2"

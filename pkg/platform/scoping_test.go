@@ -14,6 +14,7 @@ import (
 // by B's own tenant with A's resource ids. All of it must be not_found, and
 // A's data must be unchanged.
 func TestAnotherTenantsThingsAreNotFound(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		a, adminA := e.tenantWithKey(t, "tenant-a")
 		b, adminB := e.tenantWithKey(t, "tenant-b")

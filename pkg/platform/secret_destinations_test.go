@@ -60,6 +60,7 @@ func (e *env) member(t testing.TB, tenant, role string) *platform.Principal {
 // admin has set the tenant up: the bot "live" has the config published (if
 // any), then the config draft saved but not published (if any).
 func TestSecretDestinations(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tests := []struct {
 			name      string
@@ -188,6 +189,7 @@ func TestSecretDestinations(t *testing.T) {
 // way: refused, an admin saves and publishes the config, then the editor
 // may use the pair; rolling back withdraws the approval for new saves.
 func TestAnAdminApprovesASecretDestinationByPublishingIt(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, _ := e.tenantWithKey(t, "approval")
 		admin := e.member(t, tn.ID, auth.RoleAdmin)
@@ -223,6 +225,7 @@ func TestAnAdminApprovesASecretDestinationByPublishingIt(t *testing.T) {
 // the tenant: a pair live elsewhere says nothing about this tenant's
 // secrets.
 func TestAnotherTenantsPublishedVersionApprovesNothing(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		other, otherKey := e.tenantWithKey(t, "other")
 		b, _, err := e.svc.CreateBot(ctx, otherKey, other.ID, "crm", []byte(crmConfig(crmURL, "Warm")))

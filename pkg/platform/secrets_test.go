@@ -12,6 +12,7 @@ import (
 )
 
 func TestSecretsAreWriteOnly(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		const value = "crm-token-7f3a9c"

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCreateTenant(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, key, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{
 			Slug: "acme", Name: "Acme", OwnerEmail: "ada@acme.example", OwnerPassword: "correct horse"})
@@ -56,6 +57,7 @@ func TestCreateTenant(t *testing.T) {
 }
 
 func TestCreateTenantValidation(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		cases := []struct {
 			name     string
@@ -79,6 +81,7 @@ func TestCreateTenantValidation(t *testing.T) {
 }
 
 func TestListTenants(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		a, pa := e.tenantWithKey(t, "tenant-a")
 		e.tenantWithKey(t, "tenant-b")

@@ -25,6 +25,7 @@ func outbox(t *testing.T, st *store.Store) []store.WebhookEvent {
 }
 
 func TestFactsWriteTheirEventsOnlyWhenAnEndpointSubscribes(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
 		e.bot(t, p, "acme", "support")
@@ -87,6 +88,7 @@ func TestFactsWriteTheirEventsOnlyWhenAnEndpointSubscribes(t *testing.T) {
 // about a dialog that names none is a writer's bug: refused before the
 // fact is written, whether or not an endpoint subscribes.
 func TestAnEventAboutADialogMustNameIt(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, _ := e.tenantWithKey(t, "acme")
 		for _, typ := range []string{webhook.DialogCreated, webhook.MessageCreated, webhook.DialogClosed, webhook.ToolFailed} {

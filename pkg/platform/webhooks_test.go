@@ -14,6 +14,7 @@ import (
 )
 
 func TestWebhookInputIsCheckedWithPointers(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
 		cases := []struct {
@@ -41,6 +42,7 @@ func TestWebhookInputIsCheckedWithPointers(t *testing.T) {
 }
 
 func TestAWebhookURLTheOutboundPolicyRefusesIsRefusedOnSave(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		svc := platformtest.New(t, e.store, platform.Options{Sealer: mustSealer(t), OutboundPolicy: &outbound.Policy{}})
 		if _, _, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme", Name: "Acme"}); err != nil {
@@ -54,6 +56,7 @@ func TestAWebhookURLTheOutboundPolicyRefusesIsRefusedOnSave(t *testing.T) {
 // TestAWebhookLifecycle drives one endpoint through what its owner does:
 // create, test, read the log, see it disabled, fix, replay, rotate.
 func TestAWebhookLifecycle(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
 		var failing atomic.Bool
@@ -188,6 +191,7 @@ func waitDelivery(t *testing.T, svc *platform.Service, p *platform.Principal, ho
 }
 
 func TestTheOutboxForgetsSettledEventsPastTheRetention(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
 		h, err := e.svc.CreateWebhook(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/", Events: []string{"*"}})

@@ -8,6 +8,7 @@ import (
 )
 
 func TestUsageOfVersionsMetersEachVersionApart(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAChannelJobIsQueuedWithItsDeliveryAndWorkedByOneClaimAtATime(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, ch := mustChannel(t, st, "telegram")

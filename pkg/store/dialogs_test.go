@@ -47,6 +47,7 @@ func sameIDs(rows []store.Dialog, ids ...string) bool {
 }
 
 func TestDialogs(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -135,6 +136,7 @@ func TestDialogs(t *testing.T) {
 }
 
 func TestMessages(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -225,6 +227,7 @@ func TestMessages(t *testing.T) {
 }
 
 func TestDialogScoping(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a, b := mustTenant(t, st, "tenant-a"), mustTenant(t, st, "tenant-b")
@@ -269,6 +272,7 @@ func TestDialogScoping(t *testing.T) {
 }
 
 func TestDequeueMessage(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")

@@ -27,6 +27,7 @@ func handOff(t *testing.T, st *store.Store, d *store.Dialog, at time.Time) {
 }
 
 func TestHandoffs(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "globex")
@@ -120,6 +121,7 @@ func TestHandoffs(t *testing.T) {
 // TestHandoffAssignRace takes one dialog from many goroutines at once:
 // exactly one operator gets it, every other one a conflict.
 func TestHandoffAssignRace(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")

@@ -8,6 +8,7 @@ import (
 // Ids made one after the other sort in that order even within one
 // millisecond: the outbox delivers a dialog's events in id order.
 func TestIDsSortInTheOrderTheyWereMade(t *testing.T) {
+	t.Parallel()
 	prev := NewID("evt")
 	for i := 0; i < 10000; i++ {
 		id := NewID("evt")
@@ -22,6 +23,7 @@ func TestIDsSortInTheOrderTheyWereMade(t *testing.T) {
 // same millisecond share their timestamp and the high bits of the random
 // part, no more (the step between them is 56 random bits).
 func TestIDsOfOneMillisecondCannotBeGuessedFromEachOther(t *testing.T) {
+	t.Parallel()
 	const stamp = len("dlg_") + 9 // the characters that hold only the timestamp
 	a, b := NewID("dlg"), NewID("dlg")
 	for a[:stamp] != b[:stamp] {

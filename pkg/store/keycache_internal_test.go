@@ -10,6 +10,7 @@ import (
 // listener cannot: a read that began before a revocation, or before the
 // listener was lost, must not be remembered after it.
 func TestTheKeyCacheNeverKeepsWhatARevocationOvertook(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	key := &APIKey{ID: "key_1", Hash: "h1"}
 	live := func() *keyCache { c := newKeyCache(); c.setLive(true); return c }

@@ -19,6 +19,7 @@ import (
 // stop working there as the revocation commits, and a process that stops
 // hearing revocations must stop remembering until it hears them again.
 func TestARevokedKeyStopsWorkingInEveryProcess(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv(storetest.EnvDatabaseURL)
 	if url == "" {
 		t.Skip(storetest.EnvDatabaseURL + " is not set; on SQLite the server has its file to itself (TestAnSQLiteServerHasItsFileToItself)")
@@ -126,6 +127,7 @@ func countKeyReads(t *testing.T, st *store.Store) *atomic.Int64 {
 // it may remember the keys it read; the command-line tools open the file
 // beside it.
 func TestAnSQLiteServerHasItsFileToItself(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	server := func() (*store.Store, error) { return store.Open(ctx, store.Config{DataDir: dir, Server: true}) }

@@ -20,6 +20,7 @@ const minute = time.Minute
 func now() time.Time { return time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC) }
 
 func TestLeases(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -72,6 +73,7 @@ func TestLeases(t *testing.T) {
 }
 
 func TestLeaseRaceHasOneWinner(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -110,6 +112,7 @@ func TestLeaseRaceHasOneWinner(t *testing.T) {
 }
 
 func TestTakeLease(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -191,6 +194,7 @@ func TestTakeLease(t *testing.T) {
 // lease row, after that statement took its snapshot. The new holder must
 // still get the saved state, or it would answer from the state before.
 func TestTakeLeaseWaitsForTheLastSave(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		if st.Dialect() != store.DialectPostgres {
 			t.Skip("SQLite has a single writer: no statement waits inside another's commit")
@@ -246,6 +250,7 @@ UPDATE dialogs SET state = '{"turn":2}', status = 'paused' WHERE id = ?`, d.ID, 
 // with the lease, where the loop will put it, and only when the lease is
 // won.
 func TestTakeLeaseStoresTheFirstText(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -362,6 +367,7 @@ func TestTakeLeaseStoresTheFirstText(t *testing.T) {
 // and was taken by another process (it stalled past its TTL) must not
 // overwrite what the new holder saves, nor complete its reply.
 func TestASaveAfterTheLeaseWasLostWritesNothing(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -400,6 +406,7 @@ func TestASaveAfterTheLeaseWasLostWritesNothing(t *testing.T) {
 // it), so a dialog of another bot or tenant, or one no run answers, gets
 // no lease and keeps no text.
 func TestTakeLeaseRefusesWhatTheCallerMayNotRun(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "other")

@@ -23,6 +23,7 @@ func storeWithLogs(t *testing.T, logs *bytes.Buffer) *store.Store {
 }
 
 func TestAnExpectedConflictIsNotLoggedAsAnError(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	ctx := context.Background()
 	st := storeWithLogs(t, &logs)
@@ -42,6 +43,7 @@ func TestAnExpectedConflictIsNotLoggedAsAnError(t *testing.T) {
 }
 
 func TestAFailedPostgresConnectionLogsReadableText(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	_, err := store.Open(context.Background(), store.Config{
 		DatabaseURL: "postgres://parley:hunter2@127.0.0.1:1/none?sslmode=disable&connect_timeout=2",
@@ -59,6 +61,7 @@ func TestAFailedPostgresConnectionLogsReadableText(t *testing.T) {
 // with its SQL, never with its arguments, which hold users' messages,
 // hashes and ciphertext.
 func TestLoggedStatementsHoldNoValues(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	st := storeWithLogs(t, &logs)
 	if err := st.DB().Exec("UPDATE no_such_table SET text = ? WHERE id = ?", "my card is 4111-1111", "msg_1").Error; err == nil {

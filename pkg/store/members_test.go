@@ -15,6 +15,7 @@ import (
 // second wait for the first and then see one owner; without it, both see
 // two owners and the tenant ends with none.
 func TestTwoOwnersDemotingEachOtherAtOnceLeaveOneOwner(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -134,6 +135,7 @@ func waitingFor(t *testing.T, st *store.Store, pid int) <-chan struct{} {
 // TestATenantsAuditLogAndInvitesGoWithIt: deleting a tenant's row deletes
 // its audit log and invites, on both databases (foreign keys cascade).
 func TestATenantsAuditLogAndInvitesGoWithIt(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		gone, kept := mustTenant(t, st, "gone"), mustTenant(t, st, "kept")

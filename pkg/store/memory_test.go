@@ -27,6 +27,7 @@ func noteValues(notes []store.MemoryNote) []string {
 }
 
 func TestMemoryNotes(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		acme, other := mustTenant(t, st, "acme"), mustTenant(t, st, "other")

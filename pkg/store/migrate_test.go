@@ -14,6 +14,7 @@ import (
 )
 
 func TestMigrateFromEmpty(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	open := func() *store.Store {
@@ -64,6 +65,7 @@ func TestMigrateFromEmpty(t *testing.T) {
 // database hold (one lock per database), or the dead server's dialogs
 // wait for their migrations.
 func TestAServerStartingOnAnUpToDateDatabaseWaitsForNoMigrationLock(t *testing.T) {
+	t.Parallel()
 	u := os.Getenv(storetest.EnvDatabaseURL)
 	if u == "" {
 		t.Skip(storetest.EnvDatabaseURL + " is not set: the migration lock is PostgreSQL's")
@@ -93,6 +95,7 @@ func TestAServerStartingOnAnUpToDateDatabaseWaitsForNoMigrationLock(t *testing.T
 }
 
 func TestOpenRefusesAForeignDatabaseURL(t *testing.T) {
+	t.Parallel()
 	_, err := store.Open(context.Background(), store.Config{DatabaseURL: "mysql://root:hunter2@db/parley"})
 	if err == nil {
 		t.Fatal("a mysql URL was accepted")
@@ -100,6 +103,7 @@ func TestOpenRefusesAForeignDatabaseURL(t *testing.T) {
 }
 
 func TestOpenErrorsDoNotRevealTheDatabasePassword(t *testing.T) {
+	t.Parallel()
 	_, err := store.Open(context.Background(), store.Config{DatabaseURL: "postgres://parley:hunter2@127.0.0.1:1/parley?sslmode=disable&connect_timeout=2"})
 	if err == nil {
 		t.Fatal("connected to a closed port")

@@ -24,6 +24,7 @@ var dialogQueries = map[string]string{
 // rated a tenant index as selective as the dialog's, combined the two and
 // read every message of the tenant to find the small dialog's few.
 func TestDialogQueriesReadOnlyTheDialog(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		b := mustBot(t, st, mustTenant(t, st, "acme").ID, "support")

@@ -9,6 +9,7 @@ import (
 // before events named their dialog learns it from its body, so erasing
 // the dialog deletes it too.
 func TestStep16FindsTheDialogOfEventsWrittenBeforeIt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := Open(ctx, Config{DataDir: t.TempDir()})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // see or change tenant A's rows through any subject, and that what it
 // writes lands in tenant B whatever the written struct says.
 func TestTenantScoping(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a, b := mustTenant(t, st, "tenant-a"), mustTenant(t, st, "tenant-b")
@@ -196,6 +197,7 @@ func TestTenantScoping(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -233,6 +235,7 @@ func TestAPIKeys(t *testing.T) {
 }
 
 func TestAPIKeyActiveAt(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	past, future := now.Add(-time.Second), now.Add(time.Second)
 	cases := []struct {
@@ -256,6 +259,7 @@ func TestAPIKeyActiveAt(t *testing.T) {
 }
 
 func TestSecrets(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -280,6 +284,7 @@ func TestSecrets(t *testing.T) {
 }
 
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -337,6 +342,7 @@ func TestVersions(t *testing.T) {
 }
 
 func TestIDsSortInCreationOrder(t *testing.T) {
+	t.Parallel()
 	prev := store.NewID(store.PrefixBot)
 	for range 50 {
 		time.Sleep(time.Millisecond)

@@ -30,6 +30,7 @@ func listed(t *testing.T, st *store.Store, tenantID string, f store.DialogFilter
 }
 
 func TestDialogSearch(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn, other := mustTenant(t, st, "acme"), mustTenant(t, st, "globex")

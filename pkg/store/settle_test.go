@@ -16,6 +16,7 @@ import (
 // free at once instead of after their expiry, the claim with the id its
 // message was stored under.
 func TestTheNextSQLiteServerSettlesWhatADeadOneLeft(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	open := func(server bool) *store.Store {
@@ -83,6 +84,7 @@ func TestTheNextSQLiteServerSettlesWhatADeadOneLeft(t *testing.T) {
 // taken as soon as another asks, long before it expires, and its cut
 // reply then reads interrupted; a live instance's lease holds.
 func TestALeaseOfADeadInstanceIsFreeAtOnce(t *testing.T) {
+	t.Parallel()
 	u := os.Getenv(storetest.EnvDatabaseURL)
 	if u == "" {
 		t.Skip(storetest.EnvDatabaseURL + " is not set: instances meet only on PostgreSQL")

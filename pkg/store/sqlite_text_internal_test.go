@@ -9,6 +9,7 @@ import (
 // and a query computes it (a snippet, a substring): SQLite's driver must
 // not turn such text into a time.
 func TestComputedTextThatReadsLikeADateStaysText(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := Open(ctx, Config{DataDir: t.TempDir()})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // connection cannot prepare on the pool, so they are prepared as the
 // first transaction that ran them ends, and used prepared from then on.
 func TestSQLiteStatementsArePreparedOnceAndServeLaterTransactions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := Open(ctx, Config{DataDir: t.TempDir()})
 	if err != nil {

@@ -54,6 +54,7 @@ func wantErr(t *testing.T, err, target error) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		t.Run("running it again changes nothing", func(t *testing.T) {
@@ -85,6 +86,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestTenants(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		a := mustTenant(t, st, "acme")
@@ -107,6 +109,7 @@ func TestTenants(t *testing.T) {
 }
 
 func TestPagingWalksEveryRowOnce(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		want := map[string]bool{}
@@ -142,6 +145,7 @@ func TestPagingWalksEveryRowOnce(t *testing.T) {
 }
 
 func TestUsersAndMemberships(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")
@@ -174,6 +178,7 @@ func TestUsersAndMemberships(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		u := &store.User{Email: "ada@example.com", PasswordHash: "x"}
@@ -219,6 +224,7 @@ func TestSessions(t *testing.T) {
 }
 
 func TestListsRefuseACursorTheyDidNotHandOut(t *testing.T) {
+	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		for _, cursor := range []string{"garbage", "ten_", "ten_0000000000000000000000000!", "' OR 1=1 --"} {

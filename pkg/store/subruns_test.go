@@ -13,6 +13,7 @@ import (
 // told it, so deleting the caller deletes it, and its own sub-runs; not
 // while the caller is running.
 func TestDeletingADialogDeletesItsSubRuns(t *testing.T) {
+	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		tn := mustTenant(t, st, "acme")

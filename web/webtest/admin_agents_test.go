@@ -13,6 +13,7 @@ import (
 // The transcript of a dialog whose bot called another bot as an agent
 // links the call to the sub-run's own transcript, and back.
 func TestAdminFollowsAnAgentCallToItsSubRun(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		config := `{"basic_settings": {"name": "Concierge"}, "agents": [{"bot": "support", "name": "ask_support"}]}`

@@ -12,6 +12,7 @@ import (
 // TestAdminStartsAndPromotesACanary starts a canary on the bot page, sees
 // new dialogs go to it, and promotes it.
 func TestAdminStartsAndPromotesACanary(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		if _, _, err := w.svc.CreateVersion(context.Background(), platform.Operator(), "acme", "support", []byte(w.draftConfig())); err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // Telegram channel naming the tenant secret of its bot token, then sets
 // Telegram's webhook from the page.
 func TestAdminCreatesChannelsAndSetsTelegramsWebhook(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		cl := apiclient.New(w.api.URL, w.adminKey)
 		if _, err := cl.PutSecret(context.Background(), "acme", "TELEGRAM_TOKEN", "123:telegram-token"); err != nil {

@@ -14,6 +14,7 @@ import (
 // opens the one-time link, chooses a password, is signed in, and finds the
 // admin's pages hidden, refused when opened anyway, and the API refusing.
 func TestAnInvitedEditorSignsInAndCannotDoAnAdminsWork(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		base := w.api.URL + "/admin/#/t/acme"
 		const editorEmail, editorPassword = "eve@acme.test", "plum tractor velvet"

@@ -17,6 +17,7 @@ import (
 // are listed there, and one is deleted from it; an image the user sent
 // shows as its type and size.
 func TestAdminSeesAndDeletesWhatABotRemembersAboutAUser(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		bg := context.Background()
 		c := apiclient.New(w.api.URL, w.adminKey)

@@ -16,6 +16,7 @@ import (
 // value ever shown, a dialog's log with its confirmed tool call, usage, and
 // signing out.
 func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		dialogID := w.confirmedCancel(t)
 		base := w.api.URL + "/admin/#/t/acme"

@@ -27,6 +27,7 @@ func (w *world) draftConfig() string {
 // its pointer, fix it and save version 2, chat with the draft in the
 // preview, then publish it.
 func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 
 		t.Run("signing in with an API key shows the tenant's bots", func(t *testing.T) {

@@ -35,6 +35,7 @@ func (w *world) openBotPage() []chromedp.Action[chromedp.Void] {
 // run a version's tests and read what failed, require passing tests, and
 // see the publish of a failing version refused with the failing test.
 func TestAdminRunsTestsAndTheGateBlocksAFailingVersion(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op := platform.Operator()
 		config := strings.ReplaceAll(botConfig, "SHOP", w.shopURL)

@@ -17,6 +17,7 @@ import (
 // name being typed is completed as it is typed, with its description, and
 // an enum field offers its values as its value is typed.
 func TestTheJSONViewHighlightsAndCompletesFromTheSchema(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, storetest.OpenSQLite(t))
 	ctx := tab(t, browser(t))
 	const start = "{\n  \"basic_settings\": {\"name\": \"Acme\", \n  },\n  \"mcp_servers\": [{\"name\": \"docs\", \"url\": \"https://mcp.example.com\", \"transport\": }]\n}"
@@ -91,6 +92,7 @@ func TestTheJSONViewHighlightsAndCompletesFromTheSchema(t *testing.T) {
 // which reads the path at the cursor from text that is rarely valid JSON
 // while it is typed.
 func TestCompletionKnowsWhereTheCursorIs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, storetest.OpenSQLite(t))
 	ctx := tab(t, browser(t))
 	run(t, ctx, "load", chromedp.Navigate(w.api.URL+"/admin/"), chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)))

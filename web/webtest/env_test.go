@@ -15,14 +15,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
@@ -103,7 +101,7 @@ const (
 
 // eachBackend runs fn on SQLite, and on PostgreSQL when
 // PARLEY_TEST_DATABASE_URL is set, each with its own world and its own tab
-// of one browser.
+// of the test's browser.
 func eachBackend(t *testing.T, fn func(t *testing.T, w *world, ctx context.Context)) {
 	t.Helper()
 	b := browser(t)
@@ -294,78 +292,6 @@ func (w *world) siteWith(t *testing.T, attrs string) *httptest.Server {
 	}))
 	t.Cleanup(s.Close)
 	return s
-}
-
-// browser starts headless Chromium for one test and returns its context;
-// each call of tab opens a new tab in it.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("browser tests need %s (run .ci/install-browser.sh): %v", chromium, err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1360, 900),
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	// The first run starts the browser; it must have no timeout, which
-	// would stop the browser with it.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", chromium, err)
-	}
-	return ctx
-}
-
-// tab opens a new tab of the browser, closed when the test ends. An
-// uncaught exception or unhandled rejection in its pages fails the test:
-// a UI can look right while its scripts break.
-func tab(t *testing.T, browserCtx context.Context) context.Context {
-	t.Helper()
-	var mu sync.Mutex
-	var thrown []string
-	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithListener(func(ev any) {
-		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
-			mu.Lock()
-			thrown = append(thrown, describe(e.ExceptionDetails))
-			mu.Unlock()
-		}
-	}))
-	t.Cleanup(func() {
-		cancel()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, e := range thrown {
-			t.Errorf("uncaught JavaScript error in the page: %s", e)
-		}
-	})
-	if err := chromedp.Do(ctx); err != nil { // opens the tab, again without a timeout
-		t.Fatalf("open a tab: %v", err)
-	}
-	return ctx
-}
-
-func describe(d *runtime.ExceptionDetails) string {
-	if d == nil {
-		return "(no details)"
-	}
-	msg := d.Text
-	if d.Exception != nil && d.Exception.Description != "" {
-		msg += " " + d.Exception.Description
-	}
-	return fmt.Sprintf("%s (%s:%d)", msg, d.URL, d.LineNumber)
 }
 
 // signInAs opens the admin UI and signs in with an API key of tenant.

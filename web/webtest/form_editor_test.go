@@ -52,6 +52,7 @@ func openSection(id string) chromedp.Action[chromedp.Void] {
 // dialog is found by a word of the reply, with its rating and failed
 // call, and the usage page charts the day and the hour.
 func TestABotBuiltWithTheFormAloneAnswersInTheWidgetAndItsDialogIsFound(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		_, created, err := w.svc.CreateTenant(bg, op, platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})

@@ -23,6 +23,7 @@ const (
 // reply without reloading, the operator hands the dialog back and the bot
 // answers the visitor's next message.
 func TestHandoffToAPersonAndBack(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, visitor context.Context) {
 		op := platform.Operator()
 		if _, err := w.svc.CreateUser(context.Background(), op, operatorEmail, operatorPassword); err != nil {

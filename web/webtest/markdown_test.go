@@ -91,6 +91,7 @@ func has(els []element, tag, text string) bool {
 // the HTML shows as text. A control image inserted as HTML proves the page
 // would have run an onerror handler in the same time.
 func TestMarkdownRendererKeepsModelHTMLInert(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		run(t, ctx, "render hostile Markdown",
@@ -138,6 +139,7 @@ func TestMarkdownRendererKeepsModelHTMLInert(t *testing.T) {
 // as it streams and ends with a heading, a link that opens in a new tab,
 // a nested list and a code block; a hostile reply stays inert.
 func TestWidgetRendersAMarkdownReply(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		lastBot := `Array.from(` + shadow + `.querySelectorAll('.msg.bot')).pop()`

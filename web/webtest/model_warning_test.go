@@ -17,6 +17,7 @@ import (
 // from errors, in the JSON view too (with its line); the config stays
 // valid, saves, and the save says so. A listed model clears the warning.
 func TestTheEditorWarnsOfAModelItsProviderDoesNotList(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, storetest.OpenSQLite(t))
 	if _, err := w.svc.PutProvider(context.Background(), platform.Operator(), "acme", "gateway", platform.ProviderSpec{
 		Kind: "openai", BaseURL: "https://gw.acme.example/v1", Models: []string{"acme-large", "acme-small"}}); err != nil {

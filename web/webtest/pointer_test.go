@@ -12,6 +12,7 @@ import (
 // turns a validation problem's JSON pointer into the editor line to jump
 // to, in the browser that runs it.
 func TestProblemPointersNameTheirLine(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, storetest.OpenSQLite(t))
 	ctx := tab(t, browser(t))
 	run(t, ctx, "load", chromedp.Navigate(w.api.URL+"/admin/"), chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)))

@@ -17,6 +17,7 @@ import (
 // origin, with a pk_ key that allows that origin: the greeting shows, a
 // message gets a streamed reply, and a reload continues the conversation.
 func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		key := w.widgetKey(t, site.URL)
@@ -180,6 +181,7 @@ func send(text string) chromedp.Action[chromedp.Void] {
 // pk_ key bound to another origin: the server refuses it and the widget
 // says so instead of failing silently.
 func TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		key := w.widgetKey(t, "https://www.acme.example")
@@ -210,6 +212,7 @@ func click(expr string) chromedp.Action[chromedp.Void] {
 // the server sends with default-src 'self': the widget's styles and its
 // calls must still work there, as on any site with a strict policy.
 func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		key := w.widgetKey(t, w.api.URL)
 		run(t, ctx, "demo",
@@ -241,6 +244,7 @@ func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
 // https logo, same-origin avatar beside the bot's messages), and refused
 // ones (a javascript: address, a colour that is not one) fall back.
 func TestWidgetThemeAvatarLogoAndLanguage(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		t.Run("valid attributes theme the widget in German", func(t *testing.T) {
 			site := w.siteWith(t, `data-locale="de-AT" data-theme="dark" data-position="left" data-color="#0a7d4f"
