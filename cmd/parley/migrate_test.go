@@ -18,7 +18,7 @@ import (
 // job does, once per release); one started before the job ran refuses to
 // serve and says what to run, and after it runs they serve.
 func TestServeWithMigrateSkipLeavesMigratingToParleyMigrate(t *testing.T) {
-	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+	forEachEmptyDatabase(t, func(t *testing.T, env parleyEnv) {
 		env["PARLEY_MIGRATE"] = "skip"
 		wantNeeds := fmt.Sprintf("schema version 0 and this build needs %d", store.LatestSchemaVersion())
 
