@@ -126,6 +126,10 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/api-keys", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/api-keys", nil
 		}},
+		{"PATCH", "/v1/tenants/:tenant/api-keys/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			k := w.mustKey(t, f.slug, platform.APIKeyInput{Name: "site", Kind: "pk", Bot: f.botSlug, Origins: []string{"https://shop.example"}})
+			return "/v1/tenants/" + f.slug + "/api-keys/" + k.ID, apiclient.UpdateAPIKeyRequest{Origins: &[]string{"https://www.shop.example"}}
+		}},
 		{"DELETE", "/v1/tenants/:tenant/api-keys/:id", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			k := w.mustKey(t, f.slug, platform.APIKeyInput{Name: "doomed", Scopes: []string{"chat"}})
 			return "/v1/tenants/" + f.slug + "/api-keys/" + k.ID, nil
