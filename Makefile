@@ -65,6 +65,7 @@ FUZZ_TARGETS := \
 	./pkg/llm/llmtest:FuzzServerRequest \
 	./pkg/tool/mcptool:FuzzSubstitute \
 	./pkg/api:FuzzSSEFrameRoundTrips \
+	./pkg/dialog:FuzzImageHeader \
 	./pkg/bottest:FuzzParse
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
