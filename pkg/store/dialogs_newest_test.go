@@ -25,7 +25,7 @@ func TestDialogsListNewestFirstPageByPage(t *testing.T) {
 		var got []string
 		cursor := ""
 		for page := 0; page < 5; page++ {
-			rows, next, err := st.ListDialogs(ctx, tn.ID, store.DialogFilter{}, store.Page{Limit: 2, Cursor: cursor, Desc: true})
+			rows, next, err := st.Tenant(tn.ID).Dialogs().List(ctx, store.DialogFilter{}, store.Page{Limit: 2, Cursor: cursor, Desc: true})
 			if err != nil {
 				t.Fatal(err)
 			}
