@@ -82,7 +82,7 @@ type Knowledge struct{ scope }
 
 // Knowledge returns the tenant's knowledge bases.
 func (t TenantScope) Knowledge() Knowledge {
-	return Knowledge{t.scope}
+	return Knowledge(t)
 }
 
 // tx runs fn in one transaction with the tenant's Knowledge over it.

@@ -21,64 +21,64 @@ func (t TenantScope) ID() string { return t.tenant }
 // The tenant's subjects, one type each, declared in its subject's file.
 
 // Activity returns the tenant's activity over time.
-func (t TenantScope) Activity() Activity { return Activity{t.scope} }
+func (t TenantScope) Activity() Activity { return Activity(t) }
 
 // Audit returns the tenant's audit log.
-func (t TenantScope) Audit() Audit { return Audit{t.scope} }
+func (t TenantScope) Audit() Audit { return Audit(t) }
 
 // Bots returns the tenant's bots.
-func (t TenantScope) Bots() Bots { return Bots{t.scope} }
+func (t TenantScope) Bots() Bots { return Bots(t) }
 
 // Channels returns the tenant's channels.
-func (t TenantScope) Channels() Channels { return Channels{t.scope} }
+func (t TenantScope) Channels() Channels { return Channels(t) }
 
 // Dialogs returns the tenant's dialogs.
-func (t TenantScope) Dialogs() Dialogs { return Dialogs{t.scope} }
+func (t TenantScope) Dialogs() Dialogs { return Dialogs(t) }
 
 // Feedback returns the tenant's feedback on replies.
-func (t TenantScope) Feedback() FeedbackLog { return FeedbackLog{t.scope} }
+func (t TenantScope) Feedback() FeedbackLog { return FeedbackLog(t) }
 
 // Handoffs returns the tenant's dialogs handed to people.
-func (t TenantScope) Handoffs() Handoffs { return Handoffs{t.scope} }
+func (t TenantScope) Handoffs() Handoffs { return Handoffs(t) }
 
 // Idempotency returns the tenant's idempotency keys.
-func (t TenantScope) Idempotency() Idempotency { return Idempotency{t.scope} }
+func (t TenantScope) Idempotency() Idempotency { return Idempotency(t) }
 
 // Identity returns how the tenant's end-user tokens are verified.
-func (t TenantScope) Identity() Identity { return Identity{t.scope} }
+func (t TenantScope) Identity() Identity { return Identity(t) }
 
 // Keys returns the tenant's API keys.
-func (t TenantScope) Keys() Keys { return Keys{t.scope} }
+func (t TenantScope) Keys() Keys { return Keys(t) }
 
 // Leases returns the tenant's dialog leases.
-func (t TenantScope) Leases() Leases { return Leases{t.scope} }
+func (t TenantScope) Leases() Leases { return Leases(t) }
 
 // Limits returns the tenant's limits.
-func (t TenantScope) Limits() Limits { return Limits{t.scope} }
+func (t TenantScope) Limits() Limits { return Limits(t) }
 
 // Members returns the tenant's memberships and invites.
-func (t TenantScope) Members() Members { return Members{t.scope} }
+func (t TenantScope) Members() Members { return Members(t) }
 
 // Memory returns the tenant's memory notes.
-func (t TenantScope) Memory() Memory { return Memory{t.scope} }
+func (t TenantScope) Memory() Memory { return Memory(t) }
 
 // Messages returns the tenant's dialog messages.
-func (t TenantScope) Messages() Messages { return Messages{t.scope} }
+func (t TenantScope) Messages() Messages { return Messages(t) }
 
 // Providers returns the tenant's model providers.
-func (t TenantScope) Providers() Providers { return Providers{t.scope} }
+func (t TenantScope) Providers() Providers { return Providers(t) }
 
 // Secrets returns the tenant's sealed secrets.
-func (t TenantScope) Secrets() Secrets { return Secrets{t.scope} }
+func (t TenantScope) Secrets() Secrets { return Secrets(t) }
 
 // Usage returns the tenant's metered usage.
-func (t TenantScope) Usage() UsageLedger { return UsageLedger{t.scope} }
+func (t TenantScope) Usage() UsageLedger { return UsageLedger(t) }
 
 // Versions returns the tenant's bot versions.
-func (t TenantScope) Versions() Versions { return Versions{t.scope} }
+func (t TenantScope) Versions() Versions { return Versions(t) }
 
 // Webhooks returns the tenant's webhook endpoints and deliveries.
-func (t TenantScope) Webhooks() Webhooks { return Webhooks{t.scope} }
+func (t TenantScope) Webhooks() Webhooks { return Webhooks(t) }
 
 // The cross-tenant groups: each reaches every tenant's rows, for a caller
 // that has no tenant yet or works for all of them. See the package doc.
