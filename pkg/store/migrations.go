@@ -47,6 +47,7 @@ var migrations = []migration{
 	{24, "durable channel answers and replies, channel secret rotation", migrateV24},
 	{25, "knowledge bases: sources, chunks, embeddings, limits", migrateV25},
 	{26, "feedback events name their dialog, so erasure finds them", migrateV26},
+	{27, "the raw content of knowledge sources", migrateV27},
 }
 
 // schemaMigration records an applied step.
