@@ -519,3 +519,13 @@ func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, bas
 	}
 	return results, nil
 }
+
+// KnowledgeStats counts every tenant's knowledge sources by status and
+// their chunks, for the metrics; not a tenant's to ask.
+func (s *Service) KnowledgeStats(ctx context.Context) (store.KnowledgeStats, error) {
+	st, err := s.store.KnowledgeJobs().Stats(ctx)
+	if err != nil {
+		return st, s.internal(ctx, "knowledge stats", err)
+	}
+	return st, nil
+}
