@@ -73,8 +73,23 @@ type SourceInput struct {
 
 // QAPair is one question with its answer.
 type QAPair struct {
-	Question string `json:"question"`
-	Answer   string `json:"answer"`
+	Question string
+	Answer   string
+}
+
+// QAContentType is the content type of a qa source's content: a JSON
+// list of {"question", "answer"} objects, which the worker indexes one
+// pair per chunk.
+const QAContentType = "application/vnd.parley.qa+json"
+
+// qaContent encodes pairs as a qa source's content (see QAContentType).
+func qaContent(pairs []QAPair) []byte {
+	out := make([]map[string]string, len(pairs))
+	for i, qa := range pairs {
+		out[i] = map[string]string{"question": qa.Question, "answer": qa.Answer}
+	}
+	b, _ := json.Marshal(out) // maps of strings always encode
+	return b
 }
 
 // KnowledgeQuery is one search of a base.
@@ -378,8 +393,7 @@ func (s *Service) sourceRow(ctx context.Context, in SourceInput) (store.Knowledg
 				ps.add(fmt.Sprintf("/qa/%d/answer", i), "is required")
 			}
 		}
-		row.Content, _ = json.Marshal(in.QA)
-		row.ContentType = "application/json"
+		row.Content, row.ContentType = qaContent(in.QA), QAContentType
 	case store.SourceURL, store.SourceSitemap:
 		row.URL = in.URL
 		s.checkSourceURL(ctx, &ps, "/"+in.Kind, in.URL)
