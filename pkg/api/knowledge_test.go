@@ -126,6 +126,13 @@ func TestKnowledgeBasesThroughTheAPI(t *testing.T) {
 			if err != nil || len(tagged.Results) != 0 {
 				t.Fatalf("a search of another tag found %+v, %v", tagged, err)
 			}
+			metrics := e.raw(t, "GET", "/metrics", "", "").body
+			for _, want := range []string{`parley_knowledge_sources{status="ready"} 4`, `parley_knowledge_sources{status="queued"} 0`,
+				"parley_knowledge_chunks 5", "parley_knowledge_search_duration_seconds_count 2"} {
+				if !strings.Contains(metrics, want+"\n") {
+					t.Errorf("/metrics lacks %q", want)
+				}
+			}
 		})
 		t.Run("a refresh queues the source again", func(t *testing.T) {
 			got, err := cl.RefreshSource(ctx, "acme", kb.Slug, qa.ID)
