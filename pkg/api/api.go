@@ -149,6 +149,8 @@ type server struct {
 	signIns *prometheus.CounterVec
 	// metricsElsewhere is Options.MetricsElsewhere.
 	metricsElsewhere bool
+	// knowledge holds the knowledge bases' metrics.
+	knowledge *knowledgeMetrics
 }
 
 func newServer(opts Options) (*server, error) {
@@ -176,7 +178,8 @@ func newServer(opts Options) (*server, error) {
 	s.metrics = newHTTPMetrics()
 	s.streams = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "parley_active_streams", Help: "Event streams (SSE) open right now."})
-	for _, c := range []prometheus.Collector{s.metrics.requests, s.metrics.duration, s.streams, s.signIns} {
+	s.knowledge = newKnowledgeMetrics(s.platform)
+	for _, c := range []prometheus.Collector{s.metrics.requests, s.metrics.duration, s.streams, s.signIns, s.knowledge} {
 		if err := s.registry.Register(c); err != nil {
 			return nil, fmt.Errorf("api: metrics: %w", err)
 		}

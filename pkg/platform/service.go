@@ -68,6 +68,8 @@ type Service struct {
 	// quotaEvents remembers the tenant days whose usage.quota_reached
 	// this process wrote.
 	quotaEvents sync.Map
+	// searcher searches knowledge bases; made on the first search.
+	searcher *lazySearcher
 }
 
 // New returns a Service over st.
@@ -98,7 +100,8 @@ func New(st *store.Store, opts Options) (*Service, error) {
 	if opts.Compile == nil {
 		opts.Compile = botconfig.Options{}.LoadAndCompile
 	}
-	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1)}, nil
+	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1),
+		searcher: &lazySearcher{st: st}}, nil
 }
 
 // InTx runs fn with a Service whose every write goes to one database
@@ -110,7 +113,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 // for changes that then roll back; they reload.
 func (s *Service) InTx(ctx context.Context, fn func(tx *Service) error) error {
 	return s.store.Tx(ctx, func(st *store.Store) error {
-		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake})
+		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake, searcher: s.searcher})
 	})
 }
 

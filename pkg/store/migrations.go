@@ -48,6 +48,7 @@ var migrations = []migration{
 	{25, "knowledge bases: sources, chunks, embeddings, limits", migrateV25},
 	{26, "feedback events name their dialog, so erasure finds them", migrateV26},
 	{27, "publishable keys keep their value", migrateV27},
+	{28, "the raw content of knowledge sources", migrateV28},
 }
 
 // schemaMigration records an applied step.
