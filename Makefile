@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 1
 
-.PHONY: run test lint typecheck build bench fuzz clean
+.PHONY: run test lint typecheck build bench fuzz chart-check clean
 
 run: build
 	./$(BIN) serve
@@ -18,6 +18,13 @@ build:
 # PostgreSQL-backed suites also run when PARLEY_TEST_DATABASE_URL is set.
 test:
 	$(GO) test -timeout 20m -count=1 $(PKGS)
+
+# The Helm chart (deploy/helm/parley, docs/deploy.md): helm lint and a dry-run install
+# through Helm's Go module, every rendered object decoded strictly into its Kubernetes
+# API type and checked. No cluster; the Go module proxy is the only network it needs.
+# A module of its own, so the main module does not depend on Helm and Kubernetes.
+chart-check:
+	cd deploy/helm/chartcheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # staticcheck at a pinned version that knows this Go release; `go run`
 # fetches it once into the module cache.

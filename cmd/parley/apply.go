@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/configdiff"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -366,11 +368,38 @@ func (a *applier) bots(ctx context.Context, t tenantSpec, exists bool) {
 	if !a.prune {
 		return
 	}
-	for _, slug := range sortedKeys(live) {
-		if !t.hasBot(slug) {
-			a.remove(t.file, "bot "+slug, func() error { return a.target.deleteBot(ctx, t.slug, slug) })
-		}
+	for _, slug := range callersFirst(t, live) {
+		a.remove(t.file, "bot "+slug, func() error { return a.target.deleteBot(ctx, t.slug, slug) })
 	}
+}
+
+// callersFirst lists the live bots the directory no longer has, each before
+// the ones its live config calls as agents: a bot another bot's live config
+// calls cannot be deleted.
+func callersFirst(t tenantSpec, live map[string]liveBot) []string {
+	var pruned []botSpec
+	for _, slug := range sortedKeys(live) {
+		if t.hasBot(slug) {
+			continue
+		}
+		var cfg struct {
+			Agents []botconfig.AgentRef `json:"agents"`
+		}
+		_ = json.Unmarshal(live[slug].config, &cfg) // a config that is no object calls no agent
+		b := botSpec{slug: slug}
+		for _, a := range cfg.Agents {
+			b.agents = append(b.agents, a.Bot)
+		}
+		pruned = append(pruned, b)
+	}
+	// agentsFirst puts each bot after those it calls; deleting goes the
+	// other way.
+	order := agentsFirst(pruned)
+	slugs := make([]string, len(order))
+	for i, b := range order {
+		slugs[len(order)-1-i] = b.slug
+	}
+	return slugs
 }
 
 // bot creates the bot, or compares its files with the live version and,

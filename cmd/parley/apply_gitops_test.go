@@ -250,20 +250,23 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 			compare(t)
 		})
 
-		t.Run("an edit, a new test and a removed bot with --prune apply alike", func(t *testing.T) {
+		t.Run("an edit, a new test and removed bots with --prune apply alike", func(t *testing.T) {
 			cfg, _ := os.ReadFile(filepath.Join(dir, "acme-outdoor", "bots", "support.json"))
 			writeFile(t, filepath.Join(dir, "acme-outdoor", "bots", "support.json"), string(withGreeting(t, cfg, "Edited greeting")))
 			tests, _ := os.ReadFile(filepath.Join(dir, "harbor-physio", "tests", "booking.json"))
 			writeFile(t, filepath.Join(dir, "harbor-physio", "tests", "booking.json"), strings.Replace(string(tests), "a first visit is booked", "a first visit gets booked", 1))
 			os.Remove(filepath.Join(dir, "acme-outdoor", "bots", "gear-guide.json"))
 			os.Remove(filepath.Join(dir, "acme-outdoor", "tests", "gear-guide.json"))
+			// trip-planner calls gear-guide as an agent: it goes too, first.
+			os.Remove(filepath.Join(dir, "acme-outdoor", "bots", "trip-planner.json"))
+			os.Remove(filepath.Join(dir, "acme-outdoor", "tests", "trip-planner.json"))
 			writeFile(t, filepath.Join(dir, "acme-outdoor", "providers.json"), `{"claude": {"kind": "anthropic", "api_key_env": "ACME_ANTHROPIC_KEY"}}`)
 			writeFile(t, filepath.Join(dir, "acme-outdoor", "webhooks.json"), `{
  "crm": {"url": "http://127.0.0.1:9/crm-v2", "events": ["dialog.created"], "secret_env": "ACME_CRM_WEBHOOK_SECRET"}}`)
 			dbOut, srvOut := applyBoth(t, "--prune")
 			for _, out := range []string{dbOut, srvOut} {
 				for _, want := range []string{"bot support: version 3 saved, version 3 published", "bot booking: version 2 saved, version 2 published",
-					"bot gear-guide: not in the directory; deleted", "provider local: not in the directory; deleted",
+					"bot trip-planner: not in the directory; deleted\n  bot gear-guide: not in the directory; deleted", "provider local: not in the directory; deleted",
 					"webhook crm: changed bot, description, events, url", "webhook audit: not in the directory; deleted", "bot support: canary unchanged, version 2 takes 10%"} {
 					if !strings.Contains(out, want) {
 						t.Errorf("output lacks %q:\n%s", want, out)
@@ -271,8 +274,10 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 				}
 			}
 			state := compare(t)
-			if _, ok := state["acme-outdoor"].Bots["gear-guide"]; ok {
-				t.Errorf("gear-guide survived --prune")
+			for _, bot := range []string{"gear-guide", "trip-planner"} {
+				if _, ok := state["acme-outdoor"].Bots[bot]; ok {
+					t.Errorf("%s survived --prune", bot)
+				}
 			}
 			if !strings.Contains(state["acme-outdoor"].Bots["support"].Config, "Edited greeting") {
 				t.Errorf("support's live config = %s", state["acme-outdoor"].Bots["support"].Config)
@@ -296,9 +301,10 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, op := context.Background(), platform.Operator()
-	// Someone saves and publishes version 2 by hand: the files no longer match what is live.
+	// Someone saves and publishes version 2 by hand: the files no longer
+	// match what is live. Its greeting's &, < and > are shown as written.
 	cfg, _ := os.ReadFile(filepath.Join(dir, "acme-outdoor", "bots", "support.json"))
-	if _, _, err := d.platform.CreateVersion(ctx, op, "acme-outdoor", "support", withGreeting(t, cfg, "Hand-made")); err != nil {
+	if _, _, err := d.platform.CreateVersion(ctx, op, "acme-outdoor", "support", withGreeting(t, cfg, "Hand-made & <fresh>")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.platform.Publish(ctx, op, "acme-outdoor", "support", 2); err != nil {
@@ -308,7 +314,7 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 
 	code, out, _ := runParley(t, env, "apply", "--dry-run", dir)
 	if code != 0 || !strings.Contains(out, "bot support: differs from live version 2") ||
-		!strings.Contains(out, `-    "greeting": "Hand-made"`) || !strings.Contains(out, "+++ "+filepath.Join(dir, "acme-outdoor", "bots", "support.json")) {
+		!strings.Contains(out, `-    "greeting": "Hand-made & <fresh>"`) || !strings.Contains(out, "+++ "+filepath.Join(dir, "acme-outdoor", "bots", "support.json")) {
 		t.Fatalf("dry run: exit %d\n%s", code, out)
 	}
 	if !strings.Contains(out, "bot booking: unchanged, version 1 live") || !strings.Contains(out, "secret crm_token: would be set from $ACME_CRM_TOKEN") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/parleyhq/parley/pkg/api"
@@ -224,12 +225,23 @@ func (a apiTarget) atomically(_ context.Context, fn func(applyTarget) error) (bo
 	return false, fn(a)
 }
 
+// tenantExists answers through the API. A tenant's key is answered 404
+// for every other tenant, existing or not, and only the platform token
+// creates tenants: to any other credential a 404 means the tenant is out
+// of its reach, never that it would be created.
 func (a apiTarget) tenantExists(ctx context.Context, slug string) (bool, error) {
 	_, err := a.c.GetTenant(ctx, slug)
-	if apiStatus(err) == http.StatusNotFound {
-		return false, nil
+	if apiStatus(err) != http.StatusNotFound {
+		return err == nil, err
 	}
-	return err == nil, err
+	me, err := a.c.Me(ctx)
+	if err != nil {
+		return false, err
+	}
+	if me.Kind != "platform" {
+		return false, fmt.Errorf("this key cannot see or manage tenant %s: a tenant's key reaches only its own tenant, and only the platform token creates tenants", slug)
+	}
+	return false, nil
 }
 
 func (a apiTarget) createTenant(ctx context.Context, slug, name string) (string, string, error) {

@@ -236,3 +236,105 @@ func TestApplyCreatesTheBotsABotCallsAsAgentsFirst(t *testing.T) {
 		}
 	})
 }
+
+// --prune deletes a bot after the pruned bots that call it as an agent,
+// whatever their names; and a bot that a kept bot still calls is not
+// deleted: the apply fails and names the caller, to the database and
+// through the server alike.
+func TestApplyPruneDeletesCallersBeforeTheAgentsTheyCall(t *testing.T) {
+	crew := func(t *testing.T) (dir string, write func(rel, body string)) {
+		dir = t.TempDir()
+		write = func(rel, body string) {
+			path := filepath.Join(dir, rel)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("crew/tenant.json", `{"name": "Crew"}`)
+		write("crew/bots/a-cook.json", `{"basic_settings": {"name": "Cook"}}`)
+		write("crew/bots/b-mate.json", `{"basic_settings": {"name": "Mate"}, "agents": [{"bot": "a-cook"}]}`)
+		write("crew/bots/c-captain.json", `{"basic_settings": {"name": "Captain"}, "agents": [{"bot": "b-mate"}]}`)
+		return dir, write
+	}
+	targets := map[string]func(t *testing.T) (env parleyEnv, flags []string){
+		"to the database": func(t *testing.T) (parleyEnv, []string) {
+			return parleyEnv{"PARLEY_DATA_DIR": t.TempDir()}, nil
+		},
+		"through the server": func(t *testing.T) (parleyEnv, []string) {
+			srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_PLATFORM_TOKEN": e2eToken})
+			return parleyEnv{}, []string{"--server", srv.URL, "--key", e2eToken}
+		},
+	}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			apply := func(t *testing.T, env parleyEnv, flags []string, dir string, extra ...string) (int, string) {
+				t.Helper()
+				code, out, stderr := runParley(t, env, append(append(append([]string{"apply"}, flags...), extra...), dir)...)
+				return code, out + stderr
+			}
+			t.Run("two dropped bots, one calling the other, are both deleted", func(t *testing.T) {
+				env, flags := target(t)
+				dir, _ := crew(t)
+				if code, out := apply(t, env, flags, dir); code != 0 {
+					t.Fatalf("apply: exit %d\n%s", code, out)
+				}
+				os.Remove(filepath.Join(dir, "crew", "bots", "a-cook.json"))
+				os.Remove(filepath.Join(dir, "crew", "bots", "b-mate.json"))
+				os.WriteFile(filepath.Join(dir, "crew", "bots", "c-captain.json"), []byte(`{"basic_settings": {"name": "Captain"}}`), 0o644)
+				code, out := apply(t, env, flags, dir, "--prune")
+				if code != 0 || !strings.Contains(out, "bot a-cook: not in the directory; deleted") || !strings.Contains(out, "bot b-mate: not in the directory; deleted") {
+					t.Fatalf("apply --prune: exit %d\n%s", code, out)
+				}
+			})
+			t.Run("a dropped bot that a kept bot calls is not deleted, and the caller is named", func(t *testing.T) {
+				env, flags := target(t)
+				dir, _ := crew(t)
+				if code, out := apply(t, env, flags, dir); code != 0 {
+					t.Fatalf("apply: exit %d\n%s", code, out)
+				}
+				os.Remove(filepath.Join(dir, "crew", "bots", "a-cook.json"))
+				code, out := apply(t, env, flags, dir, "--prune")
+				if code == 0 || !strings.Contains(out, "bot a-cook is used as an agent by: b-mate (v1)") || strings.Contains(out, "a-cook: not in the directory; deleted") {
+					t.Fatalf("apply --prune: exit %d\n%s", code, out)
+				}
+			})
+		})
+	}
+}
+
+// A tenant's key sees only its own tenant: another tenant, existing or
+// not, answers 404 to it. apply --dry-run with such a key said the tenant
+// "would be created", which that key could never do; it is an error that
+// says the key cannot see or manage the tenant, with or without
+// --dry-run, whether the tenant exists or not.
+func TestApplyWithAnotherTenantsKeySaysItCannotManageTheTenant(t *testing.T) {
+	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_PLATFORM_TOKEN": e2eToken})
+	tenantDir := func(slug string) string {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, slug, "tenant.json"), `{"name": "`+slug+`"}`)
+		writeFile(t, filepath.Join(dir, slug, "bots", "helper.json"), `{"basic_settings": {"name": "Helper"}}`)
+		return dir
+	}
+	code, out, stderr := runParley(t, parleyEnv{}, "apply", "--server", srv.URL, "--key", e2eToken, tenantDir("crew"))
+	key := regexp.MustCompile(`sk_\w+`).FindString(out)
+	if code != 0 || key == "" {
+		t.Fatalf("apply with the platform token: exit %d\n%s%s", code, out, stderr)
+	}
+	fleet := tenantDir("fleet")
+	check := func(t *testing.T, flags ...string) {
+		t.Helper()
+		code, out, stderr := runParley(t, parleyEnv{}, append(append([]string{"apply", "--server", srv.URL, "--key", key}, flags...), fleet)...)
+		if code == 0 || strings.Contains(out, "would be created") || !strings.Contains(stderr, "this key cannot see or manage tenant fleet") {
+			t.Errorf("exit %d\n%s%s", code, out, stderr)
+		}
+	}
+	t.Run("a dry run for a tenant that does not exist is an error", func(t *testing.T) { check(t, "--dry-run") })
+	t.Run("an apply for a tenant that does not exist is the same error", func(t *testing.T) { check(t) })
+	if code, out, stderr := runParley(t, parleyEnv{}, "apply", "--server", srv.URL, "--key", e2eToken, fleet); code != 0 {
+		t.Fatalf("apply fleet with the platform token: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Run("a dry run for another tenant that exists is the same error", func(t *testing.T) { check(t, "--dry-run") })
+}

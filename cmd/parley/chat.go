@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/configs"
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/botrun"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/outbound"
@@ -109,7 +110,7 @@ func (m *Main) chat(ctx context.Context, args []string) error {
 	}
 	c := &chatSession{m: m, json: f.json, in: bufio.NewScanner(m.Stdin)}
 	c.in.Buffer(make([]byte, 64<<10), 1<<20)
-	cfg := dialog.AgentConfig(bot, vars, resolver, tools)
+	cfg := botrun.Config(bot, vars, resolver, tools)
 	cfg.Sink = c
 	// Events carry fixed error texts, fit for end users; the operator at
 	// this terminal gets the detail too.

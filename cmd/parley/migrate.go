@@ -24,6 +24,9 @@ func (m *Main) migrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Migrating is this command's job, whatever PARLEY_MIGRATE says for
+	// the others (a pod's environment may hold skip).
+	settings.Migrate = migrateAuto
 	st, err := openStore(ctx, settings, m.logger(settings), false)
 	if err != nil {
 		return err
@@ -38,16 +41,17 @@ func (m *Main) migrate(ctx context.Context, args []string) error {
 }
 
 // openStore opens the database the settings name and brings its schema up
-// to date. Every command that touches data goes through it, so none can run
-// against an old schema. server opens it for the server (store.Config).
+// to date, or with PARLEY_MIGRATE=skip checks that it is. Every command
+// that touches data goes through it, so none can run against an old
+// schema. server opens it for the server (store.Config).
 func openStore(ctx context.Context, s Settings, log *slog.Logger, server bool) (*store.Store, error) {
 	st, err := store.Open(ctx, store.Config{DatabaseURL: s.DatabaseURL, DataDir: s.DataDir, Logger: log, Server: server})
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Migrate(ctx); err != nil {
+	if err := upToDate(ctx, st, s.Migrate); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("migrate %s database at %s: %w", st.Dialect(), st.Location(), err)
+		return nil, err
 	}
 	if server {
 		// What a server that died left is settled before anyone asks, so
@@ -63,6 +67,27 @@ func openStore(ctx context.Context, s Settings, log *slog.Logger, server bool) (
 		}
 	}
 	return st, nil
+}
+
+// upToDate migrates st, or with migrateSkip refuses a schema older than
+// this build's: replicas that skip leave migrating to one `parley migrate`
+// per release, and one started before it ran must not serve.
+func upToDate(ctx context.Context, st *store.Store, mode string) error {
+	if mode != migrateSkip {
+		if err := st.Migrate(ctx); err != nil {
+			return fmt.Errorf("migrate %s database at %s: %w", st.Dialect(), st.Location(), err)
+		}
+		return nil
+	}
+	have, err := st.SchemaVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if want := store.LatestSchemaVersion(); have < want {
+		return fmt.Errorf("the %s database at %s is at schema version %d and this build needs %d; "+
+			"run parley migrate first (PARLEY_MIGRATE=skip: this command does not migrate)", st.Dialect(), st.Location(), have, want)
+	}
+	return nil
 }
 
 // logger writes JSON logs at the configured level to stderr.

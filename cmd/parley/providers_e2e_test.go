@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -208,4 +210,57 @@ func TestEachTenantsProviderUsesOnlyThatTenantsKey(t *testing.T) {
 // echoWith answers every chat request with "<name> answers".
 func echoWith(name string) func(*llmtest.ChatRequest) llmtest.ServerReply {
 	return func(*llmtest.ChatRequest) llmtest.ServerReply { return llmtest.ServerReply{Text: name + " answers"} }
+}
+
+// TestATenantProviderAtAPrivateAddressIsRefusedWhenSaved: a provider's
+// base_url is checked against the outbound policy as it is saved, as a
+// webhook's URL is, so a tenant never learns of a refused address from a
+// failing turn after three retries; the operator's PARLEY_OUTBOUND_ALLOW
+// exceptions are honoured. Through the API and through parley apply.
+func TestATenantProviderAtAPrivateAddressIsRefusedWhenSaved(t *testing.T) {
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		chatServer(t, env, llmtest.Options{})
+		env["PARLEY_OUTBOUND_ALLOW"] = "10.1.2.0/24"
+		srv := startParley(t, env)
+		ctx := context.Background()
+		created, err := apiclient.New(srv.URL, e2eToken).CreateTenant(ctx, apiclient.CreateTenantRequest{Slug: "acme", Name: "Acme"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		admin := apiclient.New(srv.URL, created.APIKey.Key)
+		for _, base := range []string{
+			"http://169.254.169.254/latest/v1", // the cloud's metadata service
+			"http://10.9.9.9/v1",
+			"http://127.0.0.1/v1",
+			"http://localhost/v1",
+			"http://[::1]/v1",
+			"http://10.1.2.3:8443/v1", // an allowed address on a port that is not
+		} {
+			t.Run("refuses "+base, func(t *testing.T) {
+				_, err := admin.PutProvider(ctx, "acme", "mine", apiclient.PutProviderRequest{Kind: "openai", BaseURL: base})
+				e := apiError(t, err, http.StatusUnprocessableEntity)
+				if len(e.Details) != 1 || e.Details[0].Pointer != "/base_url" {
+					t.Errorf("details %+v; want one at /base_url", e.Details)
+				}
+			})
+		}
+		t.Run("accepts an address PARLEY_OUTBOUND_ALLOW allows", func(t *testing.T) {
+			if _, err := admin.PutProvider(ctx, "acme", "mine", apiclient.PutProviderRequest{Kind: "openai", BaseURL: "http://10.1.2.3/v1"}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		list, err := admin.ListProviders(ctx, "acme")
+		if err != nil || len(list.Providers) != 1 || list.Providers[0].BaseURL != "http://10.1.2.3/v1" {
+			t.Fatalf("providers %+v, %v; want the allowed one only", list, err)
+		}
+		srv.stop()
+
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "beta", "tenant.json"), `{"name": "Beta"}`)
+		writeFile(t, filepath.Join(dir, "beta", "providers.json"), `{"meta": {"kind": "openai", "base_url": "http://169.254.169.254/v1"}}`)
+		code, out, stderr := runParley(t, env, "apply", dir)
+		if code != 1 || !strings.Contains(stderr, "providers.json") || !strings.Contains(stderr, "base_url") {
+			t.Errorf("apply of a provider at the metadata address: exit %d\n%s%s", code, out, stderr)
+		}
+	})
 }

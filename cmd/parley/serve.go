@@ -26,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // shutdownTimeout bounds how long serve waits for requests in flight after
@@ -50,7 +51,19 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if _, helped, err := parseArgs(fs, args, 0); helped || err != nil {
 		return err
 	}
-	d, err := m.openData(ctx, true)
+	settings, err := LoadSettings(m.Getenv)
+	if err != nil {
+		return err
+	}
+	// Bind first: an address in use is then the one error, before the
+	// database is opened and the background loops start (which, stopped
+	// by a failed start, would log errors of their own).
+	ln, err := net.Listen("tcp", settings.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", settings.Addr, err)
+	}
+	defer ln.Close()
+	d, err := m.openDataWith(ctx, settings, true)
 	if err != nil {
 		return err
 	}
@@ -67,7 +80,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	handler, err := api.New(api.Options{Platform: d.platform, Runtime: rt, Inbound: channels, Logger: d.log, Metrics: reg, Web: web.Files(),
-		TrustedProxies: d.settings.TrustedProxies})
+		TrustedProxies: d.settings.TrustedProxies, MetricsElsewhere: d.settings.MetricsAddr != ""})
 	if err != nil {
 		return err
 	}
@@ -97,11 +110,11 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	go channels.Run(ctx)
 	go sweepRetention(ctx, rt, d.log)
 	go pruneChannelDeliveries(ctx, d)
-	ln, err := net.Listen("tcp", d.settings.Addr)
+	metricsAt, err := serveMetrics(ctx, d, reg)
 	if err != nil {
-		return fmt.Errorf("listen on %s (PARLEY_ADDR): %w", d.settings.Addr, err)
+		return err
 	}
-	m.announce(d.store, d.where, ln.Addr().String())
+	m.announce(d.store, d.where, metricsAt, ln.Addr().String())
 	l := d.settings.Limits
 	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect(),
 		"tenant_rate_per_s", l.TenantRate, "tenant_burst", l.TenantBurst, "key_rate_per_s", l.KeyRate, "key_burst", l.KeyBurst,
@@ -111,6 +124,40 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		<-rtStopped // bounded by shutdownTimeout
 	}
 	return err
+}
+
+// serveMetrics serves /metrics on PARLEY_METRICS_ADDR until ctx ends and
+// returns the bound address. Unset, /metrics stays on the API's address as
+// it always was, so upgrading stops no scrape; a warning says so when that
+// address is not loopback, where anyone who reaches the API reads it.
+func serveMetrics(ctx context.Context, d *data, reg *prometheus.Registry) (string, error) {
+	if d.settings.MetricsAddr == "" {
+		if host, _, err := net.SplitHostPort(d.settings.Addr); err == nil && !isLoopback(host) {
+			d.log.Warn("/metrics is served on the public address; set PARLEY_METRICS_ADDR to serve it on its own", "addr", d.settings.Addr)
+		}
+		return "", nil
+	}
+	ln, err := net.Listen("tcp", d.settings.MetricsAddr)
+	if err != nil {
+		return "", fmt.Errorf("listen on %s (PARLEY_METRICS_ADDR): %w", d.settings.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)}
+	go srv.Serve(ln) // its error is ErrServerClosed, once ctx ends
+	context.AfterFunc(ctx, func() { srv.Close() })
+	return ln.Addr().String(), nil
+}
+
+// isLoopback reports whether host (of a listen address) reaches this
+// machine only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // startWebhooks runs the webhook deliverer and keeps this process's cache
@@ -230,6 +277,12 @@ func (m *Main) openData(ctx context.Context, server bool) (*data, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.openDataWith(ctx, settings, server)
+}
+
+// openDataWith is openData with the settings already read.
+func (m *Main) openDataWith(ctx context.Context, settings Settings, server bool) (*data, error) {
+	var err error
 	d := &data{settings: settings, log: m.logger(settings)}
 	if d.store, err = openStore(ctx, settings, d.log, server); err != nil {
 		return nil, err
@@ -247,10 +300,13 @@ func (d *data) Close() error { return d.store.Close() }
 // announce says what the server uses; never a secret value, only where
 // it lives. The last line names the bound address, which tests read to
 // find a server started on port 0.
-func (m *Main) announce(st *store.Store, where credentialSources, addr string) {
+func (m *Main) announce(st *store.Store, where credentialSources, metricsAddr, addr string) {
 	fmt.Fprintf(m.Stdout, "Database:        %s at %s\n", st.Dialect(), st.Location())
 	fmt.Fprintf(m.Stdout, "Secrets key:     %s\n", where.secretKey)
 	fmt.Fprintf(m.Stdout, "Platform token:  %s\n", where.platformToken)
+	if metricsAddr != "" {
+		fmt.Fprintf(m.Stdout, "Metrics on http://%s/metrics\n", metricsAddr)
+	}
 	fmt.Fprintf(m.Stdout, "Parley listening on http://%s\n", addr)
 }
 
@@ -312,8 +368,7 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, fmt.Errorf("model catalog: %w", err)
 	}
-	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log,
-		Compile: configOptions(s).LoadAndCompile, AgentConfig: dialog.AgentConfig,
+	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log, Compile: configOptions(s).LoadAndCompile,
 		ServerProviders: s.providerNames(), ServerModels: s.serverModels(catalog), OutboundPolicy: &policy}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)

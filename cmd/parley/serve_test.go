@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -221,4 +222,28 @@ func TestASecondServerOnOneSQLiteDatabaseIsRefused(t *testing.T) {
 		t.Fatalf("serve exited with %d", code)
 	}
 	startParley(t, parleyEnv{"PARLEY_DATA_DIR": dir}) // the file is free again
+}
+
+// TestServeOnATakenPortFailsWithOnlyTheBindError: a server that cannot
+// bind its address says so and nothing else. It used to open the
+// database, start its background loops and only then bind, so the loops
+// logged errors about the database the failed start closed under them.
+func TestServeOnATakenPortFailsWithOnlyTheBindError(t *testing.T) {
+	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
+		taken, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer taken.Close()
+		addr := taken.Addr().String()
+		env["PARLEY_ADDR"] = addr
+		code, stdout, stderr := runParley(t, env, "serve")
+		want := "parley serve: listen on " + addr + " (PARLEY_ADDR): listen tcp " + addr + ": bind: address already in use\n"
+		if code != 1 || stderr != want {
+			t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and only:\n%s", code, stderr, want)
+		}
+		if stdout != "" {
+			t.Errorf("it announced itself:\n%s", stdout)
+		}
+	})
 }

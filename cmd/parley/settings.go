@@ -16,7 +16,10 @@ import (
 
 // Settings is every PARLEY_* environment variable, read once at start.
 type Settings struct {
-	Addr          string
+	Addr string
+	// MetricsAddr is where /metrics is served instead of Addr; empty
+	// serves it on Addr with the API.
+	MetricsAddr   string
 	DataDir       string
 	DatabaseURL   string
 	SecretKey     string
@@ -56,7 +59,18 @@ type Settings struct {
 	StdioEnv []string
 	// MaxImageBytes is the largest image a user message may carry.
 	MaxImageBytes int64
+	// Migrate is PARLEY_MIGRATE: whether commands bring the database
+	// schema up to date when they open it (migrateAuto), or only check
+	// it is (migrateSkip), because a deployment runs `parley migrate`
+	// once per release (docs/deploy.md).
+	Migrate string
 }
+
+// The values of PARLEY_MIGRATE.
+const (
+	migrateAuto = "auto"
+	migrateSkip = "skip"
+)
 
 // setting documents one environment variable for --help and the README.
 type setting struct {
@@ -65,6 +79,7 @@ type setting struct {
 
 var settingsTable = []setting{
 	{"PARLEY_ADDR", "127.0.0.1:8080", "address the server listens on"},
+	{"PARLEY_METRICS_ADDR", "", "address serving /metrics (Prometheus) on its own, e.g. 127.0.0.1:9090; the API's address then answers /metrics 404. Empty serves /metrics on PARLEY_ADDR for anyone who reaches it"},
 	{"PARLEY_DATA_DIR", "./data", "directory for the embedded SQLite database and generated key files"},
 	{"PARLEY_DATABASE_URL", "", "PostgreSQL URL (postgres://...); empty uses SQLite in the data dir"},
 	{"PARLEY_SECRET_KEY", "", "base64 or hex 32-byte key encrypting tenant secrets; empty generates a key file in the data dir"},
@@ -87,6 +102,7 @@ var settingsTable = []setting{
 	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
 	{"PARLEY_MAX_IMAGE_BYTES", "5242880", "largest image file (bytes) a user may send with a message, 1024 to 20971520; images are stored in the message, in the database"},
 	{"PARLEY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (sign-in limits, audit log); empty: the connection's peer is the client"},
+	{"PARLEY_MIGRATE", "auto", "auto: serve and the other commands bring the database schema up to date when they start; skip: they refuse to start on an older schema (parley migrate runs once per release instead, as the Helm chart's job does)"},
 	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a dialog stays claimed by a server that hangs without dying, before another run may answer it (1s to 1h); a server that died holds nothing"},
 }
 
@@ -106,6 +122,7 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	}
 	s := Settings{
 		Addr:             get("PARLEY_ADDR"),
+		MetricsAddr:      get("PARLEY_METRICS_ADDR"),
 		DataDir:          get("PARLEY_DATA_DIR"),
 		DatabaseURL:      get("PARLEY_DATABASE_URL"),
 		SecretKey:        get("PARLEY_SECRET_KEY"),
@@ -120,10 +137,19 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		TelegramAPI:      get("PARLEY_TELEGRAM_API_URL"),
 		SlackAPI:         get("PARLEY_SLACK_API_URL"),
 		TrustedProxies:   splitList(get("PARLEY_TRUSTED_PROXIES")),
+		Migrate:          strings.ToLower(get("PARLEY_MIGRATE")),
+	}
+	if s.Migrate != migrateAuto && s.Migrate != migrateSkip {
+		return Settings{}, fmt.Errorf("PARLEY_MIGRATE: %q is not auto or skip", get("PARLEY_MIGRATE"))
 	}
 	for _, p := range s.TrustedProxies {
 		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
 			return Settings{}, fmt.Errorf("PARLEY_TRUSTED_PROXIES: %q is not an IP address or CIDR", p)
+		}
+	}
+	if s.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(s.MetricsAddr); err != nil {
+			return Settings{}, fmt.Errorf("PARLEY_METRICS_ADDR: %q is not a host:port address such as 127.0.0.1:9090", s.MetricsAddr)
 		}
 	}
 	var err error

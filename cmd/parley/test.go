@@ -11,7 +11,6 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/bottest"
-	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // test runs conversation tests: `parley test [--live] [--junit FILE] PATH...`.
@@ -87,7 +86,7 @@ func (m *Main) testFile(ctx context.Context, path string, live bool, s Settings)
 		fr.Err = err
 		return fr
 	}
-	opts := bottest.Options{AgentConfig: dialog.AgentConfig}
+	opts := bottest.Options{}
 	if live {
 		var r agent.ProviderResolver
 		if r, err = chatResolver(s, bot); err != nil {

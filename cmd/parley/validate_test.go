@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -186,4 +187,42 @@ func TestValidateWarnsOfModelsTheServersProviderDoesNotList(t *testing.T) {
 	if out := run(parleyEnv{"PARLEY_LLM_BASE_URL": "http://127.0.0.1:11434/v1"}); out != file+": ok\n" {
 		t.Errorf("on a private server: %q, want only ok (it has no model list)", out)
 	}
+}
+
+// TestValidateRefusesAPortNoServerHas: a URL whose port is above 65535,
+// 0 or not a number passed validation and failed only when the tool was
+// called. parley validate names it with its pointer.
+func TestValidateRefusesAPortNoServerHas(t *testing.T) {
+	tool := func(url string) string {
+		return `{"basic_settings": {"name": "Ports"}, "tools": [{"name": "t", "description": "d", "endpoint": {"url": "` + url + `"}}]}`
+	}
+	mcp := func(url string) string {
+		return `{"basic_settings": {"name": "Ports"}, "mcp_servers": [{"name": "m", "transport": "http", "url": "` + url + `"}]}`
+	}
+	tests := []struct {
+		name, config, want string
+	}{
+		{"a tool's port above 65535", tool("https://api.example.com:65536/orders"), "/tools/0/endpoint/url: "},
+		{"a tool's port far above 65535", tool("https://api.example.com:99999/orders"), "/tools/0/endpoint/url: "},
+		{"a tool's port 0", tool("https://api.example.com:0/orders"), "/tools/0/endpoint/url: "},
+		{"a tool's port that is not a number", tool("https://api.example.com:https/orders"), "/tools/0/endpoint/url: "},
+		{"an MCP server's port above 65535", mcp("https://mcp.example.com:70000/mcp"), "/mcp_servers/0/url: "},
+		{"an MCP server's port 0", mcp("https://mcp.example.com:0/mcp"), "/mcp_servers/0/url: "},
+	}
+	dir := t.TempDir()
+	for i, tt := range tests {
+		t.Run(tt.name+" is refused with its pointer", func(t *testing.T) {
+			file := writeValidateFile(t, dir, "bot"+strconv.Itoa(i)+".json", tt.config)
+			code, out, _ := runValidateCmd(t, "validate", file)
+			if code != 1 || !strings.Contains(out, file+": "+tt.want) || !strings.Contains(out, "port") {
+				t.Errorf("exit %d, output:\n%s\nwant exit 1 and %q about the port", code, out, tt.want)
+			}
+		})
+	}
+	t.Run("the highest port is valid", func(t *testing.T) {
+		file := writeValidateFile(t, dir, "max.json", tool("https://api.example.com:65535/orders"))
+		if code, out, _ := runValidateCmd(t, "validate", file); code != 0 {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+	})
 }

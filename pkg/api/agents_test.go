@@ -12,6 +12,8 @@ import (
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 // researcherBot checks the shop's stock; it is the agent other bots call.
@@ -311,5 +313,77 @@ func TestParallelAgentCallsEachReportTheirOwnSubRun(t *testing.T) {
 		if subs := e.subRuns(t, d); len(subs) != 2 {
 			t.Fatalf("sub-runs %+v", subs)
 		}
+	})
+}
+
+// TestABotThatAnotherBotCallsCannotBeDeleted: deleting a bot that another
+// bot's live config (published or canary) calls as an agent would break
+// that bot's calls, so it is a conflict that names the callers, until
+// they stop calling it.
+func TestABotThatAnotherBotCallsCannotBeDeleted(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		cl := e.client(e.mustCreateTenant(t, "acme"))
+		ctx := context.Background()
+		create := func(slug, config string) {
+			t.Helper()
+			if _, err := cl.CreateBot(ctx, "acme", slug, json.RawMessage(config)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cl.Publish(ctx, "acme", slug, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		version := func(slug, config string) int {
+			t.Helper()
+			v, err := cl.CreateVersion(ctx, "acme", slug, json.RawMessage(config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v.Number
+		}
+		refused := func(t *testing.T, slug, message string) {
+			t.Helper()
+			err := cl.DeleteBot(ctx, "acme", slug)
+			if e := apiError(t, err, apiclient.CodeConflict); e.Message != message {
+				t.Errorf("message = %q, want %q", e.Message, message)
+			}
+			if _, err := cl.GetBot(ctx, "acme", slug); err != nil {
+				t.Errorf("the bot is gone: %v", err)
+			}
+		}
+		alone := agentBot("Alone", `[]`, `{}`)
+		create("support", agentBot("Support", `[]`, `{}`))
+		create("triage", agentBot("Triage", `[{"bot": "support"}]`, `{}`))
+		create("sales", alone)
+
+		t.Run("a bot a published version calls is refused with its callers", func(t *testing.T) {
+			refused(t, "support", "bot support is used as an agent by: triage (v1)")
+		})
+		t.Run("a bot a canary calls is refused too", func(t *testing.T) {
+			n := version("sales", agentBot("Sales", `[{"bot": "support"}]`, `{}`))
+			if _, err := cl.SetCanary(ctx, "acme", "sales", n, 10); err != nil {
+				t.Fatal(err)
+			}
+			refused(t, "support", "bot support is used as an agent by: sales (canary v2), triage (v1)")
+		})
+		t.Run("a draft that calls it does not hold it", func(t *testing.T) {
+			if _, err := cl.PromoteCanary(ctx, "acme", "sales"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cl.Publish(ctx, "acme", "triage", version("triage", alone)); err != nil {
+				t.Fatal(err)
+			}
+			version("triage", agentBot("Triage", `[{"bot": "support"}]`, `{}`)) // saved, not published
+			refused(t, "support", "bot support is used as an agent by: sales (v2)")
+		})
+		t.Run("once no live config calls it, it is deleted", func(t *testing.T) {
+			if _, err := cl.Publish(ctx, "acme", "sales", 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.DeleteBot(ctx, "acme", "support"); err != nil {
+				t.Fatal(err)
+			}
+		})
 	})
 }

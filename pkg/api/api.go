@@ -35,6 +35,10 @@ type Options struct {
 	// Metrics is the private registry the HTTP metrics join and /metrics
 	// serves.
 	Metrics *prometheus.Registry
+	// MetricsElsewhere leaves /metrics out of the API: another listener
+	// serves the registry (PARLEY_METRICS_ADDR), and the public port
+	// answers /metrics 404.
+	MetricsElsewhere bool
 	// MaxBodyBytes caps request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// Inbound answers channel messages (inbound.New). Nil serves the
@@ -143,6 +147,10 @@ type server struct {
 	logins *loginLimiter
 	// signIns counts sign-in attempts by outcome.
 	signIns *prometheus.CounterVec
+	// metricsElsewhere is Options.MetricsElsewhere.
+	metricsElsewhere bool
+	// knowledge holds the knowledge bases' metrics.
+	knowledge *knowledgeMetrics
 }
 
 func newServer(opts Options) (*server, error) {
@@ -154,6 +162,8 @@ func newServer(opts Options) (*server, error) {
 		registry: opts.Metrics,
 		maxBody:  opts.MaxBodyBytes,
 		web:      opts.Web,
+
+		metricsElsewhere: opts.MetricsElsewhere,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
@@ -168,7 +178,8 @@ func newServer(opts Options) (*server, error) {
 	s.metrics = newHTTPMetrics()
 	s.streams = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "parley_active_streams", Help: "Event streams (SSE) open right now."})
-	for _, c := range []prometheus.Collector{s.metrics.requests, s.metrics.duration, s.streams, s.signIns} {
+	s.knowledge = newKnowledgeMetrics(s.platform)
+	for _, c := range []prometheus.Collector{s.metrics.requests, s.metrics.duration, s.streams, s.signIns, s.knowledge} {
 		if err := s.registry.Register(c); err != nil {
 			return nil, fmt.Errorf("api: metrics: %w", err)
 		}

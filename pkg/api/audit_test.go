@@ -14,10 +14,6 @@ import (
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
-// erasedDigest is how the audit log names the erased end user
-// erase-me@example.com: by the SHA-256 of the id, never the id.
-const erasedDigest = "sha256:82780b13d1fd6ad6b397e4b4ac8734cf0b205d20bd8b1cb1a38983f5cef0a60f"
-
 // step is one audited change made through the API, and the entry it must
 // leave.
 type step struct {
@@ -71,7 +67,7 @@ func TestEveryAuditedChangeLeavesAnEntryWithWhoWhatAndWhence(t *testing.T) {
 					return err
 				}
 				return admin.Do(ctx, "DELETE", "/v1/tenants/acme/end-users/erase-me@example.com", nil, nil)
-			}, "end_user.erased", erasedDigest},
+			}, "end_user.erased", ""}, // a keyed digest: erase_test.go
 			{func() error { return admin.Do(ctx, "GET", "/v1/tenants/acme/dialogs/export", nil, nil) }, "dialogs.exported", ""},
 			{func() error {
 				return admin.Do(ctx, "PATCH", "/v1/tenants/acme", apiclient.UpdateTenantRequest{RetentionDays: ptr(30)}, nil)

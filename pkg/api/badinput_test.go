@@ -94,3 +94,61 @@ func TestBadInputIsAClientErrorOnEveryDatabase(t *testing.T) {
 		}
 	})
 }
+
+// TestABodyThatIsNotAnObjectIsRefused sends null, an array, a string and a
+// number to every route that reads a JSON object. encoding/json decodes
+// null into a struct as a no-op, so without a check of its own a route
+// took `null` as `{}` and, for a dialog, created one.
+func TestABodyThatIsNotAnObjectIsRefused(t *testing.T) {
+	routes := []struct{ method, path string }{
+		{"POST", "/v1/auth/login"},
+		{"POST", "/v1/auth/accept-invite"},
+		{"POST", "/v1/chat/completions"},
+		{"POST", "/v1/validate"},
+		{"POST", "/v1/tenants"},
+		{"PATCH", "/v1/tenants/shop"},
+		{"POST", "/v1/tenants/shop/api-keys"},
+		{"PUT", "/v1/tenants/shop/secrets/token"},
+		{"POST", "/v1/tenants/shop/members"},
+		{"PATCH", "/v1/tenants/shop/members/someone"},
+		{"PUT", "/v1/tenants/shop/identity"},
+		{"PUT", "/v1/tenants/shop/providers/mine"},
+		{"PUT", "/v1/tenants/shop/limits"},
+		{"POST", "/v1/tenants/shop/bots"},
+		{"PATCH", "/v1/tenants/shop/bots/helper"},
+		{"POST", "/v1/tenants/shop/bots/helper/tests"},
+		{"PUT", "/v1/tenants/shop/bots/helper/canary"},
+		{"POST", "/v1/tenants/shop/bots/helper/versions"},
+		{"POST", "/v1/tenants/shop/bots/helper/publish"},
+		{"POST", "/v1/tenants/shop/tools/try"},
+		{"POST", "/v1/tenants/shop/webhooks"},
+		{"PATCH", "/v1/tenants/shop/webhooks/wh1"},
+		{"POST", "/v1/tenants/shop/webhooks/wh1/rotate-secret"},
+		{"POST", "/v1/tenants/shop/channels"},
+		{"PATCH", "/v1/tenants/shop/channels/ch1"},
+		{"POST", "/v1/tenants/shop/channels/ch1/telegram/set-webhook"},
+		{"POST", "/v1/tenants/shop/channels/ch1/rotate-secret"},
+		{"POST", "/v1/tenants/shop/bots/helper/dialogs"},
+		{"POST", "/v1/tenants/shop/dialogs/{d}/messages"},
+		{"POST", "/v1/tenants/shop/dialogs/{d}/messages/m1/feedback"},
+		{"POST", "/v1/tenants/shop/dialogs/{d}/tool-results"},
+		{"POST", "/v1/tenants/shop/dialogs/{d}/confirmations"},
+		{"POST", "/v1/tenants/shop/dialogs/{d}/close"},
+		{"POST", "/v1/tenants/shop/dialogs/{d}/assign"},
+		{"POST", "/v1/tenants/shop/dialogs/{d}/operator-messages"},
+	}
+	bodies := []string{`null`, ` null `, `[]`, `"x"`, `42`, `true`}
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		d := e.dialog(t)
+		for _, rt := range routes {
+			for _, body := range bodies {
+				t.Run(rt.method+" "+rt.path+" with "+body+" is a 400", func(t *testing.T) {
+					r := e.raw(t, rt.method, strings.ReplaceAll(rt.path, "{d}", d), e.key, body)
+					if r.StatusCode != http.StatusBadRequest || !strings.Contains(r.body, "JSON object") {
+						t.Errorf("%d %s; want 400 saying the body must be a JSON object", r.StatusCode, r.body)
+					}
+				})
+			}
+		}
+	})
+}

@@ -29,6 +29,9 @@ func decodeBytes(body []byte, dst any) error {
 	if err := checkBody(body); err != nil {
 		return err
 	}
+	if err := checkObject(body); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -36,6 +39,18 @@ func decodeBytes(body []byte, dst any) error {
 	}
 	if dec.More() {
 		return badRequest("", "request body must be a single JSON object")
+	}
+	return nil
+}
+
+// checkObject refuses a body that is JSON but not an object. Every route
+// reads an object, and encoding/json would decode `null` into a struct as
+// a no-op, taking it for `{}`; an array, string, number or boolean would
+// be refused with the name of a Go type.
+func checkObject(body []byte) error {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	if len(body) > 0 && body[0] != '{' && json.Valid(body) {
+		return badRequest("", "request body must be a JSON object")
 	}
 	return nil
 }

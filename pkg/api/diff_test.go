@@ -65,3 +65,27 @@ func TestVersionsCompareByPointerAndAsText(t *testing.T) {
 		})
 	})
 }
+
+// TestAVersionDiffShowsTextAsWritten: the unified diff is text for people,
+// so &, < and > read as written, not as the \u0026, \u003c and \u003e
+// that encoding/json writes to keep JSON safe inside HTML.
+func TestAVersionDiffShowsTextAsWritten(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		cl := e.client(e.mustCreateTenant(t, "acme"))
+		ctx := context.Background()
+		if _, err := cl.CreateBot(ctx, "acme", "helper", json.RawMessage(`{"basic_settings": {"name": "Helper"}}`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.CreateVersion(ctx, "acme", "helper", json.RawMessage(`{"basic_settings": {"name": "Helper", "greeting": "Fish & chips <3 -> yes"}}`)); err != nil {
+			t.Fatal(err)
+		}
+		d, err := cl.DiffVersions(ctx, "acme", "helper", 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `+    "greeting": "Fish & chips <3 -> yes",`; !strings.Contains(d.Unified, want+"\n") {
+			t.Errorf("unified lacks %q:\n%s", want, d.Unified)
+		}
+	})
+}

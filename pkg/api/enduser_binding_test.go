@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,68 @@ func TestAWidgetKeyReachesOnlyItsEndUsersDialogs(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+}
+
+// TestSignedAndAnonymousUsersNeverShareANamespace: a dialog whose user id
+// starts with anon_ is an anonymous visitor's, which any pk_ caller with
+// its id may reach. A signed token whose sub starts so would make a
+// signed-in user's dialog one of those, and so would a server naming such
+// a user: both are refused.
+func TestSignedAndAnonymousUsersNeverShareANamespace(t *testing.T) {
+	const site = "https://shop.example"
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		ctx, op := context.Background(), platform.Operator()
+		if _, err := e.svc.PutIdentity(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+			t.Fatal(err)
+		}
+		pk, err := e.svc.CreateAPIKey(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const lookalike = "anon_0123456789abcdef01234567"
+		token := userToken(t, shopIdentitySecret, jwt.MapClaims{"sub": lookalike})
+
+		t.Run("a token whose sub starts with anon_ is refused", func(t *testing.T) {
+			r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", pk.Key, `{}`, "Origin", site, "X-Parley-User-Token", token)
+			if r.StatusCode != http.StatusUnauthorized || !strings.Contains(r.body, "anon_") {
+				t.Fatalf("create dialog: %d %s; want 401 saying why", r.StatusCode, r.body)
+			}
+		})
+		t.Run("a server key naming an anon_ user is refused at /user_id", func(t *testing.T) {
+			r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", e.key, `{"user_id":"`+lookalike+`"}`)
+			if r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"pointer":"/user_id"`) {
+				t.Fatalf("create dialog: %d %s; want 422 at /user_id", r.StatusCode, r.body)
+			}
+		})
+		t.Run("no dialog was made that a pk_ key without a token could reach", func(t *testing.T) {
+			list := e.raw(t, "GET", "/v1/tenants/shop/dialogs?user_id="+lookalike, e.key, "")
+			if strings.Contains(list.body, lookalike) {
+				t.Fatalf("dialogs of %s: %s", lookalike, list.body)
+			}
+		})
+	})
+}
+
+// TestATokenWhoseSubNoDatabaseCanHoldIsRefused: a validly signed token
+// may carry a sub with NUL, which PostgreSQL refuses in text and SQLite
+// stores. Both answer 401 pointing at the token, never a 500.
+func TestATokenWhoseSubNoDatabaseCanHoldIsRefused(t *testing.T) {
+	const site = "https://shop.example"
+	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
+		ctx, op := context.Background(), platform.Operator()
+		if _, err := e.svc.PutIdentity(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+			t.Fatal(err)
+		}
+		pk, err := e.svc.CreateAPIKey(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		token := userToken(t, shopIdentitySecret, jwt.MapClaims{"sub": "ada\x00lovelace"})
+		r := e.raw(t, "POST", "/v1/tenants/shop/bots/helper/dialogs", pk.Key, `{}`, "Origin", site, "X-Parley-User-Token", token)
+		if r.StatusCode != http.StatusUnauthorized || !strings.Contains(r.body, `"pointer":"/user_token"`) {
+			t.Fatalf("create dialog: %d %s; want 401 pointing at /user_token", r.StatusCode, r.body)
 		}
 	})
 }

@@ -67,7 +67,6 @@ func newEnvWith(t testing.TB, st *store.Store, with ...func(*api.Options)) *env 
 	}
 	svc := platformtest.New(t, st, platform.Options{
 		Sealer: sealer, PlatformToken: testPlatformToken, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost},
-		AgentConfig: dialog.AgentConfig,
 	})
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()

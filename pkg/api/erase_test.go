@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -65,6 +67,18 @@ func (e *eraseEnv) talk(t *testing.T, tenant, key, user string) string {
 		"Idempotency-Key", "idem-"+d.ID)
 	if r.StatusCode != http.StatusOK {
 		t.Fatalf("message: %d %s", r.StatusCode, r.body)
+	}
+	// The user rates the reply with a comment in their own words: the
+	// feedback row and its feedback.created event quote them.
+	var turn apiclient.Turn
+	if err := json.Unmarshal([]byte(r.body), &turn); err != nil {
+		t.Fatal(err)
+	}
+	reply := turn.Messages[len(turn.Messages)-1].ID
+	r = e.raw(t, "POST", "/v1/tenants/"+tenant+"/dialogs/"+d.ID+"/messages/"+reply+"/feedback", key,
+		`{"rating":"down","comment":"slow, `+said(d.ID)+`"}`)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("feedback: %d %s", r.StatusCode, r.body)
 	}
 	return d.ID
 }
@@ -229,11 +243,70 @@ func TestErasingAnEndUserLeavesNoRowOfThemAndTouchesNoOther(t *testing.T) {
 		}
 		e.mustHaveNone(t, "alice's dialogs", hers...)
 		e.mustHaveAll(t, "bob's dialog", his)
+		// No event left in the outbox names her, whatever its type.
+		tenant, err := e.st.Tenants().Get(context.Background(), "shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var named []string
+		if err := e.st.DB().Raw("SELECT type FROM webhook_events WHERE tenant_id = ? AND body LIKE ?", tenant.ID, `%"user_id":"alice"%`).
+			Scan(&named).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(named) > 0 {
+			t.Errorf("events naming alice left in the outbox: %v", named)
+		}
 		e.mustHaveAll(t, "the other tenant's alice", namesake)
 
 		r = e.raw(t, "DELETE", "/v1/tenants/shop/end-users/alice", e.key, "")
 		if r.StatusCode != http.StatusOK || r.body != `{"dialogs":0,"messages":0,"memory_notes":0}` {
 			t.Errorf("erasing again: %d %s; want 200 with nothing erased", r.StatusCode, r.body)
+		}
+	})
+}
+
+// TestTheErasureAuditEntryCannotBeTurnedBackIntoTheUserID: the audit log
+// keeps who was erased only as a keyed digest. An unkeyed hash of a
+// guessable id (an email, a customer number) is the id to whoever hashes
+// the guesses; the keyed one needs the server's secrets key.
+func TestTheErasureAuditEntryCannotBeTurnedBackIntoTheUserID(t *testing.T) {
+	forEachErase(t, func(t *testing.T, e *eraseEnv) {
+		const user = "alice@example.com"
+		e.talk(t, "shop", e.key, user)
+		e.talk(t, "other", e.otherKey, user)
+		erased := func(tenant, key string) []string {
+			t.Helper()
+			if r := e.raw(t, "DELETE", "/v1/tenants/"+tenant+"/end-users/"+user, key, ""); r.StatusCode != http.StatusOK {
+				t.Fatalf("erase in %s: %d %s", tenant, r.StatusCode, r.body)
+			}
+			r := e.raw(t, "GET", "/v1/tenants/"+tenant+"/audit-log?action=end_user.erased", key, "")
+			var page apiclient.AuditLog
+			if err := json.Unmarshal([]byte(r.body), &page); err != nil || r.StatusCode != http.StatusOK {
+				t.Fatalf("audit log of %s: %d %s", tenant, r.StatusCode, r.body)
+			}
+			var targets []string
+			for _, en := range page.Entries {
+				targets = append(targets, en.Target)
+			}
+			return targets
+		}
+		erased("shop", e.key)
+		shop := erased("shop", e.key)
+		other := erased("other", e.otherKey)
+		if len(shop) != 2 || len(other) != 1 {
+			t.Fatalf("audit entries: shop %v, other %v; want two and one", shop, other)
+		}
+		sum := sha256.Sum256([]byte(user))
+		for _, target := range append(shop, other...) {
+			if strings.Contains(target, user) || strings.Contains(target, hex.EncodeToString(sum[:])) {
+				t.Errorf("audit target %q names the user or their unkeyed hash", target)
+			}
+		}
+		if shop[0] != shop[1] {
+			t.Errorf("erasing the same user twice is recorded as %q and %q; want the same digest", shop[0], shop[1])
+		}
+		if shop[0] == other[0] {
+			t.Errorf("the same id in two tenants has one digest %q: the log links two tenants' users", shop[0])
 		}
 	})
 }

@@ -80,6 +80,18 @@ func TestAUserSendsAnImageTheModelSees(t *testing.T) {
 				t.Fatalf("the model got %v", urls)
 			}
 		})
+		t.Run("a WebP image, lossy or lossless, is accepted", func(t *testing.T) {
+			for _, webp := range []string{
+				"UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA", // 1x1 lossy
+				"UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==",         // 1x1 lossless
+			} {
+				data, _ := base64.StdEncoding.DecodeString(webp)
+				e.llm.Enqueue(llmtest.ServerReply{Text: "A dot."})
+				if r := e.sendImages(t, d, "and this?", apiclient.ImageInput{Data: data}); r.StatusCode != http.StatusOK {
+					t.Fatalf("send: %d %s", r.StatusCode, r.body)
+				}
+			}
+		})
 		refusals := []struct {
 			name, pointer, message string
 			image                  apiclient.ImageInput
@@ -88,6 +100,12 @@ func TestAUserSendsAnImageTheModelSees(t *testing.T) {
 			{"a URL the outbound policy denies", "/images/0/url", "not allowed", apiclient.ImageInput{URL: "http://169.254.169.254/latest/meta-data/x.png"}},
 			{"a URL that is not http", "/images/0/url", "http or https", apiclient.ImageInput{URL: "file:///etc/passwd"}},
 			{"neither data nor url", "/images/0", "one of the two", apiclient.ImageInput{}},
+			// A type's first bytes followed by anything else: the header
+			// must decode, with its dimensions.
+			{"a PNG signature followed by junk", "/images/0", "header", apiclient.ImageInput{Data: append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("junk"), 16)...)}},
+			{"a JPEG start followed by junk", "/images/0", "header", apiclient.ImageInput{Data: append([]byte("\xff\xd8\xff"), bytes.Repeat([]byte("junk"), 16)...)}},
+			{"a WebP signature followed by junk", "/images/0", "header", apiclient.ImageInput{Data: append([]byte("RIFF\x44\x00\x00\x00WEBPVP8 "), bytes.Repeat([]byte("junk"), 16)...)}},
+			{"a GIF of no pixels", "/images/0", "0x0", apiclient.ImageInput{Data: append([]byte("GIF89a\x00\x00\x00\x00\x00\x00\x00"), bytes.Repeat([]byte("junk"), 16)...)}},
 			{"an image over the size limit", "/images/0", "at most 5242880", apiclient.ImageInput{Data: append(bytes.Clone(pixel), make([]byte, dialog.DefaultMaxImageBytes)...)}},
 		}
 		for _, tc := range refusals {

@@ -242,6 +242,45 @@ func routeTable() []routeCase {
 		{"POST", "/v1/channels/:channel/inbound", access{signed: http.StatusUnauthorized}, func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/channels/" + w.mustChannel(t, f) + "/inbound", map[string]any{"conversation_id": "c", "user_id": "u", "text": "hi"}
 		}},
+		{"POST", "/v1/tenants/:tenant/knowledge-bases", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases", apiclient.CreateKnowledgeBaseRequest{Name: "Help", Slug: w.unique("kb")}
+		}},
+		{"GET", "/v1/tenants/:tenant/knowledge-bases", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/knowledge-bases/:kb", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases/" + w.mustKnowledgeBase(t, f), nil
+		}},
+		{"PATCH", "/v1/tenants/:tenant/knowledge-bases/:kb", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases/" + w.mustKnowledgeBase(t, f), map[string]any{"name": "Renamed"}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/knowledge-bases/:kb", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases/" + w.mustKnowledgeBase(t, f), nil
+		}},
+		{"POST", "/v1/tenants/:tenant/knowledge-bases/:kb/sources", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases/" + w.mustKnowledgeBase(t, f) + "/sources", apiclient.AddSourceRequest{Text: "refunds take five days"}
+		}},
+		{"GET", "/v1/tenants/:tenant/knowledge-bases/:kb/sources", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases/" + w.mustKnowledgeBase(t, f) + "/sources", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/knowledge-bases/:kb/sources/:source", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return w.mustKnowledgeSource(t, f), nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/knowledge-bases/:kb/sources/:source", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return w.mustKnowledgeSource(t, f), nil
+		}},
+		{"POST", "/v1/tenants/:tenant/knowledge-bases/:kb/sources/:source/refresh", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return w.mustKnowledgeSource(t, f) + "/refresh", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/knowledge-bases/:kb/sources/:source/chunks", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return w.mustKnowledgeSource(t, f) + "/chunks", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/knowledge-bases/:kb/search", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases/" + w.mustKnowledgeBase(t, f) + "/search", apiclient.SearchKnowledgeRequest{Query: "refunds"}
+		}},
+		{"POST", "/v1/tenants/:tenant/knowledge-bases/:kb/reindex", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/knowledge-bases/" + w.mustKnowledgeBase(t, f) + "/reindex", nil
+		}},
 		{"POST", "/v1/tenants/:tenant/bots", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots", apiclient.CreateBotRequest{Slug: w.unique("bot"), Config: botConfig(t)}
 		}},
@@ -475,6 +514,31 @@ func (w *world) mustWebhook(t *testing.T, f tenantFixture) string {
 	return h.ID
 }
 
+// mustKnowledgeBase adds a knowledge base to the tenant and returns its
+// slug.
+func (w *world) mustKnowledgeBase(t *testing.T, f tenantFixture) string {
+	t.Helper()
+	b, err := w.svc.CreateKnowledgeBase(context.Background(), platform.Operator(), f.slug,
+		platform.KnowledgeBaseInput{Name: "Help", Slug: w.unique("kb")})
+	if err != nil {
+		t.Fatalf("create knowledge base in %s: %v", f.slug, err)
+	}
+	return b.Slug
+}
+
+// mustKnowledgeSource adds a base with a text source to the tenant and
+// returns the source's path.
+func (w *world) mustKnowledgeSource(t *testing.T, f tenantFixture) string {
+	t.Helper()
+	kb := w.mustKnowledgeBase(t, f)
+	src, _, err := w.svc.AddKnowledgeSource(context.Background(), platform.Operator(), f.slug, kb,
+		platform.SourceInput{Kind: store.SourceText, Content: []byte("refunds take five days")})
+	if err != nil {
+		t.Fatalf("add knowledge source in %s: %v", f.slug, err)
+	}
+	return "/v1/tenants/" + f.slug + "/knowledge-bases/" + kb + "/sources/" + src.ID
+}
+
 // mustChannel adds a webhook channel to the tenant's bot and returns its id.
 func (w *world) mustChannel(t *testing.T, f tenantFixture) string {
 	t.Helper()
@@ -692,6 +756,10 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 		betaDialog, betaPaused := w.mustDialog(t, b), w.mustPausedDialog(t, b, "client")
 		betaHook, betaDelivery := w.mustWebhookDelivery(t, b)
 		betaChannel := w.mustChannel(t, b)
+		betaSource := strings.TrimPrefix(w.mustKnowledgeSource(t, b), "/v1/tenants/beta/knowledge-bases/")
+		betaBase, _, _ := strings.Cut(betaSource, "/")
+		_, betaSourceID, _ := strings.Cut(betaSource, "/sources/")
+		alphaBase := w.mustKnowledgeBase(t, w.alpha)
 		cases := []struct {
 			name, method, path string
 			body               any
@@ -721,6 +789,20 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 			{"deleting beta's channel", "DELETE", a + "/channels/" + betaChannel, nil},
 			{"setting beta's channel's Telegram webhook", "POST", a + "/channels/" + betaChannel + "/telegram/set-webhook", nil},
 			{"rotating beta's channel secret", "POST", a + "/channels/" + betaChannel + "/rotate-secret", map[string]any{}},
+			{"reading beta's knowledge base", "GET", a + "/knowledge-bases/" + betaBase, nil},
+			{"renaming beta's knowledge base", "PATCH", a + "/knowledge-bases/" + betaBase, map[string]any{"name": "Mine"}},
+			{"deleting beta's knowledge base", "DELETE", a + "/knowledge-bases/" + betaBase, nil},
+			{"adding a source to beta's knowledge base", "POST", a + "/knowledge-bases/" + betaBase + "/sources", map[string]any{"text": "x"}},
+			{"listing beta's sources", "GET", a + "/knowledge-bases/" + betaBase + "/sources", nil},
+			{"searching beta's knowledge base", "POST", a + "/knowledge-bases/" + betaBase + "/search", map[string]any{"query": "refunds"}},
+			{"reindexing beta's knowledge base", "POST", a + "/knowledge-bases/" + betaBase + "/reindex", nil},
+			{"reading beta's source", "GET", a + "/knowledge-bases/" + betaSource, nil},
+			{"deleting beta's source", "DELETE", a + "/knowledge-bases/" + betaSource, nil},
+			{"refreshing beta's source", "POST", a + "/knowledge-bases/" + betaSource + "/refresh", nil},
+			{"reading beta's chunks", "GET", a + "/knowledge-bases/" + betaSource + "/chunks", nil},
+			{"reading beta's source through alpha's base", "GET", a + "/knowledge-bases/" + alphaBase + "/sources/" + betaSourceID, nil},
+			{"deleting beta's source through alpha's base", "DELETE", a + "/knowledge-bases/" + alphaBase + "/sources/" + betaSourceID, nil},
+			{"reading beta's chunks through alpha's base", "GET", a + "/knowledge-bases/" + alphaBase + "/sources/" + betaSourceID + "/chunks", nil},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

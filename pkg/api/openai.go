@@ -230,6 +230,9 @@ func (o *openaiAPI) decode(c *gin.Context, dst *chatRequest) error {
 	case err != nil:
 		return badRequest("", "the request body could not be read")
 	}
+	if err := checkObject(body); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {

@@ -15,14 +15,16 @@ var errMethod = &apiclient.Error{Code: apiclient.CodeMethodNotAllowed, Message: 
 // also be added to the route table of the isolation test, which fails
 // otherwise.
 func (s *server) register(e *gin.Engine) {
-	e.Use(requestID(), observe(s.log, s.metrics), recoverPanics(s.log), limitBody(s.maxBody, messagesRoute), cors(), wellFormed())
+	e.Use(requestID(), observe(s.log, s.metrics), recoverPanics(s.log), limitBody(s.maxBody, messagesRoute, sourcesRoute), cors(), wellFormed())
 	e.NoRoute(s.static) // the admin UI, the widget, or 404
 	e.NoMethod(func(c *gin.Context) { writeError(c, errMethod) })
 
 	e.GET("/", s.landing)
 	e.GET("/healthz", s.health)
 	e.GET("/readyz", s.ready)
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
+	if !s.metricsElsewhere {
+		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
+	}
 
 	v1 := e.Group("/v1")
 	v1.POST("/auth/login", s.login)
@@ -110,6 +112,20 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/webhooks/:id/test", s.testWebhook)
 	t.GET("/webhooks/:id/deliveries", s.listWebhookDeliveries)
 	t.POST("/webhooks/:id/deliveries/:delivery/replay", s.replayWebhookDelivery)
+
+	t.POST("/knowledge-bases", s.createKnowledgeBase)
+	t.GET("/knowledge-bases", s.listKnowledgeBases)
+	t.GET("/knowledge-bases/:kb", s.getKnowledgeBase)
+	t.PATCH("/knowledge-bases/:kb", s.updateKnowledgeBase)
+	t.DELETE("/knowledge-bases/:kb", s.deleteKnowledgeBase)
+	t.POST("/knowledge-bases/:kb/sources", s.addSource) // sourcesRoute
+	t.GET("/knowledge-bases/:kb/sources", s.listSources)
+	t.GET("/knowledge-bases/:kb/sources/:source", s.getSource)
+	t.DELETE("/knowledge-bases/:kb/sources/:source", s.deleteSource)
+	t.POST("/knowledge-bases/:kb/sources/:source/refresh", s.refreshSource)
+	t.GET("/knowledge-bases/:kb/sources/:source/chunks", s.sourceChunks)
+	t.POST("/knowledge-bases/:kb/search", s.searchKnowledge)
+	t.POST("/knowledge-bases/:kb/reindex", s.reindexKnowledgeBase)
 
 	t.POST("/channels", s.createChannel)
 	t.GET("/channels", s.listChannels)

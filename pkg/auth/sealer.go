@@ -3,7 +3,11 @@ package auth
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 )
@@ -19,6 +23,9 @@ var ErrUnseal = errors.New("auth: cannot open sealed secret")
 // use.
 type Sealer struct {
 	aead cipher.AEAD
+	// digestKey keys Digest; derived from the secrets key so that it is
+	// never the key that encrypts.
+	digestKey []byte
 }
 
 // NewSealer returns a Sealer for a 32-byte key.
@@ -34,7 +41,30 @@ func NewSealer(key []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: secrets key: %w", err)
 	}
-	return &Sealer{aead: aead}, nil
+	digestKey, err := hkdf.Key(sha256.New, key, nil, "parley digest", sha256.Size)
+	if err != nil {
+		return nil, fmt.Errorf("auth: secrets key: %w", err)
+	}
+	return &Sealer{aead: aead, digestKey: digestKey}, nil
+}
+
+// Digest returns the hex HMAC-SHA256 of purpose and parts under a key
+// derived from the secrets key: a stable name for a value (an erased end
+// user's id) that whoever holds the secrets key can match and nobody else
+// can turn back into the value, however guessable it is.
+func (s *Sealer) Digest(purpose string, parts ...string) string {
+	m := hmac.New(sha256.New, s.digestKey)
+	m.Write(lengthPrefixed(purpose))
+	for _, p := range parts {
+		m.Write(lengthPrefixed(p))
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// lengthPrefixed frames s with its length, so that the parts ("ab", "c")
+// and ("a", "bc") digest apart.
+func lengthPrefixed(s string) []byte {
+	return fmt.Appendf(nil, "%d:%s", len(s), s)
 }
 
 // Seal encrypts plaintext under a fresh random nonce. The tenant id and name

@@ -157,6 +157,9 @@ func (t *EndpointTemplate) parseURL(raw string, sc scope, at string, ps *Problem
 	case u.Hostname() == "":
 		ps.add(at, "URL has no host")
 		return
+	case !validPort(u.Port()):
+		ps.add(at, "URL port %q is not a port; use a number from 1 to 65535, or none for the scheme's", u.Port())
+		return
 	}
 	t.origin = origin
 	rest = rest[hostEnd:]

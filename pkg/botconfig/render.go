@@ -168,11 +168,10 @@ func (r *renderer) text(t strTemplate, escape func(string) string) (string, erro
 
 // url renders origin, path and query.
 func (r *renderer) url() (string, error) {
-	var b strings.Builder
-	b.WriteString(r.t.origin)
+	var p strings.Builder
 	for _, s := range r.t.path {
 		if s.kind == segLiteral {
-			b.WriteString(s.text)
+			p.WriteString(s.text)
 			continue
 		}
 		v, err := r.value(s)
@@ -182,9 +181,18 @@ func (r *renderer) url() (string, error) {
 		if err := checkPathValue(s, v); err != nil {
 			return "", err
 		}
-		// PathEscape also escapes "/", so a value stays inside its segment.
-		b.WriteString(url.PathEscape(v.text))
+		// PathEscape also escapes "/", so a value stays inside its segment
+		// for a server that routes on the raw path.
+		p.WriteString(url.PathEscape(v.text))
 	}
+	// Each value is free of dot segments, but values and literals side by
+	// side could still spell one ("<a>.." with a = "x/").
+	if dotSegments(p.String()) > dotSegments(r.t.path.sample()) {
+		return "", errors.New("the values in the URL path would make a \".\" or \"..\" segment, leaving the endpoint's path")
+	}
+	var b strings.Builder
+	b.WriteString(r.t.origin)
+	b.WriteString(p.String())
 	sep := "?"
 	for _, q := range r.t.query {
 		part, keep, err := r.queryPart(q)
@@ -201,7 +209,12 @@ func (r *renderer) url() (string, error) {
 }
 
 // checkPathValue rejects path values that would change which resource the
-// request addresses: nothing, or a dot segment a server would normalise away.
+// request addresses: nothing, or a dot segment a server would resolve.
+// The value is escaped, so a server that routes on the raw path sees one
+// segment; but most servers decode the path first (turning %2F back into
+// "/"), and some decode twice, and then "../admin" or "%2e%2e%2fadmin"
+// climbs out of the endpoint's path. No order id or file name needs a
+// dot segment, so any the value holds is refused.
 func checkPathValue(s segment, v value) error {
 	name := placeholderText(s)
 	switch {
@@ -209,8 +222,34 @@ func checkPathValue(s segment, v value) error {
 		return fmt.Errorf("%s has no value but the URL path needs one", name)
 	case v.text == "." || v.text == "..":
 		return fmt.Errorf("%s cannot be %q in the URL path", name, v.text)
+	case dotSegments(v.text) > 0:
+		return fmt.Errorf("%s cannot hold a \".\" or \"..\" path segment (plain or percent-encoded) in the URL path", name)
 	}
 	return nil
+}
+
+// maxPathDecodes is how many times dotSegments decodes a path: once for
+// the server, more for the proxies and frameworks in front of one that
+// decode again.
+const maxPathDecodes = 3
+
+// dotSegments counts the "." and ".." segments of p as it reads after each
+// of up to maxPathDecodes percent-decodings (and as written), taking "\"
+// as a separator too, as some servers do.
+func dotSegments(p string) int {
+	n := 0
+	for i := 0; ; i++ {
+		for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+			if seg == "." || seg == ".." {
+				n++
+			}
+		}
+		decoded, err := url.PathUnescape(p)
+		if i == maxPathDecodes || err != nil || decoded == p {
+			return n
+		}
+		p = decoded
+	}
 }
 
 // queryPart renders one query parameter; keep is false when the parameter is

@@ -72,7 +72,9 @@ func runRenderCases(t *testing.T, cases []renderCase) {
 
 func TestRenderPathValuesStayInsideTheirSegment(t *testing.T) {
 	runRenderCases(t, []renderCase{
-		{name: "a slash in a value is escaped, not a new segment", endpoint: `{"url": "https://api.example.com/items/<id>/detail"}`, args: `{"id": "a/../b c"}`, url: "https://api.example.com/items/a%2F..%2Fb%20c/detail"},
+		{name: "a slash in a value is escaped, not a new segment", endpoint: `{"url": "https://api.example.com/items/<id>/detail"}`, args: `{"id": "a/b c"}`, url: "https://api.example.com/items/a%2Fb%20c/detail"},
+		{name: "a dot segment inside a value is refused, since servers decode %2F", endpoint: `{"url": "https://api.example.com/items/<id>/detail"}`, args: `{"id": "a/../b"}`, err: `<id> cannot hold a "." or ".." path segment`},
+		{name: "an encoded dot segment is refused", endpoint: `{"url": "https://api.example.com/items/<id>"}`, args: `{"id": "%2e%2e%2fadmin"}`, err: `<id> cannot hold a "." or ".." path segment`},
 		{name: "a question mark in a value cannot start the query", endpoint: `{"url": "https://api.example.com/items/<id>"}`, args: `{"id": "x?admin=1#f"}`, url: "https://api.example.com/items/x%3Fadmin=1%23f"},
 		{name: "a dot-dot value is refused", endpoint: `{"url": "https://api.example.com/items/<id>"}`, args: `{"id": ".."}`, err: `<id> cannot be ".." in the URL path`},
 		{name: "an empty value is refused", endpoint: `{"url": "https://api.example.com/items/<id>"}`, args: `{"id": ""}`, err: "<id> has no value but the URL path needs one"},

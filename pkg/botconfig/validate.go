@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/llm"
@@ -335,5 +336,18 @@ func checkRemoteURL(ps *Problems, at, raw string) {
 		ps.add(at, "URL has no host")
 	case u.User != nil:
 		ps.add(at, "URL must not contain credentials; send them in a header with {{secrets.NAME}}")
+	case !validPort(u.Port()):
+		ps.add(at, "URL port %q is not a port; use a number from 1 to 65535, or none for the scheme's", u.Port())
 	}
+}
+
+// validPort reports whether port (url.URL.Port's text) is empty or one a
+// server can listen on. url.Parse checks only that it is digits, so 0 and
+// 99999 would pass and fail at the first call.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/llm"
-	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/schemaref"
 )
 
 // httpTools checks the config's tools and builds their specs.
@@ -97,7 +97,7 @@ func checkNoRemoteRefs(ps *Problems, at string, raw json.RawMessage) {
 	if json.Unmarshal(raw, &v) != nil {
 		return
 	}
-	for _, r := range tool.RemoteRefs(v) {
+	for _, r := range schemaref.RemoteRefs(v) {
 		ps.add(at+r.Pointer, "%s must point inside the schema (\"#/...\"); remote schemas are not fetched", r.Key)
 	}
 }

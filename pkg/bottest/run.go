@@ -11,9 +11,9 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/botrun"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
-	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
 )
 
@@ -23,9 +23,6 @@ type Options struct {
 	Live agent.ProviderResolver
 	// Natives resolves the bot's native tools; nil means builtin.NewRegistry().
 	Natives *builtin.Registry
-	// AgentConfig builds the loop's settings from the bot, exactly as
-	// dialogs do (dialog.AgentConfig). Required.
-	AgentConfig func(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set) agent.Config
 }
 
 // Result is one test's outcome.
@@ -90,7 +87,7 @@ func runCase(ctx context.Context, bot *botconfig.Bot, s *Suite, c Case, opts Opt
 		resolver = agent.Models(script, 128000, model)
 	}
 	rec := &recorder{}
-	cfg := opts.AgentConfig(bot, vars, resolver, tools)
+	cfg := botrun.Config(bot, vars, resolver, tools) // as dialogs do
 	cfg.Sink = rec
 	cfg.Hooks.OnError = func(_ context.Context, err error) { rec.err = err }
 	a, err := agent.New(cfg)

@@ -102,16 +102,26 @@ func walk(ptr string, a, b any, out *[]Change) {
 }
 
 func raw(v any) json.RawMessage {
-	b, _ := json.Marshal(v) // values decoded from JSON always marshal
-	return b
+	return bytes.TrimSuffix(marshal(v, ""), []byte("\n"))
 }
 
 func pretty(v any) string {
 	if v == nil {
 		return ""
 	}
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b) + "\n"
+	return string(marshal(v, "  "))
+}
+
+// marshal writes v as JSON (indented by indent, when set) with a final
+// newline. Diffs are read by people: &, < and > stay as written, where
+// json.Marshal would write \u0026, \u003c and \u003e.
+func marshal(v any, indent string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	_ = enc.Encode(v) // values decoded from JSON always encode
+	return buf.Bytes()
 }
 
 func escape(s string) string {

@@ -2,8 +2,6 @@ package dialog
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 
 	"github.com/parleyhq/parley/pkg/auth"
@@ -79,9 +77,9 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 	r.metrics.deleted.WithLabelValues("erasure").Add(float64(got.Dialogs))
 	r.metrics.notes.WithLabelValues("erased").Add(float64(got.Notes))
 	// Recorded after the batches (each its own commit), and naming the user
-	// only by a hash: whoever holds the id can check it was erased, and
-	// the log keeps no more of the user than erasure left.
-	if err := r.svc.Audit(ctx, nil, p, tenantID, platform.AuditEndUserErased, endUserDigest(userID),
+	// only by a keyed digest (platform.Service.EndUserDigest): the log keeps
+	// no more of the user than erasure left.
+	if err := r.svc.Audit(ctx, nil, p, tenantID, platform.AuditEndUserErased, r.svc.EndUserDigest(tenantID, userID),
 		map[string]any{"dialogs": got.Dialogs, "messages": got.Messages, "memory_notes": got.Notes, "kept_running": got.Running}); err != nil {
 		return Erased{}, r.internal(ctx, "erase end user: audit", err)
 	}
@@ -97,11 +95,4 @@ func (r *Runtime) running(tenantID, dialogID string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.live[liveKey(tenantID, dialogID)] != nil
-}
-
-// endUserDigest names an erased end user in the audit log: "sha256:" and
-// the hex SHA-256 of the id.
-func endUserDigest(userID string) string {
-	sum := sha256.Sum256([]byte(userID))
-	return "sha256:" + hex.EncodeToString(sum[:])
 }

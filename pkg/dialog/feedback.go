@@ -54,7 +54,9 @@ func (r *Runtime) PutFeedback(ctx context.Context, p *platform.Principal, tenant
 		return Feedback{}, err
 	}
 	f := store.Feedback{TenantID: d.TenantID, DialogID: d.ID, MessageID: message, Rating: in.Rating, Comment: in.Comment}
-	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, Type: webhook.FeedbackCreated}
+	// The event quotes the user's comment and names them: it carries its
+	// dialog so that deleting the dialog or erasing the user deletes it.
+	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.FeedbackCreated}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := st.Tenant(f.TenantID).Feedback().Put(ctx, &f); err != nil {
 			return nil, err

@@ -33,6 +33,10 @@ func (r *Runtime) endUser(ctx context.Context, p *platform.Principal, tenantID s
 	}
 	if in.UserToken == "" {
 		if !widget {
+			if strings.HasPrefix(in.UserID, AnonymousPrefix) {
+				return platform.Invalid(platform.Detail{Pointer: "/user_id",
+					Message: "user ids starting with " + AnonymousPrefix + " are the widget's anonymous visitors'; name your user otherwise"})
+			}
 			return nil
 		}
 		if in.UserID != "" {
@@ -71,10 +75,19 @@ func (r *Runtime) verifyUser(ctx context.Context, tenantID, token string) (ident
 		return identity.User{}, err
 	}
 	user, err := r.ids.Verify(ctx, settings, token)
+	if err == nil && strings.HasPrefix(user.ID, AnonymousPrefix) {
+		// The anonymous namespace: a dialog there is open to any pk_ caller
+		// holding its id, so a signed-in user must never land in it.
+		err = &identity.Error{Reason: identity.ReasonSubject,
+			Message: "the user token's sub starts with " + AnonymousPrefix + ", which names the widget's anonymous visitors; give signed-in users ids of another form"}
+	}
 	var refused *identity.Error
 	if errors.As(err, &refused) {
 		r.metrics.userToken(refused.Reason)
-		return identity.User{}, platform.Wrap(err, platform.CodeUnauthorized, "user token refused (%s): %s", refused.Reason, refused.Message)
+		e := platform.Wrap(err, platform.CodeUnauthorized, "user token refused (%s): %s", refused.Reason, refused.Message)
+		// The body's user_token, or the X-Parley-User-Token header.
+		e.Details = []platform.Detail{{Pointer: "/user_token", Message: refused.Message}}
+		return identity.User{}, e
 	}
 	if err != nil {
 		return identity.User{}, err

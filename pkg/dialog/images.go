@@ -83,6 +83,15 @@ func (r *Runtime) images(ctx context.Context, in []ImageInput) ([]llm.Image, err
 			ps.add(at, "is not a PNG, JPEG, GIF or WebP image (judged by its content, %s)", mediaType)
 			continue
 		}
+		cfg, err := imageHeader(mediaType, data)
+		switch {
+		case err != nil:
+			ps.add(at, "starts like %s but its header does not decode: the file is broken or not an image", mediaType)
+			continue
+		case cfg.Width < 1 || cfg.Height < 1:
+			ps.add(at, "is a %dx%d image: it has no pixels", cfg.Width, cfg.Height)
+			continue
+		}
 		out = append(out, llm.Image{MediaType: mediaType, Data: data})
 	}
 	if len(ps) > 0 {

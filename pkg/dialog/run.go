@@ -12,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/botrun"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -288,7 +289,7 @@ func (r *Runtime) varsFor(ctx context.Context, tenantID string, bot *botconfig.B
 }
 
 func (r *Runtime) agentConfig(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set, hooks agent.Hooks, sink agent.Sink) agent.Config {
-	cfg := AgentConfig(bot, vars, resolver, tools)
+	cfg := botrun.Config(bot, vars, resolver, tools)
 	cfg.Hooks, cfg.Sink, cfg.Now = hooks, sink, r.opts.Clock
 	return cfg
 }

@@ -2,8 +2,10 @@ package identity
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -116,7 +118,15 @@ func (v *Verifier) Verify(ctx context.Context, s Settings, token string) (User, 
 		opts = append(opts, jwt.WithAudience(s.Audience))
 	}
 	claims := jwt.MapClaims{}
-	if _, err := jwt.ParseWithClaims(token, claims, keyfunc, opts...); err != nil {
+	_, err := jwt.ParseWithClaims(token, claims, keyfunc, opts...)
+	if err == nil || errors.Is(err, jwt.ErrTokenInvalidClaims) {
+		// Signed by the tenant: its dates are read before the library's
+		// verdict on them, which a date out of range misleads.
+		if refused := checkDates(claims); refused != nil {
+			return User{}, refused
+		}
+	}
+	if err != nil {
 		return User{}, reasonOf(err, claims, methods, s.Audience)
 	}
 	if err := v.checkLifetime(claims); err != nil {
@@ -128,8 +138,40 @@ func (v *Verifier) Verify(ctx context.Context, s Settings, token string) (User, 
 		return User{}, refuse(ReasonSubject, "the user token has no sub claim; put the user's id in sub")
 	case len([]rune(sub)) > MaxSubjectLength:
 		return User{}, refuse(ReasonSubject, "the user token's sub must have at most %d characters", MaxSubjectLength)
+	case strings.IndexByte(sub, 0) >= 0:
+		// It becomes the dialog's user_id: PostgreSQL refuses NUL in text.
+		return User{}, refuse(ReasonSubject, "the user token's sub must not contain the NUL character")
 	}
 	return User{ID: sub, Claims: claims}, nil
+}
+
+// maxDate is the last second of year 9999, the largest date a token's
+// exp, nbf or iat may name.
+const maxDate = 253402300799
+
+// checkDates refuses a token whose exp, nbf or iat is a number of seconds
+// that is no time: beyond ±maxDate, where converting it to an integer
+// wraps (nbf 1e20 became a date long past and let the token in). An exp
+// of 0 or less is expired; the library takes exp 0 for no exp at all.
+func checkDates(c jwt.MapClaims) *Error {
+	for _, name := range []string{"exp", "nbf", "iat"} {
+		var secs float64
+		switch v := c[name].(type) {
+		case float64:
+			secs = v
+		case json.Number:
+			secs, _ = v.Float64()
+		default:
+			continue // absent, or not a number: the library refuses that
+		}
+		if math.IsNaN(secs) || math.Abs(secs) > maxDate {
+			return refuse(ReasonMalformed, "the user token's %s is not a date: it must be seconds since 1970, before the year 10000", name)
+		}
+		if name == "exp" && secs <= 0 {
+			return refuse(ReasonExpired, "the user token has expired; ask the site for a fresh one")
+		}
+	}
+	return nil
 }
 
 // checkLifetime refuses a token that lives longer than MaxLifetime, from

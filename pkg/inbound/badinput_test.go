@@ -1,8 +1,12 @@
 package inbound_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // TestAChannelRefusesTextNoDatabaseCanHold: a signed message whose text or
@@ -26,6 +30,55 @@ func TestAChannelRefusesTextNoDatabaseCanHold(t *testing.T) {
 			if logged := w.logs.String()[before:]; strings.Contains(logged, `"level":"ERROR"`) {
 				t.Errorf("message %d: the server logged %s", i+1, logged)
 			}
+		}
+		if n := w.userMessages(t); n != 0 {
+			t.Fatalf("%d messages stored, want none", n)
+		}
+	})
+}
+
+// TestAChannelRefusesDeliveryIDsNoDatabaseCanHold: a platform's delivery
+// id is stored in a column of 255 characters, which PostgreSQL enforces
+// (and it refuses bytes that are not UTF-8); SQLite stores anything. A
+// validly signed request with such an id is a 4xx with its pointer on
+// both, never a 500 the platform retries.
+func TestAChannelRefusesDeliveryIDsNoDatabaseCanHold(t *testing.T) {
+	forEachStore(t, func(t *testing.T, w *world) {
+		hook := w.webhookChannel(t)
+		slack := w.slackChannel(t)
+		body := genericBody("conv-1", "ann", "hi", false)
+		long := strings.Repeat("m", 256)
+		refusals := []struct {
+			name, pointer string
+			post          func() (*http.Response, []byte)
+		}{
+			{"a webhook-id of 256 characters", "/headers/webhook-id", func() (*http.Response, []byte) {
+				return w.post(t, hook.ID, signWithStandardWebhooks(t, hook.Secret, signed{id: long, body: body})[0].header, body)
+			}},
+			{"an async message's webhook-id of 256 characters", "/headers/webhook-id", func() (*http.Response, []byte) {
+				async := genericBody("conv-1", "ann", "hi", true)
+				return w.post(t, hook.ID, signWithStandardWebhooks(t, hook.Secret, signed{id: long, body: async})[0].header, async)
+			}},
+			{"a webhook-id that is not UTF-8", "/headers/webhook-id", func() (*http.Response, []byte) {
+				key, _ := webhook.SecretKey(hook.Secret)
+				return w.post(t, hook.ID, webhook.Sign("msg_\xff\xfe", time.Now(), body, key), body)
+			}},
+			{"a Slack event_id of 256 characters", "/event_id", func() (*http.Response, []byte) {
+				ev := slackEvent(long, map[string]any{"user": "U1", "text": "hello bot", "channel": "C1", "ts": "1700000001.000100"})
+				return w.post(t, slack.ID, slackHeaders(slackSigningSecret, time.Now(), ev), ev)
+			}},
+		}
+		for _, tc := range refusals {
+			t.Run(tc.name+" is refused with its pointer", func(t *testing.T) {
+				before := len(w.logs.String())
+				resp, got := tc.post()
+				if resp.StatusCode < 400 || resp.StatusCode >= 500 || !strings.Contains(string(got), `"pointer":"`+tc.pointer+`"`) {
+					t.Errorf("%d %s; want a 4xx pointing at %s", resp.StatusCode, got, tc.pointer)
+				}
+				if logged := w.logs.String()[before:]; strings.Contains(logged, `"level":"ERROR"`) {
+					t.Errorf("the server logged %s", logged)
+				}
+			})
 		}
 		if n := w.userMessages(t); n != 0 {
 			t.Fatalf("%d messages stored, want none", n)

@@ -3,6 +3,7 @@ package inbound
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/parleyhq/parley/pkg/channel"
@@ -77,6 +78,15 @@ func (s *Service) fromSlack(ctx context.Context, ch platform.LiveChannel, h http
 	if !ok || msg.DeliveryID == "" {
 		s.metrics.inbound(ch.Kind, outcomeIgnored)
 		return Response{Status: http.StatusOK}, nil
+	}
+	if err := checkDeliveryID("/event_id", msg.DeliveryID); err != nil {
+		return Response{}, err
+	}
+	switch {
+	case len(msg.User) > channel.MaxExternalID:
+		return Response{}, invalid(&channel.FieldError{Pointer: "/event/user", Message: fmt.Sprintf("must be at most %d bytes", channel.MaxExternalID)})
+	case len(msg.Conversation) > maxDeliveryID:
+		return Response{}, invalid(&channel.FieldError{Pointer: "/event/channel", Message: "with the thread's ts, must be at most 255 bytes"})
 	}
 	return s.acknowledge(ctx, ch, msg)
 }

@@ -50,6 +50,9 @@ func (s *Service) generic(ctx context.Context, ch platform.LiveChannel, h http.H
 	if err := s.verifyGeneric(ch, h, body); err != nil {
 		return Response{}, err
 	}
+	if err := checkDeliveryID("/headers/"+webhook.HeaderID, h.Get(webhook.HeaderID)); err != nil {
+		return Response{}, err
+	}
 	req, err := channel.ParseGeneric(body)
 	if err != nil {
 		return Response{}, invalid(err)

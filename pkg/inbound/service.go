@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -171,6 +172,21 @@ func invalid(err error) error {
 		return platform.Invalid(platform.Detail{Pointer: fe.Pointer, Message: fe.Message})
 	}
 	return platform.Invalid(platform.Detail{Message: err.Error()})
+}
+
+// maxDeliveryID is the longest delivery id the store keeps (its column's
+// size, which PostgreSQL enforces and SQLite does not).
+const maxDeliveryID = 255
+
+// checkDeliveryID refuses a platform's delivery id that no database can
+// hold alike: too long, not UTF-8, or with NUL. Signed or not, it is the
+// sender's mistake, a 4xx at pointer, not a 500 the sender retries.
+func checkDeliveryID(pointer, id string) error {
+	if len(id) > maxDeliveryID || !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 {
+		return platform.Invalid(platform.Detail{Pointer: pointer,
+			Message: fmt.Sprintf("must be UTF-8 text of at most %d bytes without NUL", maxDeliveryID)})
+	}
+	return nil
 }
 
 // claim takes a platform's delivery: false means it was taken before (a

@@ -150,6 +150,17 @@ func (s *Service) Audit(ctx context.Context, st *store.Store, p *Principal, tena
 	return s.writeAudit(ctx, st, p, tenantID, auditRecord{action: action, target: target, detail: detail})
 }
 
+// EndUserDigest names an erased end user in the tenant's audit log:
+// "hmac-sha256:" and a digest of the tenant and user id keyed by the
+// secrets key. An unkeyed hash of a guessable id (an email, a customer
+// number) gives the id back to whoever hashes guesses; this one matches
+// the id only for someone holding the server's key, the same user in
+// another tenant digests apart, and the same user erased twice twice
+// alike.
+func (s *Service) EndUserDigest(tenantID, userID string) string {
+	return "hmac-sha256:" + s.opts.Sealer.Digest("end-user", tenantID, userID)
+}
+
 // auditActor names p in the audit log: its kind, id and human name.
 func (p *Principal) auditActor() (kind, id, name string) {
 	switch p.Kind {

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -88,7 +90,9 @@ func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name st
 		spec.BaseURL = DefaultBaseURL(spec.Kind)
 	}
 	spec.BaseURL = strings.TrimRight(spec.BaseURL, "/")
-	if err := checkProvider(name, spec).err(); err != nil {
+	ps := checkProvider(name, spec)
+	s.checkProviderURL(ctx, ps, spec.BaseURL)
+	if err := ps.err(); err != nil {
 		return ProviderInfo{}, err
 	}
 	if spec.APIKeySecret != "" {
@@ -164,6 +168,22 @@ func checkProvider(name string, spec ProviderSpec) *problems {
 		}
 	}
 	return &ps
+}
+
+// checkProviderURL refuses a base URL whose destination the outbound
+// policy denies (a private, loopback or metadata address, a port not
+// allowed) when it is saved, as a webhook's URL is: every call there would
+// be refused after its retries. A name that does not resolve now is let
+// through: a DNS failure may pass, and every call checks the address it
+// dials.
+func (s *Service) checkProviderURL(ctx context.Context, ps *problems, raw string) {
+	if s.opts.OutboundPolicy == nil || slices.ContainsFunc(*ps, func(d Detail) bool { return d.Pointer == "/base_url" }) {
+		return
+	}
+	err := outbound.CheckURL(ctx, *s.opts.OutboundPolicy, outbound.Options{}, raw)
+	if denied := (*outbound.DeniedError)(nil); errors.As(err, &denied) {
+		ps.add("/base_url", "%s", outboundProblem(err))
+	}
 }
 
 // ListProviders lists the tenant's providers, with the names of their key

@@ -8,12 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
-	"github.com/parleyhq/parley/pkg/tool"
 )
 
 // Options are the Service's collaborators. Sealer, Authorizer, Clock and
@@ -48,10 +46,6 @@ type Options struct {
 	// Clock returns the current time (time.Now). Key expiry and sessions
 	// use it.
 	Clock func() time.Time
-	// AgentConfig builds the loop's settings for a bot, as dialogs do
-	// (dialog.AgentConfig); conversation tests need it. Nil disables
-	// running tests: RunTests and a test-gated Publish fail as internal.
-	AgentConfig func(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set) agent.Config
 	// Logger receives internal errors with their causes.
 	Logger *slog.Logger
 	// OutboundPolicy, when set, checks a webhook URL's destination as it
@@ -74,6 +68,8 @@ type Service struct {
 	// quotaEvents remembers the tenant days whose usage.quota_reached
 	// this process wrote.
 	quotaEvents sync.Map
+	// searcher searches knowledge bases; made on the first search.
+	searcher *lazySearcher
 }
 
 // New returns a Service over st.
@@ -104,7 +100,8 @@ func New(st *store.Store, opts Options) (*Service, error) {
 	if opts.Compile == nil {
 		opts.Compile = botconfig.Options{}.LoadAndCompile
 	}
-	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1)}, nil
+	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1),
+		searcher: &lazySearcher{st: st}}, nil
 }
 
 // InTx runs fn with a Service whose every write goes to one database
@@ -116,7 +113,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 // for changes that then roll back; they reload.
 func (s *Service) InTx(ctx context.Context, fn func(tx *Service) error) error {
 	return s.store.Tx(ctx, func(st *store.Store) error {
-		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake})
+		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake, searcher: s.searcher})
 	})
 }
 

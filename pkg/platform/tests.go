@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -57,9 +58,6 @@ func (s *Service) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, e
 	if v.Tests == "" {
 		return TestRun{}, Invalid(Detail{Pointer: "/version", Message: fmt.Sprintf("version %d has no tests; save the version with tests (docs/testing.md)", n)})
 	}
-	if s.opts.AgentConfig == nil {
-		return TestRun{}, s.internal(ctx, "run tests", errors.New("platform: Options.AgentConfig is not set"))
-	}
 	suite, err := bottest.Parse([]byte(v.Tests))
 	if err != nil {
 		return TestRun{}, s.internal(ctx, "run tests: stored tests", err)
@@ -68,7 +66,7 @@ func (s *Service) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, e
 	if err != nil {
 		return TestRun{}, s.internal(ctx, "run tests: compile stored", err)
 	}
-	results := bottest.Run(ctx, compiled, suite, bottest.Options{AgentConfig: s.opts.AgentConfig})
+	results := bottest.Run(ctx, compiled, suite, bottest.Options{})
 	return TestRun{Version: n, Passed: len(bottest.Failed(results)) == 0, Results: results}, nil
 }
 
@@ -98,15 +96,30 @@ func (s *Service) publishGate(ctx context.Context, b *store.Bot, n int) error {
 }
 
 // DeleteBot removes a bot with its versions and dialogs; it takes the right
-// to publish, since it takes a live bot away.
+// to publish, since it takes a live bot away. A bot that another bot's
+// live config calls as an agent is a conflict naming the callers: their
+// calls would fail from then on.
 func (s *Service) DeleteBot(ctx context.Context, p *Principal, tenant, bot string) error {
 	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return err
 	}
+	var inUse *Error
 	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+		// In the transaction, so a caller published meanwhile is seen.
+		callers, err := agentCallers(ctx, tx, b)
+		if err != nil {
+			return auditRecord{}, err
+		}
+		if len(callers) > 0 {
+			inUse = Errorf(CodeConflict, "bot %s is used as an agent by: %s", b.Slug, strings.Join(callers, ", "))
+			return auditRecord{}, inUse
+		}
 		return auditRecord{action: AuditBotDeleted, target: b.Slug}, tx.Tenant(b.TenantID).Bots().Delete(ctx, b.ID)
 	})
+	if inUse != nil {
+		return inUse
+	}
 	return s.storeErr(ctx, "delete bot", "bot", "", err)
 }
 

@@ -182,9 +182,16 @@ func (s *Service) checkWebhookURL(ctx context.Context, ps *problems, raw string)
 		ps.add("/url", "must not hold credentials; receivers verify the webhook-signature header instead")
 	case s.opts.OutboundPolicy != nil:
 		if err := outbound.CheckURL(ctx, *s.opts.OutboundPolicy, outbound.Options{}, raw); err != nil {
-			ps.add("/url", "%s", strings.TrimPrefix(outbound.CleanError(err).Error(), "outbound: "))
+			ps.add("/url", "%s", outboundProblem(err))
 		}
 	}
+}
+
+// outboundProblem says why the outbound policy refuses a destination, for
+// the one who saved it: the reason and the setting that would allow it,
+// never the URL's query or credentials.
+func outboundProblem(err error) string {
+	return strings.TrimPrefix(outbound.CleanError(err).Error(), "outbound: ")
 }
 
 func checkDescription(ps *problems, d string) {

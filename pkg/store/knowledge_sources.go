@@ -60,9 +60,23 @@ type KnowledgeSource struct {
 	IndexedAt     *time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// Content is the document AddSource stores with a new source (a
+	// file's bytes, a text, questions and answers); nil for a url or
+	// sitemap source. Reads of sources leave it nil: see Content.
+	Content []byte `gorm:"-"`
 }
 
 func (KnowledgeSource) TableName() string { return "knowledge_sources" }
+
+// knowledgeSourceContent is a source's raw content (see
+// v27KnowledgeSourceContent).
+type knowledgeSourceContent struct {
+	SourceID string `gorm:"primaryKey"`
+	TenantID string
+	Content  []byte
+}
+
+func (knowledgeSourceContent) TableName() string { return "knowledge_source_contents" }
 
 // knowledgeSourceTag is one tag of a source (see v25KnowledgeSourceTag).
 type knowledgeSourceTag struct {
@@ -105,6 +119,12 @@ func (k Knowledge) AddSource(ctx context.Context, baseID string, src *KnowledgeS
 			return wrap("add knowledge source", err)
 		}
 		created = true
+		if src.Content != nil {
+			row := knowledgeSourceContent{SourceID: src.ID, TenantID: k.tenant, Content: src.Content}
+			if err := tx.q(ctx).Create(&row).Error; err != nil {
+				return wrap("store knowledge source content", err)
+			}
+		}
 		for _, tag := range src.Tags {
 			if err := tx.q(ctx).Create(&knowledgeSourceTag{SourceID: src.ID, Tag: tag, BaseID: baseID}).Error; err != nil {
 				return wrap("tag knowledge source", err)
@@ -166,6 +186,29 @@ func (k Knowledge) Source(ctx context.Context, baseID, sourceID string) (*Knowle
 	var src KnowledgeSource
 	err := k.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenant, baseID, sourceID).First(&src).Error
 	return &src, wrap("get knowledge source", err)
+}
+
+// Content returns the raw content a source was added with; a source
+// without any (a url or sitemap) has none, and one of another tenant is
+// ErrNotFound.
+func (k Knowledge) Content(ctx context.Context, sourceID string) ([]byte, error) {
+	var rows []knowledgeSourceContent
+	err := k.q(ctx).Where("tenant_id = ? AND source_id = ?", k.tenant, sourceID).Limit(1).Find(&rows).Error
+	if err != nil {
+		return nil, wrap("get knowledge source content", err)
+	}
+	if len(rows) == 0 {
+		var n int64
+		err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND id = ?", k.tenant, sourceID).Count(&n).Error
+		if err != nil {
+			return nil, wrap("get knowledge source content", err)
+		}
+		if n == 0 {
+			return nil, wrap("get knowledge source content", ErrNotFound)
+		}
+		return nil, nil
+	}
+	return rows[0].Content, nil
 }
 
 // Sources lists the base's sources, oldest first.

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -487,6 +488,53 @@ func TestKnowledgeLimitsBoundSourcesBytesAndChunks(t *testing.T) {
 			}
 			_, err := kn.AddSource(ctx, base.ID, &store.KnowledgeSource{Kind: store.SourceText, ContentHash: "c"})
 			wantErr(t, err, store.ErrKnowledgeLimit)
+		})
+	})
+}
+
+func TestASourcesContentIsKeptUntilTheSourceIsDeleted(t *testing.T) {
+	t.Parallel()
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "kb-content")
+		other := mustTenant(t, st, "kb-content-other")
+		base := mustBase(t, st, tn.ID, "help")
+		kn := st.Tenant(tn.ID).Knowledge()
+		src := &store.KnowledgeSource{Kind: store.SourceText, ContentHash: "sha256:text", Content: []byte("refunds take five days")}
+		if _, err := kn.AddSource(ctx, base.ID, src); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := kn.Content(ctx, src.ID); err != nil || string(got) != "refunds take five days" {
+			t.Fatalf("content %q, %v", got, err)
+		}
+		listed, err := kn.Sources(ctx, base.ID)
+		if err != nil || len(listed) != 1 || listed[0].Content != nil {
+			t.Fatalf("listed %+v, %v; want one source without its content", listed, err)
+		}
+		t.Run("a url source has no content", func(t *testing.T) {
+			page := &store.KnowledgeSource{Kind: store.SourceURL, URL: "https://example.com/help"}
+			if _, err := kn.AddSource(ctx, base.ID, page); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := kn.Content(ctx, page.ID); err != nil || got != nil {
+				t.Fatalf("content %q, %v; want none", got, err)
+			}
+		})
+		t.Run("another tenant cannot read it", func(t *testing.T) {
+			if _, err := st.Tenant(other.ID).Knowledge().Content(ctx, src.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("got %v, want ErrNotFound", err)
+			}
+		})
+		t.Run("deleting the source deletes its content", func(t *testing.T) {
+			if err := kn.DeleteSource(ctx, base.ID, src.ID); err != nil {
+				t.Fatal(err)
+			}
+			if n := countRows(t, st, "knowledge_source_contents", "source_id = ?", src.ID); n != 0 {
+				t.Fatalf("%d content rows left", n)
+			}
+			if _, err := kn.Content(ctx, src.ID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("got %v, want ErrNotFound", err)
+			}
 		})
 	})
 }

@@ -46,6 +46,8 @@ var migrations = []migration{
 	{23, "tenant providers list the models they serve", migrateV23},
 	{24, "durable channel answers and replies, channel secret rotation", migrateV24},
 	{25, "knowledge bases: sources, chunks, embeddings, limits", migrateV25},
+	{26, "feedback events name their dialog, so erasure finds them", migrateV26},
+	{27, "the raw content of knowledge sources", migrateV27},
 }
 
 // schemaMigration records an applied step.
@@ -88,6 +90,10 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	}
 	return v, nil
 }
+
+// LatestSchemaVersion is the version Migrate brings a database to: what
+// this build needs.
+func LatestSchemaVersion() int { return migrations[len(migrations)-1].version }
 
 // appliedSteps reads the steps already applied, without the lock: a step
 // applied stays applied, and one not read here is checked again under the

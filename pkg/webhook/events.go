@@ -24,6 +24,11 @@ const (
 	// MemberChanged is a member invited, added, accepting an invite,
 	// changing role or removed.
 	MemberChanged = "member.changed"
+	// KnowledgeSourceReady is a knowledge source indexed, searchable now;
+	// KnowledgeSourceFailed one whose indexing failed for good (its
+	// retries spent). Their data is KnowledgeSource.
+	KnowledgeSourceReady  = "knowledge.source_ready"
+	KnowledgeSourceFailed = "knowledge.source_failed"
 	// Test is the event POST /webhooks/{id}/test sends to one endpoint. No
 	// endpoint subscribes to it; it goes where it is asked to.
 	Test = "webhook.test"
@@ -32,7 +37,29 @@ const (
 // Types lists the event types an endpoint may subscribe to, sorted.
 var Types = []string{
 	BotVersionPublished, DialogClosed, DialogCreated, DialogHandoffReleased, DialogHandoffRequested,
-	DialogHandoffTaken, FeedbackCreated, MemberChanged, MessageCreated, ToolFailed, UsageQuotaReached,
+	DialogHandoffTaken, FeedbackCreated, KnowledgeSourceFailed, KnowledgeSourceReady, MemberChanged, MessageCreated,
+	ToolFailed, UsageQuotaReached,
+}
+
+// KnowledgeSource is the data of the knowledge.source_ready and
+// knowledge.source_failed events (docs/events.md): the source as the
+// API shows it, and its base.
+type KnowledgeSource struct {
+	BaseID   string `json:"base_id"`
+	Base     string `json:"base"` // the base's slug
+	SourceID string `json:"source_id"`
+	Kind     string `json:"kind"`
+	Title    string `json:"title"`
+	URL      string `json:"url,omitempty"`
+	Filename string `json:"filename,omitempty"`
+	Status   string `json:"status"`
+	// Error says why indexing failed; only on knowledge.source_failed.
+	Error  string `json:"error,omitempty"`
+	Chunks int    `json:"chunks"`
+	Pages  int    `json:"pages"`
+	// IndexedAt is when the source was indexed; only on
+	// knowledge.source_ready.
+	IndexedAt *time.Time `json:"indexed_at,omitempty"`
 }
 
 // aboutDialog are the types whose event reports a fact of one dialog, and

@@ -58,3 +58,40 @@ func TestAdminFollowsAnAgentCallToItsSubRun(t *testing.T) {
 		screenshot(t, ctx, "admin-agent-sub-run")
 	})
 }
+
+// Deleting a bot that another bot's live config calls as an agent is
+// refused, and the bot's page says which bots call it; once none does,
+// the delete goes through and the page returns to the bot list.
+func TestAdminDeleteOfABotAnotherCallsSaysWhoCallsIt(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		op, bg := platform.Operator(), context.Background()
+		if _, _, err := w.svc.CreateBot(bg, op, "acme", "concierge", []byte(`{"basic_settings": {"name": "Concierge"}, "agents": [{"bot": "support"}]}`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.Publish(bg, op, "acme", "concierge", 1); err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, "sign in", w.signInWithKey()...)
+		run(t, ctx, "try to delete support",
+			chromedp.Navigate(w.api.URL+"/admin/#/t/acme/bots/support"),
+			do(`window.confirm = () => true`),
+			chromedp.Click(chromedp.Search(`//button[text()="Delete bot"]`)),
+			until(contains("document", ".alert.error", "bot support is used as an agent by: concierge (v1)")),
+		)
+		screenshot(t, ctx, "admin-bot-delete-refused")
+		if _, _, err := w.svc.CreateVersion(bg, op, "acme", "concierge", []byte(`{"basic_settings": {"name": "Concierge"}}`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.Publish(bg, op, "acme", "concierge", 2); err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, "delete support",
+			chromedp.Click(chromedp.Search(`//button[text()="Delete bot"]`)),
+			until(`location.hash === '#/t/acme'`),
+			until(contains("document", "main table", "concierge")),
+		)
+		if _, err := w.svc.GetBot(bg, op, "acme", "support"); platform.ErrorCode(err) != platform.CodeNotFound {
+			t.Errorf("support after the delete: %v", err)
+		}
+	})
+}

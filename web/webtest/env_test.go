@@ -146,7 +146,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, AgentConfig: dialog.AgentConfig})
+	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
 	shopURL, _ := url.Parse(shop.URL)
 	port, _ := strconv.Atoi(shopURL.Port())
 	telegramURL, _ := url.Parse(telegram.URL)

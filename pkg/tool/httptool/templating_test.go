@@ -1,7 +1,13 @@
 package httptool
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -188,6 +194,12 @@ func TestRenderFailuresNeverReachTheServer(t *testing.T) {
 				"endpoint": {"url": "{base}/files/<id>"}}`,
 			args: `{"id": ".."}`, want: "cannot be", vars: dialogVars,
 		},
+		{
+			name: "a value that makes a dot segment with the literal text beside it is refused",
+			tool: `{"name": "p", "description": "d", "parameters": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+				"endpoint": {"url": "{base}/files/<id>.."}}`,
+			args: `{"id": "x/"}`, want: "leaving the endpoint's path", vars: dialogVars,
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,6 +210,75 @@ func TestRenderFailuresNeverReachTheServer(t *testing.T) {
 			}
 			if srv.count() != 0 || srv.conns.Load() != 0 {
 				t.Fatal("the server was contacted")
+			}
+		})
+	}
+}
+
+// TestAPathValueCannotClimbOutOfTheEndpointsPath sends, as a <param> of the
+// URL path, what a model (or a prompt injection) would send to reach
+// another resource of the API: dot segments written plainly, with encoded
+// slashes or dots, encoded once or twice. A server that decodes the path
+// (once, as most do, or twice, as some proxies in front of one do) and
+// resolves dot segments must still see a path under /api/orders/, or no
+// request at all.
+func TestAPathValueCannotClimbOutOfTheEndpointsPath(t *testing.T) {
+	const base = "/api/orders/"
+	climbs := []string{
+		"../admin", "../../admin", "a/../../admin", "./../admin", `..\admin`, "x/..",
+		"..%2Fadmin", "..%2fadmin", "%2e%2e%2Fadmin", "%2e%2e", "%2E%2E/admin", ".%2e/admin", "%2e",
+		"..%252Fadmin", "%252e%252e%252fadmin", "..%5Cadmin",
+	}
+	var mu sync.Mutex
+	var paths []string // the paths the server saw, decoded once
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		_, _ = io.WriteString(w, "ok")
+	})
+	tl := newTool(t, srv, `{"name": "order", "description": "d",
+		"parameters": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+		"endpoint": {"url": "{base}/api/orders/<id>/status"}}`, "", dialogVars, Options{})
+	for _, id := range climbs {
+		t.Run(id+" stays under the endpoint's path", func(t *testing.T) {
+			mu.Lock()
+			paths = nil
+			mu.Unlock()
+			args, _ := json.Marshal(map[string]string{"id": id})
+			res := call(t, tl, string(args))
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range paths {
+				twice, err := url.PathUnescape(p)
+				if err != nil {
+					twice = p
+				}
+				for _, seen := range []string{p, twice} {
+					resolved := path.Clean(strings.ReplaceAll(seen, `\`, "/"))
+					if !strings.HasPrefix(resolved, base) {
+						t.Errorf("the server saw %q, which resolves to %q outside %s", seen, resolved, base)
+					}
+				}
+			}
+			if len(paths) == 0 && (!res.IsError || !strings.Contains(res.Content, "id")) {
+				t.Errorf("result = %+v; want an error naming the argument", res)
+			}
+		})
+	}
+	for _, id := range []string{"A-1001", "a b", "x/y", "..foo", "v1.2", "%"} {
+		t.Run(id+" is sent as written", func(t *testing.T) {
+			mu.Lock()
+			paths = nil
+			mu.Unlock()
+			args, _ := json.Marshal(map[string]string{"id": id})
+			if res := call(t, tl, string(args)); res.IsError {
+				t.Fatalf("result = %+v", res)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := base + id + "/status"; len(paths) != 1 || paths[0] != want {
+				t.Errorf("the server saw %q, want %q", paths, want)
 			}
 		})
 	}

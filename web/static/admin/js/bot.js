@@ -118,7 +118,28 @@ export async function botView({ tenant, params: [slug] }) {
         card('Canary', canary.el),
         card('Compare versions', diff.el),
         card('Preview', preview.el),
-        card('Use from code', fromCode(tenant, slug)))));
+        card('Use from code', fromCode(tenant, slug)),
+        card('Delete', deleteBot(tenant, slug)))));
+}
+
+/** deleteBot deletes the bot after a confirmation; a refusal (another bot
+ * calls it as an agent) is shown with the API's message. */
+function deleteBot(tenant, slug) {
+  const out = h('div', { 'aria-live': 'polite' });
+  const button = h('button', {
+    type: 'button',
+    class: 'danger',
+    onclick: (e) => {
+      if (!confirm(`Delete the bot ${slug} with all its versions and dialogs? This cannot be undone.`)) return;
+      busy(e.target, async () => {
+        await api('DELETE', tenantPath(tenant, 'bots', slug));
+        location.hash = '#/t/' + encodeURIComponent(tenant);
+      }).catch((err) => out.replaceChildren(errorBox(err)));
+    },
+  }, 'Delete bot');
+  return h('div', null,
+    h('p', { class: 'muted' }, 'Deletes every version and dialog of this bot. A bot that another bot\'s live version calls as an agent cannot be deleted.'),
+    button, out);
 }
 
 /** fromCode says where the bot's OpenAI and MCP faces answer (docs/api.md). */

@@ -1,4 +1,4 @@
-package dialog
+package botrun
 
 import (
 	"strings"
@@ -8,10 +8,10 @@ import (
 	"github.com/parleyhq/parley/pkg/tool"
 )
 
-// agentSkills maps the bot's skills onto the loop's. A skill may name an
+// loopSkills maps the bot's skills onto the loop's. A skill may name an
 // MCP server for all its tools; that becomes the server's tools this
 // dialog has (an unreachable server has none).
-func agentSkills(skills []botconfig.SkillSpec, tools *tool.Set) []agent.Skill {
+func loopSkills(skills []botconfig.SkillSpec, tools *tool.Set) []agent.Skill {
 	if len(skills) == 0 {
 		return nil
 	}

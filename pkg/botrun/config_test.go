@@ -1,13 +1,13 @@
-package dialog_test
+package botrun_test
 
 import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
-	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/botrun"
 )
 
-func TestAgentConfigCarriesTheBotsLimitsAndLetsToolsUseTheirWholeTimeout(t *testing.T) {
+func TestConfigCarriesTheBotsLimitsAndLetsToolsUseTheirWholeTimeout(t *testing.T) {
 	cfg, err := botconfig.Load([]byte(`{"basic_settings": {"name": "Limits"},
 	  "context_variables": [{"name": "tier", "expose_to_llm": true}],
 	  "runtime": {"max_turns": 3, "token_budget": 5000, "timeout_seconds": 200, "parallel_tool_calls": false}}`))
@@ -18,7 +18,7 @@ func TestAgentConfigCarriesTheBotsLimitsAndLetsToolsUseTheirWholeTimeout(t *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := dialog.AgentConfig(bot, botconfig.Vars{"tier": "gold"}, nil, nil)
+	got := botrun.Config(bot, botconfig.Vars{"tier": "gold"}, nil, nil)
 	if got.Limits.MaxTurns != 3 || got.Limits.TokenBudget != 5000 || got.Limits.Timeout != bot.Runtime.Timeout || got.ParallelToolCalls {
 		t.Errorf("limits = %+v, parallel %v; want the config's", got.Limits, got.ParallelToolCalls)
 	}

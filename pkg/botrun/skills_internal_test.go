@@ -1,4 +1,4 @@
-package dialog
+package botrun
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestASkillNamingAnMCPServerGetsTheServersToolsThisDialogHas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skills := agentSkills([]botconfig.SkillSpec{{Name: "research", Tools: []string{"docs", "lookup", "gone__tool"}}}, set)
+	skills := loopSkills([]botconfig.SkillSpec{{Name: "research", Tools: []string{"docs", "lookup", "gone__tool"}}}, set)
 	if got := skills[0].Tools; !slices.Equal(got, []string{"docs__search", "docs__fetch", "lookup"}) {
 		t.Fatalf("skill tools = %v", got)
 	}

@@ -1,11 +1,11 @@
-package tool_test
+package schemaref_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 
-	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/schemaref"
 )
 
 func TestRemoteRefsFindsEveryReferenceOutsideTheSchema(t *testing.T) {
@@ -29,7 +29,7 @@ func TestRemoteRefsFindsEveryReferenceOutsideTheSchema(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, r := range tool.RemoteRefs(doc) {
+			for _, r := range schemaref.RemoteRefs(doc) {
 				got = append(got, r.Pointer)
 			}
 			if !reflect.DeepEqual(got, tt.want) {

@@ -1,0 +1,64 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// knowledgeMetrics are the knowledge bases' metrics: the ingestion
+// queue (sources by status, chunks), read from the database at each
+// scrape so every replica reports the same numbers whichever worker
+// indexed what, and the latency of searches through this server.
+type knowledgeMetrics struct {
+	platform      *platform.Service
+	sources       *prometheus.Desc
+	chunks        *prometheus.Desc
+	searchSeconds prometheus.Histogram
+}
+
+func newKnowledgeMetrics(p *platform.Service) *knowledgeMetrics {
+	return &knowledgeMetrics{
+		platform: p,
+		sources: prometheus.NewDesc("parley_knowledge_sources",
+			"Knowledge sources of every tenant by status: queued, indexing, ready, failed.", []string{"status"}, nil),
+		chunks: prometheus.NewDesc("parley_knowledge_chunks",
+			"Searchable chunks of every tenant's knowledge sources.", nil, nil),
+		searchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "parley_knowledge_search_duration_seconds",
+			Help:    "Latency of knowledge base searches (keyword and vector, fused).",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (m *knowledgeMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- m.sources
+	ch <- m.chunks
+	m.searchSeconds.Describe(ch)
+}
+
+// Collect implements prometheus.Collector. A database that does not
+// answer within a few seconds leaves the gauges out of this scrape
+// rather than holding it.
+func (m *knowledgeMetrics) Collect(ch chan<- prometheus.Metric) {
+	m.searchSeconds.Collect(ch)
+	if m.platform == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := m.platform.KnowledgeStats(ctx)
+	if err != nil {
+		return
+	}
+	for _, status := range []string{store.SourceQueued, store.SourceIndexing, store.SourceReady, store.SourceFailed} {
+		ch <- prometheus.MustNewConstMetric(m.sources, prometheus.GaugeValue, float64(st.Sources[status]), status)
+	}
+	ch <- prometheus.MustNewConstMetric(m.chunks, prometheus.GaugeValue, float64(st.Chunks))
+}
