@@ -85,8 +85,12 @@ type permanent struct{ msg string }
 func (e *permanent) Error() string        { return e.msg }
 func (e *permanent) Is(target error) bool { return target == ErrPermanent }
 
+// QAContentType is the content type the API stores a typed qa source's
+// pairs as: a JSON array of {"question", "answer"} objects.
+const QAContentType = "application/vnd.parley.qa+json"
+
 // Format names the format Extract reads data as: "markdown", "text",
-// "html", "csv", "jsonl", "docx" or "pdf", from the content type, then
+// "html", "csv", "jsonl", "json" (an array of Q&A objects), "docx" or "pdf", from the content type, then
 // the file name's extension, then the first bytes; "" when none fits.
 func Format(data []byte, filename, contentType string) string {
 	ct := strings.ToLower(strings.TrimSpace(strings.SplitN(contentType, ";", 2)[0]))
@@ -99,6 +103,8 @@ func Format(data []byte, filename, contentType string) string {
 		return "csv"
 	case "application/jsonl", "application/x-ndjson", "application/ndjson", "application/x-jsonlines":
 		return "jsonl"
+	case "application/json", QAContentType:
+		return "json"
 	case "application/pdf":
 		return "pdf"
 	case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
@@ -115,6 +121,8 @@ func Format(data []byte, filename, contentType string) string {
 		return "csv"
 	case ".jsonl", ".ndjson":
 		return "jsonl"
+	case ".json":
+		return "json"
 	case ".pdf":
 		return "pdf"
 	case ".docx":
@@ -146,7 +154,7 @@ func Extract(data []byte, filename, contentType string, lim Limits) (*Document, 
 	case "docx":
 		doc, err = docxText(data, lim)
 	case "":
-		return nil, fail("cannot tell the format of %q (content type %q): upload Markdown, plain text, HTML, CSV, JSONL, DOCX or PDF", filename, contentType)
+		return nil, fail("cannot tell the format of %q (content type %q): upload Markdown, plain text, HTML, CSV or JSON(L) Q&A, DOCX or PDF", filename, contentType)
 	default:
 		if err := checkUTF8(data); err != nil {
 			return nil, err
@@ -163,6 +171,8 @@ func Extract(data []byte, filename, contentType string, lim Limits) (*Document, 
 			doc, err = csvQA(text)
 		case "jsonl":
 			doc, err = jsonlQA(text)
+		case "json":
+			doc, err = jsonQA(text)
 		}
 	}
 	if err != nil {

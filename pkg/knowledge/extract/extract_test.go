@@ -42,6 +42,8 @@ func TestExtract(t *testing.T) {
 			[]block{{"qa", "Q: How old?\nA: Ten", 0, 0, ""}, {"qa", "Q: Where, then?\nA: Here", 0, 0, ""}}},
 		{"jsonl of questions and answers is a qa block a line", "faq.jsonl", "", `{"question":"Why?","answer":"Because."}` + "\n\n" + `{"question":"How?","answer":"So."}`, "",
 			[]block{{"qa", "Q: Why?\nA: Because.", 0, 0, ""}, {"qa", "Q: How?\nA: So.", 0, 0, ""}}},
+		{"a JSON array of questions and answers, as the API stores typed pairs", "", extract.QAContentType, `[{"question":"Why?","answer":"Because."}]`, "",
+			[]block{{"qa", "Q: Why?\nA: Because.", 0, 0, ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

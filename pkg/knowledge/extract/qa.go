@@ -117,3 +117,20 @@ func field(obj map[string]any, names []string) string {
 	}
 	return ""
 }
+
+// jsonQA reads a JSON array of {"question": ..., "answer": ...} objects.
+func jsonQA(text string) (*Document, error) {
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(text), &list); err != nil {
+		return nil, fail("the JSON must be an array of {\"question\", \"answer\"} objects: %v", err)
+	}
+	doc := &Document{}
+	for i, obj := range list {
+		q, a := field(obj, questionColumns), field(obj, answerColumns)
+		if q == "" || a == "" {
+			return nil, fail("JSON item %d needs a non-empty string %q and %q", i, "question", "answer")
+		}
+		doc.Blocks = append(doc.Blocks, qaBlock(q, a))
+	}
+	return doc, nil
+}
