@@ -1,0 +1,188 @@
+package ingest_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/knowledge/extract"
+	"github.com/parleyhq/parley/pkg/knowledge/ingest"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+)
+
+// tenant is the id of the tenant the current backend's sources are in.
+var tenant string
+
+const guide = `# Guide
+
+Welcome to the guide.
+
+## Install
+
+### Linux
+
+Run apt install parley.
+
+### macOS
+
+Run brew install parley.
+`
+
+// setup returns a worker over st whose "fake" provider embeds on a
+// fresh fake server, and a base embedding with it (keyword-only when
+// provider is "").
+func setup(t *testing.T, st *store.Store, slug, provider string, opts ingest.Options) (*ingest.Worker, *llmtest.Server, *store.KnowledgeBase) {
+	t.Helper()
+	s := llmtest.NewServer(t, llmtest.Options{})
+	p, err := openai.New(openai.Config{Name: "fake", BaseURL: s.URL(), APIKey: "k", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &store.KnowledgeBase{Slug: slug, Name: "Docs", EmbeddingProvider: provider}
+	if provider != "" {
+		b.EmbeddingModel = "embed-small"
+	}
+	if err := st.Tenant(tenant).Knowledge().CreateBase(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	embedders := func(name string) (llm.Embedder, bool) { return p, name == "fake" }
+	return ingest.New(st, embedders, opts), s, b
+}
+
+func addSource(t *testing.T, st *store.Store, baseID string, src store.KnowledgeSource) *store.KnowledgeSource {
+	t.Helper()
+	src.ContentHash = fmt.Sprintf("sha256:%x", sha256.Sum256(append(src.Content, src.URL...)))
+	src.Bytes = int64(len(src.Content))
+	if _, err := st.Tenant(tenant).Knowledge().AddSource(context.Background(), baseID, &src); err != nil {
+		t.Fatal(err)
+	}
+	return &src
+}
+
+// drain indexes every source due now.
+func drain(t *testing.T, w *ingest.Worker) {
+	t.Helper()
+	for {
+		n, err := w.RunOnce(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+func source(t *testing.T, st *store.Store, src *store.KnowledgeSource) *store.KnowledgeSource {
+	t.Helper()
+	got, err := st.Tenant(tenant).Knowledge().Source(context.Background(), src.BaseID, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func locators(t *testing.T, st *store.Store, src *store.KnowledgeSource) []string {
+	t.Helper()
+	cs, err := st.Tenant(tenant).Knowledge().Chunks(context.Background(), src.BaseID, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Locator)
+	}
+	return out
+}
+
+func TestIndexing(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := &store.Tenant{Slug: "acme", Name: "Acme"}
+		if err := st.Tenants().Create(ctx, tn); err != nil {
+			t.Fatal(err)
+		}
+		tenant = tn.ID
+		t.Run("a markdown file and Q&A pairs go from queued to ready with their chunks and vectors", func(t *testing.T) {
+			w, s, b := setup(t, st, "guide", "fake", ingest.Options{})
+			md := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "guide.md", ContentType: "text/markdown", Content: []byte(guide)})
+			qa := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceQA, ContentType: extract.QAContentType,
+				Content: []byte(`[{"question":"How do I install?","answer":"Use apt."},{"question":"Is it free?","answer":"Yes."}]`)})
+			drain(t, w)
+			got := source(t, st, md)
+			if got.Status != store.SourceReady || got.Chunks != 3 || got.Error != "" {
+				t.Fatalf("markdown source: status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if l := strings.Join(locators(t, st, md), "; "); l != "Guide; Guide > Install > Linux; Guide > Install > macOS" {
+				t.Errorf("locators %q", l)
+			}
+			if got := source(t, st, qa); got.Status != store.SourceReady || got.Chunks != 2 {
+				t.Fatalf("qa source: status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			base, _ := st.Tenant(tenant).Knowledge().Base(ctx, b.ID)
+			if base.EmbeddingDims != llmtest.EmbeddingDims {
+				t.Errorf("the base holds vectors of %d dimensions", base.EmbeddingDims)
+			}
+			if len(s.Requests()) == 0 {
+				t.Error("nothing was embedded")
+			}
+		})
+		t.Run("a base without an embedding provider is indexed for keyword search only", func(t *testing.T) {
+			w, s, b := setup(t, st, "keywords", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain; charset=utf-8", Content: []byte("Opening hours are nine to five.")})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Chunks != 1 {
+				t.Fatalf("status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if len(s.Requests()) != 0 {
+				t.Error("a keyword-only base was embedded")
+			}
+		})
+		t.Run("a rate-limited embedding is retried after the wait the provider asked for", func(t *testing.T) {
+			// The worker's clock runs an hour behind the database's, so the
+			// retry it schedules is due at once.
+			past := time.Now().Add(-time.Hour).Truncate(time.Second)
+			w, s, b := setup(t, st, "ratelimited", "fake", ingest.Options{Now: func() time.Time { return past }})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain", Content: []byte("Refunds take five days.")})
+			s.FailEmbeddings(*llmtest.RateLimited("120").Fault)
+			if _, err := w.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := source(t, st, src)
+			if got.Status != store.SourceQueued || !strings.Contains(got.Error, "rate_limit") || got.NextAttemptAt == nil ||
+				!got.NextAttemptAt.Equal(past.Add(2*time.Minute)) {
+				t.Fatalf("status %s, error %q, next attempt %v, want %v", got.Status, got.Error, got.NextAttemptAt, past.Add(2*time.Minute))
+			}
+			if _, err := w.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Error != "" || got.Chunks != 1 {
+				t.Fatalf("after the retry: status %s, error %q", got.Status, got.Error)
+			}
+		})
+		t.Run("a corrupt PDF fails at once with its reason", func(t *testing.T) {
+			w, _, b := setup(t, st, "corrupt", "fake", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "manual.pdf", ContentType: "application/pdf", Content: []byte("%PDF-1.4\nnot really a pdf")})
+			drain(t, w)
+			got := source(t, st, src)
+			if got.Status != store.SourceFailed || !strings.Contains(got.Error, "PDF is corrupt") || got.NextAttemptAt != nil {
+				t.Fatalf("status %s, error %q, next attempt %v", got.Status, got.Error, got.NextAttemptAt)
+			}
+		})
+		t.Run("a URL source fails saying fetching is not built yet", func(t *testing.T) {
+			w, _, b := setup(t, st, "urls", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: "https://example.com/"})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "fetching URLs is not built yet") {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+		})
+	})
+}
