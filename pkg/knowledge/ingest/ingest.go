@@ -38,6 +38,10 @@ type Options struct {
 	MaxAttempts int
 	Chunking    chunk.Options
 	Limits      extract.Limits
+	// Settled, when set, is told of a source that became ready or failed
+	// for good, as the store now holds it: the server emits the
+	// knowledge.source_ready and knowledge.source_failed webhooks from it.
+	Settled func(ctx context.Context, src *store.KnowledgeSource)
 	// Now is the clock retries are scheduled by (default time.Now).
 	Now func() time.Time
 	Log *slog.Logger
@@ -140,6 +144,7 @@ func (w *Worker) Index(ctx context.Context, src *store.KnowledgeSource) {
 	}
 	if err == nil {
 		log.Info("knowledge: source indexed", "chunks", len(r.Chunks))
+		w.settled(ctx, src)
 		return
 	}
 	if ctx.Err() != nil {
@@ -149,7 +154,22 @@ func (w *Worker) Index(ctx context.Context, src *store.KnowledgeSource) {
 	log.Warn("knowledge: source not indexed", "reason", reason, "retry_at", retryAt)
 	if ferr := w.st.KnowledgeJobs().Fail(ctx, src, reason, retryAt); ferr != nil {
 		log.Error("knowledge: record failed source", "err", ferr)
+	} else if retryAt.IsZero() {
+		w.settled(ctx, src)
 	}
+}
+
+// settled tells Options.Settled of src as the store now holds it.
+func (w *Worker) settled(ctx context.Context, src *store.KnowledgeSource) {
+	if w.opts.Settled == nil {
+		return
+	}
+	now, err := w.st.Tenant(src.TenantID).Knowledge().Source(ctx, src.BaseID, src.ID)
+	if err != nil {
+		w.opts.Log.Error("knowledge: read settled source", "source", src.ID, "err", err)
+		return
+	}
+	w.opts.Settled(ctx, now)
 }
 
 // outcome is the reason recorded for err, and when to retry (zero: do
@@ -196,6 +216,9 @@ func (w *Worker) index(ctx context.Context, src *store.KnowledgeSource, log *slo
 		log.Info("knowledge: extraction warning", "warning", warning)
 	}
 	chunks := chunk.Split(doc, w.opts.Chunking)
+	if len(chunks) == 0 {
+		return r, permanent("the document has headings but no text under them: nothing to index")
+	}
 	r = store.KnowledgeIndexed{Title: doc.Title, ContentHash: src.ContentHash, Pages: doc.Pages,
 		Chunks: make([]store.KnowledgeChunk, len(chunks))}
 	texts := make([]string, len(chunks))

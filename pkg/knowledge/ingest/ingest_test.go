@@ -176,6 +176,21 @@ func TestIndexing(t *testing.T) {
 				t.Fatalf("status %s, error %q, next attempt %v", got.Status, got.Error, got.NextAttemptAt)
 			}
 		})
+		t.Run("the sources that become ready or fail for good are told, a retry is not", func(t *testing.T) {
+			var told []string
+			settled := func(_ context.Context, src *store.KnowledgeSource) { told = append(told, src.Filename+" "+src.Status) }
+			w, s, b := setup(t, st, "settled", "fake", ingest.Options{Settled: settled})
+			addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "ok.md", Content: []byte("# Fine\n\nAll is well.")})
+			drain(t, w)
+			addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "bad.txt", Content: []byte("\xff")})
+			drain(t, w)
+			s.FailEmbeddings(*llmtest.RateLimited("60").Fault)
+			addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "later.md", Content: []byte("# Later\n\nSee you.")})
+			drain(t, w)
+			if got := strings.Join(told, ", "); got != "ok.md ready, bad.txt failed" {
+				t.Fatalf("told %q", got)
+			}
+		})
 		t.Run("a URL source fails saying fetching is not built yet", func(t *testing.T) {
 			w, _, b := setup(t, st, "urls", "", ingest.Options{})
 			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: "https://example.com/"})
