@@ -24,7 +24,7 @@ import (
 const maxPathID = 64
 
 // idParams are the path parameters that name a stored row.
-var idParams = []string{"tenant", "bot", "dialog", "id", "channel"}
+var idParams = []string{"tenant", "bot", "dialog", "id", "channel", "kb", "source"}
 
 // wellFormed refuses a path or query that is not UTF-8 text without NUL
 // (400), and an id parameter too long to exist (404).

@@ -57,15 +57,15 @@ type KnowledgeSource struct {
 	ID       string   `json:"id"`
 	Kind     string   `json:"kind"`
 	Title    string   `json:"title"`
-	URL      string   `json:"url,omitempty"`
-	Filename string   `json:"filename,omitempty"`
+	URL      string   `json:"url"`
+	Filename string   `json:"filename"`
 	Tags     []string `json:"tags"`
 	// Status is queued, indexing, ready or failed (Error says why).
 	Status      string     `json:"status"`
-	Error       string     `json:"error,omitempty"`
+	Error       string     `json:"error"`
 	Chunks      int        `json:"chunks"`
 	Pages       int        `json:"pages"`
-	IndexedAt   *time.Time `json:"indexed_at,omitempty"`
+	IndexedAt   *time.Time `json:"indexed_at"`
 	ContentHash string     `json:"content_hash"`
 	Bytes       int64      `json:"bytes"`
 	// Refresh is how often a url or sitemap source is fetched again
@@ -127,8 +127,8 @@ type SearchKnowledgeRequest struct {
 type KnowledgeResult struct {
 	Source  string `json:"source"`
 	Title   string `json:"title"`
-	URL     string `json:"url,omitempty"`
-	Locator string `json:"locator,omitempty"`
+	URL     string `json:"url"`
+	Locator string `json:"locator"`
 	Chunk   int    `json:"chunk"`
 	Text    string `json:"text"`
 	// Score is the fused score, 0..1.
