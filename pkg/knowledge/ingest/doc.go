@@ -6,6 +6,11 @@
 // them, making the source ready. A base without an embedding provider is
 // indexed for keyword search only.
 //
+// A url source's page is fetched through pkg/outbound's client under
+// Options.Outbound, asking with its ETag and Last-Modified whether it
+// changed since it was indexed; an unchanged page keeps its chunks.
+// Sitemaps are not fetched yet: such a source fails saying so.
+//
 // A failure is recorded on the source in words its owner can act on. A
 // transient one (the embedding provider rate-limited or down, the
 // database busy) queues the source again after a growing wait: 1

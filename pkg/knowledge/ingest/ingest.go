@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/knowledge/chunk"
 	"github.com/parleyhq/parley/pkg/knowledge/extract"
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/worker"
 )
@@ -36,8 +38,12 @@ type Options struct {
 	// MaxAttempts is how many times a transient failure is retried
 	// before the source fails (default 8).
 	MaxAttempts int
-	Chunking    chunk.Options
-	Limits      extract.Limits
+	// Outbound is the policy url sources are fetched under, through
+	// pkg/outbound's client (default: the zero policy, public addresses
+	// on ports 80 and 443 only).
+	Outbound outbound.Policy
+	Chunking chunk.Options
+	Limits   extract.Limits
 	// Settled, when set, is told of a source that became ready or failed
 	// for good, as the store now holds it: the server emits the
 	// knowledge.source_ready and knowledge.source_failed webhooks from it.
@@ -65,6 +71,7 @@ type Worker struct {
 	st        *store.Store
 	embedders Embedders
 	opts      Options
+	client    *http.Client // fetches url sources, under opts.Outbound
 }
 
 // New returns a worker over st; embedders may be nil when no embedding
@@ -98,7 +105,8 @@ func New(st *store.Store, embedders Embedders, opts Options) *Worker {
 	if embedders == nil {
 		embedders = func(string) (llm.Embedder, bool) { return nil, false }
 	}
-	return &Worker{st: st, embedders: embedders, opts: opts}
+	client := outbound.NewClient(opts.Outbound, outbound.Options{Timeout: 2 * time.Minute})
+	return &Worker{st: st, embedders: embedders, opts: opts, client: client}
 }
 
 // Run indexes queued sources until ctx ends, then waits for the ones in
@@ -192,23 +200,44 @@ func (w *Worker) outcome(src *store.KnowledgeSource, err error) (string, time.Ti
 // index reads, extracts, chunks and embeds src.
 func (w *Worker) index(ctx context.Context, src *store.KnowledgeSource, log *slog.Logger) (store.KnowledgeIndexed, error) {
 	var r store.KnowledgeIndexed
-	switch src.Kind {
-	case store.SourceURL, store.SourceSitemap:
-		return r, permanent("fetching URLs is not built yet: upload the page as a file instead")
-	}
 	kn := w.st.Tenant(src.TenantID).Knowledge()
 	base, err := kn.Base(ctx, src.BaseID)
 	if err != nil {
 		return r, fmt.Errorf("read the knowledge base: %w", err)
 	}
-	data, err := kn.Content(ctx, src.ID)
-	if err != nil {
-		return r, fmt.Errorf("read the source's content: %w", err)
+	r.ContentHash = src.ContentHash
+	filename, contentType := src.Filename, src.ContentType
+	var data []byte
+	switch src.Kind {
+	case store.SourceSitemap:
+		return r, permanent("fetching sitemaps is not built yet: add the pages as url sources")
+	case store.SourceURL:
+		// Ask whether the page changed only when its chunks are where
+		// Done would keep them.
+		gen := base.Generation
+		if base.Building != 0 {
+			gen = base.Building
+		}
+		p, err := w.fetch(ctx, src, src.IndexedAt != nil && src.Generation == gen)
+		if err != nil {
+			return r, err
+		}
+		r.ContentHash, r.ETag, r.LastModified = p.hash, p.etag, p.lastModified
+		if p.unchanged {
+			r.Unchanged, r.Pages = true, src.Pages
+			return r, nil
+		}
+		data, filename, contentType = p.data, p.filename, p.contentType
+	default:
+		data, err = kn.Content(ctx, src.ID)
+		if err != nil {
+			return r, fmt.Errorf("read the source's content: %w", err)
+		}
+		if len(data) == 0 {
+			return r, permanent("the source has no content: add it again")
+		}
 	}
-	if len(data) == 0 {
-		return r, permanent("the source has no content: add it again")
-	}
-	doc, err := extract.Extract(data, src.Filename, src.ContentType, w.opts.Limits)
+	doc, err := extract.Extract(data, filename, contentType, w.opts.Limits)
 	if err != nil {
 		return r, err
 	}
@@ -219,8 +248,7 @@ func (w *Worker) index(ctx context.Context, src *store.KnowledgeSource, log *slo
 	if len(chunks) == 0 {
 		return r, permanent("the document has headings but no text under them: nothing to index")
 	}
-	r = store.KnowledgeIndexed{Title: doc.Title, ContentHash: src.ContentHash, Pages: doc.Pages,
-		Chunks: make([]store.KnowledgeChunk, len(chunks))}
+	r.Title, r.Pages, r.Chunks = doc.Title, doc.Pages, make([]store.KnowledgeChunk, len(chunks))
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
 		title := c.Title

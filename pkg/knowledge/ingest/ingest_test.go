@@ -4,6 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -191,11 +196,54 @@ func TestIndexing(t *testing.T) {
 				t.Fatalf("told %q", got)
 			}
 		})
-		t.Run("a URL source fails saying fetching is not built yet", func(t *testing.T) {
-			w, _, b := setup(t, st, "urls", "", ingest.Options{})
-			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: "https://example.com/"})
+		t.Run("a web page is fetched through the outbound policy, and not indexed again while unchanged", func(t *testing.T) {
+			var conditional []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				conditional = append(conditional, r.Header.Get("If-None-Match"))
+				if r.Header.Get("If-None-Match") == `"v1"` {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				w.Header().Set("ETag", `"v1"`)
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.Write([]byte(`<title>Shop</title><nav>Menu</nav><h1>Returns</h1><p>Returns are free for thirty days.</p>`))
+			}))
+			defer srv.Close()
+			addr := netip.MustParseAddrPort(strings.TrimPrefix(srv.URL, "http://"))
+			policy := outbound.Policy{AllowCIDRs: []netip.Prefix{netip.PrefixFrom(addr.Addr(), 32)}, ExtraPorts: []int{int(addr.Port())}}
+			w, _, b := setup(t, st, "pages", "fake", ingest.Options{Outbound: policy})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/returns"})
 			drain(t, w)
-			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "fetching URLs is not built yet") {
+			got := source(t, st, src)
+			if got.Status != store.SourceReady || got.Chunks != 1 || got.ETag != `"v1"` {
+				t.Fatalf("status %s, %d chunks, etag %q, error %q", got.Status, got.Chunks, got.ETag, got.Error)
+			}
+			if err := st.Tenant(tenant).Knowledge().RefreshSource(ctx, b.ID, src.ID); err != nil {
+				t.Fatal(err)
+			}
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Chunks != 1 {
+				t.Fatalf("after the refresh: status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if want := []string{"", `"v1"`}; !slices.Equal(conditional, want) {
+				t.Errorf("If-None-Match sent %q, want %q", conditional, want)
+			}
+		})
+		t.Run("a page the outbound policy refuses fails at once", func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("the page was fetched") }))
+			defer srv.Close()
+			w, _, b := setup(t, st, "private", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/"})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "destination") {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+		})
+		t.Run("a sitemap fails saying fetching sitemaps is not built yet", func(t *testing.T) {
+			w, _, b := setup(t, st, "sitemaps", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceSitemap, URL: "https://example.com/sitemap.xml"})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "sitemaps is not built yet") {
 				t.Fatalf("status %s, error %q", got.Status, got.Error)
 			}
 		})
