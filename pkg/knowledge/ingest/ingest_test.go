@@ -139,6 +139,18 @@ func TestIndexing(t *testing.T) {
 				t.Error("nothing was embedded")
 			}
 		})
+		t.Run("chunks are embedded in batches of BatchSize", func(t *testing.T) {
+			w, s, b := setup(t, st, "batches", "fake", ingest.Options{BatchSize: 2})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "faq.jsonl",
+				Content: []byte("{\"question\":\"a?\",\"answer\":\"1\"}\n{\"question\":\"b?\",\"answer\":\"2\"}\n{\"question\":\"c?\",\"answer\":\"3\"}\n{\"question\":\"d?\",\"answer\":\"4\"}\n{\"question\":\"e?\",\"answer\":\"5\"}\n")})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Chunks != 5 {
+				t.Fatalf("status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if n := len(s.Requests()); n != 3 {
+				t.Errorf("%d embedding requests, want 3", n)
+			}
+		})
 		t.Run("a base without an embedding provider is indexed for keyword search only", func(t *testing.T) {
 			w, s, b := setup(t, st, "keywords", "", ingest.Options{})
 			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain; charset=utf-8", Content: []byte("Opening hours are nine to five.")})
