@@ -1,11 +1,18 @@
 package extract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"path"
+	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/transform"
 )
 
 // Kinds of block.
@@ -156,6 +163,10 @@ func Extract(data []byte, filename, contentType string, lim Limits) (*Document, 
 	case "":
 		return nil, fail("cannot tell the format of %q (content type %q): upload Markdown, plain text, HTML, CSV or JSON(L) Q&A, DOCX or PDF", filename, contentType)
 	default:
+		data, err = toUTF8(data, format, contentType)
+		if err != nil {
+			return nil, err
+		}
 		if err := checkUTF8(data); err != nil {
 			return nil, err
 		}
@@ -182,6 +193,40 @@ func Extract(data []byte, filename, contentType string, lim Limits) (*Document, 
 		return nil, fail("no text found in %q", filename)
 	}
 	return doc, nil
+}
+
+var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?([a-z0-9_:.-]+)`)
+
+// toUTF8 converts text whose encoding is declared, by the content
+// type's charset or, in HTML, a <meta charset>, to UTF-8. Undeclared
+// text must be UTF-8 already: guessing would turn a wrong upload into
+// garbled text instead of an error.
+func toUTF8(data []byte, format, contentType string) ([]byte, error) {
+	if format != "html" {
+		// Only the content type declares a charset outside HTML.
+		if _, params, err := mime.ParseMediaType(contentType); err != nil || params["charset"] == "" {
+			return data, nil
+		}
+	}
+	enc, name, certain := charset.DetermineEncoding(data, contentType)
+	if !certain {
+		// DetermineEncoding does not tell a <meta> from its guess.
+		m := metaCharset.FindSubmatch(data[:min(len(data), 1024)])
+		if m == nil {
+			return data, nil
+		}
+		if enc, name = charset.Lookup(string(m[1])); enc == nil {
+			return nil, fail("the page declares the unknown encoding %q", m[1])
+		}
+	}
+	if name == "utf-8" {
+		return data, nil
+	}
+	out, err := io.ReadAll(transform.NewReader(bytes.NewReader(data), enc.NewDecoder()))
+	if err != nil {
+		return nil, fail("the text cannot be read as %s, its declared encoding: %v", name, err)
+	}
+	return out, nil
 }
 
 // checkUTF8 refuses text that is not UTF-8, naming where it stops being.

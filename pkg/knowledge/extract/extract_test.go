@@ -114,6 +114,24 @@ func TestExtractPDF(t *testing.T) {
 	})
 }
 
+func TestExtractDeclaredCharsets(t *testing.T) {
+	tests := []struct{ name, ct, in string }{
+		{"a content type's charset is honoured", "text/plain; charset=iso-8859-1", "caf\xe9"},
+		{"an HTML meta charset is honoured", "text/html", "<meta charset=\"windows-1252\"><p>caf\xe9</p>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := extract.Extract([]byte(tt.in), "", tt.ct, extract.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := doc.Blocks[0].Text; got != "café" {
+				t.Fatalf("text %q", got)
+			}
+		})
+	}
+}
+
 func TestExtractRefuses(t *testing.T) {
 	tests := []struct {
 		name, file, in string
@@ -121,6 +139,7 @@ func TestExtractRefuses(t *testing.T) {
 		want           string
 	}{
 		{"invalid UTF-8 names the byte offset", "a.txt", "héllo\xffx", extract.Limits{}, "not valid UTF-8 at byte offset 6"},
+		{"an HTML page that declares no encoding must be UTF-8", "a.html", "<p>caf\xe9</p>", extract.Limits{}, "not valid UTF-8 at byte offset 6"},
 		{"an input over the size limit", "a.txt", "hello world", extract.Limits{MaxBytes: 5}, "more than the 5 allowed"},
 		{"an unknown format", "a.bin", "xx", extract.Limits{}, "cannot tell the format"},
 		{"a CSV without question and answer columns", "a.csv", "a,b\n", extract.Limits{}, `must name a "question"`},
