@@ -32,6 +32,8 @@ func TestExtract(t *testing.T) {
 		{"markdown keeps headings, lists, tables and code", "a.md", "", "# Guide\n\nIntro line one\nline two.\n\n## Install\n\n- first\n- second\n  more\n\n| OS | Size |\n|---|---|\n| Linux | 10 |\n\n```\ngo run .\n```\n",
 			"Guide", []block{{"heading", "Guide", 1, 0, ""}, {"paragraph", "Intro line one line two.", 0, 0, ""}, {"heading", "Install", 2, 0, ""},
 				{"list_item", "first", 0, 0, ""}, {"list_item", "second more", 0, 0, ""}, {"table", "OS | Size\nLinux | 10", 0, 0, ""}, {"code", "go run .", 0, 0, ""}}},
+		{"markdown underlined headings, rules, and a list right after a paragraph", "a.md", "", "Title\n=====\n\nSee:\n- one\n\n***\n\nPart\n----\ntext",
+			"Title", []block{{"heading", "Title", 1, 0, ""}, {"paragraph", "See:", 0, 0, ""}, {"list_item", "one", 0, 0, ""}, {"heading", "Part", 2, 0, ""}, {"paragraph", "text", 0, 0, ""}}},
 		{"plain text is a paragraph per run of lines", "a.txt", "", "one\ntwo\n\n\nthree", "",
 			[]block{{"paragraph", "one two", 0, 0, ""}, {"paragraph", "three", 0, 0, ""}}},
 		{"html drops scripts, navigation and footers and keeps anchors", "a.html", "",

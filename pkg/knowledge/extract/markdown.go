@@ -8,11 +8,14 @@ import (
 var (
 	mdHeading  = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
 	mdListItem = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$`)
+	mdSetext   = regexp.MustCompile(`^(=+|-+)$`)
+	mdRule     = regexp.MustCompile(`^([-*_]\s*){3,}$`)
+	mdBullet   = regexp.MustCompile(`^\s*[-*+]\s+\S`)
 	mdTableSep = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$`)
 )
 
 // markdownText reads CommonMark's block structure, line by line: ATX
-// headings, fenced code, list items, pipe tables and paragraphs. Inline
+// and setext headings, thematic breaks, fenced code, list items, pipe tables and paragraphs. Inline
 // markup is kept as written; it reads fine to a model.
 func markdownText(text string) *Document {
 	doc := &Document{}
@@ -40,6 +43,20 @@ func markdownText(text string) *Document {
 			if c := strings.TrimRight(strings.Join(code, "\n"), "\n "); strings.TrimSpace(c) != "" {
 				doc.Blocks = append(doc.Blocks, Block{Kind: Code, Text: c})
 			}
+		case len(para) > 0 && mdSetext.MatchString(trimmed):
+			// The paragraph above was a heading underlined.
+			text := strings.Join(para, " ")
+			para = nil
+			level := 1
+			if trimmed[0] == '-' {
+				level = 2
+			}
+			doc.Blocks = append(doc.Blocks, Block{Kind: Heading, Level: level, Text: text})
+			if doc.Title == "" && level == 1 {
+				doc.Title = text
+			}
+		case mdRule.MatchString(trimmed):
+			flush() // a thematic break
 		case mdHeading.MatchString(trimmed):
 			flush()
 			m := mdHeading.FindStringSubmatch(trimmed)
@@ -58,7 +75,7 @@ func markdownText(text string) *Document {
 			}
 			i--
 			doc.Blocks = append(doc.Blocks, tableBlock(rows))
-		case mdListItem.MatchString(line) && (len(para) == 0 || mdListItem.MatchString(lines[i-1])):
+		case mdListItem.MatchString(line) && (len(para) == 0 || mdBullet.MatchString(line) || mdListItem.MatchString(lines[i-1])):
 			flush()
 			item := mdListItem.FindStringSubmatch(line)[1]
 			// Continuation lines, indented, belong to the item.
