@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/knowledge/chunk"
@@ -147,7 +148,9 @@ func (w *Worker) Index(ctx context.Context, src *store.KnowledgeSource) {
 		case errors.Is(err, store.ErrKnowledgeLimit):
 			err = permanent("the knowledge base is full: the tenant's chunk limit would be exceeded; delete sources or ask for a higher limit")
 		case errors.Is(err, store.ErrConflict):
-			err = permanent("%v", err)
+			// The same content as another source, or the claim lapsed
+			// (then Fail is refused too, and only logged).
+			err = permanent("%s", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "store: finish knowledge source: "), ": "+store.ErrConflict.Error()))
 		}
 	}
 	if err == nil {

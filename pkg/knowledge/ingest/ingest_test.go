@@ -241,6 +241,24 @@ func TestIndexing(t *testing.T) {
 				t.Errorf("If-None-Match sent %q, want %q", conditional, want)
 			}
 		})
+		t.Run("a page with the same content as another source fails saying which", func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				w.Write([]byte("The same words on every page."))
+			}))
+			defer srv.Close()
+			addr := netip.MustParseAddrPort(strings.TrimPrefix(srv.URL, "http://"))
+			policy := outbound.Policy{AllowCIDRs: []netip.Prefix{netip.PrefixFrom(addr.Addr(), 32)}, ExtraPorts: []int{int(addr.Port())}}
+			w, _, b := setup(t, st, "mirrors", "", ingest.Options{Outbound: policy})
+			first := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/a"})
+			drain(t, w)
+			second := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/b"})
+			drain(t, w)
+			got := source(t, st, second)
+			if got.Status != store.SourceFailed || got.Error != "the same content as source "+first.ID {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+		})
 		t.Run("a page the outbound policy refuses fails at once", func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("the page was fetched") }))
 			defer srv.Close()
