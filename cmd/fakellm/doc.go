@@ -24,4 +24,8 @@
 //	]
 //
 // Arguments are sent verbatim, so malformed JSON can be scripted too.
+//
+// POST /v1/embeddings answers any model with deterministic 256-dimension
+// vectors of hashed words, word pairs and character trigrams (see
+// llmtest.Embed), so a knowledge base can be indexed and searched offline.
 package main

@@ -71,6 +71,8 @@ type Server struct {
 	// cached holds the prompt prefixes Anthropic requests marked for
 	// caching, so a later request starting the same way reads them.
 	cached map[string]bool
+	// embedFaults fail the next embeddings requests, one each.
+	embedFaults []Fault
 }
 
 // NewHandler returns an unstarted fake, to mount on a server of your own.
@@ -170,7 +172,7 @@ func (s *Server) LastRequest() *ChatRequest {
 
 const maxBody = 32 << 20
 
-// ServeHTTP implements the chat-completions and models routes.
+// ServeHTTP implements the chat-completions, embeddings and models routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	rec := s.add(&Record{At: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
@@ -189,6 +191,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]string{{"id": "fake-model", "object": "model", "owned_by": "llmtest"}}})
 	case r.URL.Path == "/v1/chat/completions" && r.Method == http.MethodPost:
 		s.chat(w, r, rec)
+	case r.URL.Path == "/v1/embeddings" && r.Method == http.MethodPost:
+		s.embeddings(w, rec)
 	case r.URL.Path == "/v1/chat/completions":
 		s.fail(w, rec, &apiError{status: http.StatusMethodNotAllowed, body: wire.Error{Type: "invalid_request_error",
 			Message: fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path)}}, "")

@@ -1,0 +1,24 @@
+// Package ingest is the knowledge indexing worker: it claims queued
+// sources from the store's KnowledgeJobs queue (on pkg/worker's pool,
+// like the webhook deliverer), reads each source's content, extracts its
+// text (pkg/knowledge/extract), cuts it into chunks (pkg/knowledge/chunk),
+// embeds them in batches with the base's embedding model, and stores
+// them, making the source ready. A base without an embedding provider is
+// indexed for keyword search only.
+//
+// A url source's page is fetched through pkg/outbound's client under
+// Options.Outbound, asking with its ETag and Last-Modified whether it
+// changed since it was indexed; an unchanged page keeps its chunks.
+// Sitemaps are not fetched yet: such a source fails saying so.
+//
+// A failure is recorded on the source in words its owner can act on. A
+// transient one (the embedding provider rate-limited or down, the
+// database busy) queues the source again after a growing wait: 1
+// minute, 5, 30, 2 hours, then 6 hours, or longer when the provider
+// asked for it; after MaxAttempts the source fails. A permanent one (an
+// encrypted PDF, a file that is not UTF-8, a chunk limit reached) fails
+// it at once.
+//
+//	w := ingest.New(st, embedders, ingest.Options{Instance: id})
+//	go w.Run(ctx)
+package ingest

@@ -1,0 +1,281 @@
+package ingest_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/knowledge/extract"
+	"github.com/parleyhq/parley/pkg/knowledge/ingest"
+	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/llm/llmtest"
+	"github.com/parleyhq/parley/pkg/llm/openai"
+	"github.com/parleyhq/parley/pkg/outbound"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
+)
+
+// tenant is the id of the tenant the current backend's sources are in.
+var tenant string
+
+const guide = `# Guide
+
+Welcome to the guide.
+
+## Install
+
+### Linux
+
+Run apt install parley.
+
+### macOS
+
+Run brew install parley.
+`
+
+// setup returns a worker over st whose "fake" provider embeds on a
+// fresh fake server, and a base embedding with it (keyword-only when
+// provider is "").
+func setup(t *testing.T, st *store.Store, slug, provider string, opts ingest.Options) (*ingest.Worker, *llmtest.Server, *store.KnowledgeBase) {
+	t.Helper()
+	s := llmtest.NewServer(t, llmtest.Options{})
+	p, err := openai.New(openai.Config{Name: "fake", BaseURL: s.URL(), APIKey: "k", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &store.KnowledgeBase{Slug: slug, Name: "Docs", EmbeddingProvider: provider}
+	if provider != "" {
+		b.EmbeddingModel = "embed-small"
+	}
+	if err := st.Tenant(tenant).Knowledge().CreateBase(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	embedders := func(name string) (llm.Embedder, bool) { return p, name == "fake" }
+	return ingest.New(st, embedders, opts), s, b
+}
+
+func addSource(t *testing.T, st *store.Store, baseID string, src store.KnowledgeSource) *store.KnowledgeSource {
+	t.Helper()
+	src.ContentHash = fmt.Sprintf("sha256:%x", sha256.Sum256(append(src.Content, src.URL...)))
+	src.Bytes = int64(len(src.Content))
+	if _, err := st.Tenant(tenant).Knowledge().AddSource(context.Background(), baseID, &src); err != nil {
+		t.Fatal(err)
+	}
+	return &src
+}
+
+// drain indexes every source due now.
+func drain(t *testing.T, w *ingest.Worker) {
+	t.Helper()
+	for {
+		n, err := w.RunOnce(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+func source(t *testing.T, st *store.Store, src *store.KnowledgeSource) *store.KnowledgeSource {
+	t.Helper()
+	got, err := st.Tenant(tenant).Knowledge().Source(context.Background(), src.BaseID, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func locators(t *testing.T, st *store.Store, src *store.KnowledgeSource) []string {
+	t.Helper()
+	cs, err := st.Tenant(tenant).Knowledge().Chunks(context.Background(), src.BaseID, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Locator)
+	}
+	return out
+}
+
+func TestIndexing(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := &store.Tenant{Slug: "acme", Name: "Acme"}
+		if err := st.Tenants().Create(ctx, tn); err != nil {
+			t.Fatal(err)
+		}
+		tenant = tn.ID
+		t.Run("a markdown file and Q&A pairs go from queued to ready with their chunks and vectors", func(t *testing.T) {
+			w, s, b := setup(t, st, "guide", "fake", ingest.Options{})
+			md := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "guide.md", ContentType: "text/markdown", Content: []byte(guide)})
+			qa := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceQA, ContentType: extract.QAContentType,
+				Content: []byte(`[{"question":"How do I install?","answer":"Use apt."},{"question":"Is it free?","answer":"Yes."}]`)})
+			drain(t, w)
+			got := source(t, st, md)
+			if got.Status != store.SourceReady || got.Chunks != 3 || got.Error != "" {
+				t.Fatalf("markdown source: status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if l := strings.Join(locators(t, st, md), "; "); l != "Guide; Guide > Install > Linux; Guide > Install > macOS" {
+				t.Errorf("locators %q", l)
+			}
+			if got := source(t, st, qa); got.Status != store.SourceReady || got.Chunks != 2 {
+				t.Fatalf("qa source: status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			base, _ := st.Tenant(tenant).Knowledge().Base(ctx, b.ID)
+			if base.EmbeddingDims != llmtest.EmbeddingDims {
+				t.Errorf("the base holds vectors of %d dimensions", base.EmbeddingDims)
+			}
+			if len(s.Requests()) == 0 {
+				t.Error("nothing was embedded")
+			}
+		})
+		t.Run("chunks are embedded in batches of BatchSize", func(t *testing.T) {
+			w, s, b := setup(t, st, "batches", "fake", ingest.Options{BatchSize: 2})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "faq.jsonl",
+				Content: []byte("{\"question\":\"a?\",\"answer\":\"1\"}\n{\"question\":\"b?\",\"answer\":\"2\"}\n{\"question\":\"c?\",\"answer\":\"3\"}\n{\"question\":\"d?\",\"answer\":\"4\"}\n{\"question\":\"e?\",\"answer\":\"5\"}\n")})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Chunks != 5 {
+				t.Fatalf("status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if n := len(s.Requests()); n != 3 {
+				t.Errorf("%d embedding requests, want 3", n)
+			}
+		})
+		t.Run("a base without an embedding provider is indexed for keyword search only", func(t *testing.T) {
+			w, s, b := setup(t, st, "keywords", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain; charset=utf-8", Content: []byte("Opening hours are nine to five.")})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Chunks != 1 {
+				t.Fatalf("status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if len(s.Requests()) != 0 {
+				t.Error("a keyword-only base was embedded")
+			}
+		})
+		t.Run("a rate-limited embedding is retried after the wait the provider asked for", func(t *testing.T) {
+			// The worker's clock runs an hour behind the database's, so the
+			// retry it schedules is due at once.
+			past := time.Now().Add(-time.Hour).Truncate(time.Second)
+			w, s, b := setup(t, st, "ratelimited", "fake", ingest.Options{Now: func() time.Time { return past }})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain", Content: []byte("Refunds take five days.")})
+			s.FailEmbeddings(*llmtest.RateLimited("120").Fault)
+			if _, err := w.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := source(t, st, src)
+			if got.Status != store.SourceQueued || !strings.Contains(got.Error, "rate_limit") || got.NextAttemptAt == nil ||
+				!got.NextAttemptAt.Equal(past.Add(2*time.Minute)) {
+				t.Fatalf("status %s, error %q, next attempt %v, want %v", got.Status, got.Error, got.NextAttemptAt, past.Add(2*time.Minute))
+			}
+			if _, err := w.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Error != "" || got.Chunks != 1 {
+				t.Fatalf("after the retry: status %s, error %q", got.Status, got.Error)
+			}
+		})
+		t.Run("a corrupt PDF fails at once with its reason", func(t *testing.T) {
+			w, _, b := setup(t, st, "corrupt", "fake", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "manual.pdf", ContentType: "application/pdf", Content: []byte("%PDF-1.4\nnot really a pdf")})
+			drain(t, w)
+			got := source(t, st, src)
+			if got.Status != store.SourceFailed || !strings.Contains(got.Error, "PDF is corrupt") || got.NextAttemptAt != nil {
+				t.Fatalf("status %s, error %q, next attempt %v", got.Status, got.Error, got.NextAttemptAt)
+			}
+		})
+		t.Run("the sources that become ready or fail for good are told, a retry is not", func(t *testing.T) {
+			var told []string
+			settled := func(_ context.Context, src *store.KnowledgeSource) { told = append(told, src.Filename+" "+src.Status) }
+			w, s, b := setup(t, st, "settled", "fake", ingest.Options{Settled: settled})
+			addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "ok.md", Content: []byte("# Fine\n\nAll is well.")})
+			drain(t, w)
+			addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "bad.txt", Content: []byte("\xff")})
+			drain(t, w)
+			s.FailEmbeddings(*llmtest.RateLimited("60").Fault)
+			addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "later.md", Content: []byte("# Later\n\nSee you.")})
+			drain(t, w)
+			if got := strings.Join(told, ", "); got != "ok.md ready, bad.txt failed" {
+				t.Fatalf("told %q", got)
+			}
+		})
+		t.Run("a web page is fetched through the outbound policy, and not indexed again while unchanged", func(t *testing.T) {
+			var conditional []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				conditional = append(conditional, r.Header.Get("If-None-Match"))
+				if r.Header.Get("If-None-Match") == `"v1"` {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				w.Header().Set("ETag", `"v1"`)
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.Write([]byte(`<title>Shop</title><nav>Menu</nav><h1>Returns</h1><p>Returns are free for thirty days.</p>`))
+			}))
+			defer srv.Close()
+			addr := netip.MustParseAddrPort(strings.TrimPrefix(srv.URL, "http://"))
+			policy := outbound.Policy{AllowCIDRs: []netip.Prefix{netip.PrefixFrom(addr.Addr(), 32)}, ExtraPorts: []int{int(addr.Port())}}
+			w, _, b := setup(t, st, "pages", "fake", ingest.Options{Outbound: policy})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/returns"})
+			drain(t, w)
+			got := source(t, st, src)
+			if got.Status != store.SourceReady || got.Chunks != 1 || got.ETag != `"v1"` {
+				t.Fatalf("status %s, %d chunks, etag %q, error %q", got.Status, got.Chunks, got.ETag, got.Error)
+			}
+			if err := st.Tenant(tenant).Knowledge().RefreshSource(ctx, b.ID, src.ID); err != nil {
+				t.Fatal(err)
+			}
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceReady || got.Chunks != 1 {
+				t.Fatalf("after the refresh: status %s, %d chunks, error %q", got.Status, got.Chunks, got.Error)
+			}
+			if want := []string{"", `"v1"`}; !slices.Equal(conditional, want) {
+				t.Errorf("If-None-Match sent %q, want %q", conditional, want)
+			}
+		})
+		t.Run("a page with the same content as another source fails saying which", func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				w.Write([]byte("The same words on every page."))
+			}))
+			defer srv.Close()
+			addr := netip.MustParseAddrPort(strings.TrimPrefix(srv.URL, "http://"))
+			policy := outbound.Policy{AllowCIDRs: []netip.Prefix{netip.PrefixFrom(addr.Addr(), 32)}, ExtraPorts: []int{int(addr.Port())}}
+			w, _, b := setup(t, st, "mirrors", "", ingest.Options{Outbound: policy})
+			first := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/a"})
+			drain(t, w)
+			second := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/b"})
+			drain(t, w)
+			got := source(t, st, second)
+			if got.Status != store.SourceFailed || got.Error != "the same content as source "+first.ID {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+		})
+		t.Run("a page the outbound policy refuses fails at once", func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("the page was fetched") }))
+			defer srv.Close()
+			w, _, b := setup(t, st, "private", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/"})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "destination") {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+		})
+		t.Run("a sitemap fails saying fetching sitemaps is not built yet", func(t *testing.T) {
+			w, _, b := setup(t, st, "sitemaps", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceSitemap, URL: "https://example.com/sitemap.xml"})
+			drain(t, w)
+			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "sitemaps is not built yet") {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+		})
+	})
+}
