@@ -89,6 +89,11 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stopWebhooks()
+	stopKnowledge, err := startKnowledge(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer stopKnowledge()
 	// Running loops do not end with their requests (a reply is stored even
 	// when its client left), so stopping cancels them: each open stream
 	// gets a final error event and the requests can finish. serve waits
@@ -368,8 +373,12 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 	if err != nil {
 		return nil, where, fmt.Errorf("model catalog: %w", err)
 	}
+	embedders, err := serverEmbedders(s, log)
+	if err != nil {
+		return nil, where, err
+	}
 	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log, Compile: configOptions(s).LoadAndCompile,
-		ServerProviders: s.providerNames(), ServerModels: s.serverModels(catalog), OutboundPolicy: &policy}
+		ServerProviders: s.providerNames(), ServerModels: s.serverModels(catalog), OutboundPolicy: &policy, Embedders: embedders}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {

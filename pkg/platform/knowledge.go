@@ -15,6 +15,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/knowledge/retrieve"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -273,6 +274,7 @@ func (s *Service) ReindexKnowledgeBase(ctx context.Context, p *Principal, tenant
 	if _, err := kn.Reindex(ctx, b.ID, "", ""); err != nil {
 		return store.KnowledgeBase{}, s.storeErr(ctx, "reindex knowledge base", "knowledge base", "", err)
 	}
+	s.wakeIndexer()
 	return s.GetKnowledgeBase(ctx, p, tenant, b.ID)
 }
 
@@ -304,6 +306,7 @@ func (s *Service) AddKnowledgeSource(ctx context.Context, p *Principal, tenant, 
 	if err != nil {
 		return store.KnowledgeSource{}, false, s.storeErr(ctx, "add knowledge source", "knowledge base", "", err)
 	}
+	s.wakeIndexer()
 	return row, true, nil
 }
 
@@ -485,6 +488,7 @@ func (s *Service) RefreshKnowledgeSource(ctx context.Context, p *Principal, tena
 	if err := kn.RefreshSource(ctx, b.ID, source); err != nil {
 		return store.KnowledgeSource{}, s.storeErr(ctx, "refresh knowledge source", "knowledge source", "", err)
 	}
+	s.wakeIndexer()
 	return s.GetKnowledgeSource(ctx, p, tenant, b.ID, source)
 }
 
@@ -505,10 +509,8 @@ func (s *Service) KnowledgeSourceChunks(ctx context.Context, p *Principal, tenan
 	return chunks, nil
 }
 
-// SearchKnowledge finds the chunks of the base that best answer q.
-//
-// TODO(knowledge): a base with an embedding model is searched by keyword
-// only until pkg/llm has an embedding client to embed the query with.
+// SearchKnowledge finds the chunks of the base that best answer q: by
+// keyword, and by vector when the base has an embedding model.
 func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, base string, q KnowledgeQuery) ([]retrieve.Result, error) {
 	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActRead)
 	if err != nil {
@@ -527,7 +529,11 @@ func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, bas
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	results, err := s.searcher.get(ctx, s).Search(ctx, b.TenantID, b.ID, retrieve.Query{Text: q.Query, TopK: q.TopK, Tags: q.Tags})
+	query := retrieve.Query{Text: q.Query, TopK: q.TopK, Tags: q.Tags}
+	if query.Vector, err = s.embedQuery(ctx, b, q.Query); err != nil {
+		return nil, err
+	}
+	results, err := s.searcher.get(ctx, s).Search(ctx, b.TenantID, b.ID, query)
 	if err != nil {
 		return nil, s.storeErr(ctx, "search knowledge base", "knowledge base", "", err)
 	}
@@ -542,4 +548,31 @@ func (s *Service) KnowledgeStats(ctx context.Context) (store.KnowledgeStats, err
 		return st, s.internal(ctx, "knowledge stats", err)
 	}
 	return st, nil
+}
+
+// embedQuery embeds a search query with the base's model, or answers nil
+// for a base searched by keyword alone. A provider that fails is the
+// caller's error to see (retryable when the provider said so): a search
+// that quietly lost its vector half would rank differently for no
+// visible reason.
+func (s *Service) embedQuery(ctx context.Context, b *store.KnowledgeBase, query string) ([]float32, error) {
+	if b.EmbeddingProvider == "" || b.EmbeddingDims == 0 || s.opts.Embedders == nil {
+		return nil, nil
+	}
+	e, ok := s.opts.Embedders(b.EmbeddingProvider)
+	if !ok {
+		return nil, Errorf(CodeInvalid, "the base's embedding provider %q is not configured on this server", b.EmbeddingProvider)
+	}
+	vecs, _, err := e.Embed(ctx, b.EmbeddingModel, []string{query})
+	if err != nil {
+		var le *llm.Error
+		if errors.As(err, &le) && le.Retryable {
+			return nil, Wrap(err, CodeRateLimited, "the embedding provider is busy; try again")
+		}
+		return nil, s.internal(ctx, "embed knowledge query", err)
+	}
+	if len(vecs) != 1 || len(vecs[0]) != b.EmbeddingDims {
+		return nil, s.internal(ctx, "embed knowledge query", fmt.Errorf("the provider answered %d vectors for one query, or of another dimension than the base's %d", len(vecs), b.EmbeddingDims))
+	}
+	return vecs[0], nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -52,6 +53,10 @@ type Options struct {
 	// is saved, for early feedback; deliveries check it as they dial
 	// either way.
 	OutboundPolicy *outbound.Policy
+	// Embedders finds the embedder of a knowledge base's embedding
+	// provider by name, to embed search queries; nil searches knowledge
+	// by keyword alone.
+	Embedders func(provider string) (llm.Embedder, bool)
 }
 
 // Service is the application layer: every operation on tenants, users,
@@ -65,6 +70,8 @@ type Service struct {
 	// the deliverer when an event was written.
 	hooks *subscriptions
 	wake  chan struct{}
+	// queued nudges this process's knowledge indexer: a source waits.
+	queued chan struct{}
 	// quotaEvents remembers the tenant days whose usage.quota_reached
 	// this process wrote.
 	quotaEvents sync.Map
@@ -100,7 +107,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 	if opts.Compile == nil {
 		opts.Compile = botconfig.Options{}.LoadAndCompile
 	}
-	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1),
+	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1), queued: make(chan struct{}, 1),
 		searcher: &lazySearcher{st: st}}, nil
 }
 
@@ -113,7 +120,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 // for changes that then roll back; they reload.
 func (s *Service) InTx(ctx context.Context, fn func(tx *Service) error) error {
 	return s.store.Tx(ctx, func(st *store.Store) error {
-		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake, searcher: s.searcher})
+		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake, queued: s.queued, searcher: s.searcher})
 	})
 }
 
