@@ -118,23 +118,9 @@ const deadClaimSQL = ` OR (claim LIKE '` + instancePrefix + `%' AND split_part(c
 func (c ChannelJobs) Claim(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]ChannelJob, error) {
 	s := c.s
 	now := s.db.NowFunc()
-	where, args := "(next_attempt_at <= ?", []any{now}
-	lock := ""
-	if s.dialect == DialectPostgres {
-		where += deadClaimSQL
-		args = append(args, claim)
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
-	where += ")"
-	if len(skip) > 0 {
-		where += " AND id NOT IN ?"
-		args = append(args, skip)
-	}
 	var out []ChannelJob
 	err := s.Tx(ctx, func(tx *Store) error {
-		var ids []string
-		err := tx.q(ctx).Raw(`SELECT id FROM channel_jobs WHERE `+where+` ORDER BY next_attempt_at LIMIT ?`+lock,
-			append(args, limit)...).Scan(&ids).Error
+		ids, err := tx.dueIDs(ctx, "channel_jobs", "", claim, now, limit, skip)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
@@ -146,6 +132,30 @@ func (c ChannelJobs) Claim(ctx context.Context, claim string, lease time.Duratio
 		return tx.q(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
 	})
 	return out, wrap("claim channel jobs", err)
+}
+
+// dueIDs picks, in a claim's transaction, up to limit rows of a job
+// table due by now (and, on PostgreSQL, rows a dead server had claimed),
+// oldest due first, skipping the ids in skip; cond narrows the rows
+// further. On PostgreSQL the rows are locked and other claimers skip
+// them; on SQLite the write lock serialises claims.
+func (s *Store) dueIDs(ctx context.Context, table, cond, claim string, now time.Time, limit int, skip []string) ([]string, error) {
+	where, args := cond+"(next_attempt_at <= ?", []any{now}
+	lock := ""
+	if s.dialect == DialectPostgres {
+		where += deadClaimSQL
+		args = append(args, claim)
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	where += ")"
+	if len(skip) > 0 {
+		where += " AND id NOT IN ?"
+		args = append(args, skip)
+	}
+	var ids []string
+	err := s.q(ctx).Raw(`SELECT id FROM `+table+` WHERE `+where+` ORDER BY next_attempt_at LIMIT ?`+lock,
+		append(args, limit)...).Scan(&ids).Error
+	return ids, err
 }
 
 // ReleaseClaims makes every claimed job due now. Only a server that

@@ -41,23 +41,9 @@ type KnowledgeIndexed struct {
 func (j KnowledgeJobs) Claim(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]KnowledgeSource, error) {
 	s := j.s
 	now := s.db.NowFunc()
-	where, args := "next_attempt_at IS NOT NULL AND (next_attempt_at <= ?", []any{now}
-	lock := ""
-	if s.dialect == DialectPostgres {
-		where += deadClaimSQL
-		args = append(args, claim)
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
-	where += ")"
-	if len(skip) > 0 {
-		where += " AND id NOT IN ?"
-		args = append(args, skip)
-	}
 	var out []KnowledgeSource
 	err := s.Tx(ctx, func(tx *Store) error {
-		var ids []string
-		err := tx.q(ctx).Raw(`SELECT id FROM knowledge_sources WHERE `+where+` ORDER BY next_attempt_at LIMIT ?`+lock,
-			append(args, limit)...).Scan(&ids).Error
+		ids, err := tx.dueIDs(ctx, "knowledge_sources", "next_attempt_at IS NOT NULL AND ", claim, now, limit, skip)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
