@@ -267,8 +267,15 @@ func (r *run) fail(err error) (Outcome, error) {
 		return r.finish(StopCanceled)
 	}
 	r.notify(err)
+	ev := describe(err)
+	// The transcript says the run failed and why, in words safe for the end
+	// user, so a dialog log shows it. A note that cannot be written fails
+	// for the reason just reported (the store is down), so its error is
+	// not reported twice.
+	note := Message{Kind: KindSystemEvent, Message: llm.UserText("run failed: " + ev.Message), Origin: OriginLoop, Turn: r.st.Turns}
+	_ = r.add(note)
 	r.endTurn(StopError)
-	r.a.sink.Send(describe(err))
+	r.a.sink.Send(ev)
 	r.st.StopReason = StopError
 	r.a.sink.Send(Done{Turns: r.st.Turns, Usage: r.st.Usage, StopReason: StopError})
 	return Outcome{StopReason: StopError, Turns: r.st.Turns, Usage: r.st.Usage}, err

@@ -109,7 +109,8 @@ func TestTheUserMessageIsStoredWhenTheModelFails(t *testing.T) {
 		if turn.Done == nil || turn.Done.StopReason != agent.StopError || turn.Error == nil || turn.Error.Code != "llm_quota" {
 			t.Fatalf("turn %+v", turn)
 		}
-		if got := e.history(t, d.ID); !slices.Equal(got, []string{"user:complete:hello?"}) {
+		want := []string{"user:complete:hello?", "system_event:complete:run failed: the language model's usage limit is reached"}
+		if got := e.history(t, d.ID); !slices.Equal(got, want) {
 			t.Fatalf("history %q", got)
 		}
 		t.Run("and the next message works", func(t *testing.T) {
@@ -285,7 +286,8 @@ func TestAServerWithoutAModelStoresTheMessageAndSaysSo(t *testing.T) {
 			t.Fatal(err)
 		}
 		turn, err := rt.SendMessage(ctx, admin, "shop", d.ID, dialog.SendInput{Text: "hello"}, nil)
-		if err != nil || turn.Error == nil || turn.Error.Code != "provider_unavailable" || len(turn.Messages) != 1 {
+		if err != nil || turn.Error == nil || turn.Error.Code != "provider_unavailable" || len(turn.Messages) != 2 ||
+			turn.Messages[0].Text != "hello" || turn.Messages[1].Text != "run failed: no language model is available" {
 			t.Fatalf("turn %+v, %v", turn, err)
 		}
 	})

@@ -128,14 +128,15 @@ func TestTheReplysRowIsStoredWithTheUsersText(t *testing.T) {
 				t.Fatalf("history after the reply %q", h)
 			}
 		})
-		t.Run("a model that fails before any text leaves only the user's message", func(t *testing.T) {
+		t.Run("a model that fails before any text leaves the user's message and a note of the failure", func(t *testing.T) {
 			d := e.dialog(t)
 			e.llm.Enqueue(llmtest.ServerReply{Fault: &llmtest.Fault{Status: 400, Type: "invalid_request_error", Message: "no"}})
 			turn, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "hello?"}, nil)
 			if err != nil || turn.Done == nil || turn.Done.StopReason != agent.StopError {
 				t.Fatalf("turn %+v, %v", turn, err)
 			}
-			if h := e.history(t, d.ID); !slices.Equal(h, []string{"user:complete:hello?"}) {
+			want := []string{"user:complete:hello?", "system_event:complete:run failed: the language model rejected the request"}
+			if h := e.history(t, d.ID); !slices.Equal(h, want) {
 				t.Fatalf("history %q", h)
 			}
 		})

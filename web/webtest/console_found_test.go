@@ -257,6 +257,17 @@ func TestTheDialogLogShowsEventsAsEventsRendersRepliesAndListsNewestFirst(t *tes
 			screenshot(t, ctx, "found-dialog-view")
 		})
 
+		t.Run("a turn the model failed shows as an error line with its reason", func(t *testing.T) {
+			failed := w.talk(t, "u-fail", "make the model fail")
+			run(t, ctx, "open the failed dialog",
+				do(fmt.Sprintf(`location.hash = '#/t/acme/dialogs/' + %s`, js(failed))),
+				until(`!!document.querySelector('.transcript .event.failed')`),
+			)
+			if line := eval[string](t, ctx, textOf("document", ".transcript .event.failed")); !strings.Contains(line, "run failed: the language model rejected the request") {
+				t.Errorf("the error line reads %q", line)
+			}
+		})
+
 		t.Run("the inbox shows the stop as an event line too", func(t *testing.T) {
 			run(t, ctx, "open it in the inbox",
 				do(fmt.Sprintf(`location.hash = '#/t/acme/inbox/' + %s`, js(newer))),

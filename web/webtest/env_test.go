@@ -207,6 +207,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	var text string
 	_ = json.Unmarshal(last.Content, &text)
 	switch {
+	case text == "make the model fail":
+		return llmtest.ServerReply{Fault: &llmtest.Fault{Status: 400, Type: "invalid_request_error", Message: "no"}}
 	case len(last.ImageURLs()) > 0:
 		return llmtest.ServerReply{Text: fmt.Sprintf("I see %d image(s) and read %q.", len(last.ImageURLs()), last.Text())}
 	case last.Role == "tool":
