@@ -39,5 +39,29 @@
 // it cannot be scoped. Its schema is a new numbered step in migrations.go;
 // earlier steps never change.
 //
+// # How the store speaks SQL
+//
+// Every statement goes through gorm, in one of two forms:
+//
+//   - the builder (Where, Find, Create, Updates, Delete, Pluck, Count,
+//     subqueries as *gorm.DB arguments) for every statement it can say;
+//   - SQL text through gorm's Raw or Exec, with ? (or @name and
+//     sql.Named where a value repeats), for what the builder cannot say:
+//     RETURNING, WITH, INSERT ... SELECT ... ON CONFLICT, FOR UPDATE SKIP
+//     LOCKED claims, full-text and vector search, aggregates over computed
+//     buckets, pg_notify. rows.Scan by hand (Raw(...).Rows()) where a row
+//     is scanned by a shared scanner such as scanDialog.
+//
+// The one exception is the turn path: the statements every turn runs
+// (the lease in leases.go, the history, append and update of messages.go,
+// the dialog read and save of dialogs.go, the Idempotency-Key records of
+// idempotency.go, the daily quota of usage.go and the live-stream signal of
+// dialog_signals.go). They are SQL text with $n placeholders, sent
+// through database/sql by sql.go's exec and query, prepared once on SQLite
+// (statements.go) and scanned by hand, because BenchmarkTurnStatements
+// (sqlforms_bench_test.go) measures them 1.3 to 2 times faster than either
+// gorm form. Nothing else uses sql.go; TestDirectSQLStaysOnTheTurnPath
+// keeps it so. A statement joins the turn path only with a benchmark.
+//
 // Errors wrap ErrNotFound or ErrConflict with %w; compare with errors.Is.
 package store

@@ -31,13 +31,14 @@ func (di Dialogs) Delete(ctx context.Context, id string, now time.Time) (Erased,
 	s, tenantID := di.s, di.tenant
 	var out Erased
 	err := s.Tx(ctx, func(tx *Store) error {
-		found, err := tx.int64s(ctx, `SELECT 1 FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
-		if err != nil {
+		var found int64
+		if err := tx.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, id).Count(&found).Error; err != nil {
 			return err
 		}
-		if len(found) == 0 {
+		if found == 0 {
 			return ErrNotFound
 		}
+		var err error
 		if out, err = tx.Tenant(tenantID).Dialogs().deleteAll(ctx, []string{id}, now); err != nil {
 			return err
 		}
@@ -55,7 +56,7 @@ func (di Dialogs) Delete(ctx context.Context, id string, now time.Time) (Erased,
 // live run holds are left and counted in Running.
 func (di Dialogs) EraseEndUser(ctx context.Context, userID string, now time.Time) (Erased, error) {
 	s, tenantID := di.s, di.tenant
-	out, err := di.eraseWhere(ctx, "erase end user", now, `user_id = $2`, userID)
+	out, err := di.eraseWhere(ctx, "erase end user", now, "user_id = ?", userID)
 	if err != nil {
 		return out, err
 	}
@@ -71,9 +72,10 @@ func (di Dialogs) DeleteInactive(ctx context.Context, cutoff, now time.Time, lim
 	s, tenantID := di.s, di.tenant
 	var out Erased
 	err := s.Tx(ctx, func(tx *Store) error {
-		ids, err := tx.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND updated_at < $2
-  AND NOT EXISTS (SELECT 1 FROM dialog_leases WHERE dialog_id = dialogs.id AND expires_at > $4)
-ORDER BY updated_at LIMIT $3`, tenantID, cutoff.UTC(), limit, now.UTC())
+		var ids []string
+		err := tx.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND updated_at < ?", tenantID, cutoff.UTC()).
+			Where("NOT EXISTS (SELECT 1 FROM dialog_leases WHERE dialog_id = dialogs.id AND expires_at > ?)", now.UTC()).
+			Order("updated_at").Limit(limit).Pluck("id", &ids).Error
 		if err != nil {
 			return err
 		}
@@ -83,8 +85,8 @@ ORDER BY updated_at LIMIT $3`, tenantID, cutoff.UTC(), limit, now.UTC())
 	return out, wrap("delete inactive dialogs", err)
 }
 
-// eraseWhere deletes the tenant's dialogs matching cond ($1 is the tenant,
-// $2 arg) batch by batch, skipping those a live run holds.
+// eraseWhere deletes the tenant's dialogs matching cond (with its one
+// placeholder bound to arg) batch by batch, skipping those a live run holds.
 func (di Dialogs) eraseWhere(ctx context.Context, op string, now time.Time, cond string, arg any) (Erased, error) {
 	s, tenantID := di.s, di.tenant
 	var total Erased
@@ -93,9 +95,9 @@ func (di Dialogs) eraseWhere(ctx context.Context, op string, now time.Time, cond
 		var got Erased
 		var ids []string
 		err := s.Tx(ctx, func(tx *Store) error {
-			var err error
-			ids, err = tx.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND `+cond+` AND id > $3 ORDER BY id LIMIT $4`,
-				tenantID, arg, after, eraseBatch)
+			ids = nil
+			err := tx.q(ctx).Model(&Dialog{}).Where("tenant_id = ?", tenantID).Where(cond, arg).Where("id > ?", after).
+				Order("id").Limit(eraseBatch).Pluck("id", &ids).Error
 			if err != nil {
 				return err
 			}
@@ -116,6 +118,13 @@ func (di Dialogs) eraseWhere(ctx context.Context, op string, now time.Time, cond
 	}
 }
 
+// dialogTables are the tables whose rows hang off one dialog by their
+// dialog_id and go with it. A channel's conversation names the platform's
+// user: it goes with the dialog, and the conversation's next message starts
+// anew. A reply still to send into the conversation (channel_jobs) quotes
+// the dialog too.
+var dialogTables = []string{"message_feedback", "tool_calls", "messages", "dialog_leases", "channel_conversations", "channel_jobs"}
+
 // deleteAll deletes the tenant's dialogs ids and all rows that hang off
 // them, except those whose lease is live at now. Run it in a transaction.
 // Each table is named, rather than left to ON DELETE CASCADE, so nothing
@@ -125,54 +134,45 @@ func (di Dialogs) deleteAll(ctx context.Context, ids []string, now time.Time) (E
 	var out Erased
 	for i := 0; i < len(ids); i++ {
 		id := ids[i]
-		held, err := s.int64s(ctx, `SELECT 1 FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND expires_at > $3`,
-			tenantID, id, now.UTC())
+		var held int64
+		err := s.q(ctx).Model(&DialogLease{}).Where("tenant_id = ? AND dialog_id = ? AND expires_at > ?", tenantID, id, now.UTC()).Count(&held).Error
 		if err != nil {
 			return out, err
 		}
-		if len(held) > 0 {
+		if held > 0 {
 			out.Running++
 			continue
 		}
 		// A dialog's sub-runs (agents called as tools) hold what it told
 		// them: they go with it, once it is not running.
-		children, err := s.strings(ctx, `SELECT id FROM dialogs WHERE tenant_id = $1 AND parent_dialog_id = $2`, tenantID, id)
-		if err != nil {
+		var children []string
+		if err := s.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND parent_dialog_id = ?", tenantID, id).Pluck("id", &children).Error; err != nil {
 			return out, err
 		}
 		ids = append(ids, children...)
-		if _, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND message_id <> '' AND message_id IN
-  (SELECT id FROM messages WHERE tenant_id = $1 AND dialog_id = $2)`, tenantID, id); err != nil {
-			return out, err
-		}
-		if _, err := s.exec(ctx, `DELETE FROM message_feedback WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
-			return out, err
-		}
-		if _, err := s.exec(ctx, `DELETE FROM tool_calls WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
-			return out, err
-		}
-		msgs, err := s.exec(ctx, `DELETE FROM messages WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id)
+		err = s.q(ctx).Exec(`DELETE FROM idempotency_keys WHERE tenant_id = ? AND message_id <> '' AND message_id IN
+  (SELECT id FROM messages WHERE tenant_id = ? AND dialog_id = ?)`, tenantID, tenantID, id).Error
 		if err != nil {
-			return out, err
-		}
-		if _, err := s.exec(ctx, `DELETE FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
-			return out, err
-		}
-		// A channel's conversation names the platform's user: it goes with
-		// the dialog, and the conversation's next message starts anew.
-		if _, err := s.exec(ctx, `DELETE FROM channel_conversations WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
 			return out, err
 		}
 		if err := di.deleteEvents(ctx, id); err != nil {
 			return out, err
 		}
-		dlgs, err := s.exec(ctx, `DELETE FROM dialogs WHERE tenant_id = $1 AND id = $2`, tenantID, id)
-		if err != nil {
-			return out, err
+		for _, table := range dialogTables {
+			res := s.q(ctx).Exec("DELETE FROM "+table+" WHERE tenant_id = ? AND dialog_id = ?", tenantID, id)
+			if res.Error != nil {
+				return out, res.Error
+			}
+			if table == "messages" {
+				out.Messages += res.RowsAffected
+			}
 		}
-		out.Messages += msgs
-		out.Dialogs += dlgs
-		if dlgs > 0 {
+		res := s.q(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&Dialog{})
+		if res.Error != nil {
+			return out, res.Error
+		}
+		out.Dialogs += res.RowsAffected
+		if res.RowsAffected > 0 {
 			out.IDs = append(out.IDs, id)
 		}
 	}
@@ -186,18 +186,13 @@ func (di Dialogs) deleteAll(ctx context.Context, ids []string, now time.Time) (E
 // (Outbox.Finish's ErrConflict) and records nothing.
 func (di Dialogs) deleteEvents(ctx context.Context, id string) error {
 	s, tenantID := di.s, di.tenant
-	events := `SELECT id FROM webhook_events WHERE tenant_id = $1 AND dialog_id = $2`
-	deliveries := `SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND event_id IN (` + events + `)`
-	for _, q := range []string{
-		`DELETE FROM webhook_attempts WHERE tenant_id = $1 AND delivery_id IN (` + deliveries + `)`,
-		`DELETE FROM webhook_deliveries WHERE tenant_id = $1 AND event_id IN (` + events + `)`,
-		`DELETE FROM webhook_events WHERE tenant_id = $1 AND dialog_id = $2`,
-		// A reply still to send into the dialog's conversation quotes it too.
-		`DELETE FROM channel_jobs WHERE tenant_id = $1 AND dialog_id = $2`,
-	} {
-		if _, err := s.exec(ctx, q, tenantID, id); err != nil {
-			return err
-		}
+	events := s.q(ctx).Model(&WebhookEvent{}).Select("id").Where("tenant_id = ? AND dialog_id = ?", tenantID, id)
+	deliveries := s.q(ctx).Model(&WebhookDelivery{}).Select("id").Where("tenant_id = ? AND event_id IN (?)", tenantID, events)
+	if err := s.q(ctx).Where("tenant_id = ? AND delivery_id IN (?)", tenantID, deliveries).Delete(&WebhookAttempt{}).Error; err != nil {
+		return err
 	}
-	return nil
+	if err := s.q(ctx).Where("tenant_id = ? AND event_id IN (?)", tenantID, events).Delete(&WebhookDelivery{}).Error; err != nil {
+		return err
+	}
+	return s.q(ctx).Where("tenant_id = ? AND dialog_id = ?", tenantID, id).Delete(&WebhookEvent{}).Error
 }

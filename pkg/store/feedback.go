@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -32,11 +33,10 @@ type Feedback struct {
 func (Feedback) TableName() string { return "message_feedback" }
 
 // putFeedbackSQL stores feedback only on an assistant message of the
-// tenant's dialog, in one statement: $1 message, $2 tenant, $3 dialog,
-// $4 rating, $5 comment, $6 now.
+// tenant's dialog, in one statement.
 const putFeedbackSQL = `INSERT INTO message_feedback (message_id, tenant_id, dialog_id, bot_id, rating, comment, created_at, updated_at)
-SELECT m.id, m.tenant_id, m.dialog_id, d.bot_id, $4, $5, $6, $6 FROM messages m JOIN dialogs d ON d.id = m.dialog_id
-WHERE m.id = $1 AND m.tenant_id = $2 AND m.dialog_id = $3 AND m.kind = 'assistant'
+SELECT m.id, m.tenant_id, m.dialog_id, d.bot_id, @rating, @comment, @now, @now FROM messages m JOIN dialogs d ON d.id = m.dialog_id
+WHERE m.id = @message AND m.tenant_id = @tenant AND m.dialog_id = @dialog AND m.kind = 'assistant'
 ON CONFLICT (message_id) DO UPDATE SET rating = excluded.rating, comment = excluded.comment, updated_at = excluded.updated_at`
 
 // Put stores f (its MessageID, TenantID, DialogID, Rating and
@@ -47,11 +47,12 @@ func (fe FeedbackLog) Put(ctx context.Context, f *Feedback) error {
 	s := fe.s
 	f.TenantID = fe.tenant
 	now := s.db.NowFunc()
-	n, err := s.exec(ctx, putFeedbackSQL, f.MessageID, f.TenantID, f.DialogID, f.Rating, f.Comment, now)
-	if err != nil {
-		return wrap("put feedback", err)
+	res := s.q(ctx).Exec(putFeedbackSQL, sql.Named("message", f.MessageID), sql.Named("tenant", f.TenantID), sql.Named("dialog", f.DialogID),
+		sql.Named("rating", f.Rating), sql.Named("comment", f.Comment), sql.Named("now", now))
+	if res.Error != nil {
+		return wrap("put feedback", res.Error)
 	}
-	if n == 0 {
+	if res.RowsAffected == 0 {
 		return wrap("put feedback", ErrNotFound)
 	}
 	got, err := fe.List(ctx, f.DialogID)

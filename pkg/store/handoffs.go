@@ -37,10 +37,10 @@ type HandedOff struct {
 // over, unassigned. Call it in the transaction that hands the dialog off.
 func (ha Handoffs) Request(ctx context.Context, dialogID string, at time.Time) error {
 	s, tenantID := ha.s, ha.tenant
-	_, err := s.exec(ctx, `INSERT INTO dialog_handoffs (dialog_id, tenant_id, requested_at, assignee_id, assignee_name)
-SELECT id, tenant_id, $3, '', '' FROM dialogs WHERE tenant_id = $1 AND id = $2
+	err := s.q(ctx).Exec(`INSERT INTO dialog_handoffs (dialog_id, tenant_id, requested_at, assignee_id, assignee_name)
+SELECT id, tenant_id, ?, '', '' FROM dialogs WHERE tenant_id = ? AND id = ?
 ON CONFLICT (dialog_id) DO UPDATE SET requested_at = excluded.requested_at, assignee_id = '', assignee_name = '', assigned_at = NULL`,
-		tenantID, dialogID, at.UTC())
+		at.UTC(), tenantID, dialogID).Error
 	return wrap("request handoff", err)
 }
 
@@ -60,10 +60,11 @@ func handoffDest(h *Handoff) []any {
 // one of another tenant ErrNotFound.
 func (ha Handoffs) Assign(ctx context.Context, dialogID, assigneeID, assigneeName string, now time.Time) (*Handoff, error) {
 	s, tenantID := ha.s, ha.tenant
-	rows, err := s.query(ctx, `UPDATE dialog_handoffs SET assignee_id = $3, assignee_name = $4, assigned_at = $5
-WHERE tenant_id = $1 AND dialog_id = $2 AND (assignee_id = '' OR assignee_id = $3)
-  AND EXISTS (SELECT 1 FROM dialogs d WHERE d.tenant_id = $1 AND d.id = $2 AND d.status = 'handoff')
-RETURNING `+handoffColumns, tenantID, dialogID, assigneeID, assigneeName, now.UTC())
+	rows, err := s.q(ctx).Raw(`UPDATE dialog_handoffs SET assignee_id = @assignee, assignee_name = @name, assigned_at = @now
+WHERE tenant_id = @tenant AND dialog_id = @dialog AND (assignee_id = '' OR assignee_id = @assignee)
+  AND EXISTS (SELECT 1 FROM dialogs d WHERE d.tenant_id = @tenant AND d.id = @dialog AND d.status = 'handoff')
+RETURNING `+handoffColumns, sql.Named("tenant", tenantID), sql.Named("dialog", dialogID),
+		sql.Named("assignee", assigneeID), sql.Named("name", assigneeName), sql.Named("now", now.UTC())).Rows()
 	if err != nil {
 		return nil, wrap("assign handoff", err)
 	}
@@ -108,8 +109,8 @@ func oneHandoff(rows *sql.Rows) (*Handoff, error) {
 // handed off; otherwise ErrInactive (ErrNotFound for no such dialog).
 func (ha Handoffs) Get(ctx context.Context, dialogID string) (*Handoff, error) {
 	s, tenantID := ha.s, ha.tenant
-	rows, err := s.query(ctx, `SELECT `+prefixed("h.", handoffColumns)+` FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
-WHERE h.tenant_id = $1 AND h.dialog_id = $2 AND d.tenant_id = $1 AND d.status = 'handoff'`, tenantID, dialogID)
+	rows, err := s.q(ctx).Raw(`SELECT `+prefixed("h.", handoffColumns)+` FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
+WHERE h.tenant_id = ? AND h.dialog_id = ? AND d.tenant_id = ? AND d.status = 'handoff'`, tenantID, dialogID, tenantID).Rows()
 	if err != nil {
 		return nil, wrap("get handoff", err)
 	}
@@ -130,11 +131,11 @@ WHERE h.tenant_id = $1 AND h.dialog_id = $2 AND d.tenant_id = $1 AND d.status = 
 // handoff is already gone. No such dialog is ErrNotFound.
 func (ha Handoffs) GetWithDialog(ctx context.Context, dialogID string) (*Dialog, *Handoff, error) {
 	s, tenantID := ha.s, ha.tenant
-	rows, err := s.query(ctx, `SELECT `+prefixed("d.", dialogColumns)+`,
+	rows, err := s.q(ctx).Raw(`SELECT `+prefixed("d.", dialogColumns)+`,
   COALESCE(h.tenant_id, ''), COALESCE(h.dialog_id, ''), h.requested_at,
   COALESCE(h.assignee_id, ''), COALESCE(h.assignee_name, ''), h.assigned_at
 FROM dialogs d LEFT JOIN dialog_handoffs h ON h.dialog_id = d.id AND h.tenant_id = d.tenant_id AND d.status = 'handoff'
-WHERE d.tenant_id = $1 AND d.id = $2`, tenantID, dialogID)
+WHERE d.tenant_id = ? AND d.id = ?`, tenantID, dialogID).Rows()
 	if err != nil {
 		return nil, nil, wrap("get dialog handoff", err)
 	}
@@ -165,16 +166,16 @@ func (ha Handoffs) Release(ctx context.Context, dialogID string) (*Handoff, erro
 	s, tenantID := ha.s, ha.tenant
 	var h *Handoff
 	err := s.Tx(ctx, func(tx *Store) error {
-		n, err := tx.exec(ctx, `UPDATE dialogs SET status = 'active', updated_at = $3 WHERE tenant_id = $1 AND id = $2 AND status = 'handoff'`,
-			tenantID, dialogID, s.db.NowFunc())
-		if err != nil {
-			return err
+		res := tx.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ? AND status = ?", tenantID, dialogID, DialogHandoff).
+			Updates(map[string]any{"status": DialogActive, "updated_at": s.db.NowFunc()})
+		if res.Error != nil {
+			return res.Error
 		}
-		if n == 0 {
+		if res.RowsAffected == 0 {
 			return tx.Tenant(tenantID).Handoffs().whyNot(ctx, dialogID)
 		}
-		rows, err := tx.query(ctx, `DELETE FROM dialog_handoffs WHERE tenant_id = $1 AND dialog_id = $2 RETURNING `+handoffColumns,
-			tenantID, dialogID)
+		rows, err := tx.q(ctx).Raw(`DELETE FROM dialog_handoffs WHERE tenant_id = ? AND dialog_id = ? RETURNING `+handoffColumns,
+			tenantID, dialogID).Rows()
 		if err != nil {
 			return err
 		}
@@ -203,10 +204,10 @@ type InboxCounts struct {
 func (ha Handoffs) List(ctx context.Context) ([]HandedOff, InboxCounts, error) {
 	s, tenantID := ha.s, ha.tenant
 	var counts InboxCounts
-	rows, err := s.query(ctx, `SELECT `+prefixed("d.", dialogColumns)+`, `+prefixed("h.", handoffColumns)+`
+	rows, err := s.q(ctx).Raw(`SELECT `+prefixed("d.", dialogColumns)+`, `+prefixed("h.", handoffColumns)+`
 FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
-WHERE h.tenant_id = $1 AND d.tenant_id = $1 AND d.status = 'handoff'
-ORDER BY h.requested_at, h.dialog_id LIMIT $2`, tenantID, MaxInbox)
+WHERE h.tenant_id = ? AND d.tenant_id = ? AND d.status = 'handoff'
+ORDER BY h.requested_at, h.dialog_id LIMIT ?`, tenantID, tenantID, MaxInbox).Rows()
 	if err != nil {
 		return nil, counts, wrap("list handoffs", err)
 	}
@@ -223,7 +224,7 @@ ORDER BY h.requested_at, h.dialog_id LIMIT $2`, tenantID, MaxInbox)
 	if err := rows.Err(); err != nil {
 		return nil, counts, wrap("list handoffs", err)
 	}
-	err = s.db.WithContext(ctx).Raw(`SELECT COALESCE(SUM(CASE WHEN h.assignee_id = '' THEN 1 ELSE 0 END), 0) AS waiting,
+	err = s.q(ctx).Raw(`SELECT COALESCE(SUM(CASE WHEN h.assignee_id = '' THEN 1 ELSE 0 END), 0) AS waiting,
   COALESCE(SUM(CASE WHEN h.assignee_id <> '' THEN 1 ELSE 0 END), 0) AS taken
 FROM dialog_handoffs h JOIN dialogs d ON d.id = h.dialog_id
 WHERE h.tenant_id = ? AND d.tenant_id = ? AND d.status = 'handoff'`, tenantID, tenantID).Row().Scan(&counts.Waiting, &counts.Taken)

@@ -28,11 +28,11 @@ WHERE tenant_id = $1 AND id = $2 AND status <> 'closed' RETURNING `+dialogColumn
 // "<tenant id> <dialog id>".
 const replyStopChannel = "parley_reply_stop"
 
-// stopReplySQL notifies replyStopChannel for dialog $2 of tenant $1 when a
-// live lease (one that expires after $3) says some process runs it, and
-// counts the notifications.
+// stopReplySQL notifies replyStopChannel for a tenant's dialog when a live
+// lease (one that expires after now) says some process runs it, and counts
+// the notifications.
 const stopReplySQL = `WITH live AS (
-  SELECT tenant_id, dialog_id FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2 AND expires_at > $3),
+  SELECT tenant_id, dialog_id FROM dialog_leases WHERE tenant_id = ? AND dialog_id = ? AND expires_at > ?),
 sent AS (SELECT pg_notify('` + replyStopChannel + `', tenant_id || ' ' || dialog_id) FROM live)
 SELECT count(*) FROM sent`
 
@@ -45,11 +45,11 @@ func (di Dialogs) StopReply(ctx context.Context, dialogID string, now time.Time)
 	if s.dialect != DialectPostgres {
 		return false, nil
 	}
-	n, err := s.int64s(ctx, stopReplySQL, tenantID, dialogID, now.UTC())
-	if err != nil {
+	var n int64
+	if err := s.q(ctx).Raw(stopReplySQL, tenantID, dialogID, now.UTC()).Scan(&n).Error; err != nil {
 		return false, wrap("stop reply", err)
 	}
-	return len(n) == 1 && n[0] > 0, nil
+	return n > 0, nil
 }
 
 // OnReplyStop makes stop hear Dialogs.StopReply's asks from every process, and

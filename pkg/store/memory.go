@@ -52,16 +52,15 @@ func (m Memory) Remember(ctx context.Context, n *MemoryNote, maxNotes int) error
 		if len(existing) == 1 {
 			old := existing[0]
 			n.ID, n.CreatedAt, n.UpdatedAt = old.ID, old.CreatedAt, now
-			_, err := tx.exec(ctx, `UPDATE memory_notes SET value = $1, dialog_id = $2, updated_at = $3 WHERE tenant_id = $4 AND id = $5`,
-				n.Value, n.DialogID, now, n.TenantID, old.ID)
-			return err
+			return tx.q(ctx).Model(&MemoryNote{}).Where("tenant_id = ? AND id = ?", n.TenantID, old.ID).
+				Updates(map[string]any{"value": n.Value, "dialog_id": n.DialogID, "updated_at": now}).Error
 		}
-		count, err := tx.int64s(ctx, `SELECT count(*) FROM memory_notes WHERE tenant_id = $1 AND bot_id = $2 AND user_id = $3`,
-			n.TenantID, n.BotID, n.UserID)
+		var count int64
+		err := tx.q(ctx).Model(&MemoryNote{}).Where("tenant_id = ? AND bot_id = ? AND user_id = ?", n.TenantID, n.BotID, n.UserID).Count(&count).Error
 		if err != nil {
 			return err
 		}
-		if count[0] >= int64(maxNotes) {
+		if count >= int64(maxNotes) {
 			return ErrMemoryFull
 		}
 		n.ID, n.CreatedAt, n.UpdatedAt = NewID(PrefixMemoryNote), now, now
@@ -77,9 +76,8 @@ func (m Memory) Remember(ctx context.Context, n *MemoryNote, maxNotes int) error
 // userID, and reports whether there was one.
 func (m Memory) Forget(ctx context.Context, botID, userID, key string) (bool, error) {
 	s, tenantID := m.s, m.tenant
-	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND bot_id = $2 AND user_id = $3 AND key = $4`,
-		tenantID, botID, userID, key)
-	return n > 0, wrap("forget note", err)
+	res := s.q(ctx).Where("tenant_id = ? AND bot_id = ? AND user_id = ? AND key = ?", tenantID, botID, userID, key).Delete(&MemoryNote{})
+	return res.RowsAffected > 0, wrap("forget note", res.Error)
 }
 
 // Notes returns the notes the tenant's bot keeps about userID, the
@@ -106,8 +104,9 @@ func (m Memory) UserNotes(ctx context.Context, userID string) ([]MemoryNote, err
 // tenant's or user's note is ErrNotFound.
 func (m Memory) Delete(ctx context.Context, userID, id string) error {
 	s, tenantID := m.s, m.tenant
-	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND user_id = $2 AND id = $3`, tenantID, userID, id)
-	if err == nil && n == 0 {
+	res := s.q(ctx).Where("tenant_id = ? AND user_id = ? AND id = ?", tenantID, userID, id).Delete(&MemoryNote{})
+	err := res.Error
+	if err == nil && res.RowsAffected == 0 {
 		err = ErrNotFound
 	}
 	return wrap("delete memory note", err)
@@ -117,8 +116,8 @@ func (m Memory) Delete(ctx context.Context, userID, id string) error {
 // and says how many there were.
 func (m Memory) DeleteUser(ctx context.Context, userID string) (int64, error) {
 	s, tenantID := m.s, m.tenant
-	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND user_id = $2`, tenantID, userID)
-	return n, wrap("delete user memory", err)
+	res := s.q(ctx).Where("tenant_id = ? AND user_id = ?", tenantID, userID).Delete(&MemoryNote{})
+	return res.RowsAffected, wrap("delete user memory", res.Error)
 }
 
 // DeleteStale deletes at most limit of the tenant's notes last
@@ -126,7 +125,8 @@ func (m Memory) DeleteUser(ctx context.Context, userID string) (int64, error) {
 // how many it deleted.
 func (m Memory) DeleteStale(ctx context.Context, cutoff time.Time, limit int) (int64, error) {
 	s, tenantID := m.s, m.tenant
-	n, err := s.exec(ctx, `DELETE FROM memory_notes WHERE tenant_id = $1 AND id IN
-  (SELECT id FROM memory_notes WHERE tenant_id = $1 AND updated_at < $2 ORDER BY updated_at LIMIT $3)`, tenantID, cutoff.UTC(), limit)
-	return n, wrap("delete stale memory notes", err)
+	stale := s.q(ctx).Model(&MemoryNote{}).Select("id").Where("tenant_id = ? AND updated_at < ?", tenantID, cutoff.UTC()).
+		Order("updated_at").Limit(limit)
+	res := s.q(ctx).Where("tenant_id = ? AND id IN (?)", tenantID, stale).Delete(&MemoryNote{})
+	return res.RowsAffected, wrap("delete stale memory notes", res.Error)
 }

@@ -30,19 +30,21 @@ func (a Abandoned) Settle(ctx context.Context) (Settled, error) {
 	s := a.s
 	var out Settled
 	if s.instance != nil {
-		err := s.pool().QueryRowContext(ctx, settleDeadInstancesSQL, s.instance.id).Scan(&out.Leases, &out.Interrupted)
-		return out, wrap("settle dead instances", s.translate(err))
+		err := s.q(ctx).Raw(settleDeadInstancesSQL, s.instance.id).Row().Scan(&out.Leases, &out.Interrupted)
+		return out, wrap("settle dead instances", err)
 	}
 	if s.serverLock == nil {
 		return out, nil
 	}
 	err := s.Tx(ctx, func(tx *Store) error {
-		var err error
-		if out.Interrupted, err = tx.exec(ctx, `UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'`); err != nil {
-			return err
+		res := tx.q(ctx).Exec("UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'")
+		if res.Error != nil {
+			return res.Error
 		}
-		out.Leases, err = tx.exec(ctx, `DELETE FROM dialog_leases`)
-		return err
+		out.Interrupted = res.RowsAffected
+		res = tx.q(ctx).Exec("DELETE FROM dialog_leases")
+		out.Leases = res.RowsAffected
+		return res.Error
 	})
 	return out, wrap("settle abandoned runs", err)
 }
@@ -52,7 +54,7 @@ func (a Abandoned) Settle(ctx context.Context) (Settled, error) {
 // streaming replies interrupted, and returns both counts.
 const settleDeadInstancesSQL = `WITH dead AS (
   DELETE FROM dialog_leases
-  WHERE CASE WHEN owner LIKE '` + instancePrefix + `%' AND split_part(owner, '/', 1) <> $1
+  WHERE CASE WHEN owner LIKE '` + instancePrefix + `%' AND split_part(owner, '/', 1) <> ?
     THEN pg_try_advisory_xact_lock(hashtextextended(split_part(owner, '/', 1), 0)) ELSE false END
   RETURNING tenant_id, dialog_id),
 interrupted AS (

@@ -115,7 +115,8 @@ func (s *Store) bumpWebhooks(ctx context.Context) error {
 // Version returns the count of endpoint changes so far.
 func (o Outbox) Version(ctx context.Context) (int64, error) {
 	s := o.s
-	v, err := s.int64s(ctx, "SELECT version FROM webhook_endpoints_version WHERE id = 1")
+	var v []int64
+	err := s.q(ctx).Table("webhook_endpoints_version").Where("id = 1").Pluck("version", &v).Error
 	if err != nil || len(v) == 0 {
 		return 0, wrap("webhooks version", err)
 	}
