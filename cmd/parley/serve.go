@@ -176,7 +176,7 @@ func startWebhooks(ctx context.Context, d *data, reg prometheus.Registerer) (fun
 	}
 	// Standard Webhooks follow no redirect: a 3xx is a failed attempt.
 	client := outbound.NewClient(policy, outbound.Options{MaxRedirects: -1})
-	deliverer, err := d.platform.NewDeliverer(platform.DelivererOptions{Client: client, Metrics: reg,
+	deliverer, err := d.platform.NewDeliverer(platform.DelivererOptions{Client: client, Metrics: reg, Timeout: d.settings.WebhookTimeout,
 		OwnsDatabase: d.store.Dialect() == store.DialectSQLite})
 	if err != nil {
 		return nil, err

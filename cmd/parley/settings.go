@@ -59,6 +59,8 @@ type Settings struct {
 	StdioEnv []string
 	// MaxImageBytes is the largest image a user message may carry.
 	MaxImageBytes int64
+	// WebhookTimeout bounds one webhook attempt.
+	WebhookTimeout time.Duration
 	// Migrate is PARLEY_MIGRATE: whether commands bring the database
 	// schema up to date when they open it (migrateAuto), or only check
 	// it is (migrateSkip), because a deployment runs `parley migrate`
@@ -103,6 +105,7 @@ var settingsTable = []setting{
 	{"PARLEY_MAX_IMAGE_BYTES", "5242880", "largest image file (bytes) a user may send with a message, 1024 to 20971520; images are stored in the message, in the database"},
 	{"PARLEY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (sign-in limits, audit log); empty: the connection's peer is the client"},
 	{"PARLEY_MIGRATE", "auto", "auto: serve and the other commands bring the database schema up to date when they start; skip: they refuse to start on an older schema (parley migrate runs once per release instead, as the Helm chart's job does)"},
+	{"PARLEY_WEBHOOK_TIMEOUT", "15s", "how long one webhook attempt may take before it counts as failed and is retried on the schedule (1s to 1m); a delivery a dead server held is tried again this long plus 45 s after its claim"},
 	{"PARLEY_DIALOG_LEASE_TTL", "1m", "how long a dialog stays claimed by a server that hangs without dying, before another run may answer it (1s to 1h); a server that died holds nothing"},
 }
 
@@ -181,6 +184,10 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	}
 	if s.MaxImageBytes, err = strconv.ParseInt(get("PARLEY_MAX_IMAGE_BYTES"), 10, 64); err != nil || s.MaxImageBytes < 1<<10 || s.MaxImageBytes > 20<<20 {
 		return Settings{}, fmt.Errorf("PARLEY_MAX_IMAGE_BYTES: %q is not a number of bytes from 1024 to 20971520", get("PARLEY_MAX_IMAGE_BYTES"))
+	}
+	v := get("PARLEY_WEBHOOK_TIMEOUT")
+	if s.WebhookTimeout, err = time.ParseDuration(v); err != nil || s.WebhookTimeout < time.Second || s.WebhookTimeout > time.Minute {
+		return Settings{}, fmt.Errorf("PARLEY_WEBHOOK_TIMEOUT: %q is not a duration from 1s to 1m, like 15s", v)
 	}
 	if err := s.LogLevel.UnmarshalText([]byte(get("PARLEY_LOG_LEVEL"))); err != nil {
 		return Settings{}, fmt.Errorf("PARLEY_LOG_LEVEL: %q is not one of debug, info, warn, error", get("PARLEY_LOG_LEVEL"))

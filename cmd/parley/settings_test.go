@@ -108,3 +108,19 @@ func TestLoadSettingsReadsThePlatformAPIURLs(t *testing.T) {
 		}
 	}
 }
+
+// PARLEY_WEBHOOK_TIMEOUT bounds one webhook attempt: 15 s unless set, and a
+// value outside 1s to 1m is refused with the setting's name.
+func TestLoadSettingsReadsPARLEY_WEBHOOK_TIMEOUT(t *testing.T) {
+	for value, want := range map[string]time.Duration{"": 15 * time.Second, "2s": 2 * time.Second, "1m": time.Minute} {
+		s, err := LoadSettings(parleyEnv{"PARLEY_WEBHOOK_TIMEOUT": value}.getenv)
+		if err != nil || s.WebhookTimeout != want {
+			t.Errorf("PARLEY_WEBHOOK_TIMEOUT=%q: %v, %v; want %v", value, s.WebhookTimeout, err, want)
+		}
+	}
+	for _, value := range []string{"0s", "500ms", "2m", "soon"} {
+		if _, err := LoadSettings(parleyEnv{"PARLEY_WEBHOOK_TIMEOUT": value}.getenv); err == nil || !strings.Contains(err.Error(), "PARLEY_WEBHOOK_TIMEOUT") {
+			t.Errorf("PARLEY_WEBHOOK_TIMEOUT=%q: %v; want an error naming the setting", value, err)
+		}
+	}
+}

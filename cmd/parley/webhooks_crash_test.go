@@ -46,14 +46,18 @@ const (
 	hookFailing hookKind = "500"
 	// hookGone answers 410: the endpoint ends disabled.
 	hookGone hookKind = "410"
-	// hookHanging answers nothing within the attempt timeout. The timeout
-	// is a constant (15 s) and each such attempt holds one of a server's
-	// slots that long, so this endpoint takes only the few events of a
-	// bot of its own (hangingEvents).
+	// hookHanging answers nothing within the attempt timeout
+	// (hookTimeout). Each such attempt holds one of a server's slots that
+	// long, so this endpoint takes only the few events of a bot of its own
+	// (hangingEvents).
 	hookHanging hookKind = "timeout"
 )
 
 var hookKinds = []hookKind{hookHealthy, hookThrottled, hookFailing, hookGone, hookHanging}
+
+// hookTimeout is the servers' PARLEY_WEBHOOK_TIMEOUT: short, so the hanging
+// endpoint's attempts (two each) do not hold the test for half a minute.
+const hookTimeout = 2 * time.Second
 
 // throttleSeconds is the Retry-After of hookThrottled: longer than the
 // schedule's second step (5 s, at most 6 with jitter), so the delay
@@ -116,7 +120,7 @@ func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		// Until the sender gives up (its timeout, or its death).
 		select {
 		case <-req.Context().Done():
-		case <-time.After(webhook.Timeout + 5*time.Second):
+		case <-time.After(hookTimeout + 5*time.Second):
 		}
 		status = http.StatusGatewayTimeout
 	}
@@ -285,7 +289,7 @@ func webhookEventCount(t *testing.T) int {
 //
 // make test runs it on SQLite with a few dozen events and one kill; a long
 // run kills three times among 1,000 events, and on PostgreSQL too, where
-// what a killed server held waits for its claims to lapse (60 s).
+// what a killed server held waits for its claims to lapse (the attempt timeout plus 45 s).
 func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills servers")
@@ -297,6 +301,7 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 		rs := newHookReceivers(t)
 		rs.allow(env)
 		env["PARLEY_PLATFORM_TOKEN"], env["PARLEY_SECRET_KEY"] = e2eToken, strings.Repeat("cd", 32)
+		env["PARLEY_WEBHOOK_TIMEOUT"] = hookTimeout.String()
 		// Migrated first, with no start-up deadline: on a PostgreSQL
 		// shared with other tests, a fresh schema's migrations queue for
 		// the database's one migration lock. Restarts find it up to date.
@@ -327,7 +332,7 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 		<-done
 		t.Logf("%d publishes in %v", n, time.Since(start).Round(time.Second))
 		// On PostgreSQL what a killed server held is due again when its
-		// claims lapse (60 s). A publish whose answer a kill cut off may
+		// claims lapse (the attempt timeout plus 45 s). A publish whose answer a kill cut off may
 		// have committed, and was published again: its events count too,
 		// so the outbox, not n, says how many there are.
 		cl := apiclient.New(current()[0].URL, key)
@@ -407,7 +412,7 @@ func TestSIGKILLMidDeliveryLosesNoWebhook(t *testing.T) {
 	})
 	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
 		t.Run("postgres, two servers", func(t *testing.T) {
-			longtest.Skip(t, "killed servers' claims lapse after 60 s")
+			longtest.Skip(t, "killed servers' claims lapse after 47 s")
 			run(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_DATABASE_URL": storetest.PostgresSchema(t, u)}, 2)
 		})
 	}
@@ -424,7 +429,7 @@ func eventIDs(ds []apiclient.WebhookDelivery) map[string]bool {
 // awaitingRetry is how long after its last recorded attempt a failing
 // delivery's next one must be to show it waits on the schedule's third
 // step (5 min): past the second (5 s) and past a dead server's claim
-// (60 s from the claim).
+// (the attempt timeout plus 45 s from the claim).
 const awaitingRetry = 2 * time.Minute
 
 // settled says whether a delivery to an endpoint of kind k is where that
