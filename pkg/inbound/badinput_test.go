@@ -14,6 +14,7 @@ import (
 // database and no error in the log. PostgreSQL refuses NUL in text, so
 // without a check it would be a 500 the platform retries forever.
 func TestAChannelRefusesTextNoDatabaseCanHold(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		ch := w.webhookChannel(t)
 		msgs := signWithStandardWebhooks(t, ch.Secret,
@@ -43,6 +44,7 @@ func TestAChannelRefusesTextNoDatabaseCanHold(t *testing.T) {
 // validly signed request with such an id is a 4xx with its pointer on
 // both, never a 500 the platform retries.
 func TestAChannelRefusesDeliveryIDsNoDatabaseCanHold(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		hook := w.webhookChannel(t)
 		slack := w.slackChannel(t)

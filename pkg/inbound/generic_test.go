@@ -71,6 +71,7 @@ func decodeReply(t *testing.T, body []byte) inbound.GenericReply {
 }
 
 func TestAWebhookChannelAnswersTheTenantsSignedMessagesInTheResponse(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		ch := w.webhookChannel(t)
 		other, _ := webhook.NewSecret()
@@ -163,6 +164,7 @@ func TestAWebhookChannelAnswersTheTenantsSignedMessagesInTheResponse(t *testing.
 }
 
 func TestAnAsyncMessageIsAnsweredThroughTheOutboundWebhookWithTheExternalIDs(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		if _, err := w.svc.CreateWebhook(ctx, w.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/in",
 			Events: []string{webhook.MessageCreated}}); err != nil {

@@ -61,6 +61,11 @@ func forEachStore(t *testing.T, fn func(t *testing.T, w *world)) {
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) { fn(t, newWorld(t, st)) })
 }
 
+// testRetrySchedule is the default schedule's eight steps, each 20 ms: a
+// retried job is tried again at once rather than after a second.
+var testRetrySchedule = []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond,
+	20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}
+
 func newWorld(t testing.TB, st *store.Store) *world {
 	t.Helper()
 	w := &world{st: st, llm: llmtest.NewScripted(), reg: prometheus.NewRegistry(), logs: &syncBuffer{}}
@@ -80,7 +85,7 @@ func newWorld(t testing.TB, st *store.Store) *world {
 	log := slog.New(slog.NewJSONHandler(w.logs, nil))
 	rt := dialogtest.New(t, dialog.Options{Service: w.svc, Store: st, Provider: w.llm, DefaultModel: "gpt-4o-mini", Metrics: w.reg})
 	w.inbound, err = inbound.New(inbound.Options{Platform: w.svc, Runtime: rt, Store: st, Client: loopbackClient(t, w.telegram.srv, w.slack.srv),
-		TelegramAPI: w.telegram.srv.URL, SlackAPI: w.slack.srv.URL, Logger: log, Metrics: w.reg})
+		TelegramAPI: w.telegram.srv.URL, SlackAPI: w.slack.srv.URL, Logger: log, Metrics: w.reg, RetrySchedule: testRetrySchedule})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,9 +29,9 @@ const (
 	defaultJobConcurrency = 8
 )
 
-// retrySchedule is the wait before each retry of a job that failed for
-// now (a busy dialog, a rate limit, a platform that is down); past its
-// end the job is given up.
+// retrySchedule is Options.RetrySchedule's default: the wait before each
+// retry of a job that failed for now (a busy dialog, a rate limit, a
+// platform that is down); past its end the job is given up.
 var retrySchedule = []time.Duration{time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute,
 	30 * time.Minute, time.Hour, 2 * time.Hour}
 
@@ -181,7 +181,7 @@ func (s *Service) finishJob(ctx context.Context, j *store.ChannelJob) {
 // retry leaves the job for a later attempt, or gives it up when the
 // schedule is over.
 func (s *Service) retry(ctx context.Context, j *store.ChannelJob, kind string, err error) {
-	if j.Attempts > len(retrySchedule) {
+	if j.Attempts > len(s.schedule) {
 		s.giveUp(ctx, j, kind, err)
 		return
 	}
@@ -190,7 +190,7 @@ func (s *Service) retry(ctx context.Context, j *store.ChannelJob, kind string, e
 	}
 	s.log.InfoContext(ctx, "channels: will retry", "tenant", j.TenantID, "channel", j.ChannelID, "job", j.Kind,
 		"attempt", j.Attempts, "code", platform.ErrorCode(err), "err", err)
-	s.retryAt(ctx, j, time.Now().Add(retrySchedule[max(j.Attempts, 1)-1]), err.Error())
+	s.retryAt(ctx, j, time.Now().Add(s.schedule[max(j.Attempts, 1)-1]), err.Error())
 }
 
 func (s *Service) retryAt(ctx context.Context, j *store.ChannelJob, at time.Time, why string) {

@@ -37,6 +37,7 @@ func (w *world) handedOffDialog(t *testing.T) string {
 }
 
 func TestAnOperatorsMessagesReachTheTelegramChatAndTheSlackThread(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		w.deskBot(t)
 		w.secret(t, "TELEGRAM_TOKEN", w.telegram.token)

@@ -28,6 +28,7 @@ func (w *world) postSigned(t *testing.T, channelID, secret, deliveryID string) i
 }
 
 func TestRotatingAChannelsSecretKeepsThePreviousOneForTheOverlap(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		w.llm.Add(llmtest.Text("ok"))
 		w.llm.Cycle = true

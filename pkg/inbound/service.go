@@ -43,6 +43,10 @@ type Options struct {
 	// jobs queued by other processes; default a second.
 	JobLease time.Duration
 	JobPoll  time.Duration
+	// RetrySchedule is the wait before each retry of a job that failed
+	// for now; past its end the job is given up. Default: 1 s, 5 s,
+	// 30 s, 2 min, 10 min, 30 min, 1 h, 2 h.
+	RetrySchedule []time.Duration
 	// OwnsDatabase says no other process works on this database's jobs (a
 	// server holding the SQLite data dir): what is claimed at start was
 	// claimed by this process before it died, and is due again at once.
@@ -61,10 +65,12 @@ type Service struct {
 	base   context.Context
 	cancel context.CancelFunc
 	// jobs works the channel job queue (jobs.go); lease is how long a
-	// claimed job stays this process's, wake cuts the pool's poll short.
-	jobs  *worker.Pool[store.ChannelJob]
-	lease time.Duration
-	wake  chan struct{}
+	// claimed job stays this process's, wake cuts the pool's poll short,
+	// schedule is Options.RetrySchedule.
+	jobs     *worker.Pool[store.ChannelJob]
+	lease    time.Duration
+	wake     chan struct{}
+	schedule []time.Duration
 }
 
 // New returns a Service, or an error naming a missing option.
@@ -102,6 +108,9 @@ func New(opts Options) (*Service, error) {
 		s.now = time.Now
 	}
 	s.lease, s.wake = cmp.Or(opts.JobLease, defaultJobLease), make(chan struct{}, 1)
+	if s.schedule = opts.RetrySchedule; len(s.schedule) == 0 {
+		s.schedule = retrySchedule
+	}
 	s.jobs = &worker.Pool[store.ChannelJob]{
 		Claim: func(ctx context.Context, n int, skip []string) ([]store.ChannelJob, error) {
 			return s.opts.Store.ChannelJobs().Claim(ctx, s.opts.Store.Instance()+"/"+store.NewID("clm"), s.lease, n, skip)

@@ -43,6 +43,7 @@ func (w *world) slackChannel(t *testing.T) *apiclient.NewChannel {
 }
 
 func TestASlackChannelAnswersInThreadsThroughTheWebAPI(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		ch := w.slackChannel(t)
 		now := time.Now()
@@ -111,6 +112,7 @@ func TestASlackChannelAnswersInThreadsThroughTheWebAPI(t *testing.T) {
 // request and its tampered variants, and checks Parley accepts exactly
 // the ones Bolt accepts.
 func TestSlacksOfficialSDKAndParleyAgreeOnSignatures(t *testing.T) {
+	t.Parallel()
 	mods := npmModules(t, "node-slack", "@slack/bolt", ".ci/install-slack.sh")
 	w := newWorld(t, openSQLite(t))
 	ch := w.slackChannel(t)

@@ -27,6 +27,7 @@ func telegramUpdate(updateID, chatID, fromID int64, isBot bool, text string) []b
 }
 
 func TestATelegramChannelAnswersChatsThroughTheBotAPI(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		w.secret(t, "TELEGRAM_TOKEN", w.telegram.token)
 		c := w.client()
@@ -111,6 +112,7 @@ func TestATelegramChannelAnswersChatsThroughTheBotAPI(t *testing.T) {
 }
 
 func TestAReplyTheBotAPIRefusesIsLoggedAndCountedWithoutTheToken(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, openSQLite(t))
 	const wrongToken = "987654:WRONG-token-that-must-never-be-logged"
 	w.secret(t, "TELEGRAM_TOKEN", wrongToken)
@@ -141,6 +143,7 @@ func TestAReplyTheBotAPIRefusesIsLoggedAndCountedWithoutTheToken(t *testing.T) {
 }
 
 func TestAReplyTheBotAPIThrottlesIsSentOnceWhenItTakesItAgain(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		w.secret(t, "TELEGRAM_TOKEN", w.telegram.token)
 		ch, err := w.client().CreateChannel(ctx, "shop", apiclient.CreateChannelRequest{Kind: "telegram", Bot: "helper",
