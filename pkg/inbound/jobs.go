@@ -218,8 +218,11 @@ func (s *Service) giveUp(ctx context.Context, j *store.ChannelJob, kind string, 
 // which settle what their requests queued before looking.
 func (s *Service) Idle(ctx context.Context) error {
 	for {
-		busy := s.jobs.Busy()
+		// Due first: a job claimed after the count is in the pool's
+		// claim or in flight by the time Busy looks; read the other way
+		// round, a claim between the two would be seen by neither.
 		due, err := s.opts.Store.ChannelJobs().Due(ctx)
+		busy := s.jobs.Busy()
 		if err == nil && !busy && due == 0 {
 			return nil
 		}
