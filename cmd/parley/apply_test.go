@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/apply"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -80,7 +81,7 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if code != 0 {
 			t.Fatalf("first apply exited %d:\n%s%s", code, first, stderr)
 		}
-		tenants, _ := tenantDirs(dir)
+		tenants, _ := apply.TenantDirs(dir)
 		if got := len(adminKeyLine.FindAllString(first, -1)); got != len(tenants) {
 			t.Errorf("first apply printed %d admin keys, want one per tenant (%d):\n%s", got, len(tenants), first)
 		}
