@@ -69,7 +69,7 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 	fs.StringVar(&f.server, "server", "", "apply through the API of the server at URL instead of the database")
 	fs.StringVar(&f.key, "key", "", "with --server: an sk_ admin key of the tenant, or the platform token (which may also create tenants)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would change, with a diff per bot, and write nothing")
-	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets, named channels, providers, named webhooks, canaries and members (with a members.json) of the applied tenants that the directory no longer has")
+	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets, named channels, providers, named webhooks, canaries, members (with a members.json) and knowledge bases and sources (with a knowledge/ directory) of the applied tenants that the directory no longer has")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, `usage: parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR
 
@@ -85,6 +85,9 @@ Makes Parley match DIR, laid out like tenants/:
   DIR/<tenant>/providers.json       {"<name>": {"kind": "openai|anthropic", "base_url"?, "api_key_env"?, "headers"?, "models"?}}
   DIR/<tenant>/webhooks.json        {"<name>": {"url", "events", "bot"?, "enabled"?, "secret_env"?}}
   DIR/<tenant>/members.json         {"members": [{"email": "...", "role": "owner|admin|editor|operator|viewer"}]}
+  DIR/<tenant>/knowledge/<kb>/      a knowledge base: its documents (PDF, DOCX, HTML, Markdown, text, CSV/JSONL Q&A),
+                                     knowledge.json {"name"?, "embedding"?: {"provider", "model"}, "files"?: {"<file>": {"title"?, "tags"?}}}
+                                     and sources.json {"sources": [{"url"|"sitemap": "...", "tags"?, "refresh"?: "24h"}]}
 DIR may also be one tenant's directory. Secret values come from the named
 environment variables, never from files. Every file is checked first: when
 any has a problem, each is reported and nothing is applied. A bot whose

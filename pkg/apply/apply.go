@@ -28,8 +28,11 @@ type Options struct {
 // Stats count what one apply changed, for its closing line.
 type Stats struct {
 	Tenants, TenantsCreated, Bots, BotsCreated, VersionsCreated, Published, Deleted, Secrets, Failed int
-	// Changed counts providers, webhooks and bot settings created or changed.
+	// Changed counts providers, webhooks, bot settings and knowledge
+	// bases created or changed.
 	Changed int
+	// Sources counts knowledge sources added or replaced.
+	Sources int
 }
 
 // Run makes the target match the checked tenant directories, one tenant
@@ -52,8 +55,8 @@ func Run(ctx context.Context, target Target, tenants []Tenant, opts Options) (St
 	if opts.DryRun {
 		verb = "Dry run, nothing written:"
 	}
-	fmt.Fprintf(opts.Out, "%s %d tenants and %d bots: %d tenants created, %d bots created, %d new versions, %d publishes, %d secrets set, %d providers, webhooks and settings changed, %d deleted.\n",
-		verb, s.Tenants, s.Bots, s.TenantsCreated, s.BotsCreated, s.VersionsCreated, s.Published, s.Secrets, s.Changed, s.Deleted)
+	fmt.Fprintf(opts.Out, "%s %d tenants and %d bots: %d tenants created, %d bots created, %d new versions, %d publishes, %d secrets set, %d providers, webhooks and settings changed, %d knowledge sources added or replaced, %d deleted.\n",
+		verb, s.Tenants, s.Bots, s.TenantsCreated, s.BotsCreated, s.VersionsCreated, s.Published, s.Secrets, s.Changed, s.Sources, s.Deleted)
 	if s.Failed > 0 {
 		fmt.Fprintf(opts.Err, "%d item(s) failed; see above.\n", s.Failed)
 	}
@@ -131,8 +134,8 @@ func (a *applier) tenant(ctx context.Context, t Tenant) {
 }
 
 // applyTenant applies one tenant directory: the tenant, its secrets,
-// identity, providers, bots, channels and webhooks, in the order they
-// depend on each other.
+// identity, providers, members, knowledge bases, bots, channels and
+// webhooks, in the order they depend on each other.
 func (a *applier) applyTenant(ctx context.Context, t Tenant) {
 	a.stats.Tenants++
 	exists, err := a.target.tenantExists(ctx, t.slug)
@@ -160,6 +163,7 @@ func (a *applier) applyTenant(ctx context.Context, t Tenant) {
 	a.identity(ctx, t, exists)
 	a.providers(ctx, t, exists) // after the secrets, before the bots that name them
 	a.members(ctx, t, exists)
+	a.knowledge(ctx, t, exists) // after the providers that embed, before the bots that search
 	a.bots(ctx, t, exists)
 	a.channels(ctx, t, exists)
 	a.webhooks(ctx, t, exists) // after the bots they may be filtered to

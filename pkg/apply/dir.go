@@ -55,6 +55,8 @@ type Tenant struct {
 	// members is members.json, nil when the directory has none (then
 	// apply leaves the tenant's members alone, even with --prune).
 	members *membersFile
+	// knowledge is the knowledge/ directory, nil when there is none.
+	knowledge *knowledgeSpec
 }
 
 func (t Tenant) hasBot(slug string) bool { return t.botIndex(slug) >= 0 }
@@ -194,6 +196,8 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 	t.providers, more = readProviders(dir, getenv, t.namesSecret)
 	ps = append(ps, more...)
 	t.webhooks, more = readWebhooks(dir, getenv, bots)
+	ps = append(ps, more...)
+	t.knowledge, more = readKnowledge(dir)
 	ps = append(ps, more...)
 	return t, ps
 }

@@ -67,6 +67,14 @@ type Target interface {
 	inviteMember(ctx context.Context, tenant, email, role string) (string, error)
 	setMemberRole(ctx context.Context, tenant, email, role string) error
 	removeMember(ctx context.Context, tenant, email string) error
+	knowledgeBases(ctx context.Context, tenant string) ([]liveBase, error)
+	createKnowledgeBase(ctx context.Context, tenant string, b baseSpec) error
+	renameKnowledgeBase(ctx context.Context, tenant, slug, name string) error
+	deleteKnowledgeBase(ctx context.Context, tenant, slug string) error
+	knowledgeSources(ctx context.Context, tenant, base string) ([]liveSource, error)
+	// addKnowledgeSource adds s, with content when it is a document.
+	addKnowledgeSource(ctx context.Context, tenant, base string, s sourceSpec, content []byte) error
+	deleteKnowledgeSource(ctx context.Context, tenant, base, id string) error
 }
 
 // liveBot is a bot's settings and live version as apply compares them;
