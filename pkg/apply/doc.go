@@ -18,5 +18,7 @@
 // One file per subject: the tenant directory (dir.go), bots and their
 // release settings (apply.go, botsettings.go), channels, members,
 // providers and webhooks, each with its file format, its checks, how it is
-// applied and both targets' calls; the Target interface in target.go.
+// applied and both targets' calls; knowledge bases in three files (the
+// directory, applying, the targets' calls); the Target interface in
+// target.go.
 package apply

@@ -134,7 +134,7 @@ func (a *applier) sources(ctx context.Context, tenant string, b baseSpec, live [
 		a.replaceSource(ctx, tenant, b, s, live[i], why)
 	}
 	if unchanged > 0 {
-		fmt.Fprintf(a.out, "  knowledge base %s: %d sources unchanged\n", b.slug, unchanged)
+		fmt.Fprintf(a.out, "  knowledge base %s: %d source(s) unchanged\n", b.slug, unchanged)
 	}
 	if !a.prune {
 		return
@@ -236,7 +236,7 @@ func (a *applier) replaceSource(ctx context.Context, tenant string, b baseSpec, 
 	what := "knowledge base " + b.slug + ": source " + s.name
 	a.stats.Sources++
 	if a.dryRun {
-		fmt.Fprintf(a.out, "  %s: %s differ; would be replaced\n", what, why)
+		fmt.Fprintf(a.out, "  %s: changed (%s); would be replaced\n", what, why)
 		return
 	}
 	del := func() error { return a.target.deleteKnowledgeSource(ctx, tenant, b.slug, l.id) }
@@ -251,7 +251,7 @@ func (a *applier) replaceSource(ctx context.Context, tenant string, b baseSpec, 
 			return
 		}
 	}
-	fmt.Fprintf(a.out, "  %s: %s differed; replaced\n", what, why)
+	fmt.Fprintf(a.out, "  %s: changed (%s); replaced\n", what, why)
 }
 
 // putSource adds s to the base, reading a document's content now.

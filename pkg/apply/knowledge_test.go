@@ -121,7 +121,7 @@ func TestApplyKnowledgeBasesAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 
 		t.Run("a second apply changes nothing", func(t *testing.T) {
 			outs := tg.applyBoth(t, dir, Options{})
-			wantOutput(t, outs, "knowledge base help-center: 5 sources unchanged", "knowledge base manuals: 1 sources unchanged",
+			wantOutput(t, outs, "knowledge base help-center: 5 source(s) unchanged", "knowledge base manuals: 1 source(s) unchanged",
 				"0 providers, webhooks and settings changed, 0 knowledge sources added or replaced, 0 deleted")
 			if _, again := compare(t); !reflect.DeepEqual(again, ids) {
 				t.Errorf("sources were replaced: ids %v, then %v", ids, again)
@@ -151,20 +151,20 @@ func TestApplyKnowledgeBasesAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 			before, beforeIDs := compare(t)
 			outs := []string{tg.apply(t, tg.db, dir, Options{DryRun: true, Prune: true}), tg.apply(t, tg.api, dir, Options{DryRun: true, Prune: true})}
 			wantOutput(t, outs, `knowledge base help-center: would be renamed "Help centre"`,
-				"knowledge base help-center: source faq.md: content differ; would be replaced",
-				"knowledge base help-center: source refunds.txt: tags differ; would be replaced",
-				"knowledge base help-center: source http://127.0.0.1:9/returns: refresh differ; would be replaced",
+				"knowledge base help-center: source faq.md: changed (content); would be replaced",
+				"knowledge base help-center: source refunds.txt: changed (tags); would be replaced",
+				"knowledge base help-center: source http://127.0.0.1:9/returns: changed (refresh); would be replaced",
 				"knowledge base help-center: source qa.csv: not in the directory; would be deleted",
 				`knowledge base help-center: source "Note" (text): not in the directory; would be deleted`,
 				"knowledge base manuals: not in the directory; would be deleted",
-				"knowledge base help-center: 1 sources unchanged")
+				"knowledge base help-center: 1 source(s) unchanged")
 			if after, afterIDs := compare(t); !reflect.DeepEqual(after, before) || !reflect.DeepEqual(afterIDs, beforeIDs) {
 				t.Errorf("a dry run changed the bases:\n%+v\n%+v", before, after)
 			}
 		})
 		t.Run("without --prune, what the directory lost stays", func(t *testing.T) {
-			wantOutput(t, tg.applyBoth(t, dir, Options{}), "knowledge base help-center: source faq.md: content differed; replaced",
-				"knowledge base help-center: source refunds.txt: tags differed; replaced", `knowledge base help-center: renamed "Help centre"`)
+			wantOutput(t, tg.applyBoth(t, dir, Options{}), "knowledge base help-center: source faq.md: changed (content); replaced",
+				"knowledge base help-center: source refunds.txt: changed (tags); replaced", `knowledge base help-center: renamed "Help centre"`)
 			state, _ := compare(t)
 			if len(state["help-center"].Sources) != 6 || len(state["manuals"].Sources) != 1 {
 				t.Fatalf("%+v", state)
@@ -172,7 +172,7 @@ func TestApplyKnowledgeBasesAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 		})
 		t.Run("with --prune, the sources and bases the directory lost are deleted", func(t *testing.T) {
 			wantOutput(t, tg.applyBoth(t, dir, Options{Prune: true}), "knowledge base help-center: source qa.csv: not in the directory; deleted",
-				"knowledge base manuals: not in the directory; deleted", "knowledge base help-center: 4 sources unchanged")
+				"knowledge base manuals: not in the directory; deleted", "knowledge base help-center: 4 source(s) unchanged")
 			state, _ := compare(t)
 			want := []string{"file faq.md", "file refunds.txt", "sitemap http://127.0.0.1:9/sitemap.xml", "url http://127.0.0.1:9/returns"}
 			var got []string
