@@ -105,7 +105,11 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if code != 0 {
 			t.Fatalf("second apply exited %d:\n%s%s", code, second, stderr)
 		}
+		if !strings.Contains(first, "knowledge base help-center: source returns.md: added") {
+			t.Errorf("the first apply did not upload acme-outdoor's help-center knowledge base:\n%s", first)
+		}
 		if adminKeyLine.MatchString(second) || !strings.Contains(second, "0 tenants created, 0 bots created, 0 new versions, 0 publishes") ||
+			!strings.Contains(second, "0 knowledge sources added or replaced") ||
 			!strings.Contains(second, "identity: unchanged") || strings.Contains(second, "retention:") {
 			t.Errorf("the second apply changed something:\n%s", second)
 		}
