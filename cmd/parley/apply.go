@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/apply"
 	"github.com/parleyhq/parley/pkg/botconfig"
-	"github.com/parleyhq/parley/pkg/configdiff"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -22,21 +18,11 @@ type applyFlags struct {
 	dryRun, prune bool
 }
 
-// applyStats counts what one apply changed, for its closing line.
-type applyStats struct {
-	tenants, tenantsCreated, bots, botsCreated, versionsCreated, published, deleted, secrets, failed int
-	// changed counts providers, webhooks and bot settings created or changed.
-	changed int
-}
-
 // apply makes a running Parley match a directory laid out like tenants/:
 // `parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR`. It works
 // on the database directly, as the operator, or through the API of a
-// running server with a key. Every file is checked before anything is
-// written. Bots are compared with their live (published) version: one that
-// matches is left alone; one that differs gets a new version (only when it
-// differs from the newest too) and that version is published. Applying the
-// same directory twice changes nothing the second time.
+// running server with a key; pkg/apply does the work. Every file is
+// checked before anything is written.
 func (m *Main) apply(ctx context.Context, args []string) error {
 	f, dir, err := m.parseApplyFlags(args)
 	if err != nil || dir == "" {
@@ -46,17 +32,17 @@ func (m *Main) apply(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tenants, problems := readTenantDirs(dir, m.Getenv, configOptions(settings))
+	tenants, problems := apply.ReadDir(dir, m.Getenv, configOptions(settings))
 	for _, t := range tenants {
-		for _, w := range t.warnings {
-			fmt.Fprintf(m.Stderr, "%s: %s: warning: %s\n", w.file, displayPointer(w.pointer), w.message)
+		for _, w := range t.Warnings {
+			fmt.Fprintf(m.Stderr, "%s: %s: warning: %s\n", w.File, botconfig.DisplayPointer(w.Pointer), w.Message)
 		}
 	}
 	if len(problems) > 0 {
 		bad := map[string]bool{}
 		for _, p := range problems {
 			fmt.Fprintln(m.Stderr, p.String())
-			bad[p.file] = true
+			bad[p.File] = true
 		}
 		fmt.Fprintf(m.Stderr, "%d file(s) have problems; nothing was applied.\n", len(bad))
 		return exitError{code: 1}
@@ -66,22 +52,11 @@ func (m *Main) apply(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeTarget()
-	a := &applier{target: target, out: m.Stdout, errw: m.Stderr, dryRun: f.dryRun, prune: f.prune}
-	for _, t := range tenants {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		a.tenant(ctx, t)
+	stats, err := apply.Run(ctx, target, tenants, apply.Options{Out: m.Stdout, Err: m.Stderr, DryRun: f.dryRun, Prune: f.prune})
+	if err != nil {
+		return err
 	}
-	s := a.stats
-	verb := "Applied"
-	if f.dryRun {
-		verb = "Dry run, nothing written:"
-	}
-	fmt.Fprintf(m.Stdout, "%s %d tenants and %d bots: %d tenants created, %d bots created, %d new versions, %d publishes, %d secrets set, %d providers, webhooks and settings changed, %d deleted.\n",
-		verb, s.tenants, s.bots, s.tenantsCreated, s.botsCreated, s.versionsCreated, s.published, s.secrets, s.changed, s.deleted)
-	if s.failed > 0 {
-		fmt.Fprintf(m.Stderr, "%d item(s) failed; see above.\n", s.failed)
+	if stats.Failed > 0 {
 		return exitError{code: 1}
 	}
 	return nil
@@ -94,7 +69,7 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 	fs.StringVar(&f.server, "server", "", "apply through the API of the server at URL instead of the database")
 	fs.StringVar(&f.key, "key", "", "with --server: an sk_ admin key of the tenant, or the platform token (which may also create tenants)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would change, with a diff per bot, and write nothing")
-	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets, named channels, providers, named webhooks, canaries and members (with a members.json) of the applied tenants that the directory no longer has")
+	fs.BoolVar(&f.prune, "prune", false, "also delete bots, secrets, named channels, providers, named webhooks, canaries, members (with a members.json) and knowledge bases and sources (with a knowledge/ directory) of the applied tenants that the directory no longer has")
 	fs.Usage = func() {
 		fmt.Fprintln(m.Stderr, `usage: parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR
 
@@ -110,6 +85,9 @@ Makes Parley match DIR, laid out like tenants/:
   DIR/<tenant>/providers.json       {"<name>": {"kind": "openai|anthropic", "base_url"?, "api_key_env"?, "headers"?, "models"?}}
   DIR/<tenant>/webhooks.json        {"<name>": {"url", "events", "bot"?, "enabled"?, "secret_env"?}}
   DIR/<tenant>/members.json         {"members": [{"email": "...", "role": "owner|admin|editor|operator|viewer"}]}
+  DIR/<tenant>/knowledge/<kb>/      a knowledge base: its documents (PDF, DOCX, HTML, Markdown, text, CSV/JSONL Q&A),
+                                     knowledge.json {"name"?, "embedding"?: {"provider", "model"}, "files"?: {"<file>": {"title"?, "tags"?}}}
+                                     and sources.json {"sources": [{"url"|"sitemap": "...", "tags"?, "refresh"?: "24h"}]}
 DIR may also be one tenant's directory. Secret values come from the named
 environment variables, never from files. Every file is checked first: when
 any has a problem, each is reported and nothing is applied. A bot whose
@@ -129,370 +107,13 @@ On the database each tenant applies in one transaction.`)
 }
 
 // applyTarget is the database (as the operator) or, with --server, the API.
-func (m *Main) applyTarget(ctx context.Context, f applyFlags) (applyTarget, func(), error) {
+func (m *Main) applyTarget(ctx context.Context, f applyFlags) (apply.Target, func(), error) {
 	if f.server != "" {
-		return apiTarget{c: apiclient.New(strings.TrimSuffix(f.server, "/"), f.key)}, func() {}, nil
+		return apply.Server(apiclient.New(strings.TrimSuffix(f.server, "/"), f.key)), func() {}, nil
 	}
 	d, err := m.openData(ctx, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	return dbTarget{svc: d.platform, op: platform.Operator()}, func() { d.Close() }, nil
-}
-
-// applier applies tenant directories one by one, one function per kind of
-// resource. Files were checked first; what can still fail here (the
-// database, the server, a permission, a publish whose tests fail) is
-// reported and counted. On the database it rolls back its tenant (see
-// tenant); through the API the rest still applies. Other tenants apply
-// either way.
-type applier struct {
-	target        applyTarget
-	out, errw     io.Writer
-	dryRun, prune bool
-	stats         applyStats
-}
-
-func (a *applier) fail(path string, err error) {
-	a.stats.failed++
-	var pe *platform.Error
-	var ae *apiclient.Error
-	switch {
-	case errors.As(err, &pe) && len(pe.Details) > 0:
-		fmt.Fprintf(a.errw, "%s: %s\n", path, pe.Message)
-		for _, d := range pe.Details {
-			fmt.Fprintf(a.errw, "%s: %s: %s\n", path, displayPointer(d.Pointer), d.Message)
-		}
-	case errors.As(err, &ae) && len(ae.Details) > 0:
-		fmt.Fprintf(a.errw, "%s: %s\n", path, ae.Message)
-		for _, d := range ae.Details {
-			fmt.Fprintf(a.errw, "%s: %s: %s\n", path, displayPointer(d.Pointer), d.Message)
-		}
-	default:
-		fmt.Fprintf(a.errw, "%s: %v\n", path, err)
-	}
-}
-
-// errTenantFailed rolls back a tenant's transaction after a change of it
-// failed (and was reported).
-var errTenantFailed = errors.New("a change of the tenant failed")
-
-// tenant applies one tenant directory in one transaction when the target
-// has them (the database): a change that fails rolls back every change
-// to the tenant, and what was printed about them is withheld (keys and
-// secrets printed would never have been stored). Through the API each
-// change stands on its own, and what failed is reported beside what
-// applied.
-func (a *applier) tenant(ctx context.Context, t tenantSpec) {
-	before, out, target := a.stats, a.out, a.target
-	var buf bytes.Buffer
-	a.out = &buf
-	atomic, err := target.atomically(ctx, func(tx applyTarget) error {
-		a.target = tx
-		a.applyTenant(ctx, t)
-		if a.stats.failed > before.failed {
-			return errTenantFailed
-		}
-		return nil
-	})
-	a.out, a.target = out, target
-	if !atomic || err == nil {
-		out.Write(buf.Bytes())
-		return
-	}
-	failed := a.stats.failed
-	a.stats = before
-	a.stats.tenants++
-	a.stats.failed = failed
-	if !errors.Is(err, errTenantFailed) {
-		a.fail(t.file, err) // the commit itself failed
-	}
-	fmt.Fprintf(out, "tenant %s: not applied: a change failed (see above), so every change to it was rolled back\n", t.slug)
-}
-
-// applyTenant applies one tenant directory: the tenant, its secrets,
-// identity, providers, bots, channels and webhooks, in the order they
-// depend on each other.
-func (a *applier) applyTenant(ctx context.Context, t tenantSpec) {
-	a.stats.tenants++
-	exists, err := a.target.tenantExists(ctx, t.slug)
-	if err != nil {
-		a.fail(t.file, err)
-		return
-	}
-	switch {
-	case exists:
-		fmt.Fprintf(a.out, "tenant %s: exists\n", t.slug)
-	case a.dryRun:
-		a.stats.tenantsCreated++
-		fmt.Fprintf(a.out, "tenant %s: would be created\n", t.slug)
-	default:
-		id, key, err := a.target.createTenant(ctx, t.slug, t.name)
-		if err != nil {
-			a.fail(t.file, err)
-			return
-		}
-		a.stats.tenantsCreated++
-		fmt.Fprintf(a.out, "tenant %s: created (%s)\n  admin API key (shown this once; store it now): %s\n", t.slug, id, key)
-	}
-	a.retention(ctx, t, exists)
-	a.secrets(ctx, t, exists)
-	a.identity(ctx, t, exists)
-	a.providers(ctx, t, exists) // after the secrets, before the bots that name them
-	a.members(ctx, t, exists)
-	a.bots(ctx, t, exists)
-	a.channels(ctx, t, exists)
-	a.webhooks(ctx, t, exists) // after the bots they may be filtered to
-}
-
-// secrets sets every secret the tenant file names from its environment
-// variable (values are write-only, so each is set every time), and with
-// --prune deletes the tenant's other secrets.
-func (a *applier) secrets(ctx context.Context, t tenantSpec, exists bool) {
-	for _, s := range t.secrets {
-		a.setSecret(ctx, t.slug, t.file, s)
-	}
-	if !a.prune || !exists {
-		return
-	}
-	names, err := a.target.secretNames(ctx, t.slug)
-	if err != nil {
-		a.fail(t.file, err)
-		return
-	}
-	for _, name := range names {
-		if t.hasSecret(name) {
-			continue
-		}
-		a.remove(t.file, "secret "+name, func() error { return a.target.deleteSecret(ctx, t.slug, name) })
-	}
-}
-
-// setSecret sets one secret from its environment variable, or says it
-// would.
-func (a *applier) setSecret(ctx context.Context, tenant, file string, s secretSpec) {
-	if a.dryRun {
-		fmt.Fprintf(a.out, "  secret %s: would be set from $%s\n", s.name, s.env)
-		a.stats.secrets++
-		return
-	}
-	if err := a.target.putSecret(ctx, tenant, s.name, s.value); err != nil {
-		a.fail(file, err)
-		return
-	}
-	a.stats.secrets++
-	fmt.Fprintf(a.out, "  secret %s: set from $%s\n", s.name, s.env)
-}
-
-// retention sets the tenant's retention period from tenant.json unless it
-// is so already.
-func (a *applier) retention(ctx context.Context, t tenantSpec, exists bool) {
-	if t.retentionDays == nil {
-		return
-	}
-	days := *t.retentionDays
-	if exists {
-		cur, err := a.target.retentionDays(ctx, t.slug)
-		if err != nil {
-			a.fail(t.file, err)
-			return
-		}
-		if cur == days {
-			return
-		}
-	} else if days == 0 {
-		return
-	}
-	if a.dryRun {
-		fmt.Fprintf(a.out, "  retention: would delete dialogs %d days after their last activity (0: kept)\n", days)
-		return
-	}
-	if err := a.target.setRetentionDays(ctx, t.slug, days); err != nil {
-		a.fail(t.file, err)
-		return
-	}
-	fmt.Fprintf(a.out, "  retention: dialogs deleted %d days after their last activity (0: kept)\n", days)
-}
-
-// identity sets the tenant's JWKS identity settings from tenant.json
-// unless they are so already.
-func (a *applier) identity(ctx context.Context, t tenantSpec, exists bool) {
-	if t.identity == nil {
-		return
-	}
-	if exists {
-		got, hasSecret, found, err := a.target.identity(ctx, t.slug)
-		if err != nil {
-			a.fail(t.file, err)
-			return
-		}
-		if found && !hasSecret && got == *t.identity {
-			fmt.Fprintf(a.out, "  identity: unchanged\n")
-			return
-		}
-	}
-	if a.dryRun {
-		fmt.Fprintf(a.out, "  identity: would verify user tokens with the keys at %s\n", t.identity.JWKSURL)
-		return
-	}
-	if err := a.target.putIdentity(ctx, t.slug, *t.identity); err != nil {
-		a.fail(t.file, err)
-		return
-	}
-	fmt.Fprintf(a.out, "  identity: user tokens verified with the keys at %s\n", t.identity.JWKSURL)
-}
-
-// bots applies each bot file, then with --prune deletes the tenant's bots
-// that have no file.
-func (a *applier) bots(ctx context.Context, t tenantSpec, exists bool) {
-	live := map[string]liveBot{}
-	if exists {
-		var err error
-		if live, err = a.target.liveBots(ctx, t.slug); err != nil {
-			a.fail(t.file, err)
-			return
-		}
-	}
-	for _, b := range t.bots {
-		cur, ok := live[b.slug]
-		a.stats.bots++
-		if ok {
-			a.requireTests(ctx, t.slug, b, cur.requireTests)
-		}
-		failed := a.stats.failed
-		a.bot(ctx, t.slug, b, cur, ok)
-		if a.stats.failed == failed { // a bot that did not apply gets no canary
-			a.canary(ctx, t.slug, b, cur)
-		}
-	}
-	if !a.prune {
-		return
-	}
-	for _, slug := range callersFirst(t, live) {
-		a.remove(t.file, "bot "+slug, func() error { return a.target.deleteBot(ctx, t.slug, slug) })
-	}
-}
-
-// callersFirst lists the live bots the directory no longer has, each before
-// the ones its live config calls as agents: a bot another bot's live config
-// calls cannot be deleted.
-func callersFirst(t tenantSpec, live map[string]liveBot) []string {
-	var pruned []botSpec
-	for _, slug := range sortedKeys(live) {
-		if t.hasBot(slug) {
-			continue
-		}
-		var cfg struct {
-			Agents []botconfig.AgentRef `json:"agents"`
-		}
-		_ = json.Unmarshal(live[slug].config, &cfg) // a config that is no object calls no agent
-		b := botSpec{slug: slug}
-		for _, a := range cfg.Agents {
-			b.agents = append(b.agents, a.Bot)
-		}
-		pruned = append(pruned, b)
-	}
-	// agentsFirst puts each bot after those it calls; deleting goes the
-	// other way.
-	order := agentsFirst(pruned)
-	slugs := make([]string, len(order))
-	for i, b := range order {
-		slugs[len(order)-1-i] = b.slug
-	}
-	return slugs
-}
-
-// bot creates the bot, or compares its files with the live version and,
-// when they differ, saves them as a version and publishes it.
-func (a *applier) bot(ctx context.Context, tenant string, b botSpec, live liveBot, exists bool) {
-	if exists && live.published > 0 && live.fingerprint == b.fingerprint && sameJSON(live.tests, b.tests) {
-		fmt.Fprintf(a.out, "  bot %s: unchanged, version %d live\n", b.slug, live.published)
-		return
-	}
-	if a.dryRun {
-		a.describeChange(b, live, exists)
-		if !exists {
-			a.requireTests(ctx, tenant, b, false)
-		}
-		return
-	}
-	if !exists {
-		n, err := a.target.createBot(ctx, tenant, b.slug, b.config, b.tests)
-		if err != nil {
-			a.fail(b.file, err)
-			return
-		}
-		a.stats.botsCreated++
-		a.stats.versionsCreated++
-		a.requireTests(ctx, tenant, b, false)
-		a.publish(ctx, tenant, b, n, "created")
-		return
-	}
-	n, created, err := a.target.saveVersion(ctx, tenant, b.slug, b.config, b.tests)
-	if err != nil {
-		a.fail(b.file, err)
-		return
-	}
-	what := fmt.Sprintf("matches version %d", n)
-	if created {
-		a.stats.versionsCreated++
-		what = fmt.Sprintf("version %d saved", n)
-	}
-	a.publish(ctx, tenant, b, n, what)
-}
-
-func (a *applier) publish(ctx context.Context, tenant string, b botSpec, n int, what string) {
-	if err := a.target.publish(ctx, tenant, b.slug, n); err != nil {
-		a.fail(b.file, err)
-		return
-	}
-	a.stats.published++
-	fmt.Fprintf(a.out, "  bot %s: %s, version %d published\n", b.slug, what, n)
-}
-
-// describeChange prints what a dry run would do to a bot, with the diff
-// from its live config to the file.
-func (a *applier) describeChange(b botSpec, live liveBot, exists bool) {
-	switch {
-	case !exists:
-		a.stats.botsCreated++
-		a.stats.versionsCreated++
-		a.stats.published++
-		fmt.Fprintf(a.out, "  bot %s: would be created and published\n", b.slug)
-		return
-	case live.published == 0:
-		fmt.Fprintf(a.out, "  bot %s: has no live version; would save and publish the file\n", b.slug)
-	default:
-		fmt.Fprintf(a.out, "  bot %s: differs from live version %d; would save a new version and publish it\n", b.slug, live.published)
-	}
-	a.stats.versionsCreated++
-	a.stats.published++
-	d, err := configdiff.Compare(live.config, b.config, fmt.Sprintf("live version %d", live.published), b.file)
-	if err != nil {
-		a.fail(b.file, err)
-		return
-	}
-	for _, line := range strings.SplitAfter(d.Unified, "\n") {
-		if line != "" {
-			fmt.Fprint(a.out, "    ", line)
-		}
-	}
-	if !sameJSON(live.tests, b.tests) {
-		fmt.Fprintf(a.out, "    (the tests differ too)\n")
-	}
-}
-
-// remove deletes one pruned resource, or says it would.
-func (a *applier) remove(file, what string, del func() error) {
-	if a.dryRun {
-		a.stats.deleted++
-		fmt.Fprintf(a.out, "  %s: not in the directory; would be deleted\n", what)
-		return
-	}
-	if err := del(); err != nil {
-		a.fail(file, err)
-		return
-	}
-	a.stats.deleted++
-	fmt.Fprintf(a.out, "  %s: not in the directory; deleted\n", what)
+	return apply.Database(d.platform, platform.Operator()), func() { d.Close() }, nil
 }

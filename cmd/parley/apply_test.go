@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/apply"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -80,7 +81,7 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if code != 0 {
 			t.Fatalf("first apply exited %d:\n%s%s", code, first, stderr)
 		}
-		tenants, _ := tenantDirs(dir)
+		tenants, _ := apply.TenantDirs(dir)
 		if got := len(adminKeyLine.FindAllString(first, -1)); got != len(tenants) {
 			t.Errorf("first apply printed %d admin keys, want one per tenant (%d):\n%s", got, len(tenants), first)
 		}
@@ -104,7 +105,11 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if code != 0 {
 			t.Fatalf("second apply exited %d:\n%s%s", code, second, stderr)
 		}
+		if !strings.Contains(first, "knowledge base help-center: source returns.md: added") {
+			t.Errorf("the first apply did not upload acme-outdoor's help-center knowledge base:\n%s", first)
+		}
 		if adminKeyLine.MatchString(second) || !strings.Contains(second, "0 tenants created, 0 bots created, 0 new versions, 0 publishes") ||
+			!strings.Contains(second, "0 knowledge sources added or replaced") ||
 			!strings.Contains(second, "identity: unchanged") || strings.Contains(second, "retention:") {
 			t.Errorf("the second apply changed something:\n%s", second)
 		}

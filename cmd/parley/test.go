@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/apply"
 	"github.com/parleyhq/parley/pkg/bottest"
 )
 
@@ -120,7 +121,7 @@ func testFiles(paths []string) ([]string, error) {
 			files = append(files, p)
 			continue
 		}
-		dirs, err := tenantDirs(p)
+		dirs, err := apply.TenantDirs(p)
 		if err != nil {
 			return nil, err
 		}

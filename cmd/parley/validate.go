@@ -7,12 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/parleyhq/parley/configs"
+	"github.com/parleyhq/parley/pkg/apply"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/llm"
 )
@@ -86,58 +84,17 @@ func (m *Main) validate(ctx context.Context, args []string) error {
 	return nil
 }
 
-// validateFile loads and compiles one file. A file that cannot be read is
-// reported like a config problem at the document root. Models are checked
-// against the lists of serverModels (Settings.serverModels; nil: none)
-// and of the providers.json beside the file's bots/ directory, whose
-// providers take the place of the server's of the same name.
+// validateFile checks one file as parley apply does (apply.CheckBotFile),
+// with the server's own providers' model lists.
 func validateFile(file string, opts botconfig.Options, serverModels map[string][]string) validateResult {
 	res := validateResult{File: file, Errors: []botconfig.Problem{}}
-	cfg, err := opts.LoadFile(file)
-	var bot *botconfig.Bot
-	if err == nil {
-		bot, err = opts.Compile(cfg)
+	f := apply.CheckBotFile(file, opts, serverModels)
+	if f.Bot == nil {
+		res.Errors = f.Errors
+		return res
 	}
-	var problems botconfig.Problems
-	switch {
-	case errors.As(err, &problems):
-		res.Errors = problems
-	case err != nil:
-		res.Errors = []botconfig.Problem{{Pointer: "", Message: strings.TrimPrefix(err.Error(), "botconfig: ")}}
-	default:
-		res.Valid = true
-		res.Prompt = bot.SystemPrompt
-		res.Tools = bot.Offered()
-		models := maps.Clone(serverModels)
-		if models == nil {
-			models = map[string][]string{}
-		}
-		maps.Copy(models, providerModels(filepath.Join(filepath.Dir(filepath.Dir(file)), providersFileName)))
-		res.Warnings = bot.UnknownModels(models)
-	}
+	res.Valid, res.Prompt, res.Tools, res.Warnings = true, f.Bot.SystemPrompt, f.Bot.Offered(), f.Warnings
 	return res
-}
-
-// providerModels reads the model list of each provider in a tenant
-// directory's providers.json (which validateFile finds beside the bots/
-// directory of the file it checks); nil when there is no such file or it
-// does not parse, which parley apply reports on its own.
-func providerModels(path string) map[string][]string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var file map[string]struct {
-		Models []string `json:"models"`
-	}
-	if json.Unmarshal(raw, &file) != nil {
-		return nil
-	}
-	out := map[string][]string{}
-	for name, p := range file {
-		out[name] = p.Models
-	}
-	return out
 }
 
 func writeValidateJSON(w io.Writer, results []validateResult) error {

@@ -10,7 +10,7 @@ import (
 
 // InvitePath is where the admin UI accepts an invite token: the token
 // follows it.
-const InvitePath = "/admin/#/invite/"
+const InvitePath = apiclient.InvitePath
 
 // listMembers: GET /v1/tenants/{tenant}/members.
 func (s *server) listMembers(c *gin.Context) {

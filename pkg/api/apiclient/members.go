@@ -28,6 +28,10 @@ type InviteMemberRequest struct {
 	Role  string `json:"role"`
 }
 
+// InvitePath is where the admin UI accepts an invite token: the token
+// follows it, and the server's address comes before.
+const InvitePath = "/admin/#/invite/"
+
 // Invitation is a member just invited or added. For a user who has no
 // password yet it carries a one-time invite token, shown this once, and the
 // admin UI path that accepts it (InvitePath, to put after the server's

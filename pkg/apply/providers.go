@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"context"
@@ -72,7 +72,7 @@ type liveProvider struct {
 // readProviders reads and checks dir's providers.json, when there is one.
 // secrets are the secret names tenant.json sets, which a provider's key
 // secret must not take.
-func readProviders(dir string, getenv func(string) string, secrets func(string) bool) ([]providerSpec, []fileProblem) {
+func readProviders(dir string, getenv func(string) string, secrets func(string) bool) ([]providerSpec, []Problem) {
 	file, ps := readKeyedFile[providerFile](filepath.Join(dir, providersFileName))
 	var specs []providerSpec
 	keySecrets := map[string]string{}
@@ -111,7 +111,7 @@ func readProviders(dir string, getenv func(string) string, secrets func(string) 
 // is set from its environment variable (as secrets are, every time),
 // each provider that differs is put, and with --prune providers the file
 // does not have are deleted. Run before the bots, which name them.
-func (a *applier) providers(ctx context.Context, t tenantSpec, exists bool) {
+func (a *applier) providers(ctx context.Context, t Tenant, exists bool) {
 	if len(t.providers) == 0 && !a.prune {
 		return
 	}
@@ -138,14 +138,14 @@ func (a *applier) providers(ctx context.Context, t tenantSpec, exists bool) {
 		case ok && sameProvider(cur, want):
 			fmt.Fprintf(a.out, "  provider %s: unchanged\n", p.name)
 		case a.dryRun:
-			a.stats.changed++
+			a.stats.Changed++
 			fmt.Fprintf(a.out, "  provider %s: would be %s (%s at %s)\n", p.name, verb, p.Kind, want.baseURL)
 		default:
 			if err := a.target.putProvider(ctx, t.slug, p.name, want); err != nil {
 				a.fail(file, err)
 				continue
 			}
-			a.stats.changed++
+			a.stats.Changed++
 			fmt.Fprintf(a.out, "  provider %s: %s (%s at %s)\n", p.name, verb, p.Kind, want.baseURL)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"context"
@@ -33,27 +33,27 @@ type liveMember struct {
 
 // readMembers reads dir/members.json when there is one, adding its
 // problems to ps.
-func readMembers(dir string, ps []fileProblem) (*membersFile, []fileProblem) {
+func readMembers(dir string, ps []Problem) (*membersFile, []Problem) {
 	path := filepath.Join(dir, "members.json")
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, ps
 	}
 	mf := &membersFile{path: path}
 	if err := readStrictJSON(path, mf); err != nil {
-		return nil, append(ps, fileProblem{path, "-", err.Error()})
+		return nil, append(ps, Problem{path, "-", err.Error()})
 	}
 	seen := map[string]bool{}
 	for i, m := range mf.Members {
 		at := fmt.Sprintf("/members/%d", i)
 		if a, err := mail.ParseAddress(m.Email); err != nil || a.Address != strings.TrimSpace(m.Email) {
-			ps = append(ps, fileProblem{path, at + "/email", "must be a plain email address such as ada@example.com"})
+			ps = append(ps, Problem{path, at + "/email", "must be a plain email address such as ada@example.com"})
 		}
 		if !slices.Contains(auth.Roles(), m.Role) {
-			ps = append(ps, fileProblem{path, at + "/role", "must be one of " + strings.Join(auth.Roles(), ", ")})
+			ps = append(ps, Problem{path, at + "/role", "must be one of " + strings.Join(auth.Roles(), ", ")})
 		}
 		key := strings.ToLower(strings.TrimSpace(m.Email))
 		if seen[key] {
-			ps = append(ps, fileProblem{path, at + "/email", "is listed twice"})
+			ps = append(ps, Problem{path, at + "/email", "is listed twice"})
 		}
 		seen[key] = true
 	}
@@ -66,7 +66,7 @@ func readMembers(dir string, ps []fileProblem) (*membersFile, []fileProblem) {
 // demotions and removals, so handing ownership from one person to another
 // never passes through a tenant without an owner (which the platform
 // refuses).
-func (a *applier) members(ctx context.Context, t tenantSpec, exists bool) {
+func (a *applier) members(ctx context.Context, t Tenant, exists bool) {
 	if t.members == nil {
 		return
 	}
@@ -110,7 +110,7 @@ func (a *applier) members(ctx context.Context, t tenantSpec, exists bool) {
 }
 
 // member invites m or changes its role.
-func (a *applier) member(ctx context.Context, t tenantSpec, m memberFile, live map[string]string) {
+func (a *applier) member(ctx context.Context, t Tenant, m memberFile, live map[string]string) {
 	cur, ok := live[m.Email]
 	if a.dryRun {
 		if ok {

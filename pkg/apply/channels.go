@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"context"
@@ -48,41 +48,41 @@ type channelState struct {
 }
 
 // readChannels reads and checks a tenant directory's channels/*.json.
-func readChannels(dir string, getenv func(string) string) ([]channelSpec, []fileProblem) {
+func readChannels(dir string, getenv func(string) string) ([]channelSpec, []Problem) {
 	files, _ := filepath.Glob(filepath.Join(dir, "channels", "*.json"))
 	sort.Strings(files)
 	var specs []channelSpec
-	var ps []fileProblem
+	var ps []Problem
 	for _, f := range files {
 		c := channelSpec{file: f, name: strings.TrimSuffix(filepath.Base(f), ".json")}
 		if !platform.ValidSlug(c.name) {
-			ps = append(ps, fileProblem{f, "-", "the file name is the channel's name: 1-63 lowercase letters, digits or hyphens"})
+			ps = append(ps, Problem{f, "-", "the file name is the channel's name: 1-63 lowercase letters, digits or hyphens"})
 		}
 		if err := readStrictJSON(f, &c.want); err != nil {
-			ps = append(ps, fileProblem{f, "-", strings.Replace(err.Error(), "tenant file", "channel file", 1)})
+			ps = append(ps, Problem{f, "-", strings.Replace(err.Error(), "tenant file", "channel file", 1)})
 			continue
 		}
 		if !slices.Contains(channel.Kinds, c.want.Kind) {
-			ps = append(ps, fileProblem{f, "/kind", "must be one of " + strings.Join(channel.Kinds, ", ")})
+			ps = append(ps, Problem{f, "/kind", "must be one of " + strings.Join(channel.Kinds, ", ")})
 		}
 		if c.want.Bot == "" {
-			ps = append(ps, fileProblem{f, "/bot", "name the bot that answers (its slug)"})
+			ps = append(ps, Problem{f, "/bot", "name the bot that answers (its slug)"})
 		}
 		for _, role := range sortedKeys(c.want.Secrets) {
 			if !platform.ValidSecretName(c.want.Secrets[role]) {
-				ps = append(ps, fileProblem{f, "/secrets/" + role, "name a tenant secret (letters, digits and _); its value comes from tenant.json's environment variable"})
+				ps = append(ps, Problem{f, "/secrets/" + role, "name a tenant secret (letters, digits and _); its value comes from tenant.json's environment variable"})
 			}
 		}
 		if env := c.want.SecretEnv; env != "" {
 			c.secret = getenv(env)
 			switch {
 			case c.want.Kind != channel.KindWebhook:
-				ps = append(ps, fileProblem{f, "/secret_env", "only a webhook channel takes its secret from the environment"})
+				ps = append(ps, Problem{f, "/secret_env", "only a webhook channel takes its secret from the environment"})
 			case c.secret == "":
-				ps = append(ps, fileProblem{f, "/secret_env", fmt.Sprintf("environment variable %s is not set", env)})
+				ps = append(ps, Problem{f, "/secret_env", fmt.Sprintf("environment variable %s is not set", env)})
 			default:
 				if _, err := webhook.SecretKey(c.secret); err != nil {
-					ps = append(ps, fileProblem{f, "/secret_env", fmt.Sprintf("environment variable %s %s", env, err.Error())})
+					ps = append(ps, Problem{f, "/secret_env", fmt.Sprintf("environment variable %s %s", env, err.Error())})
 				}
 			}
 		}
@@ -94,7 +94,7 @@ func readChannels(dir string, getenv func(string) string) ([]channelSpec, []file
 // channels applies each channel file: creates the missing ones (printing
 // a generated secret once), updates those whose bot, secrets, bot user or
 // enabled differ, and with --prune deletes the tenant's other channels.
-func (a *applier) channels(ctx context.Context, t tenantSpec, exists bool) {
+func (a *applier) channels(ctx context.Context, t Tenant, exists bool) {
 	live := map[string]channelState{}
 	if exists {
 		states, err := a.target.channels(ctx, t.slug)

@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"context"
@@ -7,19 +7,18 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/parleyhq/parley/pkg/api"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
-// applyTarget is what parley apply writes to: the database through the
+// Target is what parley apply writes to: the database through the
 // platform (dbTarget) or a running server through its API (apiTarget). Both
 // make the same calls, so both leave the same state.
-type applyTarget interface {
+type Target interface {
 	// atomically runs fn with a target whose writes all commit when fn
 	// returns nil and none does otherwise, when this target has
 	// transactions (transactional); the API has none, and runs fn as is.
-	atomically(ctx context.Context, fn func(applyTarget) error) (transactional bool, err error)
+	atomically(ctx context.Context, fn func(Target) error) (transactional bool, err error)
 	tenantExists(ctx context.Context, slug string) (bool, error)
 	// createTenant returns the new tenant's id and first admin key.
 	createTenant(ctx context.Context, slug, name string) (id, key string, err error)
@@ -68,6 +67,14 @@ type applyTarget interface {
 	inviteMember(ctx context.Context, tenant, email, role string) (string, error)
 	setMemberRole(ctx context.Context, tenant, email, role string) error
 	removeMember(ctx context.Context, tenant, email string) error
+	knowledgeBases(ctx context.Context, tenant string) ([]liveBase, error)
+	createKnowledgeBase(ctx context.Context, tenant string, b baseSpec) error
+	renameKnowledgeBase(ctx context.Context, tenant, slug, name string) error
+	deleteKnowledgeBase(ctx context.Context, tenant, slug string) error
+	knowledgeSources(ctx context.Context, tenant, base string) ([]liveSource, error)
+	// addKnowledgeSource adds s, with content when it is a document.
+	addKnowledgeSource(ctx context.Context, tenant, base string, s sourceSpec, content []byte) error
+	deleteKnowledgeSource(ctx context.Context, tenant, base, id string) error
 }
 
 // liveBot is a bot's settings and live version as apply compares them;
@@ -84,13 +91,24 @@ type liveBot struct {
 	canaryTests                  []byte
 }
 
+// Database is a target that applies through the platform service as the
+// principal op (the operator, for parley apply), one transaction per
+// tenant.
+func Database(svc *platform.Service, op *platform.Principal) Target {
+	return dbTarget{svc: svc, op: op}
+}
+
+// Server is a target that applies through a running server's API with
+// the client's key.
+func Server(c *apiclient.Client) Target { return apiTarget{c: c} }
+
 // dbTarget applies to the database as the operator.
 type dbTarget struct {
 	svc *platform.Service
 	op  *platform.Principal
 }
 
-func (d dbTarget) atomically(ctx context.Context, fn func(applyTarget) error) (bool, error) {
+func (d dbTarget) atomically(ctx context.Context, fn func(Target) error) (bool, error) {
 	return true, d.svc.InTx(ctx, func(tx *platform.Service) error { return fn(dbTarget{svc: tx, op: d.op}) })
 }
 
@@ -206,7 +224,7 @@ func (d dbTarget) inviteMember(ctx context.Context, tenant, email, role string) 
 	if err != nil || inv.Token == "" {
 		return "", err
 	}
-	return api.InvitePath + inv.Token, nil
+	return apiclient.InvitePath + inv.Token, nil
 }
 
 func (d dbTarget) setMemberRole(ctx context.Context, tenant, email, role string) error {
@@ -221,7 +239,7 @@ func (d dbTarget) removeMember(ctx context.Context, tenant, email string) error 
 // apiTarget applies through a running server's API with a key.
 type apiTarget struct{ c *apiclient.Client }
 
-func (a apiTarget) atomically(_ context.Context, fn func(applyTarget) error) (bool, error) {
+func (a apiTarget) atomically(_ context.Context, fn func(Target) error) (bool, error) {
 	return false, fn(a)
 }
 

@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
@@ -18,18 +17,15 @@ import (
 // database and to a running server, and both end with the same channels.
 func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) {
 	t.Parallel()
-	forEachDatabase(t, func(t *testing.T, dbEnv parleyEnv) {
+	eachBackend(t, func(t *testing.T, tg *targets) {
 		secret, _ := webhook.NewSecret()
 		dir := gitopsDir(t)
 		writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "website.json"), `{"kind": "webhook", "bot": "support", "secret_env": "ACME_CHANNEL_SECRET"}`)
 		writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "telegram.json"), `{"kind": "telegram", "bot": "support", "secrets": {"bot_token": "crm_token"}}`)
-		dbEnv["ACME_CRM_TOKEN"], dbEnv["ACME_CHANNEL_SECRET"] = "crm-secret-value", secret
-		srvEnv := parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_PLATFORM_TOKEN": e2eToken, "ACME_CRM_TOKEN": "crm-secret-value", "ACME_CHANNEL_SECRET": secret}
-		srv := startParley(t, srvEnv)
-		applyBoth := func(t *testing.T, extra ...string) []string {
+		tg.env["ACME_CRM_TOKEN"], tg.env["ACME_CHANNEL_SECRET"] = "crm-secret-value", secret
+		applyBoth := func(t *testing.T, opts Options) []string {
 			t.Helper()
-			dbOut, srvOut := applyBothWays(t, dbEnv, srvEnv, srv.URL, dir, extra...)
-			return []string{dbOut, srvOut}
+			return tg.applyBoth(t, dir, opts)
 		}
 		wantOutput := func(t *testing.T, outs []string, wants ...string) {
 			t.Helper()
@@ -43,12 +39,7 @@ func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 		}
 		compare := func(t *testing.T) map[string]channelState {
 			t.Helper()
-			d, err := (&Main{Stderr: os.Stderr, Getenv: dbEnv.getenv}).openData(context.Background(), false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			byName := func(target applyTarget) map[string]channelState {
+			byName := func(target Target) map[string]channelState {
 				list, err := target.channels(context.Background(), "acme-outdoor")
 				if err != nil {
 					t.Fatal(err)
@@ -59,14 +50,14 @@ func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 				}
 				return out
 			}
-			db, viaServer := byName(dbTarget{svc: d.platform, op: platform.Operator()}), byName(apiTarget{c: srv.client(e2eToken)})
+			db, viaServer := byName(tg.db), byName(tg.api)
 			if !reflect.DeepEqual(db, viaServer) {
 				t.Fatalf("the database holds\n%+v\nthe server holds\n%+v", db, viaServer)
 			}
 			return db
 		}
 
-		outs := applyBoth(t)
+		outs := applyBoth(t, Options{})
 		wantOutput(t, outs, "channel telegram: created, inbound path /v1/channels/chn_", "secret token (for setWebhook)", "channel website: created")
 		for _, out := range outs {
 			if strings.Contains(out, secret) {
@@ -79,12 +70,12 @@ func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 		}
 
 		t.Run("a second apply leaves the channels unchanged", func(t *testing.T) {
-			wantOutput(t, applyBoth(t), "channel telegram: unchanged", "channel website: unchanged")
+			wantOutput(t, applyBoth(t, Options{}), "channel telegram: unchanged", "channel website: unchanged")
 		})
 		t.Run("an edited file updates its channel and --prune deletes a dropped one", func(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "telegram.json"), `{"kind": "telegram", "bot": "support", "secrets": {"bot_token": "crm_token"}, "enabled": false}`)
 			os.Remove(filepath.Join(dir, "acme-outdoor", "channels", "website.json"))
-			wantOutput(t, applyBoth(t, "--prune"), "channel telegram: updated", "channel website: not in the directory; deleted")
+			wantOutput(t, applyBoth(t, Options{Prune: true}), "channel telegram: updated", "channel website: not in the directory; deleted")
 			state := compare(t)
 			if _, ok := state["website"]; ok || state["telegram"].enabled {
 				t.Fatalf("after the edit and --prune: %+v", state)

@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func (c webhookChange) fields() string {
 // readWebhooks reads and checks dir's webhooks.json, when there is one:
 // names, URLs, event types, bots (which must be the directory's) and the
 // secrets' environment variables.
-func readWebhooks(dir string, getenv func(string) string, bots map[string]bool) ([]webhookSpec, []fileProblem) {
+func readWebhooks(dir string, getenv func(string) string, bots map[string]bool) ([]webhookSpec, []Problem) {
 	file, ps := readKeyedFile[webhookFile](filepath.Join(dir, webhooksFileName))
 	var specs []webhookSpec
 	for _, name := range sortedKeys(file) {
@@ -121,7 +121,7 @@ func readWebhooks(dir string, getenv func(string) string, bots map[string]bool) 
 // those that differ and, with --prune, deletes named endpoints the file
 // does not have. Endpoints without a name were made by hand and are left
 // alone. A secret is never changed here: rotate it through the API.
-func (a *applier) webhooks(ctx context.Context, t tenantSpec, exists bool) {
+func (a *applier) webhooks(ctx context.Context, t Tenant, exists bool) {
 	if len(t.webhooks) == 0 && !a.prune {
 		return
 	}
@@ -155,14 +155,14 @@ func (a *applier) webhooks(ctx context.Context, t tenantSpec, exists bool) {
 		case change.empty():
 			fmt.Fprintf(a.out, "  webhook %s: unchanged\n", w.name)
 		case a.dryRun:
-			a.stats.changed++
+			a.stats.Changed++
 			fmt.Fprintf(a.out, "  webhook %s: would change %s\n", w.name, change.fields())
 		default:
 			if err := a.target.updateWebhook(ctx, t.slug, cur.id, change); err != nil {
 				a.fail(file, err)
 				continue
 			}
-			a.stats.changed++
+			a.stats.Changed++
 			fmt.Fprintf(a.out, "  webhook %s: changed %s\n", w.name, change.fields())
 		}
 	}
@@ -179,7 +179,7 @@ func (a *applier) webhooks(ctx context.Context, t tenantSpec, exists bool) {
 
 // botIDs maps the tenant's bot slugs to ids, for comparing endpoints'
 // bot filters, when any endpoint of the directory has one.
-func (a *applier) botIDs(ctx context.Context, t tenantSpec, exists bool) (map[string]string, error) {
+func (a *applier) botIDs(ctx context.Context, t Tenant, exists bool) (map[string]string, error) {
 	ids := map[string]string{}
 	if !exists || !slices.ContainsFunc(t.webhooks, func(w webhookSpec) bool { return w.Bot != "" }) {
 		return ids, nil
@@ -214,7 +214,7 @@ func webhookDiff(cur liveWebhook, w webhookSpec, botIDs map[string]string) webho
 
 func (a *applier) createWebhook(ctx context.Context, tenant, file string, w webhookSpec) {
 	if a.dryRun {
-		a.stats.changed++
+		a.stats.Changed++
 		fmt.Fprintf(a.out, "  webhook %s: would be created (%s)\n", w.name, w.URL)
 		return
 	}
@@ -223,7 +223,7 @@ func (a *applier) createWebhook(ctx context.Context, tenant, file string, w webh
 		a.fail(file, err)
 		return
 	}
-	a.stats.changed++
+	a.stats.Changed++
 	if w.SecretEnv != "" {
 		fmt.Fprintf(a.out, "  webhook %s: created, signing with the secret in $%s\n", w.name, w.SecretEnv)
 		return

@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"context"
@@ -32,19 +32,19 @@ type canarySpec struct {
 	percent     int
 	config      []byte
 	fingerprint string
-	warnings    []fileProblem
+	warnings    []Problem
 }
 
 // readBotSettings checks tenant.json's "bots" against the directory's bot
 // files and reads each canary's candidate config, setting them on t's
 // bots. A canary file no entry names is a problem too.
-func readBotSettings(dir, tenantFile string, settings map[string]botSettingsFile, t *tenantSpec, opts botconfig.Options) []fileProblem {
-	var ps []fileProblem
+func readBotSettings(dir, tenantFile string, settings map[string]botSettingsFile, t *Tenant, opts botconfig.Options) []Problem {
+	var ps []Problem
 	for _, slug := range sortedKeys(settings) {
 		s, at := settings[slug], "/bots/"+slug
 		i := t.botIndex(slug)
 		if i < 0 {
-			ps = append(ps, fileProblem{tenantFile, at, fmt.Sprintf("%q is not a bot of this directory (bots/%s.json)", slug, slug)})
+			ps = append(ps, Problem{tenantFile, at, fmt.Sprintf("%q is not a bot of this directory (bots/%s.json)", slug, slug)})
 			continue
 		}
 		b := &t.bots[i]
@@ -53,13 +53,13 @@ func readBotSettings(dir, tenantFile string, settings map[string]botSettingsFile
 			continue
 		}
 		if s.Canary.Percent < 1 || s.Canary.Percent > 100 {
-			ps = append(ps, fileProblem{tenantFile, at + "/canary/percent", "the share of new dialogs the candidate takes: 1 to 100"})
+			ps = append(ps, Problem{tenantFile, at + "/canary/percent", "the share of new dialogs the candidate takes: 1 to 100"})
 		}
 		c, cps := readCanary(filepath.Join(dir, "canary", slug+".json"), opts)
 		ps = append(ps, cps...)
-		t.warnings = append(t.warnings, c.warnings...)
+		t.Warnings = append(t.Warnings, c.warnings...)
 		if c.fingerprint != "" && c.fingerprint == b.fingerprint {
-			ps = append(ps, fileProblem{c.file, "-", "the candidate equals bots/" + slug + ".json; the canary was promoted: remove it and its entry in tenant.json"})
+			ps = append(ps, Problem{c.file, "-", "the candidate equals bots/" + slug + ".json; the canary was promoted: remove it and its entry in tenant.json"})
 		}
 		c.percent = s.Canary.Percent
 		b.canary = &c
@@ -68,22 +68,22 @@ func readBotSettings(dir, tenantFile string, settings map[string]botSettingsFile
 	for _, f := range files {
 		slug := strings.TrimSuffix(filepath.Base(f), ".json")
 		if settings[slug].Canary == nil {
-			ps = append(ps, fileProblem{f, "-", fmt.Sprintf("a candidate no canary names; add \"bots\": {%q: {\"canary\": {\"percent\": N}}} to tenant.json", slug)})
+			ps = append(ps, Problem{f, "-", fmt.Sprintf("a candidate no canary names; add \"bots\": {%q: {\"canary\": {\"percent\": N}}} to tenant.json", slug)})
 		}
 	}
 	return ps
 }
 
 // readCanary reads and checks a candidate config like a bot's.
-func readCanary(path string, opts botconfig.Options) (canarySpec, []fileProblem) {
+func readCanary(path string, opts botconfig.Options) (canarySpec, []Problem) {
 	c := canarySpec{file: path}
 	if _, err := os.Stat(path); err != nil {
-		return c, []fileProblem{{path, "-", "the canary's candidate config is missing"}}
+		return c, []Problem{{path, "-", "the canary's candidate config is missing"}}
 	}
-	res := validateFile(path, opts, nil)
+	res := CheckBotFile(path, opts, nil)
 	ps := asFileProblems(path, res.Errors)
 	c.warnings = asFileProblems(path, res.Warnings)
-	if res.Valid {
+	if res.Bot != nil {
 		raw, _ := os.ReadFile(path)
 		c.config = compactJSON(raw)
 		if bot, err := opts.LoadAndCompile(raw); err == nil {
@@ -105,13 +105,13 @@ func (a *applier) requireTests(ctx context.Context, tenant string, b botSpec, cu
 	if !on {
 		what = "publishes no longer need passing tests"
 	}
-	a.stats.changed++
+	a.stats.Changed++
 	if a.dryRun {
 		fmt.Fprintf(a.out, "  bot %s: would change: %s\n", b.slug, what)
 		return
 	}
 	if err := a.target.setRequireTests(ctx, tenant, b.slug, on); err != nil {
-		a.stats.changed--
+		a.stats.Changed--
 		a.fail(b.file, err)
 		return
 	}
@@ -134,7 +134,7 @@ func (a *applier) canary(ctx context.Context, tenant string, b botSpec, live liv
 		return
 	}
 	if a.dryRun {
-		a.stats.changed++
+		a.stats.Changed++
 		fmt.Fprintf(a.out, "  bot %s: would send %d%% of new dialogs to %s\n", b.slug, c.percent, c.file)
 		return
 	}
@@ -144,13 +144,13 @@ func (a *applier) canary(ctx context.Context, tenant string, b botSpec, live liv
 		return
 	}
 	if created {
-		a.stats.versionsCreated++
+		a.stats.VersionsCreated++
 	}
 	if err := a.target.setCanary(ctx, tenant, b.slug, n, c.percent); err != nil {
 		a.fail(c.file, err)
 		return
 	}
-	a.stats.changed++
+	a.stats.Changed++
 	fmt.Fprintf(a.out, "  bot %s: canary version %d takes %d%% of new dialogs\n", b.slug, n, c.percent)
 }
 

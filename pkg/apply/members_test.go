@@ -1,54 +1,35 @@
-package main
+package apply
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
 func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testing.T) {
 	t.Parallel()
-	forEachDatabase(t, func(t *testing.T, dbEnv parleyEnv) {
+	eachBackend(t, func(t *testing.T, tg *targets) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "acme", "tenant.json"), `{"name": "Acme"}`)
 		members := filepath.Join(dir, "acme", "members.json")
-		srvEnv := parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_PLATFORM_TOKEN": e2eToken}
-		srv := startParley(t, srvEnv)
-		applyBoth := func(t *testing.T, extra ...string) []string {
+		applyBoth := func(t *testing.T, opts Options) []string {
 			t.Helper()
-			var outs []string
-			for _, run := range []struct {
-				env  parleyEnv
-				args []string
-			}{{dbEnv, nil}, {srvEnv, []string{"--server", srv.URL, "--key", e2eToken}}} {
-				args := append(append(append([]string{"apply"}, run.args...), extra...), dir)
-				code, out, stderr := runParley(t, run.env, args...)
-				if code != 0 {
-					t.Fatalf("parley %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
-				}
-				outs = append(outs, out)
-			}
-			return outs
+			return tg.applyBoth(t, dir, opts)
 		}
 		state := func(t *testing.T) []liveMember {
 			t.Helper()
-			d, err := (&Main{Stderr: os.Stderr, Getenv: dbEnv.getenv}).openData(context.Background(), false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
 			ctx := context.Background()
-			db, err := dbTarget{svc: d.platform, op: platform.Operator()}.members(ctx, "acme")
+			db, err := tg.db.members(ctx, "acme")
 			if err != nil {
 				t.Fatal(err)
 			}
-			viaServer, err := apiTarget{c: srv.client(e2eToken)}.members(ctx, "acme")
+			viaServer, err := tg.api.members(ctx, "acme")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +43,7 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 		}
 
 		writeFile(t, members, `{"members": [{"email": "Ada@acme.example", "role": "owner"}, {"email": "eve@acme.example", "role": "editor"}]}`)
-		for _, out := range applyBoth(t) {
+		for _, out := range applyBoth(t, Options{}) {
 			if strings.Count(out, "one-time link") != 2 || !strings.Contains(out, "/admin/#/invite/inv_") {
 				t.Fatalf("the first apply printed no invite link per new member:\n%s", out)
 			}
@@ -72,7 +53,7 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 		}
 
 		t.Run("a second apply changes nothing", func(t *testing.T) {
-			for _, out := range applyBoth(t) {
+			for _, out := range applyBoth(t, Options{}) {
 				if strings.Contains(out, "invited") || strings.Count(out, "unchanged") != 2 {
 					t.Fatalf("second apply:\n%s", out)
 				}
@@ -80,7 +61,7 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 		})
 		t.Run("a dry run of a handover writes nothing", func(t *testing.T) {
 			writeFile(t, members, `{"members": [{"email": "ada@acme.example", "role": "admin"}, {"email": "bo@acme.example", "role": "owner"}]}`)
-			for _, out := range applyBoth(t, "--dry-run", "--prune") {
+			for _, out := range applyBoth(t, Options{DryRun: true, Prune: true}) {
 				if !strings.Contains(out, "member bo@acme.example: would be invited as owner") || !strings.Contains(out, "member eve@acme.example: not in the directory; would be deleted") {
 					t.Fatalf("dry run:\n%s", out)
 				}
@@ -90,16 +71,16 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 			}
 		})
 		t.Run("ownership is handed over and a dropped member pruned", func(t *testing.T) {
-			applyBoth(t, "--prune")
+			applyBoth(t, Options{Prune: true})
 			if got, want := state(t), []liveMember{{"ada@acme.example", "admin"}, {"bo@acme.example", "owner"}}; !reflect.DeepEqual(got, want) {
 				t.Fatalf("members %+v, want %+v", got, want)
 			}
 		})
 		t.Run("a bad members file is refused before anything is written", func(t *testing.T) {
 			writeFile(t, members, `{"members": [{"email": "ada@acme.example", "role": "root"}, {"email": "not an email", "role": "viewer"}]}`)
-			code, _, stderr := runParley(t, dbEnv, "apply", dir)
-			if code != 1 || !strings.Contains(stderr, "members.json: /members/0/role") || !strings.Contains(stderr, "members.json: /members/1/email") {
-				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			_, problems := ReadDir(dir, tg.getenv, botconfig.Options{})
+			if got := fmt.Sprint(problems); !strings.Contains(got, "members.json: /members/0/role") || !strings.Contains(got, "members.json: /members/1/email") {
+				t.Fatalf("problems: %v", problems)
 			}
 		})
 	})

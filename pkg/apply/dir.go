@@ -1,4 +1,4 @@
-package main
+package apply
 
 import (
 	"bytes"
@@ -40,8 +40,8 @@ type identityFile struct {
 	Audience string `json:"audience,omitempty"`
 }
 
-// tenantSpec is one checked tenant directory.
-type tenantSpec struct {
+// Tenant is one checked tenant directory.
+type Tenant struct {
 	file, slug, name string
 	secrets          []secretSpec
 	identity         *identityFile
@@ -51,27 +51,29 @@ type tenantSpec struct {
 	providers        []providerSpec
 	webhooks         []webhookSpec
 	// warnings do not stop the apply: models a provider's list lacks.
-	warnings []fileProblem
+	Warnings []Problem
 	// members is members.json, nil when the directory has none (then
 	// apply leaves the tenant's members alone, even with --prune).
 	members *membersFile
+	// knowledge is the knowledge/ directory, nil when there is none.
+	knowledge *knowledgeSpec
 }
 
-func (t tenantSpec) hasBot(slug string) bool { return t.botIndex(slug) >= 0 }
+func (t Tenant) hasBot(slug string) bool { return t.botIndex(slug) >= 0 }
 
 // botIndex is the index of the bot slug in t.bots, -1 when it has none.
-func (t tenantSpec) botIndex(slug string) int {
+func (t Tenant) botIndex(slug string) int {
 	return slices.IndexFunc(t.bots, func(b botSpec) bool { return b.slug == slug })
 }
 
 // namesSecret reports whether tenant.json sets the secret name.
-func (t tenantSpec) namesSecret(name string) bool {
+func (t Tenant) namesSecret(name string) bool {
 	return slices.ContainsFunc(t.secrets, func(s secretSpec) bool { return s.name == name })
 }
 
 // hasSecret reports whether the directory sets the secret name: in
 // tenant.json, or as a provider's API key.
-func (t tenantSpec) hasSecret(name string) bool {
+func (t Tenant) hasSecret(name string) bool {
 	return t.namesSecret(name) || slices.ContainsFunc(t.providers, func(p providerSpec) bool { return p.keySecret() == name })
 }
 
@@ -91,17 +93,18 @@ type botSpec struct {
 	agents []string
 }
 
-// fileProblem is one problem with one file.
-type fileProblem struct{ file, pointer, message string }
+// Problem is one problem with one file of a tenant directory; Pointer is
+// the JSON pointer in the file, "-" when the problem is the whole file.
+type Problem struct{ File, Pointer, Message string }
 
 // problemList gathers one file's problems.
 type problemList struct {
 	file string
-	ps   []fileProblem
+	ps   []Problem
 }
 
 func (l *problemList) add(pointer, format string, args ...any) {
-	l.ps = append(l.ps, fileProblem{l.file, pointer, fmt.Sprintf(format, args...)})
+	l.ps = append(l.ps, Problem{l.file, pointer, fmt.Sprintf(format, args...)})
 }
 
 // readKeyedFile reads a tenant directory's optional file of named entries
@@ -113,28 +116,29 @@ func readKeyedFile[T any](path string) (map[string]T, *problemList) {
 		return nil, l
 	}
 	if err := readStrictJSON(path, &entries); err != nil {
-		l.ps = append(l.ps, fileProblem{path, "-", err.Error()})
+		l.ps = append(l.ps, Problem{path, "-", err.Error()})
 	}
 	return entries, l
 }
 
-func (p fileProblem) String() string {
-	if p.pointer == "-" {
-		return p.file + ": " + p.message
+// String is "FILE: POINTER: message", or "FILE: message" for the whole file.
+func (p Problem) String() string {
+	if p.Pointer == "-" {
+		return p.File + ": " + p.Message
 	}
-	return fmt.Sprintf("%s: %s: %s", p.file, displayPointer(p.pointer), p.message)
+	return fmt.Sprintf("%s: %s: %s", p.File, botconfig.DisplayPointer(p.Pointer), p.Message)
 }
 
-// readTenantDirs reads and checks every file under root: tenant files, slugs,
+// ReadDir reads and checks every file under root: tenant files, slugs,
 // bot configs, test files and the environment variables secrets name. It
 // returns every problem at once.
-func readTenantDirs(root string, getenv func(string) string, opts botconfig.Options) ([]tenantSpec, []fileProblem) {
-	dirs, err := tenantDirs(root)
+func ReadDir(root string, getenv func(string) string, opts botconfig.Options) ([]Tenant, []Problem) {
+	dirs, err := TenantDirs(root)
 	if err != nil {
-		return nil, []fileProblem{{root, "-", err.Error()}}
+		return nil, []Problem{{root, "-", err.Error()}}
 	}
-	var specs []tenantSpec
-	var problems []fileProblem
+	var specs []Tenant
+	var problems []Problem
 	for _, dir := range dirs {
 		t, ps := readTenantDir(dir, getenv, opts)
 		specs = append(specs, t)
@@ -143,15 +147,15 @@ func readTenantDirs(root string, getenv func(string) string, opts botconfig.Opti
 	return specs, problems
 }
 
-func readTenantDir(dir string, getenv func(string) string, opts botconfig.Options) (tenantSpec, []fileProblem) {
-	t := tenantSpec{file: filepath.Join(dir, "tenant.json"), slug: filepath.Base(dir)}
-	var ps []fileProblem
+func readTenantDir(dir string, getenv func(string) string, opts botconfig.Options) (Tenant, []Problem) {
+	t := Tenant{file: filepath.Join(dir, "tenant.json"), slug: filepath.Base(dir)}
+	var ps []Problem
 	if !platform.ValidSlug(t.slug) {
-		ps = append(ps, fileProblem{dir, "-", "the directory name is the tenant's slug: 1-63 lowercase letters, digits or hyphens"})
+		ps = append(ps, Problem{dir, "-", "the directory name is the tenant's slug: 1-63 lowercase letters, digits or hyphens"})
 	}
 	var tf tenantFile
 	if err := readStrictJSON(t.file, &tf); err != nil {
-		ps = append(ps, fileProblem{t.file, "-", err.Error()})
+		ps = append(ps, Problem{t.file, "-", err.Error()})
 	}
 	t.name, t.identity, t.retentionDays = tf.Name, tf.Identity, tf.RetentionDays
 	for _, name := range sortedKeys(tf.Secrets) {
@@ -159,11 +163,11 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 		ptr := "/secrets/" + name
 		switch {
 		case !platform.ValidSecretName(name):
-			ps = append(ps, fileProblem{t.file, ptr, "a secret name is letters, digits and _, not starting with a digit"})
+			ps = append(ps, Problem{t.file, ptr, "a secret name is letters, digits and _, not starting with a digit"})
 		case env == "":
-			ps = append(ps, fileProblem{t.file, ptr, "name the environment variable that holds the value"})
+			ps = append(ps, Problem{t.file, ptr, "name the environment variable that holds the value"})
 		case getenv(env) == "":
-			ps = append(ps, fileProblem{t.file, ptr, fmt.Sprintf("environment variable %s is not set", env)})
+			ps = append(ps, Problem{t.file, ptr, fmt.Sprintf("environment variable %s is not set", env)})
 		default:
 			t.secrets = append(t.secrets, secretSpec{name: name, env: env, value: getenv(env)})
 		}
@@ -172,7 +176,7 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 	for _, f := range botFiles(dir) {
 		b, bps, warnings := readBot(f, opts)
 		ps = append(ps, bps...)
-		t.warnings = append(t.warnings, warnings...)
+		t.Warnings = append(t.Warnings, warnings...)
 		bots[b.slug] = true
 		t.bots = append(t.bots, b)
 	}
@@ -184,31 +188,33 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 	tests, _ := filepath.Glob(filepath.Join(dir, "tests", "*.json"))
 	for _, f := range tests {
 		if !bots[strings.TrimSuffix(filepath.Base(f), ".json")] {
-			ps = append(ps, fileProblem{f, "-", "tests for a bot the directory does not have (want bots/" + filepath.Base(f) + ")"})
+			ps = append(ps, Problem{f, "-", "tests for a bot the directory does not have (want bots/" + filepath.Base(f) + ")"})
 		}
 	}
 	ps = append(ps, readBotSettings(dir, t.file, tf.Bots, &t, opts)...)
-	var more []fileProblem
+	var more []Problem
 	t.providers, more = readProviders(dir, getenv, t.namesSecret)
 	ps = append(ps, more...)
 	t.webhooks, more = readWebhooks(dir, getenv, bots)
+	ps = append(ps, more...)
+	t.knowledge, more = readKnowledge(dir)
 	ps = append(ps, more...)
 	return t, ps
 }
 
 // readBot reads bots/<slug>.json and, when present, tests/<slug>.json.
-func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem, []fileProblem) {
+func readBot(path string, opts botconfig.Options) (botSpec, []Problem, []Problem) {
 	b := botSpec{file: path, slug: strings.TrimSuffix(filepath.Base(path), ".json")}
-	var ps []fileProblem
+	var ps []Problem
 	if !platform.ValidSlug(b.slug) {
-		ps = append(ps, fileProblem{path, "-", "the file name is the bot's slug: 1-63 lowercase letters, digits or hyphens"})
+		ps = append(ps, Problem{path, "-", "the file name is the bot's slug: 1-63 lowercase letters, digits or hyphens"})
 	}
-	res := validateFile(path, opts, nil)
+	res := CheckBotFile(path, opts, nil)
 	for _, p := range res.Errors {
-		ps = append(ps, fileProblem{path, p.Pointer, p.Message})
+		ps = append(ps, Problem{path, p.Pointer, p.Message})
 	}
 	warnings := asFileProblems(path, res.Warnings)
-	if res.Valid {
+	if res.Bot != nil {
 		raw, _ := os.ReadFile(path)
 		b.config = compactJSON(raw)
 		if bot, err := opts.LoadAndCompile(raw); err == nil {
@@ -223,11 +229,11 @@ func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem, []fil
 	switch {
 	case os.IsNotExist(err):
 	case err != nil:
-		ps = append(ps, fileProblem{testsPath, "-", err.Error()})
+		ps = append(ps, Problem{testsPath, "-", err.Error()})
 	default:
 		if _, err := bottest.Parse(raw); err != nil {
 			for _, p := range asProblems(err) {
-				ps = append(ps, fileProblem{testsPath, p.Pointer, p.Message})
+				ps = append(ps, Problem{testsPath, p.Pointer, p.Message})
 			}
 		} else {
 			b.tests = compactJSON(raw)
@@ -236,10 +242,10 @@ func readBot(path string, opts botconfig.Options) (botSpec, []fileProblem, []fil
 	return b, ps, warnings
 }
 
-func asFileProblems(file string, ps botconfig.Problems) []fileProblem {
-	var out []fileProblem
+func asFileProblems(file string, ps botconfig.Problems) []Problem {
+	var out []Problem
 	for _, p := range ps {
-		out = append(out, fileProblem{file, p.Pointer, p.Message})
+		out = append(out, Problem{file, p.Pointer, p.Message})
 	}
 	return out
 }
@@ -251,9 +257,9 @@ func asProblems(err error) botconfig.Problems {
 	return botconfig.Problems{{Message: err.Error()}}
 }
 
-// tenantDirs lists the tenant directories under root, sorted; root itself
+// TenantDirs lists the tenant directories under root, sorted; root itself
 // when it holds a tenant.json.
-func tenantDirs(root string) ([]string, error) {
+func TenantDirs(root string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(root, "tenant.json")); err == nil {
 		return []string{root}, nil
 	}
