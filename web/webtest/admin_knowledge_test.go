@@ -48,7 +48,6 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 		files := map[string][]byte{
 			"manual.pdf": pdfOf("Tent pole repair", "Splint the broken pole with the aluminium sleeve."),
 			"stoves.md":  []byte("# Stove guide\n\n## Cleaning\n\nClean the burner jets with the needle tool after every trip.\n\n## Fuel\n\nCarry white gas in a red bottle.\n"),
-			"notes.bin":  {0x00, 0x01, 0xfe, 0xff, 0x10, 0x80},
 		}
 		for name, data := range files {
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -128,6 +127,7 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 					t.Errorf("for %q the first result is %q; want the chunk with %q at %q, first by keyword", c.query, first, c.text, c.locator)
 				}
 			}
+			screenshot(t, ctx, "admin-knowledge-search")
 			run(t, ctx, "search with a tag",
 				do(`document.querySelector('main .search-results').replaceChildren()`),
 				chromedp.SetValue(chromedp.CSS(`main input[name="query"]`), "burner jets needle"),
@@ -138,7 +138,6 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 			if got := eval[string](t, ctx, textOf("document", "ol.results li.result .chunk-text")); strings.Contains(got, "burner") {
 				t.Errorf("the search kept to the tag returns finds the stove guide: %q", got)
 			}
-			screenshot(t, ctx, "admin-knowledge-search")
 		})
 
 		t.Run("a source's chunks show with their locators", func(t *testing.T) {
@@ -154,10 +153,16 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 			}
 		})
 
-		t.Run("an unsupported file fails with its reason in words", func(t *testing.T) {
-			run(t, ctx, "upload",
+		t.Run("an unsupported file dropped on the page fails with its reason in words", func(t *testing.T) {
+			run(t, ctx, "drop",
 				chromedp.Click(chromedp.CSS(`#add-files-tab`)),
-				chromedp.SetUploadFiles(chromedp.CSS(`main input[type="file"]`), []string{filepath.Join(dir, "notes.bin")}),
+				do(`(() => {
+  const files = new DataTransfer();
+  files.items.add(new File([new Uint8Array([0, 1, 254, 255, 16, 128])], 'notes.bin', {type: 'application/octet-stream'}));
+  document.querySelector('.dropzone').dispatchEvent(new DragEvent('drop', {dataTransfer: files, bubbles: true, cancelable: true}));
+  return true;
+})()`),
+				until(contains("document", "ul.upload-results li.ok", "notes.bin: added")),
 				until(`document.querySelector('tr.source.failed .source-error') !== null`),
 			)
 			if got := eval[string](t, ctx, textOf("document", "tr.source.failed td.status")); !strings.Contains(got, "cannot tell the format") || !strings.Contains(got, "Retry") {

@@ -131,13 +131,13 @@ export async function knowledgeBaseView({ tenant, params: [slug], me }) {
       ['ready', 'indexing', 'queued', 'failed'].filter((st) => count(st)).map((st) => `${count(st)} ${st}`).join(', ') : '';
     mount(list, table(['Source', 'Tags', 'Status', 'Indexed', ''], sources.map((s) => h('tr', { 'data-source': s.id, class: `source ${s.status}` },
       h('td', { class: 'source-title' }, h('strong', null, s.title || s.filename || s.url || s.kind),
-        h('div', { class: 'hint' }, kindName[s.kind] || s.kind, s.url ? [' · ', h('code', null, s.url)] : null,
+        h('div', { class: 'hint' }, kindName[s.kind] || s.kind, s.url && s.title ? [' · ', h('code', null, s.url)] : null,
           s.filename && s.filename !== s.title ? [' · ', s.filename] : null, s.refresh ? ` · fetched again every ${every(s.refresh)}` : null)),
       h('td', null, s.tags.length ? s.tags.map((t) => h('code', { class: 'tag' }, t)) : '—'),
       h('td', { class: 'status' }, statusOf(s)),
       h('td', null, when(s.indexed_at)),
       h('td', { class: 'actions' },
-        button('Chunks', () => showChunks(s), fail),
+        button('Chunks', () => showChunks(s), fail, 'ghost'),
         canEdit ? button(s.status === 'failed' ? 'Retry' : 'Refresh', async () => {
           await api('POST', path('sources', s.id, 'refresh'));
           await load();

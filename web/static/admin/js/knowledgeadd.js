@@ -59,7 +59,7 @@ export function addSources(sourcesPath, known, added) {
     bodies.forEach((b, i) => { b.hidden = i !== n; });
     out.replaceChildren();
   };
-  return [h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Kind of source' }, tabs), out, bodies];
+  return h('div', { class: 'add-sources' }, h('div', { class: 'tabs source-tabs', role: 'tablist', 'aria-label': 'Kind of source' }, tabs), out, bodies);
 }
 
 /** tagsField is the optional tags of a new source, comma-separated. */

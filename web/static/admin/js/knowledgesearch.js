@@ -34,13 +34,17 @@ export function searchPanel(searchPath, byMeaning) {
   },
   h('p', { class: 'muted' }, 'Ask what a user would ask to see what a bot would find.'),
   h('div', { class: 'row-form' },
-    at('/query', field('Question', query)),
-    at('/tags', field('Only tags', tags, 'Optional, separated by commas: only sources with one of them.')),
-    at('/top_k', field('Results', topK, '1 to 50.')),
+    grow(at('/query', field('Question', query))),
+    narrow(at('/top_k', field('Results', topK))),
     h('button', { type: 'submit' }, 'Search')),
+  h('div', { class: 'row-form' },
+    grow(at('/tags', field('Only tags', tags, 'Optional, separated by commas: only chunks of sources with one of them.')))),
   results);
   return form;
 }
+
+const grow = (/** @type {HTMLElement} */ el) => { el.classList.add('grow'); return el; };
+const narrow = (/** @type {HTMLElement} */ el) => { el.classList.add('narrow'); return el; };
 
 // result shows one ranked chunk; vectors: whether a vector search ran.
 function result(r, vectors) {
