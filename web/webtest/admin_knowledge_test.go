@@ -32,7 +32,18 @@ import (
 func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		release := make(chan struct{}) // lets the page /slow answer
 		site := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/slow" {
+				select {
+				case <-release:
+				case <-r.Context().Done():
+					return
+				}
+				rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				fmt.Fprint(rw, "Opening hours: the shop opens at nine.")
+				return
+			}
 			if r.URL.Path != "/returns" {
 				http.NotFound(rw, r)
 				return
@@ -194,6 +205,21 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 			}
 		})
 
+		t.Run("the focus stays on a source's button while its status changes", func(t *testing.T) {
+			run(t, ctx, "add a page that answers when released",
+				chromedp.Click(chromedp.CSS(`#add-url-tab`)),
+				chromedp.SendKeys(chromedp.CSS(`#add-url input[name="url"]`), site.URL+"/slow"),
+				chromedp.Click(chromedp.Search(`//button[text()="Add page"]`)),
+				until(`document.querySelector('tr.source.indexing') !== null`),
+				do(`document.querySelector('tr.source.indexing button').focus()`),
+			)
+			close(release)
+			run(t, ctx, "wait for it", until(`document.querySelectorAll('tr.source.ready').length === 5`))
+			if got := eval[string](t, ctx, `document.activeElement.textContent + ' in ' + (document.activeElement.closest('tr.source.ready td.source-title')?.textContent || document.activeElement.closest('tr')?.querySelector('td.source-title')?.textContent || 'no row')`); !strings.HasPrefix(got, "Chunks in ") || !strings.Contains(got, "/slow") {
+				t.Errorf("after the source became ready the focus is on %q; want its Chunks button", got)
+			}
+		})
+
 		t.Run("the base is renamed and listed", func(t *testing.T) {
 			run(t, ctx, "rename",
 				do(`document.querySelector('main input[name="name"]').value = ''`),
@@ -231,7 +257,7 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 			}
 			run(t, ctx, "open and search",
 				chromedp.Click(chromedp.CSS(`tr[data-kb="help-center"] a`)),
-				until(`document.querySelectorAll('tr.source').length === 5`),
+				until(`document.querySelectorAll('tr.source').length === 6`),
 				chromedp.SendKeys(chromedp.CSS(`main input[name="query"]`), "ship abroad"),
 				chromedp.Click(chromedp.Search(`//button[text()="Search"]`)),
 				until(contains("document", "ol.results li.result .chunk-text", "every EU country")),

@@ -95,9 +95,10 @@ async function createForm(tenant) {
     },
   }, h('div', { class: 'row-form' },
     at('/name', field('Name', name, 'What people call it, like “Help Center”. Its address is made from it.')),
-    at('/embedding', at('/embedding/provider', field('Search by meaning', provider, providers.length
+    // Every problem of the embedding but its model's shows here.
+    at('/embedding', field('Search by meaning', provider, providers.length
       ? 'Optional. With an embedding model, a search also finds text that means the same in other words.'
-      : 'Add a provider on the Providers page to search by meaning too.'))),
+      : 'Add a provider on the Providers page to search by meaning too.')),
     modelField, models),
   h('div', null, h('button', { type: 'submit' }, 'Create knowledge base')));
   return form;
@@ -125,13 +126,30 @@ export async function knowledgeBaseView({ tenant, params: [slug], me }) {
         ' searches use the current index until the new one is complete'] : null);
   };
 
+  // drawSources draws the list when it changed since it was last drawn,
+  // and gives the focus back to the button that had it: a keyboard user
+  // is not thrown out of the list every second while sources are read.
+  let drawn = '';
   const drawSources = () => {
+    const now = JSON.stringify(sources);
+    if (now === drawn) return;
+    drawn = now;
     const count = (st) => sources.filter((s) => s.status === st).length;
     summary.textContent = sources.length ? `${sources.length} ${sources.length === 1 ? 'source' : 'sources'}: ` +
       ['ready', 'indexing', 'queued', 'failed'].filter((st) => count(st)).map((st) => `${count(st)} ${st}`).join(', ') : '';
+    const focused = list.contains(document.activeElement) ? document.activeElement : null;
+    const row = focused && focused.closest('tr') ? /** @type {HTMLElement} */ (focused.closest('tr')).dataset.source : '';
+    const label = focused ? focused.textContent : '';
+    drawList();
+    if (!focused) return;
+    const buttons = Array.from(list.querySelectorAll(`tr[data-source="${CSS.escape(row || '')}"] button`));
+    const again = /** @type {HTMLElement|undefined} */ (buttons.find((b) => b.textContent === label) || buttons[0]);
+    if (again) again.focus();
+  };
+  const drawList = () => {
     mount(list, table(['Source', 'Tags', 'Status', 'Indexed', ''], sources.map((s) => h('tr', { 'data-source': s.id, class: `source ${s.status}` },
-      h('td', { class: 'source-title' }, h('strong', null, s.title || s.filename || s.url || s.kind),
-        h('div', { class: 'hint' }, kindName[s.kind] || s.kind, s.url && s.title ? [' · ', h('code', null, s.url)] : null,
+      h('td', { class: 'source-title' }, h('strong', null, s.title || s.filename || s.url || kindName[s.kind] || s.kind),
+        h('div', { class: 'hint' }, s.title || s.filename || s.url ? kindName[s.kind] || s.kind : null, s.url && s.title ? [' · ', h('code', null, s.url)] : null,
           s.filename && s.filename !== s.title ? [' · ', s.filename] : null, s.refresh ? ` · fetched again every ${every(s.refresh)}` : null)),
       h('td', null, s.tags.length ? s.tags.map((t) => h('code', { class: 'tag' }, t)) : '—'),
       h('td', { class: 'status' }, statusOf(s)),
@@ -176,7 +194,11 @@ export async function knowledgeBaseView({ tenant, params: [slug], me }) {
           c.locator ? [' · ', h('span', { class: 'locator' }, c.locator)] : null, h('span', { class: 'muted' }, ` · ${c.tokens} tokens`)),
         h('p', { class: 'chunk-text' }, c.text))))
         : h('p', { class: 'empty' }, s.status === 'failed' ? 'No chunks: the source failed to index.' : 'No chunks yet: the source is not indexed.')));
-    chunks.scrollIntoView({ block: 'start' });
+    // The chunks take the focus, so a keyboard or screen reader user is
+    // where they appeared.
+    const shown = /** @type {HTMLElement} */ (chunks.firstElementChild);
+    shown.tabIndex = -1;
+    shown.focus();
   };
 
   const root = h('div', null, title, facts, out,
