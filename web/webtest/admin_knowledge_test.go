@@ -122,10 +122,10 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 		})
 
 		t.Run("the retrieval test ranks the right chunk first", func(t *testing.T) {
-			for _, c := range []struct{ query, text, locator string }{
-				{"splint aluminium sleeve", "aluminium sleeve", "p. 1"},
-				{"burner jets needle", "burner jets", "Cleaning"},
-				{"kayak refund days", "within 45 days", ""},
+			for _, c := range []struct{ query, source, text, locator string }{
+				{"splint aluminium sleeve", "manual.pdf", "aluminium sleeve", "p. 1"},
+				{"burner jets needle", "stoves.md", "burner jets", "Stove guide > Cleaning"},
+				{"kayak refund days", "Returns", "within 45 days", ""},
 			} {
 				run(t, ctx, "search "+c.query,
 					do(`document.querySelector('main .search-results').replaceChildren()`),
@@ -134,8 +134,9 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 					until(`document.querySelector('ol.results li.result') !== null`),
 				)
 				first := eval[string](t, ctx, `document.querySelector('ol.results li.result').textContent`)
-				if !strings.Contains(first, c.text) || !strings.Contains(first, c.locator) || !strings.Contains(first, "keyword #1") || !strings.Contains(first, "score ") {
-					t.Errorf("for %q the first result is %q; want the chunk with %q at %q, first by keyword", c.query, first, c.text, c.locator)
+				source := eval[string](t, ctx, `document.querySelector('ol.results li.result .result-source').textContent`)
+				if source != c.source || !strings.Contains(first, c.text) || !strings.Contains(first, c.locator) || !strings.Contains(first, "keyword #1") || !strings.Contains(first, "score ") {
+					t.Errorf("for %q the first result is %q of %q; want the chunk of %s with %q at %q, first by keyword", c.query, first, source, c.source, c.text, c.locator)
 				}
 			}
 			screenshot(t, ctx, "admin-knowledge-search")
@@ -156,6 +157,9 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//tr[td/strong[text()="stoves.md"]]//button[text()="Chunks"]`)),
 				until(`document.querySelectorAll('li.chunk').length >= 2`),
 			)
+			if focused := eval[string](t, ctx, `document.activeElement.querySelector('h2')?.textContent || ''`); focused != "Chunks of “stoves.md”" {
+				t.Errorf("the focus is not on the shown chunks but in %q", focused)
+			}
 			got := eval[string](t, ctx, textOf("document", "li.chunk"))
 			for _, want := range []string{"Cleaning", "Clean the burner jets", "Fuel", "white gas"} {
 				if !strings.Contains(got, want) {

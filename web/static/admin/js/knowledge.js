@@ -206,7 +206,7 @@ export async function knowledgeBaseView({ tenant, params: [slug], me }) {
     card('Sources', summary, list),
     canEdit ? card('Add sources', addSources(path('sources'), () => new Set(sources.map((s) => s.id)), load)) : null,
     chunks,
-    card('Test a search', searchPanel(path('search'), () => Boolean(base.embedding))));
+    card('Test a search', searchPanel(path('search'), () => Boolean(base.embedding), (id) => sources.find((s) => s.id === id), (s) => showChunks(s).catch(fail))));
   await load();
   return root;
 }
