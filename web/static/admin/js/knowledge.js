@@ -171,16 +171,16 @@ export async function knowledgeBaseView({ tenant, params: [slug], me }) {
 
   // load reads the base and its sources, and keeps reading them every
   // second while any is still on its way, so each status is live.
+  // A page no longer on screen (the reader went elsewhere) stops asking;
+  // the first load runs before the page is shown, the next one after.
   let timer = 0;
-  let seen = false; // the page was on screen once: when it is not any more, it stops asking
   const load = async () => {
     clearTimeout(timer);
     [base, { sources }] = await Promise.all([api('GET', path()), api('GET', path('sources'))]);
     drawFacts();
     drawSources();
-    seen = seen || root.isConnected;
     const moving = base.building || sources.some((s) => s.status === 'queued' || s.status === 'indexing');
-    if (moving && (root.isConnected || !seen)) timer = window.setTimeout(() => load().catch(fail), POLL);
+    if (moving) timer = window.setTimeout(() => { if (root.isConnected) load().catch(fail); }, POLL);
   };
 
   const showChunks = async (s) => {
