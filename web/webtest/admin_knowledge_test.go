@@ -72,6 +72,15 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 			run(t, ctx, "create",
 				chromedp.Click(chromedp.Search(`//nav//a[text()="Knowledge"]`)),
 				until(contains("document", "main .empty", "No knowledge bases yet. Create one below")),
+				chromedp.SendKeys(chromedp.CSS(`main input[name="name"]`), "???"),
+				chromedp.Click(chromedp.Search(`//button[text()="Create knowledge base"]`)),
+				until(contains("document", `main [data-pointer="/slug"] small.field-problem`, "lowercase letters, digits or hyphens")),
+			)
+			if focused := eval[string](t, ctx, `document.activeElement.name`); focused != "slug" {
+				t.Errorf("after the refusal the focus is on %q; want the slug", focused)
+			}
+			run(t, ctx, "create with a name that makes a slug",
+				do(`document.querySelector('main input[name="name"]').value = ''`),
 				chromedp.SendKeys(chromedp.CSS(`main input[name="name"]`), "Help Center"),
 				chromedp.Click(chromedp.Search(`//button[text()="Create knowledge base"]`)),
 				until(contains("document", "main h1", "Help Center")),
@@ -203,6 +212,7 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 			if focused := eval[string](t, ctx, `document.activeElement.closest('[data-pointer]')?.dataset.pointer || ''`); focused != "/qa/0/answer" {
 				t.Errorf("after the refusal the focus is at %q; want the missing answer", focused)
 			}
+			screenshot(t, ctx, "admin-knowledge-problem")
 			run(t, ctx, "answer",
 				chromedp.SendKeys(chromedp.CSS(`#add-qa tr[data-pointer="/qa/0"] textarea[name="answer"]`), "Yes, to every EU country."),
 				press(`#add-qa button[type="submit"]`),

@@ -67,6 +67,7 @@ function deleteWarning(b) {
 async function createForm(tenant) {
   const providers = await api('GET', tenantPath(tenant, 'providers')).then((r) => r.providers).catch(() => []);
   const name = h('input', { name: 'name', required: true, maxlength: 200, placeholder: 'Help Center' });
+  const slug = h('input', { name: 'slug', pattern: '[a-z0-9][a-z0-9\\-]*', maxlength: 63, placeholder: 'help-center' });
   const models = h('datalist', { id: 'kb-embedding-models' });
   const model = h('input', { name: 'embedding_model', list: 'kb-embedding-models', placeholder: 'text-embedding-3-small' });
   const provider = h('select', { name: 'embedding_provider' },
@@ -86,6 +87,7 @@ async function createForm(tenant) {
     onsubmit: (e) => {
       e.preventDefault();
       const req = { name: name.value };
+      if (slug.value) req.slug = slug.value;
       if (provider.value) req.embedding = { provider: provider.value, model: model.value };
       busy(e.submitter, async () => {
         clearProblems(form);
@@ -94,7 +96,8 @@ async function createForm(tenant) {
       }).catch((err) => showProblems(form, err));
     },
   }, h('div', { class: 'row-form' },
-    at('/name', field('Name', name, 'What people call it, like “Help Center”. Its address is made from it.')),
+    at('/name', field('Name', name, 'What people call it, like “Help Center”.')),
+    at('/slug', field('Slug', slug, 'Optional: made from the name. Lowercase letters, digits and dashes; bots name the base by it.')),
     // Every problem of the embedding but its model's shows here.
     at('/embedding', field('Search by meaning', provider, providers.length
       ? 'Optional. With an embedding model, a search also finds text that means the same in other words.'

@@ -38,7 +38,11 @@ export function showProblems(root, err) {
     if (control) control.setAttribute('aria-invalid', 'true');
     first = first || control;
   }
-  const box = errorBox({ message: err.message || String(err), details: rest });
+  // When every problem is at its field, the box says where to look
+  // instead of repeating one of them out of context.
+  const marked = (err.details || []).length - rest.length;
+  const message = marked && !rest.length ? `${marked === 1 ? 'One field needs' : `${marked} fields need`} a change: see below.` : err.message || String(err);
+  const box = errorBox({ message, details: rest });
   box.classList.add('problems-box');
   root.prepend(box);
   if (first) /** @type {HTMLElement} */ (first).focus();
