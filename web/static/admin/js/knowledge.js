@@ -175,15 +175,28 @@ export async function knowledgeBaseView({ tenant, params: [slug], me }) {
   // load reads the base and its sources, and keeps reading them every
   // second while any is still on its way, so each status is live.
   // A page no longer on screen (the reader went elsewhere) stops asking;
-  // the first load runs before the page is shown, the next one after.
+  // the first load runs before the page is shown, the next one after. A
+  // failed ask is said and tried again, slower: the network may be back.
   let timer = 0;
+  let lost = false; // the last ask failed, and said so
+  const tick = () => {
+    if (!root.isConnected) return;
+    load().then(() => {
+      if (lost) out.replaceChildren();
+      lost = false;
+    }, (err) => {
+      fail(err);
+      lost = true;
+      timer = window.setTimeout(tick, 5 * POLL);
+    });
+  };
   const load = async () => {
     clearTimeout(timer);
     [base, { sources }] = await Promise.all([api('GET', path()), api('GET', path('sources'))]);
     drawFacts();
     drawSources();
     const moving = base.building || sources.some((s) => s.status === 'queued' || s.status === 'indexing');
-    if (moving) timer = window.setTimeout(() => { if (root.isConnected) load().catch(fail); }, POLL);
+    if (moving) timer = window.setTimeout(tick, POLL);
   };
 
   const showChunks = async (s) => {
