@@ -6,8 +6,19 @@ import { api, tenantPath } from '../api.js';
 import { getIn } from '../configdoc.js';
 import { number, select, text, inputOf } from './fields.js';
 
+/**
+ * The tenant's bases, asked once per config being edited: the form
+ * redraws as it is edited, and the list seldom changes meanwhile.
+ * @type {WeakMap<object, Promise<any[]>>}
+ */
+const basesOf = new WeakMap();
+
 /** @param {import('./fields.js').FormContext} f */
 export function knowledgeSection(f) {
+  if (!basesOf.has(f.doc)) {
+    basesOf.set(f.doc, api('GET', tenantPath(f.tenant, 'knowledge-bases'))
+      .then((r) => r.knowledge_bases, (err) => { basesOf.delete(f.doc); throw err; }));
+  }
   const at = (/** @type {string} */ k) => ['knowledge', k];
   const chosen = () => /** @type {string[]} */ (getIn(f.doc.get(), at('bases')) || []);
   const boxes = h('div', { class: 'kb-picks' }, h('p', { class: 'muted' }, 'Loading the tenant’s knowledge bases…'));
@@ -19,7 +30,7 @@ export function knowledgeSection(f) {
   const box = (/** @type {string} */ slug, /** @type {string} */ what) => h('label', { class: 'field check' },
     h('span', null, h('input', { type: 'checkbox', name: 'kb:' + slug, checked: chosen().includes(slug), onchange: toggle(slug) }), ' ', h('code', null, slug)),
     h('small', null, what));
-  api('GET', tenantPath(f.tenant, 'knowledge-bases')).then(({ knowledge_bases: bases }) => {
+  /** @type {Promise<any[]>} */ (basesOf.get(f.doc)).then((bases) => {
     const known = new Set(bases.map((/** @type {any} */ b) => b.slug));
     mount(boxes, bases.map((/** @type {any} */ b) => box(b.slug, b.name)),
       chosen().filter((s) => !known.has(s)).map((s) => box(s, 'No such knowledge base in this tenant')),
