@@ -352,6 +352,47 @@ func TestKnowledgeSectionOfTheBotFormWritesTheConfig(t *testing.T) {
 	})
 }
 
+// TestKnowledgeBaseSearchedByMeaningPicksATenantProvidersModel creates a
+// base with an embedding model chosen from the tenant's providers: the
+// model field appears only once a provider is picked, offers that
+// provider's models, and the base is listed as searched by meaning.
+func TestKnowledgeBaseSearchedByMeaningPicksATenantProvidersModel(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		op, bg := platform.Operator(), context.Background()
+		if _, err := w.svc.PutProvider(bg, op, "acme", "embedder", platform.ProviderSpec{Kind: "openai", BaseURL: "https://ai.acme.example/v1",
+			Models: []string{"text-embedding-3-small", "text-embedding-3-large"}}); err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, "open the new base form", append(w.signInWithKey(),
+			do(`location.hash = '#/t/acme/knowledge'`),
+			chromedp.WaitVisible(chromedp.CSS(`select[name="embedding_provider"]`)),
+		)...)
+		if visible := eval[bool](t, ctx, `document.querySelector('input[name="embedding_model"]').offsetParent !== null`); visible {
+			t.Errorf("the model field shows before a provider is picked")
+		}
+		run(t, ctx, "create",
+			chromedp.SendKeys(chromedp.CSS(`main input[name="name"]`), "Product Docs"),
+			chromedp.SetValue(chromedp.CSS(`select[name="embedding_provider"]`), "embedder"),
+			do(`document.querySelector('select[name="embedding_provider"]').dispatchEvent(new Event('change'))`),
+			chromedp.WaitVisible(chromedp.CSS(`input[name="embedding_model"]`)),
+		)
+		if offered := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#kb-embedding-models option')).map(o => o.value)`); strings.Join(offered, " ") != "text-embedding-3-small text-embedding-3-large" {
+			t.Errorf("the model field offers %q; want the provider's models", offered)
+		}
+		run(t, ctx, "create",
+			chromedp.SendKeys(chromedp.CSS(`input[name="embedding_model"]`), "text-embedding-3-small"),
+			chromedp.Click(chromedp.Search(`//button[text()="Create knowledge base"]`)),
+			until(contains("document", "main h1", "Product Docs")),
+			until(contains("document", "main .lead", "by words and meaning (embedder · text-embedding-3-small)")),
+		)
+		b, err := w.svc.GetKnowledgeBase(bg, op, "acme", "product-docs")
+		if err != nil || b.EmbeddingProvider != "embedder" || b.EmbeddingModel != "text-embedding-3-small" {
+			t.Fatalf("the base %+v (%v); want the embedder's text-embedding-3-small", b, err)
+		}
+	})
+}
+
 // startIndexer runs the knowledge indexer over the world's store, as
 // every server does, woken when a source is queued. It may fetch pages
 // of the local server at siteURL only: the outbound policy allows that
