@@ -145,6 +145,13 @@ func TestSkipLinkPatternsAndWidthsOfTheAdminPages(t *testing.T) {
 		}
 		w.widgetKey(t, "https://www.acme.example", "https://shop.acme.example")
 		handedOff := w.talk(t, "a-customer-with-a-rather-long-user-id@mail.acme.example", "a packing list please", "I want to talk to a person")
+		if _, err := w.svc.CreateKnowledgeBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help Center for the outdoor shop and its many customers"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := w.svc.AddKnowledgeSource(bg, op, "acme", "help-center-for-the-outdoor-shop-and-its-many-customers", platform.SourceInput{Kind: "url",
+			URL: "https://help.acme.example/a/rather/long/path/to/the/returns-and-refunds-policy-page", Tags: []string{"returns", "refunds", "policy"}, Refresh: "24h"}); err != nil {
+			t.Fatal(err)
+		}
 		run(t, ctx, "sign in", w.signInWithKey()...)
 
 		t.Run("skip to content focuses the current page's main content", func(t *testing.T) {
@@ -164,7 +171,8 @@ func TestSkipLinkPatternsAndWidthsOfTheAdminPages(t *testing.T) {
 		})
 
 		pages := []string{"", "/bots/support", "/inbox", "/inbox/" + handedOff, "/dialogs", "/dialogs/" + handedOff, "/keys", "/secrets",
-			"/providers", "/webhooks", "/channels", "/members", "/audit", "/usage"}
+			"/providers", "/webhooks", "/channels", "/members", "/audit", "/usage",
+			"/knowledge", "/knowledge/help-center-for-the-outdoor-shop-and-its-many-customers"}
 		for _, width := range []int64{1280, 400} {
 			t.Run(fmt.Sprintf("no page is wider than a %d px window and every pattern compiles", width), func(t *testing.T) {
 				run(t, ctx, "resize", chromedp.EmulateViewport(width, 900))

@@ -58,6 +58,20 @@ export async function api(method, path, body) {
   return res.status === 204 ? null : res.json();
 }
 
+/**
+ * upload posts a multipart form (a file with its fields) and returns the
+ * decoded answer. The browser writes the Content-Type with its boundary.
+ * @param {string} path
+ * @param {FormData} form
+ */
+export async function upload(path, form) {
+  const h = headers('application/json');
+  delete h['Content-Type'];
+  const res = await fetch(path, { method: 'POST', headers: h, body: form, credentials: 'same-origin' });
+  if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null));
+  return res.json();
+}
+
 /** download fetches a route and saves its body as a file named name. */
 export async function download(path, name) {
   const res = await send('GET', path, undefined, '*/*');

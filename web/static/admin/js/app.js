@@ -19,6 +19,7 @@ import { auditView } from './audit.js';
 import { inviteView } from './invite.js';
 import { roleIn, atLeast } from './roles.js';
 import { inboxView } from './inbox.js';
+import { knowledgeView, knowledgeBaseView } from './knowledge.js';
 import { mayLeave, unguard } from './leave.js';
 
 const root = document.getElementById('app');
@@ -40,11 +41,13 @@ const routes = [
   [/^\/audit$/, auditView],
   [/^\/inbox$/, inboxView],
   [/^\/inbox\/([^/]+)$/, inboxView],
+  [/^\/knowledge$/, knowledgeView],
+  [/^\/knowledge\/([^/]+)$/, knowledgeBaseView],
 ];
 
 // nav: each section with the least role whose work it is; weaker roles do
 // not see it (the API refuses them anyway).
-const nav = [['', 'Bots', 'viewer'], ['/inbox', 'Inbox', 'operator'], ['/dialogs', 'Dialogs', 'viewer'], ['/keys', 'API keys', 'admin'],
+const nav = [['', 'Bots', 'viewer'], ['/inbox', 'Inbox', 'operator'], ['/dialogs', 'Dialogs', 'viewer'], ['/knowledge', 'Knowledge', 'viewer'], ['/keys', 'API keys', 'admin'],
   ['/secrets', 'Secrets', 'editor'], ['/providers', 'Providers', 'editor'], ['/webhooks', 'Webhooks', 'admin'], ['/channels', 'Channels', 'admin'],
   ['/members', 'Members', 'viewer'], ['/audit', 'Audit log', 'admin'], ['/usage', 'Usage', 'viewer']];
 
