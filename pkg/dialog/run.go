@@ -37,6 +37,8 @@ type dialogRun struct {
 	memory *builtin.MapMemory
 	// clientTools are the request's own client tools (SendInput).
 	clientTools []tool.Definition
+	// knowledge is the bot's knowledge bases for this run; nil without.
+	knowledge *runKnowledge
 	// closing is the reason end_dialog gave, nil until it is called.
 	closing atomic.Pointer[string]
 
@@ -231,10 +233,17 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
+	if run.knowledge, err = run.knowledgeFor(ctx); err != nil {
+		return err
+	}
+	opts := toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
 		Native:  builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog},
-		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools()})
+		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools()}
+	if run.knowledge != nil {
+		opts.Knowledge = run.knowledge // not a nil *runKnowledge in the interface
+	}
+	box, err := toolbox.Build(ctx, run.bot, opts)
 	if err != nil {
 		return r.internal(ctx, "run: tools", err)
 	}
@@ -245,9 +254,11 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, resolver), box.Set, agent.Hooks{
-		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
-	}, agent.SinkFunc(run.onEvent))
+	hooks := agent.Hooks{OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError}
+	if run.knowledge != nil && run.bot.Knowledge.Mode == botconfig.KnowledgeModeAuto {
+		hooks.BeforeModelCall = run.knowledge.beforeModelCall
+	}
+	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, resolver), box.Set, hooks, agent.SinkFunc(run.onEvent))
 	if recalled != "" {
 		run.cfg.System += "\n\n" + recalled
 	}
