@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -280,5 +283,98 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 				t.Fatalf("validate: %+v, %v", v, err)
 			}
 		})
+	})
+}
+
+// signPlans signs end-user tokens with jose from npm (testdata/sign_plans.mjs);
+// it skips when node or jose (.ci/install-jose.sh) is missing.
+func signPlans(t *testing.T, secret, aud string, users map[string]map[string]any) map[string]string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found; the signed-token suites need node and jose (bash .ci/install-jose.sh)")
+	}
+	jose, _ := filepath.Abs(filepath.Join("..", "..", ".ci", "jose", "node_modules", "jose"))
+	if _, err := os.Stat(filepath.Join(jose, "package.json")); err != nil {
+		t.Skip("jose is not installed; run bash .ci/install-jose.sh")
+	}
+	spec, _ := json.Marshal(map[string]any{"secret": secret, "aud": aud, "users": users})
+	out, err := exec.Command(node, filepath.Join("testdata", "sign_plans.mjs"), string(spec), jose).Output()
+	if err != nil {
+		t.Fatalf("sign_plans.mjs: %v", err)
+	}
+	var tokens map[string]string
+	if err := json.Unmarshal(out, &tokens); err != nil {
+		t.Fatal(err)
+	}
+	return tokens
+}
+
+// TestTagsFromKeepsEachCustomerToTheirPlansDocuments: a bot with
+// knowledge.tags_from "plan" searches, for a widget user with a signed
+// token, the sources tagged with the token's plan claim and the untagged
+// ones; for an anonymous visitor, the untagged ones only.
+func TestTagsFromKeepsEachCustomerToTheirPlansDocuments(t *testing.T) {
+	const site = "https://shop.example"
+	tokens := signPlans(t, shopIdentitySecret, "shop.example", map[string]map[string]any{
+		"a":    {"sub": "cust-a", "plan": "plan-a"},
+		"b":    {"sub": "cust-b", "plan": []string{"plan-b"}},
+		"none": {"sub": "cust-n"},
+	})
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newKBEnv(t, st)
+		ctx, op := context.Background(), platform.Operator()
+		e.bot(t, "plans", `{"bases": ["help"], "mode": "auto", "tags_from": "plan"}`)
+		if _, err := e.svc.PutIdentity(ctx, op, "acme", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+			t.Fatal(err)
+		}
+		pk, err := e.svc.CreateAPIKey(ctx, op, "acme", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "plans", Origins: []string{site}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name, token string
+			want, never []string
+		}{
+			{"a customer of plan A reads plan A's documents and untagged ones", tokens["a"],
+				[]string{"Plan A costs", "Refunds take"}, []string{"Plan B costs"}},
+			{"a customer whose claim is a list reads the plans it names", tokens["b"],
+				[]string{"Plan B costs", "Refunds take"}, []string{"Plan A costs"}},
+			{"a signed user without the claim reads untagged documents only", tokens["none"],
+				[]string{"Refunds take"}, []string{"Plan A costs", "Plan B costs"}},
+			{"an anonymous visitor reads untagged documents only", "",
+				[]string{"Refunds take"}, []string{"Plan A costs", "Plan B costs"}},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				headers := []string{"Origin", site}
+				if tc.token != "" {
+					headers = append(headers, "X-Parley-User-Token", tc.token)
+				}
+				r := e.raw(t, "POST", "/v1/tenants/acme/bots/plans/dialogs", pk.Key, `{}`, headers...)
+				if r.StatusCode != http.StatusCreated {
+					t.Fatalf("create dialog: %d %s", r.StatusCode, r.body)
+				}
+				var d apiclient.Dialog
+				_ = json.Unmarshal([]byte(r.body), &d)
+				e.llm.Enqueue(llmtest.ServerReply{Text: "Here is what I found [1]."})
+				r = e.raw(t, "POST", "/v1/tenants/acme/dialogs/"+d.ID+"/messages", pk.Key,
+					`{"text": "What does my plan cost per month, and how do refunds work?"}`, headers...)
+				if r.StatusCode != http.StatusOK {
+					t.Fatalf("message: %d %s", r.StatusCode, r.body)
+				}
+				sys := e.llm.LastRequest().System()
+				for _, w := range tc.want {
+					if !strings.Contains(sys, w) {
+						t.Errorf("the prompt lacks %q:\n%s", w, sys)
+					}
+				}
+				for _, n := range tc.never {
+					if strings.Contains(sys, n) {
+						t.Errorf("the prompt holds %q:\n%s", n, sys)
+					}
+				}
+			})
+		}
 	})
 }
