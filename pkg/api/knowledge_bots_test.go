@@ -378,3 +378,43 @@ func TestTagsFromKeepsEachCustomerToTheirPlansDocuments(t *testing.T) {
 		}
 	})
 }
+
+func TestTheOfficialOpenAIClientReadsCitations(t *testing.T) {
+	e := newKBEnv(t, storetest.OpenSQLite(t))
+	e.bot(t, "helper", `{"bases": ["help"]}`)
+	for range 2 {
+		e.llm.Enqueue(
+			llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "search_knowledge", Arguments: `{"query": "refunds"}`}}},
+			llmtest.ServerReply{Text: "Refunds take five business days [1]."})
+	}
+	type note struct {
+		Type        string
+		URLCitation struct {
+			StartIndex int `json:"start_index"`
+			EndIndex   int `json:"end_index"`
+			Title, URL string
+		} `json:"url_citation"`
+	}
+	var out struct {
+		JSON, Stream struct {
+			Content     string
+			Annotations []note
+		}
+	}
+	runClient(t, "openai_citations.mjs", &out, "PARLEY_URL="+e.srv.URL, "PARLEY_KEY="+e.key)
+	for name, reply := range map[string]struct {
+		Content     string
+		Annotations []note
+	}{"json": out.JSON, "stream": out.Stream} {
+		t.Run(name+" replies carry a url_citation over the marker", func(t *testing.T) {
+			if reply.Content != "Refunds take five business days [1]." || len(reply.Annotations) != 1 {
+				t.Fatalf("reply %+v", reply)
+			}
+			a := reply.Annotations[0]
+			if a.Type != "url_citation" || a.URLCitation.URL != e.pages.URL+"/refunds#refunds" || a.URLCitation.Title != "Refunds" ||
+				reply.Content[a.URLCitation.StartIndex:a.URLCitation.EndIndex] != "[1]" {
+				t.Fatalf("annotation %+v", a)
+			}
+		})
+	}
+}
