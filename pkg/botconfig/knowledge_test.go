@@ -15,13 +15,16 @@ func TestKnowledgeSettings(t *testing.T) {
 			strings.Contains(b.SystemPrompt, "You have no tools") {
 			t.Fatalf("prompt does not tell the model to search and cite:\n%s", b.SystemPrompt)
 		}
+		if off := b.Offered(); len(off) != 1 || off[0].Name != KnowledgeSearchTool {
+			t.Fatalf("offered %+v", off)
+		}
 	})
 	t.Run("auto mode tells the model passages come with each answer", func(t *testing.T) {
 		b := mustCompile(t, `{"basic_settings": {"name": "B"}, "knowledge": {"bases": ["kb"], "mode": "auto", "top_k": 3, "min_score": 0.2, "tags_from": "plan"}}`)
 		if k := b.Knowledge; k.Mode != KnowledgeModeAuto || k.TopK != 3 || k.MinScore != 0.2 || k.TagsFrom != "plan" {
 			t.Fatalf("knowledge %+v", k)
 		}
-		if strings.Contains(b.SystemPrompt, KnowledgeSearchTool) || !strings.Contains(b.SystemPrompt, "are given to you") {
+		if strings.Contains(b.SystemPrompt, KnowledgeSearchTool) || !strings.Contains(b.SystemPrompt, "are given to you") || len(b.Offered()) != 0 {
 			t.Fatalf("prompt:\n%s", b.SystemPrompt)
 		}
 		if uses := b.KnowledgeUses(); len(uses) != 1 || uses[0].Pointer != "/knowledge/bases/0" {

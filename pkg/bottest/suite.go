@@ -16,7 +16,10 @@ type Suite struct {
 	Schema string `json:"$schema,omitempty"`
 	// Fixtures answer tool calls in every test; a test's own fixtures win.
 	Fixtures map[string]Fixture `json:"fixtures,omitempty"`
-	Tests    []Case             `json:"tests"`
+	// Knowledge is what the bot's knowledge searches find in every test;
+	// a test's own wins.
+	Knowledge []Passage `json:"knowledge,omitempty"`
+	Tests     []Case    `json:"tests"`
 }
 
 // Case is one conversation.
@@ -25,7 +28,9 @@ type Case struct {
 	// Vars are the dialog's context variables.
 	Vars     map[string]string  `json:"vars,omitempty"`
 	Fixtures map[string]Fixture `json:"fixtures,omitempty"`
-	Turns    []Turn             `json:"turns"`
+	// Knowledge is what the bot's knowledge searches find in this test.
+	Knowledge []Passage `json:"knowledge,omitempty"`
+	Turns     []Turn    `json:"turns"`
 }
 
 // Fixture is what a tool answers in a test, instead of calling anything.
@@ -75,6 +80,11 @@ type Expect struct {
 	StopReason string `json:"stop_reason,omitempty"`
 	// Handoff says whether the turn handed the dialog to a human.
 	Handoff *bool `json:"handoff,omitempty"`
+	// Retrieved are titles of knowledge sources the turn's searches must
+	// have found; Cited those the reply must cite with [n]. An empty list
+	// means none.
+	Retrieved *[]string `json:"retrieved,omitempty"`
+	Cited     *[]string `json:"cited,omitempty"`
 }
 
 // ExpectCall is an expected tool call: its name and a subset of its

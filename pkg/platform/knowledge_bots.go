@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/bottest"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/knowledge/retrieve"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
@@ -100,6 +102,24 @@ func (s *Service) embedBotQuery(ctx context.Context, b *store.KnowledgeBase, que
 		return nil, 0, s.internal(ctx, "embed knowledge query", fmt.Errorf("the provider answered %d vectors for one query, or of another dimension than the base's %d", len(vecs), b.EmbeddingDims))
 	}
 	return vecs[0], usage.InputTokens, nil
+}
+
+// testSearch is the search of bot's knowledge bases its conversation
+// tests make when the test file supplies no passages: the tenant's real
+// bases, as a dialog without an end user searches them.
+func (s *Service) testSearch(tenantID string, bot *botconfig.Bot) bottest.KnowledgeSearch {
+	k := bot.Knowledge
+	return func(ctx context.Context, query string) ([]cite.Passage, error) {
+		found, err := s.SearchForBot(ctx, tenantID, BotSearch{Bases: k.Bases, Query: query, TopK: k.TopK, MinScore: k.MinScore})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]cite.Passage, len(found.Results))
+		for i, r := range found.Results {
+			out[i] = cite.Passage{Source: r.Source, Title: r.Title, URL: r.URL, Locator: r.Locator, Chunk: r.Chunk, Text: r.Text}
+		}
+		return out, nil
+	}
 }
 
 // checkKnowledge refuses a config whose knowledge section names a base
