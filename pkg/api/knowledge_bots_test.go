@@ -272,6 +272,30 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 			}
 		})
 
+		t.Run("an agent's search numbers into its caller's run, so the caller's answer cites it", func(t *testing.T) {
+			ctx, op := context.Background(), platform.Operator()
+			if _, _, err := e.svc.CreateBot(ctx, op, "acme", "front", []byte(`{"basic_settings": {"name": "Front"}, "agents": [{"bot": "helper", "name": "ask_help"}]}`)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.Publish(ctx, op, "acme", "front", 1); err != nil {
+				t.Fatal(err)
+			}
+			d := e.dialog(t, "front", e.key, `{"user_id": "u3"}`)
+			e.llm.Enqueue(
+				llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "a1", Name: "ask_help", Arguments: `{"input": "refund time?"}`}}},
+				llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "s1", Name: "search_knowledge", Arguments: `{"query": "refunds"}`}}},
+				llmtest.ServerReply{Text: "Five business days [1]."},
+				llmtest.ServerReply{Text: "The help desk says: five business days [1]."})
+			turn, err := cl.SendMessage(ctx, "acme", d, "When is my refund due?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := turn.Messages[len(turn.Messages)-1]
+			if last.Text != "The help desk says: five business days [1]." || len(last.Citations) != 1 || last.Citations[0].URL != refunds.URL {
+				t.Fatalf("the caller's reply %+v", last)
+			}
+		})
+
 		t.Run("a bot naming a base the tenant does not have is refused with its pointer", func(t *testing.T) {
 			_, _, err := e.svc.CreateBot(ctx, platform.Operator(), "acme", "typo", []byte(`{"basic_settings": {"name": "T"}, "knowledge": {"bases": ["help", "helpp"]}}`))
 			var pe *platform.Error

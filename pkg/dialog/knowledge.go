@@ -11,6 +11,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/tool/builtin"
 )
 
 // CitationEvent is a passage of the bot's knowledge its reply cites, sent
@@ -31,14 +32,17 @@ const (
 	charsPerToken       = 4
 )
 
-// runKnowledge is one run's access to its bot's knowledge bases: its
-// searches, and the numbers its replies cite. It is search_knowledge's
-// backend in tool mode and the BeforeModelCall hook in auto mode.
+// runKnowledge is one bot's access to its knowledge bases in a run: its
+// searches, numbered in the run's Book. It is search_knowledge's backend
+// in tool mode and the BeforeModelCall hook in auto mode. Agents called
+// in the run number into the same Book, so a number an agent cites means
+// the same passage in the caller's answer.
 type runKnowledge struct {
-	run     *dialogRun
-	cfg     botconfig.Knowledge
-	book    *cite.Book
-	markers *cite.Markers
+	r     *Runtime
+	d     *store.Dialog
+	keyID string
+	cfg   botconfig.Knowledge
+	book  *cite.Book
 	// restricted and tags are the end user's reach (knowledge.tags_from).
 	restricted bool
 	tags       []string
@@ -47,30 +51,47 @@ type runKnowledge struct {
 	lastQuery, lastFound string
 }
 
-// knowledgeFor prepares the run's knowledge, nil when its bot has none.
-// With tags_from, the end user's tags come from the signed user token
-// the request carries; a request without one searches untagged sources
-// only.
-func (run *dialogRun) knowledgeFor(ctx context.Context) (*runKnowledge, error) {
-	cfg := run.bot.Knowledge
+// knowledgeFor prepares bot's knowledge in dialog d for caller p, nil
+// when the bot has none. With tags_from, the end user's tags come from
+// the signed user token the request carries; a request without one
+// searches untagged sources only.
+func (r *Runtime) knowledgeFor(ctx context.Context, p *platform.Principal, d *store.Dialog, bot *botconfig.Bot, book *cite.Book) (*runKnowledge, error) {
+	cfg := bot.Knowledge
 	if len(cfg.Bases) == 0 {
 		return nil, nil
 	}
-	book := cite.NewBook()
-	k := &runKnowledge{run: run, cfg: cfg, book: book, markers: cite.NewMarkers(book)}
+	k := &runKnowledge{r: r, d: d, keyID: p.KeyID, cfg: cfg, book: book}
 	if cfg.TagsFrom == "" {
 		return k, nil
 	}
 	k.restricted = true
-	if run.p.UserToken == "" {
+	if p.UserToken == "" {
 		return k, nil
 	}
-	user, err := run.r.verifyUser(ctx, run.dialog.TenantID, run.p.UserToken)
+	user, err := r.verifyUser(ctx, d.TenantID, p.UserToken)
 	if err != nil {
 		return nil, err
 	}
 	k.tags = claimTags(user.Claims[cfg.TagsFrom])
 	return k, nil
+}
+
+// tools are what the bot's knowledge gives toolbox.Build: search_knowledge's
+// backend in tool mode, nil otherwise (never a nil *runKnowledge).
+func (k *runKnowledge) tools() builtin.KnowledgeSearch {
+	if k == nil {
+		return nil
+	}
+	return k
+}
+
+// hook is auto mode's BeforeModelCall, nil in tool mode or without
+// knowledge.
+func (k *runKnowledge) hook() func(context.Context, []llm.Message, int) (string, error) {
+	if k == nil || k.cfg.Mode != botconfig.KnowledgeModeAuto {
+		return nil
+	}
+	return k.beforeModelCall
 }
 
 // claimTags reads a claim as tags: a string is one, a list of strings
@@ -154,7 +175,7 @@ func latestUserText(msgs []llm.Message) string {
 // search runs one search of the bot's bases, after the tenant's daily
 // quota allows it, and meters the tokens its query's embedding cost.
 func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.Passage, error) {
-	r, d := k.run.r, k.run.dialog
+	r, d := k.r, k.d
 	now := r.now()
 	if over, err := r.overQuota(ctx, d.TenantID, now); err != nil || over {
 		r.metrics.knowledgeSearches.WithLabelValues(mode, "quota").Inc()
@@ -168,7 +189,7 @@ func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.P
 	if found.EmbeddingTokens > 0 {
 		u := now.UTC()
 		r.meter.add(store.Usage{TenantID: d.TenantID, Day: u.Format(store.DayFormat), Hour: u.Format(store.HourFormat),
-			BotID: d.BotID, KeyID: k.run.p.KeyID, EmbeddingTokens: int64(found.EmbeddingTokens)})
+			BotID: d.BotID, KeyID: k.keyID, EmbeddingTokens: int64(found.EmbeddingTokens)})
 		r.metrics.embeddingTokens.Add(float64(found.EmbeddingTokens))
 	}
 	if err != nil {
@@ -185,17 +206,17 @@ func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.P
 }
 
 // cited returns the citations of an assistant message's markers.
-func (k *runKnowledge) cited(m agent.Message) []cite.Citation {
-	if k == nil || m.Kind != agent.KindAssistant {
+func (run *dialogRun) cited(m agent.Message) []cite.Citation {
+	if m.Kind != agent.KindAssistant || run.book == nil || run.book.Len() == 0 {
 		return nil
 	}
-	return k.book.Cited(m.Text())
+	return run.book.Cited(m.Text())
 }
 
 // streamed returns the citations whose markers a text delta shows first.
-func (k *runKnowledge) streamed(delta string) []cite.Citation {
-	if k == nil || k.book.Len() == 0 {
+func (run *dialogRun) streamed(delta string) []cite.Citation {
+	if run.book == nil || run.book.Len() == 0 {
 		return nil
 	}
-	return k.markers.Add(delta)
+	return run.markers.Add(delta)
 }

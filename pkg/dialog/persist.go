@@ -37,7 +37,7 @@ func (run *dialogRun) onEvent(e agent.Event) {
 			run.r.log.Error("dialog: stream reply", "dialog", run.dialog.ID, "err", err)
 		}
 		run.rec.emit(e)
-		for _, c := range run.knowledge.streamed(ev.Text) {
+		for _, c := range run.streamed(ev.Text) {
 			run.rec.emit(CitationEvent{Citation: c})
 		}
 		return
@@ -98,7 +98,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 			return run.r.store.Tenant(run.dialog.TenantID).Messages().Dequeue(ctx, run.dialog.ID, q.id)
 		}
 	}
-	row, err := storeMessage(run.dialog, m, run.knowledge.cited(m)...)
+	row, err := storeMessage(run.dialog, m, run.cited(m)...)
 	if err != nil {
 		return nil, err
 	}

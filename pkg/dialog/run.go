@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/botrun"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -37,8 +38,10 @@ type dialogRun struct {
 	memory *builtin.MapMemory
 	// clientTools are the request's own client tools (SendInput).
 	clientTools []tool.Definition
-	// knowledge is the bot's knowledge bases for this run; nil without.
-	knowledge *runKnowledge
+	// book numbers the knowledge passages the run's searches found (its
+	// agents' too); markers finds their citations in the streamed reply.
+	book    *cite.Book
+	markers *cite.Markers
 	// closing is the reason end_dialog gave, nil until it is called.
 	closing atomic.Pointer[string]
 
@@ -233,17 +236,16 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if run.knowledge, err = run.knowledgeFor(ctx); err != nil {
+	run.book = cite.NewBook()
+	run.markers = cite.NewMarkers(run.book)
+	kn, err := r.knowledgeFor(ctx, run.p, d, run.bot, run.book)
+	if err != nil {
 		return err
 	}
-	opts := toolbox.Options{TenantID: d.TenantID, Vars: vars,
+	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
 		Native:  builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog},
-		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools()}
-	if run.knowledge != nil {
-		opts.Knowledge = run.knowledge // not a nil *runKnowledge in the interface
-	}
-	box, err := toolbox.Build(ctx, run.bot, opts)
+		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools(), Knowledge: kn.tools()})
 	if err != nil {
 		return r.internal(ctx, "run: tools", err)
 	}
@@ -254,11 +256,9 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hooks := agent.Hooks{OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError}
-	if run.knowledge != nil && run.bot.Knowledge.Mode == botconfig.KnowledgeModeAuto {
-		hooks.BeforeModelCall = run.knowledge.beforeModelCall
-	}
-	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, resolver), box.Set, hooks, agent.SinkFunc(run.onEvent))
+	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, resolver), box.Set, agent.Hooks{
+		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError, BeforeModelCall: kn.hook(),
+	}, agent.SinkFunc(run.onEvent))
 	if recalled != "" {
 		run.cfg.System += "\n\n" + recalled
 	}
