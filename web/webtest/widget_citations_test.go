@@ -67,7 +67,7 @@ func (w *world) withKnowledge(t *testing.T) string {
 
 // TestWidgetShowsCitationsAsFootnotes: a reply citing [1] gets a footnote
 // under it linking to the cited page at its heading's anchor, while it
-// streams and again after a reload.
+// streams and again after a reload; the admin preview shows it too.
 func TestWidgetShowsCitationsAsFootnotes(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
@@ -105,6 +105,22 @@ func TestWidgetShowsCitationsAsFootnotes(t *testing.T) {
 				until(footnote+` !== null`),
 			)
 			check(t)
+		})
+		t.Run("the admin preview shows the footnote too", func(t *testing.T) {
+			link := `document.querySelector('.chat-log .sources li[data-n="1"] a')`
+			run(t, ctx, "preview",
+				w.signInAs(w.adminKey, "acme"),
+				until(contains("document", "main table a", "Acme Support")),
+				chromedp.Click(chromedp.CSS(`main table a`)),
+				chromedp.WaitVisible(chromedp.CSS(`.composer input`)),
+				chromedp.SendKeys(chromedp.CSS(`.composer input`), "How long do refunds take?"),
+				chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+				until(contains("document", ".chat-log .msg.bot", "Refunds take five business days [1].")),
+				until(link+` !== null`),
+			)
+			if href := eval[string](t, ctx, link+`.href`); href != page+"#refunds" {
+				t.Errorf("the preview's footnote links to %q, want %q", href, page+"#refunds")
+			}
 		})
 	})
 }
