@@ -2,6 +2,7 @@ package bottest_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -92,4 +93,12 @@ func TestRetrievedAndCitedExpectations(t *testing.T) {
 			t.Fatalf("result %+v, asked %q", res[0], asked)
 		}
 	})
+}
+
+func TestPassagesNeedATitleAndText(t *testing.T) {
+	_, err := bottest.Parse([]byte(`{"knowledge": [{"title": "", "text": "x"}], "tests": [{"name": "a", "knowledge": [{"title": "t", "text": " "}], "turns": [{"user": "hi"}]}]}`))
+	var ps botconfig.Problems
+	if !errors.As(err, &ps) || len(ps) != 2 || ps[0].Pointer != "/knowledge/0/title" || ps[1].Pointer != "/tests/0/knowledge/0/text" {
+		t.Fatalf("problems %v", err)
+	}
 }

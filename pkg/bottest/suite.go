@@ -119,6 +119,7 @@ func (s *Suite) check() botconfig.Problems {
 		p = append(p, botconfig.Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
 	}
 	checkFixtures(s.Fixtures, "/fixtures", add)
+	checkPassages(s.Knowledge, "/knowledge", add)
 	if len(s.Tests) == 0 {
 		add("/tests", "a test file needs at least one test")
 	}
@@ -132,6 +133,7 @@ func (s *Suite) check() botconfig.Problems {
 		}
 		names[c.Name] = true
 		checkFixtures(c.Fixtures, at+"/fixtures", add)
+		checkPassages(c.Knowledge, at+"/knowledge", add)
 		if len(c.Turns) == 0 {
 			add(at+"/turns", "a test needs at least one turn")
 		}
@@ -140,6 +142,19 @@ func (s *Suite) check() botconfig.Problems {
 		}
 	}
 	return p
+}
+
+// checkPassages wants a title (what retrieved and cited name) and a text
+// of every passage.
+func checkPassages(ps []Passage, at string, add func(string, string, ...any)) {
+	for i, p := range ps {
+		if strings.TrimSpace(p.Title) == "" {
+			add(fmt.Sprintf("%s/%d/title", at, i), "a passage needs the title of its source")
+		}
+		if strings.TrimSpace(p.Text) == "" {
+			add(fmt.Sprintf("%s/%d/text", at, i), "a passage needs its text")
+		}
+	}
 }
 
 func checkFixtures(fx map[string]Fixture, at string, add func(string, string, ...any)) {

@@ -146,13 +146,15 @@ func (k *runKnowledge) beforeModelCall(ctx context.Context, msgs []llm.Message, 
 	case len(passages) == 0:
 		found = "## Knowledge base passages\nNothing in the knowledge base matches the user's latest message."
 	default:
-		found = head + k.book.Format(passages, cmpWindow(window)/autoKnowledgeShare*charsPerToken)
+		found = head + k.book.Format(passages, windowOrDefault(window)/autoKnowledgeShare*charsPerToken)
 	}
 	k.lastQuery, k.lastFound = query, found
 	return found, nil
 }
 
-func cmpWindow(window int) int {
+// windowOrDefault is the model's context window, or the one assumed when
+// it is unknown.
+func windowOrDefault(window int) int {
 	if window <= 0 {
 		return autoKnowledgeWindow
 	}
