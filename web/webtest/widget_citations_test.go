@@ -67,7 +67,8 @@ func (w *world) withKnowledge(t *testing.T) string {
 
 // TestWidgetShowsCitationsAsFootnotes: a reply citing [1] gets a footnote
 // under it linking to the cited page at its heading's anchor, while it
-// streams and again after a reload; the admin preview shows it too.
+// streams and again after a reload; the admin preview shows it too, and
+// the form edits the knowledge section.
 func TestWidgetShowsCitationsAsFootnotes(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
@@ -121,6 +122,15 @@ func TestWidgetShowsCitationsAsFootnotes(t *testing.T) {
 			if href := eval[string](t, ctx, link+`.href`); href != page+"#refunds" {
 				t.Errorf("the preview's footnote links to %q, want %q", href, page+"#refunds")
 			}
+		})
+		t.Run("the form edits the knowledge section and marks an unknown base", func(t *testing.T) {
+			bases := `document.querySelector('[data-pointer="/knowledge/bases"] textarea')`
+			run(t, ctx, "form",
+				do(`document.querySelector('details.form-section[data-section="knowledge"]').open = true`),
+				until(bases+` !== null && `+bases+`.value === "help"`),
+				do(`(() => { const el = `+bases+`; el.value = "help\nnope"; el.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`),
+				until(`document.body.innerText.includes('unknown knowledge base "nope"')`),
+			)
 		})
 	})
 }

@@ -12,6 +12,7 @@ import { mcpSection } from './mcp.js';
 import { nativesSection } from './natives.js';
 import { contextSection } from './contextvars.js';
 import { modelSection } from './model.js';
+import { knowledgeSection } from './knowledge.js';
 
 /** @typedef {import('../configdoc.js').ConfigDoc} ConfigDoc */
 /** @typedef {{pointer: string, message: string}} Problem */
@@ -25,6 +26,7 @@ const SECTIONS = /** @type {const} */ ([
   ['mcp_servers', 'MCP servers', 'mcp_servers', mcpSection],
   ['native_tools', 'Native tools', 'native_tools', nativesSection],
   ['context_variables', 'Context variables', 'context_variables', contextSection],
+  ['knowledge', 'Knowledge', 'knowledge', knowledgeSection],
   ['model', 'Model and limits', 'llm runtime', modelSection],
 ]);
 
