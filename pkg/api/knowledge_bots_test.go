@@ -162,8 +162,9 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 		e.bot(t, "helper", `{"bases": ["help"]}`)
 		refunds := apiclient.Citation{N: 1, Title: "Refunds", URL: e.pages.URL + "/refunds", Locator: "Refunds, #refunds"}
 
+		first := e.dialog(t, "helper", e.key, `{"user_id": "u1"}`)
 		t.Run("tool mode: the model searches, its answer's markers become citations in the stream", func(t *testing.T) {
-			d := e.dialog(t, "helper", e.key, `{"user_id": "u1"}`)
+			d := first
 			e.llm.Enqueue(
 				llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c1", Name: "search_knowledge", Arguments: `{"query": "how long do refunds take"}`}}},
 				llmtest.ServerReply{Text: "Refunds take five business days [1]. See [1] and [9]."})
@@ -222,6 +223,25 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 			}
 		})
 
+		t.Run("a later message numbers past the history's markers, so an old number cites nothing", func(t *testing.T) {
+			e.llm.Enqueue(
+				llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "c2", Name: "search_knowledge", Arguments: `{"query": "plan prices"}`}}},
+				llmtest.ServerReply{Text: "As said [1]; and see [10]."})
+			turn, err := cl.SendMessage(ctx, "acme", first, "And what do the plans cost?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool := e.llm.LastRequest().Messages
+			// The first reply's text went up to [9], a number it was never given.
+			if got := tool[len(tool)-1].Text(); !strings.HasPrefix(got, "[10] ") {
+				t.Fatalf("the second run's passages start %q, want [10]", got[:min(len(got), 40)])
+			}
+			last := turn.Messages[len(turn.Messages)-1]
+			if len(last.Citations) != 1 || last.Citations[0].N != 10 {
+				t.Fatalf("reply %+v, want only [10] cited", last)
+			}
+		})
+
 		t.Run("the query's embedding is metered apart from the model's tokens", func(t *testing.T) {
 			embedded := 0
 			for _, rec := range e.llm.Requests() {
@@ -244,7 +264,7 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 				t.Fatalf("usage %+v, want embedding tokens", report.Usage)
 			}
 			metrics := e.raw(t, "GET", "/metrics", "", "").body
-			for _, want := range []string{`parley_knowledge_searches_total{mode="tool",outcome="ok"} 1`, fmt.Sprintf("parley_knowledge_embedding_tokens_total %d", tokens)} {
+			for _, want := range []string{`parley_knowledge_searches_total{mode="tool",outcome="ok"} 2`, fmt.Sprintf("parley_knowledge_embedding_tokens_total %d", tokens)} {
 				if !strings.Contains(metrics, want+"\n") {
 					t.Errorf("/metrics lacks %q", want)
 				}

@@ -207,6 +207,17 @@ func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.P
 	return out, nil
 }
 
+// lastMarker is the highest [n] marker of a dialog's history: a run's
+// passages are numbered past it, so a number from an earlier run (or
+// from before a pause) is never read as one of this run's.
+func lastMarker(history []agent.Message) int {
+	texts := make([]string, len(history))
+	for i, m := range history {
+		texts[i] = messageText(m)
+	}
+	return cite.LastMarker(texts...)
+}
+
 // cited returns the citations of an assistant message's markers.
 func (run *dialogRun) cited(m agent.Message) []cite.Citation {
 	if m.Kind != agent.KindAssistant || run.book == nil || run.book.Len() == 0 {

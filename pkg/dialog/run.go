@@ -236,7 +236,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	run.book = cite.NewBook()
+	run.book = cite.NewBookAfter(lastMarker(run.st.Messages))
 	run.markers = cite.NewMarkers(run.book)
 	kn, err := r.knowledgeFor(ctx, run.p, d, run.bot, run.book)
 	if err != nil {

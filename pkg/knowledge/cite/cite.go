@@ -35,11 +35,29 @@ type Citation struct {
 type Book struct {
 	mu      sync.Mutex
 	byKey   map[string]int
-	entries []Passage // entries[n-1]
+	after   int       // numbers start past it
+	entries []Passage // entries[n-after-1]
 }
 
-// NewBook returns an empty Book.
-func NewBook() *Book { return &Book{byKey: map[string]int{}} }
+// NewBook returns an empty Book numbering from 1.
+func NewBook() *Book { return NewBookAfter(0) }
+
+// NewBookAfter returns an empty Book numbering from last+1: a dialog's
+// later run numbers past the markers its history already holds, so an old
+// [n] is never read as a new passage.
+func NewBookAfter(last int) *Book { return &Book{byKey: map[string]int{}, after: max(last, 0)} }
+
+// LastMarker is the highest [n] marker in texts, 0 when none.
+func LastMarker(texts ...string) int {
+	last := 0
+	for _, t := range texts {
+		for _, m := range marker.FindAllStringSubmatch(t, -1) {
+			n, _ := strconv.Atoi(m[1])
+			last = max(last, n)
+		}
+	}
+	return last
+}
 
 // Number gives p its number, the one it already has when it was numbered
 // before.
@@ -51,7 +69,7 @@ func (b *Book) Number(p Passage) int {
 		return n
 	}
 	b.entries = append(b.entries, p)
-	n := len(b.entries)
+	n := b.after + len(b.entries)
 	b.byKey[key] = n
 	return n
 }
@@ -61,10 +79,10 @@ func (b *Book) Number(p Passage) int {
 func (b *Book) Lookup(n int) (Citation, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if n < 1 || n > len(b.entries) {
+	if n <= b.after || n > b.after+len(b.entries) {
 		return Citation{}, false
 	}
-	p := b.entries[n-1]
+	p := b.entries[n-b.after-1]
 	return Citation{N: n, Source: p.Source, Title: p.Title, URL: p.URL, Locator: p.Locator}, true
 }
 

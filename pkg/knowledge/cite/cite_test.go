@@ -94,3 +94,17 @@ func TestLinkPointsAtThePageOrAnchor(t *testing.T) {
 		}
 	}
 }
+
+func TestABookAfterTheHistoryNumbersPastItsMarkers(t *testing.T) {
+	last := cite.LastMarker("Refunds take 5 days [1][3].", "[1] Refunds\nRefunds take 5 days.", "no markers")
+	if last != 3 {
+		t.Fatalf("LastMarker = %d", last)
+	}
+	b := cite.NewBookAfter(last)
+	if got := b.Format(passages()[:1], 0); !strings.HasPrefix(got, "[4] Refunds") {
+		t.Fatalf("Format: %q", got)
+	}
+	if cits := b.Cited("old [1], [3] and new [4]"); len(cits) != 1 || cits[0].N != 4 || cits[0].Source != "src_a" {
+		t.Fatalf("Cited: %+v", cits)
+	}
+}
