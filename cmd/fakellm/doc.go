@@ -25,6 +25,12 @@
 //
 // Arguments are sent verbatim, so malformed JSON can be scripted too.
 //
+// A bot with a knowledge base (docs/knowledge.md) gets echoes that cite it:
+// when search_knowledge is offered, the user's text is searched first; the
+// numbered passages that come back (or auto mode's, in the system prompt)
+// are answered with the first passage's text and its marker [1]. A script
+// can call search_knowledge and answer with [n] markers like any tool.
+//
 // POST /v1/embeddings answers any model with deterministic 256-dimension
 // vectors of hashed words, word pairs and character trigrams (see
 // llmtest.Embed), so a knowledge base can be indexed and searched offline.

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,13 +97,49 @@ func loadScript(path string) ([]llmtest.ServerReply, error) {
 }
 
 // echo answers whatever came last, so a demo conversation never runs dry and
-// a tool loop always ends.
+// a tool loop always ends. A bot with a knowledge base gets answers that
+// cite it: with search_knowledge offered, the user's text is searched
+// first, and numbered passages (the tool's, or auto mode's in the system
+// prompt) are answered with the first one's text and its [1] marker.
 func echo(req *llmtest.ChatRequest) llmtest.ServerReply {
 	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" {
 		last := req.Messages[n-1]
+		if cited, ok := citeFirst(last.Text()); ok {
+			return llmtest.ServerReply{Text: cited}
+		}
 		return llmtest.ServerReply{Text: fmt.Sprintf("Tool %s returned: %s", last.ToolCallID, last.Text())}
 	}
+	if slices.Contains(req.ToolNames(), searchKnowledge) {
+		args, _ := json.Marshal(map[string]string{"query": req.LastUserText()})
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: searchKnowledge, Arguments: string(args)}}}
+	}
+	if _, passages, ok := strings.Cut(req.System(), autoPassages); ok {
+		if cited, ok := citeFirst(passages); ok {
+			return llmtest.ServerReply{Text: cited}
+		}
+	}
 	return llmtest.ServerReply{Text: "You said: " + req.LastUserText()}
+}
+
+// The knowledge tool and auto mode's prompt heading (docs/knowledge.md).
+const (
+	searchKnowledge = "search_knowledge"
+	autoPassages    = "## Knowledge base passages\n"
+)
+
+// citeFirst answers numbered passages ("[1] title (locator) url" and its
+// text) with the first passage's text and its marker.
+func citeFirst(passages string) (string, bool) {
+	at := strings.Index(passages, "[1] ")
+	if at < 0 {
+		return "", false
+	}
+	_, body, _ := strings.Cut(passages[at:], "\n")
+	text, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
+	if text == "" {
+		return "", false
+	}
+	return "From the knowledge base: " + text + " [1]", true
 }
 
 // echoMessages is echo for Anthropic's Messages API.

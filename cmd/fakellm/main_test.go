@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,4 +78,50 @@ func TestFakeLLMEchoesOverTheAnthropicRouteToo(t *testing.T) {
 	if err != nil || resp.Message.Text() != "You said: ping" {
 		t.Fatalf("reply = %v, %v", resp, err)
 	}
+}
+
+func TestFakeLLMSearchesAndCitesAKnowledgeBase(t *testing.T) {
+	search := llm.ToolDefinition{Name: "search_knowledge", Description: "Search", Parameters: []byte(`{"type":"object","properties":{"query":{"type":"string"}}}`)}
+	fake := llmtest.NewHandler(llmtest.Options{Handler: echo})
+	srv := httptestServer(t, fake)
+	p, err := openai.New(openai.Config{BaseURL: srv + "/v1", APIKey: "any"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	t.Run("with search_knowledge offered, the user's text is searched", func(t *testing.T) {
+		resp, err := p.Stream(ctx, &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("refund time")}, Tools: []llm.ToolDefinition{search}}, nil)
+		if err != nil || len(resp.Message.ToolUses()) != 1 || resp.Message.ToolUses()[0].Name != "search_knowledge" ||
+			string(resp.Message.ToolUses()[0].Arguments) != `{"query":"refund time"}` {
+			t.Fatalf("reply %+v, %v", resp, err)
+		}
+		call := resp.Message.ToolUses()[0]
+		msgs := []llm.Message{llm.UserText("refund time"), resp.Message,
+			llm.ToolResultMessage(llm.ToolResult{ToolUseID: call.ID, Name: call.Name,
+				Content: "[1] Refunds (Policies) https://help.example/refunds\nRefunds take five days.\n\n[2] Other\nNo."})}
+		resp, err = p.Stream(ctx, &llm.Request{Model: "m", Messages: msgs, Tools: []llm.ToolDefinition{search}}, nil)
+		if err != nil || resp.Message.Text() != "From the knowledge base: Refunds take five days. [1]" {
+			t.Fatalf("answer %q, %v", resp.Message.Text(), err)
+		}
+	})
+	t.Run("auto mode's passages in the system prompt are cited", func(t *testing.T) {
+		resp, err := p.Stream(ctx, &llm.Request{Model: "m", System: "You help.\n\n## Knowledge base passages\nFound for the user's latest message.\n\n[1] Plans\nPlan A costs 10 euros.\n",
+			Messages: []llm.Message{llm.UserText("price?")}}, nil)
+		if err != nil || resp.Message.Text() != "From the knowledge base: Plan A costs 10 euros. [1]" {
+			t.Fatalf("answer %q, %v", resp.Message.Text(), err)
+		}
+	})
+}
+
+// httptestServer serves h on loopback until the test ends and returns its URL.
+func httptestServer(t *testing.T, h http.Handler) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, h) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String()
 }

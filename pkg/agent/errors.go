@@ -61,6 +61,8 @@ func describe(err error) Error {
 		return Error{Code: "llm_" + string(pe.Kind), Message: msg, Retryable: pe.Retryable}
 	case errors.As(err, &he) && he.Hook == "OnTurnEnd":
 		return Error{Code: "metering_failed", Message: "usage could not be recorded", Retryable: true}
+	case errors.As(err, &he) && he.Hook == "BeforeModelCall":
+		return Error{Code: "context_failed", Message: "what the model needs to answer could not be prepared", Retryable: true}
 	case errors.As(err, &he):
 		return Error{Code: "persist_failed", Message: "the conversation could not be saved", Retryable: true}
 	case errors.As(err, &re):

@@ -29,6 +29,12 @@ type Hooks struct {
 	// OnError is called when a run stops with "error", and when a
 	// non-fatal step (a compaction) fails.
 	OnError func(ctx context.Context, err error)
+	// BeforeModelCall is called before each turn's model call with the
+	// messages the model is about to see and its context window in tokens
+	// (0 when unknown). What it returns is added to the system prompt of
+	// that call only: knowledge found for the user's latest message. A
+	// failure stops the run with "error".
+	BeforeModelCall func(ctx context.Context, msgs []llm.Message, window int) (string, error)
 }
 
 // Purposes of a model call, for metering.

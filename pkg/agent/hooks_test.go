@@ -101,3 +101,37 @@ func TestNewRejectsABadConfig(t *testing.T) {
 		t.Fatalf("a tool named done in done-tool mode: err = %v", err)
 	}
 }
+
+func TestBeforeModelCallAddsToEachTurnsSystemPrompt(t *testing.T) {
+	var seen []int
+	h := newHarness(t, agent.Config{Tools: toolSet(t, echo("lookup")), Hooks: agent.Hooks{
+		BeforeModelCall: func(_ context.Context, msgs []llm.Message, _ int) (string, error) {
+			seen = append(seen, len(msgs))
+			return "## Passages\n[1] turn " + strings.Repeat("x", len(seen)), nil
+		}}},
+		llmtest.Calls(llmtest.Call("c1", "lookup", `{}`)), llmtest.Text("done [1]"))
+	h.send("hi")
+	h.strict()
+	reqs := h.model.Requests()
+	if len(reqs) != 2 || len(seen) != 2 || seen[0] != 1 || seen[1] != 3 {
+		t.Fatalf("%d requests, hook saw %v messages", len(reqs), seen)
+	}
+	if !strings.HasSuffix(reqs[0].System, "You are a test bot.\n\n## Passages\n[1] turn x") || !strings.HasSuffix(reqs[1].System, "[1] turn xx") {
+		t.Fatalf("system prompts:\n%s\n---\n%s", reqs[0].System, reqs[1].System)
+	}
+	if strings.Count(reqs[1].System, "## Passages") != 1 {
+		t.Fatalf("the first turn's addition stayed:\n%s", reqs[1].System)
+	}
+}
+
+func TestBeforeModelCallFailingStopsTheRunBeforeTheModel(t *testing.T) {
+	h := newHarness(t, agent.Config{Hooks: agent.Hooks{
+		BeforeModelCall: func(context.Context, []llm.Message, int) (string, error) { return "", errBoom }}})
+	out, err := h.agent.Send(context.Background(), h.state, "hi")
+	if out.StopReason != agent.StopError || !errors.Is(err, errBoom) || len(h.model.Requests()) != 0 {
+		t.Fatalf("outcome %+v, err %v, %d model calls", out, err, len(h.model.Requests()))
+	}
+	if evs := find[agent.Error](h.events); len(evs) != 1 || evs[0].Code != "context_failed" {
+		t.Fatalf("error events %+v", evs)
+	}
+}

@@ -26,7 +26,15 @@ func (r *run) callModel(turn int) (*llm.Response, Choice, error) {
 		if err := r.fit(choice); err != nil {
 			return nil, Choice{}, err
 		}
+		if attempt == 0 {
+			if err := r.beforeCall(choice); err != nil {
+				return nil, choice, err
+			}
+		}
 		r.prepare(choice, r.view.msgs, true)
+		if r.extra != "" {
+			r.req.System += "\n\n" + r.extra
+		}
 		resp, err := choice.Provider.Stream(r.ctx, &r.req, r.onDelta)
 		if err == nil {
 			return resp, choice, nil
@@ -37,6 +45,22 @@ func (r *run) callModel(turn int) (*llm.Response, Choice, error) {
 		}
 		failed = err
 	}
+}
+
+// beforeCall asks the BeforeModelCall hook what to add to the turn's
+// system prompt.
+func (r *run) beforeCall(c Choice) error {
+	r.extra = ""
+	hook := r.a.cfg.Hooks.BeforeModelCall
+	if hook == nil {
+		return nil
+	}
+	extra, err := hook(r.parent, r.view.msgs, c.ContextWindow)
+	if err != nil {
+		return &HookError{Hook: "BeforeModelCall", Err: err}
+	}
+	r.extra = extra
+	return nil
 }
 
 // resolve asks the resolver for a choice. When it has nothing left after a

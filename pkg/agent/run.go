@@ -42,7 +42,10 @@ type run struct {
 	turnUsage llm.Usage
 	// finalText is the done tool's message, when it was called.
 	finalText string
-	onDelta   func(llm.Delta)
+	// extra is BeforeModelCall's addition to the system prompt of the
+	// turn's call, kept across the call's retries.
+	extra   string
+	onDelta func(llm.Delta)
 }
 
 func (a *Agent) start(ctx context.Context, st *State) *run {

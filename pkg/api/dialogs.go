@@ -11,6 +11,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 )
 
 // dialogAPI serves dialogs, their messages and the tenant's usage over the
@@ -163,7 +164,14 @@ func messageOut(m dialog.Message) apiclient.Message {
 	if m.Usage != nil {
 		out.Usage = &apiclient.Usage{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
 	}
+	for _, c := range m.Citations {
+		out.Citations = append(out.Citations, citationOut(c))
+	}
 	return out
+}
+
+func citationOut(c cite.Citation) apiclient.Citation {
+	return apiclient.Citation{N: c.N, Source: c.Source, Title: c.Title, URL: c.URL, Locator: c.Locator}
 }
 
 func toolCallOut(c dialog.ToolCall) apiclient.ToolCall {

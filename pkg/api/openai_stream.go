@@ -7,6 +7,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/llm/openai/wire"
 )
 
@@ -27,6 +28,7 @@ func (r completion) whole(t dialog.Turn) chatCompletion {
 	msg := &chatReply{Role: "assistant", ToolCalls: clientCalls(t.Pending)}
 	if text := replyText(t); text != "" || len(msg.ToolCalls) == 0 {
 		msg.Content = &text
+		msg.Annotations = annotationsFor(text, turnCitations(t))
 	}
 	finish := finishReason(t.Done, t.Pending)
 	out := r.envelope("chat.completion", chatChoice{Message: msg, FinishReason: &finish})
@@ -116,6 +118,8 @@ type chunkSink struct {
 	turnText strings.Builder // the text of the current turn so far
 	lastText string          // the text of the last turn that had one
 	sent     bool            // some text was sent
+	all      strings.Builder // every text sent, as the client joins it
+	cited    []cite.Citation // the citation events of the reply
 	calls    []wire.ToolCall
 	failed   bool
 }
@@ -129,6 +133,8 @@ func (s *chunkSink) Send(e agent.Event) {
 		s.endTurn()
 	case agent.TextDelta:
 		s.text(ev.Text)
+	case dialog.CitationEvent:
+		s.cited = append(s.cited, ev.Citation)
 	case agent.ClientToolRequest:
 		for i, c := range ev.Calls {
 			call := toolCallOf(c.ID, c.Name, c.Arguments)
@@ -175,6 +181,7 @@ func (s *chunkSink) text(t string) {
 		s.turnText.WriteString(t)
 	}
 	s.sent = true
+	s.all.WriteString(t)
 	s.chunk(chatReply{Content: &t}, nil)
 }
 
@@ -185,6 +192,9 @@ func (s *chunkSink) done(d agent.Done) {
 	s.endTurn()
 	if d.Text != "" && d.Text != s.lastText {
 		s.text(d.Text)
+	}
+	if notes := annotationsFor(s.all.String(), s.cited); len(notes) > 0 {
+		s.chunk(chatReply{Annotations: notes}, nil)
 	}
 	finish := finishReason(&d, nil)
 	if len(s.calls) > 0 {

@@ -63,6 +63,8 @@ type chatReply struct {
 	Content   *string         `json:"content,omitempty"`
 	ToolCalls []wire.ToolCall `json:"tool_calls,omitempty"`
 	Refusal   *string         `json:"refusal,omitempty"`
+	// Annotations cite the bot's knowledge (url_citation).
+	Annotations []annotation `json:"annotations,omitempty"`
 }
 
 // modelList is GET /v1/models.

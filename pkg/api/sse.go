@@ -116,6 +116,8 @@ func encode(b []byte, e agent.Event) []byte {
 		v = apiclient.HandoffEvent{Type: e.Type(), Status: e.Status, Operator: e.Operator}
 	case dialog.TypingEvent:
 		v = apiclient.TypingEvent{Type: e.Type(), Who: e.Who}
+	case dialog.CitationEvent:
+		v = apiclient.CitationEvent{Type: e.Type(), Citation: citationOut(e.Citation)}
 	}
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -21,7 +21,7 @@ func (d *dialogAPI) usage(c *gin.Context) {
 
 func usageOut(u platform.UsageRow) apiclient.UsageRow {
 	return apiclient.UsageRow{Group: u.Group, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CostMicroUSD: u.CostMicroUSD, CostUSD: u.CostUSD, ToolCalls: u.ToolCalls, Turns: u.Turns}
+		CostMicroUSD: u.CostMicroUSD, CostUSD: u.CostUSD, ToolCalls: u.ToolCalls, Turns: u.Turns, EmbeddingTokens: u.EmbeddingTokens}
 }
 
 // activity: GET /v1/tenants/{tenant}/usage/series?from=&to=&bot=&bucket=day|hour

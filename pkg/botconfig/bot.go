@@ -39,6 +39,9 @@ type Bot struct {
 	Runtime Runtime
 	// Memory says whether the bot keeps notes about end users.
 	Memory Memory
+	// Knowledge is the bases the bot answers from; none without the
+	// config's knowledge section.
+	Knowledge Knowledge
 	// Fingerprint is a hash of the canonical config: same config, same value.
 	Fingerprint string
 	// dateIn is the zone Prompt gives today's date in; nil leaves it out.

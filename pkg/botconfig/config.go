@@ -23,6 +23,9 @@ type Config struct {
 	Runtime RuntimeSettings `json:"runtime"`
 	// Memory lets the bot keep notes about an end user across dialogs.
 	Memory *MemorySettings `json:"memory,omitempty"`
+	// Knowledge lets the bot answer from the tenant's knowledge bases,
+	// citing them.
+	Knowledge *KnowledgeSettings `json:"knowledge,omitempty"`
 }
 
 // BasicSettings is the bot's identity.

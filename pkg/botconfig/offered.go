@@ -23,7 +23,7 @@ type OfferedTool struct {
 }
 
 // Offered lists the bot's tools in the order the prompt describes them:
-// config tools, native tools, then MCP tools. An MCP server with an allow
+// config tools, native tools (search_knowledge last), then MCP tools. An MCP server with an allow
 // list appears as its allowed tools; without one, as "<server>__*", because
 // its tools are known only once the server is reached, which compiling never
 // does.
@@ -38,6 +38,9 @@ func (b *Bot) Offered() []OfferedTool {
 	}
 	for _, n := range b.NativeTools {
 		out = append(out, OfferedTool{Name: n, Kind: KindNative})
+	}
+	if b.Knowledge.Mode == KnowledgeModeTool {
+		out = append(out, OfferedTool{Name: KnowledgeSearchTool, Kind: KindNative})
 	}
 	for _, s := range b.MCPServers {
 		names := []string{"*"}

@@ -66,6 +66,7 @@ func systemPrompt(cfg *Config) string {
 		languageSection(cfg.BasicSettings),
 		playbookSection(cfg.ActionBooks),
 		toolSection(cfg),
+		knowledgeSection(cfg.Knowledge),
 		skillSection(cfg.Skills),
 		safetySection,
 	}
@@ -123,7 +124,8 @@ func playbookSection(books []ActionBook) string {
 
 func toolSection(cfg *Config) string {
 	memory := cfg.Memory != nil && cfg.Memory.Enabled // its tools come with a known user
-	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && len(cfg.Agents) == 0 && len(cfg.Skills) == 0 && !memory &&
+	searches := cfg.Knowledge != nil && len(cfg.Knowledge.Bases) > 0 && cfg.Knowledge.Mode != KnowledgeModeAuto
+	if len(cfg.Tools) == 0 && len(cfg.NativeTools) == 0 && len(cfg.Agents) == 0 && len(cfg.Skills) == 0 && !memory && !searches &&
 		!slices.ContainsFunc(cfg.MCPServers, MCPServer.IsEnabled) {
 		return "## Tools\nYou have no tools. Never claim to have looked something up or to have done something outside this conversation."
 	}

@@ -50,6 +50,7 @@ func (o Options) check(cfg *Config) ([]ToolSpec, Problems) {
 	c.contextVariables()
 	c.mcpServers() // before tools, so "<server>__x" tool names are caught
 	c.memory()     // before tools, so a tool that takes a memory tool's name is the one named
+	c.knowledge()  // likewise for search_knowledge
 	c.httpTools()
 	c.nativeTools()
 	c.agents()

@@ -23,6 +23,9 @@ type Options struct {
 	Live agent.ProviderResolver
 	// Natives resolves the bot's native tools; nil means builtin.NewRegistry().
 	Natives *builtin.Registry
+	// Knowledge searches the bot's knowledge bases in tests that supply no
+	// passages (the server's search); nil finds nothing.
+	Knowledge KnowledgeSearch
 }
 
 // Result is one test's outcome.
@@ -73,7 +76,12 @@ func runCase(ctx context.Context, bot *botconfig.Bot, s *Suite, c Case, opts Opt
 	if err != nil {
 		return []string{err.Error()}
 	}
-	tools, err := buildTools(bot, fixtures, opts.Natives, builtin.Env{}, fail)
+	passages := s.Knowledge
+	if c.Knowledge != nil {
+		passages = c.Knowledge
+	}
+	kn := newTestKnowledge(bot, passages, opts.Knowledge)
+	tools, err := buildTools(bot, fixtures, opts.Natives, builtin.Env{Knowledge: knowledgeTool(kn)}, fail)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -90,6 +98,9 @@ func runCase(ctx context.Context, bot *botconfig.Bot, s *Suite, c Case, opts Opt
 	cfg := botrun.Config(bot, vars, resolver, tools) // as dialogs do
 	cfg.Sink = rec
 	cfg.Hooks.OnError = func(_ context.Context, err error) { rec.err = err }
+	if kn != nil && bot.Knowledge.Mode == botconfig.KnowledgeModeAuto {
+		cfg.Hooks.BeforeModelCall = kn.beforeModelCall
+	}
 	a, err := agent.New(cfg)
 	if err != nil {
 		return []string{err.Error()}
@@ -101,6 +112,9 @@ func runCase(ctx context.Context, bot *botconfig.Bot, s *Suite, c Case, opts Opt
 			script.Add(scriptReplies(t.Model)...)
 		}
 		rec.reset()
+		if kn != nil {
+			kn.retrieved = nil
+		}
 		out, _ := a.Send(ctx, &st, t.User)
 		out = approvePending(ctx, a, &st, out)
 		for _, f := range fail.take() {
@@ -119,7 +133,7 @@ func runCase(ctx context.Context, bot *botconfig.Bot, s *Suite, c Case, opts Opt
 		if out.StopReason == agent.StopError && t.Expect.StopReason != string(agent.StopError) && rec.err != nil {
 			rec.fails = append(rec.fails, fmt.Sprintf("%s: the run failed: %v", label, rec.err))
 		}
-		for _, f := range check(t.Expect, out, rec.calls) {
+		for _, f := range append(check(t.Expect, out, rec.calls), checkKnowledge(t.Expect, kn, out.Text)...) {
 			rec.fails = append(rec.fails, label+": "+f)
 		}
 	}

@@ -16,7 +16,10 @@ type Suite struct {
 	Schema string `json:"$schema,omitempty"`
 	// Fixtures answer tool calls in every test; a test's own fixtures win.
 	Fixtures map[string]Fixture `json:"fixtures,omitempty"`
-	Tests    []Case             `json:"tests"`
+	// Knowledge is what the bot's knowledge searches find in every test;
+	// a test's own wins.
+	Knowledge []Passage `json:"knowledge,omitempty"`
+	Tests     []Case    `json:"tests"`
 }
 
 // Case is one conversation.
@@ -25,7 +28,9 @@ type Case struct {
 	// Vars are the dialog's context variables.
 	Vars     map[string]string  `json:"vars,omitempty"`
 	Fixtures map[string]Fixture `json:"fixtures,omitempty"`
-	Turns    []Turn             `json:"turns"`
+	// Knowledge is what the bot's knowledge searches find in this test.
+	Knowledge []Passage `json:"knowledge,omitempty"`
+	Turns     []Turn    `json:"turns"`
 }
 
 // Fixture is what a tool answers in a test, instead of calling anything.
@@ -75,6 +80,11 @@ type Expect struct {
 	StopReason string `json:"stop_reason,omitempty"`
 	// Handoff says whether the turn handed the dialog to a human.
 	Handoff *bool `json:"handoff,omitempty"`
+	// Retrieved are titles of knowledge sources the turn's searches must
+	// have found; Cited those the reply must cite with [n]. An empty list
+	// means none.
+	Retrieved *[]string `json:"retrieved,omitempty"`
+	Cited     *[]string `json:"cited,omitempty"`
 }
 
 // ExpectCall is an expected tool call: its name and a subset of its
@@ -109,6 +119,7 @@ func (s *Suite) check() botconfig.Problems {
 		p = append(p, botconfig.Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
 	}
 	checkFixtures(s.Fixtures, "/fixtures", add)
+	checkPassages(s.Knowledge, "/knowledge", add)
 	if len(s.Tests) == 0 {
 		add("/tests", "a test file needs at least one test")
 	}
@@ -122,6 +133,7 @@ func (s *Suite) check() botconfig.Problems {
 		}
 		names[c.Name] = true
 		checkFixtures(c.Fixtures, at+"/fixtures", add)
+		checkPassages(c.Knowledge, at+"/knowledge", add)
 		if len(c.Turns) == 0 {
 			add(at+"/turns", "a test needs at least one turn")
 		}
@@ -130,6 +142,19 @@ func (s *Suite) check() botconfig.Problems {
 		}
 	}
 	return p
+}
+
+// checkPassages wants a title (what retrieved and cited name) and a text
+// of every passage.
+func checkPassages(ps []Passage, at string, add func(string, string, ...any)) {
+	for i, p := range ps {
+		if strings.TrimSpace(p.Title) == "" {
+			add(fmt.Sprintf("%s/%d/title", at, i), "a passage needs the title of its source")
+		}
+		if strings.TrimSpace(p.Text) == "" {
+			add(fmt.Sprintf("%s/%d/text", at, i), "a passage needs its text")
+		}
+	}
 }
 
 func checkFixtures(fx map[string]Fixture, at string, add func(string, string, ...any)) {

@@ -96,6 +96,13 @@ func buildTools(bot *botconfig.Bot, fixtures map[string]Fixture, natives *builti
 		}
 		tools = append(tools, t)
 	}
+	if bot.Knowledge.Mode == botconfig.KnowledgeModeTool && env.Knowledge != nil {
+		t := builtin.KnowledgeTools(env.Knowledge)[0]
+		if f := fixtureFor(t.Definition().Name); f != nil {
+			t = fixtureTool{def: t.Definition(), fixture: f, fail: fail}
+		}
+		tools = append(tools, t)
+	}
 	// An agent is another bot, which a test of this one does not run: its
 	// answers come from fixtures, like an HTTP tool's.
 	for _, a := range bot.Agents {

@@ -199,10 +199,16 @@ func (sub *subRun) configure(ctx context.Context) error {
 	if sub.hookMessages, err = r.svc.Subscribes(ctx, d.TenantID, webhook.MessageCreated); err != nil {
 		return err
 	}
+	// The agent searches its own bases for the same end user, numbering
+	// into the caller's run, so the caller may cite what it found.
+	kn, err := r.knowledgeFor(ctx, sub.c.run.p, d, sub.bot, sub.c.run.book)
+	if err != nil {
+		return err
+	}
 	box, err := toolbox.Build(ctx, sub.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
 		Native:  builtin.Env{Now: r.opts.Clock, Memory: builtin.NewMemory(), EndDialog: func(string) {}},
-		Schemas: r.schemas, Agents: agentTools(sub.level, sub.bot.Agents)})
+		Schemas: r.schemas, Agents: agentTools(sub.level, sub.bot.Agents), Knowledge: kn.tools()})
 	if err != nil {
 		return err
 	}
@@ -217,6 +223,7 @@ func (sub *subRun) configure(ctx context.Context) error {
 		OnError: func(ctx context.Context, err error) {
 			r.log.WarnContext(ctx, "dialog: agent run error", "dialog", d.ID, "err", err)
 		},
+		BeforeModelCall: kn.hook(),
 	}, sub.level.sink)
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -125,7 +126,10 @@ type Message struct {
 	Status  string
 	Usage   *Usage
 	// Author names the person who wrote an operator message.
-	Author    string
+	Author string
+	// Citations are the knowledge passages an assistant message cites, in
+	// the order their [n] markers first appear.
+	Citations []cite.Citation
 	CreatedAt time.Time
 }
 
@@ -571,10 +575,10 @@ func messageView(m *store.Message) Message {
 	if m.InputTokens != 0 || m.OutputTokens != 0 {
 		out.Usage = &Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
 	}
-	if m.Kind == string(agent.KindOperator) {
+	if m.Kind == string(agent.KindOperator) || m.Kind == string(agent.KindAssistant) && strings.Contains(m.Meta, `"citations"`) {
 		var meta messageMeta
-		_ = json.Unmarshal([]byte(m.Meta), &meta) // a row this package wrote; no author is all a bad one costs
-		out.Author = meta.Author
+		_ = json.Unmarshal([]byte(m.Meta), &meta) // a row this package wrote; no author or citations is all a bad one costs
+		out.Author, out.Citations = meta.Author, meta.Citations
 	}
 	return out
 }

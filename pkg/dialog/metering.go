@@ -94,6 +94,10 @@ type runtimeMetrics struct {
 	skillLoads *prometheus.CounterVec
 	handoffs   *prometheus.CounterVec
 	toTake     prometheus.Histogram
+	// knowledgeSearches and embeddingTokens are the bots' searches of
+	// their knowledge bases.
+	knowledgeSearches *prometheus.CounterVec
+	embeddingTokens   prometheus.Counter
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -165,6 +169,14 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Help:    "How long handed-off dialogs waited until an operator took them.",
 			Buckets: []float64{5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
 		}),
+		knowledgeSearches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_knowledge_searches_total",
+			Help: "Searches bots made of their knowledge bases, by mode (tool: search_knowledge; auto: before a model call) and outcome (ok, error, quota).",
+		}, []string{"mode", "outcome"}),
+		embeddingTokens: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "parley_knowledge_embedding_tokens_total",
+			Help: "Tokens the bots' knowledge searches spent embedding their queries (metered in the usage ledger as embedding_tokens).",
+		}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -183,6 +195,8 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.skillLoads = register(reg, m.skillLoads)
 		m.handoffs = register(reg, m.handoffs)
 		m.toTake = register(reg, m.toTake)
+		m.knowledgeSearches = register(reg, m.knowledgeSearches)
+		m.embeddingTokens = register(reg, m.embeddingTokens)
 	}
 	return m
 }

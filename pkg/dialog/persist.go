@@ -36,6 +36,11 @@ func (run *dialogRun) onEvent(e agent.Event) {
 		if err := run.rec.textStreamed(context.WithoutCancel(run.ctx), ev.Text); err != nil {
 			run.r.log.Error("dialog: stream reply", "dialog", run.dialog.ID, "err", err)
 		}
+		run.rec.emit(e)
+		for _, c := range run.streamed(ev.Text) {
+			run.rec.emit(CitationEvent{Citation: c})
+		}
+		return
 	case agent.Done:
 		if ev.StopReason == agent.StopCanceled && ev.Text == "" {
 			ev.Text = string(run.rec.text) // what the caller saw before the stop
@@ -93,7 +98,7 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 			return run.r.store.Tenant(run.dialog.TenantID).Messages().Dequeue(ctx, run.dialog.ID, q.id)
 		}
 	}
-	row, err := storeMessage(run.dialog, m)
+	row, err := storeMessage(run.dialog, m, run.cited(m)...)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/botrun"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -37,6 +38,10 @@ type dialogRun struct {
 	memory *builtin.MapMemory
 	// clientTools are the request's own client tools (SendInput).
 	clientTools []tool.Definition
+	// book numbers the knowledge passages the run's searches found (its
+	// agents' too); markers finds their citations in the streamed reply.
+	book    *cite.Book
+	markers *cite.Markers
 	// closing is the reason end_dialog gave, nil until it is called.
 	closing atomic.Pointer[string]
 
@@ -231,10 +236,16 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	run.book = cite.NewBookAfter(lastMarker(run.st.Messages))
+	run.markers = cite.NewMarkers(run.book)
+	kn, err := r.knowledgeFor(ctx, run.p, d, run.bot, run.book)
+	if err != nil {
+		return err
+	}
 	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
 		Native:  builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog},
-		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools()})
+		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools(), Knowledge: kn.tools()})
 	if err != nil {
 		return r.internal(ctx, "run: tools", err)
 	}
@@ -246,7 +257,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 		return err
 	}
 	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, resolver), box.Set, agent.Hooks{
-		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError,
+		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError, BeforeModelCall: kn.hook(),
 	}, agent.SinkFunc(run.onEvent))
 	if recalled != "" {
 		run.cfg.System += "\n\n" + recalled

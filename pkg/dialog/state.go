@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -18,6 +19,8 @@ type messageMeta struct {
 	Origin string          `json:"origin,omitempty"`
 	// Author names the person who wrote an operator message.
 	Author string `json:"author,omitempty"`
+	// Citations are the knowledge passages an assistant message cites.
+	Citations []cite.Citation `json:"citations,omitempty"`
 }
 
 // emptyMeta is the meta of most messages (a user's text, a plain reply):
@@ -26,7 +29,7 @@ type messageMeta struct {
 const emptyMeta = "{}"
 
 func marshalMeta(meta messageMeta) (string, error) {
-	if meta == (messageMeta{}) {
+	if meta.Tool == nil && meta.Covers == 0 && meta.Origin == "" && meta.Author == "" && len(meta.Citations) == 0 {
 		return emptyMeta, nil
 	}
 	b, err := json.Marshal(meta)
@@ -34,12 +37,12 @@ func marshalMeta(meta messageMeta) (string, error) {
 }
 
 // storeMessage converts a loop message into a row of dialog d.
-func storeMessage(d *store.Dialog, m agent.Message) (*store.Message, error) {
+func storeMessage(d *store.Dialog, m agent.Message, citations ...cite.Citation) (*store.Message, error) {
 	content, err := json.Marshal(m.Content)
 	if err != nil {
 		return nil, fmt.Errorf("message content: %w", err)
 	}
-	meta, err := marshalMeta(messageMeta{Tool: m.Tool, Covers: m.Covers, Origin: m.Origin, Author: m.Author})
+	meta, err := marshalMeta(messageMeta{Tool: m.Tool, Covers: m.Covers, Origin: m.Origin, Author: m.Author, Citations: citations})
 	if err != nil {
 		return nil, fmt.Errorf("message meta: %w", err)
 	}

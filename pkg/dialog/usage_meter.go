@@ -64,10 +64,11 @@ func (m *meter) addLocked(u store.Usage) {
 	sum.Turns += u.Turns
 	sum.Messages += u.Messages
 	sum.ToolErrors += u.ToolErrors
+	sum.EmbeddingTokens += u.EmbeddingTokens
 }
 
-// pendingTokens is the tenant's input and output tokens of day not yet
-// written.
+// pendingTokens is the tenant's input, output and embedding tokens of day
+// not yet written.
 func (m *meter) pendingTokens(tenantID, day string) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -75,7 +76,7 @@ func (m *meter) pendingTokens(tenantID, day string) int64 {
 	for _, sums := range []map[usageKey]*store.Usage{m.pending, m.writing} {
 		for k, u := range sums {
 			if k.tenant == tenantID && k.day == day {
-				n += u.InputTokens + u.OutputTokens
+				n += u.InputTokens + u.OutputTokens + u.EmbeddingTokens
 			}
 		}
 	}

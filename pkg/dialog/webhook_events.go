@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/channel"
+	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -46,22 +47,24 @@ func hookDialogOf(d Dialog) hookDialog {
 
 // hookMessage is a message as webhook events show it.
 type hookMessage struct {
-	ID        string          `json:"id"`
-	Seq       int64           `json:"seq"`
-	Kind      string          `json:"kind"`
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"`
-	Text      string          `json:"text"`
-	Model     string          `json:"model,omitempty"`
-	Provider  string          `json:"provider,omitempty"`
-	Version   int             `json:"version,omitempty"`
-	Status    string          `json:"status"`
+	ID       string          `json:"id"`
+	Seq      int64           `json:"seq"`
+	Kind     string          `json:"kind"`
+	Role     string          `json:"role"`
+	Content  json.RawMessage `json:"content"`
+	Text     string          `json:"text"`
+	Model    string          `json:"model,omitempty"`
+	Provider string          `json:"provider,omitempty"`
+	Version  int             `json:"version,omitempty"`
+	Status   string          `json:"status"`
+	// Citations are the knowledge passages an assistant message cites.
+	Citations []cite.Citation `json:"citations,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
 }
 
 func hookMessageOf(m Message) hookMessage {
 	return hookMessage{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: m.Content, Text: m.Text, Model: m.Model,
-		Provider: m.Provider, Version: m.Version, Status: m.Status, CreatedAt: m.CreatedAt}
+		Provider: m.Provider, Version: m.Version, Status: m.Status, Citations: m.Citations, CreatedAt: m.CreatedAt}
 }
 
 // toolErrorExcerpt caps the tool output a tool.failed event carries.

@@ -45,6 +45,9 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 	if err := s.checkAgents(ctx, t.ID, slug, compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
+	if err := s.checkKnowledge(ctx, t.ID, compiled); err != nil {
+		return Bot{}, Version{}, err
+	}
 	b := store.Bot{TenantID: t.ID, Slug: slug, Name: compiled.Name}
 	v := store.BotVersion{TenantID: t.ID, Config: string(config), Tests: string(tests), Prompt: compiled.SystemPrompt,
 		Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}

@@ -78,6 +78,9 @@ func (s *Service) ValidateConfig(ctx context.Context, p *Principal, tenant strin
 	if err != nil {
 		return invalidConfig(err)
 	}
+	if err := s.checkKnowledge(ctx, tenantID, bot); err != nil {
+		return invalidConfig(err)
+	}
 	return Validation{Bot: bot, Warnings: warnings}, nil
 }
 

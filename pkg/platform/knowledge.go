@@ -15,7 +15,6 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/knowledge/retrieve"
-	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -556,23 +555,6 @@ func (s *Service) KnowledgeStats(ctx context.Context) (store.KnowledgeStats, err
 // that quietly lost its vector half would rank differently for no
 // visible reason.
 func (s *Service) embedQuery(ctx context.Context, b *store.KnowledgeBase, query string) ([]float32, error) {
-	if b.EmbeddingProvider == "" || b.EmbeddingDims == 0 || s.opts.Embedders == nil {
-		return nil, nil
-	}
-	e, ok := s.opts.Embedders(b.EmbeddingProvider)
-	if !ok {
-		return nil, Errorf(CodeInvalid, "the base's embedding provider %q is not configured on this server", b.EmbeddingProvider)
-	}
-	vecs, _, err := e.Embed(ctx, b.EmbeddingModel, []string{query})
-	if err != nil {
-		var le *llm.Error
-		if errors.As(err, &le) && le.Retryable {
-			return nil, Wrap(err, CodeRateLimited, "the embedding provider is busy; try again")
-		}
-		return nil, s.internal(ctx, "embed knowledge query", err)
-	}
-	if len(vecs) != 1 || len(vecs[0]) != b.EmbeddingDims {
-		return nil, s.internal(ctx, "embed knowledge query", fmt.Errorf("the provider answered %d vectors for one query, or of another dimension than the base's %d", len(vecs), b.EmbeddingDims))
-	}
-	return vecs[0], nil
+	vec, _, err := s.embedBotQuery(ctx, b, query)
+	return vec, err
 }

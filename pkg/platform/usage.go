@@ -25,6 +25,8 @@ type UsageRow struct {
 	CostUSD      float64
 	ToolCalls    int64
 	Turns        int64
+	// EmbeddingTokens are the tokens knowledge searches embedded.
+	EmbeddingTokens int64
 }
 
 // Usage reports the tenant's metered usage as written; runtimes write
@@ -57,7 +59,8 @@ func (s *Service) Usage(ctx context.Context, p *Principal, tenant string, q Usag
 	}
 	return mapSlice(rows, func(u *store.UsageTotal) UsageRow {
 		return UsageRow{Group: u.Group, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-			CostMicroUSD: u.CostMicroUSD, CostUSD: float64(u.CostMicroUSD) / 1e6, ToolCalls: u.ToolCalls, Turns: u.Turns}
+			CostMicroUSD: u.CostMicroUSD, CostUSD: float64(u.CostMicroUSD) / 1e6, ToolCalls: u.ToolCalls, Turns: u.Turns,
+			EmbeddingTokens: u.EmbeddingTokens}
 	}), nil
 }
 

@@ -50,6 +50,9 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 	if err := s.checkAgents(ctx, b.TenantID, b.Slug, compiled); err != nil {
 		return Version{}, false, err
 	}
+	if err := s.checkKnowledge(ctx, b.TenantID, compiled); err != nil {
+		return Version{}, false, err
+	}
 	for attempt := 1; ; attempt++ {
 		v := store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: string(config), Tests: string(tests),
 			Prompt: compiled.SystemPrompt, Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}

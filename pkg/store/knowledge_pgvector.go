@@ -94,9 +94,8 @@ func (k Knowledge) EnsureVectorIndex(ctx context.Context, b *KnowledgeBase) erro
 
 // NearestChunks returns the ids of up to limit chunks of the base's
 // current generation nearest to vec by cosine distance, through the
-// base's HNSW index (pgvector path only). With tags, only chunks of
-// sources carrying one of them.
-func (k Knowledge) NearestChunks(ctx context.Context, b *KnowledgeBase, vec []float32, tags []string, limit int) ([]int64, error) {
+// base's HNSW index (pgvector path only), of the sources tags keeps.
+func (k Knowledge) NearestChunks(ctx context.Context, b *KnowledgeBase, vec []float32, tags TagFilter, limit int) ([]int64, error) {
 	if !safeID.MatchString(b.ID) || len(vec) != b.EmbeddingDims {
 		return nil, fmt.Errorf("store: nearest knowledge chunks: base %q, a query of %d dimensions", b.ID, len(vec))
 	}
@@ -104,9 +103,15 @@ func (k Knowledge) NearestChunks(ctx context.Context, b *KnowledgeBase, vec []fl
 	q := `SELECT e.chunk_id FROM knowledge_embeddings e JOIN knowledge_chunks c ON c.id = e.chunk_id
 WHERE e.base_id = '` + b.ID + `' AND c.tenant_id = ? AND e.generation = ?`
 	args := []any{k.tenant, b.Generation}
-	if len(tags) > 0 {
-		q += " AND c.source_id IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = ? AND tag IN ?)"
-		args = append(args, b.ID, tags)
+	if tags.On() {
+		q += " AND " + tags.condition("c.source_id", "?", "?")
+		args = append(args, b.ID)
+		if len(tags.Tags) > 0 {
+			args = append(args, tags.Tags)
+		}
+		if len(tags.Tags) > 0 && tags.Untagged {
+			args = append(args, b.ID)
+		}
 	}
 	q += " ORDER BY e.vec::vector(" + d + ") <=> CAST(? AS vector(" + d + ")) LIMIT ?"
 	var ids []int64

@@ -35,7 +35,7 @@ const keywordCandidates = 1000
 // KeywordSearch returns the ids of up to limit chunks of the base's
 // current generation that hold any word of query, best first: bm25 over
 // FTS5 on SQLite, ts_rank_cd over the base language's tsvector on
-// PostgreSQL. With tags, only chunks of sources carrying one of them.
+// PostgreSQL; only chunks of the sources tags keeps.
 //
 // PostgreSQL reads each matching chunk's row to rank it, which at
 // 100,000 chunks and common words costs hundreds of milliseconds; so it
@@ -43,12 +43,12 @@ const keywordCandidates = 1000
 // keywordCandidates of those holding some (SQLite ranks them all from
 // its index). A query that so many chunks match is a poor keyword query;
 // its vector ranks carry it.
-func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query string, tags []string, limit int) ([]int64, error) {
+func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query string, tags TagFilter, limit int) ([]int64, error) {
 	scope := " AND c.tenant_id = @tenant AND c.base_id = @base AND c.generation = @gen"
 	args := map[string]any{"tenant": k.tenant, "base": b.ID, "gen": b.Generation, "limit": limit, "query": query,
-		"lang": b.Language, "tags": tags, "candidates": keywordCandidates}
-	if len(tags) > 0 {
-		scope += " AND c.source_id IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = @base AND tag IN @tags)"
+		"lang": b.Language, "tags": tags.Tags, "candidates": keywordCandidates}
+	if tags.On() {
+		scope += " AND " + tags.condition("c.source_id", "@base", "@tags")
 	}
 	var q string
 	if k.s.dialect == DialectPostgres {
@@ -78,7 +78,7 @@ ORDER BY r DESC, id LIMIT @limit`
 		args["query"] = fmt.Sprintf(`{scope}: "%s" AND {title text}: (%s)`, ftsScope(b.ID, b.Generation), strings.Join(terms, " OR "))
 		match := `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
 WHERE knowledge_chunks_search MATCH @query`
-		if len(tags) > 0 {
+		if tags.On() {
 			match = `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
 JOIN knowledge_chunks c ON c.id = f.rowid WHERE knowledge_chunks_search MATCH @query` + scope
 		}
@@ -109,13 +109,39 @@ func ftsScope(baseID string, gen int64) string {
 	return fmt.Sprintf("kb%sg%d", strings.ReplaceAll(baseID, "_", ""), gen)
 }
 
-// TaggedSources returns the ids of the base's sources carrying any of
-// tags.
-func (k Knowledge) TaggedSources(ctx context.Context, baseID string, tags []string) ([]string, error) {
+// TagFilter keeps chunks by the tags of their source: with Tags, those
+// of sources carrying one of them; with Untagged, also those of sources
+// carrying none. The zero value keeps every chunk.
+type TagFilter struct {
+	Tags     []string
+	Untagged bool
+}
+
+// On reports whether f drops anything.
+func (f TagFilter) On() bool { return len(f.Tags) > 0 || f.Untagged }
+
+// condition is f as SQL on the source id column col, with base and tags
+// the statement's placeholders for the base id and the tag list (tags is
+// left out of a filter without Tags).
+func (f TagFilter) condition(col, base, tags string) string {
+	tagged := col + " IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = " + base + " AND tag IN " + tags + ")"
+	untagged := col + " NOT IN (SELECT source_id FROM knowledge_source_tags WHERE base_id = " + base + ")"
+	switch {
+	case len(f.Tags) > 0 && f.Untagged:
+		return "(" + tagged + " OR " + untagged + ")"
+	case f.Untagged:
+		return untagged
+	default:
+		return tagged
+	}
+}
+
+// FilteredSources returns the ids of the base's sources that f keeps.
+func (k Knowledge) FilteredSources(ctx context.Context, baseID string, f TagFilter) ([]string, error) {
 	var ids []string
-	err := k.q(ctx).Raw(`SELECT DISTINCT t.source_id FROM knowledge_source_tags t JOIN knowledge_sources s ON s.id = t.source_id
-WHERE s.tenant_id = ? AND t.base_id = ? AND t.tag IN ?`, k.tenant, baseID, tags).Scan(&ids).Error
-	return ids, wrap("tagged knowledge sources", err)
+	err := k.q(ctx).Raw(`SELECT s.id FROM knowledge_sources s WHERE s.tenant_id = @tenant AND s.base_id = @base AND `+
+		f.condition("s.id", "@base", "@tags"), map[string]any{"tenant": k.tenant, "base": baseID, "tags": f.Tags}).Scan(&ids).Error
+	return ids, wrap("filtered knowledge sources", err)
 }
 
 // EachVector calls fn with every vector of the base's generation gen and

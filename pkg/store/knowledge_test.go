@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,13 +62,18 @@ func mustIndex(t *testing.T, st *store.Store, tenantID, baseID string, src store
 
 func keywordTexts(t *testing.T, st *store.Store, tenantID, baseID, query string, tags ...string) []string {
 	t.Helper()
+	return filteredTexts(t, st, tenantID, baseID, query, store.TagFilter{Tags: tags})
+}
+
+func filteredTexts(t *testing.T, st *store.Store, tenantID, baseID, query string, filter store.TagFilter) []string {
+	t.Helper()
 	ctx := context.Background()
 	kn := st.Tenant(tenantID).Knowledge()
 	b, err := kn.Base(ctx, baseID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := kn.KeywordSearch(ctx, b, query, tags, 10)
+	ids, err := kn.KeywordSearch(ctx, b, query, filter, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +134,7 @@ func TestAnotherTenantsKnowledgeIsUnreachable(t *testing.T) {
 		})
 		t.Run("its chunks are found by no search", func(t *testing.T) {
 			// The base row as tenant a reads it, handed to tenant b's searches.
-			if ids, err := other.KeywordSearch(ctx, base, "password", nil, 10); err != nil || len(ids) != 0 {
+			if ids, err := other.KeywordSearch(ctx, base, "password", store.TagFilter{}, 10); err != nil || len(ids) != 0 {
 				t.Fatalf("keyword search found %v, %v", ids, err)
 			}
 			chunks, err := st.Tenant(a.ID).Knowledge().Chunks(ctx, base.ID, src.ID)
@@ -263,6 +269,23 @@ func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
 			}
 			if got := keywordTexts(t, st, tn.ID, base.ID, "password refunds", "nope"); len(got) != 0 {
 				t.Fatalf("found %q under an unknown tag", got)
+			}
+		})
+		t.Run("untagged keeps the sources without tags, with or without tags of its own", func(t *testing.T) {
+			ctx := context.Background()
+			kn := st.Tenant(tn.ID).Knowledge()
+			got := filteredTexts(t, st, tn.ID, base.ID, "express refunds password", store.TagFilter{Untagged: true})
+			if !slices.Equal(got, []string{"delivery times for express parcels"}) {
+				t.Fatalf("untagged only: found %q", got)
+			}
+			got = filteredTexts(t, st, tn.ID, base.ID, "express refunds password", store.TagFilter{Tags: []string{"billing"}, Untagged: true})
+			if !slices.Contains(got, "delivery times for express parcels") || !slices.Contains(got, "Refunds are paid to the original card within five days.") ||
+				slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "assword") }) {
+				t.Fatalf("billing and untagged: found %q", got)
+			}
+			srcs, err := kn.FilteredSources(ctx, base.ID, store.TagFilter{Tags: []string{"account"}, Untagged: true})
+			if err != nil || len(srcs) != 2 {
+				t.Fatalf("account and untagged sources: %v, %v", srcs, err)
 			}
 		})
 	})

@@ -49,6 +49,7 @@ var migrations = []migration{
 	{26, "feedback events name their dialog, so erasure finds them", migrateV26},
 	{27, "publishable keys keep their value", migrateV27},
 	{28, "the raw content of knowledge sources", migrateV28},
+	{29, "usage meters embedding tokens", migrateV29},
 }
 
 // schemaMigration records an applied step.

@@ -39,7 +39,10 @@ type Usage struct {
 	// ToolErrors the tool calls that failed.
 	Messages   int64
 	ToolErrors int64
-	UpdatedAt  time.Time
+	// EmbeddingTokens are the tokens knowledge searches embedded, apart
+	// from the model's InputTokens and OutputTokens.
+	EmbeddingTokens int64
+	UpdatedAt       time.Time
 	// Hour (HourFormat, within Day) is when it was used; when set, UsageLedger.Add
 	// adds the counters to usage_hourly too, for hourly charts.
 	Hour string `gorm:"-"`
@@ -64,10 +67,10 @@ func (us UsageLedger) Add(ctx context.Context, u *Usage) error {
 		}
 		hour := map[string]any{"tenant_id": u.TenantID, "hour": u.Hour, "bot_id": u.BotID, "messages": u.Messages,
 			"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens, "cost_micro_usd": u.CostMicroUSD,
-			"tool_calls": u.ToolCalls, "tool_errors": u.ToolErrors}
+			"tool_calls": u.ToolCalls, "tool_errors": u.ToolErrors, "embedding_tokens": u.EmbeddingTokens}
 		return tx.w(ctx).Table("usage_hourly").Clauses(clause.OnConflict{
 			Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "hour"}, {Name: "bot_id"}},
-			DoUpdates: adding("usage_hourly", "messages", "input_tokens", "output_tokens", "cost_micro_usd", "tool_calls", "tool_errors"),
+			DoUpdates: adding("usage_hourly", "messages", "input_tokens", "output_tokens", "cost_micro_usd", "tool_calls", "tool_errors", "embedding_tokens"),
 		}).Create(hour).Error
 	})
 	return wrap("add usage", err)
@@ -77,7 +80,7 @@ func (s *Store) addDaily(ctx context.Context, u *Usage) error {
 	u.UpdatedAt = s.db.NowFunc()
 	return s.w(ctx).Clauses(clause.OnConflict{
 		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "day"}, {Name: "bot_id"}, {Name: "key_id"}, {Name: "provider"}},
-		DoUpdates: append(adding("usage_daily", "input_tokens", "output_tokens", "cost_micro_usd", "tool_calls", "turns", "messages", "tool_errors"),
+		DoUpdates: append(adding("usage_daily", "input_tokens", "output_tokens", "cost_micro_usd", "tool_calls", "turns", "messages", "tool_errors", "embedding_tokens"),
 			clause.Assignment{Column: clause.Column{Name: "updated_at"}, Value: u.UpdatedAt}),
 	}).Create(u).Error
 }
@@ -111,6 +114,8 @@ type UsageTotal struct {
 	Turns        int64
 	Messages     int64
 	ToolErrors   int64
+	// EmbeddingTokens are the tokens knowledge searches embedded.
+	EmbeddingTokens int64
 }
 
 // Sum totals the tenant's usage for days from..to (inclusive, in
@@ -132,7 +137,7 @@ func (us UsageLedger) Sum(ctx context.Context, from, to, groupBy string) ([]Usag
 	var rows []UsageTotal
 	q = q.Select(col + " AS " + `"group"` + ", SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens," +
 		" SUM(cost_micro_usd) AS cost_micro_usd, SUM(tool_calls) AS tool_calls, SUM(turns) AS turns," +
-		" SUM(messages) AS messages, SUM(tool_errors) AS tool_errors").
+		" SUM(messages) AS messages, SUM(tool_errors) AS tool_errors, SUM(embedding_tokens) AS embedding_tokens").
 		Group(col)
 	if groupBy == GroupByProvider {
 		// The messages a user sends are counted under no provider; that
@@ -147,11 +152,11 @@ func (us UsageLedger) Sum(ctx context.Context, from, to, groupBy string) ([]Usag
 	return rows, nil
 }
 
-// DayTokens returns the tenant's input plus output tokens on day, for
-// daily quotas. It runs before every turn of a tenant with a quota.
+// DayTokens returns the tenant's input, output and embedding tokens on
+// day, for daily quotas. It runs before every turn of a tenant with a quota.
 func (us UsageLedger) DayTokens(ctx context.Context, day string) (int64, error) {
 	s, tenantID := us.s, us.tenant
-	n, err := s.int64s(ctx, "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_daily WHERE tenant_id = $1 AND day = $2",
+	n, err := s.int64s(ctx, "SELECT COALESCE(SUM(input_tokens + output_tokens + embedding_tokens), 0) FROM usage_daily WHERE tenant_id = $1 AND day = $2",
 		tenantID, day)
 	if err != nil {
 		return 0, wrap("day tokens", err)

@@ -80,6 +80,19 @@ func TestUsage(t *testing.T) {
 				t.Fatalf("tokens %d, %v", n, err)
 			}
 		})
+		t.Run("embedding tokens are summed apart and count in the day's tokens", func(t *testing.T) {
+			u := &store.Usage{Day: "2030-05-03", Hour: "2030-05-03T10", BotID: "bot_a", EmbeddingTokens: 7}
+			if err := st.Tenant(tn.ID).Usage().Add(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := st.Tenant(tn.ID).Usage().DayTokens(ctx, "2030-05-03"); err != nil || n != 25 {
+				t.Fatalf("tokens %d, %v; want 18 of the models and 7 embedded", n, err)
+			}
+			rows, err := st.Tenant(tn.ID).Usage().Sum(ctx, "2030-05-03", "2030-05-03", store.GroupByDay)
+			if err != nil || len(rows) != 1 || rows[0].EmbeddingTokens != 7 || rows[0].InputTokens != 9 {
+				t.Fatalf("rows %+v, %v", rows, err)
+			}
+		})
 		t.Run("grouping by something else is refused", func(t *testing.T) {
 			if _, err := st.Tenant(tn.ID).Usage().Sum(ctx, "", "", "tenant"); err == nil {
 				t.Fatal("no error")

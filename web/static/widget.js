@@ -197,6 +197,9 @@
     '.rate .thumb:hover, .rate .thumb[aria-pressed="true"] { opacity: 1; border-color: var(--line); background: var(--bg); }',
     '.rate input { font: inherit; font-size: 12px; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 3px 6px; width: 190px; }',
     '.rate .btn { font-size: 12px; padding: 2px 8px; }',
+    '.sources { align-self: flex-start; margin: -4px 0 0 4px; padding: 0; list-style: none; font-size: 12px; color: var(--muted); max-width: 85%; }',
+    '.sources li { margin: 2px 0; overflow-wrap: anywhere; }',
+    '.sources .source { color: inherit; font-weight: 600; } .sources .where { margin-left: 6px; }',
     '.rate form { display: flex; gap: 4px; padding: 0; border: 0; background: none; }',
   ].join('\n');
 
@@ -345,6 +348,48 @@
     if (md) md.renderInto(target, text);
     else target.textContent = text;
   }
+  // citeLink is where a citation points: its URL with the locator's place
+  // in it (#page=3 for a PDF page, a heading's #anchor); '' without an
+  // http(s) URL, so a source's address can never run script.
+  function citeLink(c) {
+    var url = c.url || '';
+    if (!/^https?:\/\//i.test(url)) return '';
+    if (url.indexOf('#') >= 0) return url;
+    var parts = (c.locator || '').split(', ');
+    for (var i = 0; i < parts.length; i++) {
+      if (parts[i].charAt(0) === '#') return url + parts[i];
+      var page = /^pp?\. (\d+)/.exec(parts[i]);
+      if (page) return url + '#page=' + page[1];
+    }
+    return url;
+  }
+  // footnotes holds the list of sources under each cited bot reply.
+  var footnotes = new WeakMap();
+  // cite shows citation c ({n, source, title, url, locator}) as a
+  // footnote under the bot's reply in bubbleEl, once per number.
+  function cite(bubbleEl, c) {
+    var list = footnotes.get(bubbleEl);
+    if (!list) {
+      list = el('ol', 'sources');
+      list.setAttribute('aria-label', t('sources'));
+      var anchor = bubbleEl.parentNode && bubbleEl.parentNode.className === 'row' ? bubbleEl.parentNode : bubbleEl;
+      anchor.after(list);
+      footnotes.set(bubbleEl, list);
+    }
+    if (list.querySelector('[data-n="' + Number(c.n) + '"]')) return;
+    var item = el('li');
+    item.setAttribute('data-n', String(Number(c.n)));
+    var href = citeLink(c);
+    var name = el(href ? 'a' : 'span', 'source', '[' + c.n + '] ' + (c.title || c.source || ''));
+    if (name instanceof HTMLAnchorElement) {
+      name.href = href;
+      name.target = '_blank';
+      name.rel = 'noopener noreferrer';
+    }
+    item.appendChild(name);
+    if (c.locator) item.appendChild(el('span', 'where', c.locator));
+    list.appendChild(item);
+  }
   // rateable puts thumbs up and down under the bot's reply in bubbleEl
   // (stored as messageId): a click rates it, another click changes the
   // rating; thumbs down offers a comment. current is the rating it has.
@@ -369,7 +414,7 @@
     status.setAttribute('role', 'status');
     box.appendChild(status);
     var anchor = bubbleEl.parentNode && bubbleEl.parentNode.className === 'row' ? bubbleEl.parentNode : bubbleEl;
-    anchor.after(box);
+    (footnotes.get(bubbleEl) || anchor).after(box);
 
     function rate(rating, comment) {
       return json('POST', path('dialogs', dialogId, 'messages', messageId, 'feedback'), { rating: rating, comment: comment })
@@ -626,6 +671,7 @@
         if (m.kind === 'operator') sayOperator(m);
         else if ((m.role === 'user' || m.role === 'assistant') && m.text) {
           var shown = say(m.role === 'user' ? 'user' : 'bot', m.text);
+          (m.citations || []).forEach(function (c) { cite(shown, c); });
           if (m.role === 'assistant' && m.status === 'complete') rateable(shown, m.id, rated[m.id]);
         }
         lastSeq = Math.max(lastSeq, m.seq || 0);
@@ -662,7 +708,15 @@
         break;
       case 'message':
         // The stored reply the bubble streamed: now it can be rated.
-        if (bubble && ev.message && ev.message.kind === 'assistant' && ev.message.text) rateable(bubble, ev.message.id);
+        if (bubble && ev.message && ev.message.kind === 'assistant' && ev.message.text) {
+          var cited = bubble;
+          (ev.message.citations || []).forEach(function (c) { cite(cited, c); });
+          rateable(bubble, ev.message.id);
+        }
+        break;
+      case 'citation':
+        // A marker [n] of the streaming reply has just appeared.
+        if (bubble) cite(bubble, ev);
         break;
       case 'confirmation_request':
         hideTyping();
@@ -978,7 +1032,7 @@
         stop: 'Stop', stopReply: 'Stop the reply', stopped: 'Stopped.',
         attach: 'Attach an image', attached: 'Attached image', removeImage: 'Remove the image', imageOnly: 'Here is an image.', notImage: 'Only PNG, JPEG, GIF or WebP images can be sent.', tooBig: 'This image is too large to send (5 MB at most).',
         ended: 'This conversation has ended. Send a message to start a new one.',
-        rateUp: 'Helpful', rateDown: 'Not helpful', rateThanks: 'Thanks for your feedback.',
+        rateUp: 'Helpful', rateDown: 'Not helpful', rateThanks: 'Thanks for your feedback.', sources: 'Sources',
         rateWhy: 'What was wrong? (optional)', rateSend: 'Send',
         count: '%s / %s characters', tooLong: 'Too long: a message can have at most %s characters.',
       },
@@ -996,7 +1050,7 @@
         stop: 'Stopp', stopReply: 'Antwort stoppen', stopped: 'Gestoppt.',
         attach: 'Bild anhängen', attached: 'Angehängtes Bild', removeImage: 'Bild entfernen', imageOnly: 'Hier ist ein Bild.', notImage: 'Nur PNG-, JPEG-, GIF- oder WebP-Bilder können gesendet werden.', tooBig: 'Dieses Bild ist zu groß (höchstens 5 MB).',
         ended: 'Dieses Gespräch ist beendet. Schreiben Sie, um ein neues zu beginnen.',
-        rateUp: 'Hilfreich', rateDown: 'Nicht hilfreich', rateThanks: 'Danke für Ihr Feedback.',
+        rateUp: 'Hilfreich', rateDown: 'Nicht hilfreich', rateThanks: 'Danke für Ihr Feedback.', sources: 'Quellen',
         rateWhy: 'Was war falsch? (optional)', rateSend: 'Senden',
         count: '%s / %s Zeichen', tooLong: 'Zu lang: Eine Nachricht darf höchstens %s Zeichen haben.',
       },
@@ -1014,7 +1068,7 @@
         stop: 'Arrêter', stopReply: 'Arrêter la réponse', stopped: 'Arrêté.',
         attach: 'Joindre une image', attached: 'Image jointe', removeImage: 'Retirer l’image', imageOnly: 'Voici une image.', notImage: 'Seules les images PNG, JPEG, GIF ou WebP peuvent être envoyées.', tooBig: 'Cette image est trop lourde (5 Mo au plus).',
         ended: 'Cette conversation est terminée. Écrivez un message pour en commencer une nouvelle.',
-        rateUp: 'Utile', rateDown: 'Pas utile', rateThanks: 'Merci pour votre avis.',
+        rateUp: 'Utile', rateDown: 'Pas utile', rateThanks: 'Merci pour votre avis.', sources: 'Sources',
         rateWhy: 'Qu’est-ce qui n’allait pas ? (facultatif)', rateSend: 'Envoyer',
         count: '%s / %s caractères', tooLong: 'Trop long : un message peut compter au plus %s caractères.',
       },
@@ -1032,7 +1086,7 @@
         stop: 'Detener', stopReply: 'Detener la respuesta', stopped: 'Detenido.',
         attach: 'Adjuntar una imagen', attached: 'Imagen adjunta', removeImage: 'Quitar la imagen', imageOnly: 'Aquí hay una imagen.', notImage: 'Solo se pueden enviar imágenes PNG, JPEG, GIF o WebP.', tooBig: 'Esta imagen es demasiado grande (5 MB como máximo).',
         ended: 'Esta conversación ha terminado. Escriba un mensaje para empezar una nueva.',
-        rateUp: 'Útil', rateDown: 'No es útil', rateThanks: 'Gracias por su opinión.',
+        rateUp: 'Útil', rateDown: 'No es útil', rateThanks: 'Gracias por su opinión.', sources: 'Fuentes',
         rateWhy: '¿Qué falló? (opcional)', rateSend: 'Enviar',
         count: '%s / %s caracteres', tooLong: 'Demasiado largo: un mensaje puede tener como máximo %s caracteres.',
       },
@@ -1050,7 +1104,7 @@
         stop: '停止', stopReply: '停止回复', stopped: '已停止。',
         attach: '附加图片', attached: '已附加的图片', removeImage: '移除图片', imageOnly: '这是一张图片。', notImage: '只能发送 PNG、JPEG、GIF 或 WebP 图片。', tooBig: '图片太大，无法发送（最多 5 MB）。',
         ended: '此对话已结束。发送消息即可开始新的对话。',
-        rateUp: '有帮助', rateDown: '没有帮助', rateThanks: '感谢您的反馈。',
+        rateUp: '有帮助', rateDown: '没有帮助', rateThanks: '感谢您的反馈。', sources: '来源',
         rateWhy: '哪里有问题？（可选）', rateSend: '发送',
         count: '%s / %s 个字符', tooLong: '太长了：一条消息最多 %s 个字符。',
       },

@@ -220,6 +220,7 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			run(t, ctx, "usage",
 				chromedp.Navigate(base+"/usage"),
 				until(`document.querySelector('main table tbody tr') !== null`),
+				until(contains("document", "main thead", "Embedding tokens")),
 			)
 			screenshot(t, ctx, "admin-usage")
 		})

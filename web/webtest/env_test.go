@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -211,8 +212,13 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Fault: &llmtest.Fault{Status: 400, Type: "invalid_request_error", Message: "no"}}
 	case len(last.ImageURLs()) > 0:
 		return llmtest.ServerReply{Text: fmt.Sprintf("I see %d image(s) and read %q.", len(last.ImageURLs()), last.Text())}
+	case last.Role == "tool" && strings.HasPrefix(text, "[1] "):
+		// search_knowledge's numbered passages: an answer citing the first.
+		return llmtest.ServerReply{Text: "Refunds take five business days [1]."}
 	case last.Role == "tool":
 		return llmtest.ServerReply{Text: "Tool said: " + text}
+	case strings.Contains(text, "refunds") && slices.Contains(req.ToolNames(), "search_knowledge"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"refunds"}`}}}
 	case strings.Contains(text, "where am I"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_locate", Name: "locate", Arguments: `{}`}}}
 	case text == "show me Markdown":

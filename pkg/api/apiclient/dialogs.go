@@ -146,8 +146,11 @@ type Message struct {
 	Usage  *Usage `json:"usage,omitempty"`
 	// Author names the person who wrote an operator message (kind and
 	// role "operator").
-	Author    string    `json:"author,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	Author string `json:"author,omitempty"`
+	// Citations are the knowledge passages an assistant message's text
+	// cites as [n], in the order they first appear.
+	Citations []Citation `json:"citations,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
 }
 
 // Usage counts tokens.
@@ -254,6 +257,9 @@ type UsageRow struct {
 	CostUSD      float64 `json:"cost_usd"`
 	ToolCalls    int64   `json:"tool_calls"`
 	Turns        int64   `json:"turns"`
+	// EmbeddingTokens are the tokens knowledge searches embedded (the
+	// bots' queries), apart from the model's.
+	EmbeddingTokens int64 `json:"embedding_tokens"`
 }
 
 // UsageReport is a tenant's usage between two days, grouped.

@@ -102,7 +102,7 @@ func benchSearch(b *testing.B, st *store.Store, n int) {
 		defer cpuPerOp(b, dbPID)()
 		i := 0
 		for b.Loop() {
-			if _, err := kn.KeywordSearch(ctx, base, queries[i%len(queries)].Text, nil, depth); err != nil {
+			if _, err := kn.KeywordSearch(ctx, base, queries[i%len(queries)].Text, store.TagFilter{}, depth); err != nil {
 				b.Fatal(err)
 			}
 			i++

@@ -35,7 +35,13 @@ type Query struct {
 	MinScore float64
 	// Tags keeps only chunks of sources carrying at least one of them.
 	Tags []string
+	// Untagged keeps the chunks of sources without tags too; with no
+	// Tags, only those. It restricts a search to what one end user may
+	// read (a bot's knowledge.tags_from).
+	Untagged bool
 }
+
+func (q Query) filter() store.TagFilter { return store.TagFilter{Tags: q.Tags, Untagged: q.Untagged} }
 
 // Result is one chunk found.
 type Result struct {
@@ -114,7 +120,7 @@ func (s *Searcher) Search(ctx context.Context, tenantID, base string, q Query) (
 		// waits on the database: run them side by side.
 		wg.Go(func() { vector, vecErr = s.nearest(ctx, kn, b, q, max(depth, topK)) })
 	}
-	keyword, err := kn.KeywordSearch(ctx, b, q.Text, q.Tags, max(depth, topK))
+	keyword, err := kn.KeywordSearch(ctx, b, q.Text, q.filter(), max(depth, topK))
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -161,15 +167,15 @@ func (s *Searcher) nearest(ctx context.Context, kn store.Knowledge, b *store.Kno
 		if err := s.ensureIndex(ctx, kn, b); err != nil {
 			return nil, err
 		}
-		return kn.NearestChunks(ctx, b, q.Vector, q.Tags, n)
+		return kn.NearestChunks(ctx, b, q.Vector, q.filter(), n)
 	}
 	set, err := s.vectors(ctx, kn, b)
 	if err != nil {
 		return nil, err
 	}
 	var allowed []bool
-	if len(q.Tags) > 0 {
-		tagged, err := kn.TaggedSources(ctx, b.ID, q.Tags)
+	if q.filter().On() {
+		tagged, err := kn.FilteredSources(ctx, b.ID, q.filter())
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,8 @@ type Env struct {
 	// EndDialog, when set, is told that end_dialog was called, with its
 	// reason: the application closes the dialog as the run ends.
 	EndDialog func(reason string)
+	// Knowledge backs search_knowledge (KnowledgeTools).
+	Knowledge KnowledgeSearch
 }
 
 func (e Env) now() time.Time {

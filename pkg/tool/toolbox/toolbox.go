@@ -39,6 +39,10 @@ type Options struct {
 	// forget_about_user. Nil (an anonymous visitor, the command line)
 	// leaves them out.
 	UserMemory builtin.UserMemory
+	// Knowledge searches the bot's knowledge bases; with it, a bot whose
+	// knowledge mode is "tool" gets search_knowledge. Nil (the command
+	// line) leaves it out.
+	Knowledge builtin.KnowledgeSearch
 	// Schemas shares compiled argument schemas across dialogs; may be nil.
 	Schemas *tool.SchemaCache
 	// Agents are the bot's agents entries as tools, built by the runtime
@@ -61,7 +65,7 @@ type Box struct {
 }
 
 // Build returns the dialog's tools in a stable order: config tools, native
-// tools, the memory tools, MCP tools server by server, then agents. A config error (which validation
+// tools, the memory tools, search_knowledge, MCP tools server by server, then agents. A config error (which validation
 // should have caught) fails the build; an unreachable MCP server only adds a
 // warning.
 func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) {
@@ -86,6 +90,9 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 	}
 	if bot.Memory.Enabled && opts.UserMemory != nil {
 		tools = append(tools, builtin.UserMemoryTools(opts.UserMemory)...)
+	}
+	if bot.Knowledge.Mode == botconfig.KnowledgeModeTool && opts.Knowledge != nil {
+		tools = append(tools, builtin.KnowledgeTools(opts.Knowledge)...)
 	}
 
 	box := &Box{}

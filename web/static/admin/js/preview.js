@@ -16,6 +16,45 @@ function markdown(el, text) {
   return renderInto(el, text);
 }
 
+/**
+ * citeLink is where a citation points: its URL with the locator's place in
+ * it (#page=3 for a PDF page, a heading's #anchor); '' without an http(s)
+ * URL. The widget links its footnotes the same way.
+ * @param {{url?: string, locator?: string}} c
+ */
+function citeLink(c) {
+  const url = c.url || '';
+  if (!/^https?:\/\//i.test(url)) return '';
+  if (url.includes('#')) return url;
+  for (const part of (c.locator || '').split(', ')) {
+    if (part.startsWith('#')) return url + part;
+    const page = /^pp?\. (\d+)/.exec(part);
+    if (page) return url + '#page=' + page[1];
+  }
+  return url;
+}
+
+/**
+ * cite shows citation c ({n, source, title, url, locator}) as a footnote
+ * under the reply in el, once per number.
+ * @param {HTMLElement} el
+ * @param {{n: number, source: string, title: string, url?: string, locator?: string}} c
+ */
+function cite(el, c) {
+  let list = el.nextElementSibling;
+  if (!list || !list.classList.contains('sources')) {
+    list = h('ol', { class: 'sources', 'aria-label': 'Sources' });
+    el.after(list);
+  }
+  const n = String(Number(c.n));
+  if (list.querySelector(`[data-n="${n}"]`)) return;
+  const href = citeLink(c);
+  const name = `[${n}] ${c.title || c.source}`;
+  list.append(h('li', { 'data-n': n },
+    href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, name) : h('span', null, name),
+    c.locator ? h('span', { class: 'where' }, c.locator) : null));
+}
+
 /** previewChat returns {el, setVersions, use} for bot slug of tenant. */
 export function previewChat(tenant, slug) {
   const select = h('select', { 'aria-label': 'Version to preview', onchange: () => reset() });
@@ -74,6 +113,10 @@ export function previewChat(tenant, slug) {
         if (!bubble) bubble = say('bot', '');
         markdown(bubble, bubble.dataset.text + ev.text);
         log.scrollTop = log.scrollHeight;
+        break;
+      case 'citation':
+        // A marker [n] of the streaming reply has just appeared.
+        if (bubble) cite(bubble, ev);
         break;
       case 'tool_call':
         bubble = null;

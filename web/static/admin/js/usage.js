@@ -29,16 +29,20 @@ export async function usageView({ tenant }) {
     const r = await api('GET', tenantPath(tenant, 'usage') + '?' + q);
     const total = r.usage.reduce((t, u) => ({
       in: t.in + u.input_tokens, out: t.out + u.output_tokens, cost: t.cost + u.cost_usd, tools: t.tools + u.tool_calls, turns: t.turns + u.turns,
-    }), { in: 0, out: 0, cost: 0, tools: 0, turns: 0 });
+      embedded: t.embedded + (u.embedding_tokens || 0),
+    }), { in: 0, out: 0, cost: 0, tools: 0, turns: 0, embedded: 0 });
     const none = by.value === 'provider' ? '(not recorded)' : '(no key)';
     const label = (g) => (by.value === 'day' || by.value === 'provider' ? g || none : names[g] || g || none);
     mount(out,
       h('div', { class: 'stats' },
         stat('Input tokens', num(total.in)), stat('Output tokens', num(total.out)),
-        stat('Cost', '$' + total.cost.toFixed(4)), stat('Tool calls', num(total.tools)), stat('Turns', num(total.turns))),
-      table(['Group', 'Input tokens', 'Output tokens', 'Cost (USD)', 'Tool calls', 'Turns'], r.usage.map((u) => h('tr', null,
+        stat('Cost', '$' + total.cost.toFixed(4)), stat('Tool calls', num(total.tools)), stat('Turns', num(total.turns)),
+        // Knowledge searches embed their queries: billed apart by providers.
+        stat('Embedding tokens', num(total.embedded))),
+      table(['Group', 'Input tokens', 'Output tokens', 'Cost (USD)', 'Tool calls', 'Turns', 'Embedding tokens'], r.usage.map((u) => h('tr', null,
         h('td', null, label(u.group)), h('td', { class: 'n' }, num(u.input_tokens)), h('td', { class: 'n' }, num(u.output_tokens)),
-        h('td', { class: 'n' }, u.cost_usd.toFixed(4)), h('td', { class: 'n' }, num(u.tool_calls)), h('td', { class: 'n' }, num(u.turns)))),
+        h('td', { class: 'n' }, u.cost_usd.toFixed(4)), h('td', { class: 'n' }, num(u.tool_calls)), h('td', { class: 'n' }, num(u.turns)),
+        h('td', { class: 'n' }, num(u.embedding_tokens || 0)))),
       'No usage in this period.'));
   };
   const bot = h('select', { name: 'bot' }, h('option', { value: '' }, 'All bots'), bots.map((b) => h('option', { value: b.slug }, b.name)));
