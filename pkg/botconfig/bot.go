@@ -39,6 +39,8 @@ type Bot struct {
 	Runtime Runtime
 	// Memory says whether the bot keeps notes about end users.
 	Memory Memory
+	// Guardrails mask personal data and screen what is said.
+	Guardrails Guardrails
 	// Fingerprint is a hash of the canonical config: same config, same value.
 	Fingerprint string
 	// dateIn is the zone Prompt gives today's date in; nil leaves it out.

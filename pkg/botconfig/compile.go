@@ -52,6 +52,7 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		LLM:              compileLLM(cfg.LLM),
 		Runtime:          compileRuntime(cfg.Runtime),
 		Memory:           compileMemory(cfg.Memory),
+		Guardrails:       compileGuardrails(cfg.Guardrails),
 		Fingerprint:      Fingerprint(cfg),
 	}
 	b.MCPServers, b.mcpIndex = compileMCPServers(cfg.MCPServers)

@@ -23,6 +23,8 @@ type Config struct {
 	Runtime RuntimeSettings `json:"runtime"`
 	// Memory lets the bot keep notes about an end user across dialogs.
 	Memory *MemorySettings `json:"memory,omitempty"`
+	// Guardrails mask personal data and screen what is said (guardrails.go).
+	Guardrails *GuardrailSettings `json:"guardrails,omitempty"`
 }
 
 // BasicSettings is the bot's identity.
