@@ -22,6 +22,7 @@ type Erased struct {
 const eraseBatch = 100
 
 // Delete deletes the tenant's dialog with its messages, tool calls,
+// personal data vault,
 // lease, the Idempotency-Key records of its messages and the webhook
 // events about it (with their deliveries, delivered or not, and their
 // attempts), in one commit. A
@@ -156,6 +157,9 @@ func (di Dialogs) deleteAll(ctx context.Context, ids []string, now time.Time) (E
 			return out, err
 		}
 		if _, err := s.exec(ctx, `DELETE FROM dialog_leases WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
+			return out, err
+		}
+		if _, err := s.exec(ctx, `DELETE FROM pii_vaults WHERE tenant_id = $1 AND dialog_id = $2`, tenantID, id); err != nil {
 			return out, err
 		}
 		// A channel's conversation names the platform's user: it goes with
