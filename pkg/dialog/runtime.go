@@ -20,6 +20,7 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/identity"
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/pii"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
@@ -155,6 +156,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	opts.Providers = opts.Providers.metered(metrics, opts.Catalog)
 	base, cancel := context.WithCancel(context.Background())
+	// Records logged with a dialog's guard have its personal data masked
+	// when its bot asks for that (guardrails.go).
+	opts.Logger = slog.New(pii.NewLogHandler(opts.Logger.Handler()))
 	r := &Runtime{svc: opts.Service, store: opts.Store, log: opts.Logger, opts: opts, metrics: metrics,
 		limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
 		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),

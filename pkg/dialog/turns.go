@@ -91,6 +91,16 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 	if err := r.admit(ctx, p, tenantID); err != nil {
 		return Turn{}, err
 	}
+	// The text is masked before it is stored or joins a run, so its
+	// personal data is nowhere but the dialog's vault.
+	g, err := r.inputGuard(ctx, tenantID, dialog)
+	if err != nil {
+		return Turn{}, err
+	}
+	if in.Text, err = g.maskInput(ctx, in.Text); err != nil {
+		return Turn{}, err
+	}
+	ctx = withGuard(ctx, g)
 	if in.images, err = r.images(ctx, in.Images); err != nil {
 		return Turn{}, err
 	}

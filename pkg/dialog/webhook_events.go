@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/channel"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -164,6 +165,11 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 			return nil, err
 		}
 		data := messageCreatedData{DialogID: d.ID, BotID: d.BotID, ParentDialogID: d.ParentDialogID, Message: hookMessageOf(messageView(row))}
+		if g := guardFrom(ctx); g != nil && g.g.Masks(botconfig.PIIInWebhooks) && !g.g.MasksText() {
+			// Stored as said, sent masked.
+			data.Message.Text = g.g.PII.Redact(data.Message.Text)
+			data.Message.Content = json.RawMessage(g.g.PII.Redact(string(data.Message.Content)))
+		}
 		return data, withExternal(ctx, st, d, &data)
 	})
 }
