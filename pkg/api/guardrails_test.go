@@ -296,3 +296,79 @@ func TestPersonalDataIsMaskedOnlyWhereTheConfigSays(t *testing.T) {
 		}
 	})
 }
+
+// eventsOf returns the data of the events of type typ.
+func eventsOf(evs []sseEvent, typ string) []map[string]any {
+	var out []map[string]any
+	for _, ev := range evs {
+		if ev.typ == typ {
+			out = append(out, ev.data)
+		}
+	}
+	return out
+}
+
+func TestAGuardrailRuleRefusesHandsOffOrEndsAsConfigured(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		guardrails string
+		replies    []llmtest.ServerReply
+		text       string
+		rule       string
+		where      string
+		status     string // the dialog's status afterwards
+		modelCalls int
+	}{
+		{"a blocked topic in the user's message is refused without a model call",
+			`{"blocked_topics": ["crypto currency"], "reply": "I only help with orders."}`, nil,
+			"Any CRYPTO-currency tips?", "blocked_topic", "input", "active", 0},
+		{"a message over the length limit hands the dialog off",
+			`{"max_message_chars": 20, "action": "handoff"}`, nil,
+			"this message is longer than twenty characters", "max_length", "input", "handoff", 0},
+		{"a message the moderation provider flags ends the dialog",
+			`{"moderation": {"on": ["input"]}, "action": "end", "reply": "This conversation is closed."}`, nil,
+			"I will bomb the store", "moderation", "input", "closed", 1},
+		{"an answer the moderation provider flags is replaced by the reply",
+			`{"moderation": {"on": ["output"]}, "reply": "I can't say that."}`, []llmtest.ServerReply{{Text: "Go kill the process."}},
+			"How do I stop it?", "moderation", "output", "active", 2},
+		{"an answer with a blocked topic, accents aside, is replaced",
+			`{"blocked_topics": ["competitor"], "reply": "I can't say that."}`, []llmtest.ServerReply{{Text: "Try our Compétitor instead."}},
+			"Any alternatives?", "blocked_topic", "output", "active", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := storetest.OpenSQLite(t)
+			g := newGuardEnv(t, st, tc.guardrails)
+			g.llm.Enqueue(tc.replies...)
+			d := g.dialog(t)
+			evs := g.stream(t, d, tc.text)
+			fired := eventsOf(evs, "guardrail")
+			if len(fired) != 1 || fired[0]["rule"] != tc.rule || fired[0]["where"] != tc.where {
+				t.Fatalf("guardrail events %v in %s", fired, types(evs))
+			}
+			done := eventsOf(evs, "done")
+			if len(done) != 1 || done[0]["stop_reason"] != "guardrail" {
+				t.Fatalf("done = %v", done)
+			}
+			if got := len(g.llm.Requests()); got != tc.modelCalls {
+				t.Fatalf("%d requests to the model's server, want %d", got, tc.modelCalls)
+			}
+			var status string
+			st.DB().Raw(`SELECT status FROM dialogs WHERE id = ?`, d).Scan(&status)
+			if status != tc.status {
+				t.Fatalf("dialog status %q, want %q", status, tc.status)
+			}
+			text := stored(t, st, d)
+			if !strings.Contains(text, "guardrail "+tc.rule+" fired on the "+tc.where) {
+				t.Fatalf("no note in the dialog:\n%s", text)
+			}
+			for _, r := range tc.replies {
+				if strings.Contains(text, r.Text) {
+					t.Fatalf("the refused answer was stored:\n%s", text)
+				}
+			}
+		})
+	}
+}
