@@ -218,6 +218,15 @@ func (r *Runtime) SubmitToolResults(ctx context.Context, p *platform.Principal, 
 		}
 		return ps.err()
 	}, func(run *dialogRun, a *agent.Agent) (agent.Outcome, error) {
+		// A client's results are outputs like any tool's: masked before
+		// they are stored or the model reads them.
+		for i := range results {
+			masked, err := run.guard.mask(run.ctx, results[i].Content)
+			if err != nil {
+				masked = "the tool's output could not be screened"
+			}
+			results[i].Content = masked
+		}
 		return a.SubmitToolResults(run.ctx, &run.st, results)
 	})
 }
