@@ -12,6 +12,7 @@ import { mcpSection } from './mcp.js';
 import { nativesSection } from './natives.js';
 import { contextSection } from './contextvars.js';
 import { modelSection } from './model.js';
+import { guardrailsSection } from './guardrails.js';
 
 /** @typedef {import('../configdoc.js').ConfigDoc} ConfigDoc */
 /** @typedef {{pointer: string, message: string}} Problem */
@@ -26,6 +27,7 @@ const SECTIONS = /** @type {const} */ ([
   ['native_tools', 'Native tools', 'native_tools', nativesSection],
   ['context_variables', 'Context variables', 'context_variables', contextSection],
   ['model', 'Model and limits', 'llm runtime', modelSection],
+  ['guardrails', 'Guardrails', 'guardrails', guardrailsSection],
 ]);
 
 /**
