@@ -43,6 +43,28 @@ func TestPIIVaultsKeepOneVersionedVaultPerDialogAndGoWithIt(t *testing.T) {
 			other := mustDialog(t, st, bot)
 			wantErr(t, asB.PIIVaults().Put(ctx, &store.PIIVault{DialogID: other.ID, Nonce: []byte("x"), Ciphertext: []byte("x")}), store.ErrNotFound)
 		})
+		t.Run("retention and end-user erasure delete the vaults of the dialogs they delete", func(t *testing.T) {
+			for _, erase := range []func(d *store.Dialog) error{
+				func(*store.Dialog) error {
+					_, err := asA.Dialogs().DeleteInactive(ctx, time.Now().Add(time.Hour), time.Now(), 100)
+					return err
+				},
+				func(d *store.Dialog) error { _, err := asA.Dialogs().EraseEndUser(ctx, d.UserID, time.Now()); return err },
+			} {
+				old := mustDialog(t, st, bot)
+				if err := asA.PIIVaults().Put(ctx, &store.PIIVault{DialogID: old.ID, Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
+					t.Fatal(err)
+				}
+				if err := erase(old); err != nil {
+					t.Fatal(err)
+				}
+				wantErr(t, func() error { _, err := asA.PIIVaults().Get(ctx, old.ID); return err }(), store.ErrNotFound)
+			}
+			d = mustDialog(t, st, bot) // the dialog of the next case went with them
+			if err := asA.PIIVaults().Put(ctx, &store.PIIVault{DialogID: d.ID, Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
+				t.Fatal(err)
+			}
+		})
 		t.Run("deleting the dialog deletes its vault", func(t *testing.T) {
 			if _, err := asA.Dialogs().Delete(ctx, d.ID, time.Now()); err != nil {
 				t.Fatal(err)
