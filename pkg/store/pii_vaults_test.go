@@ -49,7 +49,10 @@ func TestPIIVaultsKeepOneVersionedVaultPerDialogAndGoWithIt(t *testing.T) {
 					_, err := asA.Dialogs().DeleteInactive(ctx, time.Now().Add(time.Hour), time.Now(), 100)
 					return err
 				},
-				func(d *store.Dialog) error { _, err := asA.Dialogs().EraseEndUser(ctx, d.UserID, time.Now()); return err },
+				func(d *store.Dialog) error {
+					_, err := asA.Dialogs().EraseEndUser(ctx, d.UserID, time.Now())
+					return err
+				},
 			} {
 				old := mustDialog(t, st, bot)
 				if err := asA.PIIVaults().Put(ctx, &store.PIIVault{DialogID: old.ID, Nonce: []byte("n"), Ciphertext: []byte("c")}); err != nil {
