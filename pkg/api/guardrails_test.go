@@ -372,3 +372,28 @@ func TestAGuardrailRuleRefusesHandsOffOrEndsAsConfigured(t *testing.T) {
 		})
 	}
 }
+
+func TestTheOpenAIFacesEarlierMessagesAreMaskedToo(t *testing.T) {
+	t.Parallel()
+	st := storetest.OpenSQLite(t)
+	g := newGuardEnv(t, st, `{"pii": {"redact": ["email", "card"], "in": ["model"]}}`)
+	g.llm.Enqueue(llmtest.ServerReply{Text: "Noted."})
+	r := g.raw(t, "POST", "/v1/chat/completions", g.key, `{"model": "helper", "messages": [
+  {"role": "user", "content": "I am `+guardEmail+`."},
+  {"role": "assistant", "content": "Hello `+guardEmail+`!"},
+  {"role": "user", "content": "My card is `+guardCard+`."}]}`)
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("completion: %d %s", r.StatusCode, r.body)
+	}
+	reqs := g.llm.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	if body := jsonText(reqs[0].Body); len(leaks(body)) > 0 || !strings.Contains(body, "Hello <EMAIL_1>!") || !strings.Contains(body, "<CARD_1>") {
+		t.Fatalf("the model got:\n%s", body)
+	}
+	d := r.Header.Get("X-Parley-Dialog")
+	if text := stored(t, st, d); len(leaks(text)) > 0 {
+		t.Fatalf("the transcript keeps %q:\n%s", leaks(text), text)
+	}
+}

@@ -354,3 +354,37 @@ func (run *dialogRun) noteFlag(ctx context.Context, m agent.Message) error {
 		Message: llm.UserText("guardrail prompt_injection flagged the output of " + flag + " (" + run.bot.Guardrails.ToolInjection + ")")}
 	return run.onMessage(ctx, note)
 }
+
+// maskHistory masks the personal data of a history a new dialog is seeded
+// with (the OpenAI face's earlier messages) into vault, before any of it
+// is stored: texts, tool arguments and tool results. The blocks are
+// copied, so the caller's messages are not changed.
+func maskHistory(g botconfig.Guardrails, vault *pii.Vault, history []agent.Message) []agent.Message {
+	if !g.MasksText() || len(history) == 0 {
+		return history
+	}
+	out := make([]agent.Message, len(history))
+	for i, m := range history {
+		blocks := make([]llm.Block, len(m.Content))
+		for j, b := range m.Content {
+			switch {
+			case b.Type == llm.BlockText:
+				b.Text = vault.Mask(g.PII, b.Text)
+			case b.ToolUse != nil:
+				use := *b.ToolUse
+				// Masks never hold a quote or a backslash, so the
+				// arguments stay the JSON they were.
+				use.Arguments = json.RawMessage(vault.Mask(g.PII, string(use.Arguments)))
+				b.ToolUse = &use
+			case b.ToolResult != nil:
+				res := *b.ToolResult
+				res.Content = vault.Mask(g.PII, res.Content)
+				b.ToolResult = &res
+			}
+			blocks[j] = b
+		}
+		m.Content = blocks
+		out[i] = m
+	}
+	return out
+}
