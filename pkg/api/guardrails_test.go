@@ -241,6 +241,10 @@ func TestPersonalDataReachesTheToolButNotTheModelTheTranscriptTheWebhooksOrTheLo
 			if !strings.Contains(stored(t, st, d), "guardrail prompt_injection flagged the output of find_customer") {
 				t.Fatal("no note in the dialog")
 			}
+			hooks := platformtest.OutboxData(t, st, webhook.GuardrailFired)
+			if len(hooks) != 1 || hooks[0]["rule"] != "prompt_injection" || hooks[0]["tool"] != "find_customer" || hooks[0]["action"] != "flag" {
+				t.Fatalf("guardrail.fired events %v", hooks)
+			}
 			logs := g.logs.String()
 			if !strings.Contains(logs, "prompt injection") {
 				t.Fatalf("the flag is not logged:\n%s", logs)
@@ -368,6 +372,10 @@ func TestAGuardrailRuleRefusesHandsOffOrEndsAsConfigured(t *testing.T) {
 				if strings.Contains(text, r.Text) {
 					t.Fatalf("the refused answer was stored:\n%s", text)
 				}
+			}
+			hooks := platformtest.OutboxData(t, st, webhook.GuardrailFired)
+			if len(hooks) != 1 || hooks[0]["rule"] != tc.rule || hooks[0]["where"] != tc.where || hooks[0]["dialog_id"] != d {
+				t.Fatalf("guardrail.fired events %v", hooks)
 			}
 		})
 	}

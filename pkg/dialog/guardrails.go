@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
+	"github.com/parleyhq/parley/pkg/webhook"
 )
 
 // guard is one dialog's guardrails at work (docs/guardrails.md): it masks
@@ -25,10 +26,10 @@ import (
 // injections. A request makes one as soon as it knows the dialog's bot,
 // and carries it in its context (withGuard).
 type guard struct {
-	r                  *Runtime
-	tenantID, dialogID string
-	bot                *botconfig.Bot
-	g                  botconfig.Guardrails
+	r                         *Runtime
+	tenantID, dialogID, botID string
+	bot                       *botconfig.Bot
+	g                         botconfig.Guardrails
 
 	mu      sync.Mutex
 	vault   *pii.Vault // nil until loaded
@@ -41,7 +42,7 @@ type guard struct {
 }
 
 func (r *Runtime) newGuard(d *store.Dialog, bot *botconfig.Bot) *guard {
-	return &guard{r: r, tenantID: d.TenantID, dialogID: d.ID, bot: bot, g: bot.Guardrails, flags: map[string]string{}}
+	return &guard{r: r, tenantID: d.TenantID, dialogID: d.ID, botID: d.BotID, bot: bot, g: bot.Guardrails, flags: map[string]string{}}
 }
 
 type guardKey struct{}
@@ -173,6 +174,9 @@ func (g *guard) Screen(ctx context.Context, where, text string) (*agent.Verdict,
 	}
 	g.r.metrics.guardrails.WithLabelValues(rule, where).Inc()
 	g.r.log.InfoContext(ctx, "dialog: guardrail fired", "dialog", g.dialogID, "rule", rule, "where", where, "action", g.g.Action)
+	if err := g.announce(ctx, guardrailFiredData{Rule: rule, Where: where, Action: g.g.Action}); err != nil {
+		return nil, err
+	}
 	v := &agent.Verdict{Rule: rule, Where: where, Reply: g.g.Reply}
 	g.mu.Lock()
 	g.fired = v
@@ -252,12 +256,34 @@ func (g *guard) flag(ctx context.Context, callID, name, signal, output string) {
 	g.r.metrics.guardrails.WithLabelValues(guardrail.RulePromptInjection, guardrail.WhereTool).Inc()
 	g.r.log.WarnContext(ctx, "dialog: a tool's output looks like a prompt injection", "dialog", g.dialogID,
 		"tool", name, "signal", signal, "action", g.g.ToolInjection, "output", excerpt(output, 200))
+	err := g.announce(ctx, guardrailFiredData{Rule: guardrail.RulePromptInjection, Where: guardrail.WhereTool, Action: g.g.ToolInjection, Tool: name})
+	if err != nil {
+		g.r.log.ErrorContext(ctx, "dialog: guardrail.fired", "dialog", g.dialogID, "err", err)
+	}
 	if callID == "" {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.flags[callID] = name + ": " + signal
+}
+
+// guardrailFiredData is guardrail.fired's data.
+type guardrailFiredData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	Rule     string `json:"rule"`
+	Where    string `json:"where"`
+	Action   string `json:"action"`
+	Tool     string `json:"tool,omitempty"`
+}
+
+// announce writes guardrail.fired when the tenant takes it. The rule
+// firing is the fact: nothing else is written with it.
+func (g *guard) announce(ctx context.Context, data guardrailFiredData) error {
+	data.DialogID, data.BotID = g.dialogID, g.botID
+	ev := platform.Event{TenantID: g.tenantID, BotID: g.botID, DialogID: g.dialogID, Type: webhook.GuardrailFired}
+	return g.r.svc.WithEvent(ctx, ev, func(*store.Store) (any, error) { return data, nil })
 }
 
 // takeFlag returns the flag of a tool call, once.
