@@ -3,6 +3,7 @@ package botconfig
 import (
 	"regexp"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/guardrail"
 	"github.com/parleyhq/parley/pkg/pii"
@@ -109,6 +110,19 @@ func (g Guardrails) Masks(where string) bool { return g.PII != nil && g.PIIIn[wh
 // Screens says some rule screens the dialog's texts.
 func (g Guardrails) Screens() bool {
 	return !g.Topics.Empty() || g.MaxMessageChars > 0 || g.Moderation != nil
+}
+
+// Rule is the rule that text, said where ("input" or "output"), breaks
+// among those that need no model: the length limit (input only), then
+// the blocked topics; "" when none.
+func (g Guardrails) Rule(where, text string) string {
+	if where == guardrail.WhereInput && g.MaxMessageChars > 0 && utf8.RuneCountInString(text) > g.MaxMessageChars {
+		return guardrail.RuleMaxLength
+	}
+	if _, ok := g.Topics.Match(text); ok {
+		return guardrail.RuleBlockedTopic
+	}
+	return ""
 }
 
 func compileGuardrails(s *GuardrailSettings) Guardrails {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
 	"github.com/parleyhq/parley/pkg/botconfig"
@@ -185,11 +184,8 @@ func (g *guard) Screen(ctx context.Context, where, text string) (*agent.Verdict,
 }
 
 func (g *guard) rule(ctx context.Context, where, text string) (string, error) {
-	if where == agent.WhereInput && g.g.MaxMessageChars > 0 && utf8.RuneCountInString(text) > g.g.MaxMessageChars {
-		return guardrail.RuleMaxLength, nil
-	}
-	if _, ok := g.g.Topics.Match(text); ok {
-		return guardrail.RuleBlockedTopic, nil
+	if rule := g.g.Rule(where, text); rule != "" {
+		return rule, nil
 	}
 	m := g.g.Moderation
 	if m == nil || (where == agent.WhereInput && !m.Input) || (where == agent.WhereOutput && !m.Output) {
