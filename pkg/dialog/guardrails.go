@@ -69,18 +69,54 @@ func guardFrom(ctx context.Context) *guard {
 // stored anywhere; nil when the dialog is not found (the lease then says
 // so) or its bot masks nothing.
 func (r *Runtime) inputGuard(ctx context.Context, tenantID, dialogID string) (*guard, error) {
-	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, r.internal(ctx, "guardrails: dialog", err)
+	d, ok := r.dialogBots.get(tenantID, dialogID)
+	if !ok {
+		full, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, r.internal(ctx, "guardrails: dialog", err)
+		}
+		d = &store.Dialog{TenantID: full.TenantID, ID: full.ID, BotID: full.BotID, VersionNumber: full.VersionNumber}
+		r.dialogBots.put(d)
 	}
 	bot, err := r.botFor(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	return r.newGuard(d, bot), nil
+}
+
+// dialogBotCache remembers which bot version answers a dialog, which
+// never changes, so a warm turn's guard costs no read of the dialog.
+type dialogBotCache struct {
+	mu      sync.Mutex
+	max     int
+	dialogs map[string]*store.Dialog // tenant id + "/" + dialog id → its bot and version only
+}
+
+func newDialogBotCache(max int) *dialogBotCache {
+	return &dialogBotCache{max: max, dialogs: map[string]*store.Dialog{}}
+}
+
+func (c *dialogBotCache) get(tenantID, dialogID string) (*store.Dialog, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.dialogs[tenantID+"/"+dialogID]
+	return d, ok
+}
+
+func (c *dialogBotCache) put(d *store.Dialog) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.dialogs) >= c.max {
+		for k := range c.dialogs { // evict one arbitrary entry; a miss costs one read
+			delete(c.dialogs, k)
+			break
+		}
+	}
+	c.dialogs[d.TenantID+"/"+d.ID] = d
 }
 
 // maskInput masks the personal data of a user's text when the bot keeps

@@ -110,10 +110,12 @@ type Runtime struct {
 	schemas *tool.SchemaCache
 	bots    *botCache
 	tenants *tenantCache
-	plans   *planCache
-	history *historyCache
-	meter   *meter
-	ids     *identity.Verifier
+	// dialogBots says which bot version answers a dialog (guardrails.go).
+	dialogBots *dialogBotCache
+	plans      *planCache
+	history    *historyCache
+	meter      *meter
+	ids        *identity.Verifier
 
 	// base ends every run on Shutdown; runs do not end when their request
 	// does, so a reply whose client went away is still stored.
@@ -162,7 +164,7 @@ func New(opts Options) (*Runtime, error) {
 	r := &Runtime{svc: opts.Service, store: opts.Store, log: opts.Logger, opts: opts, metrics: metrics,
 		limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
 		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),
-		bots: newBotCache(512), tenants: newTenantCache(4096), plans: newPlanCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
+		bots: newBotCache(512), tenants: newTenantCache(4096), dialogBots: newDialogBotCache(4096), plans: newPlanCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{},
 		signals: newSignals()}
 	// Another server's CancelReply reaches this one's runs.

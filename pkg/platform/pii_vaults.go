@@ -48,7 +48,7 @@ func (s *Service) SaveDialogVault(ctx context.Context, tenantID, dialogID string
 	case errors.Is(err, store.ErrConflict):
 		return 0, ErrVaultChanged
 	case err != nil:
-		return 0, s.internal(ctx, "dialog vault: save", err)
+		return 0, s.storeErr(ctx, "dialog vault: save", "dialog", "", err) // a dialog deleted meanwhile is not_found
 	}
 	return v.Version, nil
 }
