@@ -83,8 +83,8 @@ var (
 	emailRe = regexp.MustCompile(`[\p{L}\p{N}._%+\-]+@[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*\.\p{L}{2,}`)
 	// cardRe is 12 to 19 digits with at most one space or dash between any
 	// two, so every common grouping (4-4-4-4, Amex's 4-6-5) matches.
-	cardRe = regexp.MustCompile(`\b\d(?:[ \-]?\d){11,18}\b`)
-	ibanRe = regexp.MustCompile(`\b[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}\b`)
+	cardRe   = regexp.MustCompile(`\b\d(?:[ \-]?\d){11,18}\b`)
+	ibanAtRe = regexp.MustCompile(`^[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}\b`)
 	// phoneRe finds candidates; phoneOK decides which are phone numbers.
 	phoneRe = regexp.MustCompile(`(?:\+|\b00|\(|\b)\d[\d \-.()/]{5,20}\d\b`)
 	nanpRe  = regexp.MustCompile(`^(?:\+?1[ \-.]?)?(?:\(\d{3}\) ?|\d{3}[ \-.])\d{3}[ \-.]\d{4}$`)
@@ -124,33 +124,108 @@ func (d *Detector) Find(s string) []Match {
 	return out
 }
 
+// findKind finds one kind in text. Go's regexp tries every position of
+// a text its pattern has no literal to start from, so each kind first
+// cuts the few spans that could hold one (a run with an '@', a run of
+// digits and separators, two letters and two digits) and matches only
+// there: ordinary prose costs a scan, not a regexp.
 func findKind(kind, text string) []Match {
 	var out []Match
 	switch kind {
 	case KindEmail:
-		for _, loc := range emailRe.FindAllStringIndex(text, -1) {
-			out = append(out, Match{Kind: kind, Start: loc[0], End: loc[1], Value: text[loc[0]:loc[1]]})
+		for _, r := range runs(text, isEmailByte, func(run string) bool { return strings.IndexByte(run, '@') > 0 }) {
+			for _, loc := range emailRe.FindAllStringIndex(text[r[0]:r[1]], -1) {
+				s, e := r[0]+loc[0], r[0]+loc[1]
+				out = append(out, Match{Kind: kind, Start: s, End: e, Value: text[s:e]})
+			}
 		}
 	case KindCard:
-		for _, loc := range cardRe.FindAllStringIndex(text, -1) {
-			if end, digits, ok := cardPrefix(text[loc[0]:loc[1]]); ok {
-				out = append(out, Match{Kind: kind, Start: loc[0], End: loc[0] + end, Value: digits})
+		for _, r := range runs(text, isNumberByte, func(run string) bool { return countDigits(run) >= 13 }) {
+			for _, loc := range cardRe.FindAllStringIndex(text[r[0]:r[1]], -1) {
+				s := r[0] + loc[0]
+				if end, digits, ok := cardPrefix(text[s : r[0]+loc[1]]); ok {
+					out = append(out, Match{Kind: kind, Start: s, End: s + end, Value: digits})
+				}
 			}
 		}
 	case KindIBAN:
-		for _, loc := range ibanRe.FindAllStringIndex(text, -1) {
-			if end, value, ok := ibanPrefix(text[loc[0]:loc[1]]); ok {
-				out = append(out, Match{Kind: kind, Start: loc[0], End: loc[0] + end, Value: value})
+		for i := 0; i+4 <= len(text); i++ {
+			if !ibanStart(text, i) {
+				continue
+			}
+			window := text[i:min(len(text), i+4+2*30)]
+			if loc := ibanAtRe.FindStringIndex(window); loc != nil {
+				if end, value, ok := ibanPrefix(window[:loc[1]]); ok {
+					out = append(out, Match{Kind: kind, Start: i, End: i + end, Value: value})
+					i += end - 1
+				}
 			}
 		}
 	case KindPhone:
-		for _, loc := range phoneRe.FindAllStringIndex(text, -1) {
-			if phoneOK(text[loc[0]:loc[1]]) {
-				out = append(out, Match{Kind: kind, Start: loc[0], End: loc[1], Value: text[loc[0]:loc[1]]})
+		for _, r := range runs(text, isNumberByte, func(run string) bool { return countDigits(run) >= 7 }) {
+			for _, loc := range phoneRe.FindAllStringIndex(text[r[0]:r[1]], -1) {
+				s, e := r[0]+loc[0], r[0]+loc[1]
+				if phoneOK(text[s:e]) {
+					out = append(out, Match{Kind: kind, Start: s, End: e, Value: text[s:e]})
+				}
 			}
 		}
 	}
 	return out
+}
+
+// runs returns the spans of text made of bytes in, that keep says may
+// hold a match.
+func runs(text string, in func(byte) bool, keep func(string) bool) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text); {
+		if !in(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && in(text[j]) {
+			j++
+		}
+		if keep(text[i:j]) {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
+	}
+	return out
+}
+
+// isEmailByte is a byte an address may hold: emailRe's classes, and every
+// byte of a non-ASCII letter.
+func isEmailByte(c byte) bool {
+	return c >= 0x80 || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._%+-@", c) >= 0
+}
+
+// isNumberByte is a byte a card or phone number may hold.
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || strings.IndexByte(" -.()/+", c) >= 0
+}
+
+func countDigits(s string) int {
+	n := 0
+	for _, c := range []byte(s) {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// ibanStart says an IBAN may start at i: two letters and two digits, at
+// the start of a word.
+func ibanStart(text string, i int) bool {
+	if i > 0 && (isLetter(text[i-1]) || isDigit(text[i-1])) {
+		return false
+	}
+	return isLetter(text[i]) && isLetter(text[i+1]) && isDigit(text[i+2]) && isDigit(text[i+3])
 }
 
 func onlyDigits(s string) string {
