@@ -300,16 +300,6 @@ func (g *guard) flag(ctx context.Context, callID, name, signal, output string) {
 	g.flags[callID] = name + ": " + signal
 }
 
-// guardrailFiredData is guardrail.fired's data.
-type guardrailFiredData struct {
-	DialogID string `json:"dialog_id"`
-	BotID    string `json:"bot_id"`
-	Rule     string `json:"rule"`
-	Where    string `json:"where"`
-	Action   string `json:"action"`
-	Tool     string `json:"tool,omitempty"`
-}
-
 // announce writes guardrail.fired when the tenant takes it. The rule
 // firing is the fact: nothing else is written with it.
 func (g *guard) announce(ctx context.Context, data guardrailFiredData) error {

@@ -199,6 +199,18 @@ func handoffReason(msgs []agent.Message) string {
 	return ""
 }
 
+// guardrailFiredData is guardrail.fired's data: a rule of the bot's
+// guardrails that fired (guardrails.go); Tool names the tool whose output
+// was flagged.
+type guardrailFiredData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	Rule     string `json:"rule"`
+	Where    string `json:"where"`
+	Action   string `json:"action"`
+	Tool     string `json:"tool,omitempty"`
+}
+
 // feedbackData is feedback.created's data.
 type feedbackData struct {
 	DialogID  string `json:"dialog_id"`
