@@ -224,6 +224,15 @@ func TestPersonalDataReachesTheToolButNotTheModelTheTranscriptTheWebhooksOrTheLo
 				t.Fatalf("the vault is stored in clear")
 			}
 		})
+		t.Run("the export holds placeholders", func(t *testing.T) {
+			r := g.raw(t, "GET", "/v1/tenants/shop/dialogs/export", g.key, "")
+			if r.StatusCode != http.StatusOK || !strings.Contains(jsonText([]byte(r.body)), "<EMAIL_1>") {
+				t.Fatalf("export: %d %s", r.StatusCode, r.body)
+			}
+			if l := leaks(r.body); len(l) > 0 {
+				t.Fatalf("the export carries %q", l)
+			}
+		})
 		t.Run("webhooks carry placeholders", func(t *testing.T) {
 			hooks := platformtest.OutboxData(t, st, webhook.MessageCreated)
 			if len(hooks) < 2 {
