@@ -411,7 +411,7 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 			return run.turn, err
 		}
 		if runErr != nil {
-			r.log.Warn("dialog: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
+			r.log.WarnContext(run.ctx, "dialog: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
 		}
 		if !ok {
 			run.remember(out, runErr, lastSeq)
