@@ -66,9 +66,9 @@ func guardFrom(ctx context.Context) *guard {
 
 // inputGuard is the guard of a dialog a user's text is about to enter,
 // read before the dialog's lease so the text is masked before it is
-// stored anywhere; nil when the dialog is not found (the lease then says
-// so) or its bot masks nothing.
-func (r *Runtime) inputGuard(ctx context.Context, tenantID, dialogID string) (*guard, error) {
+// stored anywhere; nil when the dialog is not found or p may not chat
+// with it (the lease then refuses, and nothing was written for it).
+func (r *Runtime) inputGuard(ctx context.Context, p *platform.Principal, tenantID, dialogID string) (*guard, error) {
 	d, ok := r.dialogBots.get(tenantID, dialogID)
 	if !ok {
 		full, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
@@ -80,6 +80,9 @@ func (r *Runtime) inputGuard(ctx context.Context, tenantID, dialogID string) (*g
 		}
 		d = &store.Dialog{TenantID: full.TenantID, ID: full.ID, BotID: full.BotID, VersionNumber: full.VersionNumber}
 		r.dialogBots.put(d)
+	}
+	if !mayChat(p, d) {
+		return nil, nil
 	}
 	bot, err := r.botFor(ctx, d)
 	if err != nil {

@@ -93,7 +93,7 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 	}
 	// The text is masked before it is stored or joins a run, so its
 	// personal data is nowhere but the dialog's vault.
-	g, err := r.inputGuard(ctx, tenantID, dialog)
+	g, err := r.inputGuard(ctx, p, tenantID, dialog)
 	if err != nil {
 		return Turn{}, err
 	}
