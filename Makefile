@@ -66,7 +66,8 @@ FUZZ_TARGETS := \
 	./pkg/tool/mcptool:FuzzSubstitute \
 	./pkg/api:FuzzSSEFrameRoundTrips \
 	./pkg/dialog:FuzzImageHeader \
-	./pkg/bottest:FuzzParse
+	./pkg/bottest:FuzzParse \
+	./pkg/pii:FuzzMask
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

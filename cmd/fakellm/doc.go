@@ -34,4 +34,8 @@
 // POST /v1/embeddings answers any model with deterministic 256-dimension
 // vectors of hashed words, word pairs and character trigrams (see
 // llmtest.Embed), so a knowledge base can be indexed and searched offline.
+//
+// POST /v1/moderations flags a text that has one of
+// llmtest.DefaultModerationWords ("kill", "bomb", "hateful", "selfharm")
+// as a whole word, so a bot's moderation guardrail can be tried offline.
 package main

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/parleyhq/parley/pkg/pii"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -90,7 +91,8 @@ func upToDate(ctx context.Context, st *store.Store, mode string) error {
 	return nil
 }
 
-// logger writes JSON logs at the configured level to stderr.
+// logger writes JSON logs at the configured level to stderr, with the
+// personal data of a dialog whose bot asks for it masked (pkg/pii).
 func (m *Main) logger(s Settings) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: s.LogLevel}))
+	return slog.New(pii.NewLogHandler(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: s.LogLevel})))
 }

@@ -51,6 +51,9 @@ type Config struct {
 	Limits  Limits
 	Context ContextPolicy
 	Hooks   Hooks
+	// Guard screens the user's text and the model's final answers; nil
+	// screens nothing.
+	Guard Guard
 	// Sink receives the run's events; nil discards them.
 	Sink Sink
 	// Now is the clock for message times; nil means time.Now.

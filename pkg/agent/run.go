@@ -46,6 +46,8 @@ type run struct {
 	// turn's call, kept across the call's retries.
 	extra   string
 	onDelta func(llm.Delta)
+	// verdict is the Guard's refusal of the model's answer this turn.
+	verdict *Verdict
 }
 
 func (a *Agent) start(ctx context.Context, st *State) *run {
@@ -84,6 +86,12 @@ func (a *Agent) Send(ctx context.Context, st *State, text string, images ...llm.
 	}
 	if err := r.add(Message{Kind: KindUser, Message: llm.UserMessage(text, images...)}); err != nil {
 		return r.fail(err)
+	}
+	if v, err := r.screen(WhereInput, text); err != nil || v != nil {
+		if err != nil {
+			return r.fail(err)
+		}
+		return r.guarded(v)
 	}
 	return r.loop()
 }
@@ -126,6 +134,9 @@ func (r *run) loop() (Outcome, error) {
 		if err != nil {
 			return r.fail(err)
 		}
+		if r.verdict != nil {
+			return r.guarded(r.verdict)
+		}
 		if reason != "" {
 			return r.finish(reason)
 		}
@@ -146,14 +157,23 @@ func (r *run) turn() (StopReason, error) {
 	msg := Message{Kind: KindAssistant, Message: resp.Message, Model: choice.Model,
 		Provider: choice.Provider.Name(), Turn: turn, Usage: resp.Usage}
 	msg.Role = llm.RoleAssistant
-	if err := r.add(msg); err != nil {
-		return "", err
+	calls := msg.ToolUses()
+	if len(calls) == 0 {
+		// The answer is screened before it is stored: a refused one is
+		// never kept, only the Verdict's reply (guarded).
+		if r.verdict, err = r.screen(WhereOutput, msg.Text()); err != nil {
+			return "", err
+		}
+	}
+	if r.verdict == nil {
+		if err := r.add(msg); err != nil {
+			return "", err
+		}
 	}
 	r.view.report(resp.Usage)
-	calls := msg.ToolUses()
 	ok, err := r.meter(TurnInfo{Turn: turn, Purpose: PurposeTurn, Model: choice.Model,
 		Provider: msg.Provider, Usage: resp.Usage, ToolCalls: len(calls)})
-	if err != nil {
+	if err != nil || r.verdict != nil {
 		return "", err
 	}
 	// Loop memory only learns batches that would run.
@@ -247,7 +267,7 @@ func (r *run) finish(reason StopReason) (Outcome, error) {
 			text = summary
 		}
 	}
-	if reason != StopCompleted && reason != StopPaused {
+	if reason != StopCompleted && reason != StopPaused && reason != StopGuardrail { // guarded wrote its own note
 		note := Message{Kind: KindSystemEvent, Message: llm.UserText("run stopped: " + string(reason)), Origin: OriginLoop, Turn: r.st.Turns}
 		if err := r.add(note); err != nil {
 			return r.fail(err)

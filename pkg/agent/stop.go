@@ -18,6 +18,7 @@ const (
 	StopQuota         StopReason = "quota"           // Hooks.OnTurnEnd said no more
 	StopError         StopReason = "error"           // provider, hook or internal failure
 	StopCanceled      StopReason = "canceled"        // the caller stopped the reply (ErrCanceled)
+	StopGuardrail     StopReason = "guardrail"       // a guardrail rule fired (Guard)
 )
 
 // ErrCanceled is the cause to cancel a run's context with when a person

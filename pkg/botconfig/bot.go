@@ -42,6 +42,8 @@ type Bot struct {
 	// Knowledge is the bases the bot answers from; none without the
 	// config's knowledge section.
 	Knowledge Knowledge
+	// Guardrails mask personal data and screen what is said.
+	Guardrails Guardrails
 	// Fingerprint is a hash of the canonical config: same config, same value.
 	Fingerprint string
 	// dateIn is the zone Prompt gives today's date in; nil leaves it out.

@@ -53,6 +53,7 @@ func (o Options) Compile(cfg *Config) (*Bot, error) {
 		Runtime:          compileRuntime(cfg.Runtime),
 		Memory:           compileMemory(cfg.Memory),
 		Knowledge:        compileKnowledge(cfg.Knowledge),
+		Guardrails:       compileGuardrails(cfg.Guardrails),
 		Fingerprint:      Fingerprint(cfg),
 	}
 	b.MCPServers, b.mcpIndex = compileMCPServers(cfg.MCPServers)

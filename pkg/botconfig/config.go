@@ -26,6 +26,8 @@ type Config struct {
 	// Knowledge lets the bot answer from the tenant's knowledge bases,
 	// citing them.
 	Knowledge *KnowledgeSettings `json:"knowledge,omitempty"`
+	// Guardrails mask personal data and screen what is said (guardrails.go).
+	Guardrails *GuardrailSettings `json:"guardrails,omitempty"`
 }
 
 // BasicSettings is the bot's identity.

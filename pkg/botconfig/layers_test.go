@@ -17,7 +17,7 @@ func TestBotconfigImportsNoHigherLayer(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	const module = "github.com/parleyhq/parley/"
-	allowed := []string{"configs", "pkg/botconfig", "pkg/llm", "pkg/redact", "pkg/schemaref"}
+	allowed := []string{"configs", "pkg/botconfig", "pkg/guardrail", "pkg/llm", "pkg/pii", "pkg/redact", "pkg/schemaref"}
 	for _, dep := range strings.Fields(string(out)) {
 		rel, ok := strings.CutPrefix(dep, module)
 		if !ok {

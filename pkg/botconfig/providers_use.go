@@ -31,6 +31,9 @@ func (b *Bot) ProviderUses() []ProviderUse {
 	if d := b.LLM.QuotaDowngrade; d != nil && d.Provider != "" {
 		uses = append(uses, ProviderUse{Name: d.Provider, Pointer: "/llm/quota_downgrade/provider"})
 	}
+	if m := b.Guardrails.Moderation; m != nil && m.Provider != "" {
+		uses = append(uses, ProviderUse{Name: m.Provider, Pointer: "/guardrails/moderation/provider"})
+	}
 	return uses
 }
 

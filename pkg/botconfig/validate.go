@@ -58,6 +58,7 @@ func (o Options) check(cfg *Config) ([]ToolSpec, Problems) {
 	c.skills()
 	c.llm()
 	c.runtime()
+	c.guardrails()
 	return c.tools, c.ps
 }
 

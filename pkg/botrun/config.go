@@ -1,6 +1,7 @@
 package botrun
 
 import (
+	"context"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/agent"
@@ -17,7 +18,7 @@ const toolTimeoutMargin = 5 * time.Second
 // prompt with the dialog's facts, model options, limits and tools. Hooks,
 // Sink and Now are the caller's.
 func Config(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderResolver, tools *tool.Set) agent.Config {
-	return agent.Config{
+	cfg := agent.Config{
 		Resolver:           resolver,
 		Tools:              tools,
 		System:             bot.Prompt(vars),
@@ -43,4 +44,23 @@ func Config(bot *botconfig.Bot, vars botconfig.Vars, resolver agent.ProviderReso
 			ToolTimeout: botconfig.MaxEndpointTimeout + toolTimeoutMargin,
 		},
 	}
+	if !bot.Guardrails.Topics.Empty() || bot.Guardrails.MaxMessageChars > 0 {
+		cfg.Guard = screen{bot.Guardrails}
+	}
+	return cfg
+}
+
+// screen is the part of a bot's guardrails that needs neither a database
+// nor a moderation provider (blocked topics, the length limit), so
+// `parley chat` and conversation tests refuse as the server does. The
+// dialog runtime replaces it with its own guard, which also moderates.
+type screen struct{ g botconfig.Guardrails }
+
+// Screen implements agent.Guard.
+func (s screen) Screen(_ context.Context, where, text string) (*agent.Verdict, error) {
+	rule := s.g.Rule(where, text)
+	if rule == "" {
+		return nil, nil
+	}
+	return &agent.Verdict{Rule: rule, Where: where, Reply: s.g.Reply}, nil
 }

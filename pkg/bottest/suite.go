@@ -96,7 +96,7 @@ type ExpectCall struct {
 
 // stopReasons are the values an expectation may name.
 var stopReasons = map[string]bool{"completed": true, "max_turns": true, "token_budget": true, "timeout": true,
-	"loop_detected": true, "too_many_errors": true, "paused": true, "handoff": true, "quota": true, "error": true}
+	"loop_detected": true, "too_many_errors": true, "paused": true, "handoff": true, "quota": true, "error": true, "guardrail": true}
 
 // Parse decodes and checks a test file. Unknown fields are errors, and every
 // problem is returned at once with its JSON pointer.

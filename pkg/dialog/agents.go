@@ -134,6 +134,8 @@ type subRun struct {
 	cfg   agent.Config
 	// hookMessages says the tenant has an endpoint for message.created.
 	hookMessages bool
+	// guard applies the called bot's own guardrails.
+	guard *guard
 }
 
 // prepare checks the call may run (no cycle, not too deep, a published
@@ -205,10 +207,11 @@ func (sub *subRun) configure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sub.guard = r.newGuard(d, sub.bot)
 	box, err := toolbox.Build(ctx, sub.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
 		Native:  builtin.Env{Now: r.opts.Clock, Memory: builtin.NewMemory(), EndDialog: func(string) {}},
-		Schemas: r.schemas, Agents: agentTools(sub.level, sub.bot.Agents), Knowledge: kn.tools()})
+		Schemas: r.schemas, Agents: agentTools(sub.level, sub.bot.Agents), Knowledge: kn.tools(), Guard: sub.guard.wrap})
 	if err != nil {
 		return err
 	}
@@ -225,6 +228,9 @@ func (sub *subRun) configure(ctx context.Context) error {
 		},
 		BeforeModelCall: kn.hook(),
 	}, sub.level.sink)
+	if sub.bot.Guardrails.Screens() {
+		sub.cfg.Guard = sub.guard
+	}
 	return nil
 }
 
@@ -237,7 +243,13 @@ func (sub *subRun) answer(ctx context.Context, input string) tool.Result {
 	out, runErr := agent.Outcome{StopReason: agent.StopError}, error(nil)
 	a, err := agent.New(sub.cfg)
 	if err == nil {
-		out, runErr = a.Send(ctx, &st, input)
+		// The called bot masks with its own guardrails and vault.
+		ctx = withGuard(ctx, sub.guard)
+		if input, err = sub.guard.mask(ctx, input); err == nil {
+			out, runErr = a.Send(ctx, &st, input)
+		} else {
+			runErr = err
+		}
 	} else {
 		runErr = err
 	}

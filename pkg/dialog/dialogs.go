@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/knowledge/cite"
+	"github.com/parleyhq/parley/pkg/pii"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -220,7 +221,8 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	}
 	d := store.Dialog{TenantID: b.TenantID, BotID: b.ID, VersionNumber: number, Preview: preview,
 		UserID: in.UserID, Channel: cmp.Or(in.Channel, channelOf(p)), Context: string(ctxJSON), State: "{}"}
-	history, err := seed(&d, in.History)
+	vault := pii.NewVault()
+	history, err := seed(&d, maskHistory(compiled.Guardrails, vault, in.History))
 	if err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog: history", err)
 	}
@@ -240,6 +242,16 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	})
 	if err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog", err)
+	}
+	if vault.Len() > 0 {
+		// After the commit: the vault belongs to a dialog that exists.
+		data, err := json.Marshal(vault)
+		if err == nil {
+			_, err = r.svc.SaveDialogVault(ctx, d.TenantID, d.ID, 0, data)
+		}
+		if err != nil {
+			return Dialog{}, r.internal(ctx, "create dialog: vault", err)
+		}
 	}
 	r.metrics.dialogs.WithLabelValues(variant).Inc()
 	out.Greeting = compiled.Greeting

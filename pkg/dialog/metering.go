@@ -93,6 +93,7 @@ type runtimeMetrics struct {
 	agentRuns  *prometheus.CounterVec
 	skillLoads *prometheus.CounterVec
 	handoffs   *prometheus.CounterVec
+	guardrails *prometheus.CounterVec
 	toTake     prometheus.Histogram
 	// knowledgeSearches and embeddingTokens are the bots' searches of
 	// their knowledge bases.
@@ -164,6 +165,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_handoffs_total",
 			Help: "Human handoffs by event: requested (the bot handed off), taken (an operator took one), released (back to the bot).",
 		}, []string{"event"}),
+		guardrails: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_guardrail_fires_total",
+			Help: "Guardrail rules fired, by rule (blocked_topic, max_length, moderation, prompt_injection) and where (input, output, tool_output).",
+		}, []string{"rule", "where"}),
 		toTake: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "parley_handoff_wait_seconds",
 			Help:    "How long handed-off dialogs waited until an operator took them.",
@@ -194,6 +199,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.agentRuns = register(reg, m.agentRuns)
 		m.skillLoads = register(reg, m.skillLoads)
 		m.handoffs = register(reg, m.handoffs)
+		m.guardrails = register(reg, m.guardrails)
 		m.toTake = register(reg, m.toTake)
 		m.knowledgeSearches = register(reg, m.knowledgeSearches)
 		m.embeddingTokens = register(reg, m.embeddingTokens)

@@ -74,7 +74,10 @@ func (run *dialogRun) onMessage(ctx context.Context, m agent.Message) error {
 	run.countMessage(m)
 	view := messageView(row)
 	run.turn.Messages = append(run.turn.Messages, run.view.message(view))
-	return run.rec.announced(row, MessageEvent{Message: view})
+	if err := run.rec.announced(row, MessageEvent{Message: view}); err != nil {
+		return err
+	}
+	return run.noteFlag(ctx, m)
 }
 
 // persist stores the loop's message m: a user's text it takes from the
@@ -179,5 +182,6 @@ func marshalString(v any) (string, error) {
 }
 
 func (run *dialogRun) onError(ctx context.Context, err error) {
+	ctx = withGuard(ctx, run.guard) // the error may quote what was said
 	run.r.log.WarnContext(ctx, "dialog: dialog run error", "dialog", run.dialog.ID, "err", err)
 }

@@ -44,6 +44,8 @@ type dialogRun struct {
 	markers *cite.Markers
 	// closing is the reason end_dialog gave, nil until it is called.
 	closing atomic.Pointer[string]
+	// guard applies the bot's guardrails (guardrails.go).
+	guard *guard
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -242,7 +244,13 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars,
+	// The request made the guard when it masked its text; a resume or a
+	// retry makes it here.
+	if run.guard = guardFrom(run.ctx); run.guard == nil || run.guard.dialogID != d.ID {
+		run.guard = r.newGuard(d, run.bot)
+		run.ctx = withGuard(run.ctx, run.guard)
+	}
+	box, err := toolbox.Build(ctx, run.bot, toolbox.Options{TenantID: d.TenantID, Vars: vars, Guard: run.guard.wrap,
 		HTTPClient: r.opts.HTTPClient, HTTP: r.opts.HTTP, MCP: r.opts.MCP, Natives: r.opts.Natives,
 		Native:  builtin.Env{Now: r.opts.Clock, Memory: run.memory, EndDialog: run.endDialog},
 		Schemas: r.schemas, ClientTools: run.clientTools, UserMemory: userMem, Agents: run.rootAgentTools(), Knowledge: kn.tools()})
@@ -261,6 +269,9 @@ func (run *dialogRun) load(ctx context.Context) error {
 	}, agent.SinkFunc(run.onEvent))
 	if recalled != "" {
 		run.cfg.System += "\n\n" + recalled
+	}
+	if run.bot.Guardrails.Screens() {
+		run.cfg.Guard = run.guard
 	}
 	return nil
 }
@@ -395,6 +406,9 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 		}
 		r.mu.Unlock()
 		out, runErr := act(a)
+		if v := run.guard.verdict(); v != nil && run.guard.ends(out) {
+			run.endDialog("guardrail " + v.Rule + " fired on the " + v.Where)
+		}
 		if err := run.rec.loopEnded(context.WithoutCancel(run.ctx), cutStatus(out)); err != nil {
 			return run.turn, r.internal(run.ctx, "run: loop ended", err)
 		}
@@ -408,7 +422,7 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 			return run.turn, err
 		}
 		if runErr != nil {
-			r.log.Warn("dialog: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
+			r.log.WarnContext(run.ctx, "dialog: dialog run stopped with an error", "dialog", run.dialog.ID, "err", runErr)
 		}
 		if !ok {
 			run.remember(out, runErr, lastSeq)
@@ -427,7 +441,7 @@ func (run *dialogRun) leftover(out agent.Outcome) (string, bool) {
 	run.r.mu.Lock()
 	defer run.r.mu.Unlock()
 	run.lr.agent = nil
-	if len(run.lr.queue) == 0 || run.ctx.Err() != nil || out.StopReason == agent.StopHandoff || run.closing.Load() != nil {
+	if len(run.lr.queue) == 0 || run.ctx.Err() != nil || out.StopReason == agent.StopHandoff || run.guard.handsOff(out) || run.closing.Load() != nil {
 		if run.lr.open {
 			run.lr.setOpen(false)
 		}
@@ -446,6 +460,10 @@ func (run *dialogRun) save(out agent.Outcome, last bool) (int64, error) {
 		status = DialogPaused
 	case agent.StopHandoff:
 		status = DialogHandoff
+	case agent.StopGuardrail:
+		if run.guard.handsOff(out) {
+			status = DialogHandoff
+		}
 	}
 	ctx := context.WithoutCancel(run.ctx)
 	saved := savedState{State: run.st}

@@ -20,6 +20,7 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/identity"
 	"github.com/parleyhq/parley/pkg/llm"
+	"github.com/parleyhq/parley/pkg/pii"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
@@ -109,10 +110,12 @@ type Runtime struct {
 	schemas *tool.SchemaCache
 	bots    *botCache
 	tenants *tenantCache
-	plans   *planCache
-	history *historyCache
-	meter   *meter
-	ids     *identity.Verifier
+	// dialogBots says which bot version answers a dialog (guardrails.go).
+	dialogBots *dialogBotCache
+	plans      *planCache
+	history    *historyCache
+	meter      *meter
+	ids        *identity.Verifier
 
 	// base ends every run on Shutdown; runs do not end when their request
 	// does, so a reply whose client went away is still stored.
@@ -155,10 +158,13 @@ func New(opts Options) (*Runtime, error) {
 	}
 	opts.Providers = opts.Providers.metered(metrics, opts.Catalog)
 	base, cancel := context.WithCancel(context.Background())
+	// Records logged with a dialog's guard have its personal data masked
+	// when its bot asks for that (guardrails.go).
+	opts.Logger = slog.New(pii.NewLogHandler(opts.Logger.Handler()))
 	r := &Runtime{svc: opts.Service, store: opts.Store, log: opts.Logger, opts: opts, metrics: metrics,
 		limits: newLimiter(opts.Limits), schemas: tool.NewSchemaCache(),
 		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),
-		bots: newBotCache(512), tenants: newTenantCache(4096), plans: newPlanCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
+		bots: newBotCache(512), tenants: newTenantCache(4096), dialogBots: newDialogBotCache(4096), plans: newPlanCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{},
 		signals: newSignals()}
 	// Another server's CancelReply reaches this one's runs.

@@ -91,6 +91,16 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 	if err := r.admit(ctx, p, tenantID); err != nil {
 		return Turn{}, err
 	}
+	// The text is masked before it is stored or joins a run, so its
+	// personal data is nowhere but the dialog's vault.
+	g, err := r.inputGuard(ctx, p, tenantID, dialog)
+	if err != nil {
+		return Turn{}, err
+	}
+	if in.Text, err = g.maskInput(ctx, in.Text); err != nil {
+		return Turn{}, err
+	}
+	ctx = withGuard(ctx, g)
 	if in.images, err = r.images(ctx, in.Images); err != nil {
 		return Turn{}, err
 	}
@@ -208,6 +218,15 @@ func (r *Runtime) SubmitToolResults(ctx context.Context, p *platform.Principal, 
 		}
 		return ps.err()
 	}, func(run *dialogRun, a *agent.Agent) (agent.Outcome, error) {
+		// A client's results are outputs like any tool's: masked before
+		// they are stored or the model reads them.
+		for i := range results {
+			masked, err := run.guard.mask(run.ctx, results[i].Content)
+			if err != nil {
+				masked = "the tool's output could not be screened"
+			}
+			results[i].Content = masked
+		}
 		return a.SubmitToolResults(run.ctx, &run.st, results)
 	})
 }

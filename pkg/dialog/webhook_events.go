@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/channel"
 	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/platform"
@@ -167,6 +168,11 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 			return nil, err
 		}
 		data := messageCreatedData{DialogID: d.ID, BotID: d.BotID, ParentDialogID: d.ParentDialogID, Message: hookMessageOf(messageView(row))}
+		if g := guardFrom(ctx); g != nil && g.g.Masks(botconfig.PIIInWebhooks) && !g.g.MasksText() {
+			// Stored as said, sent masked.
+			data.Message.Text = g.g.PII.Redact(data.Message.Text)
+			data.Message.Content = json.RawMessage(g.g.PII.Redact(string(data.Message.Content)))
+		}
 		return data, withExternal(ctx, st, d, &data)
 	})
 }
@@ -194,6 +200,18 @@ func handoffReason(msgs []agent.Message) string {
 		}
 	}
 	return ""
+}
+
+// guardrailFiredData is guardrail.fired's data: a rule of the bot's
+// guardrails that fired (guardrails.go); Tool names the tool whose output
+// was flagged.
+type guardrailFiredData struct {
+	DialogID string `json:"dialog_id"`
+	BotID    string `json:"bot_id"`
+	Rule     string `json:"rule"`
+	Where    string `json:"where"`
+	Action   string `json:"action"`
+	Tool     string `json:"tool,omitempty"`
 }
 
 // feedbackData is feedback.created's data.

@@ -22,6 +22,7 @@ type Erased struct {
 const eraseBatch = 100
 
 // Delete deletes the tenant's dialog with its messages, tool calls,
+// personal data vault,
 // lease, the Idempotency-Key records of its messages and the webhook
 // events about it (with their deliveries, delivered or not, and their
 // attempts), in one commit. A
@@ -123,7 +124,7 @@ func (di Dialogs) eraseWhere(ctx context.Context, op string, now time.Time, cond
 // user: it goes with the dialog, and the conversation's next message starts
 // anew. A reply still to send into the conversation (channel_jobs) quotes
 // the dialog too.
-var dialogTables = []string{"message_feedback", "tool_calls", "messages", "dialog_leases", "channel_conversations", "channel_jobs"}
+var dialogTables = []string{"message_feedback", "tool_calls", "messages", "dialog_leases", "pii_vaults", "channel_conversations", "channel_jobs"}
 
 // deleteAll deletes the tenant's dialogs ids and all rows that hang off
 // them, except those whose lease is live at now. Run it in a transaction.

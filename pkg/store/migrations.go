@@ -50,6 +50,7 @@ var migrations = []migration{
 	{27, "publishable keys keep their value", migrateV27},
 	{28, "the raw content of knowledge sources", migrateV28},
 	{29, "usage meters embedding tokens", migrateV29},
+	{31, "the personal data of a dialog behind its placeholders, sealed", migrateV31},
 }
 
 // schemaMigration records an applied step.

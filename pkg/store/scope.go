@@ -65,6 +65,10 @@ func (t TenantScope) Memory() Memory { return Memory(t) }
 // Messages returns the tenant's dialog messages.
 func (t TenantScope) Messages() Messages { return Messages(t) }
 
+// PIIVaults returns the personal data behind the tenant's dialogs'
+// placeholders.
+func (t TenantScope) PIIVaults() PIIVaults { return PIIVaults(t) }
+
 // Providers returns the tenant's model providers.
 func (t TenantScope) Providers() Providers { return Providers(t) }
 

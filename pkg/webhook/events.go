@@ -29,6 +29,9 @@ const (
 	// retries spent). Their data is KnowledgeSource.
 	KnowledgeSourceReady  = "knowledge.source_ready"
 	KnowledgeSourceFailed = "knowledge.source_failed"
+	// GuardrailFired is a guardrail rule that fired in a dialog: on the
+	// user's message, the model's answer or a tool's output.
+	GuardrailFired = "guardrail.fired"
 	// Test is the event POST /webhooks/{id}/test sends to one endpoint. No
 	// endpoint subscribes to it; it goes where it is asked to.
 	Test = "webhook.test"
@@ -37,7 +40,7 @@ const (
 // Types lists the event types an endpoint may subscribe to, sorted.
 var Types = []string{
 	BotVersionPublished, DialogClosed, DialogCreated, DialogHandoffReleased, DialogHandoffRequested,
-	DialogHandoffTaken, FeedbackCreated, KnowledgeSourceFailed, KnowledgeSourceReady, MemberChanged, MessageCreated,
+	DialogHandoffTaken, FeedbackCreated, GuardrailFired, KnowledgeSourceFailed, KnowledgeSourceReady, MemberChanged, MessageCreated,
 	ToolFailed, UsageQuotaReached,
 }
 
@@ -65,7 +68,7 @@ type KnowledgeSource struct {
 // aboutDialog are the types whose event reports a fact of one dialog, and
 // quotes it: erasing the dialog must delete the event too.
 var aboutDialog = []string{DialogCreated, MessageCreated, DialogHandoffRequested, DialogHandoffTaken,
-	DialogHandoffReleased, DialogClosed, ToolFailed}
+	DialogHandoffReleased, DialogClosed, ToolFailed, GuardrailFired}
 
 // AboutDialog reports whether an event of type t is about one dialog.
 func AboutDialog(t string) bool { return slices.Contains(aboutDialog, t) }

@@ -23,7 +23,9 @@
 // message that answers no pending tool call, an assistant tool call left
 // without a result, unknown roles, invalid or duplicate tool names, parameter
 // schemas that are not objects, a missing model or empty messages; with an
-// APIKey set, a wrong bearer token is a 401.
+// APIKey set, a wrong bearer token is a 401. POST /v1/embeddings and
+// POST /v1/moderations answer deterministically (Embed; a moderation
+// flags Options.ModerationWords as whole words).
 //
 //	s := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3})
 //	s.Enqueue(

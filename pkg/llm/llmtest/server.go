@@ -36,6 +36,9 @@ type Options struct {
 	// otherwise hold every request of the run, and its growing heap would
 	// slow the calls the load measures.
 	Unrecorded bool
+	// ModerationWords are the words POST /v1/moderations flags, each with
+	// its category; nil means DefaultModerationWords.
+	ModerationWords map[string]string
 }
 
 // Record is one request the server received, kept for assertions.
@@ -193,6 +196,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.chat(w, r, rec)
 	case r.URL.Path == "/v1/embeddings" && r.Method == http.MethodPost:
 		s.embeddings(w, rec)
+	case r.URL.Path == "/v1/moderations" && r.Method == http.MethodPost:
+		s.moderations(w, rec)
 	case r.URL.Path == "/v1/chat/completions":
 		s.fail(w, rec, &apiError{status: http.StatusMethodNotAllowed, body: wire.Error{Type: "invalid_request_error",
 			Message: fmt.Sprintf("Invalid method for URL (%s %s)", r.Method, r.URL.Path)}}, "")

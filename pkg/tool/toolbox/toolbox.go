@@ -54,6 +54,11 @@ type Options struct {
 	// name one of the bot's own tools already has is left out with a
 	// warning, so a caller cannot shadow the bot's tools.
 	ClientTools []tool.Definition
+	// Guard, when set, wraps each of the tenant's own server-side tools
+	// (config HTTP tools and MCP tools, not native tools or agents) just
+	// before it runs: the dialog's guardrails put real values back for
+	// placeholders in its arguments and screen its output.
+	Guard func(tool.Tool) tool.Tool
 }
 
 // Box is one dialog's tools.
@@ -77,6 +82,9 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 		t, err := configTool(spec, opts)
 		if err != nil {
 			return nil, err
+		}
+		if spec.Execution != botconfig.ExecutionClient {
+			t = guarded(t, opts.Guard)
 		}
 		tools = append(tools, t)
 	}
@@ -104,7 +112,9 @@ func Build(ctx context.Context, bot *botconfig.Bot, opts Options) (*Box, error) 
 			if err != nil {
 				box.Warnings = append(box.Warnings, warnings(err)...)
 			}
-			tools = append(tools, mt...)
+			for _, t := range mt {
+				tools = append(tools, guarded(t, opts.Guard))
+			}
 		}
 	}
 
@@ -122,6 +132,13 @@ func configTool(spec botconfig.ToolSpec, opts Options) (tool.Tool, error) {
 		return clientTool{spec: spec}, nil
 	}
 	return httptool.New(spec, opts.HTTPClient, opts.Vars, opts.HTTP)
+}
+
+func guarded(t tool.Tool, guard func(tool.Tool) tool.Tool) tool.Tool {
+	if guard == nil {
+		return t
+	}
+	return guard(t)
 }
 
 // warnings splits a joined error into one line per failed source.

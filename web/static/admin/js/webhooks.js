@@ -9,7 +9,7 @@ import { h, mount, card, field, table, errorBox, when, busy, notice, actionButto
 // The event types an endpoint may subscribe to (docs/events.md).
 const eventTypes = ['dialog.created', 'message.created', 'dialog.handoff_requested', 'dialog.handoff_taken',
   'dialog.handoff_released', 'dialog.closed', 'tool.failed', 'feedback.created', 'bot.version_published', 'member.changed', 'usage.quota_reached',
-  'knowledge.source_ready', 'knowledge.source_failed'];
+  'knowledge.source_ready', 'knowledge.source_failed', 'guardrail.fired'];
 
 /** webhooksView renders #/t/<tenant>/webhooks. */
 export async function webhooksView({ tenant }) {

@@ -13,6 +13,7 @@ import { nativesSection } from './natives.js';
 import { contextSection } from './contextvars.js';
 import { modelSection } from './model.js';
 import { knowledgeSection } from './knowledge.js';
+import { guardrailsSection } from './guardrails.js';
 
 /** @typedef {import('../configdoc.js').ConfigDoc} ConfigDoc */
 /** @typedef {{pointer: string, message: string}} Problem */
@@ -28,6 +29,7 @@ const SECTIONS = /** @type {const} */ ([
   ['context_variables', 'Context variables', 'context_variables', contextSection],
   ['knowledge', 'Knowledge', 'knowledge', knowledgeSection],
   ['model', 'Model and limits', 'llm runtime', modelSection],
+  ['guardrails', 'Guardrails', 'guardrails', guardrailsSection],
 ]);
 
 /**
