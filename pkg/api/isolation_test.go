@@ -395,6 +395,22 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/usage/series", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage/series?bot=" + f.botSlug, nil
 		}},
+		{"GET", "/v1/tenants/:tenant/analytics", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/analytics?bot=" + f.botSlug + "&compare=versions", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/analytics/unanswered", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/analytics/unanswered?bot=" + f.botSlug, nil
+		}},
+		{"PUT", "/v1/tenants/:tenant/dialogs/:dialog/rating", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/rating", map[string]any{"rating": 4}
+		}},
+		{"PUT", "/v1/tenants/:tenant/dialogs/:dialog/labels", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/labels", map[string]any{"labels": []string{"billing"}}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/to-test", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			id, _ := w.mustRepliedDialog(t, f)
+			return "/v1/tenants/" + f.slug + "/dialogs/" + id + "/to-test", map[string]any{"tools_called": true}
+		}},
 		{"GET", "/v1/tenants/:tenant/dialogs/:dialog/events", chatOr(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			// A closed dialog's stream says so and ends.
 			id := w.mustDialog(t, f)

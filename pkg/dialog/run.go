@@ -59,6 +59,9 @@ type dialogRun struct {
 	// the last seq the run saw, it lets its end keep the history for the
 	// dialog's next turn (remember).
 	clean bool
+	// startedAt and firstTextAt time the reply for analytics: when the
+	// run started, and when its first text arrived.
+	startedAt, firstTextAt time.Time
 }
 
 // start prepares a run once the caller is the dialog's runner in this
@@ -68,6 +71,7 @@ type dialogRun struct {
 func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, in SendInput) (*dialogRun, error) {
 	run := &dialogRun{r: r, p: p, lr: lr, rec: newRunRecord(r.store, r.log, r.now, lr.owner), clientTools: in.ClientTools,
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
+	run.startedAt = r.now()
 	run.ctx, run.cancel = r.stoppable(ctx, lr)
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
@@ -384,6 +388,7 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 		}
 		r.mu.Unlock()
 		out, runErr := act(a)
+		run.countFailure(out)
 		if err := run.rec.loopEnded(context.WithoutCancel(run.ctx), cutStatus(out)); err != nil {
 			return run.turn, r.internal(run.ctx, "run: loop ended", err)
 		}
@@ -401,6 +406,7 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 		}
 		if !ok {
 			run.remember(out, runErr, lastSeq)
+			run.countReply()
 			return run.turn, nil
 		}
 		act = func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, next) }

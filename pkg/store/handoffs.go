@@ -41,6 +41,12 @@ func (ha Handoffs) Request(ctx context.Context, dialogID string, at time.Time) e
 SELECT id, tenant_id, $3, '', '' FROM dialogs WHERE tenant_id = $1 AND id = $2
 ON CONFLICT (dialog_id) DO UPDATE SET requested_at = excluded.requested_at, assignee_id = '', assignee_name = '', assigned_at = NULL`,
 		tenantID, dialogID, at.UTC())
+	if err != nil {
+		return wrap("request handoff", err)
+	}
+	// The dialog keeps that it was handed off after it goes back to the
+	// bot: its outcome is handed_off all the same (Insights).
+	_, err = s.exec(ctx, `UPDATE dialogs SET handed_off = true WHERE tenant_id = $1 AND id = $2`, tenantID, dialogID)
 	return wrap("request handoff", err)
 }
 

@@ -49,6 +49,8 @@ var migrations = []migration{
 	{26, "feedback events name their dialog, so erasure finds them", migrateV26},
 	{27, "publishable keys keep their value", migrateV27},
 	{28, "the raw content of knowledge sources", migrateV28},
+	{32, "dialog outcomes, ratings, labels and unanswered questions; tenant idle period", migrateV32},
+	{33, "analytics rollups per tenant, bot, version, channel and hour", migrateV33},
 }
 
 // schemaMigration records an applied step.
