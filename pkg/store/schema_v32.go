@@ -30,7 +30,7 @@ type v32Unanswered struct {
 func (v32Unanswered) TableName() string { return "unanswered_questions" }
 
 // migrateV32 gives dialogs their outcome (resolved, handed_off,
-// abandoned, failed; '' while open), the end user's rating of the whole
+// abandoned, failed; ” while open), the end user's rating of the whole
 // dialog, the tenant's labels, and the facts the outcome is computed
 // from that the messages do not keep (a handoff that was released, runs
 // that failed); tenants their idle period; and the unanswered questions.

@@ -21,7 +21,7 @@ type Tenant struct {
 	// computed; 0 waits for it to close.
 	IdleMinutes int `gorm:"default:30"`
 	CreatedAt   time.Time
-	UpdatedAt     time.Time
+	UpdatedAt   time.Time
 }
 
 // Create inserts t, giving it an id when it has none. A taken slug is
