@@ -408,7 +408,16 @@ func routeTable() []routeCase {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/labels", map[string]any{"labels": []string{"billing"}}
 		}},
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/to-test", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
-			id, _ := w.mustRepliedDialog(t, f)
+			id, tenantID := w.mustDialog(t, f), mustTenantID(t, w, f.slug)
+			for _, m := range []*store.Message{
+				{Kind: "user", Role: "user", Content: `[{"type":"text","text":"Hi."}]`, Text: "Hi."},
+				{Kind: "assistant", Role: "assistant", Content: `[{"type":"text","text":"Hello."}]`, Text: "Hello."},
+			} {
+				m.TenantID, m.DialogID, m.Status, m.Meta = tenantID, id, store.MessageComplete, "{}"
+				if err := w.st.Tenant(tenantID).Messages().Append(context.Background(), m); err != nil {
+					t.Fatal(err)
+				}
+			}
 			return "/v1/tenants/" + f.slug + "/dialogs/" + id + "/to-test", map[string]any{"tools_called": true}
 		}},
 		{"GET", "/v1/tenants/:tenant/dialogs/:dialog/events", chatOr(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
