@@ -11,7 +11,7 @@ import (
 // questions are the same when the Jaccard index of their sets (shared
 // words over all words) is at least sameQuestion. It is deterministic
 // and cheap, and needs no model; docs/insights.md describes it.
-const sameQuestion = 0.5
+const sameQuestion = 0.6
 
 var fillerWords = map[string]bool{
 	"a": true, "an": true, "the": true, "is": true, "are": true, "am": true, "i": true, "my": true, "me": true,

@@ -57,11 +57,35 @@ export async function insightsView({ tenant }) {
       busy(e.target, () => download(tenantPath(tenant, 'analytics') + '?' + q, `${tenant}-analytics.csv`)).catch(fail);
     },
   }, 'Export CSV');
+  const t = await api('GET', tenantPath(tenant));
   return h('div', null, h('h1', null, 'Insights'),
     card(null, h('div', { class: 'row-form' }, field('Bot', bot), field('From', from), field('To', to), field('Chart', bucket, 'Hours are UTC.'), csv),
       overview),
     card('Versions compared', versions),
-    card('Unanswered questions', unanswered));
+    card('Unanswered questions', unanswered),
+    card('Outcomes', idleForm(tenant, t.idle_minutes)));
+}
+
+/**
+ * idleForm sets how long a dialog stays quiet before its outcome is
+ * computed (PATCH /tenants/{tenant} {idle_minutes}; owners).
+ * @param {string} tenant
+ * @param {number} current
+ */
+function idleForm(tenant, current) {
+  const minutes = h('input', { name: 'idle_minutes', type: 'number', min: 0, max: 10080, value: current });
+  const out = h('div');
+  return h('form', {
+    class: 'row-form',
+    onsubmit: (/** @type {any} */ e) => {
+      e.preventDefault();
+      busy(e.submitter, async () => {
+        const got = await api('PATCH', tenantPath(tenant), { idle_minutes: Number(minutes.value) });
+        mount(out, notice(got.idle_minutes ? `Outcomes are computed after ${got.idle_minutes} quiet minutes, or at close.` : 'Outcomes are computed at close only.'));
+      }).catch((err) => mount(out, errorBox(err)));
+    },
+  }, field('Idle period (minutes)', minutes, 'A dialog quiet this long gets its outcome; 0 waits for it to close.'),
+  h('button', { type: 'submit' }, 'Save idle period'), out);
 }
 
 /**
