@@ -401,7 +401,7 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/analytics/unanswered", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/analytics/unanswered?bot=" + f.botSlug, nil
 		}},
-		{"PUT", "/v1/tenants/:tenant/dialogs/:dialog/rating", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/rating", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/rating", map[string]any{"rating": 4}
 		}},
 		{"PUT", "/v1/tenants/:tenant/dialogs/:dialog/labels", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {

@@ -160,7 +160,7 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/usage/series", d.activity)
 	t.GET("/analytics", d.analytics)
 	t.GET("/analytics/unanswered", d.unanswered)
-	t.PUT("/dialogs/:dialog/rating", d.rateDialog)
+	t.POST("/dialogs/:dialog/rating", d.rateDialog)
 	t.PUT("/dialogs/:dialog/labels", d.setLabels)
 	t.POST("/dialogs/:dialog/to-test", s.dialogToTest)
 }

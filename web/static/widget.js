@@ -401,7 +401,7 @@
   }
   function note(text) { return add(el('div', 'note', text)); }
   // askRating asks the visitor, once a dialog has ended, how it went: one
-  // to five stars, sent as the dialog's rating (PUT .../rating), which
+  // to five stars, sent as the dialog's rating (POST .../rating), which
   // counts towards the bot's satisfaction score (docs/insights.md).
   function askRating(endedId) {
     if (!endedId) return;
@@ -418,7 +418,7 @@
       b.setAttribute('data-stars', String(n));
       b.setAttribute('aria-pressed', 'false');
       b.addEventListener('click', function () {
-        json('PUT', path('dialogs', endedId, 'rating'), { rating: n }).then(function () {
+        json('POST', path('dialogs', endedId, 'rating'), { rating: n }).then(function () {
           box.querySelectorAll('button').forEach(function (o) {
             o.setAttribute('aria-pressed', String(Number(o.getAttribute('data-stars')) <= n));
           });

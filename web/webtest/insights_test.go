@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
@@ -88,5 +89,41 @@ func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 				t.Fatalf("labels %v, %v", d.Labels, err)
 			}
 		})
+	})
+}
+
+// TestWidgetAsksForARatingWhenTheDialogEnds closes the visitor's dialog:
+// the next message finds it ended, the widget says so and asks for one
+// to five stars, and the stars given become the dialog's rating.
+func TestWidgetAsksForARatingWhenTheDialogEnds(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		site := w.site(t)
+		key := w.widgetKey(t, site.URL)
+		run(t, ctx, "chat",
+			chromedp.Navigate(site.URL+"/?key="+key),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			send("Where is my order?"),
+			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
+		)
+		op, bg := platform.Operator(), context.Background()
+		ds, _, err := w.rt.ListDialogs(bg, op, "acme", dialog.DialogFilter{}, platform.ListOptions{})
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("dialogs %+v, %v", ds, err)
+		}
+		if _, err := w.rt.CloseDialog(bg, op, "acme", ds[0].ID, "answered"); err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, "rate",
+			send("one more thing"),
+			until(shadow+`.querySelector('.rate.stars button[data-stars="4"]') !== null`),
+			click(shadow+`.querySelector('.rate.stars button[data-stars="4"]')`),
+			until(contains(shadow, ".rate.stars", "Thanks for your feedback.")),
+		)
+		d, err := w.rt.GetDialog(bg, op, "acme", ds[0].ID, "")
+		if err != nil || d.Rating != 4 || d.Outcome != dialog.OutcomeResolved {
+			t.Fatalf("the dialog's rating %d, outcome %q, %v; want 4 and resolved", d.Rating, d.Outcome, err)
+		}
 	})
 }

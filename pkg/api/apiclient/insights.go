@@ -119,7 +119,7 @@ func (c *Client) Unanswered(ctx context.Context, tenant string, q AnalyticsQuery
 	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "analytics", "unanswered")+"?"+q.values().Encode(), nil, &out)
 }
 
-// RatingRequest is PUT /dialogs/{dialog}/rating: rating 1 to 5, or
+// RatingRequest is POST /dialogs/{dialog}/rating: rating 1 to 5, or
 // thumbs up or down, and an optional comment.
 type RatingRequest struct {
 	Rating  int    `json:"rating,omitempty"`
@@ -130,7 +130,7 @@ type RatingRequest struct {
 // RateDialog stores the end user's rating of a dialog.
 func (c *Client) RateDialog(ctx context.Context, tenant, dialog string, req RatingRequest) (*Dialog, error) {
 	var out Dialog
-	return &out, c.Do(ctx, http.MethodPut, tenantPath(tenant, "dialogs", dialog, "rating"), req, &out)
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "rating"), req, &out)
 }
 
 // LabelsRequest is PUT /dialogs/{dialog}/labels.
