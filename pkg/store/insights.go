@@ -130,10 +130,15 @@ func (in Insights) Settle(ctx context.Context, st Settlement) (*Dialog, error) {
   rating = $6, rating_comment = $7, came_back_in = $8
 WHERE tenant_id = $1 AND id = $2 AND outcome = $9 AND rating = $10 AND came_back_in = $11 RETURNING `+dialogColumns,
 			in.tenant, st.DialogID, n.Outcome, n.Reason, at, n.Rating, n.RatingComment, n.CameBackIn, p.Outcome, p.Rating, p.CameBackIn)
-		if err != nil {
-			if IsNotFound(err) {
-				return ErrConflict
+		if IsNotFound(err) {
+			// Another tenant's (or no) dialog is not found; one whose
+			// verdict moved on is a conflict.
+			if _, err := tx.Tenant(in.tenant).Dialogs().Get(ctx, st.DialogID); err != nil {
+				return err
 			}
+			return ErrConflict
+		}
+		if err != nil {
 			return err
 		}
 		out = d
