@@ -265,6 +265,13 @@ func TestInsightsCountScriptedDialogsExactly(t *testing.T) {
 			}
 		})
 
+		t.Run("the export carries each dialog's outcome", func(t *testing.T) {
+			r := e.raw(t, "GET", "/v1/tenants/shop/dialogs/export", e.key, "")
+			if r.StatusCode != http.StatusOK || strings.Count(r.body, `"outcome":"handed_off"`) != 1 || strings.Count(r.body, `"outcome":"resolved"`) != 4 {
+				t.Fatalf("export: %d\n%s", r.StatusCode, r.body)
+			}
+		})
+
 		t.Run("analytics count every outcome and rate", func(t *testing.T) {
 			a, err := c.Analytics(ctx, "shop", apiclient.AnalyticsQuery{Bot: "helper", Compare: "versions"})
 			if err != nil {
