@@ -63,7 +63,7 @@ export async function insightsView({ tenant }) {
       overview),
     card('Versions compared', versions),
     card('Unanswered questions', unanswered),
-    card('Outcomes', idleForm(tenant, t.idle_minutes)));
+    card('When outcomes are computed', idleForm(tenant, t.idle_minutes)));
 }
 
 /**
