@@ -155,19 +155,10 @@ func testFromDialog(d *store.Dialog, msgs []store.Message, calls []store.ToolCal
 			if turn == nil {
 				continue // a greeting or seeded history before the first question
 			}
-			var blocks []storedBlock
-			if err := json.Unmarshal([]byte(m.Content), &blocks); err != nil {
-				continue
-			}
 			var reply bottest.ModelReply
-			for _, b := range blocks {
-				switch {
-				case b.Type == "text":
-					reply.Text += b.Text
-				case b.Type == "tool_use" && b.ToolUse != nil:
-					reply.ToolCalls = append(reply.ToolCalls, bottest.ToolCallIn{Name: b.ToolUse.Name, Arguments: b.ToolUse.Arguments})
-					called = append(called, bottest.ExpectCall{Name: b.ToolUse.Name})
-				}
+			reply.Text, reply.ToolCalls = blocksOf(m.Content)
+			for _, c := range reply.ToolCalls {
+				called = append(called, bottest.ExpectCall{Name: c.Name})
 			}
 			if reply.Text != "" || len(reply.ToolCalls) > 0 {
 				turn.Model = append(turn.Model, reply)
@@ -184,15 +175,31 @@ func testFromDialog(d *store.Dialog, msgs []store.Message, calls []store.ToolCal
 	return tc, nil
 }
 
-// storedBlock is what a test needs of a stored message's content block
-// (an llm.Block as JSON).
-type storedBlock struct {
-	Type    string `json:"type"`
-	Text    string `json:"text"`
-	ToolUse *struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"tool_use"`
+// blocksOf decodes what a test needs of a stored message's content (a
+// JSON array of llm.Block): its text and its tool calls.
+func blocksOf(content string) (text string, calls []bottest.ToolCallIn) {
+	var blocks []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(content), &blocks); err != nil {
+		return "", nil
+	}
+	for _, b := range blocks {
+		var kind, part string
+		_ = json.Unmarshal(b["type"], &kind)
+		switch kind {
+		case "text":
+			_ = json.Unmarshal(b["text"], &part)
+			text += part
+		case "tool_use":
+			var use map[string]json.RawMessage
+			if json.Unmarshal(b["tool_use"], &use) != nil {
+				continue
+			}
+			var name string
+			_ = json.Unmarshal(use["name"], &name)
+			calls = append(calls, bottest.ToolCallIn{Name: name, Arguments: use["arguments"]})
+		}
+	}
+	return text, calls
 }
 
 // uniqueName is name, or name with a number when a test has it already.
