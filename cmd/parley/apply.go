@@ -74,7 +74,7 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 		fmt.Fprintln(m.Stderr, `usage: parley apply [--server URL --key KEY] [--dry-run] [--prune] DIR
 
 Makes Parley match DIR, laid out like tenants/:
-  DIR/<tenant>/tenant.json          {"name": "...", "secrets"?: {"NAME": "ENV_VAR"}, "retention_days"?: N,
+  DIR/<tenant>/tenant.json          {"name": "...", "secrets"?: {"NAME": "ENV_VAR"}, "retention_days"?: N, "idle_minutes"?: N,
                                      "identity"?: {"jwks_url": "...", "audience"?: "..."},
                                      "bots"?: {"<bot>": {"require_passing_tests"?: B, "canary"?: {"percent": N}}}}
   DIR/<tenant>/bots/<bot>.json      an agent config

@@ -91,6 +91,9 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 		if !strings.Contains(first, "retention: dialogs deleted 365 days after their last activity") {
 			t.Errorf("the first apply did not set acme-outdoor's retention_days from tenant.json:\n%s", first)
 		}
+		if !strings.Contains(first, "idle period: outcomes computed after 20 quiet minutes") {
+			t.Errorf("the first apply did not set acme-outdoor's idle_minutes from tenant.json:\n%s", first)
+		}
 		before := versionCounts(t, env)
 		if len(before) == 0 {
 			t.Fatal("the first apply created no bots")

@@ -114,6 +114,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	defer stopped()
 	go channels.Run(ctx)
 	go sweepRetention(ctx, rt, d.log)
+	go sweepIdle(ctx, rt, d.log)
 	go pruneChannelDeliveries(ctx, d)
 	metricsAt, err := serveMetrics(ctx, d, reg)
 	if err != nil {
@@ -443,6 +444,36 @@ func sweepRetention(ctx context.Context, rt *dialog.Runtime, log *slog.Logger) {
 				break
 			}
 			if got.Dialogs == 0 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// idleSweepEvery is how often serve computes the outcome of dialogs that
+// went quiet (docs/insights.md).
+const idleSweepEvery = time.Minute
+
+// sweepIdle settles quiet dialogs until ctx ends: every idleSweepEvery,
+// batch after batch while batches come back full.
+func sweepIdle(ctx context.Context, rt *dialog.Runtime, log *slog.Logger) {
+	tick := time.NewTicker(idleSweepEvery)
+	defer tick.Stop()
+	for {
+		for ctx.Err() == nil {
+			n, err := rt.SweepIdle(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Warn("idle dialog sweep failed; retrying at the next", "err", err)
+				}
+				break
+			}
+			if n < dialog.IdleBatch {
 				break
 			}
 		}

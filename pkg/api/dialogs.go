@@ -107,7 +107,8 @@ func (d *dialogAPI) getDialog(c *gin.Context) {
 // ?bot=&status=&user_id=&feedback=&q=&from=&to=&order=.
 func dialogFilter(c *gin.Context) dialog.DialogFilter {
 	return dialog.DialogFilter{Bot: c.Query("bot"), Status: c.Query("status"), From: c.Query("from"), To: c.Query("to"),
-		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q"), Parent: c.Query("parent"), Order: c.Query("order")}
+		UserID: c.Query("user_id"), Feedback: c.Query("feedback"), Query: c.Query("q"), Parent: c.Query("parent"), Order: c.Query("order"),
+		Outcome: c.Query("outcome"), Label: c.Query("label")}
 }
 
 func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {
@@ -146,7 +147,14 @@ func dialogOut(d dialog.Dialog) apiclient.Dialog {
 	out := apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
 		Channel: d.Channel, Context: d.Context, Status: d.Status, ClosedReason: d.ClosedReason, Greeting: d.Greeting,
 		ParentDialogID: d.ParentDialogID, ParentCallID: d.ParentCallID,
-		Pending: mapAll(d.Pending, pendingOut), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+		Pending: mapAll(d.Pending, pendingOut), OutcomeReason: d.OutcomeReason, OutcomeAt: d.OutcomeAt, Rating: d.Rating,
+		Labels: d.Labels, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+	if d.Outcome != "" {
+		out.Outcome = &d.Outcome
+	}
+	if out.Labels == nil {
+		out.Labels = []string{}
+	}
 	if s := d.Summary; s != nil {
 		out.Summary = &apiclient.DialogSummary{Snippet: s.Snippet, Messages: s.Messages, ToolErrors: s.ToolErrors,
 			FeedbackUp: s.FeedbackUp, FeedbackDown: s.FeedbackDown}

@@ -395,6 +395,31 @@ func routeTable() []routeCase {
 		{"GET", "/v1/tenants/:tenant/usage/series", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage/series?bot=" + f.botSlug, nil
 		}},
+		{"GET", "/v1/tenants/:tenant/analytics", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/analytics?bot=" + f.botSlug + "&compare=versions", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/analytics/unanswered", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/analytics/unanswered?bot=" + f.botSlug, nil
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/rating", chatOr(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/rating", map[string]any{"rating": 4}
+		}},
+		{"PUT", "/v1/tenants/:tenant/dialogs/:dialog/labels", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustDialog(t, f) + "/labels", map[string]any{"labels": []string{"billing"}}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/to-test", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			id, tenantID := w.mustDialog(t, f), mustTenantID(t, w, f.slug)
+			for _, m := range []*store.Message{
+				{Kind: "user", Role: "user", Content: `[{"type":"text","text":"Hi."}]`, Text: "Hi."},
+				{Kind: "assistant", Role: "assistant", Content: `[{"type":"text","text":"Hello."}]`, Text: "Hello."},
+			} {
+				m.TenantID, m.DialogID, m.Status, m.Meta = tenantID, id, store.MessageComplete, "{}"
+				if err := w.st.Tenant(tenantID).Messages().Append(context.Background(), m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return "/v1/tenants/" + f.slug + "/dialogs/" + id + "/to-test", map[string]any{"tools_called": true}
+		}},
 		{"GET", "/v1/tenants/:tenant/dialogs/:dialog/events", chatOr(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			// A closed dialog's stream says so and ends.
 			id := w.mustDialog(t, f)

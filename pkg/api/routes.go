@@ -158,4 +158,9 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/inbox", d.listInbox)
 	t.GET("/usage", d.usage)
 	t.GET("/usage/series", d.activity)
+	t.GET("/analytics", d.analytics)
+	t.GET("/analytics/unanswered", d.unanswered)
+	t.POST("/dialogs/:dialog/rating", d.rateDialog)
+	t.PUT("/dialogs/:dialog/labels", d.setLabels)
+	t.POST("/dialogs/:dialog/to-test", s.dialogToTest)
 }

@@ -50,7 +50,7 @@ func (s *server) getTenant(c *gin.Context) {
 	c.JSON(http.StatusOK, tenantOut(t))
 }
 
-// updateTenant: PATCH /v1/tenants/{tenant} {name?, retention_days?}.
+// updateTenant: PATCH /v1/tenants/{tenant} {name?, retention_days?, idle_minutes?}.
 func (s *server) updateTenant(c *gin.Context) {
 	var req apiclient.UpdateTenantRequest
 	if err := decodeJSON(c, &req); err != nil {
@@ -58,7 +58,7 @@ func (s *server) updateTenant(c *gin.Context) {
 		return
 	}
 	t, err := s.platform.UpdateTenant(c.Request.Context(), principal(c), c.Param("tenant"),
-		platform.UpdateTenantInput{Name: req.Name, RetentionDays: req.RetentionDays})
+		platform.UpdateTenantInput{Name: req.Name, RetentionDays: req.RetentionDays, IdleMinutes: req.IdleMinutes})
 	if err != nil {
 		s.fail(c, err)
 		return

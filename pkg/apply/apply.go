@@ -159,6 +159,7 @@ func (a *applier) applyTenant(ctx context.Context, t Tenant) {
 		fmt.Fprintf(a.out, "tenant %s: created (%s)\n  admin API key (shown this once; store it now): %s\n", t.slug, id, key)
 	}
 	a.retention(ctx, t, exists)
+	a.idlePeriod(ctx, t, exists)
 	a.secrets(ctx, t, exists)
 	a.identity(ctx, t, exists)
 	a.providers(ctx, t, exists) // after the secrets, before the bots that name them
@@ -236,6 +237,32 @@ func (a *applier) retention(ctx context.Context, t Tenant, exists bool) {
 		return
 	}
 	fmt.Fprintf(a.out, "  retention: dialogs deleted %d days after their last activity (0: kept)\n", days)
+}
+
+// idlePeriod sets how long the tenant's dialogs stay quiet before their
+// outcome is computed, from tenant.json, unless it is so already.
+func (a *applier) idlePeriod(ctx context.Context, t Tenant, exists bool) {
+	if t.idleMinutes == nil {
+		return
+	}
+	minutes := *t.idleMinutes
+	cur, err := a.target.idleMinutes(ctx, t.slug)
+	if exists && err != nil {
+		a.fail(t.file, err)
+		return
+	}
+	if err == nil && cur == minutes {
+		return
+	}
+	if a.dryRun {
+		fmt.Fprintf(a.out, "  idle period: would compute outcomes after %d quiet minutes (0: at close)\n", minutes)
+		return
+	}
+	if err := a.target.setIdleMinutes(ctx, t.slug, minutes); err != nil {
+		a.fail(t.file, err)
+		return
+	}
+	fmt.Fprintf(a.out, "  idle period: outcomes computed after %d quiet minutes (0: at close)\n", minutes)
 }
 
 // identity sets the tenant's JWKS identity settings from tenant.json

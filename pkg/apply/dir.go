@@ -29,6 +29,9 @@ type tenantFile struct {
 	// RetentionDays, when set, is the tenant's retention period: dialogs
 	// are deleted that many days after their last activity (0: kept).
 	RetentionDays *int `json:"retention_days,omitempty"`
+	// IdleMinutes, when set, is how long a dialog stays quiet before its
+	// outcome is computed (docs/insights.md; 0: only at close).
+	IdleMinutes *int `json:"idle_minutes,omitempty"`
 	// Bots holds each bot's release settings (require_passing_tests, a
 	// canary), by slug.
 	Bots map[string]botSettingsFile `json:"bots,omitempty"`
@@ -46,6 +49,7 @@ type Tenant struct {
 	secrets          []secretSpec
 	identity         *identityFile
 	retentionDays    *int
+	idleMinutes      *int
 	bots             []botSpec
 	channels         []channelSpec
 	providers        []providerSpec
@@ -157,7 +161,7 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 	if err := readStrictJSON(t.file, &tf); err != nil {
 		ps = append(ps, Problem{t.file, "-", err.Error()})
 	}
-	t.name, t.identity, t.retentionDays = tf.Name, tf.Identity, tf.RetentionDays
+	t.name, t.identity, t.retentionDays, t.idleMinutes = tf.Name, tf.Identity, tf.RetentionDays, tf.IdleMinutes
 	for _, name := range sortedKeys(tf.Secrets) {
 		env := tf.Secrets[name]
 		ptr := "/secrets/" + name

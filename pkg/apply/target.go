@@ -25,6 +25,9 @@ type Target interface {
 	// retentionDays is the tenant's retention period (0: kept).
 	retentionDays(ctx context.Context, tenant string) (int, error)
 	setRetentionDays(ctx context.Context, tenant string, days int) error
+	// idleMinutes is the tenant's idle period (docs/insights.md).
+	idleMinutes(ctx context.Context, tenant string) (int, error)
+	setIdleMinutes(ctx context.Context, tenant string, minutes int) error
 	putSecret(ctx context.Context, tenant, name, value string) error
 	secretNames(ctx context.Context, tenant string) ([]string, error)
 	deleteSecret(ctx context.Context, tenant, name string) error
@@ -132,6 +135,16 @@ func (d dbTarget) retentionDays(ctx context.Context, tenant string) (int, error)
 
 func (d dbTarget) setRetentionDays(ctx context.Context, tenant string, days int) error {
 	_, err := d.svc.UpdateTenant(ctx, d.op, tenant, platform.UpdateTenantInput{RetentionDays: &days})
+	return err
+}
+
+func (d dbTarget) idleMinutes(ctx context.Context, tenant string) (int, error) {
+	t, err := d.svc.GetTenant(ctx, d.op, tenant)
+	return t.IdleMinutes, err
+}
+
+func (d dbTarget) setIdleMinutes(ctx context.Context, tenant string, minutes int) error {
+	_, err := d.svc.UpdateTenant(ctx, d.op, tenant, platform.UpdateTenantInput{IdleMinutes: &minutes})
 	return err
 }
 
@@ -280,6 +293,18 @@ func (a apiTarget) retentionDays(ctx context.Context, tenant string) (int, error
 
 func (a apiTarget) setRetentionDays(ctx context.Context, tenant string, days int) error {
 	return a.c.Do(ctx, http.MethodPatch, "/v1/tenants/"+tenant, apiclient.UpdateTenantRequest{RetentionDays: &days}, nil)
+}
+
+func (a apiTarget) idleMinutes(ctx context.Context, tenant string) (int, error) {
+	t, err := a.c.GetTenant(ctx, tenant)
+	if err != nil {
+		return 0, err
+	}
+	return t.IdleMinutes, nil
+}
+
+func (a apiTarget) setIdleMinutes(ctx context.Context, tenant string, minutes int) error {
+	return a.c.Do(ctx, http.MethodPatch, "/v1/tenants/"+tenant, apiclient.UpdateTenantRequest{IdleMinutes: &minutes}, nil)
 }
 
 func (a apiTarget) putSecret(ctx context.Context, tenant, name, value string) error {

@@ -3,10 +3,11 @@ package botconfig
 import "slices"
 
 // defaultNativeTools are the native tools every Parley build registers.
-var defaultNativeTools = []string{"current_time", "handoff_to_human", "end_dialog", "remember", "recall"}
+var defaultNativeTools = []string{"current_time", "handoff_to_human", "end_dialog", "remember", "recall", "cannot_answer"}
 
 // DefaultNativeTools returns the native tools every Parley build registers:
-// current_time, handoff_to_human, end_dialog, remember and recall. An operator
+// current_time, handoff_to_human, end_dialog, remember, recall and
+// cannot_answer. An operator
 // who registers more passes the full list in Options.NativeTools.
 func DefaultNativeTools() []string { return slices.Clone(defaultNativeTools) }
 

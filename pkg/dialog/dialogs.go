@@ -86,7 +86,16 @@ type Dialog struct {
 	ParentCallID   string
 	Greeting       string
 	// Pending are the calls a paused dialog waits for.
-	Pending   []PendingCall
+	Pending []PendingCall
+	// Outcome is how the dialog ended ("" while open), OutcomeReason why,
+	// OutcomeAt when it was computed (docs/insights.md).
+	Outcome       string
+	OutcomeReason string
+	OutcomeAt     *time.Time
+	// Rating is the end user's rating of the dialog, 1 to 5; 0 for none.
+	Rating int
+	// Labels are the tenant's own tags on the dialog.
+	Labels    []string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// Summary is what a list shows of the dialog; ListDialogs fills it.
@@ -177,6 +186,8 @@ type DialogFilter struct {
 	UserID, Feedback, Query string
 	// Order is "oldest" (the default: oldest first) or "newest".
 	Order string
+	// Outcome keeps dialogs of one outcome; Label those with a label.
+	Outcome, Label string
 }
 
 // MaxSearchChars caps a search query.
@@ -406,10 +417,16 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 
 // storeFilter checks f and turns it into the store's filter.
 func (r *Runtime) storeFilter(ctx context.Context, tenantID string, f DialogFilter) (store.DialogFilter, error) {
-	sf := store.DialogFilter{Status: f.Status, UserID: f.UserID, Feedback: f.Feedback, Query: f.Query, ParentDialogID: f.Parent}
+	sf := store.DialogFilter{Status: f.Status, UserID: f.UserID, Feedback: f.Feedback, Query: f.Query, ParentDialogID: f.Parent,
+		Outcome: f.Outcome, Label: f.Label}
 	var ps problems
 	if f.Status != "" && !validStatus(f.Status) {
 		ps.add("/status", "must be one of active, paused, handoff, closed")
+	}
+	switch f.Outcome {
+	case "", OutcomeResolved, OutcomeHandedOff, OutcomeAbandoned, OutcomeFailed:
+	default:
+		ps.add("/outcome", "must be one of resolved, handed_off, abandoned, failed")
 	}
 	if f.Order != "" && f.Order != "oldest" && f.Order != "newest" {
 		ps.add("/order", "must be oldest or newest")
@@ -565,7 +582,8 @@ func (r *Runtime) readableDialog(ctx context.Context, p *platform.Principal, ten
 func dialogView(d *store.Dialog) (Dialog, error) {
 	out := Dialog{ID: d.ID, BotID: d.BotID, Version: d.VersionNumber, Preview: d.Preview, UserID: d.UserID,
 		Channel: d.Channel, Context: map[string]string{}, Status: d.Status, ClosedReason: d.ClosedReason,
-		ParentDialogID: d.ParentDialogID, ParentCallID: d.ParentCallID, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+		ParentDialogID: d.ParentDialogID, ParentCallID: d.ParentCallID, Outcome: d.Outcome, OutcomeReason: d.OutcomeReason,
+		OutcomeAt: d.OutcomeAt, Rating: d.Rating, Labels: d.Labels, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 	if err := json.Unmarshal([]byte(d.Context), &out.Context); err != nil {
 		return out, fmt.Errorf("dialog %s: context: %w", d.ID, err)
 	}

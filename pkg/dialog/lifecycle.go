@@ -136,8 +136,16 @@ func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, b
 	ev := platform.Event{TenantID: tenantID, BotID: before.BotID, DialogID: dialogID, Type: webhook.DialogClosed}
 	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
-		d, err = st.Tenant(tenantID).Dialogs().Close(ctx, dialogID, reason)
-		return dialogClosedData{DialogID: dialogID, BotID: before.BotID, Reason: reason, ClosedBy: by}, err
+		if d, err = st.Tenant(tenantID).Dialogs().Close(ctx, dialogID, reason); err != nil {
+			return nil, err
+		}
+		// The outcome is computed in the commit that closes the dialog, so
+		// dialog.closed carries it.
+		if d, err = r.settle(ctx, st, tenantID, dialogID, true, nil); err != nil {
+			return nil, err
+		}
+		return dialogClosedData{DialogID: dialogID, BotID: before.BotID, Reason: reason, ClosedBy: by,
+			Outcome: nullable(d.Outcome), Rating: d.Rating}, nil
 	})
 	switch {
 	case errors.Is(err, store.ErrInactive):
@@ -146,6 +154,12 @@ func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, b
 		return nil, r.storeErr(ctx, "close dialog", "dialog", err)
 	}
 	r.metrics.closed.WithLabelValues(by).Inc()
+	if d.Outcome != "" {
+		r.metrics.outcomes.WithLabelValues(d.Outcome).Inc()
+	}
+	if err := r.cameBack(ctx, d); err != nil {
+		r.log.WarnContext(ctx, "dialog: find dialogs whose question came back", "dialog", d.ID, "err", err)
+	}
 	r.signal(ctx, tenantID, dialogID, signalChanged)
 	return d, nil
 }

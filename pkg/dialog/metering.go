@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,6 +35,10 @@ func (r *Runtime) meterTurn(ctx context.Context, d *store.Dialog, keyID string, 
 		u.Turns = 1
 	}
 	r.meter.add(u)
+	if roll, ok := rollupOf(d, now); ok {
+		roll.CostMicroUSD = u.CostMicroUSD
+		r.meter.addRollup(roll)
+	}
 	over, err := r.overQuota(ctx, d.TenantID, now)
 	return !over, err
 }
@@ -45,7 +50,22 @@ func (run *dialogRun) countMessage(m agent.Message) {
 	now := run.r.now().UTC()
 	u := store.Usage{TenantID: run.dialog.TenantID, Day: now.Format(store.DayFormat), Hour: now.Format(store.HourFormat), BotID: run.dialog.BotID,
 		KeyID: run.p.KeyID}
-	switch res := m.ToolResult(); {
+	res := m.ToolResult()
+	if roll, ok := rollupOf(run.dialog, now); ok && res != nil {
+		roll.ToolCalls = 1
+		if res.IsError {
+			roll.ToolFailures = 1
+		}
+		// A knowledge search hits when it finds something (docs/insights.md).
+		if res.Name == knowledgeSearchTool {
+			roll.KnowledgeSearch = 1
+			if !res.IsError && strings.TrimSpace(res.Content) != "" {
+				roll.KnowledgeHits = 1
+			}
+		}
+		run.r.meter.addRollup(roll)
+	}
+	switch {
 	case m.Kind == agent.KindUser || m.Kind == agent.KindAssistant:
 		u.Messages = 1
 	case res != nil && res.IsError:
@@ -54,6 +74,48 @@ func (run *dialogRun) countMessage(m agent.Message) {
 		return
 	}
 	run.r.meter.add(u)
+}
+
+// knowledgeSearchTool is the tool that searches a bot's knowledge bases
+// when its knowledge mode is "tool".
+const knowledgeSearchTool = "search_knowledge"
+
+// rollupOf is the empty analytics rollup of dialog d's bot version and
+// channel for the hour of now; previews count in no analytics.
+func rollupOf(d *store.Dialog, now time.Time) (store.Rollup, bool) {
+	return store.Rollup{TenantID: d.TenantID, Hour: now.UTC().Format(store.HourFormat), BotID: d.BotID,
+		VersionNumber: d.VersionNumber, Channel: d.Channel}, !d.Preview
+}
+
+// countReply counts the run's reply for analytics: the time to its first
+// text and to its end. A run that wrote no text (a handoff, a failure)
+// counts no reply.
+func (run *dialogRun) countReply() {
+	now := run.r.now()
+	roll, ok := rollupOf(run.dialog, now)
+	if !ok || run.firstTextAt.IsZero() {
+		return
+	}
+	roll.Replies, roll.FirstResponses = 1, 1
+	roll.FirstResponseMS = run.firstTextAt.Sub(run.startedAt).Milliseconds()
+	roll.ReplyMS = now.Sub(run.startedAt).Milliseconds()
+	run.r.meter.addRollup(roll)
+}
+
+// failedStops are the stop reasons that make a dialog's outcome failed:
+// an error, or a limit that cut the run short.
+var failedStops = map[agent.StopReason]bool{agent.StopError: true, agent.StopMaxTurns: true, agent.StopTokenBudget: true,
+	agent.StopTimeout: true, agent.StopLoopDetected: true, agent.StopTooManyErrors: true, agent.StopQuota: true}
+
+// countFailure records on the dialog a run that failed or hit a limit.
+func (run *dialogRun) countFailure(out agent.Outcome) {
+	if !failedStops[out.StopReason] {
+		return
+	}
+	ctx := context.WithoutCancel(run.ctx)
+	if err := run.r.store.Tenant(run.dialog.TenantID).Insights().MarkRunFailed(ctx, run.dialog.ID); err != nil {
+		run.r.log.ErrorContext(ctx, "dialog: record a failed run", "dialog", run.dialog.ID, "err", err)
+	}
 }
 
 // Usage reports the tenant's metered usage, with what this process has
@@ -99,6 +161,7 @@ type runtimeMetrics struct {
 	// their knowledge bases.
 	knowledgeSearches *prometheus.CounterVec
 	embeddingTokens   prometheus.Counter
+	outcomes   *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -169,6 +232,10 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_guardrail_fires_total",
 			Help: "Guardrail rules fired, by rule (blocked_topic, max_length, moderation, prompt_injection) and where (input, output, tool_output).",
 		}, []string{"rule", "where"}),
+		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parley_dialog_outcomes_total",
+			Help: "Dialog outcomes computed as dialogs closed or went idle: resolved, handed_off, abandoned or failed.",
+		}, []string{"outcome"}),
 		toTake: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "parley_handoff_wait_seconds",
 			Help:    "How long handed-off dialogs waited until an operator took them.",
@@ -203,6 +270,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.toTake = register(reg, m.toTake)
 		m.knowledgeSearches = register(reg, m.knowledgeSearches)
 		m.embeddingTokens = register(reg, m.embeddingTokens)
+		m.outcomes = register(reg, m.outcomes)
 	}
 	return m
 }

@@ -33,6 +33,9 @@ func (MessageEvent) Type() string { return "message" }
 func (run *dialogRun) onEvent(e agent.Event) {
 	switch ev := e.(type) {
 	case agent.TextDelta:
+		if run.firstTextAt.IsZero() {
+			run.firstTextAt = run.r.now()
+		}
 		if err := run.rec.textStreamed(context.WithoutCancel(run.ctx), ev.Text); err != nil {
 			run.r.log.Error("dialog: stream reply", "dialog", run.dialog.ID, "err", err)
 		}

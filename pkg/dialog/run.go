@@ -66,6 +66,9 @@ type dialogRun struct {
 	// the last seq the run saw, it lets its end keep the history for the
 	// dialog's next turn (remember).
 	clean bool
+	// startedAt and firstTextAt time the reply for analytics: when the
+	// run started, and when its first text arrived.
+	startedAt, firstTextAt time.Time
 }
 
 // start prepares a run once the caller is the dialog's runner in this
@@ -75,6 +78,7 @@ type dialogRun struct {
 func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dialog, lr *liveRun, sink agent.Sink, in SendInput) (*dialogRun, error) {
 	run := &dialogRun{r: r, p: p, lr: lr, rec: newRunRecord(r.store, r.log, r.now, lr.owner), clientTools: in.ClientTools,
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
+	run.startedAt = r.now()
 	run.ctx, run.cancel = r.stoppable(ctx, lr)
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
@@ -406,6 +410,7 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 		}
 		r.mu.Unlock()
 		out, runErr := act(a)
+		run.countFailure(out)
 		if v := run.guard.verdict(); v != nil && run.guard.ends(out) {
 			run.endDialog("guardrail " + v.Rule + " fired on the " + v.Where)
 		}
@@ -426,6 +431,7 @@ func (run *dialogRun) exec(sends bool, act func(*agent.Agent) (agent.Outcome, er
 		}
 		if !ok {
 			run.remember(out, runErr, lastSeq)
+			run.countReply()
 			return run.turn, nil
 		}
 		act = func(a *agent.Agent) (agent.Outcome, error) { return a.Send(run.ctx, &run.st, next) }

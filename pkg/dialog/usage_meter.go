@@ -35,6 +35,59 @@ type meter struct {
 	// flushing lets one flush run at a time, so a batch that failed is
 	// back in pending before the next flush takes it.
 	flushing sync.Mutex
+	// rollups are the analytics counters of turns (tools, latency, cost)
+	// not written yet, per tenant, hour, bot, version and channel.
+	rollups map[rollupKey]*store.Rollup
+}
+
+type rollupKey struct {
+	tenant, hour, bot string
+	version           int
+	channel           string
+}
+
+// addRollup counts r (its TenantID, Hour, BotID, VersionNumber and
+// Channel say where) towards the analytics rollups.
+func (m *meter) addRollup(r store.Rollup) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.addRollupLocked(r)
+}
+
+func (m *meter) addRollupLocked(r store.Rollup) {
+	if m.rollups == nil {
+		m.rollups = map[rollupKey]*store.Rollup{}
+	}
+	k := rollupKey{r.TenantID, r.Hour, r.BotID, r.VersionNumber, r.Channel}
+	if sum, ok := m.rollups[k]; ok {
+		sum.Plus(&r)
+		return
+	}
+	m.rollups[k] = &r
+}
+
+// flushRollups writes the pending rollups, in key order like usage;
+// what fails to be written stays pending.
+func (m *meter) flushRollups(ctx context.Context) error {
+	m.mu.Lock()
+	writing := m.rollups
+	m.rollups = nil
+	m.mu.Unlock()
+	keys := slices.SortedFunc(maps.Keys(writing), func(a, b rollupKey) int {
+		return cmp.Or(cmp.Compare(a.tenant, b.tenant), cmp.Compare(a.hour, b.hour), cmp.Compare(a.bot, b.bot),
+			cmp.Compare(a.version, b.version), cmp.Compare(a.channel, b.channel))
+	})
+	for i, k := range keys {
+		if err := m.store.Tenant(k.tenant).Insights().Add(ctx, writing[k]); err != nil {
+			m.mu.Lock()
+			for _, rest := range keys[i:] {
+				m.addRollupLocked(*writing[rest])
+			}
+			m.mu.Unlock()
+			return err
+		}
+	}
+	return nil
 }
 
 type usageKey struct{ tenant, day, hour, bot, key, provider string }
@@ -89,6 +142,9 @@ func (m *meter) pendingTokens(tenantID, day string) int64 {
 func (m *meter) flush(ctx context.Context) error {
 	m.flushing.Lock()
 	defer m.flushing.Unlock()
+	if err := m.flushRollups(ctx); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	m.writing, m.pending = m.pending, map[usageKey]*store.Usage{}
 	keys := slices.SortedFunc(maps.Keys(m.writing), func(a, b usageKey) int {

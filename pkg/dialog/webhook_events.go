@@ -239,4 +239,17 @@ type dialogClosedData struct {
 	BotID    string `json:"bot_id"`
 	Reason   string `json:"reason"`
 	ClosedBy string `json:"closed_by"`
+	// Outcome is how the dialog ended (docs/insights.md); null for
+	// previews and sub-runs, which get none. Rating is the end user's
+	// rating of the dialog so far, 0 when none.
+	Outcome *string `json:"outcome"`
+	Rating  int     `json:"rating"`
+}
+
+// nullable is s, or nil when s is "".
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -132,10 +132,14 @@ func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
 				t.Fatalf("operator messages announced: %v", ops)
 			}
 		})
-		t.Run("closing writes dialog.closed with the reason and who closed it", func(t *testing.T) {
+		t.Run("closing writes dialog.closed with the reason, who closed it and the outcome", func(t *testing.T) {
 			closed := platformtest.OutboxData(t, e.store, webhook.DialogClosed)
 			if len(closed) != 1 || closed[0]["reason"] != "resolved by Ada" || closed[0]["closed_by"] != "person" {
 				t.Fatalf("dialog.closed %v", closed)
+			}
+			// Released back to the bot, it was handed off all the same.
+			if closed[0]["outcome"] != "handed_off" || closed[0]["rating"] != float64(0) {
+				t.Fatalf("dialog.closed outcome %v, rating %v", closed[0]["outcome"], closed[0]["rating"])
 			}
 		})
 	})

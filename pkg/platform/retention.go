@@ -9,6 +9,9 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// MaxIdleMinutes bounds a tenant's idle period (a week).
+const MaxIdleMinutes = 7 * 24 * 60
+
 // MaxRetentionDays bounds a tenant's retention period (100 years).
 const MaxRetentionDays = 36500
 
@@ -18,6 +21,9 @@ type UpdateTenantInput struct {
 	// RetentionDays deletes dialogs that many days after their last
 	// activity; 0 keeps them.
 	RetentionDays *int
+	// IdleMinutes is how long a dialog stays quiet before its outcome is
+	// computed (docs/insights.md); 0 waits for it to close.
+	IdleMinutes *int
 }
 
 // UpdateTenant changes the tenant's name (owners) or retention period
@@ -45,6 +51,15 @@ func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string,
 			ps.add("/retention_days", "must be 0 (keep dialogs) to %d days", MaxRetentionDays)
 		}
 		fields["retention_days"] = *in.RetentionDays
+	}
+	if in.IdleMinutes != nil {
+		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
+			return Tenant{}, err
+		}
+		if m := *in.IdleMinutes; m < 0 || m > MaxIdleMinutes {
+			ps.add("/idle_minutes", "must be 0 (only at close) to %d minutes", MaxIdleMinutes)
+		}
+		fields["idle_minutes"] = *in.IdleMinutes
 	}
 	if err := ps.err(); err != nil {
 		return Tenant{}, err

@@ -25,11 +25,14 @@ type Tenant struct {
 	// RetentionDays: dialogs are deleted that many days after their last
 	// activity; 0 keeps them.
 	RetentionDays int
-	CreatedAt     time.Time
+	// IdleMinutes: a dialog quiet that long gets its outcome; 0 waits for
+	// it to close.
+	IdleMinutes int
+	CreatedAt   time.Time
 }
 
 func tenantView(t *store.Tenant) Tenant {
-	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, CreatedAt: t.CreatedAt}
+	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes, CreatedAt: t.CreatedAt}
 }
 
 // APIKey is a key's record. A server key itself is only in CreatedKey,

@@ -50,8 +50,20 @@ type Dialog struct {
 	// for every other dialog.
 	ParentDialogID string
 	ParentCallID   string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Outcome is how the dialog ended (Outcome... constants), "" while it
+	// is open; OutcomeReason says which fact decided it, OutcomeAt when it
+	// was computed (Insights.Settle).
+	Outcome       string
+	OutcomeReason string
+	OutcomeAt     *time.Time
+	// Rating is the end user's rating of the whole dialog, 1 to 5 (a
+	// thumbs up is 5, down 1); 0 when none was given.
+	Rating        int
+	RatingComment string
+	// Labels are the tenant's own tags on the dialog.
+	Labels    StringList
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // DialogFilter narrows Dialogs.List; empty fields match everything.
@@ -71,6 +83,8 @@ type DialogFilter struct {
 	// Query keeps dialogs with a message holding every word of it, found
 	// through the full-text index.
 	Query string
+	// Outcome keeps dialogs of one outcome; Label those with the label.
+	Outcome, Label string
 }
 
 // Create inserts d (active unless its Status says otherwise),
@@ -133,14 +147,16 @@ func (s *Store) dialogRow(ctx context.Context, op, query string, args ...any) (*
 
 // dialogColumns are Dialog's columns in scanDialog's order.
 const dialogColumns = "id, tenant_id, bot_id, version_number, preview, user_id, channel, context, status, state, " +
-	"last_seq, closed_reason, parent_dialog_id, parent_call_id, created_at, updated_at"
+	"last_seq, closed_reason, parent_dialog_id, parent_call_id, outcome, outcome_reason, outcome_at, rating, rating_comment, labels, " +
+	"created_at, updated_at"
 
 // scanDialog reads a row of dialogColumns into a Dialog, and the columns
 // that follow them into more.
 func scanDialog(rows *sql.Rows, more ...any) (*Dialog, error) {
 	var d Dialog
 	dest := append([]any{&d.ID, &d.TenantID, &d.BotID, &d.VersionNumber, &d.Preview, &d.UserID, &d.Channel, &d.Context,
-		&d.Status, &d.State, &d.LastSeq, &d.ClosedReason, &d.ParentDialogID, &d.ParentCallID, &d.CreatedAt, &d.UpdatedAt}, more...)
+		&d.Status, &d.State, &d.LastSeq, &d.ClosedReason, &d.ParentDialogID, &d.ParentCallID,
+		&d.Outcome, &d.OutcomeReason, &d.OutcomeAt, &d.Rating, &d.RatingComment, &d.Labels, &d.CreatedAt, &d.UpdatedAt}, more...)
 	if err := rows.Scan(dest...); err != nil {
 		return nil, err
 	}

@@ -41,6 +41,12 @@ func (ha Handoffs) Request(ctx context.Context, dialogID string, at time.Time) e
 SELECT id, tenant_id, ?, '', '' FROM dialogs WHERE tenant_id = ? AND id = ?
 ON CONFLICT (dialog_id) DO UPDATE SET requested_at = excluded.requested_at, assignee_id = '', assignee_name = '', assigned_at = NULL`,
 		at.UTC(), tenantID, dialogID).Error
+	if err != nil {
+		return wrap("request handoff", err)
+	}
+	// The dialog keeps that it was handed off after it goes back to the
+	// bot: its outcome is handed_off all the same (Insights).
+	err = s.q(ctx).Model(&Dialog{}).Where("tenant_id = ? AND id = ?", tenantID, dialogID).UpdateColumn("handed_off", true).Error
 	return wrap("request handoff", err)
 }
 

@@ -51,6 +51,8 @@ var migrations = []migration{
 	{28, "the raw content of knowledge sources", migrateV28},
 	{29, "usage meters embedding tokens", migrateV29},
 	{31, "the personal data of a dialog behind its placeholders, sealed", migrateV31},
+	{32, "dialog outcomes, ratings, labels and unanswered questions; tenant idle period", migrateV32},
+	{33, "analytics rollups per tenant, bot, version, channel and hour", migrateV33},
 }
 
 // schemaMigration records an applied step.

@@ -50,15 +50,17 @@ func (pv PIIVaults) Put(ctx context.Context, v *PIIVault) error {
 	if read == 0 {
 		// Only for a dialog of the tenant: another tenant's dialog is
 		// not found, never given a vault it could not read.
-		n, err = s.exec(ctx, `INSERT INTO pii_vaults (dialog_id, tenant_id, version, nonce, ciphertext, updated_at)
-SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM dialogs WHERE tenant_id = $7 AND id = $8)`,
+		res := s.q(ctx).Exec(`INSERT INTO pii_vaults (dialog_id, tenant_id, version, nonce, ciphertext, updated_at)
+SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM dialogs WHERE tenant_id = ? AND id = ?)`,
 			v.DialogID, pv.tenant, v.Version, v.Nonce, v.Ciphertext, v.UpdatedAt, pv.tenant, v.DialogID)
+		n, err = res.RowsAffected, res.Error
 		if err == nil && n == 0 {
 			err = ErrNotFound
 		}
 	} else {
-		n, err = s.exec(ctx, `UPDATE pii_vaults SET version = $1, nonce = $2, ciphertext = $3, updated_at = $4
-WHERE tenant_id = $5 AND dialog_id = $6 AND version = $7`, v.Version, v.Nonce, v.Ciphertext, v.UpdatedAt, pv.tenant, v.DialogID, read)
+		res := s.q(ctx).Model(&PIIVault{}).Where("tenant_id = ? AND dialog_id = ? AND version = ?", pv.tenant, v.DialogID, read).
+			UpdateColumns(map[string]any{"version": v.Version, "nonce": v.Nonce, "ciphertext": v.Ciphertext, "updated_at": v.UpdatedAt})
+		n, err = res.RowsAffected, res.Error
 		if err == nil && n == 0 {
 			err = ErrConflict
 		}

@@ -50,6 +50,9 @@ func (t TenantScope) Identity() Identity { return Identity(t) }
 // Keys returns the tenant's API keys.
 func (t TenantScope) Keys() Keys { return Keys(t) }
 
+// Insights are the tenant's dialog outcomes and analytics rollups.
+func (t TenantScope) Insights() Insights { return Insights(t) }
+
 // Leases returns the tenant's dialog leases.
 func (t TenantScope) Leases() Leases { return Leases(t) }
 

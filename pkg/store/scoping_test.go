@@ -70,6 +70,12 @@ func TestTenantScoping(t *testing.T) {
 			{"deleting A's channel", func() error { return asB.Channels().Delete(ctx, channel.ID) }},
 			{"getting A's dialog", func() error { _, err := asB.Dialogs().Get(ctx, dialog.ID); return err }},
 			{"closing A's dialog", func() error { _, err := asB.Dialogs().Close(ctx, dialog.ID, "stolen"); return err }},
+			{"reading the outcome facts of A's dialog", func() error { _, err := asB.Insights().Facts(ctx, dialog.ID); return err }},
+			{"settling A's dialog", func() error {
+				_, err := asB.Insights().Settle(ctx, store.Settlement{DialogID: dialog.ID, Next: store.Verdict{Outcome: store.OutcomeResolved}, Now: time.Now()})
+				return err
+			}},
+			{"labelling A's dialog", func() error { return asB.Insights().SetLabels(ctx, dialog.ID, []string{"stolen"}) }},
 			{"appending to A's dialog", func() error {
 				return asB.Messages().Append(ctx, &store.Message{TenantID: a.ID, DialogID: dialog.ID, Kind: "user", Role: "user"})
 			}},

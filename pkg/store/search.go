@@ -53,6 +53,14 @@ func (di Dialogs) filter(q *gorm.DB, f DialogFilter) *gorm.DB {
 	if f.ParentDialogID != "" {
 		q = q.Where("parent_dialog_id = ?", f.ParentDialogID)
 	}
+	if f.Outcome != "" {
+		q = q.Where("outcome = ?", f.Outcome)
+	}
+	if f.Label != "" {
+		// labels is a JSON array of strings whose quotes are escaped, so
+		// a quoted label matches whole labels only.
+		q = q.Where(s.containsSQL("labels"), quoteJSON(f.Label))
+	}
 	if !f.From.IsZero() {
 		q = q.Where("created_at >= ?", f.From.UTC())
 	}

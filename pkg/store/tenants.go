@@ -17,8 +17,11 @@ type Tenant struct {
 	// RetentionDays deletes the tenant's dialogs that many days after
 	// their last activity; 0 keeps them.
 	RetentionDays int
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// IdleMinutes is how long a dialog stays quiet before its outcome is
+	// computed; 0 waits for it to close.
+	IdleMinutes int `gorm:"default:30"`
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Create inserts t, giving it an id when it has none. A taken slug is
@@ -66,6 +69,14 @@ func (te Tenants) Update(ctx context.Context, id string, fields map[string]any) 
 		return wrap("update tenant", ErrNotFound)
 	}
 	return nil
+}
+
+// WithIdlePeriod lists the tenants whose quiet dialogs get an outcome
+// (IdleMinutes above 0).
+func (te Tenants) WithIdlePeriod(ctx context.Context) ([]Tenant, error) {
+	var rows []Tenant
+	err := te.s.q(ctx).Where("idle_minutes > 0").Order("id").Find(&rows).Error
+	return rows, wrap("tenants with an idle period", err)
 }
 
 // WithRetention lists the tenants whose dialogs expire.

@@ -445,6 +445,36 @@
     }
   }
   function note(text) { return add(el('div', 'note', text)); }
+  // askRating asks the visitor, once a dialog has ended, how it went: one
+  // to five stars, sent as the dialog's rating (POST .../rating), which
+  // counts towards the bot's satisfaction score (docs/insights.md).
+  function askRating(endedId) {
+    if (!endedId) return;
+    var box = el('div', 'rate stars');
+    box.setAttribute('data-dialog', endedId);
+    box.appendChild(el('span', '', t('rateDialog')));
+    var status = el('span', 'rate-status');
+    status.setAttribute('role', 'status');
+    [1, 2, 3, 4, 5].forEach(function (n) {
+      var b = el('button', 'thumb', '★');
+      b.type = 'button';
+      b.setAttribute('aria-label', t('rateStars', n));
+      b.title = t('rateStars', n);
+      b.setAttribute('data-stars', String(n));
+      b.setAttribute('aria-pressed', 'false');
+      b.addEventListener('click', function () {
+        json('POST', path('dialogs', endedId, 'rating'), { rating: n }).then(function () {
+          box.querySelectorAll('button').forEach(function (o) {
+            o.setAttribute('aria-pressed', String(Number(o.getAttribute('data-stars')) <= n));
+          });
+          status.textContent = t('rateThanks');
+        }, function (err) { status.textContent = humanError(err); });
+      });
+      box.appendChild(b);
+    });
+    box.appendChild(status);
+    add(box);
+  }
   function button(text, ghost, onClick) {
     var b = el('button', ghost ? 'btn ghost' : 'btn', text);
     b.type = 'button';
@@ -656,7 +686,10 @@
         waitingNoted = false;
         unfollow();
         if (ev.status === 'active' && was === 'handoff') note(t('back'));
-        if (ev.status === 'closed' && was) note(t('ended'));
+        if (ev.status === 'closed' && was) {
+          note(t('ended'));
+          askRating(dialogId);
+        }
         break;
     }
   }
@@ -783,10 +816,12 @@
         if (err instanceof ApiError && err.code === 'dialog_closed') {
           // The conversation was ended (by the bot or a person): the next
           // message starts a new one.
+          var endedId = dialogId;
           localStorage.removeItem(STORE);
           dialogId = null;
           started = null;
           note(t('ended'));
+          askRating(endedId);
           if (onRefused) onRefused();
           return;
         }
@@ -1034,6 +1069,7 @@
         ended: 'This conversation has ended. Send a message to start a new one.',
         rateUp: 'Helpful', rateDown: 'Not helpful', rateThanks: 'Thanks for your feedback.', sources: 'Sources',
         rateWhy: 'What was wrong? (optional)', rateSend: 'Send',
+        rateDialog: 'How was this conversation?', rateStars: '%s of 5 stars',
         count: '%s / %s characters', tooLong: 'Too long: a message can have at most %s characters.',
       },
       de: {

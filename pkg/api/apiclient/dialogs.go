@@ -48,9 +48,20 @@ type Dialog struct {
 	ParentCallID   string `json:"parent_call_id,omitempty"`
 	Greeting       string `json:"greeting,omitempty"`
 	// Pending are the calls a paused dialog waits for.
-	Pending   []PendingCall `json:"pending,omitempty"`
-	CreatedAt time.Time     `json:"created_at"`
-	UpdatedAt time.Time     `json:"updated_at"`
+	Pending []PendingCall `json:"pending,omitempty"`
+	// Outcome is how the dialog ended: resolved, handed_off, abandoned or
+	// failed; null while it is open (docs/insights.md). OutcomeReason
+	// says which fact decided it.
+	Outcome       *string    `json:"outcome"`
+	OutcomeReason string     `json:"outcome_reason,omitempty"`
+	OutcomeAt     *time.Time `json:"outcome_at,omitempty"`
+	// Rating is the end user's rating of the dialog, 1 to 5; absent when
+	// none was given.
+	Rating int `json:"rating,omitempty"`
+	// Labels are the tenant's own tags (PUT /dialogs/{dialog}/labels).
+	Labels    []string  `json:"labels"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// Summary is what a list shows of the dialog (lists only).
 	Summary *DialogSummary `json:"summary,omitempty"`
 	// MaxMessageChars is the most characters a message to the dialog may

@@ -63,8 +63,11 @@ type Tenant struct {
 	Name string `json:"name"`
 	// RetentionDays: dialogs are deleted that many days after their last
 	// activity; 0 keeps them.
-	RetentionDays int       `json:"retention_days"`
-	CreatedAt     time.Time `json:"created_at"`
+	RetentionDays int `json:"retention_days"`
+	// IdleMinutes: a dialog quiet that long gets its outcome
+	// (docs/insights.md); 0 waits for it to close.
+	IdleMinutes int       `json:"idle_minutes"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // UpdateTenantRequest is the body of PATCH /v1/tenants/{tenant}; absent
@@ -72,6 +75,7 @@ type Tenant struct {
 type UpdateTenantRequest struct {
 	Name          *string `json:"name,omitempty"`
 	RetentionDays *int    `json:"retention_days,omitempty"`
+	IdleMinutes   *int    `json:"idle_minutes,omitempty"`
 }
 
 // CreateTenantRequest is the body of POST /v1/tenants.

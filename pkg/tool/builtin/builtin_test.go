@@ -51,6 +51,8 @@ func TestNativeTools(t *testing.T) {
 		{"handoff_to_human stops the dialog with handoff", "handoff_to_human", `{"reason":"asked for a person"}`, false, builtin.StopHandoff, []string{"human agent"}},
 		{"handoff_to_human needs a reason", "handoff_to_human", `{}`, true, "", []string{"reason"}},
 		{"end_dialog completes the dialog", "end_dialog", `{}`, false, builtin.StopCompleted, []string{"closed"}},
+		{"cannot_answer notes it and lets the model answer", "cannot_answer", `{"reason":"no such product"}`, false, "", []string{"cannot help"}},
+		{"cannot_answer needs a reason", "cannot_answer", `{}`, true, "", []string{"reason"}},
 		{"recall of a missing note says so", "recall", `{"key":"nope"}`, false, "", []string{`No note named "nope"`}},
 		{"remember rejects an empty key", "remember", `{"key":"","value":"x"}`, true, "", []string{"key must be"}},
 		{"remember rejects an oversized value", "remember", fmt.Sprintf(`{"key":"k","value":%q}`, strings.Repeat("x", builtin.MaxMemoryValueBytes+1)), true, "", []string{"keep notes under"}},
@@ -116,7 +118,7 @@ func TestMemoryRefusesNewKeysWhenFull(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	reg := builtin.NewRegistry()
-	want := []string{"current_time", "end_dialog", "handoff_to_human", "recall", "remember"}
+	want := []string{"cannot_answer", "current_time", "end_dialog", "handoff_to_human", "recall", "remember"}
 	if got := reg.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}

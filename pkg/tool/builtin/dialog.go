@@ -42,3 +42,18 @@ func endDialog() Native {
 			return tool.Result{Content: "The conversation is closed.", Stop: StopCompleted}, nil
 		})
 }
+
+type cannotAnswerArgs struct {
+	Reason string `json:"reason" jsonschema:"why you cannot answer, in one sentence"`
+}
+
+// cannotAnswer lets the model say it could not help, so the platform
+// counts the question as unanswered (docs/insights.md) from the model's
+// own signal instead of guessing from its words.
+func cannotAnswer() Native {
+	return define("cannot_answer",
+		"Call this when you cannot answer the customer's question: you lack the information or it is outside what you can do. Then tell the customer so in your reply.",
+		func(ctx context.Context, env Env, args cannotAnswerArgs) (tool.Result, error) {
+			return tool.Result{Content: "Noted. Tell the customer you cannot help with this, and offer what you can."}, nil
+		})
+}

@@ -20,7 +20,7 @@ type Registry struct {
 // current_time, handoff_to_human, end_dialog, remember and recall.
 func NewRegistry() *Registry {
 	r := &Registry{natives: map[string]Native{}}
-	for _, n := range []Native{currentTime(), handoffToHuman(), endDialog(), remember(), recall()} {
+	for _, n := range []Native{currentTime(), handoffToHuman(), endDialog(), remember(), recall(), cannotAnswer()} {
 		r.natives[n.Definition.Name] = n
 	}
 	return r

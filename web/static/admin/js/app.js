@@ -14,6 +14,7 @@ import { webhooksView } from './webhooks.js';
 import { channelsView } from './channels.js';
 import { dialogsView, dialogView } from './dialogs.js';
 import { usageView } from './usage.js';
+import { insightsView } from './insights.js';
 import { membersView } from './members.js';
 import { auditView } from './audit.js';
 import { inviteView } from './invite.js';
@@ -37,6 +38,7 @@ const routes = [
   [/^\/dialogs$/, dialogsView],
   [/^\/dialogs\/([^/]+)$/, dialogView],
   [/^\/usage$/, usageView],
+  [/^\/insights$/, insightsView],
   [/^\/members$/, membersView],
   [/^\/audit$/, auditView],
   [/^\/inbox$/, inboxView],
@@ -49,7 +51,8 @@ const routes = [
 // not see it (the API refuses them anyway).
 const nav = [['', 'Bots', 'viewer'], ['/inbox', 'Inbox', 'operator'], ['/dialogs', 'Dialogs', 'viewer'], ['/knowledge', 'Knowledge', 'viewer'], ['/keys', 'API keys', 'admin'],
   ['/secrets', 'Secrets', 'editor'], ['/providers', 'Providers', 'editor'], ['/webhooks', 'Webhooks', 'admin'], ['/channels', 'Channels', 'admin'],
-  ['/members', 'Members', 'viewer'], ['/audit', 'Audit log', 'admin'], ['/usage', 'Usage', 'viewer']];
+  ['/members', 'Members', 'viewer'], ['/audit', 'Audit log', 'admin'], ['/usage', 'Usage', 'viewer'],
+  ['/insights', 'Insights', 'viewer']];
 
 let me = null;
 let routing = 0; // the latest route() call; an older one that finishes late draws nothing

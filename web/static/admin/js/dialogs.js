@@ -43,7 +43,9 @@ export async function dialogsView({ tenant }) {
   const feedback = h('select', { name: 'feedback' }, h('option', { value: '' }, 'Any'), feedbacks.map(([v, t]) => h('option', { value: v }, t)));
   const from = h('input', { type: 'date', name: 'from' });
   const to = h('input', { type: 'date', name: 'to' });
-  const filters = { bot, status, q: search, user_id: user, feedback, from, to };
+  const outcome = h('select', { name: 'outcome' }, h('option', { value: '' }, 'Any outcome'),
+    ['resolved', 'handed_off', 'abandoned', 'failed'].map((o) => h('option', { value: o }, o.replace('_', ' '))));
+  const filters = { bot, status, q: search, user_id: user, feedback, outcome, from, to };
   const body = h('tbody');
   const more = h('button', { type: 'button', class: 'ghost', hidden: true }, 'Load more');
   const empty = h('p', { class: 'empty', hidden: true }, 'No dialogs match.');
@@ -65,7 +67,7 @@ export async function dialogsView({ tenant }) {
     out.replaceChildren();
   };
   const reload = () => load(false).catch(fail);
-  for (const el of [bot, status, feedback, from, to]) el.addEventListener('change', reload);
+  for (const el of [bot, status, feedback, outcome, from, to]) el.addEventListener('change', reload);
   more.addEventListener('click', () => load(true).catch(fail));
   await load(false);
 
@@ -84,7 +86,7 @@ export async function dialogsView({ tenant }) {
 
   return h('div', null, h('h1', null, 'Dialogs'), out,
     card(null, searchForm,
-      h('div', { class: 'row-form' }, field('Bot', bot), field('Status', status), field('Feedback', feedback),
+      h('div', { class: 'row-form' }, field('Bot', bot), field('Status', status), field('Feedback', feedback), field('Outcome', outcome),
         field('From', from), field('To', to), exportButton),
       h('div', { class: 'table-wrap' }, h('table', null,
         h('thead', null, h('tr', null, ['Dialog', 'Bot', 'User', 'Status', 'Snippet', 'Messages', 'Tool errors', 'Feedback', 'Updated']
@@ -181,6 +183,11 @@ export async function dialogView({ tenant, params: [id] }) {
       }, 'Delete')),
     d.status === 'closed' ? h('p', { class: 'muted' }, 'Closed: ', d.closed_reason || '—') : closeForm(tenant, d),
     h('dl', { class: 'facts' },
+      h('dt', null, 'Outcome'), h('dd', { 'data-outcome': d.outcome || '' }, d.outcome
+        ? [h('span', { class: 'badge ' + d.outcome }, d.outcome.replace('_', ' ')), ' ', h('span', { class: 'muted' }, d.outcome_reason || '')]
+        : 'open'),
+      h('dt', null, 'Rating'), h('dd', null, d.rating ? `${d.rating} of 5` : 'none'),
+      h('dt', null, 'Labels'), h('dd', null, labelsForm(tenant, d)),
       h('dt', null, 'Version'), h('dd', null, 'v' + d.version, d.preview ? ' (preview)' : ''),
       h('dt', null, 'User'), h('dd', null, d.user_id || '—'),
       h('dt', null, 'Channel'), h('dd', null, d.channel),
@@ -188,9 +195,64 @@ export async function dialogView({ tenant, params: [id] }) {
       h('dt', null, 'Feedback'), h('dd', null, ups + downs ? `${ups} up, ${downs} down` : 'none'),
       d.parent_dialog_id ? [h('dt', null, 'Agent call of'), h('dd', null, link(d.parent_dialog_id))] : null,
       context.length ? [h('dt', null, 'Context'), h('dd', null, context.map(([k, v]) => h('code', null, `${k}=${v}`)))] : null),
+    card('Make this a test', toTestForm(tenant, d)),
     card('Conversation', h('ol', { class: 'transcript' },
       (d.messages || []).map((m) => message(m, callsOf[m.id] || [], ratingOf[m.id], (c) => subRunOf[c.id] && link(subRunOf[c.id]))))),
     d.user_id && !d.user_id.startsWith('anon_') ? await memoryCard(tenant, d.user_id) : null);
+}
+
+// labelsForm edits the tenant's labels on the dialog (PUT .../labels),
+// comma separated.
+function labelsForm(tenant, d) {
+  const input = h('input', { type: 'text', name: 'labels', value: (d.labels || []).join(', '), placeholder: 'billing, vip', 'aria-label': 'Labels' });
+  const out = h('span', { role: 'status' });
+  return h('form', {
+    class: 'row-form',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        const labels = input.value.split(',').map((l) => l.trim()).filter(Boolean);
+        const saved = await api('PUT', tenantPath(tenant, 'dialogs', d.id, 'labels'), { labels });
+        input.value = saved.labels.join(', ');
+        mount(out, 'Saved.');
+      } catch (err) {
+        mount(out, errorBox(err));
+      }
+    },
+  }, input, h('button', { type: 'submit', class: 'small' }, 'Save labels'), out);
+}
+
+// toTestForm makes a conversation test from the dialog (POST .../to-test)
+// with the expectations the reviewer ticks, shown as the test file's JSON
+// and optionally saved with the bot as a new version.
+function toTestForm(tenant, d) {
+  const name = h('input', { type: 'text', name: 'name', placeholder: 'dialog ' + d.id, 'aria-label': 'Test name' });
+  const tools = h('input', { type: 'checkbox', name: 'tools_called', checked: true });
+  const noHandoff = h('input', { type: 'checkbox', name: 'no_handoff' });
+  const mention = h('input', { type: 'text', name: 'reply_contains', placeholder: 'words the last reply must contain, comma separated', 'aria-label': 'The reply must mention' });
+  const save = h('input', { type: 'checkbox', name: 'save' });
+  const out = h('div', { class: 'to-test', 'aria-live': 'polite' });
+  const check = (box, text) => h('label', { class: 'check' }, box, ' ', text);
+  return h('form', {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        const body = {
+          name: name.value.trim(), tools_called: tools.checked, no_handoff: noHandoff.checked, save: save.checked,
+          reply_contains: mention.value.split(',').map((x) => x.trim()).filter(Boolean),
+        };
+        const got = await api('POST', tenantPath(tenant, 'dialogs', d.id, 'to-test'), body);
+        mount(out, got.version ? notice(`Saved with ${got.bot} as version ${got.version}: publish it to make the test count.`) : null,
+          h('pre', { class: 'code', 'data-test': got.bot }, JSON.stringify(got.test, null, 2)));
+      } catch (err) {
+        mount(out, errorBox(err));
+      }
+    },
+  },
+  h('div', { class: 'row-form' }, field('Name', name), field('The reply must mention', mention)),
+  h('div', { class: 'row-form' }, check(tools, 'These tools must be called'), check(noHandoff, 'No handoff'),
+    check(save, 'Save with the bot (a new version)')),
+  h('button', { type: 'submit', class: 'small' }, 'Make this a test'), out);
 }
 
 // closeForm closes the dialog with a reason (POST .../close): it takes no
