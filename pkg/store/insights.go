@@ -41,8 +41,8 @@ type DialogFacts struct {
 // Facts reads the tenant's dialog with its DialogFacts.
 func (in Insights) Facts(ctx context.Context, dialogID string) (*DialogFacts, error) {
 	s, tenantID := in.s, in.tenant
-	rows, err := s.query(ctx, `SELECT `+dialogColumns+`, handed_off, run_failures, came_back_in FROM dialogs WHERE tenant_id = $1 AND id = $2`,
-		tenantID, dialogID)
+	rows, err := s.q(ctx).Raw(`SELECT `+dialogColumns+`, handed_off, run_failures, came_back_in FROM dialogs WHERE tenant_id = ? AND id = ?`,
+		tenantID, dialogID).Rows()
 	if err != nil {
 		return nil, wrap("dialog facts", err)
 	}
