@@ -268,6 +268,33 @@ func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
 	})
 }
 
+func TestKeywordSearchWeighsRareWordsAboveCommonOnes(t *testing.T) {
+	t.Parallel()
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		tn := mustTenant(t, st, "kb-rare")
+		base := mustBase(t, st, tn.ID, "help")
+		texts := make([]string, 300)
+		for i := range texts {
+			texts[i] = fmt.Sprintf("Every table column holds a value of its type, as row %d shows.", i)
+		}
+		rare := "A unique constraint will reject any duplicate."
+		texts[123] = rare
+		mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, texts...)
+		if st.Dialect() == store.DialectPostgres {
+			// The word statistics PostgreSQL weighs by, as autovacuum
+			// gathers them.
+			if err := st.DB().Exec("ANALYZE knowledge_chunks").Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Three common words against two rare ones.
+		got := keywordTexts(t, st, tn.ID, base.ID, "make a table column reject duplicate values")
+		if len(got) == 0 || got[0] != rare {
+			t.Fatalf("found %q first", got[:min(len(got), 2)])
+		}
+	})
+}
+
 func TestKnowledgeSourcesAreClaimedByOneWorkerAtATime(t *testing.T) {
 	t.Parallel()
 	mustOpenStore(t, func(t *testing.T, st *store.Store) {
