@@ -75,6 +75,7 @@ func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query st
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	terms = withoutStopWords(terms, b.Language)
 	for i, t := range terms {
 		terms[i] = `"` + t + `"`
 	}

@@ -239,6 +239,13 @@ func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
 				}
 			}
 		})
+		t.Run("the language's stop words match nothing", func(t *testing.T) {
+			// "the" is in the password chunk too.
+			got := keywordTexts(t, st, tn.ID, base.ID, "where are the refunds?")
+			if !slices.Equal(got, []string{"Refunds are paid to the original card within five days."}) {
+				t.Fatalf("found %q", got)
+			}
+		})
 		t.Run("query syntax is read as words", func(t *testing.T) {
 			got := keywordTexts(t, st, tn.ID, base.ID, `refunds" OR NEAR(* card:`)
 			if len(got) == 0 || got[0] != "Refunds are paid to the original card within five days." {
