@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 1
 
-.PHONY: run test test-long lint typecheck build bench fuzz chart-check clean
+.PHONY: run test test-long lint typecheck build bench bench-knowledge fuzz chart-check clean
 
 run: build
 	./$(BIN) serve
@@ -53,6 +53,18 @@ typecheck:
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) $(PKGS)
+
+# The knowledge retrieval benchmarks (docs/performance.md, "Knowledge retrieval"): over the
+# PostgreSQL 15 documentation that Debian's postgresql-doc-15 ships (apt-get install
+# postgresql-doc-15; KNOWLEDGE_CORPUS= another copy), recall@5 and MRR of each search mode,
+# hybrid query latency at 10,000 and 100,000 chunks, and a 300-page PDF through the worker.
+# PARLEY_TEST_DATABASE_URL adds PostgreSQL. Without the corpus they skip, saying so.
+KNOWLEDGE_CORPUS ?= /usr/share/doc/postgresql-doc-15/html
+bench-knowledge:
+	@test -d "$(KNOWLEDGE_CORPUS)" || { echo "bench-knowledge: no corpus at $(KNOWLEDGE_CORPUS): apt-get install postgresql-doc-15, or set KNOWLEDGE_CORPUS"; exit 1; }
+	KNOWLEDGE_BENCH_CORPUS=$(KNOWLEDGE_CORPUS) $(GO) test -run '^$$' -bench '^BenchmarkKnowledgeQuality$$' -benchtime 1x -timeout 30m ./pkg/knowledge/retrieve
+	KNOWLEDGE_BENCH_CORPUS=$(KNOWLEDGE_CORPUS) $(GO) test -run '^$$' -bench '^BenchmarkKnowledgeLatency$$' -benchtime 200x -timeout 60m ./pkg/knowledge/retrieve
+	$(GO) test -run '^$$' -bench '^BenchmarkKnowledgeIngestPDF$$' -benchtime 1x -timeout 30m ./pkg/knowledge/ingest
 
 # A short fuzzing pass over every parser; FUZZTIME=5m for a longer one.
 FUZZTIME ?= 20s

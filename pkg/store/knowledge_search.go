@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -28,21 +31,23 @@ func keywordTerms(query string) []string {
 	return strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }
 
-// keywordCandidates bounds the chunks PostgreSQL ranks for one query
-// (see KeywordSearch).
-const keywordCandidates = 1000
+// keywordCandidates bounds the chunks PostgreSQL ranks for one query,
+// in each of its two sets of candidates (see keywordSearchPostgres).
+const keywordCandidates = 300
 
 // KeywordSearch returns the ids of up to limit chunks of the base's
 // current generation that hold any word of query, best first: bm25 over
-// FTS5 on SQLite, ts_rank_cd over the base language's tsvector on
-// PostgreSQL; only chunks of the sources tags keeps.
+// FTS5 on SQLite, the words' inverse document frequencies then
+// ts_rank_cd over the base language's tsvector on PostgreSQL (see
+// keywordSearchPostgres). The query is a bag of words on both: nothing
+// a user typed is read as query syntax. Only chunks of the sources
+// tags keeps.
 //
-// PostgreSQL reads each matching chunk's row to rank it, which at
-// 100,000 chunks and common words costs hundreds of milliseconds; so it
-// ranks every chunk holding all of the query's words and at most
-// keywordCandidates of those holding some (SQLite ranks them all from
-// its index). A query that so many chunks match is a poor keyword query;
-// its vector ranks carry it.
+// PostgreSQL reads each chunk's row to rank it, which at 100,000 chunks
+// and common words costs hundreds of milliseconds; so it ranks a bounded
+// set of candidates (SQLite ranks every match from its index). A query
+// that so many chunks match is a poor keyword query; its vector ranks
+// carry it.
 func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query string, tags TagFilter, limit int) ([]int64, error) {
 	scope := " AND c.tenant_id = @tenant AND c.base_id = @base AND c.generation = @gen"
 	args := map[string]any{"tenant": k.tenant, "base": b.ID, "gen": b.Generation, "limit": limit, "query": query,
@@ -50,57 +55,107 @@ func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query st
 	if tags.On() {
 		scope += " AND " + tags.condition("c.source_id", "@base", "@tags")
 	}
-	var q string
 	if k.s.dialect == DialectPostgres {
-		// websearch_to_tsquery parses what people type (quotes, or, -) and
-		// drops the language's stop words; all is its AND, any the same
-		// words ORed, so that a question ranks the chunks holding most of
-		// its words rather than only those holding every one.
-		all := "websearch_to_tsquery(CAST(@lang AS regconfig), @query)"
-		anyWord := "replace(" + all + "::text, ' & ', ' | ')::tsquery"
-		// Each branch ranks the rows it read already; an outer ranking
-		// would read the table again.
-		rank := "SELECT c.id, ts_rank_cd(c.tsv, " + anyWord + ") AS r FROM knowledge_chunks c WHERE c.tsv @@ "
-		q = `SELECT id FROM ((` + rank + all + scope + ` LIMIT @candidates)
-  UNION (` + rank + anyWord + scope + ` LIMIT @candidates)) m
-ORDER BY r DESC, id LIMIT @limit`
-	} else {
-		terms := keywordTerms(query)
-		if len(terms) == 0 {
-			return nil, nil
-		}
-		for i, t := range terms {
-			terms[i] = `"` + t + `"`
-		}
-		// The scope word narrows the match to the base's generation inside
-		// the index; its column weighs nothing in the ranking. The chunk
-		// rows are read for the results only, unless tags need them.
-		args["query"] = fmt.Sprintf(`{scope}: "%s" AND {title text}: (%s)`, ftsScope(b.ID, b.Generation), strings.Join(terms, " OR "))
-		match := `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
-WHERE knowledge_chunks_search MATCH @query`
-		if tags.On() {
-			match = `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
-JOIN knowledge_chunks c ON c.id = f.rowid WHERE knowledge_chunks_search MATCH @query` + scope
-		}
-		q = `SELECT c.id FROM (` + match + ` ORDER BY r, id LIMIT @limit) m JOIN knowledge_chunks c ON c.id = m.id
-WHERE 1 = 1` + scope + ` ORDER BY m.r, m.id`
-	}
-	var ids []int64
-	if k.s.dialect != DialectPostgres {
-		err := k.q(ctx).Raw(q, args).Scan(&ids).Error
+		var ids []int64
+		// The driver prepares statements, and after five runs PostgreSQL may
+		// plan them once for any query: not knowing the words, it walks
+		// the base's chunks instead of the GIN index (at 10,000 chunks, 70 ms
+		// instead of 5). Planning each run costs a fraction of a millisecond.
+		err := k.s.Tx(ctx, func(tx *Store) error {
+			if err := tx.q(ctx).Exec("SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL enable_seqscan = off").Error; err != nil {
+				return err
+			}
+			var err error
+			ids, err = keywordSearchPostgres(ctx, tx, scope, args)
+			return err
+		})
 		return ids, wrap("keyword search knowledge", err)
 	}
-	// The driver prepares statements, and after five runs PostgreSQL may
-	// plan this one once for any query: not knowing the words, it walks
-	// the base's chunks instead of the GIN index (at 10,000 chunks, 70 ms
-	// instead of 5). Planning each run costs a fraction of a millisecond.
-	err := k.s.Tx(ctx, func(tx *Store) error {
-		if err := tx.q(ctx).Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
-			return err
-		}
-		return tx.q(ctx).Raw(q, args).Scan(&ids).Error
-	})
+	terms := keywordTerms(query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	terms = withoutStopWords(terms, b.Language)
+	for i, t := range terms {
+		terms[i] = `"` + t + `"`
+	}
+	// The scope word narrows the match to the base's generation inside
+	// the index; its column weighs nothing in the ranking. The chunk
+	// rows are read for the results only, unless tags need them.
+	args["query"] = fmt.Sprintf(`{scope}: "%s" AND {title text}: (%s)`, ftsScope(b.ID, b.Generation), strings.Join(terms, " OR "))
+	match := `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
+WHERE knowledge_chunks_search MATCH @query`
+	if tags.On() {
+		match = `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
+JOIN knowledge_chunks c ON c.id = f.rowid WHERE knowledge_chunks_search MATCH @query` + scope
+	}
+	q := `SELECT c.id FROM (` + match + ` ORDER BY r, id LIMIT @limit) m JOIN knowledge_chunks c ON c.id = m.id
+WHERE 1 = 1` + scope + ` ORDER BY m.r, m.id`
+	var ids []int64
+	err := k.q(ctx).Raw(q, args).Scan(&ids).Error
 	return ids, wrap("keyword search knowledge", err)
+}
+
+// keywordSearchPostgres ranks the chunks in scope holding the query's
+// words (its lexemes in the base's language, stop words dropped) by the
+// sum of the weights of the words each holds, then by ts_rank_cd. A
+// word's weight is its inverse document frequency, as BM25 weighs it:
+// ts_rank_cd alone does not know a word's rarity, and a question's
+// common words ("table", "column") outweighed its telling ones.
+//
+// Counting each word's chunks in the base would read as many rows as it
+// matches, so the frequencies are the planner's statistics of the chunk
+// table (see wordStats): a vocabulary of every base, as a search
+// engine's shared IDF table is. They reveal no row; they only weigh the
+// words of the asking tenant's own matches.
+//
+// Ranking reads each candidate's row, so the candidates are bounded: the
+// chunks holding the rarest words, as many words as the statistics say
+// match at most keywordCandidates chunks of the table; every chunk
+// holding all of the words, up to keywordCandidates; and, when no word
+// is that rare, up to keywordCandidates holding any.
+func keywordSearchPostgres(ctx context.Context, tx *Store, scope string, args map[string]any) ([]int64, error) {
+	var words []string
+	err := tx.q(ctx).Raw("SELECT unnest(tsvector_to_array(to_tsvector(CAST(@lang AS regconfig), @query)))", args).Scan(&words).Error
+	if err != nil || len(words) == 0 {
+		return nil, err
+	}
+	stats, err := tx.words.get(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(words, func(a, b string) int { return cmp.Compare(stats.share(a), stats.share(b)) })
+	var score, every, rare []string
+	expected := 0.0
+	for i, word := range words {
+		f := min(stats.share(word), 0.99)
+		l := tsqueryLexeme(word)
+		args[fmt.Sprint("l", i)] = l
+		score = append(score, fmt.Sprintf("CASE WHEN x.v @@ CAST(@l%d AS tsquery) THEN %g ELSE 0 END", i, math.Log(1+(1-f)/f)))
+		every = append(every, l)
+		if expected += f * stats.rows; i == 0 || expected <= keywordCandidates {
+			rare = append(rare, l)
+		}
+	}
+	args["any"], args["all"], args["rare"] = strings.Join(every, " | "), strings.Join(every, " & "), strings.Join(rare, " | ")
+	// Each use of the column would read its out-of-line value again:
+	// x.v is it read once (a concatenation, kept from being inlined by
+	// OFFSET 0).
+	branch := func(match string) string {
+		return "SELECT c.id, " + strings.Join(score, " + ") + ` AS r, ts_rank_cd(x.v, CAST(@any AS tsquery)) AS cd
+FROM knowledge_chunks c CROSS JOIN LATERAL (SELECT c.tsv || CAST('' AS tsvector) AS v OFFSET 0) x
+WHERE c.tsv @@ CAST(` + match + " AS tsquery)" + scope
+	}
+	q := "(" + branch("@all") + " LIMIT @candidates) UNION ALL (" + branch("@rare") + " LIMIT @candidates)"
+	var ids []int64
+	err = tx.q(ctx).Raw("SELECT id FROM ("+q+") m GROUP BY id ORDER BY MAX(r) DESC, MAX(cd) DESC, id LIMIT @limit", args).Scan(&ids).Error
+	return ids, err
+}
+
+// tsqueryLexeme quotes a lexeme for tsquery input, so it is matched as
+// it is, not parsed again.
+func tsqueryLexeme(l string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(l, `\`, `\\`), "'", "''") + "'"
 }
 
 // ftsScope is the word knowledge_chunks.scope holds for a base's

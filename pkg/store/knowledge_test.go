@@ -245,6 +245,13 @@ func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
 				}
 			}
 		})
+		t.Run("the language's stop words match nothing", func(t *testing.T) {
+			// "the" is in the password chunk too.
+			got := keywordTexts(t, st, tn.ID, base.ID, "where are the refunds?")
+			if !slices.Equal(got, []string{"Refunds are paid to the original card within five days."}) {
+				t.Fatalf("found %q", got)
+			}
+		})
 		t.Run("query syntax is read as words", func(t *testing.T) {
 			got := keywordTexts(t, st, tn.ID, base.ID, `refunds" OR NEAR(* card:`)
 			if len(got) == 0 || got[0] != "Refunds are paid to the original card within five days." {
@@ -288,6 +295,33 @@ func TestKeywordSearchRanksChunksByTheirWords(t *testing.T) {
 				t.Fatalf("account and untagged sources: %v, %v", srcs, err)
 			}
 		})
+	})
+}
+
+func TestKeywordSearchWeighsRareWordsAboveCommonOnes(t *testing.T) {
+	t.Parallel()
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		tn := mustTenant(t, st, "kb-rare")
+		base := mustBase(t, st, tn.ID, "help")
+		texts := make([]string, 300)
+		for i := range texts {
+			texts[i] = fmt.Sprintf("Every table column holds a value of its type, as row %d shows.", i)
+		}
+		rare := "A unique constraint will reject any duplicate."
+		texts[123] = rare
+		mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, texts...)
+		if st.Dialect() == store.DialectPostgres {
+			// The word statistics PostgreSQL weighs by, as autovacuum
+			// gathers them.
+			if err := st.DB().Exec("ANALYZE knowledge_chunks").Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Three common words against two rare ones.
+		got := keywordTexts(t, st, tn.ID, base.ID, "make a table column reject duplicate values")
+		if len(got) == 0 || got[0] != rare {
+			t.Fatalf("found %q first", got[:min(len(got), 2)])
+		}
 	})
 }
 

@@ -63,6 +63,9 @@ type Store struct {
 	stmts *statements
 	// inTx says the Store is a transaction's.
 	inTx bool
+	// words caches the statistics the keyword search weighs words by, on
+	// PostgreSQL; a transaction's Store shares its database's.
+	words *wordStats
 	// claimOwner names this server process in Idempotency-Key claims: its
 	// instance on PostgreSQL, a run id on SQLite; "" when not a Server.
 	claimOwner string
@@ -115,7 +118,7 @@ func openPostgres(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.
 	}
 	keys := newKeyCache()
 	s := &Store{db: db, dialect: DialectPostgres, where: redactURL(dsn),
-		keys: keys, listener: newKeyListener(listenCfg, keys, log)}
+		keys: keys, listener: newKeyListener(listenCfg, keys, log), words: &wordStats{}}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: connect to postgres at %s: %w", s.where, err)
@@ -271,7 +274,7 @@ func (s *Store) DB() *gorm.DB { return s.db }
 // Tx runs fn in one transaction: all of its writes happen or none do.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
-		return fn(&Store{db: db, dialect: s.dialect, where: s.where, keys: s.keys, stmts: s.stmts, inTx: true})
+		return fn(&Store{db: db, dialect: s.dialect, where: s.where, keys: s.keys, stmts: s.stmts, words: s.words, inTx: true})
 	})
 	if s.stmts != nil && !s.inTx {
 		s.stmts.prepareWanted(ctx)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/knowledge/extract"
+	"github.com/parleyhq/parley/pkg/knowledge/extract/extracttest"
 )
 
 type block struct {
@@ -92,7 +93,7 @@ func TestExtractDOCX(t *testing.T) {
 
 func TestExtractPDF(t *testing.T) {
 	t.Run("each page's text carries its page and a page without text is a warning", func(t *testing.T) {
-		doc, err := extract.Extract(makePDF(t, "Hello page one", "", "Third page"), "a.pdf", "application/pdf", extract.Limits{})
+		doc, err := extract.Extract(extracttest.PDF("Hello page one", "", "Third page"), "a.pdf", "application/pdf", extract.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func TestExtractPDF(t *testing.T) {
 		}
 	})
 	t.Run("a corrupt PDF is a permanent error saying so", func(t *testing.T) {
-		data := makePDF(t, "Hello")
+		data := extracttest.PDF("Hello")
 		_, err := extract.Extract(data[:len(data)/2], "a.pdf", "", extract.Limits{})
 		if !errors.Is(err, extract.ErrPermanent) || !strings.Contains(err.Error(), "PDF is corrupt") {
 			t.Fatalf("err = %v", err)

@@ -43,7 +43,7 @@ Run brew install parley.
 // setup returns a worker over st whose "fake" provider embeds on a
 // fresh fake server, and a base embedding with it (keyword-only when
 // provider is "").
-func setup(t *testing.T, st *store.Store, slug, provider string, opts ingest.Options) (*ingest.Worker, *llmtest.Server, *store.KnowledgeBase) {
+func setup(t testing.TB, st *store.Store, slug, provider string, opts ingest.Options) (*ingest.Worker, *llmtest.Server, *store.KnowledgeBase) {
 	t.Helper()
 	s := llmtest.NewServer(t, llmtest.Options{})
 	p, err := openai.New(openai.Config{Name: "fake", BaseURL: s.URL(), APIKey: "k", MaxRetries: -1})
@@ -61,7 +61,7 @@ func setup(t *testing.T, st *store.Store, slug, provider string, opts ingest.Opt
 	return ingest.New(st, embedders, opts), s, b
 }
 
-func addSource(t *testing.T, st *store.Store, baseID string, src store.KnowledgeSource) *store.KnowledgeSource {
+func addSource(t testing.TB, st *store.Store, baseID string, src store.KnowledgeSource) *store.KnowledgeSource {
 	t.Helper()
 	src.ContentHash = fmt.Sprintf("sha256:%x", sha256.Sum256(append(src.Content, src.URL...)))
 	src.Bytes = int64(len(src.Content))
@@ -85,7 +85,7 @@ func drain(t *testing.T, w *ingest.Worker) {
 	}
 }
 
-func source(t *testing.T, st *store.Store, src *store.KnowledgeSource) *store.KnowledgeSource {
+func source(t testing.TB, st *store.Store, src *store.KnowledgeSource) *store.KnowledgeSource {
 	t.Helper()
 	got, err := st.Tenant(tenant).Knowledge().Source(context.Background(), src.BaseID, src.ID)
 	if err != nil {

@@ -23,12 +23,28 @@ const DefaultTopK = 5
 // depth is how far down each search's list fusion looks.
 const depth = 50
 
+// Mode picks which searches a query runs.
+type Mode int
+
+const (
+	// Hybrid runs the keyword and the vector search and fuses their
+	// ranks: what every caller wants but a measurement.
+	Hybrid Mode = iota
+	// KeywordOnly runs the keyword search alone.
+	KeywordOnly
+	// VectorOnly runs the vector search alone.
+	VectorOnly
+)
+
 // Query is one search of a knowledge base.
 type Query struct {
 	Text string
 	// Vector is Text embedded by the base's model; nil searches by
 	// keyword only.
 	Vector []float32
+	// Mode is Hybrid unless set: the other modes let a benchmark weigh
+	// each search on its own.
+	Mode Mode
 	// TopK bounds the results (DefaultTopK when 0).
 	TopK int
 	// MinScore drops results scoring less (see Result.Score).
@@ -115,12 +131,15 @@ func (s *Searcher) Search(ctx context.Context, tenantID, base string, q Query) (
 	var vector []int64
 	var vecErr error
 	var wg sync.WaitGroup
-	if q.Vector != nil {
+	if q.Vector != nil && q.Mode != KeywordOnly {
 		// The vector scan is this process's CPU while the keyword search
 		// waits on the database: run them side by side.
 		wg.Go(func() { vector, vecErr = s.nearest(ctx, kn, b, q, max(depth, topK)) })
 	}
-	keyword, err := kn.KeywordSearch(ctx, b, q.Text, q.filter(), max(depth, topK))
+	var keyword []int64
+	if q.Mode != VectorOnly {
+		keyword, err = kn.KeywordSearch(ctx, b, q.Text, q.filter(), max(depth, topK))
+	}
 	wg.Wait()
 	if err != nil {
 		return nil, err

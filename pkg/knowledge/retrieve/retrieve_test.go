@@ -134,6 +134,28 @@ func TestHybridSearch(t *testing.T) {
 				t.Fatalf("citation fields %+v", got[0])
 			}
 		})
+		t.Run("a mode runs one search alone", func(t *testing.T) {
+			q := retrieve.Query{Text: "refunds prorated", Vector: []float32{0, 1, 0}, TopK: 10, Mode: retrieve.KeywordOnly}
+			got := f.search(s, q)
+			if len(got) != 2 || got[0].Text != "Refunds of annual plans are prorated." {
+				t.Fatalf("keyword only found %q", texts(got))
+			}
+			for _, r := range got {
+				if r.VectorRank != 0 {
+					t.Fatalf("keyword only ranked by vector: %+v", r)
+				}
+			}
+			q.Mode = retrieve.VectorOnly
+			got = f.search(s, q)
+			if len(got) != 4 || got[0].Text != "Reset a password from the login page." {
+				t.Fatalf("vector only found %q", texts(got))
+			}
+			for i, r := range got {
+				if r.KeywordRank != 0 || r.VectorRank != i+1 {
+					t.Fatalf("vector only result %d ranks %+v", i, r)
+				}
+			}
+		})
 		t.Run("top_k bounds the results", func(t *testing.T) {
 			if got := f.search(s, retrieve.Query{Text: "refunds", Vector: []float32{1, 0, 0}, TopK: 2}); len(got) != 2 {
 				t.Fatalf("found %d", len(got))

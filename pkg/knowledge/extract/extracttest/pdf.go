@@ -1,0 +1,51 @@
+// Package extracttest builds documents for the tests and benchmarks of
+// the knowledge packages, so each does not carry its own writer.
+package extracttest
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// PDF writes a minimal PDF with one page per entry of pages, each line
+// of a page drawn in Helvetica; an empty page has no text layer. Lines
+// must not hold parentheses or backslashes, which PDF strings escape.
+func PDF(pages ...string) []byte {
+	var objs []string
+	n := len(pages)
+	kids := make([]string, n)
+	for i := range pages {
+		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
+	}
+	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>",
+		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	for i, p := range pages {
+		var content strings.Builder
+		if p != "" {
+			content.WriteString("BT /F1 12 Tf 72 720 Td 14 TL\n")
+			for _, line := range strings.Split(p, "\n") {
+				fmt.Fprintf(&content, "(%s) Tj T*\n", line)
+			}
+			content.WriteString("ET")
+		}
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i),
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()))
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
