@@ -374,3 +374,40 @@ func TestRefreshSchedules(t *testing.T) {
 		})
 	})
 }
+
+func TestTenantLimitsFailASourceWhenItIsIndexed(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := &store.Tenant{Slug: "acme", Name: "Acme"}
+		if err := st.Tenants().Create(ctx, tn); err != nil {
+			t.Fatal(err)
+		}
+		tenant = tn.ID
+		s := newSite(t, map[string]string{"/big": "<p>" + strings.Repeat("A long page of words. ", 50) + "</p>"})
+		w, _, b := setup(t, st, "limits", "", ingest.Options{Outbound: s.policy()})
+		t.Run("a fetched page past the tenant's bytes", func(t *testing.T) {
+			max := int64(100)
+			if err := st.Tenant(tenant).Knowledge().PutLimits(ctx, store.KnowledgeLimits{MaxBytes: &max}); err != nil {
+				t.Fatal(err)
+			}
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: s.URL + "/big"})
+			drain(t, w)
+			got := source(t, st, src)
+			if got.Status != store.SourceFailed || !strings.Contains(got.Error, "hold at most 100 bytes") {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+		})
+		t.Run("a document past the tenant's chunks", func(t *testing.T) {
+			one := int64(1)
+			if err := st.Tenant(tenant).Knowledge().PutLimits(ctx, store.KnowledgeLimits{MaxChunks: &one}); err != nil {
+				t.Fatal(err)
+			}
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "two.md", Content: []byte("# One\n\nFirst part.\n\n# Two\n\nSecond part.")})
+			drain(t, w)
+			got := source(t, st, src)
+			if got.Status != store.SourceFailed || !strings.Contains(got.Error, "hold at most 1 chunks") || got.Attempts != 1 {
+				t.Fatalf("status %s, error %q, attempts %d", got.Status, got.Error, got.Attempts)
+			}
+		})
+	})
+}
