@@ -94,7 +94,7 @@ func (w *Worker) fetchRobots(ctx context.Context, origin string) ([]robotsRule, 
 	req.Header.Set("User-Agent", UserAgent)
 	resp, err := w.client.Do(req)
 	if err != nil {
-		return nil, fetchError(origin+"/robots.txt", err)
+		return nil, fetchError(origin, err) // the host, not its robots.txt, is what the owner must fix
 	}
 	defer resp.Body.Close()
 	switch {
