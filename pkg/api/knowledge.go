@@ -315,7 +315,7 @@ func knowledgeBaseOut(b store.KnowledgeBase) apiclient.KnowledgeBase {
 
 func sourceOut(src store.KnowledgeSource) apiclient.KnowledgeSource {
 	out := apiclient.KnowledgeSource{ID: src.ID, Kind: src.Kind, Title: src.Title, URL: src.URL, Filename: src.Filename,
-		Tags: src.Tags, Status: src.Status, Error: src.Error, Chunks: src.Chunks, Pages: src.Pages, IndexedAt: src.IndexedAt,
+		Tags: src.Tags, Parent: src.ParentID, Status: src.Status, Error: src.Error, Warning: src.Warning, Chunks: src.Chunks, Pages: src.Pages, IndexedAt: src.IndexedAt,
 		ContentHash: src.ContentHash, Bytes: src.Bytes, CreatedAt: src.CreatedAt}
 	if out.Tags == nil {
 		out.Tags = []string{}

@@ -318,7 +318,7 @@ func TestKnowledgeRoutesSayWhatIsWrong(t *testing.T) {
 				t.Fatalf("first: %d %s", r.StatusCode, r.body)
 			}
 			r := e.raw(t, "POST", base+"/help/sources", key, `{"text": "second"}`)
-			if r.StatusCode != http.StatusConflict || !strings.Contains(r.body, "at most 1 sources") {
+			if r.StatusCode != http.StatusConflict || !strings.Contains(r.body, "at most 1 sources") || !strings.Contains(r.body, `"pointer":"/text"`) {
 				t.Fatalf("second: %d %s", r.StatusCode, r.body)
 			}
 		})
@@ -331,4 +331,65 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// TestASitemapShowsItsProgressWhileItsPagesIndex: the sitemap's JSON
+// counts its pages and the chunks of those indexed so far, and each page
+// names its sitemap.
+func TestASitemapShowsItsProgressWhileItsPagesIndex(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		key := e.mustCreateTenant(t, "acme")
+		cl := e.client(key)
+		ctx := context.Background()
+		if _, err := cl.CreateKnowledgeBase(ctx, "acme", apiclient.CreateKnowledgeBaseRequest{Name: "Help"}); err != nil {
+			t.Fatal(err)
+		}
+		sm, _, err := cl.AddSource(ctx, "acme", "help", apiclient.AddSourceRequest{Sitemap: "https://help.acme.example/sitemap.xml"})
+		if err != nil || sm.Kind != "sitemap" {
+			t.Fatalf("add sitemap: %+v, %v", sm, err)
+		}
+		// Play the worker: read the sitemap, then index one of its pages.
+		jobs := st.KnowledgeJobs()
+		claimed, err := jobs.Claim(ctx, "test-worker", time.Minute, 10, nil)
+		if err != nil || len(claimed) != 1 {
+			t.Fatalf("claimed %d, %v", len(claimed), err)
+		}
+		pages := []store.SitemapPage{{URL: "https://help.acme.example/a"}, {URL: "https://help.acme.example/b"}}
+		if err := jobs.DoneSitemap(ctx, &claimed[0], pages, "the sitemap lists 9 pages; only the first 2 are indexed"); err != nil {
+			t.Fatal(err)
+		}
+		claimed, err = jobs.Claim(ctx, "test-worker", time.Minute, 1, nil)
+		if err != nil || len(claimed) != 1 {
+			t.Fatalf("claimed %d pages, %v", len(claimed), err)
+		}
+		chunks := []store.KnowledgeChunk{{Ordinal: 0, Text: "one"}, {Ordinal: 1, Text: "two"}, {Ordinal: 2, Text: "three"}}
+		if err := jobs.Done(ctx, &claimed[0], store.KnowledgeIndexed{ContentHash: "sha256:a", Chunks: chunks}); err != nil {
+			t.Fatal(err)
+		}
+		r := e.raw(t, "GET", "/v1/tenants/acme/knowledge-bases/help/sources/"+sm.ID, key, "")
+		for _, want := range []string{`"pages":2`, `"chunks":3`, `"warning":"the sitemap lists 9 pages; only the first 2 are indexed"`} {
+			if !strings.Contains(r.body, want) {
+				t.Errorf("the sitemap's JSON lacks %s: %s", want, r.body)
+			}
+		}
+		list, err := cl.ListSources(ctx, "acme", "help")
+		if err != nil || len(list.Sources) != 3 {
+			t.Fatalf("list: %+v, %v", list, err)
+		}
+		statuses := map[string]string{}
+		for _, s := range list.Sources[1:] {
+			if s.Parent != sm.ID || s.Kind != "url" {
+				t.Errorf("page %+v does not name its sitemap", s)
+			}
+			statuses[s.URL] = s.Status
+		}
+		if len(statuses) != 2 || !slices.Contains([]string{"ready", "queued"}, statuses["https://help.acme.example/a"]) {
+			t.Errorf("pages %v", statuses)
+		}
+		metrics := e.raw(t, "GET", "/metrics", "", "").body
+		if !strings.Contains(metrics, "parley_knowledge_chunks 3\n") {
+			t.Errorf("the sitemap's chunks are counted twice in /metrics")
+		}
+	})
 }

@@ -300,7 +300,9 @@ func (s *Service) AddKnowledgeSource(ctx context.Context, p *Principal, tenant, 
 		return row, false, nil
 	}
 	if errors.Is(err, store.ErrKnowledgeLimit) {
-		return store.KnowledgeSource{}, false, Wrap(err, CodeConflict, "%s", limitMessage(err))
+		e := Wrap(err, CodeConflict, "%s", limitMessage(err))
+		e.Details = []Detail{{Pointer: "/" + in.Kind, Message: e.Message}}
+		return store.KnowledgeSource{}, false, e
 	}
 	if err != nil {
 		return store.KnowledgeSource{}, false, s.storeErr(ctx, "add knowledge source", "knowledge base", "", err)
@@ -406,13 +408,13 @@ func (s *Service) sourceRow(ctx context.Context, in SourceInput) (store.Knowledg
 		return store.KnowledgeSource{}, err
 	}
 	row.Bytes = int64(len(row.Content))
-	hashed := row.Content
 	if row.Content == nil {
 		// A page is fetched later: the same URL added twice is one source
 		// until then.
-		hashed = []byte(row.Kind + ":" + row.URL)
+		row.ContentHash = store.URLSourceHash(row.Kind, row.URL)
+		return row, nil
 	}
-	sum := sha256.Sum256(hashed)
+	sum := sha256.Sum256(row.Content)
 	row.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
 	return row, nil
 }

@@ -21,6 +21,10 @@ const (
 // knowledge limits (sources, bytes or chunks).
 var ErrKnowledgeLimit = errors.New("knowledge limit reached")
 
+// ErrKnowledgeDimensions means a chunk's vector is not as long as the
+// base's other vectors: the embedding model answered another size.
+var ErrKnowledgeDimensions = errors.New("embedding dimensions differ")
+
 // KnowledgeBase is a tenant's collection of documents a bot answers from.
 // Searches read Generation; a reindex writes Building (0: none) and swaps
 // it in when every source is indexed into it. Revision changes whenever
@@ -57,13 +61,16 @@ func (KnowledgeBase) TableName() string { return "knowledge_bases" }
 
 // KnowledgeLimits bound what one tenant keeps in its knowledge bases,
 // across all of them. A nil field uses the default: 1,000 sources,
-// 500 MB of uploaded documents and 200,000 chunks (about 100 million
-// tokens of text, and 100 MB of 256-dimension vectors).
+// 500 MB of documents and fetched pages, 200,000 chunks (about 100
+// million tokens of text, and 100 MB of 256-dimension vectors), and
+// 1,000 pages read from one sitemap (each page is a source, so the
+// sources limit bounds sitemaps too).
 type KnowledgeLimits struct {
-	TenantID   string `gorm:"primaryKey"`
-	MaxSources *int64
-	MaxBytes   *int64
-	MaxChunks  *int64
+	TenantID        string `gorm:"primaryKey"`
+	MaxSources      *int64
+	MaxBytes        *int64
+	MaxChunks       *int64
+	MaxSitemapPages *int64
 }
 
 func (KnowledgeLimits) TableName() string { return "knowledge_limits" }
@@ -73,6 +80,7 @@ const (
 	DefaultKnowledgeSources = 1_000
 	DefaultKnowledgeBytes   = 500 << 20
 	DefaultKnowledgeChunks  = 200_000
+	DefaultSitemapPages     = 1_000
 )
 
 // Knowledge is one tenant's knowledge bases, sources and chunks. Every
@@ -189,6 +197,7 @@ func (k Knowledge) Limits(ctx context.Context) (KnowledgeLimits, error) {
 	fill(&l.MaxSources, DefaultKnowledgeSources)
 	fill(&l.MaxBytes, DefaultKnowledgeBytes)
 	fill(&l.MaxChunks, DefaultKnowledgeChunks)
+	fill(&l.MaxSitemapPages, DefaultSitemapPages)
 	return l, nil
 }
 
@@ -198,7 +207,7 @@ func (k Knowledge) PutLimits(ctx context.Context, l KnowledgeLimits) error {
 	l.TenantID = k.tenant
 	err := k.q(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "tenant_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"max_sources", "max_bytes", "max_chunks"}),
+		DoUpdates: clause.AssignmentColumns([]string{"max_sources", "max_bytes", "max_chunks", "max_sitemap_pages"}),
 	}).Create(&l).Error
 	return wrap("put knowledge limits", err)
 }
@@ -211,10 +220,12 @@ type KnowledgeUsage struct {
 }
 
 // Usage counts the tenant's sources, their bytes and their searchable
-// chunks (of the current generation of each base).
+// chunks (of the current generation of each base). A sitemap's chunks
+// are its pages' and counted with them.
 func (k Knowledge) Usage(ctx context.Context) (KnowledgeUsage, error) {
 	var u KnowledgeUsage
-	err := k.q(ctx).Raw(`SELECT COUNT(*) AS sources, COALESCE(SUM(bytes), 0) AS bytes, COALESCE(SUM(chunks), 0) AS chunks
-FROM knowledge_sources WHERE tenant_id = ?`, k.tenant).Scan(&u).Error
+	err := k.q(ctx).Raw(`SELECT COUNT(*) AS sources, COALESCE(SUM(bytes), 0) AS bytes,
+COALESCE(SUM(CASE WHEN kind = ? THEN 0 ELSE chunks END), 0) AS chunks
+FROM knowledge_sources WHERE tenant_id = ?`, SourceSitemap, k.tenant).Scan(&u).Error
 	return u, wrap("knowledge usage", err)
 }

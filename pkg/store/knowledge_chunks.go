@@ -110,7 +110,7 @@ func (k Knowledge) writeChunks(ctx context.Context, b *KnowledgeBase, src *Knowl
 			dims = len(c.Embedding)
 		}
 		if len(c.Embedding) != dims || dims == 0 {
-			return fmt.Errorf("store: index knowledge source: chunk %d has %d dimensions, the base %d", i, len(c.Embedding), dims)
+			return fmt.Errorf("store: index knowledge source: chunk %d has %d dimensions, the base's vectors %d: %w", i, len(c.Embedding), dims, ErrKnowledgeDimensions)
 		}
 	}
 	if dims != known {

@@ -11,10 +11,21 @@ import (
 // at its NextAttemptAt and claimed by one worker at a time, like a
 // channel job. Each claimed source carries its tenant, by which every
 // later write is scoped.
-type KnowledgeJobs struct{ s *Store }
+type KnowledgeJobs struct {
+	s   *Store
+	now func() time.Time
+}
 
-// KnowledgeJobs returns the indexing queue.
-func (s *Store) KnowledgeJobs() KnowledgeJobs { return KnowledgeJobs{s: s} }
+// KnowledgeJobs returns the indexing queue, on the database's clock.
+func (s *Store) KnowledgeJobs() KnowledgeJobs { return KnowledgeJobs{s: s, now: s.db.NowFunc} }
+
+// WithClock returns the queue on now's clock: what is due, and when a
+// source indexed now is due again (its refresh). The indexing worker
+// passes its own, so a test advances time instead of waiting for it.
+func (j KnowledgeJobs) WithClock(now func() time.Time) KnowledgeJobs {
+	j.now = func() time.Time { return now().UTC() }
+	return j
+}
 
 // KnowledgeIndexed is what a worker learnt indexing a source.
 type KnowledgeIndexed struct {
@@ -30,6 +41,9 @@ type KnowledgeIndexed struct {
 	// instead: Done refuses Unchanged for it with ErrConflict.
 	Unchanged bool
 	Chunks    []KnowledgeChunk
+	// Bytes is the size of a fetched page, counted against the tenant's
+	// bytes limit (0: keep the source's own, as for an upload).
+	Bytes int64
 }
 
 // Claim claims up to limit due sources for claim (the worker's token, its
@@ -40,7 +54,7 @@ type KnowledgeIndexed struct {
 // claims. skip names sources the caller has in flight.
 func (j KnowledgeJobs) Claim(ctx context.Context, claim string, lease time.Duration, limit int, skip []string) ([]KnowledgeSource, error) {
 	s := j.s
-	now := s.db.NowFunc()
+	now := j.now()
 	var out []KnowledgeSource
 	err := s.Tx(ctx, func(tx *Store) error {
 		ids, err := tx.dueIDs(ctx, "knowledge_sources", "next_attempt_at IS NOT NULL AND ", claim, now, limit, skip)
@@ -60,7 +74,7 @@ WHERE id IN ?`, claim, SourceIndexing, now.Add(lease), now, ids).Error
 // ReleaseClaims makes every claimed source due now. Only a server that
 // holds the SQLite data dir for itself may call it, at start.
 func (j KnowledgeJobs) ReleaseClaims(ctx context.Context) (int64, error) {
-	now := j.s.db.NowFunc()
+	now := j.now()
 	res := j.s.q(ctx).Exec("UPDATE knowledge_sources SET claim = '', next_attempt_at = ? WHERE claim <> ''", now)
 	return res.RowsAffected, wrap("release knowledge claims", res.Error)
 }
@@ -108,7 +122,12 @@ func (j KnowledgeJobs) Done(ctx context.Context, src *KnowledgeSource, r Knowled
 		if b.Building != 0 {
 			gen = b.Building
 		}
-		now := k.s.db.NowFunc()
+		if r.Bytes > 0 {
+			if err := k.checkBytes(ctx, r.Bytes-src.Bytes); err != nil {
+				return err
+			}
+		}
+		now := j.now()
 		fields := map[string]any{"status": SourceReady, "error": "", "claim": "", "attempts": 0, "pages": r.Pages,
 			"content_hash": r.ContentHash, "etag": r.ETag, "last_modified": r.LastModified, "generation": gen,
 			"indexed_at": now, "updated_at": now, "next_attempt_at": nextRefresh(src, now)}
@@ -125,8 +144,14 @@ func (j KnowledgeJobs) Done(ctx context.Context, src *KnowledgeSource, r Knowled
 		if src.Title == "" && r.Title != "" {
 			fields["title"] = r.Title
 		}
+		if r.Bytes > 0 {
+			fields["bytes"] = r.Bytes
+		}
 		if err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND id = ?", k.tenant, src.ID).Updates(fields).Error; err != nil {
 			return wrap("finish knowledge source", err)
+		}
+		if err := k.rollUp(ctx, src.ParentID); err != nil {
+			return err
 		}
 		if gen == b.Generation && !r.Unchanged {
 			if err := k.bumpRevision(ctx, b.ID); err != nil {
@@ -150,13 +175,16 @@ func (j KnowledgeJobs) Fail(ctx context.Context, src *KnowledgeSource, reason st
 		if err := k.holdClaim(ctx, "fail knowledge source", src); err != nil {
 			return err
 		}
-		now := k.s.db.NowFunc()
+		now := j.now()
 		fields := map[string]any{"status": SourceQueued, "error": reason, "claim": "", "next_attempt_at": retryAt, "updated_at": now}
 		if retryAt.IsZero() {
 			fields["status"], fields["next_attempt_at"] = SourceFailed, nextRefresh(src, now)
 		}
 		if err := k.q(ctx).Model(&KnowledgeSource{}).Where("tenant_id = ? AND id = ?", k.tenant, src.ID).Updates(fields).Error; err != nil {
 			return wrap("fail knowledge source", err)
+		}
+		if err := k.rollUp(ctx, src.ParentID); err != nil {
+			return err
 		}
 		return k.swapIfBuilt(ctx, b)
 	})
@@ -170,4 +198,37 @@ func nextRefresh(src *KnowledgeSource, now time.Time) *time.Time {
 	}
 	at := now.Add(time.Duration(src.RefreshSeconds) * time.Second)
 	return &at
+}
+
+// checkBytes refuses growing the tenant's stored bytes by more past its
+// limit (ErrKnowledgeLimit).
+func (k Knowledge) checkBytes(ctx context.Context, more int64) error {
+	if more <= 0 {
+		return nil
+	}
+	lim, err := k.Limits(ctx)
+	if err != nil {
+		return err
+	}
+	use, err := k.Usage(ctx)
+	if err != nil {
+		return err
+	}
+	if use.Bytes+more > *lim.MaxBytes {
+		return fmt.Errorf("store: index knowledge source: %d bytes: %w", *lim.MaxBytes, ErrKnowledgeLimit)
+	}
+	return nil
+}
+
+// rollUp makes a sitemap's chunks the sum of its pages' as they are
+// indexed, so its progress shows while they are; a parentless source has
+// nothing to roll up. Writers of a base's sources lock the base first,
+// so two pages finishing at once add up in turn.
+func (k Knowledge) rollUp(ctx context.Context, parentID string) error {
+	if parentID == "" {
+		return nil
+	}
+	err := k.q(ctx).Exec(`UPDATE knowledge_sources SET chunks = (SELECT COALESCE(SUM(c.chunks), 0) FROM knowledge_sources c
+WHERE c.tenant_id = ? AND c.parent_id = ?) WHERE tenant_id = ? AND id = ?`, k.tenant, parentID, k.tenant, parentID).Error
+	return wrap("roll up sitemap chunks", err)
 }

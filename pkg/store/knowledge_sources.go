@@ -39,6 +39,10 @@ type KnowledgeSource struct {
 	ContentType string
 	Bytes       int64
 	Tags        []string `gorm:"serializer:json"`
+	// ParentID is the sitemap source that listed this page ('' for a
+	// source of its own): the sitemap's refresh and deletion take its
+	// pages with it.
+	ParentID string
 	// RefreshSeconds re-indexes a url or sitemap source that often; 0
 	// never.
 	RefreshSeconds int64
@@ -49,8 +53,11 @@ type KnowledgeSource struct {
 	ContentHash string
 	Status      string
 	Error       string
-	Pages       int
-	Chunks      int
+	// Warning is what a source that is not failed should still tell its
+	// owner: a sitemap cut at the tenant's limit.
+	Warning string
+	Pages   int
+	Chunks  int
 	// Generation is the index generation the source's chunks were last
 	// written to.
 	Generation    int64
@@ -219,7 +226,7 @@ func (k Knowledge) Sources(ctx context.Context, baseID string) ([]KnowledgeSourc
 }
 
 // DeleteSource deletes a source with its chunks and vectors in every
-// generation.
+// generation, and a sitemap's pages with it.
 func (k Knowledge) DeleteSource(ctx context.Context, baseID, sourceID string) error {
 	return k.tx(ctx, func(tx Knowledge) error {
 		// The base row first, as every writer of a base's sources locks it.
@@ -227,7 +234,11 @@ func (k Knowledge) DeleteSource(ctx context.Context, baseID, sourceID string) er
 			return err
 		}
 		res := tx.q(ctx).Where("tenant_id = ? AND base_id = ? AND id = ?", k.tenant, baseID, sourceID).Delete(&KnowledgeSource{})
-		return rowsOrNotFound("delete knowledge source", res)
+		if err := rowsOrNotFound("delete knowledge source", res); err != nil {
+			return err
+		}
+		err := tx.q(ctx).Where("tenant_id = ? AND base_id = ? AND parent_id = ?", k.tenant, baseID, sourceID).Delete(&KnowledgeSource{}).Error
+		return wrap("delete knowledge source pages", err)
 	})
 }
 

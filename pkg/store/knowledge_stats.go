@@ -16,8 +16,9 @@ func (j KnowledgeJobs) Stats(ctx context.Context) (KnowledgeStats, error) {
 		Sources int64
 		Chunks  int64
 	}
-	err := j.s.q(ctx).Raw(`SELECT status, COUNT(*) AS sources, COALESCE(SUM(chunks), 0) AS chunks
-FROM knowledge_sources GROUP BY status`).Scan(&rows).Error
+	// A sitemap's chunks are its pages', counted with them.
+	err := j.s.q(ctx).Raw(`SELECT status, COUNT(*) AS sources, COALESCE(SUM(CASE WHEN kind = ? THEN 0 ELSE chunks END), 0) AS chunks
+FROM knowledge_sources GROUP BY status`, SourceSitemap).Scan(&rows).Error
 	if err != nil {
 		return KnowledgeStats{}, wrap("knowledge stats", err)
 	}

@@ -595,3 +595,57 @@ func TestASourcesContentIsKeptUntilTheSourceIsDeleted(t *testing.T) {
 		})
 	})
 }
+
+func TestASitemapsPagesAreSourcesOfIt(t *testing.T) {
+	t.Parallel()
+	mustOpenStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		tn := mustTenant(t, st, "kb-sitemap")
+		base := mustBase(t, st, tn.ID, "site")
+		kn := st.Tenant(tn.ID).Knowledge()
+		own := &store.KnowledgeSource{Kind: store.SourceURL, URL: "https://x.example/a", ContentHash: store.URLSourceHash(store.SourceURL, "https://x.example/a")}
+		if _, err := kn.AddSource(ctx, base.ID, own); err != nil {
+			t.Fatal(err)
+		}
+		sm := &store.KnowledgeSource{Kind: store.SourceSitemap, URL: "https://x.example/sitemap.xml", Tags: []string{"web"},
+			ContentHash: store.URLSourceHash(store.SourceSitemap, "https://x.example/sitemap.xml")}
+		if _, err := kn.AddSource(ctx, base.ID, sm); err != nil {
+			t.Fatal(err)
+		}
+		three := int64(3) // the page, the sitemap and one page more
+		if err := kn.PutLimits(ctx, store.KnowledgeLimits{MaxSources: &three}); err != nil {
+			t.Fatal(err)
+		}
+		jobs := st.KnowledgeJobs()
+		claimed, err := jobs.Claim(ctx, "test/sitemap", time.Minute, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(claimed, func(s store.KnowledgeSource) bool { return s.ID == sm.ID })
+		pages := []store.SitemapPage{{URL: "https://x.example/a"}, {URL: "https://x.example/b"}, {URL: "https://x.example/c"},
+			{URL: "http://10.0.0.1/", Skipped: "not fetched"}}
+		if err := jobs.DoneSitemap(ctx, &claimed[i], pages, ""); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := kn.Source(ctx, base.ID, sm.ID)
+		if got.Status != store.SourceReady || got.Pages != 1 || got.Warning != "2 more pages are not indexed: the tenant's knowledge bases hold at most 3 sources" {
+			t.Fatalf("sitemap: status %s, %d pages, warning %q", got.Status, got.Pages, got.Warning)
+		}
+		all, _ := kn.Sources(ctx, base.ID)
+		var made []string
+		for _, s := range all {
+			if s.ParentID == sm.ID {
+				made = append(made, s.URL+" "+s.Status+" "+fmt.Sprint(s.Tags))
+			}
+		}
+		if want := []string{"https://x.example/b queued [web]"}; !slices.Equal(made, want) {
+			t.Fatalf("pages %q, want %q (the URL another source holds is left to it)", made, want)
+		}
+		t.Run("tags of its pages find them", func(t *testing.T) {
+			ids, err := kn.FilteredSources(ctx, base.ID, store.TagFilter{Tags: []string{"web"}})
+			if err != nil || len(ids) != 2 {
+				t.Fatalf("tagged %v, %v; want the sitemap and its page", ids, err)
+			}
+		})
+	})
+}

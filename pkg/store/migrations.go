@@ -50,6 +50,7 @@ var migrations = []migration{
 	{27, "publishable keys keep their value", migrateV27},
 	{28, "the raw content of knowledge sources", migrateV28},
 	{29, "usage meters embedding tokens", migrateV29},
+	{30, "sitemap pages as sources of their sitemap, source warnings, a sitemap page limit", migrateV30},
 	{31, "the personal data of a dialog behind its placeholders, sealed", migrateV31},
 	{32, "dialog outcomes, ratings, labels and unanswered questions; tenant idle period", migrateV32},
 	{33, "analytics rollups per tenant, bot, version, channel and hour", migrateV33},

@@ -60,9 +60,15 @@ type KnowledgeSource struct {
 	URL      string   `json:"url"`
 	Filename string   `json:"filename"`
 	Tags     []string `json:"tags"`
+	// Parent is the sitemap source that listed this page; empty for a
+	// source of its own.
+	Parent string `json:"parent,omitempty"`
 	// Status is queued, indexing, ready or failed (Error says why).
-	Status      string     `json:"status"`
-	Error       string     `json:"error"`
+	Status string `json:"status"`
+	Error  string `json:"error"`
+	// Warning is what a source that did not fail should still say: a
+	// sitemap cut at the tenant's limit of pages.
+	Warning     string     `json:"warning,omitempty"`
 	Chunks      int        `json:"chunks"`
 	Pages       int        `json:"pages"`
 	IndexedAt   *time.Time `json:"indexed_at"`

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -42,6 +43,10 @@ func docxText(data []byte, lim Limits) (*Document, error) {
 	defer rc.Close()
 	// The sizes in the archive may lie: read no more than they claimed.
 	xmlData, err := io.ReadAll(io.LimitReader(rc, int64(body.UncompressedSize64)+1))
+	if errors.Is(err, zip.ErrFormat) || errors.Is(err, zip.ErrChecksum) {
+		// archive/zip stops reading an entry at its declared size too.
+		return nil, fail("the DOCX file is corrupt: word/document.xml unpacks to more than it declares, or not to what it declares")
+	}
 	if err != nil {
 		return nil, fail("the DOCX file is corrupt: %v", err)
 	}

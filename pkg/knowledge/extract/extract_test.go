@@ -108,6 +108,12 @@ func TestExtractPDF(t *testing.T) {
 			t.Errorf("warnings = %q", doc.Warnings)
 		}
 	})
+	t.Run("a password-protected PDF is a permanent error asking for it unlocked", func(t *testing.T) {
+		_, err := extract.Extract(extracttest.EncryptedPDF("Secret plans"), "locked.pdf", "application/pdf", extract.Limits{})
+		if !errors.Is(err, extract.ErrPermanent) || !strings.Contains(err.Error(), "the PDF is encrypted: remove its password") {
+			t.Fatalf("err = %v", err)
+		}
+	})
 	t.Run("a corrupt PDF is a permanent error saying so", func(t *testing.T) {
 		data := extracttest.PDF("Hello")
 		_, err := extract.Extract(data[:len(data)/2], "a.pdf", "", extract.Limits{})

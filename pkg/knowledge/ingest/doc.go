@@ -7,9 +7,14 @@
 // indexed for keyword search only.
 //
 // A url source's page is fetched through pkg/outbound's client under
-// Options.Outbound, asking with its ETag and Last-Modified whether it
-// changed since it was indexed; an unchanged page keeps its chunks.
-// Sitemaps are not fetched yet: such a source fails saying so.
+// Options.Outbound as UserAgent, obeying the host's robots.txt, asking
+// with its ETag and Last-Modified whether it changed since it was
+// indexed; an unchanged page keeps its chunks. A sitemap is read as a
+// stream (gzipped or not, a sitemap index followed) and each page it
+// lists becomes a url source of its own, up to the tenant's limit of
+// pages per sitemap; pages the policy or robots.txt refuse are made
+// failed with the reason. A source with a refresh interval is due again
+// after it, on Options.Now's clock.
 //
 // A failure is recorded on the source in words its owner can act on. A
 // transient one (the embedding provider rate-limited or down, the

@@ -29,10 +29,14 @@ type page struct {
 // the server whether it changed when the source's chunks are in the
 // generation being written (a reindex needs the content again).
 func (w *Worker) fetch(ctx context.Context, src *store.KnowledgeSource, conditional bool) (*page, error) {
+	if err := w.robotsAllowed(ctx, src.URL); err != nil {
+		return nil, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
 	if err != nil {
 		return nil, permanent("the URL cannot be requested: %v", err)
 	}
+	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("Accept", "text/html, text/markdown, text/plain;q=0.9, application/pdf;q=0.8, */*;q=0.5")
 	if conditional {
 		if src.ETag != "" {
@@ -44,12 +48,7 @@ func (w *Worker) fetch(ctx context.Context, src *store.KnowledgeSource, conditio
 	}
 	resp, err := w.client.Do(req)
 	if err != nil {
-		var denied *outbound.DeniedError
-		var redirect *outbound.RedirectError
-		if errors.As(err, &denied) || errors.As(err, &redirect) {
-			return nil, permanent("fetching %s: %v", outbound.StripURL(src.URL), outbound.CleanError(err))
-		}
-		return nil, fmt.Errorf("fetching %s: %w", outbound.StripURL(src.URL), outbound.CleanError(err))
+		return nil, fetchError(src.URL, err)
 	}
 	defer resp.Body.Close()
 	p := &page{etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")}
@@ -84,4 +83,15 @@ func (w *Worker) fetch(ctx context.Context, src *store.KnowledgeSource, conditio
 		p.unchanged = true // no validators, but the same bytes
 	}
 	return p, nil
+}
+
+// fetchError words a failed request: one the outbound policy refused is
+// permanent, anything else (a timeout, a refused connection) transient.
+func fetchError(raw string, err error) error {
+	var denied *outbound.DeniedError
+	var redirect *outbound.RedirectError
+	if errors.As(err, &denied) || errors.As(err, &redirect) {
+		return permanent("fetching %s: %v", outbound.StripURL(raw), outbound.CleanError(err))
+	}
+	return fmt.Errorf("fetching %s: %w", outbound.StripURL(raw), outbound.CleanError(err))
 }

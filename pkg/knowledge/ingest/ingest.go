@@ -70,9 +70,11 @@ var backoff = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 
 // Worker indexes queued knowledge sources.
 type Worker struct {
 	st        *store.Store
+	jobs      store.KnowledgeJobs // on opts.Now's clock
 	embedders Embedders
 	opts      Options
 	client    *http.Client // fetches url sources, under opts.Outbound
+	robots    robotsCache
 }
 
 // New returns a worker over st; embedders may be nil when no embedding
@@ -107,7 +109,7 @@ func New(st *store.Store, embedders Embedders, opts Options) *Worker {
 		embedders = func(string) (llm.Embedder, bool) { return nil, false }
 	}
 	client := outbound.NewClient(opts.Outbound, outbound.Options{Timeout: 2 * time.Minute})
-	return &Worker{st: st, embedders: embedders, opts: opts, client: client}
+	return &Worker{st: st, jobs: st.KnowledgeJobs().WithClock(opts.Now), embedders: embedders, opts: opts, client: client}
 }
 
 // Run indexes queued sources until ctx ends, then waits for the ones in
@@ -115,7 +117,7 @@ func New(st *store.Store, embedders Embedders, opts Options) *Worker {
 func (w *Worker) Run(ctx context.Context) {
 	pool := &worker.Pool[store.KnowledgeSource]{
 		Claim: func(ctx context.Context, n int, skip []string) ([]store.KnowledgeSource, error) {
-			return w.st.KnowledgeJobs().Claim(ctx, w.opts.Instance, w.opts.Lease, n, skip)
+			return w.jobs.Claim(ctx, w.opts.Instance, w.opts.Lease, n, skip)
 		},
 		Key:         func(s store.KnowledgeSource) string { return s.ID },
 		Work:        func(ctx context.Context, s store.KnowledgeSource) { w.Index(ctx, &s) },
@@ -131,43 +133,71 @@ func (w *Worker) Run(ctx context.Context) {
 // RunOnce claims the sources due now, up to Concurrency, and indexes
 // them one after the other; it returns how many it claimed.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
-	srcs, err := w.st.KnowledgeJobs().Claim(ctx, w.opts.Instance, w.opts.Lease, w.opts.Concurrency, nil)
+	srcs, err := w.jobs.Claim(ctx, w.opts.Instance, w.opts.Lease, w.opts.Concurrency, nil)
 	for i := range srcs {
 		w.Index(ctx, &srcs[i])
 	}
 	return len(srcs), err
 }
 
-// Index indexes one claimed source and records the outcome on it.
+// Index indexes one claimed source and records the outcome on it. A
+// sitemap is read and its pages become sources of their own, indexed
+// like any url source.
 func (w *Worker) Index(ctx context.Context, src *store.KnowledgeSource) {
 	log := w.opts.Log.With("tenant", src.TenantID, "source", src.ID)
-	r, err := w.index(ctx, src, log)
-	if err == nil {
-		err = w.st.KnowledgeJobs().Done(ctx, src, r)
-		switch {
-		case errors.Is(err, store.ErrKnowledgeLimit):
-			err = permanent("the knowledge base is full: the tenant's chunk limit would be exceeded; delete sources or ask for a higher limit")
-		case errors.Is(err, store.ErrConflict):
-			// The same content as another source, or the claim lapsed
-			// (then Fail is refused too, and only logged).
-			err = permanent("%s", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "store: finish knowledge source: "), ": "+store.ErrConflict.Error()))
+	var err error
+	chunks := 0
+	if src.Kind == store.SourceSitemap {
+		err = w.indexSitemap(ctx, src)
+	} else {
+		var r store.KnowledgeIndexed
+		if r, err = w.index(ctx, src, log); err == nil {
+			err = w.jobs.Done(ctx, src, r)
+			chunks = len(r.Chunks)
 		}
 	}
 	if err == nil {
-		log.Info("knowledge: source indexed", "chunks", len(r.Chunks))
+		log.Info("knowledge: source indexed", "chunks", chunks)
 		w.settled(ctx, src)
 		return
 	}
+	err = storeError(err)
 	if ctx.Err() != nil {
 		return // shutting down: the lapsed claim makes the source due again
 	}
 	reason, retryAt := w.outcome(src, err)
 	log.Warn("knowledge: source not indexed", "reason", reason, "retry_at", retryAt)
-	if ferr := w.st.KnowledgeJobs().Fail(ctx, src, reason, retryAt); ferr != nil {
+	if ferr := w.jobs.Fail(ctx, src, reason, retryAt); ferr != nil {
 		log.Error("knowledge: record failed source", "err", ferr)
 	} else if retryAt.IsZero() {
 		w.settled(ctx, src)
 	}
+}
+
+// storeError words the store's refusals of an indexed source for its
+// owner; each is permanent.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, store.ErrKnowledgeLimit):
+		return permanent("the knowledge base is full: the tenant's knowledge bases hold at most %s; delete sources or ask for higher knowledge limits", limitOf(err))
+	case errors.Is(err, store.ErrKnowledgeDimensions):
+		return permanent("the embedding model answered vectors of another length than the base's (%s): the base cannot mix models; reindex it to change its model", strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+store.ErrKnowledgeDimensions.Error()), "store: index knowledge source: "))
+	case errors.Is(err, store.ErrConflict):
+		// The same content as another source, or the claim lapsed
+		// (then Fail is refused too, and only logged).
+		return permanent("%s", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "store: finish knowledge source: "), ": "+store.ErrConflict.Error()))
+	}
+	return err
+}
+
+// limitOf reads the limit out of the store's error ("…: 200000 chunks:
+// knowledge limit reached").
+func limitOf(err error) string {
+	msg := strings.TrimSuffix(err.Error(), ": "+store.ErrKnowledgeLimit.Error())
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
 }
 
 // settled tells Options.Settled of src as the store now holds it.
@@ -212,8 +242,6 @@ func (w *Worker) index(ctx context.Context, src *store.KnowledgeSource, log *slo
 	filename, contentType := src.Filename, src.ContentType
 	var data []byte
 	switch src.Kind {
-	case store.SourceSitemap:
-		return r, permanent("fetching sitemaps is not built yet: add the pages as url sources")
 	case store.SourceURL:
 		// Ask whether the page changed only when its chunks are where
 		// Done would keep them.
@@ -225,7 +253,7 @@ func (w *Worker) index(ctx context.Context, src *store.KnowledgeSource, log *slo
 		if err != nil {
 			return r, err
 		}
-		r.ContentHash, r.ETag, r.LastModified = p.hash, p.etag, p.lastModified
+		r.ContentHash, r.ETag, r.LastModified, r.Bytes = p.hash, p.etag, p.lastModified, int64(len(p.data))
 		if p.unchanged {
 			r.Unchanged, r.Pages = true, src.Pages
 			return r, nil

@@ -1,6 +1,9 @@
 package ingest_test
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -9,6 +12,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,6 +98,50 @@ func source(t testing.TB, st *store.Store, src *store.KnowledgeSource) *store.Kn
 	return got
 }
 
+// clock is a test's clock: it moves when the test advances it.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// newClock starts a minute ahead of the database's clock, so a source
+// the test adds (due at the database's now) is due at once on it.
+func newClock() *clock { return &clock{t: time.Now().UTC().Add(time.Minute).Truncate(time.Second)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// lyingZip is a DOCX whose document.xml unpacks to size bytes while the
+// archive says 100: a zip bomb that a check of the declared sizes alone
+// would let through.
+func lyingZip(t *testing.T, size int) []byte {
+	t.Helper()
+	var packed bytes.Buffer
+	fw, _ := flate.NewWriter(&packed, flate.BestCompression)
+	fw.Write([]byte("<w:document><w:body><w:p><w:r><w:t>"))
+	fw.Write(make([]byte, size))
+	fw.Close()
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	hw, err := zw.CreateRaw(&zip.FileHeader{Name: "word/document.xml", Method: zip.Deflate,
+		CompressedSize64: uint64(packed.Len()), UncompressedSize64: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw.Write(packed.Bytes())
+	zw.Close()
+	return out.Bytes()
+}
+
 func locators(t *testing.T, st *store.Store, src *store.KnowledgeSource) []string {
 	t.Helper()
 	cs, err := st.Tenant(tenant).Knowledge().Chunks(context.Background(), src.BaseID, src.ID)
@@ -163,25 +211,76 @@ func TestIndexing(t *testing.T) {
 			}
 		})
 		t.Run("a rate-limited embedding is retried after the wait the provider asked for", func(t *testing.T) {
-			// The worker's clock runs an hour behind the database's, so the
-			// retry it schedules is due at once.
-			past := time.Now().Add(-time.Hour).Truncate(time.Second)
-			w, s, b := setup(t, st, "ratelimited", "fake", ingest.Options{Now: func() time.Time { return past }})
+			clock := newClock()
+			w, s, b := setup(t, st, "ratelimited", "fake", ingest.Options{Now: clock.Now})
 			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain", Content: []byte("Refunds take five days.")})
 			s.FailEmbeddings(*llmtest.RateLimited("120").Fault)
 			if _, err := w.RunOnce(ctx); err != nil {
 				t.Fatal(err)
 			}
 			got := source(t, st, src)
-			if got.Status != store.SourceQueued || !strings.Contains(got.Error, "rate_limit") || got.NextAttemptAt == nil ||
-				!got.NextAttemptAt.Equal(past.Add(2*time.Minute)) {
-				t.Fatalf("status %s, error %q, next attempt %v, want %v", got.Status, got.Error, got.NextAttemptAt, past.Add(2*time.Minute))
+			if want := clock.Now().Add(2 * time.Minute); got.Status != store.SourceQueued || !strings.Contains(got.Error, "rate_limit") || got.NextAttemptAt == nil ||
+				!got.NextAttemptAt.Equal(want) {
+				t.Fatalf("status %s, error %q, next attempt %v, want %v", got.Status, got.Error, got.NextAttemptAt, want)
 			}
+			if n, _ := w.RunOnce(ctx); n != 0 {
+				t.Fatal("the retry ran before its time")
+			}
+			clock.Advance(2 * time.Minute)
 			if _, err := w.RunOnce(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if got := source(t, st, src); got.Status != store.SourceReady || got.Error != "" || got.Chunks != 1 {
 				t.Fatalf("after the retry: status %s, error %q", got.Status, got.Error)
+			}
+		})
+		t.Run("an embedding provider that keeps answering 429 is retried with backoff, then the source fails saying why", func(t *testing.T) {
+			clock := newClock()
+			w, s, b := setup(t, st, "busy", "fake", ingest.Options{Now: clock.Now, MaxAttempts: 3})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain", Content: []byte("Busy all day.")})
+			s.FailEmbeddings(*llmtest.RateLimited("").Fault, *llmtest.RateLimited("").Fault, *llmtest.RateLimited("").Fault)
+			var waits []time.Duration
+			for range 3 {
+				before := clock.Now()
+				if n, err := w.RunOnce(ctx); err != nil || n != 1 {
+					t.Fatalf("claimed %d, %v", n, err)
+				}
+				got := source(t, st, src)
+				if got.NextAttemptAt != nil {
+					waits = append(waits, got.NextAttemptAt.Sub(before))
+					clock.Advance(got.NextAttemptAt.Sub(before))
+				}
+			}
+			got := source(t, st, src)
+			if got.Status != store.SourceFailed || !strings.Contains(got.Error, "rate_limit") || !strings.Contains(got.Error, "gave up after 3 attempts") {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
+			}
+			if want := []time.Duration{time.Minute, 5 * time.Minute}; !slices.Equal(waits, want) {
+				t.Errorf("waited %v between attempts, want %v", waits, want)
+			}
+		})
+		t.Run("vectors of another length than the base's fail the source with a clear reason", func(t *testing.T) {
+			w, _, b := setup(t, st, "dims", "fake", ingest.Options{})
+			// The base's vectors came from a model of 1536 dimensions; the
+			// provider of that name now answers 256.
+			if err := st.DB().Model(&store.KnowledgeBase{}).Where("id = ?", b.ID).Update("embedding_dims", 1536).Error; err != nil {
+				t.Fatal(err)
+			}
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceText, ContentType: "text/plain", Content: []byte("Dimensions differ.")})
+			drain(t, w)
+			got := source(t, st, src)
+			if got.Status != store.SourceFailed || !strings.Contains(got.Error, "256 dimensions, the base's vectors 1536") ||
+				!strings.Contains(got.Error, "reindex") || got.Attempts != 1 {
+				t.Fatalf("status %s, error %q, attempts %d", got.Status, got.Error, got.Attempts)
+			}
+		})
+		t.Run("a DOCX that is a zip bomb lying about its sizes fails at once", func(t *testing.T) {
+			w, _, b := setup(t, st, "bomb", "", ingest.Options{})
+			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceFile, Filename: "report.docx", Content: lyingZip(t, 8<<20)})
+			drain(t, w)
+			got := source(t, st, src)
+			if got.Status != store.SourceFailed || !strings.Contains(got.Error, "unpacks to more than it declares") {
+				t.Fatalf("status %s, error %q", got.Status, got.Error)
 			}
 		})
 		t.Run("a corrupt PDF fails at once with its reason", func(t *testing.T) {
@@ -211,6 +310,10 @@ func TestIndexing(t *testing.T) {
 		t.Run("a web page is fetched through the outbound policy, and not indexed again while unchanged", func(t *testing.T) {
 			var conditional []string
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					http.NotFound(w, r)
+					return
+				}
 				conditional = append(conditional, r.Header.Get("If-None-Match"))
 				if r.Header.Get("If-None-Match") == `"v1"` {
 					w.WriteHeader(http.StatusNotModified)
@@ -266,14 +369,6 @@ func TestIndexing(t *testing.T) {
 			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceURL, URL: srv.URL + "/"})
 			drain(t, w)
 			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "destination") {
-				t.Fatalf("status %s, error %q", got.Status, got.Error)
-			}
-		})
-		t.Run("a sitemap fails saying fetching sitemaps is not built yet", func(t *testing.T) {
-			w, _, b := setup(t, st, "sitemaps", "", ingest.Options{})
-			src := addSource(t, st, b.ID, store.KnowledgeSource{Kind: store.SourceSitemap, URL: "https://example.com/sitemap.xml"})
-			drain(t, w)
-			if got := source(t, st, src); got.Status != store.SourceFailed || !strings.Contains(got.Error, "sitemaps is not built yet") {
 				t.Fatalf("status %s, error %q", got.Status, got.Error)
 			}
 		})

@@ -11,7 +11,18 @@ import (
 // PDF writes a minimal PDF with one page per entry of pages, each line
 // of a page drawn in Helvetica; an empty page has no text layer. Lines
 // must not hold parentheses or backslashes, which PDF strings escape.
-func PDF(pages ...string) []byte {
+func PDF(pages ...string) []byte { return build("", pages...) }
+
+// EncryptedPDF is a PDF locked with a user password (the standard
+// security handler, RC4 40-bit): without the password nothing is read.
+func EncryptedPDF(pages ...string) []byte {
+	key := "<" + strings.Repeat("5a", 32) + ">"
+	return build("<< /Filter /Standard /V 1 /R 2 /Length 40 /P -44 /O "+key+" /U <"+strings.Repeat("c3", 32)+"> >>", pages...)
+}
+
+// build lays out pages of text; encrypt, when set, is the trailer's
+// /Encrypt dictionary.
+func build(encrypt string, pages ...string) []byte {
 	var objs []string
 	n := len(pages)
 	kids := make([]string, n)
@@ -41,11 +52,18 @@ func PDF(pages ...string) []byte {
 		offsets[i] = b.Len()
 		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
 	}
+	trailer := ""
+	if encrypt != "" {
+		objs = append(objs, encrypt)
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(objs), encrypt)
+		trailer = fmt.Sprintf(" /Encrypt %d 0 R /ID [<%s> <%s>]", len(objs), strings.Repeat("ab", 16), strings.Repeat("ab", 16))
+	}
 	xref := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
 	for _, off := range offsets {
 		fmt.Fprintf(&b, "%010d 00000 n \n", off)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, trailer, xref)
 	return b.Bytes()
 }
