@@ -11,7 +11,6 @@ import (
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
-	"github.com/parleyhq/parley/pkg/knowledge/cite"
 )
 
 // dialogAPI serves dialogs, their messages and the tenant's usage over the
@@ -70,7 +69,7 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	out := dialogOut(dlg)
+	out := dialog.WireDialog(dlg)
 	out.MaxMessageChars = dialog.MaxMessageChars
 	c.JSON(http.StatusCreated, out)
 }
@@ -87,7 +86,7 @@ func (d *dialogAPI) listDialogs(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.DialogList{Dialogs: mapAll(ds, dialogOut), NextCursor: next})
+	c.JSON(http.StatusOK, apiclient.DialogList{Dialogs: mapAll(ds, dialog.WireDialog), NextCursor: next})
 }
 
 // getDialog: GET /v1/tenants/{tenant}/dialogs/{dialog} -> the dialog with
@@ -112,7 +111,7 @@ func dialogFilter(c *gin.Context) dialog.DialogFilter {
 }
 
 func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {
-	return apiclient.DialogDetail{Dialog: dialogOut(dd.Dialog), Messages: mapAll(dd.Messages, messageOut),
+	return apiclient.DialogDetail{Dialog: dialog.WireDialog(dd.Dialog), Messages: mapAll(dd.Messages, dialog.WireMessage),
 		ToolCalls: mapAll(dd.ToolCalls, toolCallOut), Feedback: mapAll(dd.Feedback, feedbackOut)}
 }
 
@@ -140,46 +139,7 @@ func (d *dialogAPI) closeDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, dialogOut(dlg))
-}
-
-func dialogOut(d dialog.Dialog) apiclient.Dialog {
-	out := apiclient.Dialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
-		Channel: d.Channel, Context: d.Context, Status: d.Status, ClosedReason: d.ClosedReason, Greeting: d.Greeting,
-		ParentDialogID: d.ParentDialogID, ParentCallID: d.ParentCallID,
-		Pending: mapAll(d.Pending, pendingOut), OutcomeReason: d.OutcomeReason, OutcomeAt: d.OutcomeAt, Rating: d.Rating,
-		Labels: d.Labels, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
-	if d.Outcome != "" {
-		out.Outcome = &d.Outcome
-	}
-	if out.Labels == nil {
-		out.Labels = []string{}
-	}
-	if s := d.Summary; s != nil {
-		out.Summary = &apiclient.DialogSummary{Snippet: s.Snippet, Messages: s.Messages, ToolErrors: s.ToolErrors,
-			FeedbackUp: s.FeedbackUp, FeedbackDown: s.FeedbackDown}
-	}
-	return out
-}
-
-func pendingOut(p dialog.PendingCall) apiclient.PendingCall {
-	return apiclient.PendingCall{ID: p.ID, Name: p.Name, Arguments: p.Arguments, Kind: p.Kind}
-}
-
-func messageOut(m dialog.Message) apiclient.Message {
-	out := apiclient.Message{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: m.Content, Text: m.Text,
-		Model: m.Model, Provider: m.Provider, Version: m.Version, Status: m.Status, Author: m.Author, CreatedAt: m.CreatedAt}
-	if m.Usage != nil {
-		out.Usage = &apiclient.Usage{InputTokens: m.Usage.InputTokens, OutputTokens: m.Usage.OutputTokens}
-	}
-	for _, c := range m.Citations {
-		out.Citations = append(out.Citations, citationOut(c))
-	}
-	return out
-}
-
-func citationOut(c cite.Citation) apiclient.Citation {
-	return apiclient.Citation{N: c.N, Source: c.Source, Title: c.Title, URL: c.URL, Locator: c.Locator}
+	c.JSON(http.StatusOK, dialog.WireDialog(dlg))
 }
 
 func toolCallOut(c dialog.ToolCall) apiclient.ToolCall {
@@ -188,8 +148,8 @@ func toolCallOut(c dialog.ToolCall) apiclient.ToolCall {
 }
 
 func turnOut(t dialog.Turn) apiclient.Turn {
-	out := apiclient.Turn{DialogID: t.DialogID, Messages: mapAll(t.Messages, messageOut),
-		Pending: mapAll(t.Pending, pendingOut), Queued: t.Queued}
+	out := apiclient.Turn{DialogID: t.DialogID, Messages: mapAll(t.Messages, dialog.WireMessage),
+		Pending: mapAll(t.Pending, dialog.WirePending), Queued: t.Queued}
 	if t.Done != nil {
 		out.Done = &apiclient.Done{Text: t.Done.Text, Turns: t.Done.Turns, StopReason: string(t.Done.StopReason),
 			Usage: apiclient.Usage{InputTokens: t.Done.Usage.InputTokens, OutputTokens: t.Done.Usage.OutputTokens}}

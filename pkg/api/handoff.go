@@ -73,7 +73,7 @@ func (e inboxEvent) MarshalJSON() ([]byte, error) {
 }
 
 func handoffOut(h dialog.Handoff) apiclient.Handoff {
-	return apiclient.Handoff{Dialog: dialogOut(h.Dialog), RequestedAt: h.RequestedAt, Operator: h.Operator,
+	return apiclient.Handoff{Dialog: dialog.WireDialog(h.Dialog), RequestedAt: h.RequestedAt, Operator: h.Operator,
 		OperatorName: h.OperatorName, AssignedAt: h.AssignedAt}
 }
 
@@ -106,7 +106,7 @@ func (d *dialogAPI) postOperatorMessage(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, messageOut(m))
+	c.JSON(http.StatusCreated, dialog.WireMessage(m))
 }
 
 // releaseDialog: POST .../dialogs/{dialog}/release -> the dialog, back
@@ -117,7 +117,7 @@ func (d *dialogAPI) releaseDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, dialogOut(dlg))
+	c.JSON(http.StatusOK, dialog.WireDialog(dlg))
 }
 
 // operatorTyping: POST .../dialogs/{dialog}/typing -> 204; the end user's

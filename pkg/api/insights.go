@@ -124,7 +124,7 @@ func (d *dialogAPI) rateDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, dialogOut(dlg))
+	c.JSON(http.StatusOK, dialog.WireDialog(dlg))
 }
 
 // setLabels: PUT /v1/tenants/{tenant}/dialogs/{dialog}/labels {labels} -> the dialog.
@@ -143,7 +143,7 @@ func (d *dialogAPI) setLabels(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, dialogOut(dlg))
+	c.JSON(http.StatusOK, dialog.WireDialog(dlg))
 }
 
 // dialogToTest: POST /v1/tenants/{tenant}/dialogs/{dialog}/to-test

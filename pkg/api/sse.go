@@ -99,7 +99,7 @@ func encode(b []byte, e agent.Event) []byte {
 	var v any = e
 	switch e := e.(type) {
 	case dialog.MessageEvent:
-		v = apiclient.MessageEvent{Type: e.Type(), Message: messageOut(e.Message)}
+		v = apiclient.MessageEvent{Type: e.Type(), Message: dialog.WireMessage(e.Message)}
 	case dialog.DialogEvent:
 		v = apiclient.DialogEvent{Type: e.Type(), DialogID: e.DialogID}
 	case dialog.AgentStart:
@@ -111,13 +111,13 @@ func encode(b []byte, e agent.Event) []byte {
 	case dialog.NestedEvent:
 		v = nestedEvent(e)
 	case dialog.OperatorMessageEvent:
-		v = apiclient.OperatorMessageEvent{Type: e.Type(), Message: messageOut(e.Message)}
+		v = apiclient.OperatorMessageEvent{Type: e.Type(), Message: dialog.WireMessage(e.Message)}
 	case dialog.HandoffEvent:
 		v = apiclient.HandoffEvent{Type: e.Type(), Status: e.Status, Operator: e.Operator}
 	case dialog.TypingEvent:
 		v = apiclient.TypingEvent{Type: e.Type(), Who: e.Who}
 	case dialog.CitationEvent:
-		v = apiclient.CitationEvent{Type: e.Type(), Citation: citationOut(e.Citation)}
+		v = apiclient.CitationEvent{Type: e.Type(), Citation: dialog.WireCitation(e.Citation)}
 	}
 	data, err := json.Marshal(v)
 	if err != nil {

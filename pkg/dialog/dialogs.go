@@ -249,7 +249,7 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 			return nil, err
 		}
 		out, err = dialogView(&d)
-		return dialogCreatedData{Dialog: hookDialogOf(out), Bot: b.Slug}, err
+		return dialogCreatedData{Dialog: WireDialog(out), Bot: b.Slug}, err
 	})
 	if err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog", err)

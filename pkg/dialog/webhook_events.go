@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/channel"
-	"github.com/parleyhq/parley/pkg/knowledge/cite"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -22,50 +21,9 @@ import (
 
 // dialogCreatedData is dialog.created's data.
 type dialogCreatedData struct {
-	Dialog hookDialog `json:"dialog"`
+	Dialog apiclient.Dialog `json:"dialog"`
 	// Bot is the bot's slug.
 	Bot string `json:"bot"`
-}
-
-// hookDialog is a dialog as webhook events show it.
-type hookDialog struct {
-	ID        string            `json:"id"`
-	BotID     string            `json:"bot_id"`
-	Version   int               `json:"version"`
-	Preview   bool              `json:"preview,omitempty"`
-	UserID    string            `json:"user_id,omitempty"`
-	Channel   string            `json:"channel"`
-	Context   map[string]string `json:"context"`
-	Status    string            `json:"status"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
-}
-
-func hookDialogOf(d Dialog) hookDialog {
-	return hookDialog{ID: d.ID, BotID: d.BotID, Version: d.Version, Preview: d.Preview, UserID: d.UserID,
-		Channel: d.Channel, Context: d.Context, Status: d.Status, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
-}
-
-// hookMessage is a message as webhook events show it.
-type hookMessage struct {
-	ID       string          `json:"id"`
-	Seq      int64           `json:"seq"`
-	Kind     string          `json:"kind"`
-	Role     string          `json:"role"`
-	Content  json.RawMessage `json:"content"`
-	Text     string          `json:"text"`
-	Model    string          `json:"model,omitempty"`
-	Provider string          `json:"provider,omitempty"`
-	Version  int             `json:"version,omitempty"`
-	Status   string          `json:"status"`
-	// Citations are the knowledge passages an assistant message cites.
-	Citations []cite.Citation `json:"citations,omitempty"`
-	CreatedAt time.Time       `json:"created_at"`
-}
-
-func hookMessageOf(m Message) hookMessage {
-	return hookMessage{ID: m.ID, Seq: m.Seq, Kind: m.Kind, Role: m.Role, Content: m.Content, Text: m.Text, Model: m.Model,
-		Provider: m.Provider, Version: m.Version, Status: m.Status, Citations: m.Citations, CreatedAt: m.CreatedAt}
 }
 
 // toolErrorExcerpt caps the tool output a tool.failed event carries.
@@ -104,8 +62,8 @@ type messageCreatedData struct {
 	BotID    string `json:"bot_id"`
 	// ParentDialogID marks a sub-run's message (an agent called as a
 	// tool) with the dialog that called it.
-	ParentDialogID string      `json:"parent_dialog_id,omitempty"`
-	Message        hookMessage `json:"message"`
+	ParentDialogID string            `json:"parent_dialog_id,omitempty"`
+	Message        apiclient.Message `json:"message"`
 	// Channel and External are set when the dialog came in through a
 	// channel: the tenant's backend, having sent async, routes the reply
 	// to its own conversation by them.
@@ -167,7 +125,7 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 		if err := write(st); err != nil {
 			return nil, err
 		}
-		data := messageCreatedData{DialogID: d.ID, BotID: d.BotID, ParentDialogID: d.ParentDialogID, Message: hookMessageOf(messageView(row))}
+		data := messageCreatedData{DialogID: d.ID, BotID: d.BotID, ParentDialogID: d.ParentDialogID, Message: WireMessage(messageView(row))}
 		if g := guardFrom(ctx); g != nil && g.g.Masks(botconfig.PIIInWebhooks) && !g.g.MasksText() {
 			// Stored as said, sent masked.
 			data.Message.Text = g.g.PII.Redact(data.Message.Text)
