@@ -9,10 +9,9 @@ import (
 
 // This file is how a dialog's live streams (Follow) learn that something
 // happened in it, in this process or another: a signal wakes them, and
-// they read what changed from the store. On PostgreSQL signals go through
-// NOTIFY (store.Dialogs.Signal), which every process hears, this one
-// included; on SQLite, where one process serves the data, they are
-// delivered here directly.
+// they read what changed from the store. They are delivered here directly
+// to this process's streams, and on PostgreSQL also through NOTIFY
+// (store.Dialogs.Signal), which every other process hears.
 
 // Signals a dialog's streams hear.
 const (
@@ -89,11 +88,15 @@ func (s *signals) send(subs map[chan string]struct{}, signal string) {
 }
 
 // signal tells the dialog's streams, in every process, that something
-// happened. A failure costs only latency (streams re-read on their own
-// now and then), so it is logged, not returned.
+// happened. This process's streams hear it at once, whatever the state of
+// the PostgreSQL listener (which may still be connecting, or be
+// reconnecting); its NOTIFY reaches the others, and this process again,
+// where a second wake reads nothing new. A failure costs only latency
+// (streams re-read on their own now and then), so it is logged, not
+// returned.
 func (r *Runtime) signal(ctx context.Context, tenantID, dialogID, what string) {
+	r.signals.deliver(tenantID, dialogID, what)
 	if !r.store.Signals().AcrossProcesses() {
-		r.signals.deliver(tenantID, dialogID, what)
 		return
 	}
 	if err := r.store.Tenant(tenantID).Dialogs().Signal(context.WithoutCancel(ctx), dialogID, what); err != nil {
