@@ -34,6 +34,9 @@ func (r *Runtime) meterTurn(ctx context.Context, d *store.Dialog, keyID string, 
 		u.Turns = 1
 	}
 	r.meter.add(u)
+	if sh := r.opts.Shared; sh != nil {
+		sh.AddTokens(d.TenantID, u.Day, u.InputTokens+u.OutputTokens)
+	}
 	over, err := r.overQuota(ctx, d.TenantID, now)
 	return !over, err
 }
