@@ -145,6 +145,7 @@ func Open(url string, opts Options) (*Limiter, error) {
 	}
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = timeout, timeout, timeout
 	o.MaxRetries = -1 // a failed call falls back at once; the probe retries
+	o.DialerRetries = 1
 	if opts.Prefix == "" {
 		opts.Prefix = "parley:"
 	}
