@@ -203,16 +203,22 @@ func (l *Limiter) Admit(ctx context.Context, q Request) (Decision, error) {
 		keyInterval, keyBurst = 0, 0
 	}
 	tenantInterval, tenantBurst := q.TenantRate.interval()
-	counter := l.tokensKey(q.Tenant, q.Day)
-	pending := l.pendingTokens(counter)
+	counter, streams := l.tokensKey(q.Tenant, q.Day), l.streamsKey(q.Tenant)
+	l.mu.Lock()
+	pending, ended := l.tokens[counter], l.ended[streams]
+	delete(l.ended, streams)
+	l.mu.Unlock()
 	now := q.Now.UnixMilli()
+	args := append([]any{now, keyInterval, keyBurst, tenantInterval, tenantBurst,
+		q.MaxStreams, q.Stream, now + l.opts.StreamTTL.Milliseconds(), q.Quota, pending}, toAny(ended)...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := admitScript.Run(ctx, l.client,
-		[]string{l.rateKey(q.Tenant, q.Key), l.tenantRateKey(q.Tenant), l.streamsKey(q.Tenant), counter},
-		now, keyInterval, keyBurst, tenantInterval, tenantBurst,
-		q.MaxStreams, q.Stream, now+l.opts.StreamTTL.Milliseconds(), q.Quota, pending).Int64Slice()
+		[]string{l.rateKey(q.Tenant, q.Key), l.tenantRateKey(q.Tenant), streams, counter}, args...).Int64Slice()
 	if err != nil {
+		l.mu.Lock()
+		l.ended[streams] = append(l.ended[streams], ended...)
+		l.mu.Unlock()
 		l.failed(err)
 		return Decision{}, ErrUnavailable
 	}
@@ -315,7 +321,7 @@ func (l *Limiter) pendingTokens(counter string) int64 {
 }
 
 // Release ends a stream Admit leased; the lease is removed with the next
-// flush.
+// flush, or the tenant's next Admit on this server, whichever is first.
 func (l *Limiter) Release(tenant, stream string) {
 	key := l.streamsKey(tenant)
 	l.mu.Lock()

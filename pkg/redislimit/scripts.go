@@ -11,7 +11,9 @@ import "github.com/redis/go-redis/v9"
 // tokens of the day. ARGV: now (ms), the key's emission interval (ms) and
 // burst, the tenant's interval and burst, the most streams (0: no
 // limit), this stream's id, its lease expiry (ms), the daily quota (0:
-// none), and tokens this process used and has not written yet.
+// none), tokens this process used and has not written yet, then the
+// tenant's streams this process ended and has not removed yet: removed
+// first, so a server's own ended stream never refuses its next request.
 //
 // Rates are GCRA: a state is the theoretical arrival time (tat) of the
 // next request; a request passes when tat - burst*interval <= now. The
@@ -40,6 +42,7 @@ if quota > 0 then
   if used + tonumber(ARGV[10]) >= quota then return {3, 0, used} end
 end
 local most = tonumber(ARGV[6])
+if #ARGV > 10 then redis.call('ZREM', KEYS[3], unpack(ARGV, 11)) end
 if most > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
   if redis.call('ZCARD', KEYS[3]) >= most then
