@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
 )
 
 // shutdownTimeout bounds how long serve waits for requests in flight after
@@ -279,6 +280,10 @@ func openShared(s Settings, log *slog.Logger, reg prometheus.Registerer) (l *red
 	if s.RedisURL == "" {
 		return nil, func() {}, nil
 	}
+	// The client library logs every failed dial, once a second while Redis
+	// is down; the limiter logs the transitions that matter, once each.
+	// The library's logger is global: this is the one place that sets it.
+	redis.SetLogger(redisDriverLog{log})
 	l, err = redislimit.Open(s.RedisURL, redislimit.Options{Logger: log, Metrics: reg})
 	if err != nil {
 		return nil, nil, fmt.Errorf("PARLEY_REDIS_URL: %w", err)
@@ -483,4 +488,12 @@ func sweepRetention(ctx context.Context, rt *dialog.Runtime, log *slog.Logger) {
 		case <-tick.C:
 		}
 	}
+}
+
+// redisDriverLog sends the Redis client library's own messages to the
+// debug log.
+type redisDriverLog struct{ log *slog.Logger }
+
+func (l redisDriverLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
 }
