@@ -31,6 +31,9 @@ func (r *Runtime) admitShared(ctx context.Context, sh *redislimit.Limiter, p *pl
 	if q.MaxStreams > 0 {
 		q.Stream = r.opts.Owner + "/" + randomHex(6)
 	}
+	if q.KeyRate.PerSecond <= 0 && q.TenantRate.PerSecond <= 0 && q.MaxStreams == 0 && q.Quota == 0 {
+		return func() {}, nil // nothing to count: no round trip
+	}
 	d, err := sh.Admit(ctx, q)
 	if err == nil && d.Refused == redislimit.Unseeded {
 		// Redis holds no tokens of today for the tenant: a new day, or a
