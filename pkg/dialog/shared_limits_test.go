@@ -136,7 +136,7 @@ func TestWhileRedisIsDown(t *testing.T) {
 	t.Run("fail closed: messages are refused as unavailable, and nothing is stored", func(t *testing.T) {
 		forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 			rt := e.runtime(t, dialog.Options{Provider: e.rtProvider(t), DefaultModel: "gpt-4o-mini",
-				Shared: absentRedis(t), SharedFailClosed: true})
+				Limits: dialog.Limits{DailyTokens: 1000}, Shared: absentRedis(t), SharedFailClosed: true})
 			d := e.dialog(t)
 			_, err := rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "1"}, nil)
 			wantCode(t, err, platform.CodeUnavailable)
