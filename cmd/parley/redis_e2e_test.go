@@ -211,6 +211,9 @@ func TestServersKeepAnsweringWhileRedisIsDownAndShareAgainWhenItReturns(t *testi
 	}
 	waitRedis(t, servers, "up")
 	if got := acceptedOf(t, servers, newKey("back"), d, 3*burst, "back"); got != burst {
+		for _, s := range servers {
+			t.Log(s.stderr.String()) // why a server counted on its own
+		}
 		t.Fatalf("after Redis returned, %d messages answered, want the burst %d shared again", got, burst)
 	}
 	t.Run("parley_redis_up says where limits are counted", func(t *testing.T) {

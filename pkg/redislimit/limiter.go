@@ -108,8 +108,11 @@ type Decision struct {
 // Limiter counts limits in Redis for every server sharing it. It is safe
 // for concurrent use.
 type Limiter struct {
-	client *redis.Client
-	opts   Options
+	// client is replaced by a fresh one when Redis comes back, so no
+	// request meets a connection of the Redis that went away.
+	client  atomic.Pointer[redis.Client]
+	options *redis.Options
+	opts    Options
 	log    *slog.Logger
 	up     atomic.Bool
 	// probed says Redis was asked once, so a Redis missing at start is
@@ -161,10 +164,11 @@ func Open(url string, opts Options) (*Limiter, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Limiter{client: redis.NewClient(o), opts: opts, log: opts.Logger,
+	l := &Limiter{options: o, opts: opts, log: opts.Logger,
 		tokens: map[string]int64{}, known: map[string]known{}, streams: map[string]map[string]struct{}{}, ended: map[string][]string{},
 		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "parley_redis_up",
 			Help: "1 while Redis (PARLEY_REDIS_URL) answers and limits are shared by every server; 0 while each server counts its own."})}
+	l.client.Store(redis.NewClient(o))
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(l.gauge); err != nil {
 			return nil, fmt.Errorf("redislimit: register metrics: %w", err)
@@ -177,7 +181,7 @@ func Open(url string, opts Options) (*Limiter, error) {
 func (l *Limiter) Up() bool { return l.up.Load() }
 
 // Close closes the connections; call it after Run has returned.
-func (l *Limiter) Close() error { return l.client.Close() }
+func (l *Limiter) Close() error { return l.client.Load().Close() }
 
 // Keys. Each names its tenant in braces, a Redis Cluster hash tag, so one
 // request's keys share a slot and one script may touch them all.
@@ -213,12 +217,14 @@ func (l *Limiter) Admit(ctx context.Context, q Request) (Decision, error) {
 		q.MaxStreams, q.Stream, now + l.opts.StreamTTL.Milliseconds(), q.Quota, pending}, toAny(ended)...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := admitScript.Run(ctx, l.client,
+	res, err := admitScript.Run(ctx, l.client.Load(),
 		[]string{l.rateKey(q.Tenant, q.Key), l.tenantRateKey(q.Tenant), streams, counter}, args...).Int64Slice()
 	if err != nil {
-		l.mu.Lock()
-		l.ended[streams] = append(l.ended[streams], ended...)
-		l.mu.Unlock()
+		if len(ended) > 0 {
+			l.mu.Lock()
+			l.ended[streams] = append(l.ended[streams], ended...)
+			l.mu.Unlock()
+		}
 		l.failed(err)
 		return Decision{}, ErrUnavailable
 	}
@@ -254,7 +260,7 @@ func (l *Limiter) Seed(ctx context.Context, tenant, day string, used int64, now 
 	counter := l.tokensKey(tenant, day)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	v, err := seedScript.Run(ctx, l.client, []string{counter}, used, counterTTL(day, now).Milliseconds()).Int64()
+	v, err := seedScript.Run(ctx, l.client.Load(), []string{counter}, used, counterTTL(day, now).Milliseconds()).Int64()
 	if err != nil {
 		l.failed(err)
 		return 0, ErrUnavailable
@@ -366,9 +372,21 @@ func (l *Limiter) Run(ctx context.Context) {
 func (l *Limiter) probe(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := l.client.Ping(ctx).Err(); err != nil {
+	c := l.client.Load()
+	if l.probed.Load() {
+		// Redis was down: its pooled connections are dead, and each would
+		// fail one request before the pool dropped it.
+		c = redis.NewClient(l.options)
+	}
+	if err := c.Ping(ctx).Err(); err != nil {
+		if c != l.client.Load() {
+			c.Close()
+		}
 		l.failed(err)
 		return
+	}
+	if old := l.client.Swap(c); old != c {
+		old.Close()
 	}
 	l.probed.Store(true)
 	if !l.up.Swap(true) {
@@ -414,13 +432,15 @@ func (l *Limiter) flush(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	pipe := l.client.Pipeline()
+	pipe := l.client.Load().Pipeline()
 	adds := map[string]*redis.Cmd{}
 	for counter, n := range tokens {
 		adds[counter] = addScript.Eval(ctx, pipe, []string{counter}, n)
 	}
 	for key, ids := range ended {
-		pipe.ZRem(ctx, key, toAny(ids)...)
+		if len(ids) > 0 { // ZREM without members is an error that would fail the whole flush
+			pipe.ZRem(ctx, key, toAny(ids)...)
+		}
 	}
 	for key, ids := range renew {
 		members := make([]redis.Z, len(ids))

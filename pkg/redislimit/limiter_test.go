@@ -138,6 +138,17 @@ func TestStreams(t *testing.T) {
 	})
 }
 
+func TestAFlushWithNothingEndedKeepsRedisUp(t *testing.T) {
+	t.Parallel()
+	l := openTest(t, testPrefix())
+	l.ended[l.streamsKey("t1")] = nil // what a failed Admit with no ended streams once left
+	l.AddTokens("t1", "2030-01-02", 1)
+	l.flush(context.Background())
+	if !l.Up() {
+		t.Fatal("an empty ZREM failed the flush and marked Redis down")
+	}
+}
+
 func TestQuota(t *testing.T) {
 	t.Parallel()
 	t.Run("tokens one server uses count on every server", func(t *testing.T) {
