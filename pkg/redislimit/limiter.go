@@ -113,8 +113,8 @@ type Limiter struct {
 	client  atomic.Pointer[redis.Client]
 	options *redis.Options
 	opts    Options
-	log    *slog.Logger
-	up     atomic.Bool
+	log     *slog.Logger
+	up      atomic.Bool
 	// probed says Redis was asked once, so a Redis missing at start is
 	// logged too.
 	probed atomic.Bool
