@@ -18,7 +18,8 @@ const (
 	maxLeaseTTL = time.Hour
 )
 
-// loadLimits parses the rate limit, quota and lease settings into s.
+// loadLimits parses the rate limit, stream, quota, Redis and lease
+// settings into s.
 func (s *Settings) loadLimits(get func(string) string) error {
 	var err error
 	if s.Limits.TenantRate, s.Limits.TenantBurst, err = parseRate(get("PARLEY_RATE_LIMIT_TENANT")); err != nil {
@@ -30,7 +31,21 @@ func (s *Settings) loadLimits(get func(string) string) error {
 	if s.Limits.DailyTokens, err = parseTokens(get("PARLEY_DAILY_TOKEN_QUOTA")); err != nil {
 		return fmt.Errorf("PARLEY_DAILY_TOKEN_QUOTA: %w", err)
 	}
-	v := get("PARLEY_DIALOG_LEASE_TTL")
+	v := get("PARLEY_STREAM_LIMIT_TENANT")
+	if s.Limits.TenantStreams, err = strconv.Atoi(v); err != nil || s.Limits.TenantStreams < 0 {
+		return fmt.Errorf("PARLEY_STREAM_LIMIT_TENANT: %q is not a number of replies (0 for no limit)", v)
+	}
+	if s.RedisURL = get("PARLEY_REDIS_URL"); s.RedisURL != "" && !strings.HasPrefix(s.RedisURL, "redis://") && !strings.HasPrefix(s.RedisURL, "rediss://") {
+		// Never the value: it may hold a password.
+		return fmt.Errorf("PARLEY_REDIS_URL: must start with redis:// or rediss://")
+	}
+	switch v := strings.ToLower(get("PARLEY_REDIS_FAIL")); v {
+	case "open", "closed":
+		s.RedisFailClosed = v == "closed"
+	default:
+		return fmt.Errorf("PARLEY_REDIS_FAIL: %q is not open or closed", v)
+	}
+	v = get("PARLEY_DIALOG_LEASE_TTL")
 	if s.LeaseTTL, err = time.ParseDuration(v); err != nil || s.LeaseTTL < minLeaseTTL || s.LeaseTTL > maxLeaseTTL {
 		return fmt.Errorf("PARLEY_DIALOG_LEASE_TTL: %q is not a duration from %s to %s, like 30s or 2m", v, minLeaseTTL, maxLeaseTTL)
 	}

@@ -195,12 +195,18 @@ func TestTwoServersOnOnePostgreSQLNeverAnswerADialogTwiceAtOnce(t *testing.T) {
 // test's. It skips the test without PostgreSQL or under -short.
 func startPair(t *testing.T, log *modelLog, env parleyEnv) []*process {
 	t.Helper()
+	return startServers(t, log, env, 2)
+}
+
+// startServers is startPair with n servers.
+func startServers(t *testing.T, log *modelLog, env parleyEnv, n int) []*process {
+	t.Helper()
 	databaseURL := os.Getenv(storetest.EnvDatabaseURL)
 	if databaseURL == "" {
-		t.Skip(storetest.EnvDatabaseURL + " is not set; two servers need a shared PostgreSQL")
+		t.Skip(storetest.EnvDatabaseURL + " is not set; several servers need a shared PostgreSQL")
 	}
 	if testing.Short() {
-		t.Skip("starts two server processes")
+		t.Skip("starts several server processes")
 	}
 	bin := parleyBinary(t)
 	fake := httptest.NewServer(log)
@@ -209,9 +215,15 @@ func startPair(t *testing.T, log *modelLog, env parleyEnv) []*process {
 		"PARLEY_SECRET_KEY": strings.Repeat("ab", 32), "PARLEY_PLATFORM_TOKEN": e2eToken,
 		"PARLEY_LLM_BASE_URL": fake.URL + "/v1", "PARLEY_LLM_API_KEY": "sk-e2e",
 		"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off"} {
-		env[k] = v
+		if _, set := env[k]; !set || k == "PARLEY_DATABASE_URL" {
+			env[k] = v
+		}
 	}
-	return []*process{startProcess(t, bin, env), startProcess(t, bin, env)}
+	servers := make([]*process, n)
+	for i := range servers {
+		servers[i] = startProcess(t, bin, env)
+	}
+	return servers
 }
 
 // retryFor bounds how long a sender retries a message refused with 409.

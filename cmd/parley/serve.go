@@ -20,6 +20,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/redislimit"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
 	"github.com/parleyhq/parley/pkg/tool/mcptool"
@@ -27,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
 )
 
 // shutdownTimeout bounds how long serve waits for requests in flight after
@@ -124,7 +126,8 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	l := d.settings.Limits
 	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect(),
 		"tenant_rate_per_s", l.TenantRate, "tenant_burst", l.TenantBurst, "key_rate_per_s", l.KeyRate, "key_burst", l.KeyBurst,
-		"daily_token_quota", l.DailyTokens, "dialog_lease_ttl", d.settings.LeaseTTL.String())
+		"daily_token_quota", l.DailyTokens, "tenant_streams", l.TenantStreams, "shared_limits", d.settings.RedisURL != "",
+		"dialog_lease_ttl", d.settings.LeaseTTL.String())
 	err = runServer(ctx, ln, handler, d.log)
 	if ctx.Err() != nil {
 		<-rtStopped // bounded by shutdownTimeout
@@ -251,16 +254,49 @@ func openRuntime(d *data, reg prometheus.Registerer) (*dialog.Runtime, func() er
 	if err != nil {
 		return nil, nil, fmt.Errorf("model catalog: %w", err)
 	}
+	shared, stopShared, err := openShared(s, d.log, reg)
+	if err != nil {
+		return nil, nil, err
+	}
 	pool := mcptool.New(mcptool.Options{HTTPClient: client, Stdio: s.MCPStdio, StdioEnv: s.StdioEnv, Logger: d.log})
 	rt, err := dialog.New(dialog.Options{Service: d.platform, Store: d.store, Catalog: catalog, HTTPClient: client,
 		Natives: builtin.NewRegistry(), Clock: time.Now, Logger: d.log,
 		Provider: provider, Providers: named, NewProvider: newTenantProvider, DefaultModel: s.LLMModel, MCP: pool, Metrics: reg,
-		Limits: s.Limits, LeaseTTL: s.LeaseTTL, Owner: d.store.Instance(), MaxImageBytes: s.MaxImageBytes})
+		Limits: s.Limits, Shared: shared, SharedFailClosed: s.RedisFailClosed,
+		LeaseTTL: s.LeaseTTL, Owner: d.store.Instance(), MaxImageBytes: s.MaxImageBytes})
 	if err != nil {
 		pool.Close()
+		stopShared()
 		return nil, nil, err
 	}
-	return rt, pool.Close, nil
+	return rt, func() error { stopShared(); return pool.Close() }, nil
+}
+
+// openShared starts counting limits in the Redis of PARLEY_REDIS_URL,
+// shared by every server that names it; without one, it returns nil and
+// each server counts its own. stop writes what is pending and closes the
+// connections: call it after the runtime has shut down, so the streams
+// its runs ended are released.
+func openShared(s Settings, log *slog.Logger, reg prometheus.Registerer) (l *redislimit.Limiter, stop func(), err error) {
+	if s.RedisURL == "" {
+		return nil, func() {}, nil
+	}
+	// The client library logs every failed dial, once a second while Redis
+	// is down; the limiter logs the transitions that matter, once each.
+	// The library's logger is global: this is the one place that sets it.
+	redis.SetLogger(redisDriverLog{log})
+	l, err = redislimit.Open(s.RedisURL, redislimit.Options{Logger: log, Metrics: reg})
+	if err != nil {
+		return nil, nil, fmt.Errorf("PARLEY_REDIS_URL: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); l.Run(ctx) }()
+	return l, func() {
+		cancel()
+		<-done
+		_ = l.Close()
+	}, nil
 }
 
 // data is what the commands that touch tenants work with: the settings,
@@ -483,4 +519,12 @@ func sweepIdle(ctx context.Context, rt *dialog.Runtime, log *slog.Logger) {
 		case <-tick.C:
 		}
 	}
+}
+
+// redisDriverLog sends the Redis client library's own messages to the
+// debug log.
+type redisDriverLog struct{ log *slog.Logger }
+
+func (l redisDriverLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
 }

@@ -42,6 +42,11 @@ type Settings struct {
 	// Limits are the per-tenant and per-key message rates and the daily
 	// token quota the runtime enforces.
 	Limits dialog.Limits
+	// RedisURL, when set, counts Limits in that Redis for every server
+	// sharing it; RedisFailClosed refuses messages while it does not
+	// answer, instead of counting per process.
+	RedisURL        string
+	RedisFailClosed bool
 	// LeaseTTL is how long a dialog stays claimed by a server that stopped
 	// renewing its lease without dying (it hangs). A server that died
 	// holds nothing: its successor on SQLite settles what it left, and on
@@ -99,9 +104,12 @@ var settingsTable = []setting{
 	{"PARLEY_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"PARLEY_TELEGRAM_API_URL", "https://api.telegram.org", "Telegram Bot API server telegram channels call (sendMessage, setWebhook); a self-hosted one works"},
 	{"PARLEY_SLACK_API_URL", "https://slack.com/api", "Slack Web API base URL slack channels call (chat.postMessage)"},
-	{"PARLEY_RATE_LIMIT_TENANT", "20/s,burst=40", "messages a tenant may send per server process: N/s, N/m or N/h, optional ,burst=B; off for none"},
-	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send per server process, same format; off for none"},
+	{"PARLEY_RATE_LIMIT_TENANT", "20/s,burst=40", "messages a tenant may send (per server process, or across servers with PARLEY_REDIS_URL): N/s, N/m or N/h, optional ,burst=B; off for none"},
+	{"PARLEY_RATE_LIMIT_KEY", "10/s,burst=20", "messages one API key may send (per server process, or across servers with PARLEY_REDIS_URL), same format; off for none"},
+	{"PARLEY_STREAM_LIMIT_TENANT", "0", "replies a tenant's dialogs may generate at once (per server process, or across servers with PARLEY_REDIS_URL); 0 for no limit"},
 	{"PARLEY_DAILY_TOKEN_QUOTA", "0", "model tokens (input + output) a tenant may use per UTC day, e.g. 2000000 or 2M; 0 for unlimited"},
+	{"PARLEY_REDIS_URL", "", "Redis (redis://host:6379/0, rediss:// for TLS) where every server sharing it counts rate limits, concurrent streams and daily quotas together; empty: each server counts its own"},
+	{"PARLEY_REDIS_FAIL", "open", "while PARLEY_REDIS_URL does not answer: open counts limits per server process, closed refuses messages (503 unavailable)"},
 	{"PARLEY_MAX_IMAGE_BYTES", "5242880", "largest image file (bytes) a user may send with a message, 1024 to 20971520; images are stored in the message, in the database"},
 	{"PARLEY_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client (sign-in limits, audit log); empty: the connection's peer is the client"},
 	{"PARLEY_MIGRATE", "auto", "auto: serve and the other commands bring the database schema up to date when they start; skip: they refuse to start on an older schema (parley migrate runs once per release instead, as the Helm chart's job does)"},

@@ -57,6 +57,16 @@ func TestLoadSettingsReadsLimits(t *testing.T) {
 			wantFail: `PARLEY_DIALOG_LEASE_TTL: "10ms" is not a duration from 1s to 1h0m0s`},
 		{name: "a lease without a unit is refused", env: parleyEnv{"PARLEY_DIALOG_LEASE_TTL": "60"},
 			wantFail: "PARLEY_DIALOG_LEASE_TTL"},
+		{name: "a stream limit per tenant",
+			env:  parleyEnv{"PARLEY_RATE_LIMIT_TENANT": "off", "PARLEY_RATE_LIMIT_KEY": "off", "PARLEY_STREAM_LIMIT_TENANT": "8"},
+			want: dialog.Limits{TenantStreams: 8}, wantTTL: time.Minute},
+		{name: "a negative stream limit is refused", env: parleyEnv{"PARLEY_STREAM_LIMIT_TENANT": "-1"},
+			wantFail: `PARLEY_STREAM_LIMIT_TENANT: "-1" is not a number of replies`},
+		{name: "a Redis URL of another scheme is refused, without repeating it (it may hold a password)",
+			env:      parleyEnv{"PARLEY_REDIS_URL": "http://user:hunter2@cache:6379"},
+			wantFail: "PARLEY_REDIS_URL: must start with redis:// or rediss://"},
+		{name: "a Redis failure mode that is neither open nor closed is refused", env: parleyEnv{"PARLEY_REDIS_FAIL": "retry"},
+			wantFail: `PARLEY_REDIS_FAIL: "retry" is not open or closed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +74,9 @@ func TestLoadSettingsReadsLimits(t *testing.T) {
 			if tt.wantFail != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantFail) {
 					t.Fatalf("error %v, want one containing %q", err, tt.wantFail)
+				}
+				if strings.Contains(err.Error(), "hunter2") {
+					t.Fatalf("the error repeats a password: %v", err)
 				}
 				return
 			}

@@ -20,6 +20,9 @@ func (s *server) health(c *gin.Context) {
 }
 
 // ready answers whether the server can do work: the database answers.
+// Redis (PARLEY_REDIS_URL) is a detail, not a condition: without it each
+// server still counts limits on its own, and taking every server out of
+// the load balancer because a shared counter is away would stop them all.
 func (s *server) ready(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), readyTimeout)
 	defer cancel()
@@ -28,5 +31,5 @@ func (s *server) ready(c *gin.Context) {
 		writeError(c, &apiclient.Error{Code: apiclient.CodeUnavailable, Message: "the database does not answer"})
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.Health{Status: "ready"})
+	c.JSON(http.StatusOK, apiclient.Health{Status: "ready", Redis: s.runtime.SharedLimits()})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/redislimit"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -27,16 +28,20 @@ type Limits struct {
 	KeyBurst int
 	// DailyTokens caps a tenant's input plus output tokens per UTC day.
 	DailyTokens int64
+	// TenantStreams caps the replies a tenant's dialogs generate at once.
+	TenantStreams int
 	// MaxTracked bounds how many tenants or keys each limiter remembers;
 	// default 10000. The least recently seen is forgotten first, which at
 	// worst grants a forgotten caller a fresh burst.
 	MaxTracked int
 }
 
-// limiter holds the per-tenant and per-key token buckets.
+// limiter holds the per-tenant and per-key token buckets and the
+// tenants' streams of this process.
 type limiter struct {
 	tenants, keys *keyedLimiter
 	daily         int64
+	streams       *streamCounter
 }
 
 func newLimiter(l Limits) *limiter {
@@ -52,7 +57,39 @@ func newLimiter(l Limits) *limiter {
 		tenants: tenants,
 		keys:    newKeyedLimiter(l.KeyRate, l.KeyBurst, l.MaxTracked),
 		daily:   l.DailyTokens,
+		streams: &streamCounter{max: l.TenantStreams, running: map[string]int{}},
 	}
+}
+
+// streamCounter counts each tenant's replies running in this process.
+type streamCounter struct {
+	max     int
+	mu      sync.Mutex
+	running map[string]int
+}
+
+// take starts one of the tenant's streams, or says false when max are
+// running; release ends it.
+func (s *streamCounter) take(tenantID string) (release func(), ok bool) {
+	if s.max <= 0 {
+		return func() {}, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running[tenantID] >= s.max {
+		return nil, false
+	}
+	s.running[tenantID]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.running[tenantID]--; s.running[tenantID] <= 0 {
+				delete(s.running, tenantID)
+			}
+		})
+	}, true
 }
 
 // keyedLimiter is a bounded map of token buckets.
@@ -185,23 +222,28 @@ func QuotaReached(err error) bool {
 	return errors.As(err, &ra) && ra.quota
 }
 
-// admit applies the rate limits and the daily token quota to one request
-// that will call the model.
-func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID string) error {
+// admit applies the rate limits, the concurrent-stream limit and the
+// daily token quota to one request that will call the model: in Redis
+// when the runtime shares its limits (Options.Shared) and Redis answers,
+// else in this process. release ends the request's stream; call it when
+// the reply is done.
+func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID string) (release func(), err error) {
 	now := r.now()
-	// The key's own limit is asked first, and its token given back when
-	// the tenant's refuses: a key over its limit must not spend the
-	// tenant's budget, or one runaway widget key starves every other key
-	// of its tenant.
-	wait, giveBack := r.limits.keys.take(p.KeyID, now)
-	if wait > 0 {
-		return rateLimited(wait, "this API key sends messages too fast; retry in a moment")
+	if sh := r.opts.Shared; sh != nil {
+		release, err := r.admitShared(ctx, sh, p, tenantID, now)
+		if !errors.Is(err, redislimit.ErrUnavailable) {
+			return release, err
+		}
+		if r.opts.SharedFailClosed {
+			return nil, platform.Wrap(retryAfter{wait: time.Second}, platform.CodeUnavailable,
+				"the shared rate limits cannot be checked right now; retry in a moment")
+		}
 	}
-	plan, err := r.planOf(ctx, tenantID, now)
-	if err != nil {
-		giveBack()
-		return err
-	}
+	return r.admitLocal(ctx, p, tenantID, now)
+}
+
+// tenantRate is the tenant's message rate: its plan's, or the server's.
+func (r *Runtime) tenantRate(plan platform.TenantLimits) (rate.Limit, int) {
 	limit, burst := r.limits.tenants.limit, r.limits.tenants.burst
 	if plan.RatePerSecond != nil {
 		limit, burst = rate.Limit(*plan.RatePerSecond), 0
@@ -209,19 +251,61 @@ func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID str
 			burst = *plan.RateBurst
 		}
 	}
+	if limit > 0 && burst <= 0 {
+		burst = max(1, int(math.Ceil(float64(limit))))
+	}
+	return limit, burst
+}
+
+// admitLocal is admit counted by this process alone.
+func (r *Runtime) admitLocal(ctx context.Context, p *platform.Principal, tenantID string, now time.Time) (func(), error) {
+	// The key's own limit is asked first, and its token given back when
+	// the tenant's refuses: a key over its limit must not spend the
+	// tenant's budget, or one runaway widget key starves every other key
+	// of its tenant.
+	wait, giveBack := r.limits.keys.take(p.KeyID, now)
+	if wait > 0 {
+		return nil, keyTooFast(wait)
+	}
+	plan, err := r.planOf(ctx, tenantID, now)
+	if err != nil {
+		giveBack()
+		return nil, err
+	}
+	limit, burst := r.tenantRate(plan)
 	if wait, _ := r.limits.tenants.takeWith(tenantID, now, limit, burst); wait > 0 {
 		giveBack()
-		return rateLimited(wait, "this tenant sends messages too fast; retry in a moment")
+		return nil, tenantTooFast(wait)
 	}
 	over, err := r.overQuota(ctx, tenantID, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if over {
-		return platform.Wrap(retryAfter{wait: untilTomorrow(now), quota: true}, platform.CodeRateLimited,
-			"this tenant used its daily token quota; it renews at midnight UTC")
+		return nil, quotaUsed(now)
 	}
-	return nil
+	release, ok := r.limits.streams.take(tenantID)
+	if !ok {
+		return nil, tooManyStreams(busyRetry)
+	}
+	return release, nil
+}
+
+func keyTooFast(wait time.Duration) error {
+	return rateLimited(wait, "this API key sends messages too fast; retry in a moment")
+}
+
+func tenantTooFast(wait time.Duration) error {
+	return rateLimited(wait, "this tenant sends messages too fast; retry in a moment")
+}
+
+func tooManyStreams(wait time.Duration) error {
+	return rateLimited(wait, "this tenant has as many replies being generated as it may at once; retry when one is done")
+}
+
+func quotaUsed(now time.Time) error {
+	return platform.Wrap(retryAfter{wait: untilTomorrow(now), quota: true}, platform.CodeRateLimited,
+		"this tenant used its daily token quota; it renews at midnight UTC")
 }
 
 // overQuota reports whether the tenant has used its daily tokens: its
@@ -256,6 +340,11 @@ func (r *Runtime) dailyQuota(ctx context.Context, tenantID string, now time.Time
 // has metered and not written yet.
 func (r *Runtime) usedToday(ctx context.Context, tenantID string, now time.Time) (int64, error) {
 	day := now.UTC().Format(store.DayFormat)
+	if sh := r.opts.Shared; sh != nil {
+		if used, ok := sh.Used(tenantID, day, now); ok {
+			return used, nil // every server's tokens, as Redis last answered
+		}
+	}
 	used, err := r.store.Tenant(tenantID).Usage().DayTokens(ctx, day)
 	if err != nil {
 		return 0, r.internal(ctx, "daily quota", err)

@@ -39,6 +39,9 @@ func (r *Runtime) meterTurn(ctx context.Context, d *store.Dialog, keyID string, 
 		roll.CostMicroUSD = u.CostMicroUSD
 		r.meter.addRollup(roll)
 	}
+	if sh := r.opts.Shared; sh != nil {
+		sh.AddTokens(d.TenantID, u.Day, u.InputTokens+u.OutputTokens)
+	}
 	over, err := r.overQuota(ctx, d.TenantID, now)
 	return !over, err
 }

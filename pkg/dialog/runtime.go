@@ -22,6 +22,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/pii"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/redislimit"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/tool"
 	"github.com/parleyhq/parley/pkg/tool/builtin"
@@ -77,6 +78,13 @@ type Options struct {
 	// Limits are the rate limits and the daily token quota; the zero
 	// value limits nothing.
 	Limits Limits
+	// Shared counts the rate limits, the tenants' streams and their daily
+	// tokens in Redis, for every server sharing it (redislimit.Open, run
+	// by the caller); nil counts them in this process. While Redis does
+	// not answer, this process counts them on its own, unless
+	// SharedFailClosed: then messages are refused with unavailable.
+	Shared           *redislimit.Limiter
+	SharedFailClosed bool
 	// LeaseTTL is how long a dialog's lease lasts without renewal (it is
 	// renewed every third of it while the loop runs); default 1 minute. A
 	// crashed server's dialogs are free again after it.

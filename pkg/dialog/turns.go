@@ -88,9 +88,11 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 			return Turn{}, err
 		}
 	}
-	if err := r.admit(ctx, p, tenantID); err != nil {
+	release, err := r.admit(ctx, p, tenantID)
+	if err != nil {
 		return Turn{}, err
 	}
+	defer release()
 	// The text is masked before it is stored or joins a run, so its
 	// personal data is nowhere but the dialog's vault.
 	g, err := r.inputGuard(ctx, p, tenantID, dialog)
@@ -273,9 +275,11 @@ func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dia
 	if err := check(&st.State); err != nil {
 		return Turn{}, err
 	}
-	if err := r.admit(ctx, p, d.TenantID); err != nil {
+	release, err := r.admit(ctx, p, d.TenantID)
+	if err != nil {
 		return Turn{}, err
 	}
+	defer release()
 	lr, queued, err := r.join(ctx, p, d.TenantID, d.ID, "")
 	if err != nil || queued != nil {
 		return Turn{}, err

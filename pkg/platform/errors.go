@@ -20,6 +20,7 @@ const (
 	CodeForbidden    Code = "forbidden"     // valid credentials, not allowed
 	CodeRateLimited  Code = "rate_limited"  // slow down
 	CodeInternal     Code = "internal"      // our fault; logged, never detailed
+	CodeUnavailable  Code = "unavailable"   // a part the request needs does not answer; retry
 )
 
 // Detail points at one wrong value of a request or config.

@@ -1,6 +1,7 @@
 package chartcheck
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"log"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -96,6 +98,20 @@ func TestTheChartRendersValidObjects(t *testing.T) {
 				}
 				if c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Sleep == nil {
 					t.Errorf("the server has no pre-stop pause on Kubernetes 1.30")
+				}
+				scrapesTheMetricsPort(t, objs)
+			}},
+		{name: "with redis.url the replicas share their limits through it, read from the Secret",
+			values: map[string]any{"secrets": map[string]any{"databaseURL": databaseURL},
+				"redis": map[string]any{"url": "redis://:pw@redis.example.com:6379/0", "fail": "closed"}},
+			kinds: []string{"Deployment", "Job", "PodDisruptionBudget", "Secret", "Service"},
+			promise: func(t *testing.T, objs []Object) {
+				if got := string(only[*corev1.Secret](t, objs).Data["PARLEY_REDIS_URL"]); got != "redis://:pw@redis.example.com:6379/0" {
+					t.Errorf("the Secret's PARLEY_REDIS_URL is %q, want the value given", got)
+				}
+				c := only[*appsv1.Deployment](t, objs).Spec.Template.Spec.Containers[0]
+				if got := env(c, "PARLEY_REDIS_FAIL"); got != "closed" {
+					t.Errorf("PARLEY_REDIS_FAIL is %q, want closed", got)
 				}
 			}},
 		{name: "with the migration job off the replicas migrate as they start",
@@ -189,7 +205,7 @@ func serverIsLockedDown(t *testing.T, objs []Object) {
 	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
 		t.Errorf("the pod gets a Kubernetes API token it never uses")
 	}
-	for _, name := range []string{"PARLEY_DATABASE_URL", "PARLEY_SECRET_KEY", "PARLEY_PLATFORM_TOKEN", "PARLEY_LLM_API_KEY"} {
+	for _, name := range []string{"PARLEY_DATABASE_URL", "PARLEY_SECRET_KEY", "PARLEY_PLATFORM_TOKEN", "PARLEY_LLM_API_KEY", "PARLEY_REDIS_URL"} {
 		i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name })
 		if i < 0 || c.Env[i].ValueFrom == nil || c.Env[i].ValueFrom.SecretKeyRef == nil {
 			t.Errorf("%s is not read from a Secret", name)
@@ -218,6 +234,15 @@ func TestTheChartRefusesValuesThatCannotWork(t *testing.T) {
 		{name: "a database URL that is not PostgreSQL's",
 			values: map[string]any{"secrets": map[string]any{"databaseURL": "mysql://db/parley"}},
 			want:   "databaseURL"},
+		{name: "a Redis URL that is not Redis's",
+			values: map[string]any{"secrets": map[string]any{"databaseURL": databaseURL}, "redis": map[string]any{"url": "http://redis:6379"}},
+			want:   "/redis/url"},
+		{name: "the metrics on the API's own port",
+			values: map[string]any{"secrets": map[string]any{"databaseURL": databaseURL}, "metrics": map[string]any{"port": 8080}},
+			want:   "/metrics/port"},
+		{name: "Redis set in env, where the chart would not read it from the Secret",
+			values: map[string]any{"secrets": map[string]any{"databaseURL": databaseURL}, "env": map[string]any{"PARLEY_REDIS_URL": "redis://r:6379"}},
+			want:   "the chart sets PARLEY_REDIS_URL itself"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,8 +282,8 @@ func TestTheCheckCatchesABrokenChart(t *testing.T) {
 			file: "hpa.yaml", old: "kind: Deployment", new: "kind: StatefulSet",
 			want: "spec.scaleTargetRef"},
 		{name: "a ServiceMonitor scraping a port the Service lacks",
-			file: "servicemonitor.yaml", old: "- port: http", new: "- port: metrics",
-			want: "port metrics is not a port of the Service"},
+			file: "servicemonitor.yaml", old: "- port: metrics", new: "- port: scrape",
+			want: "port scrape is not a port of the Service"},
 		{name: "a migration job that would restart forever",
 			file: "migration-job.yaml", old: "restartPolicy: Never", new: "restartPolicy: Always",
 			want: "restartPolicy"},
@@ -362,4 +387,23 @@ func hookWeight(t *testing.T, objs []Object, kind string) int {
 func TestMain(m *testing.M) {
 	log.SetOutput(io.Discard)
 	os.Exit(m.Run())
+}
+
+// scrapesTheMetricsPort checks that the server serves /metrics on a port of
+// its own (PARLEY_METRICS_ADDR), the Service has it, and the ServiceMonitor
+// scrapes it rather than the API's port.
+func scrapesTheMetricsPort(t *testing.T, objs []Object) {
+	t.Helper()
+	c := only[*appsv1.Deployment](t, objs).Spec.Template.Spec.Containers[0]
+	i := slices.IndexFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == "metrics" })
+	if i < 0 {
+		t.Fatalf("the server has no metrics port: %+v", c.Ports)
+	}
+	if got, want := env(c, "PARLEY_METRICS_ADDR"), fmt.Sprintf("0.0.0.0:%d", c.Ports[i].ContainerPort); got != want {
+		t.Errorf("PARLEY_METRICS_ADDR is %q, want %q", got, want)
+	}
+	sm := only[*monitoringv1.ServiceMonitor](t, objs)
+	if len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != "metrics" {
+		t.Errorf("the ServiceMonitor scrapes %+v, want the port metrics", sm.Spec.Endpoints)
+	}
 }

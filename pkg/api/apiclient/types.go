@@ -54,6 +54,10 @@ const (
 // Health is the body of /healthz and /readyz.
 type Health struct {
 	Status string `json:"status"`
+	// Redis is, on /readyz of a server with PARLEY_REDIS_URL, "up" while
+	// limits are shared through it and "down" while this server counts
+	// its own (or refuses messages, with PARLEY_REDIS_FAIL=closed).
+	Redis string `json:"redis,omitempty"`
 }
 
 // Tenant is one customer of the platform.

@@ -49,7 +49,7 @@ validates the same settings the replicas will read before any replica
 changes.
 */}}
 {{- define "parley.env" -}}
-{{- $owned := list "PARLEY_ADDR" "PARLEY_MIGRATE" "PARLEY_TRUSTED_PROXIES" "PARLEY_DATABASE_URL" "PARLEY_SECRET_KEY" "PARLEY_PLATFORM_TOKEN" "PARLEY_LLM_API_KEY" }}
+{{- $owned := list "PARLEY_ADDR" "PARLEY_METRICS_ADDR" "PARLEY_MIGRATE" "PARLEY_TRUSTED_PROXIES" "PARLEY_REDIS_URL" "PARLEY_REDIS_FAIL" "PARLEY_DATABASE_URL" "PARLEY_SECRET_KEY" "PARLEY_PLATFORM_TOKEN" "PARLEY_LLM_API_KEY" }}
 {{- range $name, $value := .Values.env }}
 {{- if has $name $owned }}
 {{- fail (printf "env.%s: the chart sets %s itself; see values.yaml (secrets, trustedProxies, migration)" $name $name) }}
@@ -57,19 +57,23 @@ changes.
 {{- end -}}
 - name: PARLEY_ADDR
   value: "0.0.0.0:8080"
+- name: PARLEY_METRICS_ADDR
+  value: {{ printf "0.0.0.0:%d" (int .Values.metrics.port) | quote }}
+- name: PARLEY_REDIS_FAIL
+  value: {{ .Values.redis.fail | quote }}
 - name: PARLEY_MIGRATE
   value: {{ ternary "skip" "auto" .Values.migration.enabled | quote }}
 {{- with .Values.trustedProxies }}
 - name: PARLEY_TRUSTED_PROXIES
   value: {{ join "," . | quote }}
 {{- end }}
-{{- range $key := list "PARLEY_DATABASE_URL" "PARLEY_SECRET_KEY" "PARLEY_PLATFORM_TOKEN" "PARLEY_LLM_API_KEY" }}
+{{- range $key := list "PARLEY_DATABASE_URL" "PARLEY_SECRET_KEY" "PARLEY_PLATFORM_TOKEN" "PARLEY_LLM_API_KEY" "PARLEY_REDIS_URL" }}
 - name: {{ $key }}
   valueFrom:
     secretKeyRef:
       name: {{ include "parley.secretName" $ }}
       key: {{ $key }}
-      {{- if eq $key "PARLEY_LLM_API_KEY" }}
+      {{- if has $key (list "PARLEY_LLM_API_KEY" "PARLEY_REDIS_URL") }}
       optional: true
       {{- end }}
 {{- end }}
