@@ -31,6 +31,8 @@ func (s *server) register(e *gin.Engine) {
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/schemas/agent-config", s.agentConfigSchema)
 	v1.POST("/auth/accept-invite", s.acceptInvite)
+	v1.GET("/auth/oidc/login", s.oidcLogin)
+	v1.GET("/auth/oidc/callback", s.oidcCallback)
 
 	d := newDialogAPI(s)
 
@@ -79,6 +81,9 @@ func (s *server) register(e *gin.Engine) {
 	t.PUT("/identity", s.putIdentity)
 	t.GET("/identity", s.getIdentity)
 	t.DELETE("/identity", s.deleteIdentity)
+	t.PUT("/sso", s.putSSO)
+	t.GET("/sso", s.getSSO)
+	t.DELETE("/sso", s.deleteSSO)
 
 	t.PUT("/providers/:name", s.putProvider)
 	t.GET("/providers", s.listProviders)

@@ -83,6 +83,23 @@ func (c *Client) DeleteIdentity(ctx context.Context, tenant string) error {
 	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "identity"), nil, nil)
 }
 
+// PutSSO sets the tenant's own OpenID Connect provider.
+func (c *Client) PutSSO(ctx context.Context, tenant string, req PutSSORequest) (*SSO, error) {
+	var out SSO
+	return &out, c.Do(ctx, http.MethodPut, tenantPath(tenant, "sso"), req, &out)
+}
+
+// GetSSO returns the tenant's single sign-on settings.
+func (c *Client) GetSSO(ctx context.Context, tenant string) (*SSO, error) {
+	var out SSO
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "sso"), nil, &out)
+}
+
+// DeleteSSO removes the tenant's own provider.
+func (c *Client) DeleteSSO(ctx context.Context, tenant string) error {
+	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "sso"), nil, nil)
+}
+
 // ListSecrets lists a tenant's secret names; values are never returned.
 func (c *Client) ListSecrets(ctx context.Context, tenant string) (*SecretList, error) {
 	var out SecretList

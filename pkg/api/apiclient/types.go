@@ -177,6 +177,31 @@ type Identity struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// PutSSORequest is PUT /v1/tenants/{tenant}/sso: the tenant's own OpenID
+// Connect provider. ClientSecret is write-only; empty keeps the saved one.
+// DefaultRole ("" for none) is what a user of an AllowedDomains email who
+// is not a member gets on first sign-in (just-in-time membership).
+// RequireSSO closes password sign-in to the tenant's members.
+type PutSSORequest struct {
+	Issuer         string   `json:"issuer"`
+	ClientID       string   `json:"client_id"`
+	ClientSecret   string   `json:"client_secret,omitempty"`
+	DefaultRole    string   `json:"default_role,omitempty"`
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	RequireSSO     bool     `json:"require_sso,omitempty"`
+}
+
+// SSO is a tenant's single sign-on settings; never the client secret.
+type SSO struct {
+	Issuer         string    `json:"issuer"`
+	ClientID       string    `json:"client_id"`
+	HasSecret      bool      `json:"has_secret"`
+	DefaultRole    string    `json:"default_role"`
+	AllowedDomains []string  `json:"allowed_domains"`
+	RequireSSO     bool      `json:"require_sso"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
 // Secret names a stored secret.
 type Secret struct {
 	Name      string    `json:"name"`
