@@ -187,7 +187,7 @@ func (s *Service) Me(ctx context.Context, p *Principal) (Me, error) {
 			return Me{}, s.internal(ctx, "me: memberships", err)
 		}
 		for _, m := range ms {
-			if m.Pending {
+			if _, ok := p.Roles[m.TenantID]; m.Pending || !ok { // ok: the session may act there (limitSessionRoles)
 				continue
 			}
 			t, err := s.store.Tenants().Get(ctx, m.TenantID)

@@ -358,7 +358,7 @@ func idTokenProblem(err error) string {
 		return "the ID token was issued for another client (wrong audience): " + err.Error()
 	case strings.Contains(err.Error(), "signature"):
 		return "the ID token's signature does not verify with the provider's keys"
-	case strings.Contains(err.Error(), "issuer"):
+	case strings.Contains(err.Error(), "different provider"):
 		return "the ID token was issued by another provider: " + err.Error()
 	default:
 		return "the ID token is not valid: " + err.Error()

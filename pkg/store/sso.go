@@ -113,6 +113,9 @@ type OIDCLogin struct {
 	CreatedAt time.Time
 }
 
+// TableName is oidc_logins.
+func (OIDCLogin) TableName() string { return "oidc_logins" }
+
 // Create records a sign-in under way, pruning ones that expired.
 func (o OIDCLogins) Create(ctx context.Context, l *OIDCLogin) error {
 	s := o.s
