@@ -6,6 +6,7 @@
 import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table, errorBox, busy } from './dom.js';
 import { roleIn, atLeast } from './roles.js';
+import { ssoCard } from './sso.js';
 
 const ROLES = ['owner', 'admin', 'editor', 'operator', 'viewer'];
 
@@ -37,7 +38,8 @@ export async function membersView({ tenant, me }) {
   await draw();
   return h('div', null, h('h1', null, 'Members'), out,
     canManage ? card('Invite someone', inviteForm(tenant, mine, out, draw)) : null,
-    card('Members', list));
+    card('Members', list),
+    canManage ? card('Single sign-on', await ssoCard(tenant)) : null);
 }
 
 function roleSelect(m, change) {
