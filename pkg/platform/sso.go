@@ -110,6 +110,11 @@ func (s *Service) PutSSO(ctx context.Context, p *Principal, tenant string, in SS
 			ps.add("/allowed_domains", "name at least one email domain just-in-time membership admits")
 		}
 	}
+	// Requiring SSO from a password session would shut its own user out
+	// of the tenant at once, before anyone saw the provider work.
+	if in.RequireSSO && p.Kind == KindSession && p.SessionVia != store.SessionSSO {
+		ps.add("/require_sso", "sign in through the tenant's provider first (Sign in with SSO): a password session loses this tenant the moment single sign-on is required")
+	}
 	domains := make([]string, 0, len(in.AllowedDomains))
 	for i, d := range in.AllowedDomains {
 		d = strings.ToLower(strings.TrimSpace(d))

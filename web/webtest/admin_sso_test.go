@@ -31,7 +31,7 @@ import (
 // ssoServer is the admin UI on a server whose outbound policy reaches a
 // real oidc-provider on loopback, set up as tenant acme's provider; ada
 // is an editor of acme, and the provider vouches for her email.
-func ssoServer(t *testing.T, st *store.Store) *httptest.Server {
+func ssoServer(t *testing.T, st *store.Store) (*httptest.Server, string) {
 	t.Helper()
 	policy := &outbound.Policy{}
 	svc := platformtest.New(t, st, platform.Options{OutboundPolicy: policy})
@@ -69,7 +69,7 @@ func ssoServer(t *testing.T, st *store.Store) *httptest.Server {
 		ClientSecret: "a-client-secret-for-tests"}); err != nil {
 		t.Fatal(err)
 	}
-	return srv
+	return srv, prov.Issuer
 }
 
 // atTheProvider signs login in on oidc-provider's own login and consent
@@ -115,7 +115,7 @@ func TestSignInWithSSOThroughARealProvider(t *testing.T) {
 	t.Parallel()
 	b := browser(t)
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
-		srv := ssoServer(t, st)
+		srv, issuer := ssoServer(t, st)
 		ctx := tab(t, b)
 		startSSO := steps(
 			chromedp.Navigate(srv.URL+"/admin/"),
@@ -145,6 +145,31 @@ func TestSignInWithSSOThroughARealProvider(t *testing.T) {
 				arrived(contains("document", "#sso-error", "has not verified the email address unchecked@acme.test")),
 			)
 			screenshot(t, ctx, "admin-sso-refused")
+		})
+		t.Run("the owner sets up just-in-time membership and require SSO on the Members page", func(t *testing.T) {
+			run(t, ctx, "owner signs in",
+				chromedp.Navigate(srv.URL+"/admin/"),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+				chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
+				chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
+				chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
+				until(contains("document", ".who", ownerEmail)),
+				chromedp.Navigate(srv.URL+"/admin/#/t/acme/members"),
+				until(contains("document", ".sso-state", "Provider "+issuer)),
+				until(`document.querySelector('.sso-form input[name="issuer"]').value === `+js(issuer)),
+				chromedp.SetValue(chromedp.CSS(`.sso-form select[name="default_role"]`), "viewer"),
+				chromedp.SendKeys(chromedp.CSS(`.sso-form input[name="allowed_domains"]`), "acme.test"),
+				chromedp.Click(chromedp.Search(`//form[contains(@class,"sso-form")]//button[text()="Save"]`)),
+				until(contains("document", ".alert.ok", "Saved the single sign-on settings")),
+				until(contains("document", ".sso-state", "new people from acme.test join as viewer")),
+				until(contains("document", ".sso-state", "with a secret")),
+			)
+			screenshot(t, ctx, "admin-sso-settings")
+			run(t, ctx, "require SSO from a password session",
+				chromedp.Click(chromedp.CSS(`.sso-form input[name="require_sso"]`)),
+				chromedp.Click(chromedp.Search(`//form[contains(@class,"sso-form")]//button[text()="Save"]`)),
+				until(contains("document", ".alert.error", "sign in through the tenant's provider first")),
+			)
 		})
 	})
 }
