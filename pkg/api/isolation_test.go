@@ -107,6 +107,12 @@ func routeTable() []routeCase {
 			return "/v1/auth/accept-invite", apiclient.AcceptInviteRequest{Token: w.mustInvite(t, f).Token, Password: "a long new password"}
 		}},
 		{"GET", "/v1/auth/me", anyValid, fixed("/v1/auth/me")},
+		{"GET", "/v1/auth/sessions", anyValid, fixed("/v1/auth/sessions")},
+		// Nobody has a session with this id: every caller let in finds none.
+		{"DELETE", "/v1/auth/sessions/:id", access{any: true, reached: http.StatusNotFound}, fixed("/v1/auth/sessions/0123456789abcdef")},
+		{"DELETE", "/v1/tenants/:tenant/members/:user/sessions", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/members/" + w.mustInvite(t, f).UserID + "/sessions", nil
+		}},
 		// No provider is set up here: the sign-in start finds none, the
 		// callback without state or code is refused.
 		{"GET", "/v1/auth/oidc/login", access{public: true, reached: http.StatusNotFound}, fixed("/v1/auth/oidc/login?tenant=alpha")},

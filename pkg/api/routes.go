@@ -55,6 +55,8 @@ func (s *server) register(e *gin.Engine) {
 
 	authed := v1.Group("", s.authenticate)
 	authed.GET("/auth/me", s.me)
+	authed.GET("/auth/sessions", s.listSessions)
+	authed.DELETE("/auth/sessions/:id", s.endSession)
 	authed.POST("/validate", s.validate)
 	authed.POST("/tenants", s.createTenant)
 	authed.GET("/tenants", s.listTenants)
@@ -81,6 +83,7 @@ func (s *server) register(e *gin.Engine) {
 	t.PUT("/identity", s.putIdentity)
 	t.GET("/identity", s.getIdentity)
 	t.DELETE("/identity", s.deleteIdentity)
+	t.DELETE("/members/:user/sessions", s.endMemberSessions)
 	t.PUT("/sso", s.putSSO)
 	t.GET("/sso", s.getSSO)
 	t.DELETE("/sso", s.deleteSSO)

@@ -85,7 +85,7 @@ func (s *Service) authenticateSession(ctx context.Context, token string) (*Princ
 	if err := s.limitSessionRoles(ctx, sess, roles); err != nil {
 		return nil, err
 	}
-	return &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, Roles: roles, SessionVia: sess.Via}, nil
+	return &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, Roles: roles, SessionVia: sess.Via, SessionID: sess.ID()}, nil
 }
 
 // Session is a new admin UI sign-in. Token is shown once; the store keeps

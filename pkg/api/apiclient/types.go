@@ -202,6 +202,28 @@ type SSO struct {
 	UpdatedAt      time.Time `json:"updated_at"`
 }
 
+// Session is one of the caller's admin UI sessions (GET /v1/auth/sessions);
+// never its token. Via is password, sso or break_glass; TenantID is set
+// for a sign-in through a tenant's own provider.
+type Session struct {
+	ID        string    `json:"id"`
+	Via       string    `json:"via"`
+	TenantID  string    `json:"tenant_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Current   bool      `json:"current"`
+}
+
+// SessionList is GET /v1/auth/sessions, newest first.
+type SessionList struct {
+	Sessions []Session `json:"sessions"`
+}
+
+// EndedSessions answers DELETE /v1/tenants/{tenant}/members/{user}/sessions.
+type EndedSessions struct {
+	Ended int64 `json:"ended"`
+}
+
 // Secret names a stored secret.
 type Secret struct {
 	Name      string    `json:"name"`
