@@ -129,6 +129,12 @@ func TestSignInWithSSOThroughARealProvider(t *testing.T) {
 				until(contains("document", "nav a", "Bots")),
 			)
 			screenshot(t, ctx, "admin-sso-signed-in")
+			run(t, ctx, "her sessions",
+				chromedp.Click(chromedp.CSS(`a.who`)),
+				until(contains("document", "tr[data-session]", "single sign-on")),
+				until(contains("document", "tr[data-session] .badge", "this browser")),
+			)
+			screenshot(t, ctx, "admin-account-sessions")
 			run(t, ctx, "sign out",
 				chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
 				chromedp.WaitVisible(chromedp.CSS(`input[name="sso_tenant"]`)),

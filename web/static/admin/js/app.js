@@ -17,6 +17,7 @@ import { usageView } from './usage.js';
 import { membersView } from './members.js';
 import { auditView } from './audit.js';
 import { inviteView } from './invite.js';
+import { accountView } from './account.js';
 import { roleIn, atLeast } from './roles.js';
 import { inboxView } from './inbox.js';
 import { mayLeave, unguard } from './leave.js';
@@ -40,6 +41,7 @@ const routes = [
   [/^\/audit$/, auditView],
   [/^\/inbox$/, inboxView],
   [/^\/inbox\/([^/]+)$/, inboxView],
+  [/^\/account$/, accountView],
 ];
 
 // nav: each section with the least role whose work it is; weaker roles do
@@ -163,7 +165,8 @@ function frame(at, main) {
       at ? h('nav', { 'aria-label': 'Sections' }, nav.filter(([, , need]) => atLeast(roleIn(me, at.tenant), need)).map(([p, label]) =>
         h('a', { href: `#/t/${encodeURIComponent(at.tenant)}${p}`, 'aria-current': here === p ? 'page' : null }, label,
           p === '/inbox' ? h('span', { id: 'inbox-count', class: 'count', hidden: waiting === 0 }, String(waiting)) : null))) : null,
-      h('span', { class: 'who' }, who),
+      me.user && at ? h('a', { class: 'who', href: `#/t/${encodeURIComponent(at.tenant)}/account`, title: 'Your account and sessions' }, who)
+        : h('span', { class: 'who' }, who),
       h('button', {
         class: 'ghost', type: 'button',
         onclick: async () => {
