@@ -415,7 +415,8 @@ func openPlatform(s Settings, st *store.Store, log *slog.Logger, withToken bool)
 		return nil, where, err
 	}
 	opts := platform.Options{Sealer: sealer, Authorizer: authz, Clock: time.Now, Logger: log, Compile: configOptions(s).LoadAndCompile,
-		ServerProviders: s.providerNames(), ServerModels: s.serverModels(catalog), OutboundPolicy: &policy, Embedders: embedders}
+		ServerProviders: s.providerNames(), ServerModels: s.serverModels(catalog), OutboundPolicy: &policy, Embedders: embedders,
+		OIDC: s.OIDC}
 	if withToken {
 		opts.PlatformToken, where.platformToken, err = platformToken(s)
 		if err != nil {

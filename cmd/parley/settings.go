@@ -12,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/dialog"
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // Settings is every PARLEY_* environment variable, read once at start.
@@ -35,6 +36,9 @@ type Settings struct {
 	AnthropicAPIKey  string
 	OutboundAllow    []string
 	OutboundPorts    []int
+	// OIDC is the operator's OpenID Connect provider for admin UI
+	// sign-in (docs/sso.md); empty offers only tenants' own.
+	OIDC platform.OIDCProvider
 	// MCPStdio is the stdio MCP policy: PARLEY_MCP_STDIO_ALLOW and
 	// PARLEY_MCP_STDIO_ENV.
 	MCPStdio botconfig.StdioPolicy
@@ -98,6 +102,9 @@ var settingsTable = []setting{
 	{"PARLEY_ANTHROPIC_API_KEY", "", "when set, bots may also name the provider anthropic (llm.provider, llm.fallbacks), which uses this key"},
 	{"PARLEY_ANTHROPIC_BASE_URL", "https://api.anthropic.com", "base URL of the anthropic provider"},
 	{"PARLEY_OUTBOUND_ALLOW", "", "comma-separated CIDRs or host names tenant tools may reach despite the private-address block"},
+	{"PARLEY_OIDC_ISSUER", "", "issuer URL of the operator's OpenID Connect provider for admin UI sign-in (members matched by verified email; docs/sso.md); empty: only tenants' own providers"},
+	{"PARLEY_OIDC_CLIENT_ID", "", "client id Parley is registered as at PARLEY_OIDC_ISSUER; its redirect URI is https://<host>/v1/auth/oidc/callback"},
+	{"PARLEY_OIDC_CLIENT_SECRET", "", "client secret of PARLEY_OIDC_CLIENT_ID (empty for a public client using PKCE alone)"},
 	{"PARLEY_OUTBOUND_PORTS", "", "comma-separated extra ports tenant tools may reach besides 80 and 443"},
 	{"PARLEY_MCP_STDIO_ALLOW", "", "stdio MCP servers that may be started, matched on the exact argv: comma-separated command lines split on spaces, or JSON [[\"cmd\",\"arg\"],...]"},
 	{"PARLEY_MCP_STDIO_ENV", "", "comma-separated env keys a tenant may set on an allowlisted stdio MCP server; empty: none"},
@@ -145,10 +152,12 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 		AnthropicBaseURL: get("PARLEY_ANTHROPIC_BASE_URL"),
 		AnthropicAPIKey:  get("PARLEY_ANTHROPIC_API_KEY"),
 		OutboundAllow:    splitList(get("PARLEY_OUTBOUND_ALLOW")),
-		TelegramAPI:      get("PARLEY_TELEGRAM_API_URL"),
-		SlackAPI:         get("PARLEY_SLACK_API_URL"),
-		TrustedProxies:   splitList(get("PARLEY_TRUSTED_PROXIES")),
-		Migrate:          strings.ToLower(get("PARLEY_MIGRATE")),
+		OIDC: platform.OIDCProvider{Issuer: get("PARLEY_OIDC_ISSUER"), ClientID: get("PARLEY_OIDC_CLIENT_ID"),
+			ClientSecret: get("PARLEY_OIDC_CLIENT_SECRET")},
+		TelegramAPI:    get("PARLEY_TELEGRAM_API_URL"),
+		SlackAPI:       get("PARLEY_SLACK_API_URL"),
+		TrustedProxies: splitList(get("PARLEY_TRUSTED_PROXIES")),
+		Migrate:        strings.ToLower(get("PARLEY_MIGRATE")),
 	}
 	if s.Migrate != migrateAuto && s.Migrate != migrateSkip {
 		return Settings{}, fmt.Errorf("PARLEY_MIGRATE: %q is not auto or skip", get("PARLEY_MIGRATE"))
@@ -156,6 +165,14 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 	for _, p := range s.TrustedProxies {
 		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
 			return Settings{}, fmt.Errorf("PARLEY_TRUSTED_PROXIES: %q is not an IP address or CIDR", p)
+		}
+	}
+	if (s.OIDC.Issuer == "") != (s.OIDC.ClientID == "") {
+		return Settings{}, fmt.Errorf("PARLEY_OIDC_ISSUER and PARLEY_OIDC_CLIENT_ID go together: set both or neither")
+	}
+	if v := s.OIDC.Issuer; v != "" {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return Settings{}, fmt.Errorf("PARLEY_OIDC_ISSUER: %q is not an absolute http(s) URL", v)
 		}
 	}
 	if s.MetricsAddr != "" {

@@ -28,6 +28,8 @@ like parley tenant (stop nothing; the server sees the changes at once):
   set-role --tenant SLUG EMAIL ROLE             change a member's role (the last owner stays owner)
   remove --tenant SLUG EMAIL                    take a member out of the tenant (never the last owner)
   admin-key --tenant SLUG [--name NAME]         create an sk_ admin key, for when every key is lost; printed once
+  break-glass --tenant SLUG EMAIL               let an owner sign in with a password for an hour although the
+                                                tenant requires single sign-on (its provider is down); audited
 Roles: owner, admin, editor, operator, viewer. Passwords: 12 to 72 bytes, not a common one.`
 
 // user manages users and members: `parley user <command>`.
@@ -49,6 +51,7 @@ func (m *Main) user(ctx context.Context, args []string) error {
 		"set-role":     {2, userCommand.setRole},
 		"remove":       {1, userCommand.remove},
 		"admin-key":    {0, userCommand.adminKey},
+		"break-glass":  {1, userCommand.breakGlass},
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
@@ -158,6 +161,16 @@ func (u userCommand) setPassword() error {
 		return err
 	}
 	fmt.Fprintf(u.m.Stdout, "Set the password of %s; their sessions ended and their invite links stopped working.\n", usr.Email)
+	return nil
+}
+
+func (u userCommand) breakGlass() error {
+	until, err := u.svc.BreakGlass(u.ctx, u.op, u.tenant, u.args[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(u.m.Stdout, "%s may sign in to %s with their password until %s (UTC), single sign-on or not.\n"+
+		"Set a new password first with parley user set-password if they have none.\n", u.args[0], u.tenant, until.UTC().Format("2006-01-02 15:04"))
 	return nil
 }
 

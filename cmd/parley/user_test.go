@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // runParleyIn is runParley with stdin.
@@ -93,6 +95,31 @@ func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
 		}
 		if _, err := d.platform.ListMembers(context.Background(), p, "acme"); err != nil {
 			t.Fatalf("the key cannot act as admin: %v", err)
+		}
+	})
+	t.Run("break-glass lets an owner use a password where the tenant requires single sign-on", func(t *testing.T) {
+		ctx := context.Background()
+		d, err := (&Main{Getenv: env.getenv}).openData(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if _, err := d.platform.PutSSO(ctx, platform.Operator(), "acme", platform.SSOInput{Issuer: "https://93.184.215.14",
+			ClientID: "parley", RequireSSO: true}); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := runParley(t, env, "user", "break-glass", "--tenant", "acme", "eve@example.com"); code != 1 || !strings.Contains(stderr, "not an owner") {
+			t.Fatalf("break-glass for someone who is not an owner: exit %d, %s", code, stderr)
+		}
+		ok(t, "", "user", "add", "--tenant", "acme", "--role", "owner", "eve@example.com")
+		if _, err := d.platform.Login(ctx, "eve@example.com", "plum tractor velvet"); platform.ErrorCode(err) != platform.CodeForbidden {
+			t.Fatalf("password sign-in of an owner where SSO is required: %v, want forbidden", err)
+		}
+		if out := ok(t, "", "user", "break-glass", "--tenant", "acme", "eve@example.com"); !strings.Contains(out, "may sign in to acme with their password until") {
+			t.Fatalf("break-glass said:\n%s", out)
+		}
+		if _, err := d.platform.Login(ctx, "eve@example.com", "plum tractor velvet"); err != nil {
+			t.Fatalf("password sign-in after break-glass: %v", err)
 		}
 	})
 	t.Run("a command without --tenant is a usage error", func(t *testing.T) {

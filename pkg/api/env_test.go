@@ -57,6 +57,13 @@ func newEnv(t testing.TB, st *store.Store) *env {
 // newEnvWith is newEnv with the API's options changed by each of with.
 func newEnvWith(t testing.TB, st *store.Store, with ...func(*api.Options)) *env {
 	t.Helper()
+	return newEnvWithPlatform(t, st, nil, with...)
+}
+
+// newEnvWithPlatform is newEnvWith with the platform's options changed
+// by platformWith too (when not nil).
+func newEnvWithPlatform(t testing.TB, st *store.Store, platformWith func(*platform.Options), with ...func(*api.Options)) *env {
+	t.Helper()
 	key := make([]byte, auth.KeySize)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
@@ -65,9 +72,13 @@ func newEnvWith(t testing.TB, st *store.Store, with ...func(*api.Options)) *env 
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := platformtest.New(t, st, platform.Options{
+	popts := platform.Options{
 		Sealer: sealer, PlatformToken: testPlatformToken, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost},
-	})
+	}
+	if platformWith != nil {
+		platformWith(&popts)
+	}
+	svc := platformtest.New(t, st, popts)
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()
 	// A model that always answers, so a turn a caller may run succeeds:

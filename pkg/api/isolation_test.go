@@ -107,6 +107,16 @@ func routeTable() []routeCase {
 			return "/v1/auth/accept-invite", apiclient.AcceptInviteRequest{Token: w.mustInvite(t, f).Token, Password: "a long new password"}
 		}},
 		{"GET", "/v1/auth/me", anyValid, fixed("/v1/auth/me")},
+		{"GET", "/v1/auth/sessions", anyValid, fixed("/v1/auth/sessions")},
+		// Nobody has a session with this id: every caller let in finds none.
+		{"DELETE", "/v1/auth/sessions/:id", access{any: true, reached: http.StatusNotFound}, fixed("/v1/auth/sessions/0123456789abcdef")},
+		{"DELETE", "/v1/tenants/:tenant/members/:user/sessions", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/members/" + w.mustInvite(t, f).UserID + "/sessions", nil
+		}},
+		// No provider is set up here: the sign-in start finds none, the
+		// callback without state or code is refused.
+		{"GET", "/v1/auth/oidc/login", access{public: true, reached: http.StatusNotFound}, fixed("/v1/auth/oidc/login?tenant=alpha")},
+		{"GET", "/v1/auth/oidc/callback", access{public: true, reached: http.StatusUnprocessableEntity}, fixed("/v1/auth/oidc/callback")},
 		{"POST", "/v1/validate", anyValid, func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/validate", apiclient.ValidateRequest{Config: botConfig(t)}
 		}},
@@ -176,6 +186,17 @@ func routeTable() []routeCase {
 				t.Fatal(err)
 			}
 			return "/v1/tenants/" + f.slug + "/identity", nil
+		}},
+		{"PUT", "/v1/tenants/:tenant/sso", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/sso", apiclient.PutSSORequest{Issuer: "https://93.184.215.14", ClientID: "parley"}
+		}},
+		{"GET", "/v1/tenants/:tenant/sso", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			w.mustSSO(t, f.slug)
+			return "/v1/tenants/" + f.slug + "/sso", nil
+		}},
+		{"DELETE", "/v1/tenants/:tenant/sso", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			w.mustSSO(t, f.slug)
+			return "/v1/tenants/" + f.slug + "/sso", nil
 		}},
 		{"PUT", "/v1/tenants/:tenant/providers/:name", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/providers/claude", apiclient.PutProviderRequest{Kind: "anthropic", APIKeySecret: f.secret}
@@ -634,6 +655,15 @@ func (w *world) member(t *testing.T, tenant, roleName string) string {
 		t.Fatal(err)
 	}
 	return email
+}
+
+// mustSSO gives the tenant single sign-on settings (a public issuer
+// address: saving checks the outbound policy, never the network).
+func (w *world) mustSSO(t *testing.T, tenant string) {
+	t.Helper()
+	if _, err := w.svc.PutSSO(context.Background(), platform.Operator(), tenant, platform.SSOInput{Issuer: "https://93.184.215.14", ClientID: "parley"}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func newWorld(t *testing.T, st *store.Store) *world {

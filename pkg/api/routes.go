@@ -31,6 +31,8 @@ func (s *server) register(e *gin.Engine) {
 	v1.POST("/auth/logout", s.logout)
 	v1.GET("/schemas/agent-config", s.agentConfigSchema)
 	v1.POST("/auth/accept-invite", s.acceptInvite)
+	v1.GET("/auth/oidc/login", s.oidcLogin)
+	v1.GET("/auth/oidc/callback", s.oidcCallback)
 
 	d := newDialogAPI(s)
 
@@ -53,6 +55,8 @@ func (s *server) register(e *gin.Engine) {
 
 	authed := v1.Group("", s.authenticate)
 	authed.GET("/auth/me", s.me)
+	authed.GET("/auth/sessions", s.listSessions)
+	authed.DELETE("/auth/sessions/:id", s.endSession)
 	authed.POST("/validate", s.validate)
 	authed.POST("/tenants", s.createTenant)
 	authed.GET("/tenants", s.listTenants)
@@ -79,6 +83,10 @@ func (s *server) register(e *gin.Engine) {
 	t.PUT("/identity", s.putIdentity)
 	t.GET("/identity", s.getIdentity)
 	t.DELETE("/identity", s.deleteIdentity)
+	t.DELETE("/members/:user/sessions", s.endMemberSessions)
+	t.PUT("/sso", s.putSSO)
+	t.GET("/sso", s.getSSO)
+	t.DELETE("/sso", s.deleteSSO)
 
 	t.PUT("/providers/:name", s.putProvider)
 	t.GET("/providers", s.listProviders)

@@ -82,7 +82,10 @@ func (s *Service) authenticateSession(ctx context.Context, token string) (*Princ
 			roles[m.TenantID] = m.Role
 		}
 	}
-	return &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, Roles: roles}, nil
+	if err := s.limitSessionRoles(ctx, sess, roles); err != nil {
+		return nil, err
+	}
+	return &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, Roles: roles, SessionVia: sess.Via, SessionID: sess.ID()}, nil
 }
 
 // Session is a new admin UI sign-in. Token is shown once; the store keeps
@@ -111,11 +114,21 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 		}
 		return Session{}, s.internal(ctx, "login: verify", err)
 	}
-	return s.startSession(ctx, u)
+	via, err := s.passwordAllowed(ctx, u)
+	if err != nil {
+		return Session{}, err
+	}
+	return s.startSessionVia(ctx, u, via, "")
 }
 
-// startSession signs u in.
+// startSession signs u in with a password.
 func (s *Service) startSession(ctx context.Context, u *store.User) (Session, error) {
+	return s.startSessionVia(ctx, u, store.SessionPassword, "")
+}
+
+// startSessionVia signs u in; via says how (store.SessionPassword, ...),
+// tenantID limits the session to the one tenant whose provider vouched.
+func (s *Service) startSessionVia(ctx context.Context, u *store.User, via, tenantID string) (Session, error) {
 	token, hash, err := auth.NewSessionToken()
 	if err != nil {
 		return Session{}, s.internal(ctx, "login: token", err)
@@ -123,7 +136,7 @@ func (s *Service) startSession(ctx context.Context, u *store.User) (Session, err
 	if err := s.store.Sessions().DeleteExpired(ctx, s.now()); err != nil {
 		s.log.WarnContext(ctx, "platform: prune sessions", "err", err)
 	}
-	sess := store.Session{TokenHash: hash, UserID: u.ID, ExpiresAt: s.now().Add(s.opts.SessionTTL)}
+	sess := store.Session{TokenHash: hash, UserID: u.ID, Via: via, TenantID: tenantID, ExpiresAt: s.now().Add(s.opts.SessionTTL)}
 	if err := s.store.Sessions().Create(ctx, &sess); err != nil {
 		return Session{}, s.internal(ctx, "login: session", err)
 	}
@@ -174,7 +187,7 @@ func (s *Service) Me(ctx context.Context, p *Principal) (Me, error) {
 			return Me{}, s.internal(ctx, "me: memberships", err)
 		}
 		for _, m := range ms {
-			if m.Pending {
+			if _, ok := p.Roles[m.TenantID]; m.Pending || !ok { // ok: the session may act there (limitSessionRoles)
 				continue
 			}
 			t, err := s.store.Tenants().Get(ctx, m.TenantID)

@@ -40,6 +40,9 @@ type Principal struct {
 	UserID string
 	Email  string
 	Roles  map[string]string
+	// SessionVia is how a session began (store.SessionPassword, ...);
+	// SessionID names it (store.Session.ID).
+	SessionVia, SessionID string
 	// IP is the address the request came from, for the audit log; the API
 	// sets it.
 	IP string

@@ -53,6 +53,11 @@ type Options struct {
 	// is saved, for early feedback; deliveries check it as they dial
 	// either way.
 	OutboundPolicy *outbound.Policy
+	// OIDC is the operator's OpenID Connect provider for admin UI
+	// sign-in (PARLEY_OIDC_*); the zero value offers none. Tenants may
+	// set up their own (PUT /sso). Both are reached through
+	// OutboundPolicy.
+	OIDC OIDCProvider
 	// Embedders finds the embedder of a knowledge base's embedding
 	// provider by name, to embed search queries; nil searches knowledge
 	// by keyword alone.

@@ -78,6 +78,9 @@ func (t TenantScope) Providers() Providers { return Providers(t) }
 // Secrets returns the tenant's sealed secrets.
 func (t TenantScope) Secrets() Secrets { return Secrets(t) }
 
+// SSO is the tenant's own OpenID Connect provider.
+func (t TenantScope) SSO() SSO { return SSO(t) }
+
 // Usage returns the tenant's metered usage.
 func (t TenantScope) Usage() UsageLedger { return UsageLedger(t) }
 
@@ -98,6 +101,9 @@ func (s *Store) Users() Users { return Users{s} }
 
 // Sessions returns people's sign-in sessions.
 func (s *Store) Sessions() Sessions { return Sessions{s} }
+
+// OIDCLogins are single sign-ons under way.
+func (s *Store) OIDCLogins() OIDCLogins { return OIDCLogins{s} }
 
 // Invites returns invites by token, before their tenant is known.
 func (s *Store) Invites() Invites { return Invites{s} }

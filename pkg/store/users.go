@@ -19,8 +19,12 @@ type User struct {
 	ID           string `gorm:"primaryKey"`
 	Email        string
 	PasswordHash string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// SSOBypassUntil is the end of a break-glass window (parley user
+	// break-glass): until then a password signs the user in even where a
+	// tenant requires single sign-on.
+	SSOBypassUntil *time.Time `gorm:"column:sso_bypass_until"`
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Membership gives a user a role in a tenant. A pending membership, made
@@ -82,9 +86,22 @@ func (us Users) Memberships(ctx context.Context, userID string) ([]Membership, e
 type Session struct {
 	TokenHash string `gorm:"primaryKey"`
 	UserID    string
+	// Via is how the session began: SessionPassword, SessionSSO or
+	// SessionBreakGlass.
+	Via string
+	// TenantID is set for a sign-in through a tenant's own provider: that
+	// provider vouches for its tenant only, so the session acts there only.
+	TenantID  string
 	ExpiresAt time.Time
 	CreatedAt time.Time
 }
+
+// How a session began.
+const (
+	SessionPassword   = "password"
+	SessionSSO        = "sso"
+	SessionBreakGlass = "break_glass"
+)
 
 // Create inserts a session.
 func (se Sessions) Create(ctx context.Context, sess *Session) error {

@@ -83,6 +83,40 @@ func (c *Client) DeleteIdentity(ctx context.Context, tenant string) error {
 	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "identity"), nil, nil)
 }
 
+// PutSSO sets the tenant's own OpenID Connect provider.
+func (c *Client) PutSSO(ctx context.Context, tenant string, req PutSSORequest) (*SSO, error) {
+	var out SSO
+	return &out, c.Do(ctx, http.MethodPut, tenantPath(tenant, "sso"), req, &out)
+}
+
+// GetSSO returns the tenant's single sign-on settings.
+func (c *Client) GetSSO(ctx context.Context, tenant string) (*SSO, error) {
+	var out SSO
+	return &out, c.Do(ctx, http.MethodGet, tenantPath(tenant, "sso"), nil, &out)
+}
+
+// DeleteSSO removes the tenant's own provider.
+func (c *Client) DeleteSSO(ctx context.Context, tenant string) error {
+	return c.Do(ctx, http.MethodDelete, tenantPath(tenant, "sso"), nil, nil)
+}
+
+// ListSessions lists the caller's own admin UI sessions.
+func (c *Client) ListSessions(ctx context.Context) (*SessionList, error) {
+	var out SessionList
+	return &out, c.Do(ctx, http.MethodGet, "/v1/auth/sessions", nil, &out)
+}
+
+// EndSession ends one of the caller's sessions.
+func (c *Client) EndSession(ctx context.Context, id string) error {
+	return c.Do(ctx, http.MethodDelete, "/v1/auth/sessions/"+seg(id), nil, nil)
+}
+
+// EndMemberSessions signs a member of the tenant out everywhere.
+func (c *Client) EndMemberSessions(ctx context.Context, tenant, user string) (*EndedSessions, error) {
+	var out EndedSessions
+	return &out, c.Do(ctx, http.MethodDelete, tenantPath(tenant, "members", user, "sessions"), nil, &out)
+}
+
 // ListSecrets lists a tenant's secret names; values are never returned.
 func (c *Client) ListSecrets(ctx context.Context, tenant string) (*SecretList, error) {
 	var out SecretList

@@ -185,6 +185,53 @@ type Identity struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// PutSSORequest is PUT /v1/tenants/{tenant}/sso: the tenant's own OpenID
+// Connect provider. ClientSecret is write-only; empty keeps the saved one.
+// DefaultRole ("" for none) is what a user of an AllowedDomains email who
+// is not a member gets on first sign-in (just-in-time membership).
+// RequireSSO closes password sign-in to the tenant's members.
+type PutSSORequest struct {
+	Issuer         string   `json:"issuer"`
+	ClientID       string   `json:"client_id"`
+	ClientSecret   string   `json:"client_secret,omitempty"`
+	DefaultRole    string   `json:"default_role,omitempty"`
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	RequireSSO     bool     `json:"require_sso,omitempty"`
+}
+
+// SSO is a tenant's single sign-on settings; never the client secret.
+type SSO struct {
+	Issuer         string    `json:"issuer"`
+	ClientID       string    `json:"client_id"`
+	HasSecret      bool      `json:"has_secret"`
+	DefaultRole    string    `json:"default_role"`
+	AllowedDomains []string  `json:"allowed_domains"`
+	RequireSSO     bool      `json:"require_sso"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// Session is one of the caller's admin UI sessions (GET /v1/auth/sessions);
+// never its token. Via is password, sso or break_glass; TenantID is set
+// for a sign-in through a tenant's own provider.
+type Session struct {
+	ID        string    `json:"id"`
+	Via       string    `json:"via"`
+	TenantID  string    `json:"tenant_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Current   bool      `json:"current"`
+}
+
+// SessionList is GET /v1/auth/sessions, newest first.
+type SessionList struct {
+	Sessions []Session `json:"sessions"`
+}
+
+// EndedSessions answers DELETE /v1/tenants/{tenant}/members/{user}/sessions.
+type EndedSessions struct {
+	Ended int64 `json:"ended"`
+}
+
 // Secret names a stored secret.
 type Secret struct {
 	Name      string    `json:"name"`

@@ -18,6 +18,7 @@ import { insightsView } from './insights.js';
 import { membersView } from './members.js';
 import { auditView } from './audit.js';
 import { inviteView } from './invite.js';
+import { accountView } from './account.js';
 import { roleIn, atLeast } from './roles.js';
 import { inboxView } from './inbox.js';
 import { knowledgeView, knowledgeBaseView } from './knowledge.js';
@@ -45,6 +46,7 @@ const routes = [
   [/^\/inbox\/([^/]+)$/, inboxView],
   [/^\/knowledge$/, knowledgeView],
   [/^\/knowledge\/([^/]+)$/, knowledgeBaseView],
+  [/^\/account$/, accountView],
 ];
 
 // nav: each section with the least role whose work it is; weaker roles do
@@ -169,7 +171,8 @@ function frame(at, main) {
       at ? h('nav', { 'aria-label': 'Sections' }, nav.filter(([, , need]) => atLeast(roleIn(me, at.tenant), need)).map(([p, label]) =>
         h('a', { href: `#/t/${encodeURIComponent(at.tenant)}${p}`, 'aria-current': here === p ? 'page' : null }, label,
           p === '/inbox' ? h('span', { id: 'inbox-count', class: 'count', hidden: waiting === 0 }, String(waiting)) : null))) : null,
-      h('span', { class: 'who' }, who),
+      me.user && at ? h('a', { class: 'who', href: `#/t/${encodeURIComponent(at.tenant)}/account`, title: 'Your account and sessions' }, who)
+        : h('span', { class: 'who' }, who),
       h('button', {
         class: 'ghost', type: 'button',
         onclick: async () => {

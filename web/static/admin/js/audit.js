@@ -6,9 +6,9 @@ import { h, mount, card, field, table, errorBox, when, busy } from './dom.js';
 
 const ACTIONS = ['version.published', 'version.rolled_back', 'canary.set', 'canary.dropped', 'bot.created', 'bot.deleted',
   'key.created', 'key.revoked', 'key.updated', 'secret.set', 'secret.deleted', 'member.invited', 'member.added', 'member.role_changed',
-  'member.removed', 'member.invite_accepted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated',
+  'member.removed', 'member.invite_accepted', 'member.sessions_ended', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated',
   'channel.secret_rotated',
-  'provider.set', 'provider.deleted', 'identity.set', 'identity.deleted', 'tenant.updated', 'limits.set',
+  'provider.set', 'provider.deleted', 'identity.set', 'identity.deleted', 'sso.set', 'sso.deleted', 'sso.break_glass', 'tenant.updated', 'limits.set',
   'dialog.deleted', 'end_user.erased', 'dialogs.exported'];
 
 /** auditView renders #/t/<tenant>/audit. */

@@ -6,6 +6,7 @@
 import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table, errorBox, busy } from './dom.js';
 import { roleIn, atLeast } from './roles.js';
+import { ssoCard } from './sso.js';
 
 const ROLES = ['owner', 'admin', 'editor', 'operator', 'viewer'];
 
@@ -26,7 +27,16 @@ export async function membersView({ tenant, me }) {
         out.replaceChildren();
         await draw();
       }).catch((err) => { select.value = m.role; fail(err); })) : m.role),
-      h('td', { class: 'actions' }, canManage ? h('button', {
+      h('td', { class: 'actions' }, canManage && !m.pending ? h('button', {
+        type: 'button', class: 'small',
+        onclick: (e) => {
+          if (!confirm(`Sign ${m.email} out everywhere? They sign in again to continue.`)) return;
+          busy(e.target, async () => {
+            const { ended } = await api('DELETE', tenantPath(tenant, 'members', m.user_id, 'sessions'));
+            out.replaceChildren(h('div', { class: 'alert ok', role: 'status' }, `Signed ${m.email} out of ${ended} session(s).`));
+          }).catch(fail);
+        },
+      }, 'Sign out everywhere') : null, canManage ? h('button', {
         type: 'button', class: 'small danger',
         onclick: (e) => {
           if (!confirm(`Remove ${m.email} from this tenant?`)) return;
@@ -37,7 +47,8 @@ export async function membersView({ tenant, me }) {
   await draw();
   return h('div', null, h('h1', null, 'Members'), out,
     canManage ? card('Invite someone', inviteForm(tenant, mine, out, draw)) : null,
-    card('Members', list));
+    card('Members', list),
+    canManage ? card('Single sign-on', await ssoCard(tenant)) : null);
 }
 
 function roleSelect(m, change) {

@@ -1,5 +1,6 @@
-// Sign-in: email and password start a cookie session; an API key (with
-// the tenant it belongs to) is kept for this tab only.
+// Sign-in: email and password, or single sign-on through an identity
+// provider, start a cookie session; an API key (with the tenant it belongs
+// to) is kept for this tab only.
 
 import { api, creds } from './api.js';
 import { h, field, errorBox, busy } from './dom.js';
@@ -47,11 +48,24 @@ export function signIn(done) {
   }, h('h2', null, 'API key'), field('Key', key, 'An admin sk_ key. Kept in this tab only.'), field('Tenant', tenant),
   h('button', { type: 'submit' }, 'Use key'));
 
+  // Single sign-on leaves the page: the provider sends the browser back to
+  // /v1/auth/oidc/callback, which sets the session and returns to /admin/.
+  const org = h('input', { type: 'text', name: 'sso_tenant', placeholder: 'acme-outdoor', value: creds.tenant() || '' });
+  const ssoForm = h('form', {
+    class: 'stack',
+    onsubmit: (e) => {
+      e.preventDefault();
+      const slug = org.value.trim();
+      location.assign('/v1/auth/oidc/login' + (slug ? '?tenant=' + encodeURIComponent(slug) : ''));
+    },
+  }, h('h2', null, 'Single sign-on'), field('Organisation', org, "Your tenant's slug; empty for this server's own provider."),
+  h('button', { type: 'submit' }, 'Sign in with SSO'));
+
   return h('main', { class: 'signin' },
     h('h1', null, h('span', { class: 'brand' }, 'Parley'), ' admin'),
     h('p', { class: 'lead' }, 'Author, test and publish your bots.'),
     out,
-    h('div', { class: 'signin-forms' }, h('div', { class: 'card' }, passwordForm), h('div', { class: 'card' }, keyForm)));
+    h('div', { class: 'signin-forms' }, h('div', { class: 'card' }, passwordForm), h('div', { class: 'card' }, ssoForm), h('div', { class: 'card' }, keyForm)));
 }
 
 /** signOut ends the cookie session and forgets a key. */

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/platform"
+)
+
+// listSessions: GET /v1/auth/sessions -> the caller's own sessions.
+func (s *server) listSessions(c *gin.Context) {
+	rows, err := s.platform.ListSessions(c.Request.Context(), principal(c))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := apiclient.SessionList{Sessions: make([]apiclient.Session, 0, len(rows))}
+	for _, r := range rows {
+		out.Sessions = append(out.Sessions, sessionOut(r))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// endSession: DELETE /v1/auth/sessions/{id} ends one of the caller's
+// sessions.
+func (s *server) endSession(c *gin.Context) {
+	if err := s.platform.EndSession(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// endMemberSessions: DELETE /v1/tenants/{tenant}/members/{user}/sessions
+// signs a member out everywhere.
+func (s *server) endMemberSessions(c *gin.Context) {
+	n, err := s.platform.EndMemberSessions(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, apiclient.EndedSessions{Ended: n})
+}
+
+func sessionOut(r platform.SessionInfo) apiclient.Session {
+	return apiclient.Session{ID: r.ID, Via: r.Via, TenantID: r.TenantID, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Current: r.Current}
+}

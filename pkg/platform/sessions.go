@@ -1,0 +1,94 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// AuditMemberSessionsEnded is the audit action of an admin signing a
+// member out everywhere.
+const AuditMemberSessionsEnded = "member.sessions_ended"
+
+// SessionInfo is one of a user's admin UI sessions, never its token.
+type SessionInfo struct {
+	ID string
+	// Via is how it began: password, sso or break_glass.
+	Via string
+	// TenantID is set for a session begun through a tenant's provider.
+	TenantID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	// Current is the session of the request.
+	Current bool
+}
+
+// ListSessions returns the caller's sessions, newest first; an API key or
+// the operator has none.
+func (s *Service) ListSessions(ctx context.Context, p *Principal) ([]SessionInfo, error) {
+	if p == nil {
+		return nil, unauthorized("authentication required")
+	}
+	out := []SessionInfo{}
+	if p.Kind != KindSession {
+		return out, nil
+	}
+	rows, err := s.store.Sessions().ListOf(ctx, p.UserID, s.now())
+	if err != nil {
+		return nil, s.internal(ctx, "list sessions", err)
+	}
+	for _, r := range rows {
+		out = append(out, SessionInfo{ID: r.ID(), Via: r.Via, TenantID: r.TenantID, CreatedAt: r.CreatedAt,
+			ExpiresAt: r.ExpiresAt, Current: r.ID() == p.SessionID})
+	}
+	return out, nil
+}
+
+// EndSession signs the caller's session with this id out (another
+// device, or this one).
+func (s *Service) EndSession(ctx context.Context, p *Principal, id string) error {
+	if p == nil {
+		return unauthorized("authentication required")
+	}
+	if p.Kind != KindSession {
+		return NotFound("session")
+	}
+	err := s.store.Sessions().DeleteOf(ctx, p.UserID, id)
+	return s.storeErr(ctx, "end session", "session", "", err)
+}
+
+// EndMemberSessions signs a member of the tenant out everywhere: every
+// session of the user ends (sessions are the user's, not the tenant's).
+// user is the member's id or email. Audited in the tenant.
+func (s *Service) EndMemberSessions(ctx context.Context, p *Principal, tenant, user string) (int64, error) {
+	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+	if err != nil {
+		return 0, err
+	}
+	u, err := s.store.Users().Get(ctx, user)
+	if errors.Is(err, store.ErrNotFound) {
+		u, err = s.store.Users().ByEmail(ctx, user)
+	}
+	if err != nil {
+		return 0, s.storeErr(ctx, "end member sessions", "member", "", err)
+	}
+	if _, err := s.store.Tenant(t.ID).Members().Get(ctx, u.ID); err != nil {
+		return 0, s.storeErr(ctx, "end member sessions", "member", "", err)
+	}
+	var n int64
+	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+		var err error
+		if n, err = tx.Sessions().CountOf(ctx, u.ID); err != nil {
+			return auditRecord{}, err
+		}
+		return auditRecord{action: AuditMemberSessionsEnded, target: u.Email, detail: map[string]any{"sessions": n}},
+			tx.Sessions().DeleteAllOf(ctx, u.ID)
+	})
+	if err != nil {
+		return 0, s.internal(ctx, "end member sessions", err)
+	}
+	return n, nil
+}
