@@ -49,6 +49,7 @@ var migrations = []migration{
 	{26, "feedback events name their dialog, so erasure finds them", migrateV26},
 	{27, "publishable keys keep their value", migrateV27},
 	{28, "the raw content of knowledge sources", migrateV28},
+	{35, "autosaved config drafts, one per person and bot", migrateV35},
 }
 
 // schemaMigration records an applied step.
