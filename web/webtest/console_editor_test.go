@@ -1,0 +1,140 @@
+package webtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The bot editor as people who do not write code use it (issue 28): work
+// is never lost, problems show at their line, the preview sits beside
+// the editor.
+
+// draftStatus is an expression for the status of the signed-in key's
+// draft of the support bot as the API answers it (204: none).
+const draftStatus = `fetch('/v1/tenants/acme/bots/support/draft', {headers: {Authorization: 'Bearer ' + sessionStorage.getItem('parley.key')}}).then(r => r.status)`
+
+// TestTheEditorKeepsADraftThatAnotherBrowserRestores types a change and
+// leaves it unsaved: another browser, signed in as the same person, opens
+// the bot with the change restored and a notice; Discard brings the saved
+// version back, and saving a version drops the draft.
+func TestTheEditorKeepsADraftThatAnotherBrowserRestores(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		typed := strings.Replace(strings.ReplaceAll(botConfig, "SHOP", w.shopURL), `"Acme Support"`, `"Acme Draft Support"`, 1)
+		run(t, ctx, "type a change and wait for the autosave",
+			steps(w.openBotPage()...),
+			until(contains("document", ".pill", "Valid")),
+			setEditor(typed),
+			until(contains("document", ".draft-status", "Draft saved")),
+		)
+		if got := eval[int](t, ctx, draftStatus); got != 200 {
+			t.Fatalf("the server answers %d for the draft; want 200", got)
+		}
+
+		other := tab(t, browser(t)) // another browser: no storage shared with the first
+		t.Run("another browser restores the draft with a notice", func(t *testing.T) {
+			run(t, other, "open the bot elsewhere",
+				steps(w.openBotPage()...),
+				until(contains("document", ".draft-notice", "Restored your unsaved draft from")),
+			)
+			if text := eval[string](t, other, editorText); !strings.Contains(text, "Acme Draft Support") {
+				t.Errorf("the editor reads %q; want the typed change", text)
+			}
+		})
+		t.Run("Discard brings back the saved version and drops the draft", func(t *testing.T) {
+			run(t, other, "discard",
+				chromedp.Click(chromedp.CSS(`.draft-notice .discard-draft`)),
+				until(`!document.querySelector('.draft-notice .alert')`),
+			)
+			if text := eval[string](t, other, editorText); strings.Contains(text, "Acme Draft Support") {
+				t.Errorf("after Discard the editor still reads the draft")
+			}
+			if got := eval[int](t, other, draftStatus); got != 204 {
+				t.Errorf("after Discard the server answers %d for the draft; want 204 (none)", got)
+			}
+		})
+		t.Run("saving a version drops the draft", func(t *testing.T) {
+			run(t, ctx, "type again and save",
+				setEditor(strings.Replace(typed, "Acme Draft Support", "Acme Saved Support", 1)),
+				until(contains("document", ".draft-status", "Draft saved")),
+				chromedp.Click(chromedp.CSS(`.toolbar button:not(.small)`)),
+				until(contains("document", ".alert", "Saved as version 2")),
+			)
+			if got := eval[int](t, ctx, draftStatus); got != 204 {
+				t.Errorf("after saving the server answers %d for the draft; want 204 (none)", got)
+			}
+		})
+	})
+}
+
+// TestProblemsAreMarkedInTheGutterAndThePreviewSitsBesideTheEditor makes
+// a config invalid: its problem is marked in the code editor's gutter at
+// the problem's line and listed in view, above the editor. The preview
+// chat is beside the editor at 1,280 px and under it at 400 px, and
+// "Restart on draft" talks to what was typed.
+func TestProblemsAreMarkedInTheGutterAndThePreviewSitsBesideTheEditor(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		config := strings.ReplaceAll(botConfig, "SHOP", w.shopURL)
+		bad := strings.Replace(config, `"llm": {"model": "gpt-4o-mini"}`, `"llm": {"model": "gpt-4o-mini", "temperature": 7}`, 1)
+		line := 1 + strings.Count(bad[:strings.Index(bad, `"temperature"`)], "\n")
+		run(t, ctx, "open the bot and break a rule",
+			chromedp.EmulateViewport(1280, 900),
+			steps(w.openBotPage()...),
+			until(contains("document", ".pill", "Valid")),
+			setEditor(bad),
+			until(contains("document", "#config-problems", "temperature")),
+			until(codeEditor+`.querySelector('.cm-lint-marker-error') !== null`),
+		)
+		t.Run("the gutter marks the problem's line", func(t *testing.T) {
+			// The marker sits in the gutter row level with the line.
+			got := eval[int](t, ctx, fmt.Sprintf(`(() => {
+  const root = %s;
+  const marker = root.querySelector('.cm-lint-marker-error').getBoundingClientRect();
+  const row = Array.from(root.querySelectorAll('.cm-lineNumbers .cm-gutterElement')).find(e => Math.abs(e.getBoundingClientRect().top - marker.top) < 10);
+  return row ? Number(row.textContent) : 0;
+})()`, codeEditor))
+			if got != line {
+				t.Errorf("the error marker is at line %d; want line %d", got, line)
+			}
+		})
+		t.Run("the problems list is in view with the editor", func(t *testing.T) {
+			above := eval[bool](t, ctx, `document.querySelector('#config-problems').getBoundingClientRect().bottom <= document.querySelector('.json-pane').getBoundingClientRect().top`)
+			if !above {
+				t.Error("the problems list is not above the editor")
+			}
+		})
+		t.Run("the preview is beside the editor at 1280 px", func(t *testing.T) {
+			side := eval[bool](t, ctx, `(() => { const e = document.querySelector('.json-pane').getBoundingClientRect(), p = document.querySelector('.preview-side').getBoundingClientRect(); return p.left >= e.right && p.top < e.bottom && p.bottom > 0 && p.top < innerHeight; })()`)
+			if !side {
+				t.Error("the preview chat is not beside the editor, in view")
+			}
+			screenshot(t, ctx, "console-editor-with-preview")
+		})
+		t.Run("Restart on draft talks to what was typed", func(t *testing.T) {
+			run(t, ctx, "fix the config and restart the preview on it",
+				setEditor(strings.Replace(config, `"Hi! I am the Acme assistant."`, `"Hello from the draft."`, 1)),
+				until(contains("document", ".pill", "Valid")),
+				chromedp.Click(chromedp.CSS(`.preview .try-draft`)),
+				until(`document.querySelector('.preview select').value === '2'`),
+				chromedp.SendKeys(chromedp.CSS(`.preview input[name="message"]`), "hello"),
+				chromedp.Click(chromedp.CSS(`.preview button[type="submit"]`)),
+				until(contains("document", ".preview .chat-log", "Hello from the draft.")),
+				until(contains("document", ".preview .chat-log .meta", "tokens")),
+			)
+			if meta := eval[string](t, ctx, textOf("document", ".preview .chat-log .meta")); !strings.Contains(meta, " s · ") {
+				t.Errorf("the reply's line reads %q; want its time and tokens", meta)
+			}
+		})
+		t.Run("the preview is under the editor at 400 px", func(t *testing.T) {
+			run(t, ctx, "narrow", chromedp.EmulateViewport(400, 900))
+			stacked := eval[bool](t, ctx, `(() => { const e = document.querySelector('.workbench > .card').getBoundingClientRect(), p = document.querySelector('.preview-side').getBoundingClientRect(); return p.top >= e.bottom && document.documentElement.scrollWidth <= 400; })()`)
+			if !stacked {
+				t.Error("at 400 px the preview is not under the editor, or the page is wider than the window")
+			}
+			run(t, ctx, "reset", chromedp.EmulateReset())
+		})
+	})
+}
