@@ -138,3 +138,36 @@ func TestProblemsAreMarkedInTheGutterAndThePreviewSitsBesideTheEditor(t *testing
 		})
 	})
 }
+
+// TestARefusedPrivateEndpointNamesEverySettingThatWouldAllowIt points a
+// tool at a private address on another port: the form's hint says who
+// may allow it, and the request tester names both settings with the
+// exact values for the URL.
+func TestARefusedPrivateEndpointNamesEverySettingThatWouldAllowIt(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		// The world allows 127.0.0.1/32 and the shop's port; 127.0.0.2 and
+		// port 8081 are neither.
+		config := strings.ReplaceAll(botConfig, "SHOP", "http://127.0.0.2:8081")
+		run(t, ctx, "point the tool at a private server",
+			steps(w.openBotPage()...),
+			until(contains("document", ".pill", "Valid")),
+			setEditor(config),
+			until(contains("document", ".pill", "Valid")),
+			chromedp.Click(chromedp.CSS(`.tabs [data-view="form"]`)),
+			openSection("tools"),
+			chromedp.WaitVisible(field("/tools/1/endpoint/url", "input")),
+		)
+		if hint := eval[string](t, ctx, textOf("document", `[data-pointer="/tools/1/endpoint/url"]`)); !strings.Contains(hint, "PARLEY_OUTBOUND_ALLOW and PARLEY_OUTBOUND_PORTS") {
+			t.Errorf("the URL's hint reads %q; want the settings named", hint)
+		}
+		run(t, ctx, "try the tool",
+			chromedp.Click(chromedp.CSS(`[data-pointer="/tools/1"] details.tester summary`)),
+			chromedp.Click(chromedp.CSS(`[data-pointer="/tools/1"] details.tester button`)),
+			until(contains("document", `[data-pointer="/tools/1"] .trial`, "PARLEY_OUTBOUND")),
+		)
+		got := eval[string](t, ctx, textOf("document", `[data-pointer="/tools/1"] .trial`))
+		if want := "PARLEY_OUTBOUND_ALLOW=127.0.0.2/32 PARLEY_OUTBOUND_PORTS=8081"; !strings.Contains(got, want) {
+			t.Errorf("the tester says %q; want %q", got, want)
+		}
+	})
+}

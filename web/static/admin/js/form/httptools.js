@@ -44,7 +44,9 @@ function endpoint(f, p) {
     h('div', { class: 'row' },
       select(f, [...p, 'method'], 'Method', [['', 'default (POST with a body, else GET)'], ['GET', 'GET'], ['POST', 'POST'], ['PUT', 'PUT'], ['PATCH', 'PATCH'], ['DELETE', 'DELETE']]),
       number(f, [...p, 'timeout'], 'Timeout (seconds)', { placeholder: '30' })),
-    text(f, [...p, 'url'], 'URL', { placeholder: 'https://crm.example.com/contacts/<email>', hint: 'Use <argument> for what the model supplies, {{variable}} for context, {{secrets.NAME}} for a tenant secret.' }),
+    text(f, [...p, 'url'], 'URL', { placeholder: 'https://crm.example.com/contacts/<email>', hint: 'Use <argument> for what the model supplies, {{variable}} for context, {{secrets.NAME}} for a tenant secret. '
+      + 'A private address (localhost, 10.x, 192.168.x) or a port other than 80 and 443 is refused unless the server\'s operator allows it '
+      + 'with PARLEY_OUTBOUND_ALLOW and PARLEY_OUTBOUND_PORTS; the request tester names the exact values.' }),
     pairs(f, [...p, 'headers'], 'Headers', { keyPlaceholder: 'Authorization', valuePlaceholder: 'Bearer {{secrets.crm_token}}' }),
     pairs(f, [...p, 'query_params'], 'Query parameters', { keyPlaceholder: 'source', valuePlaceholder: '{{channel}}' }),
     jsonValue(f, [...p, 'body'], 'JSON body', { placeholder: '{"email": "<email>"}' }));
