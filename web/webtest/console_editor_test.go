@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // The bot editor as people who do not write code use it (issue 28): work
@@ -169,5 +171,61 @@ func TestARefusedPrivateEndpointNamesEverySettingThatWouldAllowIt(t *testing.T) 
 		if want := "PARLEY_OUTBOUND_ALLOW=127.0.0.2/32 PARLEY_OUTBOUND_PORTS=8081"; !strings.Contains(got, want) {
 			t.Errorf("the tester says %q; want %q", got, want)
 		}
+	})
+}
+
+// cardShown is an expression: whether the card headed title is on the page.
+func cardShown(title string) string {
+	return fmt.Sprintf(`(c => c !== undefined && !c.hidden)(Array.from(document.querySelectorAll('section.card')).find(s => s.querySelector('h2')?.textContent === %s))`, js(title))
+}
+
+// TestANewBotStartsGuidedAndShowsCanaryOnlyWithTwoVersions starts from a
+// tenant with no bots: the quick start says how a first answer comes, the
+// guided start takes a name, what the bot is for and a first tool, and the
+// new bot's page hides canary and comparison until a second version.
+func TestANewBotStartsGuidedAndShowsCanaryOnlyWithTwoVersions(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		_, created, err := w.svc.CreateTenant(context.Background(), platform.Operator(), platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, "sign in to a tenant with no bots",
+			w.signInAs(created.Key, "trail"),
+			until(contains("document", "main .empty", "No bots yet")),
+		)
+		if quick := eval[string](t, ctx, textOf("document", "main .quick-start")); !strings.Contains(quick, "make run") || !strings.Contains(quick, "fake model") {
+			t.Errorf("the quick start reads %q; want the run command and the fake model", quick)
+		}
+		run(t, ctx, "the guided start",
+			chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), "Trail Helper"),
+			until(`document.querySelector('input[name="slug"]').value === 'trail-helper'`),
+			chromedp.SendKeys(chromedp.CSS(`textarea[name="purpose"]`), "Answers questions about trail orders"),
+			chromedp.Click(chromedp.CSS(`details.first-tool summary`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name="tool_name"]`), "order_status"),
+			chromedp.SendKeys(chromedp.CSS(`input[name="tool_description"]`), "Where an order is"),
+			chromedp.SendKeys(chromedp.CSS(`input[name="tool_url"]`), w.shopURL+"/orders"),
+			chromedp.Click(chromedp.Search(`//button[text()="Create bot"]`)),
+			until(contains("document", "h1", "Trail Helper")),
+			until(contains("document", ".pill", "Valid · 1 tool")),
+		)
+		text := eval[string](t, ctx, editorText)
+		for _, want := range []string{`"description": "Answers questions about trail orders"`, `"name": "order_status"`, w.shopURL + "/orders"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the new bot's config lacks %s:\n%s", want, text)
+			}
+		}
+		for _, title := range []string{"Canary", "Compare versions"} {
+			if eval[bool](t, ctx, cardShown(title)) {
+				t.Errorf("with one version the %s card shows", title)
+			}
+		}
+		run(t, ctx, "save a second version",
+			setEditor(strings.Replace(text, "Trail Helper", "Trail Guide", 1)),
+			until(contains("document", ".pill", "Valid")),
+			chromedp.Click(chromedp.CSS(`.toolbar button:not(.small)`)),
+			until(contains("document", ".alert", "Saved as version 2")),
+			until(cardShown("Canary")),
+			until(cardShown("Compare versions")),
+		)
 	})
 }
