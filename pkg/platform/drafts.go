@@ -16,7 +16,7 @@ import (
 const maxDraftChars = 512 << 10
 
 // Draft is the caller's autosaved, unsaved config of a bot
-// (docs/admin-ui.md): the editor's text as typed and its conversation
+// (docs/api.md, "Drafts"): the editor's text as typed and its conversation
 // tests, with when it was last written.
 type Draft struct {
 	Config    string
