@@ -229,3 +229,29 @@ func TestANewBotStartsGuidedAndShowsCanaryOnlyWithTwoVersions(t *testing.T) {
 		)
 	})
 }
+
+// TestAnActionBookPicksItsToolsFromTheBotsTools opens the form's action
+// books: the tools are the bot's own and native tools, ticked, not typed.
+func TestAnActionBookPicksItsToolsFromTheBotsTools(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		run(t, ctx, "add an action book and tick a tool",
+			steps(w.openBotPage()...),
+			until(contains("document", ".pill", "Valid")),
+			chromedp.Click(chromedp.CSS(`.tabs [data-view="form"]`)),
+			openSection("action_books"),
+			chromedp.Click(chromedp.Search(`//button[text()="+ Add an action book"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-pointer="/action_books/0/tools"] input[value="cancel_order"]`)),
+			chromedp.SendKeys(field("/action_books/0/condition", "textarea"), "When the customer wants to cancel"),
+			chromedp.SendKeys(field("/action_books/0/action", "textarea"), "Cancel the order they name"),
+			chromedp.Click(chromedp.CSS(`[data-pointer="/action_books/0/tools"] input[value="cancel_order"]`)),
+			until(contains("document", ".pill", "Valid")),
+		)
+		offered := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('[data-pointer="/action_books/0/tools"] input[type=checkbox]')).map(b => b.value)`)
+		if strings.Join(offered, ",") != "locate,cancel_order,handoff_to_human" {
+			t.Errorf("the action book offers %q; want the bot's tools", offered)
+		}
+		if text := eval[string](t, ctx, editorText); !strings.Contains(text, `"tools": [`) || !strings.Contains(text, `"cancel_order"`+"\n") {
+			t.Errorf("the JSON does not list the ticked tool:\n%s", text)
+		}
+	})
+}
