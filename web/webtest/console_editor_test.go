@@ -129,6 +129,7 @@ func TestProblemsAreMarkedInTheGutterAndThePreviewSitsBesideTheEditor(t *testing
 			if meta := eval[string](t, ctx, textOf("document", ".preview .chat-log .meta")); !strings.Contains(meta, " s · ") {
 				t.Errorf("the reply's line reads %q; want its time and tokens", meta)
 			}
+			screenshot(t, ctx, "console-preview-on-draft")
 		})
 		t.Run("the preview is under the editor at 400 px", func(t *testing.T) {
 			run(t, ctx, "narrow", chromedp.EmulateViewport(400, 900))
@@ -252,6 +253,40 @@ func TestAnActionBookPicksItsToolsFromTheBotsTools(t *testing.T) {
 		}
 		if text := eval[string](t, ctx, editorText); !strings.Contains(text, `"tools": [`) || !strings.Contains(text, `"cancel_order"`+"\n") {
 			t.Errorf("the JSON does not list the ticked tool:\n%s", text)
+		}
+	})
+}
+
+// TestASecretIsChosenOrCreatedWhereAHeaderUsesIt creates a secret beside
+// an HTTP tool's headers and puts it into a new Authorization header,
+// without leaving the form or typing the placeholder.
+func TestASecretIsChosenOrCreatedWhereAHeaderUsesIt(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		picker := `[data-pointer="/tools/1/endpoint/headers"] .secret-pick`
+		run(t, ctx, "create a secret in the form and use it",
+			steps(w.openBotPage()...),
+			until(contains("document", ".pill", "Valid")),
+			chromedp.Click(chromedp.CSS(`.tabs [data-view="form"]`)),
+			openSection("tools"),
+			chromedp.WaitVisible(chromedp.CSS(picker+` select`)),
+			until(`document.querySelector('`+picker+` select').value === '__new__'`), // the tenant has none yet
+			chromedp.SendKeys(chromedp.CSS(picker+` input[name="new_secret_name"]`), "shop_token"),
+			chromedp.SendKeys(chromedp.CSS(picker+` input[name="new_secret_value"]`), "s3cret-value"),
+			chromedp.Click(chromedp.CSS(picker+` .new-secret button`)),
+			until(`document.querySelector('`+picker+` select').value === 'shop_token'`),
+			chromedp.Click(chromedp.CSS(picker+` .insert-secret`)),
+			until(contains("document", ".pill", "Valid")),
+		)
+		text := eval[string](t, ctx, editorText)
+		if !strings.Contains(text, `"Authorization": "Bearer {{secrets.shop_token}}"`) {
+			t.Errorf("the JSON has no header with the secret:\n%s", text)
+		}
+		if strings.Contains(eval[string](t, ctx, `document.body.innerText`), "s3cret-value") {
+			t.Error("the secret's value shows on the page")
+		}
+		secrets, err := w.svc.ListSecretNames(context.Background(), platform.Operator(), "acme")
+		if err != nil || len(secrets) != 1 || secrets[0].Name != "shop_token" {
+			t.Errorf("the tenant's secrets are %+v (%v); want shop_token", secrets, err)
 		}
 	})
 }
