@@ -3,6 +3,7 @@ package webtest
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -126,7 +127,7 @@ func TestProblemsAreMarkedInTheGutterAndThePreviewSitsBesideTheEditor(t *testing
 				until(contains("document", ".preview .chat-log", "Hello from the draft.")),
 				until(contains("document", ".preview .chat-log .meta", "tokens")),
 			)
-			if meta := eval[string](t, ctx, textOf("document", ".preview .chat-log .meta")); !strings.Contains(meta, " s · ") {
+			if meta := eval[string](t, ctx, textOf("document", ".preview .chat-log .meta")); !regexp.MustCompile(`\d m?s · \d+ in / \d+ out tokens`).MatchString(meta) {
 				t.Errorf("the reply's line reads %q; want its time and tokens", meta)
 			}
 			screenshot(t, ctx, "console-preview-on-draft")

@@ -79,7 +79,7 @@ export function draftKeeper(path, current, edited, apply) {
     /** changed schedules sending the editor's text after typing pauses. */
     changed() {
       clearTimeout(timer);
-      status.textContent = edited() ? 'Unsaved changes…' : '';
+      status.textContent = edited() ? 'Saving draft…' : '';
       timer = setTimeout(send, AUTOSAVE_DELAY_MS);
     },
     /** saved forgets the draft: it became a version (the server dropped it). */

@@ -128,7 +128,7 @@ export function previewChat(tenant, slug, tryDraft) {
         sources = null;
         if (ev.stop_reason === 'paused') meta('Waiting for the answer above to continue.');
         else if (ev.stop_reason && ev.stop_reason !== 'completed') meta(`Stopped: ${ev.stop_reason.replace(/_/g, ' ')}`);
-        meta(`${ev.turns} turn${ev.turns === 1 ? '' : 's'} · ${((performance.now() - started) / 1000).toFixed(1)} s · ${ev.usage.input_tokens} in / ${ev.usage.output_tokens} out tokens`);
+        meta(`${ev.turns} turn${ev.turns === 1 ? '' : 's'} · ${took(performance.now() - started)} · ${ev.usage.input_tokens} in / ${ev.usage.output_tokens} out tokens`);
         break;
     }
   };
@@ -234,4 +234,9 @@ export function previewChat(tenant, slug, tryDraft) {
     },
     use,
   };
+}
+
+/** took words a reply's time: milliseconds under a second, else seconds. */
+function took(/** @type {number} */ ms) {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
