@@ -291,3 +291,34 @@ func TestASecretIsChosenOrCreatedWhereAHeaderUsesIt(t *testing.T) {
 		}
 	})
 }
+
+// TestAProviderIsCreatedWhereTheBotChoosesIt creates a model provider
+// from the form's provider list, its API key kept as a tenant secret, and
+// the bot uses it.
+func TestAProviderIsCreatedWhereTheBotChoosesIt(t *testing.T) {
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		pick := `[data-pointer="/llm/provider"]`
+		run(t, ctx, "create a provider in the form",
+			steps(w.openBotPage()...),
+			until(contains("document", ".pill", "Valid")),
+			chromedp.Click(chromedp.CSS(`.tabs [data-view="form"]`)),
+			openSection("model"),
+			until(`document.querySelector('`+pick+` select option[value="__new__"]') !== null`),
+			typeIn("/llm/provider", "select", "__new__"),
+			chromedp.WaitVisible(chromedp.CSS(pick+` input[name="new_provider_name"]`)),
+			chromedp.SendKeys(chromedp.CSS(pick+` input[name="new_provider_name"]`), "claude"),
+			chromedp.SetValue(chromedp.CSS(pick+` select[name="new_provider_kind"]`), "anthropic"),
+			chromedp.SendKeys(chromedp.CSS(pick+` input[name="new_provider_key"]`), "sk-ant-test-key"),
+			chromedp.Click(chromedp.CSS(pick+` .new-provider button`)),
+			until(`document.querySelector('`+pick+` select[name="provider"]').value === 'claude'`),
+			until(contains("document", ".pill", "Valid")),
+		)
+		if text := eval[string](t, ctx, editorText); !strings.Contains(text, `"provider": "claude"`) {
+			t.Errorf("the config does not name the new provider:\n%s", text)
+		}
+		providers, err := w.svc.ListProviders(context.Background(), platform.Operator(), "acme")
+		if err != nil || len(providers) != 1 || providers[0].Kind != "anthropic" || providers[0].APIKeySecret != "claude_api_key" {
+			t.Errorf("the tenant's providers are %+v (%v)", providers, err)
+		}
+	})
+}
