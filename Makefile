@@ -7,8 +7,9 @@ COUNT   ?= 1
 
 .PHONY: run test test-long lint typecheck build bench bench-knowledge fuzz chart-check clean
 
+# scripts/run.sh starts bin/fakellm as the model first when no model key is set.
 run: build
-	./$(BIN) serve
+	./scripts/run.sh
 
 # Every command: bin/parley, bin/fakellm (a fake model for demos) and
 # bin/parleyload (the load generator of docs/performance.md).

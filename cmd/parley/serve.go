@@ -122,7 +122,7 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	m.announce(d.store, d.where, metricsAt, ln.Addr().String())
+	m.announce(d.store, d.where, d.settings, metricsAt, ln.Addr().String())
 	l := d.settings.Limits
 	d.log.Info("parley listening", "addr", ln.Addr().String(), "database", d.store.Dialect(),
 		"tenant_rate_per_s", l.TenantRate, "tenant_burst", l.TenantBurst, "key_rate_per_s", l.KeyRate, "key_burst", l.KeyBurst,
@@ -342,10 +342,16 @@ func (d *data) Close() error { return d.store.Close() }
 // announce says what the server uses; never a secret value, only where
 // it lives. The last line names the bound address, which tests read to
 // find a server started on port 0.
-func (m *Main) announce(st *store.Store, where credentialSources, metricsAddr, addr string) {
+func (m *Main) announce(st *store.Store, where credentialSources, settings Settings, metricsAddr, addr string) {
 	fmt.Fprintf(m.Stdout, "Database:        %s at %s\n", st.Dialect(), st.Location())
 	fmt.Fprintf(m.Stdout, "Secrets key:     %s\n", where.secretKey)
 	fmt.Fprintf(m.Stdout, "Platform token:  %s\n", where.platformToken)
+	fmt.Fprintf(m.Stdout, "Model provider:  %s at %s, default model %s\n", settings.LLMProvider, settings.LLMBaseURL, settings.LLMModel)
+	if settings.LLMAPIKey == "" {
+		// Said at start, not at the first reply: a bot that cannot answer
+		// looks broken to someone trying Parley for the first time.
+		fmt.Fprintf(m.Stdout, "Warning:         no PARLEY_LLM_API_KEY is set, so replies from %s will fail; set one, or use `make run` for the bundled fake model\n", settings.LLMBaseURL)
+	}
 	if metricsAddr != "" {
 		fmt.Fprintf(m.Stdout, "Metrics on http://%s/metrics\n", metricsAddr)
 	}

@@ -184,7 +184,8 @@ func TestServeGeneratesAPlatformTokenFileAndNeverPrintsSecrets(t *testing.T) {
 			t.Errorf("start-up output shows a secret or the secret is empty:\n%s", srv.stdout)
 		}
 	}
-	for _, want := range []string{"sqlite at " + dir, path, secretKeyFile} {
+	// No key is set here: the banner names the provider and warns.
+	for _, want := range []string{"sqlite at " + dir, path, secretKeyFile, "Model provider:  openai at https://api.openai.com/v1", "no PARLEY_LLM_API_KEY is set"} {
 		if !strings.Contains(srv.stdout, want) {
 			t.Errorf("start-up output does not say %q:\n%s", want, srv.stdout)
 		}

@@ -355,6 +355,15 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/bots/:bot/publish", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/publish", apiclient.PublishRequest{Version: 1}
 		}},
+		{"GET", "/v1/tenants/:tenant/bots/:bot/draft", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/draft", nil
+		}},
+		{"PUT", "/v1/tenants/:tenant/bots/:bot/draft", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/draft", apiclient.Draft{Config: `{"name": "half typed`}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/bots/:bot/draft", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/bots/" + f.botSlug + "/draft", nil
+		}},
 		{"POST", "/v1/tenants/:tenant/tools/try", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			// A loopback URL: the outbound policy refuses it at once, a 200 with is_error.
 			config := strings.Replace(string(botConfig(t)), "https://shop.example.com", "http://127.0.0.1", 1)

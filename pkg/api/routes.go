@@ -110,6 +110,9 @@ func (s *server) register(e *gin.Engine) {
 	t.GET("/bots/:bot/versions/:n", s.getVersion)
 	t.GET("/bots/:bot/versions/:n/diff/:m", s.diffVersions)
 	t.POST("/bots/:bot/publish", s.publish)
+	t.GET("/bots/:bot/draft", s.getDraft)
+	t.PUT("/bots/:bot/draft", s.putDraft)
+	t.DELETE("/bots/:bot/draft", s.deleteDraft)
 	t.POST("/tools/try", d.tryTool)
 
 	t.POST("/webhooks", s.createWebhook)

@@ -61,7 +61,12 @@ func TestPolicyExceptions(t *testing.T) {
 		{"an allowed host does not open its address typed directly", []string{"crm.internal.test"}, []int{srv.port()}, "http://127.0.0.1:" + port + "/", "loopback"},
 		{"an allowed CIDR does not open a port", []string{"127.0.0.0/8"}, nil, "http://127.0.0.1:" + port + "/", "PARLEY_OUTBOUND_PORTS"},
 		{"an allowed host does not open a port", []string{"crm.internal.test"}, nil, "http://crm.internal.test:" + port + "/", "PARLEY_OUTBOUND_PORTS"},
-		{"a neighbouring CIDR does not cover loopback", []string{"10.0.0.0/8"}, []int{srv.port()}, "http://127.0.0.1:" + port + "/", "PARLEY_OUTBOUND_ALLOW"},
+		{"a neighbouring CIDR does not cover loopback", []string{"10.0.0.0/8"}, []int{srv.port()}, "http://127.0.0.1:" + port + "/", "PARLEY_OUTBOUND_ALLOW=127.0.0.1/32 ("},
+		// Every setting the URL needs is named at once, with its value.
+		{"a refused port of a refused address names both settings", nil, nil, "http://127.0.0.1:" + port + "/", "with PARLEY_OUTBOUND_ALLOW=127.0.0.1/32 PARLEY_OUTBOUND_PORTS=" + port},
+		{"a refused port of a private name names both settings, by name", nil, nil, "http://crm.internal.test:" + port + "/", "with PARLEY_OUTBOUND_ALLOW=crm.internal.test PARLEY_OUTBOUND_PORTS=" + port},
+		{"a refused port of an allowed address names only the port", []string{"127.0.0.0/8"}, nil, "http://127.0.0.1:" + port + "/", "with PARLEY_OUTBOUND_PORTS=" + port + " ("},
+		{"a local host name is named as it is", nil, []int{srv.port()}, "http://localhost:" + port + "/", "with PARLEY_OUTBOUND_ALLOW=localhost ("},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

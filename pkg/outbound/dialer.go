@@ -72,17 +72,18 @@ func (d *dialer) resolve(ctx context.Context, network, address string) ([]netip.
 		return nil, false, err
 	}
 	if !d.policy.portAllowed(port) {
-		return nil, false, d.portDenied(host, port)
+		return nil, false, d.portDenied(host, port, d.allowEntry(ctx, network, host))
 	}
 	if addr, ok := parseIP(host); ok {
 		if reason := d.policy.denyReason(addr); reason != "" {
-			return nil, false, addrDenied(host, addr, port, "is "+reason)
+			return nil, false, addrDenied(host, addr, port, "is "+reason, hostPrefix(addr))
 		}
 		return []netip.AddrPort{netip.AddrPortFrom(addr.WithZone(""), uint16(port))}, false, nil
 	}
 	hostAllowed := d.policy.hostAllowed(host)
 	if !hostAllowed && isLocalhostName(host) {
-		return nil, false, &DeniedError{Host: host, Port: port, Reason: "is a local host name", Setting: "PARLEY_OUTBOUND_ALLOW"}
+		return nil, false, &DeniedError{Host: host, Port: port, Reason: "is a local host name", Setting: "PARLEY_OUTBOUND_ALLOW",
+			Allow: []string{"PARLEY_OUTBOUND_ALLOW=" + host}}
 	}
 	found, err := d.resolver.LookupNetIP(ctx, lookupNetwork(network), host)
 	if err != nil {
@@ -95,7 +96,9 @@ func (d *dialer) resolve(ctx context.Context, network, address string) ([]netip.
 	for _, addr := range found {
 		if !hostAllowed {
 			if reason := d.policy.denyReason(addr); reason != "" {
-				return nil, false, addrDenied(host, addr, port, "resolves to "+reason)
+				// The host name, not the address: naming what it resolved
+				// to would map the operator's internal DNS for a tenant.
+				return nil, false, addrDenied(host, addr, port, "resolves to "+reason, host)
 			}
 		}
 		addrs = append(addrs, netip.AddrPortFrom(addr.Unmap().WithZone(""), uint16(port)))
@@ -116,24 +119,70 @@ func (d *dialer) control(ctx context.Context, network, address string, _ syscall
 	}
 	host := ap.Addr().String()
 	if !d.policy.portAllowed(int(ap.Port())) {
-		return d.portDenied(host, int(ap.Port()))
+		entry := ""
+		if d.policy.denyReason(ap.Addr()) != "" {
+			entry = hostPrefix(ap.Addr())
+		}
+		return d.portDenied(host, int(ap.Port()), entry)
 	}
 	if allowed, _ := ctx.Value(allowedHostKey{}).(bool); allowed {
 		return nil
 	}
 	if reason := d.policy.denyReason(ap.Addr()); reason != "" {
-		return addrDenied(host, ap.Addr(), int(ap.Port()), "is "+reason)
+		return addrDenied(host, ap.Addr(), int(ap.Port()), "is "+reason, hostPrefix(ap.Addr()))
 	}
 	return nil
 }
 
-func (d *dialer) portDenied(host string, port int) error {
+// portDenied refuses a port; allowEntry, when not empty, is the
+// PARLEY_OUTBOUND_ALLOW entry the host needs as well.
+func (d *dialer) portDenied(host string, port int, allowEntry string) error {
+	var allow []string
+	if allowEntry != "" {
+		allow = append(allow, "PARLEY_OUTBOUND_ALLOW="+allowEntry)
+	}
+	allow = append(allow, "PARLEY_OUTBOUND_PORTS="+strconv.Itoa(port))
 	return &DeniedError{Host: net.JoinHostPort(host, strconv.Itoa(port)), Port: port,
-		Reason: "uses a port that is not allowed (allowed: " + d.policy.portList() + ")", Setting: "PARLEY_OUTBOUND_PORTS"}
+		Reason: "uses a port that is not allowed (allowed: " + d.policy.portList() + ")", Setting: "PARLEY_OUTBOUND_PORTS", Allow: allow}
 }
 
-func addrDenied(host string, addr netip.Addr, port int, reason string) error {
-	return &DeniedError{Host: host, Addr: addr, Port: port, Reason: reason, Setting: "PARLEY_OUTBOUND_ALLOW"}
+// allowEntry is the PARLEY_OUTBOUND_ALLOW entry host would need once its
+// port is allowed, "" when none: an address as a one-address CIDR, a host
+// name as itself. A name is looked up only to word this refusal.
+func (d *dialer) allowEntry(ctx context.Context, network, host string) string {
+	if addr, ok := parseIP(host); ok {
+		if d.policy.denyReason(addr) != "" {
+			return hostPrefix(addr)
+		}
+		return ""
+	}
+	if d.policy.hostAllowed(host) {
+		return ""
+	}
+	if isLocalhostName(host) {
+		return host
+	}
+	found, err := d.resolver.LookupNetIP(ctx, lookupNetwork(network), host)
+	if err != nil {
+		return ""
+	}
+	for _, addr := range found {
+		if d.policy.denyReason(addr) != "" {
+			return host
+		}
+	}
+	return ""
+}
+
+// hostPrefix is the CIDR of addr alone: 127.0.0.1/32, ::1/128.
+func hostPrefix(addr netip.Addr) string {
+	addr = addr.Unmap().WithZone("")
+	return netip.PrefixFrom(addr, addr.BitLen()).String()
+}
+
+func addrDenied(host string, addr netip.Addr, port int, reason, allowEntry string) error {
+	return &DeniedError{Host: host, Addr: addr, Port: port, Reason: reason, Setting: "PARLEY_OUTBOUND_ALLOW",
+		Allow: []string{"PARLEY_OUTBOUND_ALLOW=" + allowEntry}}
 }
 
 // splitHostPort splits a dial address and normalises the host.

@@ -24,13 +24,22 @@ type DeniedError struct {
 	Reason string
 	// Setting names the environment variable that would open an exception.
 	Setting string
+	// Allow is every setting, with its value, that together would let
+	// this destination through ("PARLEY_OUTBOUND_ALLOW=127.0.0.1/32",
+	// "PARLEY_OUTBOUND_PORTS=8081"): a refused port of a private address
+	// needs both, and naming one at a time sends people round twice.
+	Allow []string
 }
 
-// Error says what was refused, why, and which setting would allow it.
+// Error says what was refused, why, and which settings would allow it.
+// Only the operator can change them: a tenant never widens the policy.
 func (e *DeniedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "destination %s %s", e.Host, e.Reason)
-	if e.Setting != "" {
+	switch {
+	case len(e.Allow) > 0:
+		fmt.Fprintf(&b, "; ask the operator to allow it with %s (added to what those settings already list)", strings.Join(e.Allow, " "))
+	case e.Setting != "":
 		fmt.Fprintf(&b, "; ask the operator to allow it in %s", e.Setting)
 	}
 	return b.String()

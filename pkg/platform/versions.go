@@ -64,6 +64,12 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 			return Version{}, false, s.storeErr(ctx, "create version", "bot",
 				"another version was saved at the same time; try again", err)
 		}
+		// The draft this version was saved from is kept in the version
+		// now; a draft left behind is only offered again, so the save
+		// stands.
+		if err := s.dropDraft(ctx, p, b); err != nil {
+			s.log.WarnContext(ctx, "drop draft after save", "err", err)
+		}
 		out := versionView(&v)
 		out.Warnings = warnings
 		return out, created, nil

@@ -55,6 +55,7 @@ var migrations = []migration{
 	{32, "dialog outcomes, ratings, labels and unanswered questions; tenant idle period", migrateV32},
 	{33, "analytics rollups per tenant, bot, version, channel and hour", migrateV33},
 	{34, "single sign-on: tenant providers, sign-ins under way, break-glass", migrateV34},
+	{35, "autosaved config drafts, one per person and bot", migrateV35},
 }
 
 // schemaMigration records an applied step.

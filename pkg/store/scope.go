@@ -35,6 +35,9 @@ func (t TenantScope) Channels() Channels { return Channels(t) }
 // Dialogs returns the tenant's dialogs.
 func (t TenantScope) Dialogs() Dialogs { return Dialogs(t) }
 
+// Drafts returns the tenant's autosaved config drafts.
+func (t TenantScope) Drafts() Drafts { return Drafts(t) }
+
 // Feedback returns the tenant's feedback on replies.
 func (t TenantScope) Feedback() FeedbackLog { return FeedbackLog(t) }
 

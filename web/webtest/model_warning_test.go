@@ -32,7 +32,8 @@ func TestTheEditorWarnsOfAModelItsProviderDoesNotList(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`.tabs [data-view="form"]`)),
 		until(contains("document", ".pill", "Valid")),
 		openSection("model"),
-		typeIn("/llm/provider", "input", "gateway"),
+		until(`document.querySelector('[data-pointer="/llm/provider"] select option[value="gateway"]') !== null`),
+		typeIn("/llm/provider", "select", "gateway"),
 		typeIn("/llm/model", "input", "acme-huge"),
 		until(contains("document", ".pill", "1 warning")),
 	)

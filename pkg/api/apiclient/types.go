@@ -434,3 +434,12 @@ type Membership struct {
 	Tenant Tenant `json:"tenant"`
 	Role   string `json:"role"`
 }
+
+// Draft is the signed-in user's autosaved config of a bot, the body and
+// answer of GET|PUT /v1/tenants/{tenant}/bots/{bot}/draft. Config is the
+// editor's text as typed (it need not parse yet); Tests likewise.
+type Draft struct {
+	Config    string    `json:"config"`
+	Tests     string    `json:"tests,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+}

@@ -31,3 +31,5 @@ export const searchKeymap: any[];
 export function highlightSelectionMatches(...a: any[]): any;
 export function json(): any;
 export function completionStatus(state: any): "active" | "pending" | null;
+export function setDiagnostics(state: any, diagnostics: {from: number, to: number, severity: "error" | "warning" | "info", message: string}[]): any;
+export function lintGutter(...a: any[]): any;

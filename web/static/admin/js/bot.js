@@ -1,7 +1,9 @@
-// A bot's page: its versions (publish, roll back, load into the editor),
-// comparing two versions, the config editor (form and JSON) that saves new versions (with
-// their conversation tests), running tests, the preview chat, and how to
-// reach the bot from an OpenAI SDK or an MCP client.
+// A bot's page: the config editor (form and JSON, autosaved as the
+// person's draft) with the preview chat beside it, which restarts on the
+// draft in one click; below, its versions (publish, roll back, load into
+// the editor), running tests, a canary and comparing two versions (once
+// there are two), and how to reach the bot from an OpenAI SDK or an MCP
+// client.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, table, errorBox, notice, when, short, busy } from './dom.js';
@@ -11,6 +13,7 @@ import { versionDiff } from './versiondiff.js';
 import { testsPanel } from './tests.js';
 import { canaryPanel } from './canary.js';
 import { guardLeaving } from './leave.js';
+import { draftKeeper } from './draft.js';
 
 /** botView renders #/t/<tenant>/bots/<bot>. */
 export async function botView({ tenant, params: [slug] }) {
@@ -25,26 +28,36 @@ export async function botView({ tenant, params: [slug] }) {
   const saveOut = h('div', { 'aria-live': 'polite' });
   const prompt = h('pre', { class: 'prompt' });
   const basedOn = h('span', { class: 'muted' });
-  const preview = previewChat(tenant, slug);
+  const preview = previewChat(tenant, slug, () => saveVersion());
   const diff = versionDiff(tenant, slug);
   const tests = testsPanel(tenant, slug, bot);
   const canary = canaryPanel(tenant, slug, () => refresh());
   tests.setTests(base?.tests);
 
+  let keeper = null;
   const editor = await configPanel(tenant, base ? JSON.stringify(base.config, null, 2) : '{}', (result) => {
     prompt.textContent = result.prompt || 'The compiled prompt appears once the config is valid.';
-  });
+  }, () => keeper?.changed());
 
   // saved is the config and test file as last loaded or saved: anything
-  // else is an edit that leaving the page would lose.
+  // else is an edit that leaving the page would lose (the draft keeps it
+  // too, but the question still stands).
   const current = () => ({ config: editor.text(), tests: tests.text() });
   let saved = current();
   const edited = () => editor.text() !== saved.config || tests.text() !== saved.tests;
   guardLeaving(edited);
+  keeper = draftKeeper(botPath('draft'), current, edited, (text) => {
+    editor.setText(text.config);
+    tests.setText(text.tests);
+  });
+  tests.el.addEventListener('input', () => keeper.changed());
+  await keeper.restore();
 
+  let showWhenTwo = () => {};
   const refresh = async () => {
     [bot, { versions }] = await Promise.all([api('GET', botPath()), api('GET', botPath('versions'))]);
     drawVersions();
+    showWhenTwo();
     preview.setVersions(versions, bot.published_version);
     diff.setVersions(versions);
     tests.setVersions(versions);
@@ -57,6 +70,7 @@ export async function botView({ tenant, params: [slug] }) {
     editor.setText(JSON.stringify(v.config, null, 2));
     tests.setTests(v.tests);
     saved = current();
+    keeper.changed();
     basedOn.textContent = `Editing from version ${n}`;
   };
 
@@ -87,23 +101,31 @@ export async function botView({ tenant, params: [slug] }) {
     mount(versionsBox, table(['Version', 'Saved', ''], rows, 'No versions.'));
   }
 
+  // saveVersion saves the editor's config and tests as a new version
+  // (or finds the same one) and returns it; the server drops the draft.
+  const saveVersion = async () => {
+    const sending = current();
+    let config;
+    try {
+      config = JSON.parse(editor.text());
+    } catch (err) {
+      throw new Error('The config is not valid JSON: ' + err.message);
+    }
+    const v = await api('POST', botPath('versions'), { config, tests: tests.testsJSON() });
+    saved = sending;
+    keeper.saved();
+    basedOn.textContent = `Editing from version ${v.number}`;
+    await refresh();
+    return v;
+  };
+
   const save = h('button', {
     type: 'button',
     onclick: (e) => busy(e.target, async () => {
-      const sending = current();
-      let config;
-      try {
-        config = JSON.parse(editor.text());
-      } catch (err) {
-        throw new Error('The config is not valid JSON: ' + err.message);
-      }
-      const v = await api('POST', botPath('versions'), { config, tests: tests.testsJSON() });
-      saved = sending;
+      const v = await saveVersion();
       const warnings = (v.warnings || []).map((w) => h('li', null, h('code', null, w.pointer || '/'), ' ', w.message));
-      saveOut.replaceChildren(notice(`Saved as version ${v.number}. Preview it below, then publish it.`),
+      saveOut.replaceChildren(notice(`Saved as version ${v.number}. Try it in the preview, then publish it.`),
         ...(warnings.length ? [h('div', { class: 'alert warn', role: 'status' }, 'Saved with warnings:', h('ul', null, warnings))] : []));
-      basedOn.textContent = `Editing from version ${v.number}`;
-      await refresh();
       preview.use(v.number);
     }).catch((err) => saveOut.replaceChildren(errorBox(err))),
   }, 'Save as new version');
@@ -115,21 +137,33 @@ export async function botView({ tenant, params: [slug] }) {
   tests.setVersions(versions);
   canary.setBot(bot, versions);
 
+  // Canary and comparison need two versions; before that they are noise.
+  const canaryCard = card('Canary', canary.el);
+  const compareCard = card('Compare versions', diff.el);
+  showWhenTwo = () => {
+    canaryCard.hidden = versions.length < 2;
+    compareCard.hidden = versions.length < 2;
+  };
+  showWhenTwo();
+
   return h('div', { class: 'bot-page' },
     h('div', { class: 'title-row' }, heading, liveBadge),
     h('p', { class: 'lead' }, 'Slug ', h('code', null, slug), ' · updated ', when(bot.updated_at)),
-    h('div', { class: 'grid' },
+    h('div', { class: 'workbench' },
       card('Config',
-        h('div', { class: 'toolbar' }, basedOn, save),
+        h('div', { class: 'toolbar' }, basedOn, keeper.status, save),
+        keeper.el,
         saveOut,
         editor.el,
         h('details', { class: 'prompt-box' }, h('summary', null, 'Compiled system prompt'), prompt)),
-      h('div', { class: 'side' },
+      h('div', { class: 'preview-side' }, card('Preview', preview.el))),
+    h('div', { class: 'grid' },
+      h('div', null,
         card('Versions', versionsBox),
-        card('Tests', tests.el),
-        card('Canary', canary.el),
-        card('Compare versions', diff.el),
-        card('Preview', preview.el),
+        card('Tests', tests.el)),
+      h('div', { class: 'side' },
+        canaryCard,
+        compareCard,
         card('Use from code', fromCode(tenant, slug)),
         card('Delete', deleteBot(tenant, slug)))));
 }

@@ -31,12 +31,14 @@ const VIEW_KEY = 'parley.configView';
 
 /**
  * configPanel returns {el, text, setText}. onResult receives each
- * validation answer that is still current.
+ * validation answer that is still current; onEdit runs after each edit
+ * in either view (not after setText).
  * @param {string} tenant
  * @param {string} text
  * @param {(result: ValidateResult) => void} onResult
+ * @param {() => void} [onEdit]
  */
-export async function configPanel(tenant, text, onResult) {
+export async function configPanel(tenant, text, onResult, onEdit) {
   const schema = await agentSchema();
   const doc = configDoc(parseOrUndefined(text));
   let view = localStorage.getItem(VIEW_KEY) === 'json' ? 'json' : 'form';
@@ -53,8 +55,10 @@ export async function configPanel(tenant, text, onResult) {
   }, () => schema);
   const form = configForm(doc, tenant, schema, () => view === 'form');
 
+  let loading = false;
   doc.subscribe((source) => {
     clearTimeout(timer);
+    if (onEdit && source !== 'load' && !loading) onEdit();
     if (doc.broken()) {
       // Said at once, and an answer still on its way for the text before
       // is dropped: it would call the broken text valid.
@@ -101,6 +105,12 @@ export async function configPanel(tenant, text, onResult) {
         ' ', d.message);
     };
     mount(problems, [...(result.errors || []).map((d) => item(d, false)), ...warnings.map((d) => item(d, true))]);
+    /** @param {{pointer: string, message: string}} d @param {boolean} warning */
+    const mark = (d, warning) => ({
+      line: result.syntax ? result.syntax.line : result.parsed ? lineOf(text, d.pointer || '') : 0,
+      message: `${d.pointer || '/'}: ${d.message}`, warning,
+    });
+    editor.markProblems([...(result.errors || []).map((d) => mark(d, false)), ...warnings.map((d) => mark(d, true))]);
     form.setProblems(result.parsed ? result.errors || [] : [], result.parsed ? warnings : []);
     onResult(result);
   };
@@ -127,15 +137,19 @@ export async function configPanel(tenant, text, onResult) {
   const setText = (/** @type {string} */ t) => {
     editor.setText(t);
     const problem = syntaxError(t);
+    loading = true;
     if (problem) doc.break(problem);
     else doc.replace(JSON.parse(t), 'load');
+    loading = false;
   };
   show(view);
   validate();
 
   return {
-    el: h('div', { class: 'editor-wrap' }, tabs, formPane, jsonPane,
-      h('div', { class: 'editor-status' }, status), problems),
+    // The status and the problems come before the panes, so they are in
+    // view while editing, not below a long form.
+    el: h('div', { class: 'editor-wrap' }, tabs,
+      h('div', { class: 'editor-status' }, status), problems, formPane, jsonPane),
     text: () => editor.text(),
     setText,
   };

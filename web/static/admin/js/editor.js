@@ -8,7 +8,7 @@ import {
   EditorView, EditorState, EditorSelection, Annotation, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
   drawSelection, defaultKeymap, history, historyKeymap, indentWithTab, syntaxHighlighting, defaultHighlightStyle,
   bracketMatching, foldGutter, foldKeymap, indentOnInput, autocompletion, completionKeymap, closeBrackets,
-  closeBracketsKeymap, searchKeymap, highlightSelectionMatches, json,
+  closeBracketsKeymap, searchKeymap, highlightSelectionMatches, json, setDiagnostics, lintGutter,
 } from '../../vendor/codemirror.js';
 import { h } from './dom.js';
 import { schemaCompletion } from './jsoncomplete.js';
@@ -31,6 +31,14 @@ const loading = Annotation.define();
  * @property {() => string} text
  * @property {(text: string) => void} setText replaces the text without calling onInput
  * @property {(line: number) => void} goTo selects a 1-based line and scrolls it into view
+ * @property {(marks: LineProblem[]) => void} markProblems marks each problem in the gutter at its line
+ */
+
+/**
+ * @typedef {object} LineProblem
+ * @property {number} line 1-based
+ * @property {string} message
+ * @property {boolean} warning
  */
 
 /**
@@ -53,7 +61,7 @@ export function jsonEditor(text, onInput, schema) {
     state: EditorState.create({
       doc: text,
       extensions: [
-        lineNumbers(), highlightActiveLineGutter(), foldGutter(), history(), drawSelection(), indentOnInput(),
+        lineNumbers(), lintGutter(), highlightActiveLineGutter(), foldGutter(), history(), drawSelection(), indentOnInput(),
         bracketMatching(), closeBrackets(), highlightActiveLine(), highlightSelectionMatches(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         json(),
@@ -78,6 +86,14 @@ export function jsonEditor(text, onInput, schema) {
     setText(t) {
       if (t === view.state.doc.toString()) return;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t }, annotations: loading.of(true) });
+    },
+    markProblems(marks) {
+      const doc = view.state.doc;
+      const diagnostics = marks.filter((m) => m.line >= 1 && m.line <= doc.lines).map((m) => {
+        const l = doc.line(m.line);
+        return { from: l.from, to: l.to, severity: /** @type {'error'|'warning'} */ (m.warning ? 'warning' : 'error'), message: m.message };
+      });
+      view.dispatch(setDiagnostics(view.state, diagnostics));
     },
     goTo(line) {
       const l = view.state.doc.line(Math.max(1, Math.min(line, view.state.doc.lines)));

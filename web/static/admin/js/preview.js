@@ -1,12 +1,15 @@
-// The preview chat: talk to any saved version (a draft too) before it goes
-// live. Replies stream over server-sent events; tool calls, their results,
+// The preview chat: talk to any saved version before it goes live, or
+// restart it on the editor's draft in one click (which saves the draft as
+// a new, unpublished version: a conversation runs a version). Each reply
+// says how long it took and its tokens; the sources it cites are listed
+// under it. Replies stream over server-sent events; tool calls, their results,
 // confirmations and client tool requests are drawn as they happen. The
 // bot's text is Markdown, drawn by the renderer the widget uses, so the
 // preview shows a reply as visitors will see it.
 
 import '/markdown.js';
 import { stream, api, tenantPath } from './api.js';
-import { h, mount, json } from './dom.js';
+import { h, mount, json, busy } from './dom.js';
 
 const { renderInto } = globalThis.Parley.markdown;
 
@@ -55,8 +58,14 @@ function cite(el, c) {
     c.locator ? h('span', { class: 'where' }, c.locator) : null));
 }
 
-/** previewChat returns {el, setVersions, use} for bot slug of tenant. */
-export function previewChat(tenant, slug) {
+/**
+ * previewChat returns {el, setVersions, use} for bot slug of tenant.
+ * tryDraft saves the editor's draft as a version and returns it.
+ * @param {string} tenant
+ * @param {string} slug
+ * @param {() => Promise<{number: number}>} [tryDraft]
+ */
+export function previewChat(tenant, slug, tryDraft) {
   const select = h('select', { 'aria-label': 'Version to preview', onchange: () => reset() });
   const log = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite' });
   const input = h('input', { type: 'text', name: 'message', placeholder: 'Say something to the bot…', autocomplete: 'off', 'aria-label': 'Message' });
@@ -73,6 +82,7 @@ export function previewChat(tenant, slug) {
   let bubble = null; // the assistant reply being streamed
   let calls = {}; // tool call id -> its element
   let thought = null; // the <pre> of the model's thinking being streamed
+  let started = 0; // when the turn being streamed was sent
 
   const add = (node) => {
     log.append(node);
@@ -150,7 +160,7 @@ export function previewChat(tenant, slug) {
         bubble = null;
         if (ev.stop_reason === 'paused') meta('Waiting for the answer above to continue.');
         else if (ev.stop_reason && ev.stop_reason !== 'completed') meta(`Stopped: ${ev.stop_reason.replace(/_/g, ' ')}`);
-        meta(`${ev.turns} turn${ev.turns === 1 ? '' : 's'} · ${ev.usage.input_tokens} in / ${ev.usage.output_tokens} out tokens`);
+        meta(`${ev.turns} turn${ev.turns === 1 ? '' : 's'} · ${took(performance.now() - started)} · ${ev.usage.input_tokens} in / ${ev.usage.output_tokens} out tokens`);
         break;
     }
   };
@@ -158,6 +168,7 @@ export function previewChat(tenant, slug) {
   // turn posts to a turn route and streams its events into the log.
   async function turn(path, body) {
     send.disabled = true;
+    started = performance.now();
     stop.hidden = false;
     stop.disabled = false;
     const typing = add(h('div', { class: 'typing', 'aria-label': 'The bot is typing' }, h('span'), h('span'), h('span')));
@@ -207,6 +218,13 @@ export function previewChat(tenant, slug) {
     return form;
   }
 
+  /** use starts a new conversation with version n. */
+  function use(n) {
+    select.value = String(n);
+    reset();
+    input.focus();
+  }
+
   const form = h('form', {
     class: 'composer',
     onsubmit: async (e) => {
@@ -229,7 +247,14 @@ export function previewChat(tenant, slug) {
     el: h('div', { class: 'preview' },
       h('div', { class: 'toolbar' },
         h('label', { class: 'inline' }, 'Version ', select),
-        h('button', { type: 'button', class: 'small ghost', onclick: reset }, 'New conversation')),
+        h('button', { type: 'button', class: 'small ghost', onclick: reset }, 'New conversation'),
+        tryDraft ? h('button', {
+          type: 'button', class: 'small try-draft', title: 'Save the editor\'s draft as a new version (not published) and talk to it',
+          onclick: (e) => busy(e.target, async () => {
+            const v = await tryDraft();
+            use(v.number);
+          }).catch((err) => add(h('div', { class: 'msg error', role: 'alert' }, err.message))),
+        }, 'Restart on draft') : null),
       log, form),
     setVersions(versions, live) {
       const current = select.value;
@@ -238,10 +263,11 @@ export function previewChat(tenant, slug) {
       if (current) select.value = current;
       if (!dialog) reset();
     },
-    use(n) {
-      select.value = String(n);
-      reset();
-      input.focus();
-    },
+    use,
   };
+}
+
+/** took words a reply's time: milliseconds under a second, else seconds. */
+function took(/** @type {number} */ ms) {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -61,6 +61,10 @@ export function testsPanel(tenant, slug, bot, onChange) {
     },
     /** text is the test file as typed. */
     text: () => text.value,
+    /** setText puts back a test file as typed (a restored draft). */
+    setText(t) {
+      text.value = t;
+    },
     /** testsJSON is the test file to save, undefined when empty; throws on bad JSON. */
     testsJSON() {
       if (!text.value.trim()) return undefined;

@@ -142,6 +142,33 @@ export function list(f, path, label, opts = {}) {
 }
 
 /**
+ * picks edits an array of names chosen from options, one checkbox each, so
+ * nobody types a name that does not exist. A name the config holds that is
+ * not among the options stays, checked and marked unknown, until unticked.
+ * @param {FormContext} f
+ * @param {Path} path
+ * @param {string} label
+ * @param {string[]} options
+ * @param {FieldOptions & {empty?: string}} [opts] empty: said when there is nothing to pick
+ */
+export function picks(f, path, label, options, opts = {}) {
+  const value = getIn(f.doc.get(), path);
+  const chosen = Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+  const names = [...options, ...chosen.filter((c) => !options.includes(c))];
+  const boxes = names.map((name) => h('input', { type: 'checkbox', value: name, checked: chosen.includes(name), onchange: write }));
+  function write() {
+    const picked = boxes.filter((b) => b.checked).map((b) => b.value);
+    f.doc.edit(path, picked.length ? picked : undefined);
+  }
+  const hint = opts.hint === undefined ? schemaAt(f.schema, path)?.description : opts.hint;
+  return h('fieldset', { class: 'field picks', 'data-pointer': pointerOf(path) }, h('legend', null, label),
+    names.length ? boxes.map((box, i) => h('label', { class: 'pick' }, box, ' ', h('code', null, names[i]),
+      options.includes(names[i]) ? null : h('span', { class: 'badge warn' }, 'unknown')))
+      : h('p', { class: 'muted' }, opts.empty || 'Nothing to choose from yet.'),
+    hint ? h('small', null, hint) : null);
+}
+
+/**
  * pairs edits an object of strings (headers, query parameters, env) as
  * rows of name and value.
  * @param {FormContext} f

@@ -6,6 +6,7 @@ import { h } from '../dom.js';
 import { getIn, pointerOf } from '../configdoc.js';
 import { text, number, checkbox, select, pairs, jsonValue, repeat } from './fields.js';
 import { requestTester } from './tester.js';
+import { secretPicker } from './secretpick.js';
 
 const TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'];
 
@@ -44,8 +45,10 @@ function endpoint(f, p) {
     h('div', { class: 'row' },
       select(f, [...p, 'method'], 'Method', [['', 'default (POST with a body, else GET)'], ['GET', 'GET'], ['POST', 'POST'], ['PUT', 'PUT'], ['PATCH', 'PATCH'], ['DELETE', 'DELETE']]),
       number(f, [...p, 'timeout'], 'Timeout (seconds)', { placeholder: '30' })),
-    text(f, [...p, 'url'], 'URL', { placeholder: 'https://crm.example.com/contacts/<email>', hint: 'Use <argument> for what the model supplies, {{variable}} for context, {{secrets.NAME}} for a tenant secret.' }),
-    pairs(f, [...p, 'headers'], 'Headers', { keyPlaceholder: 'Authorization', valuePlaceholder: 'Bearer {{secrets.crm_token}}' }),
+    text(f, [...p, 'url'], 'URL', { placeholder: 'https://crm.example.com/contacts/<email>', hint: 'Use <argument> for what the model supplies, {{variable}} for context, {{secrets.NAME}} for a tenant secret. '
+      + 'A private address (localhost, 10.x, 192.168.x) or a port other than 80 and 443 is refused unless the server\'s operator allows it '
+      + 'with PARLEY_OUTBOUND_ALLOW and PARLEY_OUTBOUND_PORTS; the request tester names the exact values.' }),
+    withSecrets(f, pairs(f, [...p, 'headers'], 'Headers', { keyPlaceholder: 'Authorization', valuePlaceholder: 'Bearer {{secrets.crm_token}}' })),
     pairs(f, [...p, 'query_params'], 'Query parameters', { keyPlaceholder: 'source', valuePlaceholder: '{{channel}}' }),
     jsonValue(f, [...p, 'body'], 'JSON body', { placeholder: '{"email": "<email>"}' }));
 }
@@ -104,4 +107,14 @@ function parameters(f, path) {
       type: 'button', class: 'small ghost add-arg',
       onclick: () => { const tr = row('', { type: 'string' }); rows.append(tr); tr.querySelector('input')?.focus(); },
     }, '+ Add an argument')));
+}
+
+/**
+ * withSecrets puts the secret picker under a headers group.
+ * @param {import('./fields.js').FormContext} f
+ * @param {HTMLElement} headers
+ */
+function withSecrets(f, headers) {
+  headers.append(secretPicker(f.tenant, headers));
+  return headers;
 }

@@ -3,6 +3,7 @@
 
 import { h } from '../dom.js';
 import { text, number, checkbox, select, list } from './fields.js';
+import { providerPicker } from './providerpick.js';
 
 /** @param {import('./fields.js').FormContext} f */
 export function modelSection(f) {
@@ -11,7 +12,7 @@ export function modelSection(f) {
   return [
     h('h3', null, 'Model'),
     text(f, llm('model'), 'Model', { placeholder: 'the platform default' }),
-    text(f, llm('provider'), 'Provider', { placeholder: 'the server default' }),
+    providerPicker(f),
     number(f, llm('temperature'), 'Temperature', { step: '0.1' }),
     number(f, llm('max_tokens'), 'Max tokens per reply', { step: '1' }),
     select(f, llm('tool_choice'), 'Tool choice', [['', 'auto (default)'], ['none', 'none'], ['required', 'required']]),

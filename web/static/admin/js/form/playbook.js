@@ -1,7 +1,7 @@
 // The form's action books: when a situation comes up, what the bot does
 // and with which tools.
 
-import { text, list, repeat } from './fields.js';
+import { text, picks, repeat } from './fields.js';
 
 /** @param {import('./fields.js').FormContext} f */
 export function playbookSection(f) {
@@ -14,7 +14,7 @@ export function playbookSection(f) {
     item: (p) => [
       text(f, [...p, 'condition'], 'When', { rows: 2, placeholder: 'When the customer wants to schedule a demo' }),
       text(f, [...p, 'action'], 'Then', { rows: 2, placeholder: 'Collect their email, then save it with save_lead' }),
-      list(f, [...p, 'tools'], 'Tools it uses', { hint: tools.length ? 'One per line; this config has: ' + tools.join(', ') : 'One per line.' }),
+      picks(f, [...p, 'tools'], 'Tools it uses', tools, { hint: '', empty: 'This bot has no tools yet: add them under Tools.' }),
     ],
   });
 }

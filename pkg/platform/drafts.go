@@ -1,0 +1,87 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/store"
+)
+
+// maxDraftChars bounds a draft's config and its tests: a draft is the
+// console's text as typed, so it is kept even when it is not JSON yet,
+// and only its size is checked.
+const maxDraftChars = 512 << 10
+
+// Draft is the caller's autosaved, unsaved config of a bot
+// (docs/api.md, "Drafts"): the editor's text as typed and its conversation
+// tests, with when it was last written.
+type Draft struct {
+	Config    string
+	Tests     string
+	UpdatedAt time.Time
+}
+
+// GetDraft returns p's draft of the bot, and false when p has none.
+// Drafts are per person: nobody reads another's.
+func (s *Service) GetDraft(ctx context.Context, p *Principal, tenant, bot string) (Draft, bool, error) {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+	if err != nil {
+		return Draft{}, false, err
+	}
+	d, err := s.store.Tenant(b.TenantID).Drafts().Get(ctx, b.ID, p.Actor())
+	if errors.Is(err, store.ErrNotFound) {
+		return Draft{}, false, nil
+	}
+	if err != nil {
+		return Draft{}, false, s.storeErr(ctx, "get draft", "draft", "", err)
+	}
+	return Draft{Config: d.Config, Tests: d.Tests, UpdatedAt: d.UpdatedAt}, true, nil
+}
+
+// PutDraft replaces p's draft of the bot. Only those who may save a
+// version keep a draft of one.
+func (s *Service) PutDraft(ctx context.Context, p *Principal, tenant, bot string, d Draft) (Draft, error) {
+	var ps problems
+	if d.Config == "" {
+		ps.add("/config", "is required")
+	}
+	if utf8.RuneCountInString(d.Config) > maxDraftChars {
+		ps.add("/config", "must have at most %d characters", maxDraftChars)
+	}
+	if utf8.RuneCountInString(d.Tests) > maxDraftChars {
+		ps.add("/tests", "must have at most %d characters", maxDraftChars)
+	}
+	if err := ps.err(); err != nil {
+		return Draft{}, err
+	}
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+	if err != nil {
+		return Draft{}, err
+	}
+	row := store.BotDraft{BotID: b.ID, Owner: p.Actor(), Config: d.Config, Tests: d.Tests}
+	if err := s.store.Tenant(b.TenantID).Drafts().Put(ctx, &row); err != nil {
+		return Draft{}, s.storeErr(ctx, "put draft", "draft", "", err)
+	}
+	return Draft{Config: row.Config, Tests: row.Tests, UpdatedAt: row.UpdatedAt}, nil
+}
+
+// DeleteDraft discards p's draft of the bot; having none is fine.
+func (s *Service) DeleteDraft(ctx context.Context, p *Principal, tenant, bot string) error {
+	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+	if err != nil {
+		return err
+	}
+	return s.dropDraft(ctx, p, b)
+}
+
+// dropDraft removes p's draft of b: discarded, or saved as a version.
+func (s *Service) dropDraft(ctx context.Context, p *Principal, b *store.Bot) error {
+	err := s.store.Tenant(b.TenantID).Drafts().Delete(ctx, b.ID, p.Actor())
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return s.storeErr(ctx, "delete draft", "draft", "", err)
+	}
+	return nil
+}
