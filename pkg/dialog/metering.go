@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,13 +55,6 @@ func (run *dialogRun) countMessage(m agent.Message) {
 		if res.IsError {
 			roll.ToolFailures = 1
 		}
-		// A knowledge search hits when it finds something (docs/insights.md).
-		if res.Name == knowledgeSearchTool {
-			roll.KnowledgeSearch = 1
-			if !res.IsError && strings.TrimSpace(res.Content) != "" {
-				roll.KnowledgeHits = 1
-			}
-		}
 		run.r.meter.addRollup(roll)
 	}
 	switch {
@@ -75,10 +67,6 @@ func (run *dialogRun) countMessage(m agent.Message) {
 	}
 	run.r.meter.add(u)
 }
-
-// knowledgeSearchTool is the tool that searches a bot's knowledge bases
-// when its knowledge mode is "tool".
-const knowledgeSearchTool = "search_knowledge"
 
 // rollupOf is the empty analytics rollup of dialog d's bot version and
 // channel for the hour of now; previews count in no analytics.

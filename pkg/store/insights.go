@@ -96,7 +96,8 @@ type Unanswered struct {
 	VersionNumber int
 	MessageID     string
 	Text          string
-	// Reason is handoff, rated_down, tool_failed or cannot_answer.
+	// Reason is handoff, rated_down, tool_failed, cannot_answer or
+	// knowledge_miss.
 	Reason    string
 	CreatedAt time.Time
 }

@@ -83,7 +83,7 @@ type UnansweredReport struct {
 
 // UnansweredGroup is a question the bot could not answer, as asked in
 // several dialogs, with why (reasons: handoff, rated_down, tool_failed,
-// cannot_answer).
+// cannot_answer, knowledge_miss).
 type UnansweredGroup struct {
 	Question string         `json:"question"`
 	Count    int            `json:"count"`
