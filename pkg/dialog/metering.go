@@ -149,7 +149,7 @@ type runtimeMetrics struct {
 	// their knowledge bases.
 	knowledgeSearches *prometheus.CounterVec
 	embeddingTokens   prometheus.Counter
-	outcomes   *prometheus.CounterVec
+	outcomes          *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
