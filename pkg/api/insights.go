@@ -147,7 +147,7 @@ func (d *dialogAPI) setLabels(c *gin.Context) {
 }
 
 // dialogToTest: POST /v1/tenants/{tenant}/dialogs/{dialog}/to-test
-// {name?, tools_called?, reply_contains?, no_handoff?, save?} -> {bot, test, version?}.
+// {name?, tools_called?, reply_contains?, no_handoff?, retrieved?, save?} -> {bot, test, version?}.
 func (s *server) dialogToTest(c *gin.Context) {
 	var req apiclient.ToTestRequest
 	if err := decodeJSON(c, &req); err != nil {
@@ -155,7 +155,7 @@ func (s *server) dialogToTest(c *gin.Context) {
 		return
 	}
 	got, err := s.platform.DialogToTest(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), platform.ToTestInput{
-		Name: req.Name, ToolsCalled: req.ToolsCalled, ReplyContains: req.ReplyContains, NoHandoff: req.NoHandoff, Save: req.Save})
+		Name: req.Name, ToolsCalled: req.ToolsCalled, ReplyContains: req.ReplyContains, NoHandoff: req.NoHandoff, Retrieved: req.Retrieved, Save: req.Save})
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -154,6 +154,7 @@ type ToTestRequest struct {
 	ToolsCalled   bool     `json:"tools_called,omitempty"`
 	ReplyContains []string `json:"reply_contains,omitempty"`
 	NoHandoff     bool     `json:"no_handoff,omitempty"`
+	Retrieved     []string `json:"retrieved,omitempty"`
 	Save          bool     `json:"save,omitempty"`
 }
 
