@@ -56,7 +56,7 @@ func writeAnalyticsCSV(c *gin.Context, a apiclient.Analytics) {
 	c.Status(http.StatusOK)
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write([]string{"start", "dialogs", "resolved", "handed_off", "abandoned", "failed", "resolution_rate", "handoff_rate",
-		"abandonment_rate", "csat", "ratings", "first_response_ms", "reply_ms", "tool_calls", "tool_failure_rate",
+		"abandonment_rate", "csat", "ratings", "first_response_ms", "reply_ms", "operator_first_response_ms", "tool_calls", "tool_failure_rate",
 		"knowledge_searches", "knowledge_hit_rate", "cost_usd", "cost_per_resolved"})
 	num := func(v *float64) string {
 		if v == nil {
@@ -68,7 +68,7 @@ func writeAnalyticsCSV(c *gin.Context, a apiclient.Analytics) {
 		m := p.AnalyticsMetrics
 		_ = w.Write([]string{p.Start.Format(time.RFC3339), itoa(m.Dialogs), itoa(m.Outcomes.Resolved), itoa(m.Outcomes.HandedOff),
 			itoa(m.Outcomes.Abandoned), itoa(m.Outcomes.Failed), num(m.ResolutionRate), num(m.HandoffRate), num(m.AbandonmentRate),
-			num(m.CSAT), itoa(m.Ratings), num(m.FirstResponseMS), num(m.ReplyMS), itoa(m.ToolCalls), num(m.ToolFailureRate),
+			num(m.CSAT), itoa(m.Ratings), num(m.FirstResponseMS), num(m.ReplyMS), num(m.OperatorFirstResponseMS), itoa(m.ToolCalls), num(m.ToolFailureRate),
 			itoa(m.KnowledgeSearches), num(m.KnowledgeHitRate), strconv.FormatFloat(m.CostUSD, 'f', -1, 64), num(m.CostPerResolved)})
 	}
 	w.Flush()
@@ -81,7 +81,7 @@ func metricsOut(m dialog.Metrics) apiclient.AnalyticsMetrics {
 		HandedOff: m.Outcomes.HandedOff, Abandoned: m.Outcomes.Abandoned, Failed: m.Outcomes.Failed},
 		ResolutionRate: m.ResolutionRate, HandoffRate: m.HandoffRate, AbandonmentRate: m.AbandonmentRate, FailureRate: m.FailureRate,
 		DeflectionRate: m.DeflectionRate, CSAT: m.CSAT, Ratings: m.Ratings, AverageRating: m.AverageRating,
-		FirstResponseMS: m.FirstResponseMS, ReplyMS: m.ReplyMS, ToolCalls: m.ToolCalls, ToolFailureRate: m.ToolFailureRate,
+		FirstResponseMS: m.FirstResponseMS, ReplyMS: m.ReplyMS, OperatorFirstResponseMS: m.OperatorFirstResponseMS, ToolCalls: m.ToolCalls, ToolFailureRate: m.ToolFailureRate,
 		KnowledgeSearches: m.KnowledgeSearches, KnowledgeHitRate: m.KnowledgeHitRate, CostUSD: m.CostUSD, CostPerResolved: m.CostPerResolved}
 }
 
@@ -147,7 +147,7 @@ func (d *dialogAPI) setLabels(c *gin.Context) {
 }
 
 // dialogToTest: POST /v1/tenants/{tenant}/dialogs/{dialog}/to-test
-// {name?, tools_called?, reply_contains?, no_handoff?, save?} -> {bot, test, version?}.
+// {name?, tools_called?, reply_contains?, no_handoff?, retrieved?, save?} -> {bot, test, version?}.
 func (s *server) dialogToTest(c *gin.Context) {
 	var req apiclient.ToTestRequest
 	if err := decodeJSON(c, &req); err != nil {
@@ -155,7 +155,7 @@ func (s *server) dialogToTest(c *gin.Context) {
 		return
 	}
 	got, err := s.platform.DialogToTest(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), platform.ToTestInput{
-		Name: req.Name, ToolsCalled: req.ToolsCalled, ReplyContains: req.ReplyContains, NoHandoff: req.NoHandoff, Save: req.Save})
+		Name: req.Name, ToolsCalled: req.ToolsCalled, ReplyContains: req.ReplyContains, NoHandoff: req.NoHandoff, Retrieved: req.Retrieved, Save: req.Save})
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -62,11 +62,14 @@ type Metrics struct {
 	// FirstResponseMS and ReplyMS are the mean times from a user's
 	// message to the reply's first text and to its end.
 	FirstResponseMS, ReplyMS *float64
-	ToolCalls                int64
-	ToolFailureRate          *float64
-	KnowledgeSearches        int64
-	KnowledgeHitRate         *float64
-	CostUSD                  float64
+	// OperatorFirstResponseMS is the mean time from a handoff to the
+	// operator's first message in the dialog.
+	OperatorFirstResponseMS *float64
+	ToolCalls               int64
+	ToolFailureRate         *float64
+	KnowledgeSearches       int64
+	KnowledgeHitRate        *float64
+	CostUSD                 float64
 	// CostPerResolved is the cost over resolved dialogs; nil without any.
 	CostPerResolved *float64
 }
@@ -241,6 +244,7 @@ func metricsOf(s *store.Rollup) Metrics {
 	m.AverageRating = ratio(s.RatingSum, s.Ratings)
 	m.FirstResponseMS = ratio(s.FirstResponseMS, s.FirstResponses)
 	m.ReplyMS = ratio(s.ReplyMS, s.Replies)
+	m.OperatorFirstResponseMS = ratio(s.OperatorResponseMS, s.OperatorResponses)
 	m.ToolFailureRate = ratio(s.ToolFailures, s.ToolCalls)
 	m.KnowledgeHitRate = ratio(s.KnowledgeHits, s.KnowledgeSearch)
 	if s.Resolved > 0 {

@@ -244,6 +244,7 @@ func (r *Runtime) PostOperatorMessage(ctx context.Context, p *platform.Principal
 	if err := r.writeMessage(ctx, hooked, d, row, operatorWrite(ctx, d, row, text)); err != nil {
 		return Message{}, r.internal(ctx, "operator message", err)
 	}
+	r.countOperatorResponse(ctx, d, h, row)
 	r.signal(ctx, tenantID, d.ID, signalChanged)
 	return messageView(row), nil
 }

@@ -49,6 +49,9 @@ type runKnowledge struct {
 	// lastQuery and lastFound spare auto mode a second search of the same
 	// user message in the run's later turns.
 	lastQuery, lastFound string
+	// tally is what the searches found since the run's last reply
+	// (knowledge_hits.go).
+	tally knowledgeTally
 }
 
 // knowledgeFor prepares bot's knowledge in dialog d for caller p, nil
@@ -196,10 +199,12 @@ func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.P
 	}
 	if err != nil {
 		r.metrics.knowledgeSearches.WithLabelValues(mode, "error").Inc()
+		k.countSearch(0)
 		r.log.WarnContext(ctx, "dialog: knowledge search failed", "dialog", d.ID, "err", err)
 		return nil, fmt.Errorf("the knowledge base could not be searched just now")
 	}
 	r.metrics.knowledgeSearches.WithLabelValues(mode, "ok").Inc()
+	k.countSearch(len(found.Results))
 	out := make([]cite.Passage, len(found.Results))
 	for i, res := range found.Results {
 		out[i] = cite.Passage{Source: res.Source, Title: res.Title, URL: res.URL, Locator: res.Locator, Chunk: res.Chunk, Text: res.Text}

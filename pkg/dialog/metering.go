@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,13 +58,6 @@ func (run *dialogRun) countMessage(m agent.Message) {
 		if res.IsError {
 			roll.ToolFailures = 1
 		}
-		// A knowledge search hits when it finds something (docs/insights.md).
-		if res.Name == knowledgeSearchTool {
-			roll.KnowledgeSearch = 1
-			if !res.IsError && strings.TrimSpace(res.Content) != "" {
-				roll.KnowledgeHits = 1
-			}
-		}
 		run.r.meter.addRollup(roll)
 	}
 	switch {
@@ -78,10 +70,6 @@ func (run *dialogRun) countMessage(m agent.Message) {
 	}
 	run.r.meter.add(u)
 }
-
-// knowledgeSearchTool is the tool that searches a bot's knowledge bases
-// when its knowledge mode is "tool".
-const knowledgeSearchTool = "search_knowledge"
 
 // rollupOf is the empty analytics rollup of dialog d's bot version and
 // channel for the hour of now; previews count in no analytics.
@@ -165,6 +153,9 @@ type runtimeMetrics struct {
 	knowledgeSearches *prometheus.CounterVec
 	embeddingTokens   prometheus.Counter
 	outcomes          *prometheus.CounterVec
+	// operatorResponse is the time operators took to first answer a
+	// handed-off dialog; unlabelled, so bounded.
+	operatorResponse prometheus.Histogram
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -248,6 +239,11 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_knowledge_searches_total",
 			Help: "Searches bots made of their knowledge bases, by mode (tool: search_knowledge; auto: before a model call) and outcome (ok, error, quota).",
 		}, []string{"mode", "outcome"}),
+		operatorResponse: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "parley_operator_first_response_seconds",
+			Help:    "How long handed-off dialogs waited from the handoff to an operator's first message.",
+			Buckets: []float64{5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+		}),
 		embeddingTokens: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "parley_knowledge_embedding_tokens_total",
 			Help: "Tokens the bots' knowledge searches spent embedding their queries (metered in the usage ledger as embedding_tokens).",
@@ -273,6 +269,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.toTake = register(reg, m.toTake)
 		m.knowledgeSearches = register(reg, m.knowledgeSearches)
 		m.embeddingTokens = register(reg, m.embeddingTokens)
+		m.operatorResponse = register(reg, m.operatorResponse)
 		m.outcomes = register(reg, m.outcomes)
 	}
 	return m

@@ -122,6 +122,11 @@ func judge(f *store.DialogFacts, v store.Verdict, msgs []store.Message, calls []
 			un.add(t.askedBefore(c.MessageID), unansweredToolFailed)
 		}
 	}
+	for i := range msgs {
+		if knowledgeMissed(&msgs[i]) {
+			un.add(t.askedBefore(msgs[i].ID), unansweredKnowledgeMiss)
+		}
+	}
 	ratedDown := v.Rating > 0 && v.Rating < 3
 	for _, fb := range ratings {
 		if fb.Rating == store.FeedbackDown {

@@ -108,6 +108,9 @@ func (run *dialogRun) persist(ctx context.Context, m agent.Message) (*store.Mess
 	if err != nil {
 		return nil, err
 	}
+	if err := run.markKnowledgeMiss(row, m); err != nil {
+		return nil, err
+	}
 	if m.Kind == agent.KindAssistant {
 		// Tool calls are rows that refer to the reply, so a reply with
 		// calls is written at once.

@@ -42,6 +42,8 @@ type dialogRun struct {
 	// agents' too); markers finds their citations in the streamed reply.
 	book    *cite.Book
 	markers *cite.Markers
+	// knowledge is the bot's knowledge in the run, nil without any.
+	knowledge *runKnowledge
 	// closing is the reason end_dialog gave, nil until it is called.
 	closing atomic.Pointer[string]
 	// guard applies the bot's guardrails (guardrails.go).
@@ -248,6 +250,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	run.knowledge = kn
 	// The request made the guard when it masked its text; a resume or a
 	// retry makes it here.
 	if run.guard = guardFrom(run.ctx); run.guard == nil || run.guard.dialogID != d.ID {

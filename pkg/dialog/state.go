@@ -21,6 +21,9 @@ type messageMeta struct {
 	Author string `json:"author,omitempty"`
 	// Citations are the knowledge passages an assistant message cites.
 	Citations []cite.Citation `json:"citations,omitempty"`
+	// KnowledgeMiss says the searches before this reply found nothing
+	// good enough: its question counts as unanswered.
+	KnowledgeMiss bool `json:"knowledge_miss,omitempty"`
 }
 
 // emptyMeta is the meta of most messages (a user's text, a plain reply):
@@ -29,7 +32,7 @@ type messageMeta struct {
 const emptyMeta = "{}"
 
 func marshalMeta(meta messageMeta) (string, error) {
-	if meta.Tool == nil && meta.Covers == 0 && meta.Origin == "" && meta.Author == "" && len(meta.Citations) == 0 {
+	if meta.Tool == nil && meta.Covers == 0 && meta.Origin == "" && meta.Author == "" && len(meta.Citations) == 0 && !meta.KnowledgeMiss {
 		return emptyMeta, nil
 	}
 	b, err := json.Marshal(meta)

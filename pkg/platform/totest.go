@@ -24,6 +24,11 @@ type ToTestInput struct {
 	ReplyContains []string
 	// NoHandoff makes every turn expect no handoff.
 	NoHandoff bool
+	// Retrieved are titles of knowledge sources the last turn's searches
+	// must find. search_knowledge is never a fixture, so the test searches
+	// the bases of the version it runs on: a question the knowledge did not
+	// cover fails until a version's bases do.
+	Retrieved []string
 	// Save adds the test to the tests of the bot's latest version, saved
 	// as a new version (not published), so the publish gate and parley
 	// test run it.
@@ -40,9 +45,9 @@ type ToTest struct {
 }
 
 // toolsWithoutFixtures run for real in a test (docs/testing.md): native
-// tools and load_skill.
+// tools, load_skill and search_knowledge (the version's own bases).
 func toolsWithoutFixtures() []string {
-	return append(botconfig.DefaultNativeTools(), "load_skill")
+	return append(botconfig.DefaultNativeTools(), "load_skill", botconfig.KnowledgeSearchTool)
 }
 
 // DialogToTest writes a conversation test (docs/testing.md) from the
@@ -171,6 +176,10 @@ func testFromDialog(d *store.Dialog, msgs []store.Message, calls []store.ToolCal
 	}
 	if len(in.ReplyContains) > 0 {
 		tc.Turns[len(tc.Turns)-1].Expect.ReplyContains = in.ReplyContains
+	}
+	if len(in.Retrieved) > 0 {
+		r := slices.Clone(in.Retrieved)
+		tc.Turns[len(tc.Turns)-1].Expect.Retrieved = &r
 	}
 	return tc, nil
 }

@@ -96,7 +96,8 @@ type Unanswered struct {
 	VersionNumber int
 	MessageID     string
 	Text          string
-	// Reason is handoff, rated_down, tool_failed or cannot_answer.
+	// Reason is handoff, rated_down, tool_failed, cannot_answer or
+	// knowledge_miss.
 	Reason    string
 	CreatedAt time.Time
 }
@@ -227,6 +228,10 @@ type Rollup struct {
 	KnowledgeSearch int64 `gorm:"column:knowledge_searches"`
 	KnowledgeHits   int64
 	CostMicroUSD    int64 `gorm:"column:cost_micro_usd"`
+	// OperatorResponseMS sums, over OperatorResponses handed-off dialogs,
+	// the time from the handoff to the first operator message.
+	OperatorResponseMS int64 `gorm:"column:operator_response_ms"`
+	OperatorResponses  int64
 }
 
 // TableName pins the table step 33 created.
@@ -238,7 +243,7 @@ const SatisfiedRating = 4
 // rollupCounters are the rollup's counter columns.
 var rollupCounters = []string{"dialogs", "resolved", "handed_off", "abandoned", "failed", "ratings", "rating_sum", "satisfied",
 	"replies", "first_response_ms", "first_responses", "reply_ms", "tool_calls", "tool_failures", "knowledge_searches",
-	"knowledge_hits", "cost_micro_usd"}
+	"knowledge_hits", "cost_micro_usd", "operator_response_ms", "operator_responses"}
 
 func (r *Rollup) addVerdict(v Verdict, sign int64) {
 	if v.Outcome == "" {
@@ -283,6 +288,8 @@ func (r *Rollup) Plus(o *Rollup) {
 	r.KnowledgeSearch += o.KnowledgeSearch
 	r.KnowledgeHits += o.KnowledgeHits
 	r.CostMicroUSD += o.CostMicroUSD
+	r.OperatorResponseMS += o.OperatorResponseMS
+	r.OperatorResponses += o.OperatorResponses
 }
 
 func (r *Rollup) zero() bool {

@@ -11,24 +11,27 @@ import (
 // AnalyticsMetrics are the analytics of a period, a bucket or a version
 // (docs/insights.md). Rates are null when nothing was counted.
 type AnalyticsMetrics struct {
-	Dialogs           int64         `json:"dialogs"`
-	Outcomes          OutcomeCounts `json:"outcomes"`
-	ResolutionRate    *float64      `json:"resolution_rate"`
-	HandoffRate       *float64      `json:"handoff_rate"`
-	AbandonmentRate   *float64      `json:"abandonment_rate"`
-	FailureRate       *float64      `json:"failure_rate"`
-	DeflectionRate    *float64      `json:"deflection_rate"`
-	CSAT              *float64      `json:"csat"`
-	Ratings           int64         `json:"ratings"`
-	AverageRating     *float64      `json:"average_rating"`
-	FirstResponseMS   *float64      `json:"first_response_ms"`
-	ReplyMS           *float64      `json:"reply_ms"`
-	ToolCalls         int64         `json:"tool_calls"`
-	ToolFailureRate   *float64      `json:"tool_failure_rate"`
-	KnowledgeSearches int64         `json:"knowledge_searches"`
-	KnowledgeHitRate  *float64      `json:"knowledge_hit_rate"`
-	CostUSD           float64       `json:"cost_usd"`
-	CostPerResolved   *float64      `json:"cost_per_resolved"`
+	Dialogs         int64         `json:"dialogs"`
+	Outcomes        OutcomeCounts `json:"outcomes"`
+	ResolutionRate  *float64      `json:"resolution_rate"`
+	HandoffRate     *float64      `json:"handoff_rate"`
+	AbandonmentRate *float64      `json:"abandonment_rate"`
+	FailureRate     *float64      `json:"failure_rate"`
+	DeflectionRate  *float64      `json:"deflection_rate"`
+	CSAT            *float64      `json:"csat"`
+	Ratings         int64         `json:"ratings"`
+	AverageRating   *float64      `json:"average_rating"`
+	FirstResponseMS *float64      `json:"first_response_ms"`
+	ReplyMS         *float64      `json:"reply_ms"`
+	// OperatorFirstResponseMS is the mean time from a handoff to an
+	// operator's first message; null without handed-off dialogs answered.
+	OperatorFirstResponseMS *float64 `json:"operator_first_response_ms"`
+	ToolCalls               int64    `json:"tool_calls"`
+	ToolFailureRate         *float64 `json:"tool_failure_rate"`
+	KnowledgeSearches       int64    `json:"knowledge_searches"`
+	KnowledgeHitRate        *float64 `json:"knowledge_hit_rate"`
+	CostUSD                 float64  `json:"cost_usd"`
+	CostPerResolved         *float64 `json:"cost_per_resolved"`
 }
 
 // OutcomeCounts count dialogs by outcome.
@@ -83,7 +86,7 @@ type UnansweredReport struct {
 
 // UnansweredGroup is a question the bot could not answer, as asked in
 // several dialogs, with why (reasons: handoff, rated_down, tool_failed,
-// cannot_answer).
+// cannot_answer, knowledge_miss).
 type UnansweredGroup struct {
 	Question string         `json:"question"`
 	Count    int            `json:"count"`
@@ -151,6 +154,7 @@ type ToTestRequest struct {
 	ToolsCalled   bool     `json:"tools_called,omitempty"`
 	ReplyContains []string `json:"reply_contains,omitempty"`
 	NoHandoff     bool     `json:"no_handoff,omitempty"`
+	Retrieved     []string `json:"retrieved,omitempty"`
 	Save          bool     `json:"save,omitempty"`
 }
 

@@ -230,6 +230,7 @@ function toTestForm(tenant, d) {
   const tools = h('input', { type: 'checkbox', name: 'tools_called', checked: true });
   const noHandoff = h('input', { type: 'checkbox', name: 'no_handoff' });
   const mention = h('input', { type: 'text', name: 'reply_contains', placeholder: 'words the last reply must contain, comma separated', 'aria-label': 'The reply must mention' });
+  const retrieved = h('input', { type: 'text', name: 'retrieved', placeholder: 'knowledge source titles the search must find, comma separated', 'aria-label': 'The search must find' });
   const save = h('input', { type: 'checkbox', name: 'save' });
   const out = h('div', { class: 'to-test', 'aria-live': 'polite' });
   const check = (box, text) => h('label', { class: 'check' }, box, ' ', text);
@@ -240,6 +241,7 @@ function toTestForm(tenant, d) {
         const body = {
           name: name.value.trim(), tools_called: tools.checked, no_handoff: noHandoff.checked, save: save.checked,
           reply_contains: mention.value.split(',').map((x) => x.trim()).filter(Boolean),
+          retrieved: retrieved.value.split(',').map((x) => x.trim()).filter(Boolean),
         };
         const got = await api('POST', tenantPath(tenant, 'dialogs', d.id, 'to-test'), body);
         mount(out, got.version ? notice(`Saved with ${got.bot} as version ${got.version}: publish it to make the test count.`) : null,
@@ -249,7 +251,7 @@ function toTestForm(tenant, d) {
       }
     },
   },
-  h('div', { class: 'row-form' }, field('Name', name), field('The reply must mention', mention)),
+  h('div', { class: 'row-form' }, field('Name', name), field('The reply must mention', mention), field('The search must find', retrieved)),
   h('div', { class: 'row-form' }, check(tools, 'These tools must be called'), check(noHandoff, 'No handoff'),
     check(save, 'Save with the bot (a new version)')),
   h('button', { type: 'submit', class: 'small' }, 'Make this a test'), out);

@@ -11,6 +11,8 @@ import { lineChart, legend } from './charts.js';
 const pct = (/** @type {number|null} */ n) => (n === null || n === undefined ? '—' : Math.round(n * 1000) / 10 + '%');
 const usd = (/** @type {number|null} */ n) => (n === null || n === undefined ? '—' : '$' + (n < 1 ? n.toFixed(4) : n.toFixed(2)));
 const ms = (/** @type {number|null} */ n) => (n === null || n === undefined ? '—' : n < 1000 ? Math.round(n) + ' ms' : (n / 1000).toFixed(1) + ' s');
+/** An operator's wait: seconds under two minutes, then minutes. */
+const wait = (/** @type {number|null} */ n) => (n === null || n === undefined ? '—' : n < 120000 ? Math.round(n / 1000) + ' s' : Math.round(n / 60000) + ' min');
 
 /** insightsView renders #/t/<tenant>/insights. */
 export async function insightsView({ tenant }) {
@@ -103,6 +105,7 @@ function rates(a) {
     stat('CSAT', a.ratings ? `${pct(a.csat)} of ${a.ratings}` : '—', 'csat'),
     stat('First response', ms(a.first_response_ms), 'first_response_ms'),
     stat('Full reply', ms(a.reply_ms), 'reply_ms'),
+    stat('Operator first response', wait(a.operator_first_response_ms), 'operator_first_response_ms'),
     stat('Tool failures', pct(a.tool_failure_rate), 'tool_failure_rate'),
     stat('Knowledge hits', pct(a.knowledge_hit_rate), 'knowledge_hit_rate'),
     stat('Cost per resolved', usd(a.cost_per_resolved), 'cost_per_resolved'));
