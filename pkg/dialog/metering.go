@@ -157,11 +157,11 @@ type runtimeMetrics struct {
 	handoffs   *prometheus.CounterVec
 	guardrails *prometheus.CounterVec
 	toTake     prometheus.Histogram
-	// knowledgeSearches and embeddingTokens are the bots' searches of
-	// their knowledge bases.
+	// knowledgeSearches are the bots' searches of their knowledge bases;
+	// the tokens they embed are counted by the platform
+	// (parley_knowledge_embedding_tokens_total, with the indexer's).
 	knowledgeSearches *prometheus.CounterVec
-	embeddingTokens   prometheus.Counter
-	outcomes   *prometheus.CounterVec
+	outcomes          *prometheus.CounterVec
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -245,10 +245,6 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Name: "parley_knowledge_searches_total",
 			Help: "Searches bots made of their knowledge bases, by mode (tool: search_knowledge; auto: before a model call) and outcome (ok, error, quota).",
 		}, []string{"mode", "outcome"}),
-		embeddingTokens: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "parley_knowledge_embedding_tokens_total",
-			Help: "Tokens the bots' knowledge searches spent embedding their queries (metered in the usage ledger as embedding_tokens).",
-		}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -269,7 +265,6 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.guardrails = register(reg, m.guardrails)
 		m.toTake = register(reg, m.toTake)
 		m.knowledgeSearches = register(reg, m.knowledgeSearches)
-		m.embeddingTokens = register(reg, m.embeddingTokens)
 		m.outcomes = register(reg, m.outcomes)
 	}
 	return m

@@ -545,9 +545,11 @@ func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, bas
 		return nil, err
 	}
 	query := retrieve.Query{Text: q.Query, TopK: q.TopK, Tags: q.Tags}
-	if query.Vector, err = s.embedQuery(ctx, b, q.Query); err != nil {
+	var tokens int
+	if query.Vector, tokens, err = s.embedBotQuery(ctx, b, q.Query); err != nil {
 		return nil, err
 	}
+	s.meterEmbedding(ctx, b.TenantID, "", p.KeyID, tokens)
 	results, err := s.searcher.get(ctx, s).Search(ctx, b.TenantID, b.ID, query)
 	if err != nil {
 		return nil, s.storeErr(ctx, "search knowledge base", "knowledge base", "", err)
@@ -565,12 +567,3 @@ func (s *Service) KnowledgeStats(ctx context.Context) (store.KnowledgeStats, err
 	return st, nil
 }
 
-// embedQuery embeds a search query with the base's model, or answers nil
-// for a base searched by keyword alone. A provider that fails is the
-// caller's error to see (retryable when the provider said so): a search
-// that quietly lost its vector half would rank differently for no
-// visible reason.
-func (s *Service) embedQuery(ctx context.Context, b *store.KnowledgeBase, query string) ([]float32, error) {
-	vec, _, err := s.embedBotQuery(ctx, b, query)
-	return vec, err
-}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/auth"
@@ -77,6 +78,10 @@ type Service struct {
 	quotaEvents sync.Map
 	// searcher searches knowledge bases; made on the first search.
 	searcher *lazySearcher
+	// embeddingTokens counts the tokens spent embedding knowledge: the
+	// indexer's chunks, the search route's and the bots' queries
+	// (knowledge_metering.go).
+	embeddingTokens atomic.Int64
 }
 
 // New returns a Service over st.
