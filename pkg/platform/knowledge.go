@@ -566,4 +566,3 @@ func (s *Service) KnowledgeStats(ctx context.Context) (store.KnowledgeStats, err
 	}
 	return st, nil
 }
-
