@@ -218,6 +218,9 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		// A later search numbers past the dialog's earlier citations.
 		first, _, _ := strings.Cut(text, " ")
 		return llmtest.ServerReply{Text: "Send the kayak back within 45 days " + first + "."}
+	case last.Role == "tool" && strings.HasPrefix(text, "[") && strings.Contains(text, "repair tape"):
+		first, _, _ := strings.Cut(text, " ")
+		return llmtest.ServerReply{Text: "Seal the seam with the repair tape " + first + "."}
 	case last.Role == "tool" && strings.HasPrefix(text, "[1] "):
 		// search_knowledge's numbered passages: an answer citing the first.
 		return llmtest.ServerReply{Text: "Refunds take five business days [1]."}
@@ -229,6 +232,8 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"splint broken pole aluminium sleeve"}`}}}
 	case strings.Contains(text, "kayak") && slices.Contains(req.ToolNames(), "search_knowledge"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"send a kayak back refund"}`}}}
+	case strings.Contains(text, "leaking seam") && slices.Contains(req.ToolNames(), "search_knowledge"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"seal seam repair tape"}`}}}
 	case strings.Contains(text, "where am I"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_locate", Name: "locate", Arguments: `{}`}}}
 	case text == "show me Markdown":

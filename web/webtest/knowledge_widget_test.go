@@ -20,12 +20,18 @@ import (
 // uploaded on the Knowledge page and a web page of a local server added
 // there become ready; the base is attached to the bot, which is
 // published; a visitor asks in the embedded widget and reads answers
-// whose footnotes name the right place: the PDF's page, and a link to
-// the web page at its heading.
+// whose footnotes name the right place: the uploaded PDF's page (an
+// upload has no URL: docs/knowledge.md), a link to the web page at its
+// heading, and a link to a PDF on the web at its page (#page=N).
 func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		pages := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/guide.pdf" {
+				rw.Header().Set("Content-Type", "application/pdf")
+				rw.Write(pdfOf("Seams", "Seal a leaking seam with the repair tape."))
+				return
+			}
 			if r.URL.Path != "/returns" {
 				http.NotFound(rw, r)
 				return
@@ -58,7 +64,11 @@ func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#add-url input[name="url"]`)),
 			chromedp.SendKeys(chromedp.CSS(`#add-url input[name="url"]`), pages.URL+"/returns"),
 			press(`#add-url button[type="submit"]`),
-			until(`document.querySelectorAll('tr.source.ready').length === 3`),
+			until(contains("document", "main .add-result", "it is being read now")),
+			do(`document.querySelector('#add-url input[name="url"]').value = ''`),
+			chromedp.SendKeys(chromedp.CSS(`#add-url input[name="url"]`), pages.URL+"/guide.pdf"),
+			press(`#add-url button[type="submit"]`),
+			until(`document.querySelectorAll('tr.source.ready').length === 4`),
 		)...)
 
 		// The bot form's knowledge section is tested on its own
@@ -94,17 +104,35 @@ func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 			until(contains(shadow, ".msg.bot", "Send the kayak back within 45 days [2].")),
 			until(shadow+`.querySelectorAll('.sources li').length === 2`),
 		)
+		run(t, ctx, "ask about a seam",
+			send("How do I fix a leaking seam?"),
+			until(contains(shadow, ".msg.bot", "Seal the seam with the repair tape [")),
+			until(shadow+`.querySelectorAll('.sources li').length === 3`),
+		)
+		// The run numbers its passages past every [n] of the dialog so far,
+		// the earlier searches' passages included: the reply says which.
+		reply := eval[string](t, ctx, "Array.from("+shadow+".querySelectorAll('.msg.bot')).pop().textContent")
+		marker := reply[strings.LastIndex(reply, "[") : strings.LastIndex(reply, "]")+1]
 		screenshot(t, ctx, "widget-knowledge-done")
 		t.Run("the web page's footnote links to the page at its heading", func(t *testing.T) {
 			link := shadow + `.querySelectorAll('.sources li a')`
-			if n := eval[int](t, ctx, link+`.length`); n != 1 {
-				t.Fatalf("%d linked footnotes, want 1", n)
+			if n := eval[int](t, ctx, link+`.length`); n != 2 {
+				t.Fatalf("%d linked footnotes, want 2", n)
 			}
 			if text := eval[string](t, ctx, link+`[0].textContent`); !strings.HasPrefix(text, "[2] ") {
 				t.Errorf("the linked footnote reads %q, want the reply's [2]", text)
 			}
 			if href := eval[string](t, ctx, link+`[0].href`); href != pages.URL+"/returns#returns" {
 				t.Errorf("footnote links to %q, want %q", href, pages.URL+"/returns#returns")
+			}
+		})
+		t.Run("a PDF on the web is linked at its page", func(t *testing.T) {
+			link := shadow + `.querySelectorAll('.sources li a')[1]`
+			if text := eval[string](t, ctx, link+`.textContent`); !strings.HasPrefix(text, marker+" ") {
+				t.Errorf("the linked footnote reads %q, want the reply's %s", text, marker)
+			}
+			if href := eval[string](t, ctx, link+`.href`); href != pages.URL+"/guide.pdf#page=1" {
+				t.Errorf("footnote links to %q, want %q", href, pages.URL+"/guide.pdf#page=1")
 			}
 		})
 	})
