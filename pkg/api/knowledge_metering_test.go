@@ -15,7 +15,8 @@ import (
 // TestKnowledgeSearchesThroughTheAPIAndBotTestsMeterTheirEmbeddings: the
 // search route's and the bot tests' query embeddings land in the usage
 // ledger as embedding tokens (the search route's under no bot, the
-// tests' under their bot), and the metric counts them.
+// tests' under their bot), and the metrics count them and time both
+// searches.
 func TestKnowledgeSearchesThroughTheAPIAndBotTestsMeterTheirEmbeddings(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newKBEnv(t, st)
@@ -33,11 +34,14 @@ func TestKnowledgeSearchesThroughTheAPIAndBotTestsMeterTheirEmbeddings(t *testin
 			}
 			return byBot
 		}
-		metric := func(t *testing.T, total int64) {
+		metric := func(t *testing.T, total int64, searches int) {
 			t.Helper()
-			want := fmt.Sprintf("parley_knowledge_embedding_tokens_total %d\n", total)
-			if metrics := e.raw(t, "GET", "/metrics", "", "").body; !strings.Contains(metrics, want) {
-				t.Errorf("/metrics lacks %q", strings.TrimSpace(want))
+			metrics := e.raw(t, "GET", "/metrics", "", "").body
+			for _, want := range []string{fmt.Sprintf("parley_knowledge_embedding_tokens_total %d\n", total),
+				fmt.Sprintf("parley_knowledge_search_duration_seconds_count %d\n", searches)} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("/metrics lacks %q", strings.TrimSpace(want))
+				}
 			}
 		}
 		var searched int64
@@ -49,7 +53,7 @@ func TestKnowledgeSearchesThroughTheAPIAndBotTestsMeterTheirEmbeddings(t *testin
 			if searched <= 0 {
 				t.Fatalf("usage %v, want the search's embedding tokens under no bot", embeddingTokens(t))
 			}
-			metric(t, searched)
+			metric(t, searched, 1)
 		})
 		t.Run("a bot's conversation tests searching the server's bases", func(t *testing.T) {
 			tests := `{"tests": [{"name": "refunds", "turns": [{"user": "How long do refunds take?",
@@ -71,7 +75,7 @@ func TestKnowledgeSearchesThroughTheAPIAndBotTestsMeterTheirEmbeddings(t *testin
 			if byBot[bot.ID] <= 0 || byBot[""] != searched {
 				t.Fatalf("usage %v, want the tests' embedding tokens under bot %s", byBot, bot.ID)
 			}
-			metric(t, searched+byBot[bot.ID])
+			metric(t, searched+byBot[bot.ID], 2)
 		})
 	})
 }

@@ -22,7 +22,6 @@ type knowledgeMetrics struct {
 	sources         *prometheus.Desc
 	chunks          *prometheus.Desc
 	embeddingTokens *prometheus.Desc
-	searchSeconds   prometheus.Histogram
 }
 
 func newKnowledgeMetrics(p *platform.Service) *knowledgeMetrics {
@@ -34,11 +33,6 @@ func newKnowledgeMetrics(p *platform.Service) *knowledgeMetrics {
 			"Searchable chunks of every tenant's knowledge sources.", nil, nil),
 		embeddingTokens: prometheus.NewDesc("parley_knowledge_embedding_tokens_total",
 			"Tokens spent embedding knowledge: the indexer's chunks and the searches' queries (metered in the usage ledger as embedding_tokens).", nil, nil),
-		searchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "parley_knowledge_search_duration_seconds",
-			Help:    "Latency of knowledge base searches (keyword and vector, fused).",
-			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
-		}),
 	}
 }
 
@@ -47,17 +41,19 @@ func (m *knowledgeMetrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.sources
 	ch <- m.chunks
 	ch <- m.embeddingTokens
-	m.searchSeconds.Describe(ch)
+	if m.platform != nil {
+		m.platform.KnowledgeSearchSeconds().Describe(ch)
+	}
 }
 
 // Collect implements prometheus.Collector. A database that does not
 // answer within a few seconds leaves the gauges out of this scrape
 // rather than holding it.
 func (m *knowledgeMetrics) Collect(ch chan<- prometheus.Metric) {
-	m.searchSeconds.Collect(ch)
 	if m.platform == nil {
 		return
 	}
+	m.platform.KnowledgeSearchSeconds().Collect(ch)
 	ch <- prometheus.MustNewConstMetric(m.embeddingTokens, prometheus.CounterValue, float64(m.platform.KnowledgeEmbeddingTokens()))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -544,6 +544,7 @@ func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, bas
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
+	defer s.observeSearch(time.Now())
 	query := retrieve.Query{Text: q.Query, TopK: q.TopK, Tags: q.Tags}
 	var tokens int
 	if query.Vector, tokens, err = s.embedBotQuery(ctx, b, q.Query); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/bottest"
@@ -42,6 +43,7 @@ type BotSearchResult struct {
 // calls it for search_knowledge and for auto mode, after the dialog's
 // caller was authorised. The results of several bases are merged by score.
 func (s *Service) SearchForBot(ctx context.Context, tenantID string, q BotSearch) (BotSearchResult, error) {
+	defer s.observeSearch(time.Now())
 	var out BotSearchResult
 	kn := s.store.Tenant(tenantID).Knowledge()
 	topK := cmp.Or(q.TopK, retrieve.DefaultTopK)
