@@ -80,7 +80,8 @@ FUZZ_TARGETS := \
 	./pkg/api:FuzzSSEFrameRoundTrips \
 	./pkg/dialog:FuzzImageHeader \
 	./pkg/bottest:FuzzParse \
-	./pkg/pii:FuzzMask
+	./pkg/pii:FuzzMask \
+	./pkg/knowledge/chunk:FuzzSplit
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +47,24 @@ func TestAServersKnowledgeBaseIndexesWhatIsAddedAndFindsItByMeaning(t *testing.T
 		}
 		if len(res.Results) == 0 || !strings.Contains(res.Results[0].Locator, "Shipping") || res.Results[0].VectorRank != 1 {
 			t.Fatalf("results %+v, want the Shipping section first, first by vector too", res.Results)
+		}
+		// The search's query is in the tenant's ledger; the metric counts
+		// the indexer's chunks on top of it.
+		usage, err := admin.Usage(ctx, "acme", "", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var searched int64
+		for _, row := range usage.Usage {
+			searched += row.EmbeddingTokens
+		}
+		_, metrics := get(t, srv.URL+"/metrics")
+		m := regexp.MustCompile(`(?m)^parley_knowledge_embedding_tokens_total (\d+)$`).FindStringSubmatch(metrics)
+		if m == nil {
+			t.Fatalf("/metrics lacks parley_knowledge_embedding_tokens_total")
+		}
+		if total, _ := strconv.ParseInt(m[1], 10, 64); searched <= 0 || total <= searched {
+			t.Errorf("parley_knowledge_embedding_tokens_total %d, the search's %d tokens in the ledger: want the indexer's on top", total, searched)
 		}
 	})
 }

@@ -289,14 +289,12 @@ func (s *server) searchKnowledge(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	start := time.Now()
 	results, err := s.platform.SearchKnowledge(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"),
 		platform.KnowledgeQuery{Query: req.Query, TopK: req.TopK, Tags: req.Tags})
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	s.knowledge.searchSeconds.Observe(time.Since(start).Seconds())
 	out := apiclient.KnowledgeSearchResults{Results: make([]apiclient.KnowledgeResult, len(results))}
 	for i, r := range results {
 		out.Results[i] = apiclient.KnowledgeResult(r)

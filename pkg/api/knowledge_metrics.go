@@ -13,12 +13,15 @@ import (
 // knowledgeMetrics are the knowledge bases' metrics: the ingestion
 // queue (sources by status, chunks), read from the database at each
 // scrape so every replica reports the same numbers whichever worker
-// indexed what, and the latency of searches through this server.
+// indexed what, the latency of searches through this server, and the
+// tokens this process spent embedding (the platform counts them: the
+// indexer's chunks, the search route's, the bots' and their tests'
+// queries).
 type knowledgeMetrics struct {
-	platform      *platform.Service
-	sources       *prometheus.Desc
-	chunks        *prometheus.Desc
-	searchSeconds prometheus.Histogram
+	platform        *platform.Service
+	sources         *prometheus.Desc
+	chunks          *prometheus.Desc
+	embeddingTokens *prometheus.Desc
 }
 
 func newKnowledgeMetrics(p *platform.Service) *knowledgeMetrics {
@@ -28,11 +31,8 @@ func newKnowledgeMetrics(p *platform.Service) *knowledgeMetrics {
 			"Knowledge sources of every tenant by status: queued, indexing, ready, failed.", []string{"status"}, nil),
 		chunks: prometheus.NewDesc("parley_knowledge_chunks",
 			"Searchable chunks of every tenant's knowledge sources.", nil, nil),
-		searchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "parley_knowledge_search_duration_seconds",
-			Help:    "Latency of knowledge base searches (keyword and vector, fused).",
-			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
-		}),
+		embeddingTokens: prometheus.NewDesc("parley_knowledge_embedding_tokens_total",
+			"Tokens spent embedding knowledge: the indexer's chunks and the searches' queries (metered in the usage ledger as embedding_tokens).", nil, nil),
 	}
 }
 
@@ -40,17 +40,21 @@ func newKnowledgeMetrics(p *platform.Service) *knowledgeMetrics {
 func (m *knowledgeMetrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.sources
 	ch <- m.chunks
-	m.searchSeconds.Describe(ch)
+	ch <- m.embeddingTokens
+	if m.platform != nil {
+		m.platform.KnowledgeSearchSeconds().Describe(ch)
+	}
 }
 
 // Collect implements prometheus.Collector. A database that does not
 // answer within a few seconds leaves the gauges out of this scrape
 // rather than holding it.
 func (m *knowledgeMetrics) Collect(ch chan<- prometheus.Metric) {
-	m.searchSeconds.Collect(ch)
 	if m.platform == nil {
 		return
 	}
+	m.platform.KnowledgeSearchSeconds().Collect(ch)
+	ch <- prometheus.MustNewConstMetric(m.embeddingTokens, prometheus.CounterValue, float64(m.platform.KnowledgeEmbeddingTokens()))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	st, err := m.platform.KnowledgeStats(ctx)

@@ -185,7 +185,8 @@ func TestKnowledgeBasesThroughTheAPI(t *testing.T) {
 			for _, e := range log.Entries {
 				actions = append(actions, e.Action)
 			}
-			for _, want := range []string{"knowledge_base.created", "knowledge_source.added", "knowledge_source.deleted", "knowledge_base.deleted"} {
+			for _, want := range []string{"knowledge_base.created", "knowledge_source.added", "knowledge_source.refreshed",
+				"knowledge_base.reindexed", "knowledge_base.renamed", "knowledge_source.deleted", "knowledge_base.deleted"} {
 				if !slices.Contains(actions, want) {
 					t.Errorf("audit log %v lacks %s", actions, want)
 				}

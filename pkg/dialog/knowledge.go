@@ -195,7 +195,7 @@ func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.P
 		u := now.UTC()
 		r.meter.add(store.Usage{TenantID: d.TenantID, Day: u.Format(store.DayFormat), Hour: u.Format(store.HourFormat),
 			BotID: d.BotID, KeyID: k.keyID, EmbeddingTokens: int64(found.EmbeddingTokens)})
-		r.metrics.embeddingTokens.Add(float64(found.EmbeddingTokens))
+		r.svc.CountEmbeddingTokens(found.EmbeddingTokens)
 	}
 	if err != nil {
 		r.metrics.knowledgeSearches.WithLabelValues(mode, "error").Inc()

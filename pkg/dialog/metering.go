@@ -148,10 +148,10 @@ type runtimeMetrics struct {
 	handoffs   *prometheus.CounterVec
 	guardrails *prometheus.CounterVec
 	toTake     prometheus.Histogram
-	// knowledgeSearches and embeddingTokens are the bots' searches of
-	// their knowledge bases.
+	// knowledgeSearches are the bots' searches of their knowledge bases;
+	// the tokens they embed are counted by the platform
+	// (parley_knowledge_embedding_tokens_total, with the indexer's).
 	knowledgeSearches *prometheus.CounterVec
-	embeddingTokens   prometheus.Counter
 	outcomes          *prometheus.CounterVec
 	// operatorResponse is the time operators took to first answer a
 	// handed-off dialog; unlabelled, so bounded.
@@ -244,10 +244,6 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Help:    "How long handed-off dialogs waited from the handoff to an operator's first message.",
 			Buckets: []float64{5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
 		}),
-		embeddingTokens: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "parley_knowledge_embedding_tokens_total",
-			Help: "Tokens the bots' knowledge searches spent embedding their queries (metered in the usage ledger as embedding_tokens).",
-		}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -268,7 +264,6 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.guardrails = register(reg, m.guardrails)
 		m.toTake = register(reg, m.toTake)
 		m.knowledgeSearches = register(reg, m.knowledgeSearches)
-		m.embeddingTokens = register(reg, m.embeddingTokens)
 		m.operatorResponse = register(reg, m.operatorResponse)
 		m.outcomes = register(reg, m.outcomes)
 	}

@@ -40,8 +40,11 @@ const (
 // Audit actions of knowledge bases.
 const (
 	AuditKnowledgeBaseCreated   = "knowledge_base.created"
+	AuditKnowledgeBaseRenamed   = "knowledge_base.renamed"
+	AuditKnowledgeBaseReindexed = "knowledge_base.reindexed"
 	AuditKnowledgeBaseDeleted   = "knowledge_base.deleted"
 	AuditKnowledgeSourceAdded   = "knowledge_source.added"
+	AuditKnowledgeSourceRefresh = "knowledge_source.refreshed"
 	AuditKnowledgeSourceDeleted = "knowledge_source.deleted"
 )
 
@@ -222,7 +225,7 @@ func (s *Service) GetKnowledgeBase(ctx context.Context, p *Principal, tenant, ba
 // RenameKnowledgeBase changes a base's name; the only field a PATCH
 // changes (the embedding model changes with a reindex).
 func (s *Service) RenameKnowledgeBase(ctx context.Context, p *Principal, tenant, base, name string) (store.KnowledgeBase, error) {
-	kn, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeBase{}, err
 	}
@@ -231,7 +234,12 @@ func (s *Service) RenameKnowledgeBase(ctx context.Context, p *Principal, tenant,
 	if err := ps.err(); err != nil {
 		return store.KnowledgeBase{}, err
 	}
-	if err := kn.RenameBase(ctx, b.ID, strings.TrimSpace(name)); err != nil {
+	name = strings.TrimSpace(name)
+	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditKnowledgeBaseRenamed, target: b.Slug, detail: map[string]any{"from": b.Name, "name": name}},
+			tx.Tenant(b.TenantID).Knowledge().RenameBase(ctx, b.ID, name)
+	})
+	if err != nil {
 		return store.KnowledgeBase{}, s.storeErr(ctx, "rename knowledge base", "knowledge base", "", err)
 	}
 	return s.GetKnowledgeBase(ctx, p, tenant, b.ID)
@@ -266,11 +274,15 @@ func (l *lazySearcher) forget(baseID string) {
 // ReindexKnowledgeBase starts a new index generation of the base, which
 // replaces the current one when every source is indexed into it.
 func (s *Service) ReindexKnowledgeBase(ctx context.Context, p *Principal, tenant, base string) (store.KnowledgeBase, error) {
-	kn, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeBase{}, err
 	}
-	if _, err := kn.Reindex(ctx, b.ID, "", ""); err != nil {
+	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+		generation, err := tx.Tenant(b.TenantID).Knowledge().Reindex(ctx, b.ID, "", "")
+		return auditRecord{action: AuditKnowledgeBaseReindexed, target: b.Slug, detail: map[string]any{"generation": generation}}, err
+	})
+	if err != nil {
 		return store.KnowledgeBase{}, s.storeErr(ctx, "reindex knowledge base", "knowledge base", "", err)
 	}
 	s.wakeIndexer()
@@ -482,11 +494,15 @@ func (s *Service) DeleteKnowledgeSource(ctx context.Context, p *Principal, tenan
 
 // RefreshKnowledgeSource queues a source to be indexed again now.
 func (s *Service) RefreshKnowledgeSource(ctx context.Context, p *Principal, tenant, base, source string) (store.KnowledgeSource, error) {
-	kn, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeSource{}, err
 	}
-	if err := kn.RefreshSource(ctx, b.ID, source); err != nil {
+	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+		return auditRecord{action: AuditKnowledgeSourceRefresh, target: source, detail: map[string]any{"base": b.Slug}},
+			tx.Tenant(b.TenantID).Knowledge().RefreshSource(ctx, b.ID, source)
+	})
+	if err != nil {
 		return store.KnowledgeSource{}, s.storeErr(ctx, "refresh knowledge source", "knowledge source", "", err)
 	}
 	s.wakeIndexer()
@@ -530,10 +546,13 @@ func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, bas
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
+	defer s.observeSearch(time.Now())
 	query := retrieve.Query{Text: q.Query, TopK: q.TopK, Tags: q.Tags}
-	if query.Vector, err = s.embedQuery(ctx, b, q.Query); err != nil {
+	var tokens int
+	if query.Vector, tokens, err = s.embedBotQuery(ctx, b, q.Query); err != nil {
 		return nil, err
 	}
+	s.meterEmbedding(ctx, b.TenantID, "", p.KeyID, tokens)
 	results, err := s.searcher.get(ctx, s).Search(ctx, b.TenantID, b.ID, query)
 	if err != nil {
 		return nil, s.storeErr(ctx, "search knowledge base", "knowledge base", "", err)
@@ -549,14 +568,4 @@ func (s *Service) KnowledgeStats(ctx context.Context) (store.KnowledgeStats, err
 		return st, s.internal(ctx, "knowledge stats", err)
 	}
 	return st, nil
-}
-
-// embedQuery embeds a search query with the base's model, or answers nil
-// for a base searched by keyword alone. A provider that fails is the
-// caller's error to see (retryable when the provider said so): a search
-// that quietly lost its vector half would rank differently for no
-// visible reason.
-func (s *Service) embedQuery(ctx context.Context, b *store.KnowledgeBase, query string) ([]float32, error) {
-	vec, _, err := s.embedBotQuery(ctx, b, query)
-	return vec, err
 }

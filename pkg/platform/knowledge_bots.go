@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/bottest"
@@ -42,6 +43,7 @@ type BotSearchResult struct {
 // calls it for search_knowledge and for auto mode, after the dialog's
 // caller was authorised. The results of several bases are merged by score.
 func (s *Service) SearchForBot(ctx context.Context, tenantID string, q BotSearch) (BotSearchResult, error) {
+	defer s.observeSearch(time.Now())
 	var out BotSearchResult
 	kn := s.store.Tenant(tenantID).Knowledge()
 	topK := cmp.Or(q.TopK, retrieve.DefaultTopK)
@@ -81,7 +83,12 @@ func (s *Service) SearchForBot(ctx context.Context, tenantID string, q BotSearch
 	return out, nil
 }
 
-// embedBotQuery is embedQuery with the tokens the provider billed.
+// embedBotQuery embeds a search query with the base's model, or answers
+// nil for a base searched by keyword alone, with the tokens the provider
+// billed (the caller meters them). A provider that fails is the caller's
+// error to see (retryable when the provider said so): a search that
+// quietly lost its vector half would rank differently for no visible
+// reason.
 func (s *Service) embedBotQuery(ctx context.Context, b *store.KnowledgeBase, query string) ([]float32, int, error) {
 	if b.EmbeddingProvider == "" || b.EmbeddingDims == 0 || s.opts.Embedders == nil {
 		return nil, 0, nil
@@ -106,11 +113,13 @@ func (s *Service) embedBotQuery(ctx context.Context, b *store.KnowledgeBase, que
 
 // testSearch is the search of bot's knowledge bases its conversation
 // tests make when the test file supplies no passages: the tenant's real
-// bases, as a dialog without an end user searches them.
-func (s *Service) testSearch(tenantID string, bot *botconfig.Bot) bottest.KnowledgeSearch {
+// bases, as a dialog without an end user searches them. The queries'
+// embeddings are metered to the bot (botID).
+func (s *Service) testSearch(tenantID, botID string, bot *botconfig.Bot) bottest.KnowledgeSearch {
 	k := bot.Knowledge
 	return func(ctx context.Context, query string) ([]cite.Passage, error) {
 		found, err := s.SearchForBot(ctx, tenantID, BotSearch{Bases: k.Bases, Query: query, TopK: k.TopK, MinScore: k.MinScore})
+		s.meterEmbedding(ctx, tenantID, botID, "", found.EmbeddingTokens)
 		if err != nil {
 			return nil, err
 		}

@@ -82,6 +82,9 @@ type Service struct {
 	quotaEvents sync.Map
 	// searcher searches knowledge bases; made on the first search.
 	searcher *lazySearcher
+	// knowledge measures embedding tokens and search latency
+	// (knowledge_metering.go); shared with InTx's Services.
+	knowledge *knowledgeMeters
 }
 
 // New returns a Service over st.
@@ -113,7 +116,7 @@ func New(st *store.Store, opts Options) (*Service, error) {
 		opts.Compile = botconfig.Options{}.LoadAndCompile
 	}
 	return &Service{store: st, opts: opts, log: opts.Logger, hooks: newSubscriptions(), wake: make(chan struct{}, 1), queued: make(chan struct{}, 1),
-		searcher: &lazySearcher{st: st}}, nil
+		searcher: &lazySearcher{st: st}, knowledge: newKnowledgeMeters()}, nil
 }
 
 // InTx runs fn with a Service whose every write goes to one database
@@ -125,7 +128,8 @@ func New(st *store.Store, opts Options) (*Service, error) {
 // for changes that then roll back; they reload.
 func (s *Service) InTx(ctx context.Context, fn func(tx *Service) error) error {
 	return s.store.Tx(ctx, func(st *store.Store) error {
-		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake, queued: s.queued, searcher: s.searcher})
+		return fn(&Service{store: st, opts: s.opts, log: s.log, hooks: s.hooks, wake: s.wake, queued: s.queued, searcher: s.searcher,
+			knowledge: s.knowledge})
 	})
 }
 

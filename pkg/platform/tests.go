@@ -66,7 +66,7 @@ func (s *Service) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, e
 	if err != nil {
 		return TestRun{}, s.internal(ctx, "run tests: compile stored", err)
 	}
-	results := bottest.Run(ctx, compiled, suite, bottest.Options{Knowledge: s.testSearch(b.TenantID, compiled)})
+	results := bottest.Run(ctx, compiled, suite, bottest.Options{Knowledge: s.testSearch(b.TenantID, b.ID, compiled)})
 	return TestRun{Version: n, Passed: len(bottest.Failed(results)) == 0, Results: results}, nil
 }
 

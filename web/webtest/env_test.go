@@ -212,6 +212,15 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Fault: &llmtest.Fault{Status: 400, Type: "invalid_request_error", Message: "no"}}
 	case len(last.ImageURLs()) > 0:
 		return llmtest.ServerReply{Text: fmt.Sprintf("I see %d image(s) and read %q.", len(last.ImageURLs()), last.Text())}
+	case last.Role == "tool" && strings.HasPrefix(text, "[1] ") && strings.Contains(text, "aluminium sleeve"):
+		return llmtest.ServerReply{Text: "Splint the broken pole with the aluminium sleeve [1]."}
+	case last.Role == "tool" && strings.HasPrefix(text, "[") && strings.Contains(text, "45 days"):
+		// A later search numbers past the dialog's earlier citations.
+		first, _, _ := strings.Cut(text, " ")
+		return llmtest.ServerReply{Text: "Send the kayak back within 45 days " + first + "."}
+	case last.Role == "tool" && strings.HasPrefix(text, "[") && strings.Contains(text, "repair tape"):
+		first, _, _ := strings.Cut(text, " ")
+		return llmtest.ServerReply{Text: "Seal the seam with the repair tape " + first + "."}
 	case last.Role == "tool" && strings.HasPrefix(text, "[1] "):
 		// search_knowledge's numbered passages: an answer citing the first.
 		return llmtest.ServerReply{Text: "Refunds take five business days [1]."}
@@ -219,6 +228,12 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 		return llmtest.ServerReply{Text: "Tool said: " + text}
 	case strings.Contains(text, "refunds") && slices.Contains(req.ToolNames(), "search_knowledge"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"refunds"}`}}}
+	case strings.Contains(text, "tent pole") && slices.Contains(req.ToolNames(), "search_knowledge"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"splint broken pole aluminium sleeve"}`}}}
+	case strings.Contains(text, "kayak") && slices.Contains(req.ToolNames(), "search_knowledge"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"send a kayak back refund"}`}}}
+	case strings.Contains(text, "leaking seam") && slices.Contains(req.ToolNames(), "search_knowledge"):
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_search", Name: "search_knowledge", Arguments: `{"query":"seal seam repair tape"}`}}}
 	case strings.Contains(text, "where am I"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_locate", Name: "locate", Arguments: `{}`}}}
 	case text == "show me Markdown":

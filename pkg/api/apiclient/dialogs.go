@@ -269,7 +269,8 @@ type UsageRow struct {
 	ToolCalls    int64   `json:"tool_calls"`
 	Turns        int64   `json:"turns"`
 	// EmbeddingTokens are the tokens knowledge searches embedded (the
-	// bots' queries), apart from the model's.
+	// bots', their tests' and the search route's queries), apart from
+	// the model's.
 	EmbeddingTokens int64 `json:"embedding_tokens"`
 }
 

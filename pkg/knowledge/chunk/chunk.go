@@ -203,6 +203,11 @@ func (s *splitter) flush() {
 		return
 	}
 	text := strings.Join(s.parts, "\n\n")
+	if strings.TrimSpace(text) == "" {
+		// A block of no words (a table of empty cells): nothing to find.
+		s.parts, s.tokens, s.firstPage, s.lastPage = nil, 0, 0, 0
+		return
+	}
 	sum := sha256.Sum256([]byte(text))
 	s.out = append(s.out, Chunk{
 		Text:    text,
