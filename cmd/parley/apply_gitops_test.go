@@ -76,10 +76,10 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 	// Someone saves and publishes version 2 by hand: the files no longer
 	// match what is live. Its greeting's &, < and > are shown as written.
 	cfg, _ := os.ReadFile(filepath.Join(dir, "acme-outdoor", "bots", "support.json"))
-	if _, _, err := d.platform.CreateVersion(ctx, op, "acme-outdoor", "support", withGreeting(t, cfg, "Hand-made & <fresh>")); err != nil {
+	if _, _, err := d.platform.Versions().Create(ctx, op, "acme-outdoor", "support", withGreeting(t, cfg, "Hand-made & <fresh>")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.platform.Publish(ctx, op, "acme-outdoor", "support", 2); err != nil {
+	if _, err := d.platform.Versions().Publish(ctx, op, "acme-outdoor", "support", 2); err != nil {
 		t.Fatal(err)
 	}
 	d.Close()
@@ -276,7 +276,7 @@ func TestAFailureMidwayRollsBackTheTenantInTheDatabase(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		if _, err := d.platform.GetTenant(context.Background(), platform.Operator(), "acme-outdoor"); platform.ErrorCode(err) != platform.CodeNotFound {
+		if _, err := d.platform.Tenants().Get(context.Background(), platform.Operator(), "acme-outdoor"); platform.ErrorCode(err) != platform.CodeNotFound {
 			t.Errorf("the rolled-back tenant: %v; want not found", err)
 		}
 	})

@@ -48,17 +48,17 @@ func versionCounts(t *testing.T, env parleyEnv) map[string]int {
 	defer d.Close()
 	svc, op := d.platform, platform.Operator()
 	counts := map[string]int{}
-	tenants, _, err := svc.ListTenants(ctx, op, platform.ListOptions{})
+	tenants, _, err := svc.Tenants().List(ctx, op, platform.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tn := range tenants {
-		bots, _, err := svc.ListBots(ctx, op, tn.Slug, platform.ListOptions{})
+		bots, _, err := svc.Bots().List(ctx, op, tn.Slug, platform.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, b := range bots {
-			vs, _, err := svc.ListVersions(ctx, op, tn.Slug, b.Slug, platform.ListOptions{})
+			vs, _, err := svc.Versions().List(ctx, op, tn.Slug, b.Slug, platform.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

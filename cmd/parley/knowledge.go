@@ -31,13 +31,13 @@ func startKnowledge(ctx context.Context, d *data) (func(), error) {
 			return nil, err
 		}
 	}
-	w := ingest.New(d.store, countingEmbedders(embedders, d.platform.CountEmbeddingTokens), ingest.Options{
+	w := ingest.New(d.store, countingEmbedders(embedders, d.platform.Knowledge().CountEmbeddingTokens), ingest.Options{
 		Instance: d.store.Instance(),
-		Wake:     d.platform.KnowledgeQueued(), // a source this process queued starts at once
+		Wake:     d.platform.Knowledge().Queued(), // a source this process queued starts at once
 		Outbound: policy,
 		Log:      d.log,
 		Settled: func(ctx context.Context, src *store.KnowledgeSource) {
-			if err := d.platform.KnowledgeSourceSettled(ctx, src); err != nil {
+			if err := d.platform.Knowledge().SourceSettled(ctx, src); err != nil {
 				d.log.Error("knowledge source event not written", "source", src.ID, "err", err)
 			}
 		},

@@ -180,7 +180,7 @@ func startWebhooks(ctx context.Context, d *data, reg prometheus.Registerer) (fun
 	}
 	// Standard Webhooks follow no redirect: a 3xx is a failed attempt.
 	client := outbound.NewClient(policy, outbound.Options{MaxRedirects: -1})
-	deliverer, err := d.platform.NewDeliverer(platform.DelivererOptions{Client: client, Metrics: reg, Timeout: d.settings.WebhookTimeout,
+	deliverer, err := d.platform.Webhooks().NewDeliverer(platform.DelivererOptions{Client: client, Metrics: reg, Timeout: d.settings.WebhookTimeout,
 		OwnsDatabase: d.store.Dialect() == store.DialectSQLite})
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func startWebhooks(ctx context.Context, d *data, reg prometheus.Registerer) (fun
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); d.platform.WatchWebhooks(ctx) }()
+	go func() { defer wg.Done(); d.platform.Webhooks().Watch(ctx) }()
 	go func() { defer wg.Done(); deliverer.Run(ctx) }()
 	return func() { cancel(); wg.Wait() }, nil
 }
@@ -479,7 +479,7 @@ func sweepRetention(ctx context.Context, rt *dialog.Runtime, log *slog.Logger) {
 	defer tick.Stop()
 	for {
 		for ctx.Err() == nil {
-			got, err := rt.SweepRetention(ctx)
+			got, err := rt.Dialogs().SweepRetention(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
 					log.Warn("retention sweep failed; retrying at the next", "err", err)
@@ -509,7 +509,7 @@ func sweepIdle(ctx context.Context, rt *dialog.Runtime, log *slog.Logger) {
 	defer tick.Stop()
 	for {
 		for ctx.Err() == nil {
-			n, err := rt.SweepIdle(ctx)
+			n, err := rt.Insights().SweepIdle(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
 					log.Warn("idle dialog sweep failed; retrying at the next", "err", err)

@@ -43,7 +43,7 @@ func (m *Main) tenant(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	t, key, err := d.platform.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: slug, Name: *name})
+	t, key, err := d.platform.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: slug, Name: *name})
 	if err != nil {
 		return describePlatformError(err)
 	}

@@ -96,7 +96,7 @@ type userCommand struct {
 }
 
 func (u userCommand) list() error {
-	users, err := u.svc.ListUsers(u.ctx, u.op)
+	users, err := u.svc.Users().List(u.ctx, u.op)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (u userCommand) add() error {
 			return fmt.Errorf("the password %s", msg)
 		}
 	}
-	inv, err := u.svc.InviteMember(u.ctx, u.op, u.tenant, email, u.role)
+	inv, err := u.svc.Members().Invite(u.ctx, u.op, u.tenant, email, u.role)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (u userCommand) add() error {
 		fmt.Fprintf(u.m.Stdout, "%s, who has an account (its password unchanged), is now %s of %s.\n", inv.Email, inv.Role, u.tenant)
 	case password != "":
 		// Accepting the invite at once sets the new account's password.
-		if _, err := u.svc.AcceptInvite(u.ctx, inv.Token, password, ""); err != nil {
+		if _, err := u.svc.Members().AcceptInvite(u.ctx, inv.Token, password, ""); err != nil {
 			return err
 		}
 		fmt.Fprintf(u.m.Stdout, "%s is now %s of %s and signs in with the password given.\n", inv.Email, inv.Role, u.tenant)
@@ -156,7 +156,7 @@ func (u userCommand) setPassword() error {
 	if err != nil {
 		return err
 	}
-	usr, err := u.svc.SetUserPassword(u.ctx, u.op, u.args[0], password)
+	usr, err := u.svc.Users().SetPassword(u.ctx, u.op, u.args[0], password)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (u userCommand) setPassword() error {
 }
 
 func (u userCommand) breakGlass() error {
-	until, err := u.svc.BreakGlass(u.ctx, u.op, u.tenant, u.args[0])
+	until, err := u.svc.SingleSignOn().BreakGlass(u.ctx, u.op, u.tenant, u.args[0])
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (u userCommand) breakGlass() error {
 }
 
 func (u userCommand) setRole() error {
-	mem, err := u.svc.SetMemberRole(u.ctx, u.op, u.tenant, u.args[0], u.args[1])
+	mem, err := u.svc.Members().SetRole(u.ctx, u.op, u.tenant, u.args[0], u.args[1])
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (u userCommand) setRole() error {
 }
 
 func (u userCommand) remove() error {
-	if err := u.svc.RemoveMember(u.ctx, u.op, u.tenant, u.args[0]); err != nil {
+	if err := u.svc.Members().Remove(u.ctx, u.op, u.tenant, u.args[0]); err != nil {
 		return err
 	}
 	fmt.Fprintf(u.m.Stdout, "Removed %s from %s.\n", u.args[0], u.tenant)
@@ -192,7 +192,7 @@ func (u userCommand) remove() error {
 }
 
 func (u userCommand) adminKey() error {
-	k, err := u.svc.CreateAPIKey(u.ctx, u.op, u.tenant, platform.APIKeyInput{Name: u.name, Kind: auth.KindSecret, Scopes: []string{auth.ScopeAdmin}})
+	k, err := u.svc.APIKeys().Create(u.ctx, u.op, u.tenant, platform.APIKeyInput{Name: u.name, Kind: auth.KindSecret, Scopes: []string{auth.ScopeAdmin}})
 	if err != nil {
 		return err
 	}

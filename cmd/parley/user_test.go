@@ -49,7 +49,7 @@ func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		if _, err := d.platform.Login(context.Background(), "eve@example.com", "plum tractor velvet"); err != nil {
+		if _, err := d.platform.Auth().Login(context.Background(), "eve@example.com", "plum tractor velvet"); err != nil {
 			t.Fatalf("login with the new password: %v", err)
 		}
 	})
@@ -89,11 +89,11 @@ func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		p, err := d.platform.Authenticate(context.Background(), key)
+		p, err := d.platform.Auth().Authenticate(context.Background(), key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.platform.ListMembers(context.Background(), p, "acme"); err != nil {
+		if _, err := d.platform.Members().List(context.Background(), p, "acme"); err != nil {
 			t.Fatalf("the key cannot act as admin: %v", err)
 		}
 	})
@@ -104,7 +104,7 @@ func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		if _, err := d.platform.PutSSO(ctx, platform.Operator(), "acme", platform.SSOInput{Issuer: "https://93.184.215.14",
+		if _, err := d.platform.SingleSignOn().PutSSO(ctx, platform.Operator(), "acme", platform.SSOInput{Issuer: "https://93.184.215.14",
 			ClientID: "parley", RequireSSO: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -112,13 +112,13 @@ func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
 			t.Fatalf("break-glass for someone who is not an owner: exit %d, %s", code, stderr)
 		}
 		ok(t, "", "user", "add", "--tenant", "acme", "--role", "owner", "eve@example.com")
-		if _, err := d.platform.Login(ctx, "eve@example.com", "plum tractor velvet"); platform.ErrorCode(err) != platform.CodeForbidden {
+		if _, err := d.platform.Auth().Login(ctx, "eve@example.com", "plum tractor velvet"); platform.ErrorCode(err) != platform.CodeForbidden {
 			t.Fatalf("password sign-in of an owner where SSO is required: %v, want forbidden", err)
 		}
 		if out := ok(t, "", "user", "break-glass", "--tenant", "acme", "eve@example.com"); !strings.Contains(out, "may sign in to acme with their password until") {
 			t.Fatalf("break-glass said:\n%s", out)
 		}
-		if _, err := d.platform.Login(ctx, "eve@example.com", "plum tractor velvet"); err != nil {
+		if _, err := d.platform.Auth().Login(ctx, "eve@example.com", "plum tractor velvet"); err != nil {
 			t.Fatalf("password sign-in after break-glass: %v", err)
 		}
 	})

@@ -40,10 +40,10 @@ func (e *chatEnv) create(t *testing.T, slug, config string) {
 	t.Helper()
 	op := platform.Operator()
 	ctx := context.Background()
-	if _, _, err := e.svc.CreateBot(ctx, op, "shop", slug, []byte(config)); err != nil {
+	if _, _, err := e.svc.Bots().Create(ctx, op, "shop", slug, []byte(config)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Publish(ctx, op, "shop", slug, 1); err != nil {
+	if _, err := e.svc.Versions().Publish(ctx, op, "shop", slug, 1); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -157,8 +157,8 @@ func TestAnAgentCallRunsTheOtherBotAsASubRun(t *testing.T) {
 			for _, row := range report.Usage {
 				bots[row.Group] = row
 			}
-			researcher, _ := e.svc.GetBot(context.Background(), platform.Operator(), "shop", "researcher")
-			concierge, _ := e.svc.GetBot(context.Background(), platform.Operator(), "shop", "concierge")
+			researcher, _ := e.svc.Bots().Get(context.Background(), platform.Operator(), "shop", "researcher")
+			concierge, _ := e.svc.Bots().Get(context.Background(), platform.Operator(), "shop", "concierge")
 			if bots[researcher.ID].Turns != 2 || bots[researcher.ID].InputTokens == 0 || bots[concierge.ID].Turns != 2 {
 				t.Fatalf("usage by bot: %+v", report.Usage)
 			}
@@ -187,11 +187,11 @@ func TestAgentCallsStopAtCyclesAndDepth(t *testing.T) {
 			e.create(t, "bee", agentBot("Bee", `[]`, `{}`))
 			e.create(t, "ay", agentBot("Ay", `[{"bot": "bee"}]`, `{}`))
 			op := platform.Operator()
-			v, _, err := e.svc.CreateVersion(context.Background(), op, "shop", "bee", []byte(agentBot("Bee", `[{"bot": "ay"}]`, `{}`)))
+			v, _, err := e.svc.Versions().Create(context.Background(), op, "shop", "bee", []byte(agentBot("Bee", `[{"bot": "ay"}]`, `{}`)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.svc.Publish(context.Background(), op, "shop", "bee", v.Number); err != nil {
+			if _, err := e.svc.Versions().Publish(context.Background(), op, "shop", "bee", v.Number); err != nil {
 				t.Fatal(err)
 			}
 			d := e.dialogWith(t, "ay")
@@ -264,7 +264,7 @@ func TestEndUsersSeeThatAnAgentRanButNotItsWork(t *testing.T) {
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		e.create(t, "researcher", researcherBot(e.shop.URL))
 		e.create(t, "concierge", agentBot("Concierge", `[{"bot": "researcher"}]`, `{}`))
-		pk, err := e.svc.CreateAPIKey(context.Background(), platform.Operator(), "shop",
+		pk, err := e.svc.APIKeys().Create(context.Background(), platform.Operator(), "shop",
 			platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "concierge", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)

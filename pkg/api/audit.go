@@ -24,7 +24,7 @@ func (s *server) auditLog(c *gin.Context) {
 			return
 		}
 	}
-	entries, next, err := s.platform.ListAuditLog(c.Request.Context(), principal(c), c.Param("tenant"), f, opts)
+	entries, next, err := s.platform.AuditLog().List(c.Request.Context(), principal(c), c.Param("tenant"), f, opts)
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -25,7 +25,7 @@ func (s *server) login(c *gin.Context) {
 	if !s.admitSignIn(c, req.Email) {
 		return
 	}
-	sess, err := s.platform.Login(c.Request.Context(), req.Email, req.Password)
+	sess, err := s.platform.Auth().Login(c.Request.Context(), req.Email, req.Password)
 	s.signedIn(c, sess, err)
 }
 
@@ -40,7 +40,7 @@ func (s *server) acceptInvite(c *gin.Context) {
 	if !s.admitSignIn(c, "") {
 		return
 	}
-	sess, err := s.platform.AcceptInvite(c.Request.Context(), req.Token, req.Password, c.ClientIP())
+	sess, err := s.platform.Members().AcceptInvite(c.Request.Context(), req.Token, req.Password, c.ClientIP())
 	s.signedIn(c, sess, err)
 }
 
@@ -67,12 +67,12 @@ func (s *server) signedIn(c *gin.Context, sess platform.Session, err error) {
 	}
 	s.signIns.WithLabelValues("ok").Inc()
 	ctx := c.Request.Context()
-	p, err := s.platform.Authenticate(ctx, sess.Token)
+	p, err := s.platform.Auth().Authenticate(ctx, sess.Token)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	me, err := s.platform.Me(ctx, p)
+	me, err := s.platform.Auth().Me(ctx, p)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -91,7 +91,7 @@ func (s *server) logout(c *gin.Context) {
 		return
 	}
 	if strings.HasPrefix(token, auth.SessionPrefix) {
-		if err := s.platform.Logout(c.Request.Context(), token); err != nil {
+		if err := s.platform.Auth().Logout(c.Request.Context(), token); err != nil {
 			s.fail(c, err)
 			return
 		}
@@ -113,7 +113,7 @@ func sessionCookieFor(token string, expires time.Time) *http.Cookie {
 
 // me: GET /v1/auth/me.
 func (s *server) me(c *gin.Context) {
-	me, err := s.platform.Me(c.Request.Context(), principal(c))
+	me, err := s.platform.Auth().Me(c.Request.Context(), principal(c))
 	if err != nil {
 		s.fail(c, err)
 		return

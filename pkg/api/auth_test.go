@@ -133,10 +133,10 @@ func TestAPublishableKeyWorksOnlyFromItsOrigins(t *testing.T) {
 	e := newEnv(t, storetest.OpenSQLite(t))
 	e.mustCreateTenant(t, "acme")
 	ctx := context.Background()
-	if _, _, err := e.svc.CreateBot(ctx, platform.Operator(), "acme", "helper", botConfig(t)); err != nil {
+	if _, _, err := e.svc.Bots().Create(ctx, platform.Operator(), "acme", "helper", botConfig(t)); err != nil {
 		t.Fatal(err)
 	}
-	pk, err := e.svc.CreateAPIKey(ctx, platform.Operator(), "acme", platform.APIKeyInput{
+	pk, err := e.svc.APIKeys().Create(ctx, platform.Operator(), "acme", platform.APIKeyInput{
 		Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{"https://shop.example"}})
 	if err != nil {
 		t.Fatal(err)

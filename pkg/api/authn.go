@@ -41,7 +41,7 @@ func (s *server) authenticate(c *gin.Context) {
 		writeError(c, errCSRF)
 		return
 	}
-	p, aerr := s.platform.Authenticate(c.Request.Context(), token)
+	p, aerr := s.platform.Auth().Authenticate(c.Request.Context(), token)
 	if aerr != nil {
 		s.fail(c, aerr)
 		return
@@ -74,7 +74,7 @@ func (s *server) serverKey(c *gin.Context) (*platform.Principal, error) {
 	if fromCookie {
 		return nil, errServerKey
 	}
-	p, perr := s.platform.Authenticate(c.Request.Context(), token)
+	p, perr := s.platform.Auth().Authenticate(c.Request.Context(), token)
 	if perr != nil {
 		return nil, perr
 	}

@@ -18,7 +18,7 @@ import (
 func BenchmarkGetBotWithAnAPIKey(b *testing.B) {
 	e := newEnv(b, storetest.OpenSQLite(b))
 	key := e.mustCreateTenant(b, "acme")
-	if _, _, err := e.svc.CreateBot(context.Background(), platform.Operator(), "acme", "helper", botConfig(b)); err != nil {
+	if _, _, err := e.svc.Bots().Create(context.Background(), platform.Operator(), "acme", "helper", botConfig(b)); err != nil {
 		b.Fatal(err)
 	}
 	req := httptest.NewRequest(http.MethodGet, "/v1/tenants/acme/bots/helper", nil)

@@ -15,7 +15,7 @@ func (s *server) createBot(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	b, v, err := s.platform.CreateBotWithTests(c.Request.Context(), principal(c), c.Param("tenant"), req.Slug, req.Config, req.Tests)
+	b, v, err := s.platform.Bots().CreateWithTests(c.Request.Context(), principal(c), c.Param("tenant"), req.Slug, req.Config, req.Tests)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -30,7 +30,7 @@ func (s *server) listBots(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	bs, next, err := s.platform.ListBots(c.Request.Context(), principal(c), c.Param("tenant"), opts)
+	bs, next, err := s.platform.Bots().List(c.Request.Context(), principal(c), c.Param("tenant"), opts)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -40,7 +40,7 @@ func (s *server) listBots(c *gin.Context) {
 
 // getBot: GET /v1/tenants/{tenant}/bots/{bot}.
 func (s *server) getBot(c *gin.Context) {
-	b, err := s.platform.GetBot(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
+	b, err := s.platform.Bots().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -15,26 +15,26 @@ func (s *server) setCanary(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	b, err := s.platform.SetCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Version, req.Percent)
+	b, err := s.platform.Versions().SetCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Version, req.Percent)
 	s.botAnswer(c, b, err)
 }
 
 // dropCanary: DELETE /v1/tenants/{tenant}/bots/{bot}/canary.
 func (s *server) dropCanary(c *gin.Context) {
-	b, err := s.platform.DropCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
+	b, err := s.platform.Versions().DropCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
 	s.botAnswer(c, b, err)
 }
 
 // promoteCanary: POST /v1/tenants/{tenant}/bots/{bot}/canary/promote.
 func (s *server) promoteCanary(c *gin.Context) {
-	b, err := s.platform.PromoteCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
+	b, err := s.platform.Versions().PromoteCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
 	s.botAnswer(c, b, err)
 }
 
 // getCanary: GET /v1/tenants/{tenant}/bots/{bot}/canary, with the usage of
 // the canary and of the live version.
 func (s *server) getCanary(c *gin.Context) {
-	cn, err := s.platform.GetCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
+	cn, err := s.platform.Versions().GetCanary(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -20,7 +20,7 @@ func (s *server) createChannel(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	ch, err := s.platform.CreateChannel(c.Request.Context(), principal(c), c.Param("tenant"), platform.ChannelInput{
+	ch, err := s.platform.Channels().Create(c.Request.Context(), principal(c), c.Param("tenant"), platform.ChannelInput{
 		Kind: req.Kind, Bot: req.Bot, Name: req.Name, Enabled: req.Enabled, Secrets: req.Secrets, BotUserID: req.BotUserID,
 		Secret: req.Secret})
 	if err != nil {
@@ -32,7 +32,7 @@ func (s *server) createChannel(c *gin.Context) {
 
 // listChannels: GET /v1/tenants/{tenant}/channels.
 func (s *server) listChannels(c *gin.Context) {
-	chs, err := s.platform.ListChannels(c.Request.Context(), principal(c), c.Param("tenant"))
+	chs, err := s.platform.Channels().List(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -46,7 +46,7 @@ func (s *server) listChannels(c *gin.Context) {
 
 // getChannel: GET /v1/tenants/{tenant}/channels/{id}.
 func (s *server) getChannel(c *gin.Context) {
-	ch, err := s.platform.GetChannel(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+	ch, err := s.platform.Channels().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -61,7 +61,7 @@ func (s *server) updateChannel(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	ch, err := s.platform.UpdateChannel(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"),
+	ch, err := s.platform.Channels().Update(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"),
 		platform.ChannelPatch{Bot: req.Bot, Enabled: req.Enabled, Secrets: req.Secrets, BotUserID: req.BotUserID})
 	if err != nil {
 		s.fail(c, err)
@@ -72,7 +72,7 @@ func (s *server) updateChannel(c *gin.Context) {
 
 // deleteChannel: DELETE /v1/tenants/{tenant}/channels/{id}.
 func (s *server) deleteChannel(c *gin.Context) {
-	if err := s.platform.DeleteChannel(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id")); err != nil {
+	if err := s.platform.Channels().Delete(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id")); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -89,7 +89,7 @@ func (s *server) setTelegramWebhook(c *gin.Context) {
 			return
 		}
 	}
-	ch, err := s.platform.GetChannel(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+	ch, err := s.platform.Channels().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -126,7 +126,7 @@ func (s *server) rotateChannelSecret(c *gin.Context) {
 	}
 	url := req.URL
 	if url == "" {
-		ch, err := s.platform.GetChannel(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+		ch, err := s.platform.Channels().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
 		if err != nil {
 			s.fail(c, err)
 			return

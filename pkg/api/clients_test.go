@@ -78,10 +78,10 @@ func TestTheOfficialOpenAIClient(t *testing.T) {
 	)
 	// Another tenant with a bot of its own.
 	other := e.mustCreateTenant(t, "other")
-	if _, _, err := e.svc.CreateBot(t.Context(), platform.Operator(), "other", "theirs", []byte(chatBot(e.shop.URL))); err != nil {
+	if _, _, err := e.svc.Bots().Create(t.Context(), platform.Operator(), "other", "theirs", []byte(chatBot(e.shop.URL))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Publish(t.Context(), platform.Operator(), "other", "theirs", 1); err != nil {
+	if _, err := e.svc.Versions().Publish(t.Context(), platform.Operator(), "other", "theirs", 1); err != nil {
 		t.Fatal(err)
 	}
 	var out struct {
@@ -169,10 +169,10 @@ func TestTheOfficialMCPClient(t *testing.T) {
 	e := newChatEnv(t, storetest.OpenSQLite(t), dialog.Limits{})
 	op := platform.Operator()
 	cfg := strings.Replace(chatBot(e.shop.URL), `"name": "Shop"}`, `"name": "Shop", "description": "Answers questions about the shop's orders"}`, 1)
-	if _, _, err := e.svc.CreateVersion(t.Context(), op, "shop", "helper", []byte(cfg)); err != nil {
+	if _, _, err := e.svc.Versions().Create(t.Context(), op, "shop", "helper", []byte(cfg)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Publish(t.Context(), op, "shop", "helper", 2); err != nil {
+	if _, err := e.svc.Versions().Publish(t.Context(), op, "shop", "helper", 2); err != nil {
 		t.Fatal(err)
 	}
 	other := e.mustCreateTenant(t, "other")
@@ -212,7 +212,7 @@ func TestTheOfficialMCPClient(t *testing.T) {
 		if got := sentRoles(e.llm.LastRequest()); got != "user:I am Ada. | assistant:Hello, Ada. | user:Who am I?" {
 			t.Fatalf("sent %s", got)
 		}
-		d, err := e.rt.GetDialog(t.Context(), op, "shop", out.First.Dialog, "")
+		d, err := e.rt.Dialogs().Get(t.Context(), op, "shop", out.First.Dialog, "")
 		if err != nil || d.Channel != "mcp" {
 			t.Fatalf("dialog %+v: %v", d, err)
 		}

@@ -44,7 +44,7 @@ func TestTheConsoleFindsRatesAndChartsDialogs(t *testing.T) {
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
 		admin := e.client(e.key)
-		pk, err := e.svc.CreateAPIKey(ctx, platform.Operator(), "shop",
+		pk, err := e.svc.APIKeys().Create(ctx, platform.Operator(), "shop",
 			platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)

@@ -23,13 +23,13 @@ func corsEnv(t *testing.T) (e *env, pk, sk string) {
 	e = newEnv(t, storetest.OpenSQLite(t))
 	sk = e.mustCreateTenant(t, "acme")
 	ctx, op := context.Background(), platform.Operator()
-	if _, _, err := e.svc.CreateBot(ctx, op, "acme", "support", botConfig(t)); err != nil {
+	if _, _, err := e.svc.Bots().Create(ctx, op, "acme", "support", botConfig(t)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Publish(ctx, op, "acme", "support", 1); err != nil {
+	if _, err := e.svc.Versions().Publish(ctx, op, "acme", "support", 1); err != nil {
 		t.Fatal(err)
 	}
-	k, err := e.svc.CreateAPIKey(ctx, op, "acme", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "support", Origins: []string{widgetSite}})
+	k, err := e.svc.APIKeys().Create(ctx, op, "acme", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "support", Origins: []string{widgetSite}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func newDialogAPI(s *server) *dialogAPI {
 	body := int64(defaultMaxMessageBody)
 	if s.runtime != nil {
 		// Images travel as base64: four bytes for every three.
-		body += dialog.MaxImages * (s.runtime.MaxImageBytes()*4/3 + 1024)
+		body += dialog.MaxImages * (s.runtime.Images().MaxBytes()*4/3 + 1024)
 	}
 	return &dialogAPI{server: s, rt: s.runtime, ping: defaultPing, maxMessageBody: body, streams: s.streams}
 }
@@ -62,7 +62,7 @@ func (d *dialogAPI) createDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	dlg, err := d.rt.CreateDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
+	dlg, err := d.rt.Dialogs().Create(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
 		dialog.CreateDialogInput{UserID: req.UserID, UserToken: cmp.Or(req.UserToken, c.GetHeader(UserTokenHeader)),
 			Context: req.Context, Version: req.Version, Origin: browserOrigin(c.Request)})
 	if err != nil {
@@ -81,7 +81,7 @@ func (d *dialogAPI) listDialogs(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	ds, next, err := d.rt.ListDialogs(c.Request.Context(), principal(c), c.Param("tenant"), dialogFilter(c), opts)
+	ds, next, err := d.rt.Dialogs().List(c.Request.Context(), principal(c), c.Param("tenant"), dialogFilter(c), opts)
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -92,7 +92,7 @@ func (d *dialogAPI) listDialogs(c *gin.Context) {
 // getDialog: GET /v1/tenants/{tenant}/dialogs/{dialog} -> the dialog with
 // its messages and tool calls.
 func (d *dialogAPI) getDialog(c *gin.Context) {
-	dd, err := d.rt.GetDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request))
+	dd, err := d.rt.Dialogs().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request))
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -118,7 +118,7 @@ func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {
 // cancelReply: POST /v1/tenants/{tenant}/dialogs/{dialog}/cancel -> whether
 // a running reply was stopped.
 func (d *dialogAPI) cancelReply(c *gin.Context) {
-	out, err := d.rt.CancelReply(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request))
+	out, err := d.rt.Dialogs().CancelReply(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request))
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -134,7 +134,7 @@ func (d *dialogAPI) closeDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	dlg, err := d.rt.CloseDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Reason)
+	dlg, err := d.rt.Dialogs().Close(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Reason)
 	if err != nil {
 		d.fail(c, err)
 		return

@@ -124,13 +124,13 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	svc := e.svc
 	e.key = e.mustCreateTenant(t, "shop")
 	op := platform.Operator()
-	if _, err := svc.PutSecret(context.Background(), op, "shop", "shop_token", chatSecret); err != nil {
+	if _, err := svc.Secrets().Put(context.Background(), op, "shop", "shop_token", chatSecret); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.CreateBot(context.Background(), op, "shop", "helper", []byte(chatBot(e.shop.URL))); err != nil {
+	if _, _, err := svc.Bots().Create(context.Background(), op, "shop", "helper", []byte(chatBot(e.shop.URL))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Publish(context.Background(), op, "shop", "helper", 1); err != nil {
+	if _, err := svc.Versions().Publish(context.Background(), op, "shop", "helper", 1); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -13,7 +13,7 @@ import (
 // autosaved draft of the bot's config; 204 No Content when there is none,
 // which is the usual case and no error.
 func (s *server) getDraft(c *gin.Context) {
-	d, found, err := s.platform.GetDraft(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
+	d, found, err := s.platform.Drafts().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -33,7 +33,7 @@ func (s *server) putDraft(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	d, err := s.platform.PutDraft(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
+	d, err := s.platform.Drafts().Put(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
 		platform.Draft{Config: req.Config, Tests: req.Tests})
 	if err != nil {
 		s.fail(c, err)
@@ -45,7 +45,7 @@ func (s *server) putDraft(c *gin.Context) {
 // deleteDraft: DELETE /v1/tenants/{tenant}/bots/{bot}/draft discards the
 // caller's draft (saving a version does too).
 func (s *server) deleteDraft(c *gin.Context) {
-	if err := s.platform.DeleteDraft(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot")); err != nil {
+	if err := s.platform.Drafts().Delete(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot")); err != nil {
 		s.fail(c, err)
 		return
 	}

@@ -25,10 +25,10 @@ func TestAWidgetKeyReachesOnlyItsEndUsersDialogs(t *testing.T) {
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx, op := context.Background(), platform.Operator()
-		if _, err := e.svc.PutIdentity(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+		if _, err := e.svc.Identities().Put(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
 			t.Fatal(err)
 		}
-		pk, err := e.svc.CreateAPIKey(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
+		pk, err := e.svc.APIKeys().Create(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,10 +101,10 @@ func TestSignedAndAnonymousUsersNeverShareANamespace(t *testing.T) {
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx, op := context.Background(), platform.Operator()
-		if _, err := e.svc.PutIdentity(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+		if _, err := e.svc.Identities().Put(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
 			t.Fatal(err)
 		}
-		pk, err := e.svc.CreateAPIKey(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
+		pk, err := e.svc.APIKeys().Create(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,10 +139,10 @@ func TestATokenWhoseSubNoDatabaseCanHoldIsRefused(t *testing.T) {
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx, op := context.Background(), platform.Operator()
-		if _, err := e.svc.PutIdentity(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+		if _, err := e.svc.Identities().Put(ctx, op, "shop", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
 			t.Fatal(err)
 		}
-		pk, err := e.svc.CreateAPIKey(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
+		pk, err := e.svc.APIKeys().Create(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)
 		}

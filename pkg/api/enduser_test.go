@@ -22,7 +22,7 @@ func TestEndUsersSeeToolCallsByNameOnly(t *testing.T) {
 	t.Parallel()
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
-		pk, err := e.svc.CreateAPIKey(context.Background(), platform.Operator(), "shop",
+		pk, err := e.svc.APIKeys().Create(context.Background(), platform.Operator(), "shop",
 			platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)

@@ -128,7 +128,7 @@ func botConfig(t testing.TB) json.RawMessage {
 // admin key.
 func (e *env) mustCreateTenant(t testing.TB, slug string) string {
 	t.Helper()
-	_, key, err := e.svc.CreateTenant(context.Background(), platform.Operator(), platform.CreateTenantInput{
+	_, key, err := e.svc.Tenants().Create(context.Background(), platform.Operator(), platform.CreateTenantInput{
 		Slug: slug, Name: slug + " Inc.", OwnerEmail: "owner@" + slug + ".test", OwnerPassword: "member-password",
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // deleteDialog: DELETE /v1/tenants/{tenant}/dialogs/{dialog} -> 204. A
 // dialog answering a message is 409.
 func (d *dialogAPI) deleteDialog(c *gin.Context) {
-	if err := d.rt.DeleteDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog")); err != nil {
+	if err := d.rt.Dialogs().Delete(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog")); err != nil {
 		d.fail(c, err)
 		return
 	}
@@ -22,7 +22,7 @@ func (d *dialogAPI) deleteDialog(c *gin.Context) {
 // eraseEndUser: DELETE /v1/tenants/{tenant}/end-users/{user_id} -> what
 // was deleted.
 func (d *dialogAPI) eraseEndUser(c *gin.Context) {
-	got, err := d.rt.EraseEndUser(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"))
+	got, err := d.rt.Dialogs().EraseEndUser(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"))
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -38,7 +38,7 @@ func (d *dialogAPI) exportDialogs(c *gin.Context) {
 	f := dialogFilter(c)
 	started := false
 	enc := json.NewEncoder(c.Writer)
-	err := d.rt.ExportDialogs(c.Request.Context(), principal(c), c.Param("tenant"), f, func(dd dialog.DialogDetail) error {
+	err := d.rt.Dialogs().Export(c.Request.Context(), principal(c), c.Param("tenant"), f, func(dd dialog.DialogDetail) error {
 		if !started {
 			started = true
 			c.Header("Content-Type", "application/x-ndjson")

@@ -30,19 +30,19 @@ func forEachErase(t *testing.T, fn func(t *testing.T, e *eraseEnv)) {
 		e := &eraseEnv{chatEnv: newChatEnv(t, st, dialog.Limits{}), st: st}
 		e.otherKey = e.mustCreateTenant(t, "other")
 		ctx, op := context.Background(), platform.Operator()
-		if _, err := e.svc.PutSecret(ctx, op, "other", "shop_token", chatSecret); err != nil {
+		if _, err := e.svc.Secrets().Put(ctx, op, "other", "shop_token", chatSecret); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.CreateBot(ctx, op, "other", "helper", []byte(chatBot(e.shop.URL))); err != nil {
+		if _, _, err := e.svc.Bots().Create(ctx, op, "other", "helper", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, op, "other", "helper", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, op, "other", "helper", 1); err != nil {
 			t.Fatal(err)
 		}
 		// Both tenants take every event, so each dialog leaves outbox rows
 		// quoting its messages; no deliverer runs, so they stay pending.
 		for _, tenant := range []string{"shop", "other"} {
-			if _, err := e.svc.CreateWebhook(ctx, op, tenant, platform.WebhookInput{URL: "https://receiver.example/hook", Events: []string{"*"}}); err != nil {
+			if _, err := e.svc.Webhooks().Create(ctx, op, tenant, platform.WebhookInput{URL: "https://receiver.example/hook", Events: []string{"*"}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -426,7 +426,7 @@ func TestDialogsOutlivingTheTenantsRetentionAreSweptAway(t *testing.T) {
 			t.Fatalf("lease: %v %v", ok, err)
 		}
 
-		got, err := e.rt.SweepRetention(context.Background())
+		got, err := e.rt.Dialogs().SweepRetention(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -437,7 +437,7 @@ func TestDialogsOutlivingTheTenantsRetentionAreSweptAway(t *testing.T) {
 		e.mustHaveAll(t, "a stale dialog a run holds", running)
 		e.mustHaveAll(t, "a recent dialog", fresh)
 		e.mustHaveAll(t, "a stale dialog of a tenant without retention", theirs)
-		if again, err := e.rt.SweepRetention(context.Background()); err != nil || again.Dialogs != 0 {
+		if again, err := e.rt.Dialogs().SweepRetention(context.Background()); err != nil || again.Dialogs != 0 {
 			t.Errorf("a second sweep: %+v %v; want nothing", again, err)
 		}
 	})

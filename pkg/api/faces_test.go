@@ -24,7 +24,7 @@ func TestTheFacesDialogsAreMeteredAndWriteWebhookEvents(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newChatEnv(t, st, dialog.Limits{})
-		if _, err := e.svc.CreateWebhook(t.Context(), platform.Operator(), "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(t.Context(), platform.Operator(), "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.DialogCreated, webhook.MessageCreated}}); err != nil {
 			t.Fatal(err)
 		}

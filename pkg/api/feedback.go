@@ -18,7 +18,7 @@ func (d *dialogAPI) putFeedback(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	f, err := d.rt.PutFeedback(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), c.Param("message"),
+	f, err := d.rt.Dialogs().PutFeedback(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), c.Param("message"),
 		browserOrigin(c.Request), dialog.FeedbackInput{Rating: req.Rating, Comment: req.Comment})
 	if err != nil {
 		d.fail(c, err)

@@ -101,7 +101,7 @@ func newGuardEnv(t *testing.T, st *store.Store, guardrails string) *guardEnv {
 	g.env = &env{svc: svc, srv: srv, h: h, reg: reg, logs: logs}
 	g.key = g.mustCreateTenant(t, "shop")
 	ctx, op := context.Background(), platform.Operator()
-	if _, err := svc.CreateWebhook(ctx, op, "shop", platform.WebhookInput{URL: "https://hooks.example.com/in", Events: []string{"*"}}); err != nil {
+	if _, err := svc.Webhooks().Create(ctx, op, "shop", platform.WebhookInput{URL: "https://hooks.example.com/in", Events: []string{"*"}}); err != nil {
 		t.Fatal(err)
 	}
 	config := `{"basic_settings": {"name": "Shop"},
@@ -111,10 +111,10 @@ func newGuardEnv(t *testing.T, st *store.Store, guardrails string) *guardEnv {
   "native_tools": ["handoff_to_human"],
   "llm": {"model": "gpt-4o-mini"},
   "guardrails": ` + guardrails + `}`
-	if _, _, err := svc.CreateBot(ctx, op, "shop", "helper", []byte(config)); err != nil {
+	if _, _, err := svc.Bots().Create(ctx, op, "shop", "helper", []byte(config)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Publish(ctx, op, "shop", "helper", 1); err != nil {
+	if _, err := svc.Versions().Publish(ctx, op, "shop", "helper", 1); err != nil {
 		t.Fatal(err)
 	}
 	return g

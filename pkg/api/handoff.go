@@ -19,7 +19,7 @@ func (d *dialogAPI) listInbox(c *gin.Context) {
 		d.followInbox(c)
 		return
 	}
-	in, err := d.rt.ListInbox(c.Request.Context(), principal(c), c.Param("tenant"))
+	in, err := d.rt.Handoffs().List(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -35,7 +35,7 @@ func inboxOut(in dialog.Inbox) apiclient.Inbox {
 // event with the whole inbox now and whenever a dialog changes.
 func (d *dialogAPI) followInbox(c *gin.Context) {
 	d.live(c, func(s *sseStream) error {
-		return d.rt.FollowInbox(c.Request.Context(), principal(c), c.Param("tenant"), func(in dialog.Inbox) {
+		return d.rt.Handoffs().Follow(c.Request.Context(), principal(c), c.Param("tenant"), func(in dialog.Inbox) {
 			s.Send(inboxEvent{inboxOut(in)})
 		})
 	})
@@ -85,7 +85,7 @@ func (d *dialogAPI) assignDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	h, err := d.rt.AssignDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Name)
+	h, err := d.rt.Handoffs().Assign(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Name)
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -101,7 +101,7 @@ func (d *dialogAPI) postOperatorMessage(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	m, err := d.rt.PostOperatorMessage(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Text)
+	m, err := d.rt.Handoffs().Post(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Text)
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -112,7 +112,7 @@ func (d *dialogAPI) postOperatorMessage(c *gin.Context) {
 // releaseDialog: POST .../dialogs/{dialog}/release -> the dialog, back
 // with the bot.
 func (d *dialogAPI) releaseDialog(c *gin.Context) {
-	dlg, err := d.rt.ReleaseDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"))
+	dlg, err := d.rt.Handoffs().Release(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"))
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -123,7 +123,7 @@ func (d *dialogAPI) releaseDialog(c *gin.Context) {
 // operatorTyping: POST .../dialogs/{dialog}/typing -> 204; the end user's
 // stream shows that the operator writes.
 func (d *dialogAPI) operatorTyping(c *gin.Context) {
-	if err := d.rt.OperatorTyping(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog")); err != nil {
+	if err := d.rt.Handoffs().Typing(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog")); err != nil {
 		d.fail(c, err)
 		return
 	}

@@ -146,12 +146,12 @@ func TestHumanHandoff(t *testing.T) {
 	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
-		pk, err := e.svc.CreateAPIKey(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "site", Kind: "pk", Bot: "helper",
+		pk, err := e.svc.APIKeys().Create(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "site", Kind: "pk", Bot: "helper",
 			Origins: []string{"https://shop.example"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		second, err := e.svc.CreateAPIKey(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "bob", Scopes: []string{"admin"}})
+		second, err := e.svc.APIKeys().Create(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "bob", Scopes: []string{"admin"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,5 +31,5 @@ func (s *server) ready(c *gin.Context) {
 		writeError(c, &apiclient.Error{Code: apiclient.CodeUnavailable, Message: "the database does not answer"})
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.Health{Status: "ready", Redis: s.runtime.SharedLimits()})
+	c.JSON(http.StatusOK, apiclient.Health{Status: "ready", Redis: s.runtime.Quotas().SharedLimits()})
 }

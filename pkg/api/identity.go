@@ -16,7 +16,7 @@ func (s *server) putIdentity(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	out, err := s.platform.PutIdentity(c.Request.Context(), principal(c), c.Param("tenant"),
+	out, err := s.platform.Identities().Put(c.Request.Context(), principal(c), c.Param("tenant"),
 		platform.IdentityInput{Secret: req.Secret, JWKSURL: req.JWKSURL, Audience: req.Audience})
 	if err != nil {
 		s.fail(c, err)
@@ -27,7 +27,7 @@ func (s *server) putIdentity(c *gin.Context) {
 
 // getIdentity: GET /v1/tenants/{tenant}/identity.
 func (s *server) getIdentity(c *gin.Context) {
-	out, err := s.platform.GetIdentity(c.Request.Context(), principal(c), c.Param("tenant"))
+	out, err := s.platform.Identities().Get(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -37,7 +37,7 @@ func (s *server) getIdentity(c *gin.Context) {
 
 // deleteIdentity: DELETE /v1/tenants/{tenant}/identity.
 func (s *server) deleteIdentity(c *gin.Context) {
-	if err := s.platform.DeleteIdentity(c.Request.Context(), principal(c), c.Param("tenant")); err != nil {
+	if err := s.platform.Identities().Delete(c.Request.Context(), principal(c), c.Param("tenant")); err != nil {
 		s.fail(c, err)
 		return
 	}

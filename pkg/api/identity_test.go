@@ -58,10 +58,10 @@ func TestWhoMaySetWhat(t *testing.T) {
 	const site = "https://shop.example"
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		ctx, op := context.Background(), platform.Operator()
-		if _, _, err := e.svc.CreateBot(ctx, op, "shop", "vars", []byte(varsBot)); err != nil {
+		if _, _, err := e.svc.Bots().Create(ctx, op, "shop", "vars", []byte(varsBot)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, op, "shop", "vars", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, op, "shop", "vars", 1); err != nil {
 			t.Fatal(err)
 		}
 		admin := e.client(e.key)
@@ -69,10 +69,10 @@ func TestWhoMaySetWhat(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.mustCreateTenant(t, "other")
-		if _, err := e.svc.PutIdentity(ctx, op, "other", platform.IdentityInput{Secret: otherIdentitySecret}); err != nil {
+		if _, err := e.svc.Identities().Put(ctx, op, "other", platform.IdentityInput{Secret: otherIdentitySecret}); err != nil {
 			t.Fatal(err)
 		}
-		pk, err := e.svc.CreateAPIKey(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "vars", Origins: []string{site}})
+		pk, err := e.svc.APIKeys().Create(ctx, op, "shop", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "vars", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)
 		}

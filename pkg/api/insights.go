@@ -19,7 +19,7 @@ import (
 // -> the period's outcomes, rates, latency, tools and cost, with a series
 // by bucket; as CSV (one row a bucket) with Accept: text/csv or ?format=csv.
 func (d *dialogAPI) analytics(c *gin.Context) {
-	a, err := d.rt.Analytics(c.Request.Context(), principal(c), c.Param("tenant"), dialog.AnalyticsQuery{Bot: c.Query("bot"),
+	a, err := d.rt.Insights().Analytics(c.Request.Context(), principal(c), c.Param("tenant"), dialog.AnalyticsQuery{Bot: c.Query("bot"),
 		From: c.Query("from"), To: c.Query("to"), Bucket: c.Query("bucket"), Compare: c.Query("compare")})
 	if err != nil {
 		d.fail(c, err)
@@ -95,7 +95,7 @@ func intervalOut(i *dialog.Interval) *apiclient.Interval {
 // unanswered: GET /v1/tenants/{tenant}/analytics/unanswered?bot=&from=&to=
 // -> {groups: [{question, count, examples, dialogs, reasons}]}.
 func (d *dialogAPI) unanswered(c *gin.Context) {
-	groups, err := d.rt.Unanswered(c.Request.Context(), principal(c), c.Param("tenant"),
+	groups, err := d.rt.Insights().Unanswered(c.Request.Context(), principal(c), c.Param("tenant"),
 		dialog.UnansweredQuery{Bot: c.Query("bot"), From: c.Query("from"), To: c.Query("to")})
 	if err != nil {
 		d.fail(c, err)
@@ -118,7 +118,7 @@ func (d *dialogAPI) rateDialog(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	dlg, err := d.rt.RateDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request),
+	dlg, err := d.rt.Dialogs().Rate(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), browserOrigin(c.Request),
 		dialog.RatingInput{Rating: req.Rating, Thumbs: req.Thumbs, Comment: req.Comment})
 	if err != nil {
 		d.fail(c, err)
@@ -138,7 +138,7 @@ func (d *dialogAPI) setLabels(c *gin.Context) {
 		d.fail(c, invalid("/labels", "is required: a list of labels ([] removes them all)"))
 		return
 	}
-	dlg, err := d.rt.SetLabels(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Labels)
+	dlg, err := d.rt.Dialogs().SetLabels(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Labels)
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -154,7 +154,7 @@ func (s *server) dialogToTest(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	got, err := s.platform.DialogToTest(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), platform.ToTestInput{
+	got, err := s.platform.Tests().FromDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), platform.ToTestInput{
 		Name: req.Name, ToolsCalled: req.ToolsCalled, ReplyContains: req.ReplyContains, NoHandoff: req.NoHandoff, Retrieved: req.Retrieved, Save: req.Save})
 	if err != nil {
 		s.fail(c, err)

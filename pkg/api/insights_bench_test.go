@@ -104,7 +104,7 @@ func analyticsServer(b *testing.B, st *store.Store, end time.Time) (*httptest.Se
 		if key == "" {
 			key = k
 		}
-		if _, _, err := svc.CreateBot(ctx, op, slug, "helper", []byte(`{"basic_settings": {"name": "Helper"}}`)); err != nil {
+		if _, _, err := svc.Bots().Create(ctx, op, slug, "helper", []byte(`{"basic_settings": {"name": "Helper"}}`)); err != nil {
 			b.Fatal(err)
 		}
 		tn, err := st.Tenants().Get(ctx, slug)

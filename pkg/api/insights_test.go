@@ -101,10 +101,10 @@ func newInsightsEnv(t *testing.T, st *store.Store) *insightsEnv {
 	e.key = e.mustCreateTenant(t, "shop")
 	op := platform.Operator()
 	ctx := context.Background()
-	if _, _, err := svc.CreateBot(ctx, op, "shop", "helper", []byte(insightsBot(shop.URL))); err != nil {
+	if _, _, err := svc.Bots().Create(ctx, op, "shop", "helper", []byte(insightsBot(shop.URL))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Publish(ctx, op, "shop", "helper", 1); err != nil {
+	if _, err := svc.Versions().Publish(ctx, op, "shop", "helper", 1); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -198,14 +198,14 @@ func TestInsightsCountScriptedDialogsExactly(t *testing.T) {
 
 		// Version 2 as a canary for every new dialog.
 		op := platform.Operator()
-		v1, err := e.svc.GetVersion(ctx, op, "shop", "helper", 1)
+		v1, err := e.svc.Versions().Get(ctx, op, "shop", "helper", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.CreateVersion(ctx, op, "shop", "helper", []byte(strings.Replace(string(v1.Config), `"Shop"`, `"Shop 2"`, 1))); err != nil {
+		if _, _, err := e.svc.Versions().Create(ctx, op, "shop", "helper", []byte(strings.Replace(string(v1.Config), `"Shop"`, `"Shop 2"`, 1))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.SetCanary(ctx, op, "shop", "helper", 2, 100); err != nil {
+		if _, err := e.svc.Versions().SetCanary(ctx, op, "shop", "helper", 2, 100); err != nil {
 			t.Fatal(err)
 		}
 		d6 := e.start(t, "u6")
@@ -220,10 +220,10 @@ func TestInsightsCountScriptedDialogsExactly(t *testing.T) {
 
 		// d4 and d5 go quiet for longer than the idle period.
 		e.advance(31 * time.Minute)
-		if n, err := e.rt.SweepIdle(ctx); err != nil || n != 2 {
+		if n, err := e.rt.Insights().SweepIdle(ctx); err != nil || n != 2 {
 			t.Fatalf("idle sweep settled %d, %v; want d4 and d5", n, err)
 		}
-		if n, err := e.rt.SweepIdle(ctx); err != nil || n != 0 {
+		if n, err := e.rt.Insights().SweepIdle(ctx); err != nil || n != 0 {
 			t.Fatalf("second sweep settled %d, %v", n, err)
 		}
 

@@ -152,7 +152,7 @@ func routeTable() []routeCase {
 		}},
 		{"DELETE", "/v1/tenants/:tenant/secrets/:name", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			name := strings.ReplaceAll(w.unique("doomed"), "-", "_")
-			if _, err := w.svc.PutSecret(context.Background(), platform.Operator(), f.slug, name, "v"); err != nil {
+			if _, err := w.svc.Secrets().Put(context.Background(), platform.Operator(), f.slug, name, "v"); err != nil {
 				t.Fatal(err)
 			}
 			return "/v1/tenants/" + f.slug + "/secrets/" + name, nil
@@ -176,13 +176,13 @@ func routeTable() []routeCase {
 			return "/v1/tenants/" + f.slug + "/identity", apiclient.PutIdentityRequest{Secret: strings.Repeat("s", 40)}
 		}},
 		{"GET", "/v1/tenants/:tenant/identity", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
-			if _, err := w.svc.PutIdentity(context.Background(), platform.Operator(), f.slug, platform.IdentityInput{Secret: strings.Repeat("s", 40)}); err != nil {
+			if _, err := w.svc.Identities().Put(context.Background(), platform.Operator(), f.slug, platform.IdentityInput{Secret: strings.Repeat("s", 40)}); err != nil {
 				t.Fatal(err)
 			}
 			return "/v1/tenants/" + f.slug + "/identity", nil
 		}},
 		{"DELETE", "/v1/tenants/:tenant/identity", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
-			if _, err := w.svc.PutIdentity(context.Background(), platform.Operator(), f.slug, platform.IdentityInput{Secret: strings.Repeat("s", 40)}); err != nil {
+			if _, err := w.svc.Identities().Put(context.Background(), platform.Operator(), f.slug, platform.IdentityInput{Secret: strings.Repeat("s", 40)}); err != nil {
 				t.Fatal(err)
 			}
 			return "/v1/tenants/" + f.slug + "/identity", nil
@@ -206,7 +206,7 @@ func routeTable() []routeCase {
 		}},
 		{"DELETE", "/v1/tenants/:tenant/providers/:name", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			name := w.unique("doomed")
-			if _, err := w.svc.PutProvider(context.Background(), platform.Operator(), f.slug, name,
+			if _, err := w.svc.Providers().Put(context.Background(), platform.Operator(), f.slug, name,
 				platform.ProviderSpec{Kind: "openai", APIKeySecret: f.secret}); err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +326,7 @@ func routeTable() []routeCase {
 		}},
 		{"DELETE", "/v1/tenants/:tenant/bots/:bot", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			slug := w.unique("doomed")
-			if _, _, err := w.svc.CreateBot(context.Background(), platform.Operator(), f.slug, slug, botConfig(t)); err != nil {
+			if _, _, err := w.svc.Bots().Create(context.Background(), platform.Operator(), f.slug, slug, botConfig(t)); err != nil {
 				t.Fatal(err)
 			}
 			return "/v1/tenants/" + f.slug + "/bots/" + slug, nil
@@ -536,17 +536,17 @@ func (w *world) canaryBot(t *testing.T, tenant string, withCanary bool) string {
 	t.Helper()
 	ctx, op := context.Background(), platform.Operator()
 	slug := w.unique("canary")
-	if _, _, err := w.svc.CreateBot(ctx, op, tenant, slug, botConfig(t)); err != nil {
+	if _, _, err := w.svc.Bots().Create(ctx, op, tenant, slug, botConfig(t)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.Publish(ctx, op, tenant, slug, 1); err != nil {
+	if _, err := w.svc.Versions().Publish(ctx, op, tenant, slug, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.svc.CreateVersion(ctx, op, tenant, slug, json.RawMessage(`{"basic_settings": {"name": "Candidate"}}`)); err != nil {
+	if _, _, err := w.svc.Versions().Create(ctx, op, tenant, slug, json.RawMessage(`{"basic_settings": {"name": "Candidate"}}`)); err != nil {
 		t.Fatal(err)
 	}
 	if withCanary {
-		if _, err := w.svc.SetCanary(ctx, op, tenant, slug, 2, 50); err != nil {
+		if _, err := w.svc.Versions().SetCanary(ctx, op, tenant, slug, 2, 50); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -555,7 +555,7 @@ func (w *world) canaryBot(t *testing.T, tenant string, withCanary bool) string {
 
 func (w *world) mustKey(t *testing.T, tenant string, in platform.APIKeyInput) platform.CreatedKey {
 	t.Helper()
-	k, err := w.svc.CreateAPIKey(context.Background(), platform.Operator(), tenant, in)
+	k, err := w.svc.APIKeys().Create(context.Background(), platform.Operator(), tenant, in)
 	if err != nil {
 		t.Fatalf("create key in %s: %v", tenant, err)
 	}
@@ -565,7 +565,7 @@ func (w *world) mustKey(t *testing.T, tenant string, in platform.APIKeyInput) pl
 // mustWebhook adds an endpoint to f's tenant and returns its id.
 func (w *world) mustWebhook(t *testing.T, f tenantFixture) string {
 	t.Helper()
-	h, err := w.svc.CreateWebhook(context.Background(), platform.Operator(), f.slug,
+	h, err := w.svc.Webhooks().Create(context.Background(), platform.Operator(), f.slug,
 		platform.WebhookInput{URL: "https://hooks.example.com/in", Events: []string{"*"}})
 	if err != nil {
 		t.Fatalf("create webhook in %s: %v", f.slug, err)
@@ -577,7 +577,7 @@ func (w *world) mustWebhook(t *testing.T, f tenantFixture) string {
 // slug.
 func (w *world) mustKnowledgeBase(t *testing.T, f tenantFixture) string {
 	t.Helper()
-	b, err := w.svc.CreateKnowledgeBase(context.Background(), platform.Operator(), f.slug,
+	b, err := w.svc.Knowledge().CreateBase(context.Background(), platform.Operator(), f.slug,
 		platform.KnowledgeBaseInput{Name: "Help", Slug: w.unique("kb")})
 	if err != nil {
 		t.Fatalf("create knowledge base in %s: %v", f.slug, err)
@@ -590,7 +590,7 @@ func (w *world) mustKnowledgeBase(t *testing.T, f tenantFixture) string {
 func (w *world) mustKnowledgeSource(t *testing.T, f tenantFixture) string {
 	t.Helper()
 	kb := w.mustKnowledgeBase(t, f)
-	src, _, err := w.svc.AddKnowledgeSource(context.Background(), platform.Operator(), f.slug, kb,
+	src, _, err := w.svc.Knowledge().AddSource(context.Background(), platform.Operator(), f.slug, kb,
 		platform.SourceInput{Kind: store.SourceText, Content: []byte("refunds take five days")})
 	if err != nil {
 		t.Fatalf("add knowledge source in %s: %v", f.slug, err)
@@ -601,7 +601,7 @@ func (w *world) mustKnowledgeSource(t *testing.T, f tenantFixture) string {
 // mustChannel adds a webhook channel to the tenant's bot and returns its id.
 func (w *world) mustChannel(t *testing.T, f tenantFixture) string {
 	t.Helper()
-	ch, err := w.svc.CreateChannel(context.Background(), platform.Operator(), f.slug, platform.ChannelInput{Kind: "webhook", Bot: f.botSlug})
+	ch, err := w.svc.Channels().Create(context.Background(), platform.Operator(), f.slug, platform.ChannelInput{Kind: "webhook", Bot: f.botSlug})
 	if err != nil {
 		t.Fatalf("create channel in %s: %v", f.slug, err)
 	}
@@ -613,7 +613,7 @@ func (w *world) mustChannel(t *testing.T, f tenantFixture) string {
 func (w *world) mustWebhookDelivery(t *testing.T, f tenantFixture) (string, string) {
 	t.Helper()
 	id := w.mustWebhook(t, f)
-	d, err := w.svc.TestWebhook(context.Background(), platform.Operator(), f.slug, id)
+	d, err := w.svc.Webhooks().Test(context.Background(), platform.Operator(), f.slug, id)
 	if err != nil {
 		t.Fatalf("test webhook in %s: %v", f.slug, err)
 	}
@@ -624,16 +624,16 @@ func (w *world) mustTenant(t *testing.T, slug string) tenantFixture {
 	t.Helper()
 	ctx, op := context.Background(), platform.Operator()
 	f := tenantFixture{slug: slug, adminKey: w.mustCreateTenant(t, slug), botSlug: "helper", secret: "shop_token"}
-	b, _, err := w.svc.CreateBotWithTests(ctx, op, slug, f.botSlug, botConfig(t), lookupTests("shipped"))
+	b, _, err := w.svc.Bots().CreateWithTests(ctx, op, slug, f.botSlug, botConfig(t), lookupTests("shipped"))
 	if err != nil {
 		t.Fatalf("create bot in %s: %v", slug, err)
 	}
 	f.botID = b.ID
-	if _, err := w.svc.Publish(ctx, op, slug, f.botSlug, 1); err != nil {
+	if _, err := w.svc.Versions().Publish(ctx, op, slug, f.botSlug, 1); err != nil {
 		t.Fatalf("publish bot in %s: %v", slug, err)
 	}
 	f.keyID = w.mustKey(t, slug, platform.APIKeyInput{Name: "spare", Scopes: []string{"chat"}}).ID
-	if _, err := w.svc.PutSecret(ctx, op, slug, f.secret, "value-of-"+slug); err != nil {
+	if _, err := w.svc.Secrets().Put(ctx, op, slug, f.secret, "value-of-"+slug); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -642,7 +642,7 @@ func (w *world) mustTenant(t *testing.T, slug string) tenantFixture {
 // session returns a caller that signs in as email each time.
 func (w *world) session(email string) func(t *testing.T) string {
 	return func(t *testing.T) string {
-		s, err := w.svc.Login(context.Background(), email, "member-password")
+		s, err := w.svc.Auth().Login(context.Background(), email, "member-password")
 		if err != nil {
 			t.Fatalf("login %s: %v", email, err)
 		}
@@ -657,10 +657,10 @@ func (w *world) member(t *testing.T, tenant, roleName string) string {
 	if roleName == "owner" {
 		return email // made with the tenant
 	}
-	if _, err := w.svc.CreateUser(ctx, op, email, "member-password"); err != nil {
+	if _, err := w.svc.Users().Create(ctx, op, email, "member-password"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.AddMember(ctx, op, tenant, email, roleName); err != nil {
+	if _, err := w.svc.Members().Add(ctx, op, tenant, email, roleName); err != nil {
 		t.Fatal(err)
 	}
 	return email
@@ -670,7 +670,7 @@ func (w *world) member(t *testing.T, tenant, roleName string) string {
 // address: saving checks the outbound policy, never the network).
 func (w *world) mustSSO(t *testing.T, tenant string) {
 	t.Helper()
-	if _, err := w.svc.PutSSO(context.Background(), platform.Operator(), tenant, platform.SSOInput{Issuer: "https://93.184.215.14", ClientID: "parley"}); err != nil {
+	if _, err := w.svc.SingleSignOn().PutSSO(context.Background(), platform.Operator(), tenant, platform.SSOInput{Issuer: "https://93.184.215.14", ClientID: "parley"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -681,7 +681,7 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	w.alpha, w.beta = w.mustTenant(t, "alpha"), w.mustTenant(t, "beta")
 	constant := func(s string) func(*testing.T) string { return func(*testing.T) string { return s } }
 	revoked := w.mustKey(t, "alpha", platform.APIKeyInput{Name: "revoked", Scopes: []string{"admin"}})
-	if _, err := w.svc.RevokeAPIKey(context.Background(), platform.Operator(), "alpha", revoked.ID); err != nil {
+	if _, err := w.svc.APIKeys().Revoke(context.Background(), platform.Operator(), "alpha", revoked.ID); err != nil {
 		t.Fatal(err)
 	}
 	chatKey := w.mustKey(t, "alpha", platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
@@ -890,7 +890,7 @@ func TestResourcesOfAnotherTenantAreNotFoundEvenInsideYourOwnTenant(t *testing.T
 
 func mustTenantID(t *testing.T, w *world, slug string) string {
 	t.Helper()
-	tn, err := w.svc.GetTenant(context.Background(), platform.Operator(), slug)
+	tn, err := w.svc.Tenants().Get(context.Background(), platform.Operator(), slug)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -926,7 +926,7 @@ func TestEveryRouteIsInTheIsolationTable(t *testing.T) {
 // start.
 func (w *world) mustPublish(t *testing.T, f tenantFixture) {
 	t.Helper()
-	if _, err := w.svc.Publish(context.Background(), platform.Operator(), f.slug, f.botSlug, 1); err != nil {
+	if _, err := w.svc.Versions().Publish(context.Background(), platform.Operator(), f.slug, f.botSlug, 1); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -999,7 +999,7 @@ func (w *world) mustPausedDialog(t *testing.T, f tenantFixture, kind string) str
 // mustInvite invites a new viewer to f's tenant, as the operator.
 func (w *world) mustInvite(t *testing.T, f tenantFixture) platform.Invitation {
 	t.Helper()
-	inv, err := w.svc.InviteMember(context.Background(), platform.Operator(), f.slug, w.unique("invitee")+"@example.com", "viewer")
+	inv, err := w.svc.Members().Invite(context.Background(), platform.Operator(), f.slug, w.unique("invitee")+"@example.com", "viewer")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func (s *server) createKey(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	k, err := s.platform.CreateAPIKey(c.Request.Context(), principal(c), c.Param("tenant"), platform.APIKeyInput{
+	k, err := s.platform.APIKeys().Create(c.Request.Context(), principal(c), c.Param("tenant"), platform.APIKeyInput{
 		Name: req.Name, Kind: req.Kind, Scopes: req.Scopes, Bot: req.Bot, Origins: req.Origins, ExpiresAt: req.ExpiresAt,
 	})
 	if err != nil {
@@ -33,7 +33,7 @@ func (s *server) listKeys(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	ks, next, err := s.platform.ListAPIKeys(c.Request.Context(), principal(c), c.Param("tenant"), opts)
+	ks, next, err := s.platform.APIKeys().List(c.Request.Context(), principal(c), c.Param("tenant"), opts)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -49,7 +49,7 @@ func (s *server) updateKey(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	k, err := s.platform.UpdateAPIKey(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), platform.APIKeyPatch{Origins: req.Origins})
+	k, err := s.platform.APIKeys().Update(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), platform.APIKeyPatch{Origins: req.Origins})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -60,7 +60,7 @@ func (s *server) updateKey(c *gin.Context) {
 // revokeKey: DELETE /v1/tenants/{tenant}/api-keys/{id}. The key stops
 // working with the next request.
 func (s *server) revokeKey(c *gin.Context) {
-	k, err := s.platform.RevokeAPIKey(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+	k, err := s.platform.APIKeys().Revoke(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -33,10 +33,10 @@ func (e *chatEnv) publishKnobs(t *testing.T, slug, runtime string) string {
 func (e *chatEnv) publish(t *testing.T, slug, config string) string {
 	t.Helper()
 	op := platform.Operator()
-	if _, _, err := e.svc.CreateBot(context.Background(), op, "shop", slug, []byte(config)); err != nil {
+	if _, _, err := e.svc.Bots().Create(context.Background(), op, "shop", slug, []byte(config)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Publish(context.Background(), op, "shop", slug, 1); err != nil {
+	if _, err := e.svc.Versions().Publish(context.Background(), op, "shop", slug, 1); err != nil {
 		t.Fatal(err)
 	}
 	return e.dialogWith(t, slug)

@@ -36,7 +36,7 @@ func (s *server) createKnowledgeBase(c *gin.Context) {
 	if req.Embedding != nil {
 		in.EmbeddingProvider, in.EmbeddingModel = req.Embedding.Provider, req.Embedding.Model
 	}
-	b, err := s.platform.CreateKnowledgeBase(c.Request.Context(), principal(c), c.Param("tenant"), in)
+	b, err := s.platform.Knowledge().CreateBase(c.Request.Context(), principal(c), c.Param("tenant"), in)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -46,7 +46,7 @@ func (s *server) createKnowledgeBase(c *gin.Context) {
 
 // listKnowledgeBases: GET /v1/tenants/{tenant}/knowledge-bases.
 func (s *server) listKnowledgeBases(c *gin.Context) {
-	bs, err := s.platform.ListKnowledgeBases(c.Request.Context(), principal(c), c.Param("tenant"))
+	bs, err := s.platform.Knowledge().ListBases(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -56,7 +56,7 @@ func (s *server) listKnowledgeBases(c *gin.Context) {
 
 // getKnowledgeBase: GET /v1/tenants/{tenant}/knowledge-bases/{kb}.
 func (s *server) getKnowledgeBase(c *gin.Context) {
-	b, err := s.platform.GetKnowledgeBase(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"))
+	b, err := s.platform.Knowledge().GetBase(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -75,9 +75,9 @@ func (s *server) updateKnowledgeBase(c *gin.Context) {
 	var b store.KnowledgeBase
 	var err error
 	if req.Name != nil {
-		b, err = s.platform.RenameKnowledgeBase(ctx, p, tenant, kb, *req.Name)
+		b, err = s.platform.Knowledge().RenameBase(ctx, p, tenant, kb, *req.Name)
 	} else {
-		b, err = s.platform.GetKnowledgeBase(ctx, p, tenant, kb)
+		b, err = s.platform.Knowledge().GetBase(ctx, p, tenant, kb)
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -88,7 +88,7 @@ func (s *server) updateKnowledgeBase(c *gin.Context) {
 
 // deleteKnowledgeBase: DELETE /v1/tenants/{tenant}/knowledge-bases/{kb}.
 func (s *server) deleteKnowledgeBase(c *gin.Context) {
-	if err := s.platform.DeleteKnowledgeBase(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb")); err != nil {
+	if err := s.platform.Knowledge().DeleteBase(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb")); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -97,7 +97,7 @@ func (s *server) deleteKnowledgeBase(c *gin.Context) {
 
 // reindexKnowledgeBase: POST /v1/tenants/{tenant}/knowledge-bases/{kb}/reindex.
 func (s *server) reindexKnowledgeBase(c *gin.Context) {
-	b, err := s.platform.ReindexKnowledgeBase(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"))
+	b, err := s.platform.Knowledge().ReindexBase(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -120,7 +120,7 @@ func (s *server) addSource(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	src, created, err := s.platform.AddKnowledgeSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), in)
+	src, created, err := s.platform.Knowledge().AddSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), in)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -233,7 +233,7 @@ func uploadError(err error) error {
 
 // listSources: GET /v1/tenants/{tenant}/knowledge-bases/{kb}/sources.
 func (s *server) listSources(c *gin.Context) {
-	srcs, err := s.platform.ListKnowledgeSources(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"))
+	srcs, err := s.platform.Knowledge().ListSources(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -243,7 +243,7 @@ func (s *server) listSources(c *gin.Context) {
 
 // getSource: GET /v1/tenants/{tenant}/knowledge-bases/{kb}/sources/{source}.
 func (s *server) getSource(c *gin.Context) {
-	src, err := s.platform.GetKnowledgeSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source"))
+	src, err := s.platform.Knowledge().GetSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -253,7 +253,7 @@ func (s *server) getSource(c *gin.Context) {
 
 // deleteSource: DELETE /v1/tenants/{tenant}/knowledge-bases/{kb}/sources/{source}.
 func (s *server) deleteSource(c *gin.Context) {
-	if err := s.platform.DeleteKnowledgeSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source")); err != nil {
+	if err := s.platform.Knowledge().DeleteSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source")); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -262,7 +262,7 @@ func (s *server) deleteSource(c *gin.Context) {
 
 // refreshSource: POST /v1/tenants/{tenant}/knowledge-bases/{kb}/sources/{source}/refresh.
 func (s *server) refreshSource(c *gin.Context) {
-	src, err := s.platform.RefreshKnowledgeSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source"))
+	src, err := s.platform.Knowledge().RefreshSource(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -272,7 +272,7 @@ func (s *server) refreshSource(c *gin.Context) {
 
 // sourceChunks: GET /v1/tenants/{tenant}/knowledge-bases/{kb}/sources/{source}/chunks.
 func (s *server) sourceChunks(c *gin.Context) {
-	chunks, err := s.platform.KnowledgeSourceChunks(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source"))
+	chunks, err := s.platform.Knowledge().SourceChunks(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"), c.Param("source"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -289,7 +289,7 @@ func (s *server) searchKnowledge(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	results, err := s.platform.SearchKnowledge(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"),
+	results, err := s.platform.Knowledge().Search(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("kb"),
 		platform.KnowledgeQuery{Query: req.Query, TopK: req.TopK, Tags: req.Tags})
 	if err != nil {
 		s.fail(c, err)

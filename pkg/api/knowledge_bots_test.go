@@ -129,10 +129,10 @@ func (e *kbEnv) bot(t *testing.T, slug, knowledge string) {
 	t.Helper()
 	ctx, op := context.Background(), platform.Operator()
 	config := `{"basic_settings": {"name": "Help"}, "knowledge": ` + knowledge + `}`
-	if _, _, err := e.svc.CreateBot(ctx, op, "acme", slug, []byte(config)); err != nil {
+	if _, _, err := e.svc.Bots().Create(ctx, op, "acme", slug, []byte(config)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Publish(ctx, op, "acme", slug, 1); err != nil {
+	if _, err := e.svc.Versions().Publish(ctx, op, "acme", slug, 1); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -155,7 +155,7 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 		e := newKBEnv(t, st)
 		ctx := context.Background()
 		cl := e.client(e.key)
-		if _, err := e.svc.CreateWebhook(ctx, platform.Operator(), "acme", platform.WebhookInput{URL: "https://receiver.example/hook",
+		if _, err := e.svc.Webhooks().Create(ctx, platform.Operator(), "acme", platform.WebhookInput{URL: "https://receiver.example/hook",
 			Events: []string{webhook.MessageCreated}}); err != nil {
 			t.Fatal(err)
 		}
@@ -294,10 +294,10 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 
 		t.Run("an agent's search numbers into its caller's run, so the caller's answer cites it", func(t *testing.T) {
 			ctx, op := context.Background(), platform.Operator()
-			if _, _, err := e.svc.CreateBot(ctx, op, "acme", "front", []byte(`{"basic_settings": {"name": "Front"}, "agents": [{"bot": "helper", "name": "ask_help"}]}`)); err != nil {
+			if _, _, err := e.svc.Bots().Create(ctx, op, "acme", "front", []byte(`{"basic_settings": {"name": "Front"}, "agents": [{"bot": "helper", "name": "ask_help"}]}`)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.svc.Publish(ctx, op, "acme", "front", 1); err != nil {
+			if _, err := e.svc.Versions().Publish(ctx, op, "acme", "front", 1); err != nil {
 				t.Fatal(err)
 			}
 			d := e.dialog(t, "front", e.key, `{"user_id": "u3"}`)
@@ -317,7 +317,7 @@ func TestABotAnswersFromItsKnowledgeBaseAndCitesIt(t *testing.T) {
 		})
 
 		t.Run("a bot naming a base the tenant does not have is refused with its pointer", func(t *testing.T) {
-			_, _, err := e.svc.CreateBot(ctx, platform.Operator(), "acme", "typo", []byte(`{"basic_settings": {"name": "T"}, "knowledge": {"bases": ["help", "helpp"]}}`))
+			_, _, err := e.svc.Bots().Create(ctx, platform.Operator(), "acme", "typo", []byte(`{"basic_settings": {"name": "T"}, "knowledge": {"bases": ["help", "helpp"]}}`))
 			var pe *platform.Error
 			if !errors.As(err, &pe) || pe.Code != platform.CodeInvalid || len(pe.Details) != 1 || pe.Details[0].Pointer != "/knowledge/bases/1" {
 				t.Fatalf("create: %v", err)
@@ -369,10 +369,10 @@ func TestTagsFromKeepsEachCustomerToTheirPlansDocuments(t *testing.T) {
 		e := newKBEnv(t, st)
 		ctx, op := context.Background(), platform.Operator()
 		e.bot(t, "plans", `{"bases": ["help"], "mode": "auto", "tags_from": "plan"}`)
-		if _, err := e.svc.PutIdentity(ctx, op, "acme", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
+		if _, err := e.svc.Identities().Put(ctx, op, "acme", platform.IdentityInput{Secret: shopIdentitySecret, Audience: "shop.example"}); err != nil {
 			t.Fatal(err)
 		}
-		pk, err := e.svc.CreateAPIKey(ctx, op, "acme", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "plans", Origins: []string{site}})
+		pk, err := e.svc.APIKeys().Create(ctx, op, "acme", platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "plans", Origins: []string{site}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,7 +60,7 @@ func TestKnowledgeSearchesThroughTheAPIAndBotTestsMeterTheirEmbeddings(t *testin
   "model": [{"tool_calls": [{"name": "search_knowledge", "arguments": {"query": "refund delay"}}]}, {"text": "Five business days [1]."}],
   "expect": {"retrieved": ["Refunds"], "cited": ["Refunds"]}}]}]}`
 			config := `{"basic_settings": {"name": "Help"}, "knowledge": {"bases": ["help"]}}`
-			bot, _, err := e.svc.CreateBotWithTests(ctx, platform.Operator(), "acme", "tested", []byte(config), []byte(tests))
+			bot, _, err := e.svc.Bots().CreateWithTests(ctx, platform.Operator(), "acme", "tested", []byte(config), []byte(tests))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ func (m *knowledgeMetrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.chunks
 	ch <- m.embeddingTokens
 	if m.platform != nil {
-		m.platform.KnowledgeSearchSeconds().Describe(ch)
+		m.platform.Knowledge().SearchSeconds().Describe(ch)
 	}
 }
 
@@ -53,11 +53,11 @@ func (m *knowledgeMetrics) Collect(ch chan<- prometheus.Metric) {
 	if m.platform == nil {
 		return
 	}
-	m.platform.KnowledgeSearchSeconds().Collect(ch)
-	ch <- prometheus.MustNewConstMetric(m.embeddingTokens, prometheus.CounterValue, float64(m.platform.KnowledgeEmbeddingTokens()))
+	m.platform.Knowledge().SearchSeconds().Collect(ch)
+	ch <- prometheus.MustNewConstMetric(m.embeddingTokens, prometheus.CounterValue, float64(m.platform.Knowledge().EmbeddingTokens()))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	st, err := m.platform.KnowledgeStats(ctx)
+	st, err := m.platform.Knowledge().Stats(ctx)
 	if err != nil {
 		return
 	}

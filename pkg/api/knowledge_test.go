@@ -210,7 +210,7 @@ func countOf(list []string, s string) int {
 
 func (e *env) tenantID(t *testing.T, slug string) string {
 	t.Helper()
-	tn, err := e.svc.GetTenant(context.Background(), platform.Operator(), slug)
+	tn, err := e.svc.Tenants().Get(context.Background(), platform.Operator(), slug)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -230,10 +230,10 @@ func TestEndDialogToolClosesTheDialog(t *testing.T) {
 		ctx := context.Background()
 		op := platform.Operator()
 		cfg := `{"basic_settings": {"name": "Closer"}, "native_tools": ["end_dialog"], "llm": {"model": "gpt-4o-mini"}}`
-		if _, _, err := e.svc.CreateBot(ctx, op, "shop", "closer", []byte(cfg)); err != nil {
+		if _, _, err := e.svc.Bots().Create(ctx, op, "shop", "closer", []byte(cfg)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, op, "shop", "closer", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, op, "shop", "closer", 1); err != nil {
 			t.Fatal(err)
 		}
 		d := e.dialogWith(t, "closer")

@@ -11,7 +11,7 @@ import (
 
 // getLimits: GET /v1/tenants/{tenant}/limits.
 func (s *server) getLimits(c *gin.Context) {
-	l, err := s.platform.GetTenantLimits(c.Request.Context(), principal(c), c.Param("tenant"))
+	l, err := s.platform.Limits().Get(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -26,7 +26,7 @@ func (s *server) putLimits(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	l, err := s.platform.PutTenantLimits(c.Request.Context(), principal(c), c.Param("tenant"),
+	l, err := s.platform.Limits().Put(c.Request.Context(), principal(c), c.Param("tenant"),
 		platform.TenantLimits{DailyTokenQuota: req.DailyTokenQuota, RatePerSecond: req.RatePerSecond, RateBurst: req.RateBurst})
 	if err != nil {
 		s.fail(c, err)

@@ -126,7 +126,7 @@ func (s *mcpSession) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn
 	defer s.mu.Unlock()
 	rt, p := s.m.rt, c.p
 	if s.dialog == "" {
-		d, err := rt.CreateDialog(ctx, p, p.TenantID, c.bot.ID, dialog.CreateDialogInput{Channel: channelMCP})
+		d, err := rt.Dialogs().Create(ctx, p, p.TenantID, c.bot.ID, dialog.CreateDialogInput{Channel: channelMCP})
 		if err != nil {
 			return s.toolError(err), nil, nil
 		}

@@ -64,13 +64,13 @@ func TestAnMCPSessionStaysWithTheKeyAndBotThatOpenedIt(t *testing.T) {
 	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
-		if _, _, err := e.svc.CreateBot(t.Context(), op, "shop", "second", []byte(chatBot(e.shop.URL))); err != nil {
+		if _, _, err := e.svc.Bots().Create(t.Context(), op, "shop", "second", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(t.Context(), op, "shop", "second", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(t.Context(), op, "shop", "second", 1); err != nil {
 			t.Fatal(err)
 		}
-		sibling, err := e.svc.CreateAPIKey(t.Context(), op, "shop", platform.APIKeyInput{Name: "sibling", Scopes: []string{"chat"}})
+		sibling, err := e.svc.APIKeys().Create(t.Context(), op, "shop", platform.APIKeyInput{Name: "sibling", Scopes: []string{"chat"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestAskFailuresAreToolErrorsTheCallerCanRead(t *testing.T) {
 func TestTheMCPFaceServesOnlyPublishedBots(t *testing.T) {
 	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
-		if _, _, err := e.svc.CreateBot(t.Context(), platform.Operator(), "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
+		if _, _, err := e.svc.Bots().Create(t.Context(), platform.Operator(), "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
 		}
 		r := e.raw(t, "POST", "/v1/tenants/shop/bots/draft/mcp", e.key, `{"jsonrpc":"2.0","id":1,"method":"ping"}`,

@@ -14,7 +14,7 @@ const InvitePath = apiclient.InvitePath
 
 // listMembers: GET /v1/tenants/{tenant}/members.
 func (s *server) listMembers(c *gin.Context) {
-	ms, err := s.platform.ListMembers(c.Request.Context(), principal(c), c.Param("tenant"))
+	ms, err := s.platform.Members().List(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -31,7 +31,7 @@ func (s *server) inviteMember(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	inv, err := s.platform.InviteMember(c.Request.Context(), principal(c), c.Param("tenant"), req.Email, req.Role)
+	inv, err := s.platform.Members().Invite(c.Request.Context(), principal(c), c.Param("tenant"), req.Email, req.Role)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -50,7 +50,7 @@ func (s *server) updateMember(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	m, err := s.platform.SetMemberRole(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user"), req.Role)
+	m, err := s.platform.Members().SetRole(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user"), req.Role)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -60,7 +60,7 @@ func (s *server) updateMember(c *gin.Context) {
 
 // removeMember: DELETE /v1/tenants/{tenant}/members/{user}.
 func (s *server) removeMember(c *gin.Context) {
-	if err := s.platform.RemoveMember(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user")); err != nil {
+	if err := s.platform.Members().Remove(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user")); err != nil {
 		s.fail(c, err)
 		return
 	}

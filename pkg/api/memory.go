@@ -11,7 +11,7 @@ import (
 // userMemory: GET /v1/tenants/{tenant}/end-users/{user_id}/memory -> the
 // notes the tenant's bots keep about the end user, newest first.
 func (d *dialogAPI) userMemory(c *gin.Context) {
-	notes, err := d.rt.UserMemory(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"))
+	notes, err := d.rt.Memory().OfUser(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"))
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -21,7 +21,7 @@ func (d *dialogAPI) userMemory(c *gin.Context) {
 
 // deleteMemoryNote: DELETE /v1/tenants/{tenant}/end-users/{user_id}/memory/{note} -> 204.
 func (d *dialogAPI) deleteMemoryNote(c *gin.Context) {
-	if err := d.rt.DeleteMemoryNote(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"), c.Param("note")); err != nil {
+	if err := d.rt.Memory().DeleteNote(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user_id"), c.Param("note")); err != nil {
 		d.fail(c, err)
 		return
 	}

@@ -30,10 +30,10 @@ func newMemoryEnv(t *testing.T, e *chatEnv) *memoryEnv {
 	m := &memoryEnv{chatEnv: e, otherKey: e.mustCreateTenant(t, "other")}
 	op := platform.Operator()
 	for _, tenant := range []string{"shop", "other"} {
-		if _, _, err := e.svc.CreateBot(context.Background(), op, tenant, "memo", []byte(memoryBot)); err != nil {
+		if _, _, err := e.svc.Bots().Create(context.Background(), op, tenant, "memo", []byte(memoryBot)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(context.Background(), op, tenant, "memo", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(context.Background(), op, tenant, "memo", 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,7 +222,7 @@ func TestRetentionExpiresNotesLastWrittenBeforeItsCutoff(t *testing.T) {
 		if err := st.DB().Exec("UPDATE memory_notes SET updated_at = ? WHERE key = ?", time.Now().UTC().AddDate(0, 0, -31), "name").Error; err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.rt.SweepRetention(context.Background()); err != nil {
+		if _, err := m.rt.Dialogs().SweepRetention(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if notes := m.notes(t, "shop", "ann"); len(notes) != 1 || notes[0].Key != "drink" {

@@ -210,7 +210,7 @@ func (d *dialogAPI) claim(c *gin.Context, body []byte) (*idempotency, bool, erro
 	fmt.Fprintf(h, "%s %s sse=%v\n", c.Request.Method, c.Request.URL.Path, wantsSSE(c.Request))
 	h.Write(body)
 	fp := hex.EncodeToString(h.Sum(nil))
-	replay, messageID, err := d.rt.ClaimIdempotencyKey(c.Request.Context(), principal(c), c.Param("tenant"), key, fp)
+	replay, messageID, err := d.rt.IdempotencyKeys().Claim(c.Request.Context(), principal(c), c.Param("tenant"), key, fp)
 	if err != nil {
 		return nil, false, err
 	}
@@ -232,9 +232,9 @@ func (i *idempotency) finish(resp *dialog.Replay) {
 	p, tenant := principal(i.c), i.c.Param("tenant")
 	var err error
 	if resp == nil {
-		err = i.d.rt.ForgetIdempotencyKey(ctx, p, tenant, i.key)
+		err = i.d.rt.IdempotencyKeys().Forget(ctx, p, tenant, i.key)
 	} else {
-		err = i.d.rt.CompleteIdempotencyKey(ctx, p, tenant, i.key, *resp)
+		err = i.d.rt.IdempotencyKeys().Complete(ctx, p, tenant, i.key, *resp)
 	}
 	if err != nil {
 		i.d.log.Error("idempotency key not recorded", "request_id", i.c.GetString(ctxRequestID), "err", err)

@@ -226,7 +226,7 @@ func TestAKeyOverItsOwnLimitLeavesItsTenantsBudgetToTheOthers(t *testing.T) {
 	// runaway key's refused requests must not spend the tenant's tokens.
 	forEachChat(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1, TenantRate: 0.001, TenantBurst: 3}, func(t *testing.T, e *chatEnv) {
 		ctx := context.Background()
-		other, err := e.svc.CreateAPIKey(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "other", Scopes: []string{"chat"}})
+		other, err := e.svc.APIKeys().Create(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "other", Scopes: []string{"chat"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -504,10 +504,10 @@ func TestABotMovesToItsCheaperModelNearTheQuota(t *testing.T) {
 		ctx := context.Background()
 		config := `{"basic_settings": {"name": "Frugal"}, "llm": {"model": "gpt-4o",
 			"quota_downgrade": {"at": 0.5, "model": "gpt-4o-mini"}}}`
-		if _, _, err := e.svc.CreateBot(ctx, platform.Operator(), "shop", "frugal", []byte(config)); err != nil {
+		if _, _, err := e.svc.Bots().Create(ctx, platform.Operator(), "shop", "frugal", []byte(config)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, platform.Operator(), "shop", "frugal", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, platform.Operator(), "shop", "frugal", 1); err != nil {
 			t.Fatal(err)
 		}
 		r := e.raw(t, "POST", "/v1/tenants/shop/bots/frugal/dialogs", e.key, `{}`)

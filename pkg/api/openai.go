@@ -122,7 +122,7 @@ func (o *openaiAPI) chatCompletions(c *gin.Context) {
 		return
 	}
 	if dialogID == "" {
-		d, err := o.rt.CreateDialog(ctx, p, p.TenantID, bot.ID, dialog.CreateDialogInput{
+		d, err := o.rt.Dialogs().Create(ctx, p, p.TenantID, bot.ID, dialog.CreateDialogInput{
 			UserID: req.User, Channel: channelOpenAI, History: conv.history})
 		if err != nil {
 			o.fail(c, conv.params(err))

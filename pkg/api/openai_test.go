@@ -281,13 +281,13 @@ func TestAStreamedChatCompletion(t *testing.T) {
 func TestTheOpenAIFaceAnswersInOpenAIsErrorShape(t *testing.T) {
 	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
-		pk, err := e.svc.CreateAPIKey(t.Context(), platform.Operator(), "shop",
+		pk, err := e.svc.APIKeys().Create(t.Context(), platform.Operator(), "shop",
 			platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "helper", Origins: []string{"https://shop.example"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		user := `"messages":[{"role":"user","content":"hi"}]`
-		paused, err := e.rt.CreateDialog(t.Context(), platform.Operator(), "shop", "helper", dialog.CreateDialogInput{History: []agent.Message{
+		paused, err := e.rt.Dialogs().Create(t.Context(), platform.Operator(), "shop", "helper", dialog.CreateDialogInput{History: []agent.Message{
 			{Kind: agent.KindUser, Message: llm.UserText("where?")},
 			{Kind: agent.KindAssistant, Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 				{Type: llm.BlockToolUse, ToolUse: &llm.ToolUse{ID: "c1", Name: "locate", Arguments: json.RawMessage(`{}`)}}}}}}})
@@ -464,14 +464,14 @@ func TestModelsListsThePublishedBotsOfTheKeysTenant(t *testing.T) {
 	t.Parallel()
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
-		if _, _, err := e.svc.CreateBot(t.Context(), op, "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
+		if _, _, err := e.svc.Bots().Create(t.Context(), op, "shop", "draft", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
 		}
 		other := e.mustCreateTenant(t, "other")
-		if _, _, err := e.svc.CreateBot(t.Context(), op, "other", "theirs", []byte(chatBot(e.shop.URL))); err != nil {
+		if _, _, err := e.svc.Bots().Create(t.Context(), op, "other", "theirs", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(t.Context(), op, "other", "theirs", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(t.Context(), op, "other", "theirs", 1); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -507,21 +507,21 @@ func TestATenantsKeyReachesNoOtherTenantsBotOrDialog(t *testing.T) {
 	forEachChat(t, dialog.Limits{}, func(t *testing.T, e *chatEnv) {
 		op := platform.Operator()
 		other := e.mustCreateTenant(t, "other")
-		theirs, _, err := e.svc.CreateBot(t.Context(), op, "other", "theirs", []byte(chatBot(e.shop.URL)))
+		theirs, _, err := e.svc.Bots().Create(t.Context(), op, "other", "theirs", []byte(chatBot(e.shop.URL)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(t.Context(), op, "other", "theirs", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(t.Context(), op, "other", "theirs", 1); err != nil {
 			t.Fatal(err)
 		}
 		e.llm.Enqueue(llmtest.ServerReply{Text: "theirs"})
 		_, r := e.complete(t, other, `{"model":"theirs","messages":[{"role":"user","content":"hi"}]}`)
 		theirDialog := r.Header.Get("X-Parley-Dialog")
 		// A second bot of the shop, to show a dialog header cannot cross bots either.
-		if _, _, err := e.svc.CreateBot(t.Context(), op, "shop", "second", []byte(chatBot(e.shop.URL))); err != nil {
+		if _, _, err := e.svc.Bots().Create(t.Context(), op, "shop", "second", []byte(chatBot(e.shop.URL))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(t.Context(), op, "shop", "second", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(t.Context(), op, "shop", "second", 1); err != nil {
 			t.Fatal(err)
 		}
 		shopDialog := e.dialog(t) // of helper

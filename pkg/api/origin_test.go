@@ -21,14 +21,14 @@ func TestAWidgetKeyBoundToThisServerWorksOnItsOwnPages(t *testing.T) {
 	e := newEnv(t, storetest.OpenSQLite(t))
 	e.mustCreateTenant(t, "acme")
 	ctx, op := context.Background(), platform.Operator()
-	if _, _, err := e.svc.CreateBot(ctx, op, "acme", "support", botConfig(t)); err != nil {
+	if _, _, err := e.svc.Bots().Create(ctx, op, "acme", "support", botConfig(t)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Publish(ctx, op, "acme", "support", 1); err != nil {
+	if _, err := e.svc.Versions().Publish(ctx, op, "acme", "support", 1); err != nil {
 		t.Fatal(err)
 	}
 	self := e.srv.URL
-	k, err := e.svc.CreateAPIKey(ctx, op, "acme", platform.APIKeyInput{Name: "demo", Kind: "pk", Bot: "support", Origins: []string{self}})
+	k, err := e.svc.APIKeys().Create(ctx, op, "acme", platform.APIKeyInput{Name: "demo", Kind: "pk", Bot: "support", Origins: []string{self}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func (s *server) putProvider(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	info, err := s.platform.PutProvider(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name"),
+	info, err := s.platform.Providers().Put(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name"),
 		platform.ProviderSpec{Kind: req.Kind, BaseURL: req.BaseURL, APIKeySecret: req.APIKeySecret, Headers: req.Headers, Models: req.Models})
 	if err != nil {
 		s.fail(c, err)
@@ -27,7 +27,7 @@ func (s *server) putProvider(c *gin.Context) {
 
 // listProviders: GET /v1/tenants/{tenant}/providers.
 func (s *server) listProviders(c *gin.Context) {
-	infos, err := s.platform.ListProviders(c.Request.Context(), principal(c), c.Param("tenant"))
+	infos, err := s.platform.Providers().List(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -37,7 +37,7 @@ func (s *server) listProviders(c *gin.Context) {
 
 // deleteProvider: DELETE /v1/tenants/{tenant}/providers/{name}.
 func (s *server) deleteProvider(c *gin.Context) {
-	if err := s.platform.DeleteProvider(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name")); err != nil {
+	if err := s.platform.Providers().Delete(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name")); err != nil {
 		s.fail(c, err)
 		return
 	}

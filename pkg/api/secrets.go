@@ -16,7 +16,7 @@ func (s *server) putSecret(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	info, err := s.platform.PutSecret(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name"), req.Value)
+	info, err := s.platform.Secrets().Put(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name"), req.Value)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -26,7 +26,7 @@ func (s *server) putSecret(c *gin.Context) {
 
 // listSecrets: GET /v1/tenants/{tenant}/secrets (names only).
 func (s *server) listSecrets(c *gin.Context) {
-	infos, err := s.platform.ListSecretNames(c.Request.Context(), principal(c), c.Param("tenant"))
+	infos, err := s.platform.Secrets().ListNames(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -36,7 +36,7 @@ func (s *server) listSecrets(c *gin.Context) {
 
 // deleteSecret: DELETE /v1/tenants/{tenant}/secrets/{name}.
 func (s *server) deleteSecret(c *gin.Context) {
-	if err := s.platform.DeleteSecret(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name")); err != nil {
+	if err := s.platform.Secrets().Delete(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("name")); err != nil {
 		s.fail(c, err)
 		return
 	}

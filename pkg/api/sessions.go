@@ -10,7 +10,7 @@ import (
 
 // listSessions: GET /v1/auth/sessions -> the caller's own sessions.
 func (s *server) listSessions(c *gin.Context) {
-	rows, err := s.platform.ListSessions(c.Request.Context(), principal(c))
+	rows, err := s.platform.Sessions().List(c.Request.Context(), principal(c))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -25,7 +25,7 @@ func (s *server) listSessions(c *gin.Context) {
 // endSession: DELETE /v1/auth/sessions/{id} ends one of the caller's
 // sessions.
 func (s *server) endSession(c *gin.Context) {
-	if err := s.platform.EndSession(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+	if err := s.platform.Sessions().End(c.Request.Context(), principal(c), c.Param("id")); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -35,7 +35,7 @@ func (s *server) endSession(c *gin.Context) {
 // endMemberSessions: DELETE /v1/tenants/{tenant}/members/{user}/sessions
 // signs a member out everywhere.
 func (s *server) endMemberSessions(c *gin.Context) {
-	n, err := s.platform.EndMemberSessions(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user"))
+	n, err := s.platform.Sessions().EndMember(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("user"))
 	if err != nil {
 		s.fail(c, err)
 		return

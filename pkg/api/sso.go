@@ -25,7 +25,7 @@ func (s *server) oidcLogin(c *gin.Context) {
 	if !s.admitSignIn(c, "") {
 		return
 	}
-	start, err := s.platform.StartOIDCLogin(c.Request.Context(), c.Query("tenant"), publicURL(c, oidcCallbackPath))
+	start, err := s.platform.SingleSignOn().StartOIDCLogin(c.Request.Context(), c.Query("tenant"), publicURL(c, oidcCallbackPath))
 	if err != nil {
 		s.signIns.WithLabelValues("refused").Inc()
 		s.ssoFailed(c, err)
@@ -54,7 +54,7 @@ func (s *server) oidcCallback(c *gin.Context) {
 	if ck, err := c.Request.Cookie(oidcStateCookie); err == nil {
 		browserState = ck.Value
 	}
-	sess, err := s.platform.FinishOIDCLogin(c.Request.Context(), platform.OIDCCallback{State: c.Query("state"), Code: c.Query("code"),
+	sess, err := s.platform.SingleSignOn().FinishOIDCLogin(c.Request.Context(), platform.OIDCCallback{State: c.Query("state"), Code: c.Query("code"),
 		BrowserState: browserState, RedirectURL: publicURL(c, oidcCallbackPath), IP: c.ClientIP()})
 	if err != nil {
 		s.signIns.WithLabelValues("refused").Inc()
@@ -104,7 +104,7 @@ func (s *server) putSSO(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	out, err := s.platform.PutSSO(c.Request.Context(), principal(c), c.Param("tenant"), platform.SSOInput{
+	out, err := s.platform.SingleSignOn().PutSSO(c.Request.Context(), principal(c), c.Param("tenant"), platform.SSOInput{
 		Issuer: req.Issuer, ClientID: req.ClientID, ClientSecret: req.ClientSecret, DefaultRole: req.DefaultRole,
 		AllowedDomains: req.AllowedDomains, RequireSSO: req.RequireSSO})
 	if err != nil {
@@ -116,7 +116,7 @@ func (s *server) putSSO(c *gin.Context) {
 
 // getSSO: GET /v1/tenants/{tenant}/sso.
 func (s *server) getSSO(c *gin.Context) {
-	out, err := s.platform.GetSSO(c.Request.Context(), principal(c), c.Param("tenant"))
+	out, err := s.platform.SingleSignOn().GetSSO(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -126,7 +126,7 @@ func (s *server) getSSO(c *gin.Context) {
 
 // deleteSSO: DELETE /v1/tenants/{tenant}/sso.
 func (s *server) deleteSSO(c *gin.Context) {
-	if err := s.platform.DeleteSSO(c.Request.Context(), principal(c), c.Param("tenant")); err != nil {
+	if err := s.platform.SingleSignOn().DeleteSSO(c.Request.Context(), principal(c), c.Param("tenant")); err != nil {
 		s.fail(c, err)
 		return
 	}

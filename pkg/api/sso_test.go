@@ -216,11 +216,11 @@ func TestSingleSignOnThroughARealProvider(t *testing.T) {
 		ctx, op := context.Background(), platform.Operator()
 		w.mustCreateTenant(t, "acme")
 		w.mustCreateTenant(t, "other")
-		if _, err := w.svc.CreateUser(ctx, op, "ada@acme.test", "member-password"); err != nil {
+		if _, err := w.svc.Users().Create(ctx, op, "ada@acme.test", "member-password"); err != nil {
 			t.Fatal(err)
 		}
 		for _, tenant := range []string{"acme", "other"} {
-			if _, err := w.svc.AddMember(ctx, op, tenant, "ada@acme.test", "editor"); err != nil {
+			if _, err := w.svc.Members().Add(ctx, op, tenant, "ada@acme.test", "editor"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -341,10 +341,10 @@ func TestSingleSignOnThroughARealProvider(t *testing.T) {
 			if got := tenantsOf(&me); len(got) != 1 || got[0] != "other:editor" {
 				t.Errorf("ada's password session acts in %v, want only other:editor", got)
 			}
-			if _, err := w.svc.BreakGlass(ctx, op, "acme", "ada@acme.test"); platform.ErrorCode(err) != platform.CodeForbidden {
+			if _, err := w.svc.SingleSignOn().BreakGlass(ctx, op, "acme", "ada@acme.test"); platform.ErrorCode(err) != platform.CodeForbidden {
 				t.Errorf("break-glass for an editor: %v, want forbidden", err)
 			}
-			if _, err := w.svc.BreakGlass(ctx, op, "acme", "owner@acme.test"); err != nil {
+			if _, err := w.svc.SingleSignOn().BreakGlass(ctx, op, "acme", "owner@acme.test"); err != nil {
 				t.Fatal(err)
 			}
 			resp = w.raw(t, "POST", "/v1/auth/login", "", `{"email": "owner@acme.test", "password": "member-password"}`)

@@ -15,7 +15,7 @@ func (s *server) createTenant(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	t, key, err := s.platform.CreateTenant(c.Request.Context(), principal(c), platform.CreateTenantInput{
+	t, key, err := s.platform.Tenants().Create(c.Request.Context(), principal(c), platform.CreateTenantInput{
 		Slug: req.Slug, Name: req.Name, OwnerEmail: req.OwnerEmail, OwnerPassword: req.OwnerPassword,
 	})
 	if err != nil {
@@ -32,7 +32,7 @@ func (s *server) listTenants(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	ts, next, err := s.platform.ListTenants(c.Request.Context(), principal(c), opts)
+	ts, next, err := s.platform.Tenants().List(c.Request.Context(), principal(c), opts)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -42,7 +42,7 @@ func (s *server) listTenants(c *gin.Context) {
 
 // getTenant: GET /v1/tenants/{tenant}.
 func (s *server) getTenant(c *gin.Context) {
-	t, err := s.platform.GetTenant(c.Request.Context(), principal(c), c.Param("tenant"))
+	t, err := s.platform.Tenants().Get(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -57,7 +57,7 @@ func (s *server) updateTenant(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	t, err := s.platform.UpdateTenant(c.Request.Context(), principal(c), c.Param("tenant"),
+	t, err := s.platform.Tenants().Update(c.Request.Context(), principal(c), c.Param("tenant"),
 		platform.UpdateTenantInput{Name: req.Name, RetentionDays: req.RetentionDays, IdleMinutes: req.IdleMinutes})
 	if err != nil {
 		s.fail(c, err)

@@ -20,7 +20,7 @@ func (s *server) runTests(c *gin.Context) {
 		s.fail(c, invalid("/version", "must be a version number (1 or more)"))
 		return
 	}
-	run, err := s.platform.RunTests(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Version)
+	run, err := s.platform.Tests().Run(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Version)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -35,7 +35,7 @@ func (s *server) runTests(c *gin.Context) {
 // deleteBot: DELETE /v1/tenants/{tenant}/bots/{bot}, with its versions and
 // dialogs (parley apply --prune).
 func (s *server) deleteBot(c *gin.Context) {
-	if err := s.platform.DeleteBot(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot")); err != nil {
+	if err := s.platform.Bots().Delete(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot")); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -53,7 +53,7 @@ func (s *server) updateBot(c *gin.Context) {
 		s.fail(c, invalid("", "nothing to change: send require_passing_tests"))
 		return
 	}
-	b, err := s.platform.SetRequirePassingTests(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), *req.RequirePassingTests)
+	b, err := s.platform.Tests().SetRequirePassing(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), *req.RequirePassingTests)
 	if err != nil {
 		s.fail(c, err)
 		return

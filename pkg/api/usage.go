@@ -11,7 +11,7 @@ import (
 // usage: GET /v1/tenants/{tenant}/usage?from=&to=&group_by=day|bot|key|provider.
 func (d *dialogAPI) usage(c *gin.Context) {
 	q := platform.UsageQuery{From: c.Query("from"), To: c.Query("to"), GroupBy: c.DefaultQuery("group_by", "day")}
-	rows, err := d.rt.Usage(c.Request.Context(), principal(c), c.Param("tenant"), q)
+	rows, err := d.rt.Metering().Summary(c.Request.Context(), principal(c), c.Param("tenant"), q)
 	if err != nil {
 		d.fail(c, err)
 		return
@@ -28,7 +28,7 @@ func usageOut(u platform.UsageRow) apiclient.UsageRow {
 // -> the tenant's activity day by day or hour by hour, for charts.
 func (d *dialogAPI) activity(c *gin.Context) {
 	q := platform.ActivityQuery{From: c.Query("from"), To: c.Query("to"), Bot: c.Query("bot"), Bucket: c.Query("bucket")}
-	days, err := d.rt.Activity(c.Request.Context(), principal(c), c.Param("tenant"), &q)
+	days, err := d.rt.Metering().Activity(c.Request.Context(), principal(c), c.Param("tenant"), &q)
 	if err != nil {
 		d.fail(c, err)
 		return

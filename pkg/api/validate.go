@@ -22,7 +22,7 @@ func (s *server) validate(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	res, err := s.platform.ValidateConfig(c.Request.Context(), principal(c), req.Tenant, req.Config)
+	res, err := s.platform.Configs().Validate(c.Request.Context(), principal(c), req.Tenant, req.Config)
 	if err != nil {
 		s.fail(c, err)
 		return

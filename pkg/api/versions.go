@@ -16,7 +16,7 @@ func (s *server) createVersion(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	v, created, err := s.platform.CreateVersionWithTests(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Config, req.Tests)
+	v, created, err := s.platform.Versions().CreateWithTests(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Config, req.Tests)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -36,7 +36,7 @@ func (s *server) listVersions(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	vs, next, err := s.platform.ListVersions(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), opts)
+	vs, next, err := s.platform.Versions().List(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), opts)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -51,7 +51,7 @@ func (s *server) getVersion(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	v, err := s.platform.GetVersion(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), n)
+	v, err := s.platform.Versions().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), n)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -71,7 +71,7 @@ func (s *server) publish(c *gin.Context) {
 		s.fail(c, invalid("/version", "must be a version number (1 or more)"))
 		return
 	}
-	b, err := s.platform.Publish(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Version)
+	b, err := s.platform.Versions().Publish(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req.Version)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -91,7 +91,7 @@ func (s *server) diffVersions(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	d, err := s.platform.DiffVersions(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), n, m)
+	d, err := s.platform.Versions().Diff(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), n, m)
 	if err != nil {
 		s.fail(c, err)
 		return

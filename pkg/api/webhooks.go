@@ -18,7 +18,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	w, err := s.platform.CreateWebhook(c.Request.Context(), principal(c), c.Param("tenant"), platform.WebhookInput{
+	w, err := s.platform.Webhooks().Create(c.Request.Context(), principal(c), c.Param("tenant"), platform.WebhookInput{
 		Name: req.Name, URL: req.URL, Description: req.Description, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled, Secret: req.Secret})
 	if err != nil {
 		s.fail(c, err)
@@ -29,7 +29,7 @@ func (s *server) createWebhook(c *gin.Context) {
 
 // listWebhooks: GET /v1/tenants/{tenant}/webhooks.
 func (s *server) listWebhooks(c *gin.Context) {
-	ws, err := s.platform.ListWebhooks(c.Request.Context(), principal(c), c.Param("tenant"))
+	ws, err := s.platform.Webhooks().List(c.Request.Context(), principal(c), c.Param("tenant"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -39,7 +39,7 @@ func (s *server) listWebhooks(c *gin.Context) {
 
 // getWebhook: GET /v1/tenants/{tenant}/webhooks/{id}.
 func (s *server) getWebhook(c *gin.Context) {
-	w, err := s.platform.GetWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+	w, err := s.platform.Webhooks().Get(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -54,7 +54,7 @@ func (s *server) updateWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	w, err := s.platform.UpdateWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"),
+	w, err := s.platform.Webhooks().Update(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"),
 		platform.WebhookPatch{URL: req.URL, Description: req.Description, Events: req.Events, Bot: req.Bot, Enabled: req.Enabled})
 	if err != nil {
 		s.fail(c, err)
@@ -65,7 +65,7 @@ func (s *server) updateWebhook(c *gin.Context) {
 
 // deleteWebhook: DELETE /v1/tenants/{tenant}/webhooks/{id}.
 func (s *server) deleteWebhook(c *gin.Context) {
-	if err := s.platform.DeleteWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id")); err != nil {
+	if err := s.platform.Webhooks().Delete(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id")); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -82,7 +82,7 @@ func (s *server) rotateWebhookSecret(c *gin.Context) {
 			return
 		}
 	}
-	w, err := s.platform.RotateWebhookSecret(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), req.Secret)
+	w, err := s.platform.Webhooks().RotateSecret(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), req.Secret)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -92,7 +92,7 @@ func (s *server) rotateWebhookSecret(c *gin.Context) {
 
 // testWebhook: POST /v1/tenants/{tenant}/webhooks/{id}/test.
 func (s *server) testWebhook(c *gin.Context) {
-	d, err := s.platform.TestWebhook(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
+	d, err := s.platform.Webhooks().Test(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -107,7 +107,7 @@ func (s *server) listWebhookDeliveries(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	ds, next, err := s.platform.ListWebhookDeliveries(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), opts)
+	ds, next, err := s.platform.Webhooks().ListDeliveries(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), opts)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -117,7 +117,7 @@ func (s *server) listWebhookDeliveries(c *gin.Context) {
 
 // replayWebhookDelivery: POST /v1/tenants/{tenant}/webhooks/{id}/deliveries/{delivery}/replay.
 func (s *server) replayWebhookDelivery(c *gin.Context) {
-	d, err := s.platform.ReplayWebhookDelivery(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), c.Param("delivery"))
+	d, err := s.platform.Webhooks().ReplayDelivery(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("id"), c.Param("delivery"))
 	if err != nil {
 		s.fail(c, err)
 		return

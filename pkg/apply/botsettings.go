@@ -155,17 +155,17 @@ func (a *applier) canary(ctx context.Context, tenant string, b botSpec, live liv
 }
 
 func (d dbTarget) setRequireTests(ctx context.Context, tenant, slug string, on bool) error {
-	_, err := d.svc.SetRequirePassingTests(ctx, d.op, tenant, slug, on)
+	_, err := d.svc.Tests().SetRequirePassing(ctx, d.op, tenant, slug, on)
 	return err
 }
 
 func (d dbTarget) setCanary(ctx context.Context, tenant, slug string, version, percent int) error {
-	_, err := d.svc.SetCanary(ctx, d.op, tenant, slug, version, percent)
+	_, err := d.svc.Versions().SetCanary(ctx, d.op, tenant, slug, version, percent)
 	return err
 }
 
 func (d dbTarget) dropCanary(ctx context.Context, tenant, slug string) error {
-	_, err := d.svc.DropCanary(ctx, d.op, tenant, slug)
+	_, err := d.svc.Versions().DropCanary(ctx, d.op, tenant, slug)
 	return err
 }
 

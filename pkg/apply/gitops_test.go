@@ -146,7 +146,7 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 		compare := func(t *testing.T) map[string]tenantState {
 			t.Helper()
 			db := snapshot(t, tg.db, func(tenant, bot string) int {
-				vs, _, err := tg.dbSvc.ListVersions(ctx, platform.Operator(), tenant, bot, platform.ListOptions{})
+				vs, _, err := tg.dbSvc.Versions().List(ctx, platform.Operator(), tenant, bot, platform.ListOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

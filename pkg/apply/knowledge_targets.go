@@ -22,7 +22,7 @@ func embeddingOf(provider, model string) *embeddingFile {
 }
 
 func (d dbTarget) knowledgeBases(ctx context.Context, tenant string) ([]liveBase, error) {
-	list, err := d.svc.ListKnowledgeBases(ctx, d.op, tenant)
+	list, err := d.svc.Knowledge().ListBases(ctx, d.op, tenant)
 	out := make([]liveBase, len(list))
 	for i, b := range list {
 		out[i] = liveBase{slug: b.Slug, name: b.Name, embedding: embeddingOf(b.EmbeddingProvider, b.EmbeddingModel)}
@@ -35,21 +35,21 @@ func (d dbTarget) createKnowledgeBase(ctx context.Context, tenant string, b base
 	if b.embedding != nil {
 		in.EmbeddingProvider, in.EmbeddingModel = b.embedding.Provider, b.embedding.Model
 	}
-	_, err := d.svc.CreateKnowledgeBase(ctx, d.op, tenant, in)
+	_, err := d.svc.Knowledge().CreateBase(ctx, d.op, tenant, in)
 	return err
 }
 
 func (d dbTarget) renameKnowledgeBase(ctx context.Context, tenant, slug, name string) error {
-	_, err := d.svc.RenameKnowledgeBase(ctx, d.op, tenant, slug, name)
+	_, err := d.svc.Knowledge().RenameBase(ctx, d.op, tenant, slug, name)
 	return err
 }
 
 func (d dbTarget) deleteKnowledgeBase(ctx context.Context, tenant, slug string) error {
-	return d.svc.DeleteKnowledgeBase(ctx, d.op, tenant, slug)
+	return d.svc.Knowledge().DeleteBase(ctx, d.op, tenant, slug)
 }
 
 func (d dbTarget) knowledgeSources(ctx context.Context, tenant, base string) ([]liveSource, error) {
-	list, err := d.svc.ListKnowledgeSources(ctx, d.op, tenant, base)
+	list, err := d.svc.Knowledge().ListSources(ctx, d.op, tenant, base)
 	out := make([]liveSource, len(list))
 	for i, s := range list {
 		out[i] = liveSource{id: s.ID, kind: s.Kind, title: s.Title, filename: s.Filename, url: s.URL, hash: s.ContentHash,
@@ -66,12 +66,12 @@ func (d dbTarget) addKnowledgeSource(ctx context.Context, tenant, base string, s
 	if s.refresh > 0 {
 		in.Refresh = s.refresh.String()
 	}
-	_, _, err := d.svc.AddKnowledgeSource(ctx, d.op, tenant, base, in)
+	_, _, err := d.svc.Knowledge().AddSource(ctx, d.op, tenant, base, in)
 	return err
 }
 
 func (d dbTarget) deleteKnowledgeSource(ctx context.Context, tenant, base, id string) error {
-	return d.svc.DeleteKnowledgeSource(ctx, d.op, tenant, base, id)
+	return d.svc.Knowledge().DeleteSource(ctx, d.op, tenant, base, id)
 }
 
 func (a apiTarget) knowledgeBases(ctx context.Context, tenant string) ([]liveBase, error) {

@@ -139,7 +139,7 @@ func TestApplyKnowledgeBasesAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
  {"sitemap": "http://127.0.0.1:9/sitemap.xml"}]}`)
 		os.Remove(filepath.Join(kb, "qa.csv"))
 		os.RemoveAll(filepath.Join(dir, "acme", "knowledge", "manuals"))
-		if _, _, err := tg.dbSvc.AddKnowledgeSource(context.Background(), platform.Operator(), "acme", "help-center",
+		if _, _, err := tg.dbSvc.Knowledge().AddSource(context.Background(), platform.Operator(), "acme", "help-center",
 			platform.SourceInput{Kind: kindText, Title: "Note", Content: []byte("Added by hand.")}); err != nil {
 			t.Fatal(err)
 		}

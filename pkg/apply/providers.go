@@ -165,7 +165,7 @@ func sameProvider(a, b liveProvider) bool {
 }
 
 func (d dbTarget) providers(ctx context.Context, tenant string) (map[string]liveProvider, error) {
-	list, err := d.svc.ListProviders(ctx, d.op, tenant)
+	list, err := d.svc.Providers().List(ctx, d.op, tenant)
 	out := map[string]liveProvider{}
 	for _, p := range list {
 		out[p.Name] = liveProvider{kind: p.Kind, baseURL: p.BaseURL, apiKeySecret: p.APIKeySecret, headers: p.Headers, models: p.Models}
@@ -174,13 +174,13 @@ func (d dbTarget) providers(ctx context.Context, tenant string) (map[string]live
 }
 
 func (d dbTarget) putProvider(ctx context.Context, tenant, name string, p liveProvider) error {
-	_, err := d.svc.PutProvider(ctx, d.op, tenant, name, platform.ProviderSpec{Kind: p.kind, BaseURL: p.baseURL,
+	_, err := d.svc.Providers().Put(ctx, d.op, tenant, name, platform.ProviderSpec{Kind: p.kind, BaseURL: p.baseURL,
 		APIKeySecret: p.apiKeySecret, Headers: p.headers, Models: p.models})
 	return err
 }
 
 func (d dbTarget) deleteProvider(ctx context.Context, tenant, name string) error {
-	return d.svc.DeleteProvider(ctx, d.op, tenant, name)
+	return d.svc.Providers().Delete(ctx, d.op, tenant, name)
 }
 
 func (a apiTarget) providers(ctx context.Context, tenant string) (map[string]liveProvider, error) {

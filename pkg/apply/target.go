@@ -116,7 +116,7 @@ func (d dbTarget) atomically(ctx context.Context, fn func(Target) error) (bool, 
 }
 
 func (d dbTarget) tenantExists(ctx context.Context, slug string) (bool, error) {
-	_, err := d.svc.GetTenant(ctx, d.op, slug)
+	_, err := d.svc.Tenants().Get(ctx, d.op, slug)
 	if platform.ErrorCode(err) == platform.CodeNotFound {
 		return false, nil
 	}
@@ -124,37 +124,37 @@ func (d dbTarget) tenantExists(ctx context.Context, slug string) (bool, error) {
 }
 
 func (d dbTarget) createTenant(ctx context.Context, slug, name string) (string, string, error) {
-	t, key, err := d.svc.CreateTenant(ctx, d.op, platform.CreateTenantInput{Slug: slug, Name: name})
+	t, key, err := d.svc.Tenants().Create(ctx, d.op, platform.CreateTenantInput{Slug: slug, Name: name})
 	return t.ID, key.Key, err
 }
 
 func (d dbTarget) retentionDays(ctx context.Context, tenant string) (int, error) {
-	t, err := d.svc.GetTenant(ctx, d.op, tenant)
+	t, err := d.svc.Tenants().Get(ctx, d.op, tenant)
 	return t.RetentionDays, err
 }
 
 func (d dbTarget) setRetentionDays(ctx context.Context, tenant string, days int) error {
-	_, err := d.svc.UpdateTenant(ctx, d.op, tenant, platform.UpdateTenantInput{RetentionDays: &days})
+	_, err := d.svc.Tenants().Update(ctx, d.op, tenant, platform.UpdateTenantInput{RetentionDays: &days})
 	return err
 }
 
 func (d dbTarget) idleMinutes(ctx context.Context, tenant string) (int, error) {
-	t, err := d.svc.GetTenant(ctx, d.op, tenant)
+	t, err := d.svc.Tenants().Get(ctx, d.op, tenant)
 	return t.IdleMinutes, err
 }
 
 func (d dbTarget) setIdleMinutes(ctx context.Context, tenant string, minutes int) error {
-	_, err := d.svc.UpdateTenant(ctx, d.op, tenant, platform.UpdateTenantInput{IdleMinutes: &minutes})
+	_, err := d.svc.Tenants().Update(ctx, d.op, tenant, platform.UpdateTenantInput{IdleMinutes: &minutes})
 	return err
 }
 
 func (d dbTarget) putSecret(ctx context.Context, tenant, name, value string) error {
-	_, err := d.svc.PutSecret(ctx, d.op, tenant, name, value)
+	_, err := d.svc.Secrets().Put(ctx, d.op, tenant, name, value)
 	return err
 }
 
 func (d dbTarget) secretNames(ctx context.Context, tenant string) ([]string, error) {
-	list, err := d.svc.ListSecretNames(ctx, d.op, tenant)
+	list, err := d.svc.Secrets().ListNames(ctx, d.op, tenant)
 	var names []string
 	for _, s := range list {
 		names = append(names, s.Name)
@@ -163,11 +163,11 @@ func (d dbTarget) secretNames(ctx context.Context, tenant string) ([]string, err
 }
 
 func (d dbTarget) deleteSecret(ctx context.Context, tenant, name string) error {
-	return d.svc.DeleteSecret(ctx, d.op, tenant, name)
+	return d.svc.Secrets().Delete(ctx, d.op, tenant, name)
 }
 
 func (d dbTarget) identity(ctx context.Context, tenant string) (identityFile, bool, bool, error) {
-	got, err := d.svc.GetIdentity(ctx, d.op, tenant)
+	got, err := d.svc.Identities().Get(ctx, d.op, tenant)
 	if platform.ErrorCode(err) == platform.CodeNotFound {
 		return identityFile{}, false, false, nil
 	}
@@ -175,14 +175,14 @@ func (d dbTarget) identity(ctx context.Context, tenant string) (identityFile, bo
 }
 
 func (d dbTarget) putIdentity(ctx context.Context, tenant string, want identityFile) error {
-	_, err := d.svc.PutIdentity(ctx, d.op, tenant, platform.IdentityInput{JWKSURL: want.JWKSURL, Audience: want.Audience})
+	_, err := d.svc.Identities().Put(ctx, d.op, tenant, platform.IdentityInput{JWKSURL: want.JWKSURL, Audience: want.Audience})
 	return err
 }
 
 func (d dbTarget) liveBots(ctx context.Context, tenant string) (map[string]liveBot, error) {
 	out := map[string]liveBot{}
 	for cursor := ""; ; {
-		bots, next, err := d.svc.ListBots(ctx, d.op, tenant, platform.ListOptions{Cursor: cursor})
+		bots, next, err := d.svc.Bots().List(ctx, d.op, tenant, platform.ListOptions{Cursor: cursor})
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func (d dbTarget) liveBots(ctx context.Context, tenant string) (map[string]liveB
 			lb, err := readLiveBot(liveBot{id: b.ID, published: b.PublishedVersion, requireTests: b.RequirePassingTests,
 				canaryVersion: b.CanaryVersion, canaryPercent: b.CanaryPercent},
 				func(n int) (string, []byte, []byte, error) {
-					v, err := d.svc.GetVersion(ctx, d.op, tenant, b.Slug, n)
+					v, err := d.svc.Versions().Get(ctx, d.op, tenant, b.Slug, n)
 					return v.Fingerprint, v.Config, v.Tests, err
 				})
 			if err != nil {
@@ -205,26 +205,26 @@ func (d dbTarget) liveBots(ctx context.Context, tenant string) (map[string]liveB
 }
 
 func (d dbTarget) createBot(ctx context.Context, tenant, slug string, config, tests []byte) (int, error) {
-	_, v, err := d.svc.CreateBotWithTests(ctx, d.op, tenant, slug, config, tests)
+	_, v, err := d.svc.Bots().CreateWithTests(ctx, d.op, tenant, slug, config, tests)
 	return v.Number, err
 }
 
 func (d dbTarget) saveVersion(ctx context.Context, tenant, slug string, config, tests []byte) (int, bool, error) {
-	v, created, err := d.svc.CreateVersionWithTests(ctx, d.op, tenant, slug, config, tests)
+	v, created, err := d.svc.Versions().CreateWithTests(ctx, d.op, tenant, slug, config, tests)
 	return v.Number, created, err
 }
 
 func (d dbTarget) publish(ctx context.Context, tenant, slug string, n int) error {
-	_, err := d.svc.Publish(ctx, d.op, tenant, slug, n)
+	_, err := d.svc.Versions().Publish(ctx, d.op, tenant, slug, n)
 	return err
 }
 
 func (d dbTarget) deleteBot(ctx context.Context, tenant, slug string) error {
-	return d.svc.DeleteBot(ctx, d.op, tenant, slug)
+	return d.svc.Bots().Delete(ctx, d.op, tenant, slug)
 }
 
 func (d dbTarget) members(ctx context.Context, tenant string) ([]liveMember, error) {
-	ms, err := d.svc.ListMembers(ctx, d.op, tenant)
+	ms, err := d.svc.Members().List(ctx, d.op, tenant)
 	out := make([]liveMember, len(ms))
 	for i, m := range ms {
 		out[i] = liveMember{email: m.Email, role: m.Role}
@@ -233,7 +233,7 @@ func (d dbTarget) members(ctx context.Context, tenant string) ([]liveMember, err
 }
 
 func (d dbTarget) inviteMember(ctx context.Context, tenant, email, role string) (string, error) {
-	inv, err := d.svc.InviteMember(ctx, d.op, tenant, email, role)
+	inv, err := d.svc.Members().Invite(ctx, d.op, tenant, email, role)
 	if err != nil || inv.Token == "" {
 		return "", err
 	}
@@ -241,12 +241,12 @@ func (d dbTarget) inviteMember(ctx context.Context, tenant, email, role string) 
 }
 
 func (d dbTarget) setMemberRole(ctx context.Context, tenant, email, role string) error {
-	_, err := d.svc.SetMemberRole(ctx, d.op, tenant, email, role)
+	_, err := d.svc.Members().SetRole(ctx, d.op, tenant, email, role)
 	return err
 }
 
 func (d dbTarget) removeMember(ctx context.Context, tenant, email string) error {
-	return d.svc.RemoveMember(ctx, d.op, tenant, email)
+	return d.svc.Members().Remove(ctx, d.op, tenant, email)
 }
 
 // apiTarget applies through a running server's API with a key.
@@ -460,13 +460,13 @@ func apiStatus(err error) int {
 }
 
 func (d dbTarget) channels(ctx context.Context, tenant string) ([]channelState, error) {
-	list, err := d.svc.ListChannels(ctx, d.op, tenant)
+	list, err := d.svc.Channels().List(ctx, d.op, tenant)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]channelState, len(list))
 	for i, c := range list {
-		b, err := d.svc.GetBot(ctx, d.op, tenant, c.BotID)
+		b, err := d.svc.Bots().Get(ctx, d.op, tenant, c.BotID)
 		if err != nil {
 			return nil, err
 		}
@@ -476,20 +476,20 @@ func (d dbTarget) channels(ctx context.Context, tenant string) ([]channelState, 
 }
 
 func (d dbTarget) createChannel(ctx context.Context, tenant, name string, c channelFile, secret string) (createdChannel, error) {
-	ch, err := d.svc.CreateChannel(ctx, d.op, tenant, platform.ChannelInput{Kind: c.Kind, Bot: c.Bot, Name: name,
+	ch, err := d.svc.Channels().Create(ctx, d.op, tenant, platform.ChannelInput{Kind: c.Kind, Bot: c.Bot, Name: name,
 		Enabled: c.Enabled, Secrets: c.Secrets, BotUserID: c.BotUserID, Secret: secret})
 	return createdChannel{id: ch.ID, secret: ch.Secret}, err
 }
 
 func (d dbTarget) updateChannel(ctx context.Context, tenant, name string, c channelFile) error {
 	enabled, secrets := c.Enabled == nil || *c.Enabled, nonNilMap(c.Secrets)
-	_, err := d.svc.UpdateChannel(ctx, d.op, tenant, name, platform.ChannelPatch{Bot: &c.Bot, Enabled: &enabled,
+	_, err := d.svc.Channels().Update(ctx, d.op, tenant, name, platform.ChannelPatch{Bot: &c.Bot, Enabled: &enabled,
 		Secrets: &secrets, BotUserID: &c.BotUserID})
 	return err
 }
 
 func (d dbTarget) deleteChannel(ctx context.Context, tenant, name string) error {
-	return d.svc.DeleteChannel(ctx, d.op, tenant, name)
+	return d.svc.Channels().Delete(ctx, d.op, tenant, name)
 }
 
 func (a apiTarget) channels(ctx context.Context, tenant string) ([]channelState, error) {

@@ -232,25 +232,25 @@ func (a *applier) createWebhook(ctx context.Context, tenant, file string, w webh
 }
 
 func (d dbTarget) webhooks(ctx context.Context, tenant string) ([]liveWebhook, error) {
-	list, err := d.svc.ListWebhooks(ctx, d.op, tenant)
+	list, err := d.svc.Webhooks().List(ctx, d.op, tenant)
 	return mapSlice(list, func(w platform.Webhook) liveWebhook {
 		return liveWebhook{id: w.ID, name: w.Name, url: w.URL, description: w.Description, events: w.Events, botID: w.Bot, enabled: w.Enabled}
 	}), err
 }
 
 func (d dbTarget) createWebhook(ctx context.Context, tenant string, w webhookSpec) (string, error) {
-	out, err := d.svc.CreateWebhook(ctx, d.op, tenant, platform.WebhookInput{Name: w.name, URL: w.URL, Description: w.Description, Events: w.Events,
+	out, err := d.svc.Webhooks().Create(ctx, d.op, tenant, platform.WebhookInput{Name: w.name, URL: w.URL, Description: w.Description, Events: w.Events,
 		Bot: w.Bot, Enabled: w.Enabled, Secret: w.secret})
 	return out.Secret, err
 }
 
 func (d dbTarget) updateWebhook(ctx context.Context, tenant, id string, c webhookChange) error {
-	_, err := d.svc.UpdateWebhook(ctx, d.op, tenant, id, platform.WebhookPatch{URL: c.url, Description: c.description, Events: c.events, Bot: c.bot, Enabled: c.enabled})
+	_, err := d.svc.Webhooks().Update(ctx, d.op, tenant, id, platform.WebhookPatch{URL: c.url, Description: c.description, Events: c.events, Bot: c.bot, Enabled: c.enabled})
 	return err
 }
 
 func (d dbTarget) deleteWebhook(ctx context.Context, tenant, id string) error {
-	return d.svc.DeleteWebhook(ctx, d.op, tenant, id)
+	return d.svc.Webhooks().Delete(ctx, d.op, tenant, id)
 }
 
 func (a apiTarget) webhooks(ctx context.Context, tenant string) ([]liveWebhook, error) {

@@ -198,7 +198,7 @@ func (sub *subRun) configure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if sub.hookMessages, err = r.svc.Subscribes(ctx, d.TenantID, webhook.MessageCreated); err != nil {
+	if sub.hookMessages, err = r.svc.Webhooks().Subscribes(ctx, d.TenantID, webhook.MessageCreated); err != nil {
 		return err
 	}
 	// The agent searches its own bases for the same end user, numbering

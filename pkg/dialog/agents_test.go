@@ -19,18 +19,18 @@ import (
 func TestASubRunWorksWithTheCallersContextAndAnnouncesItsMessages(t *testing.T) {
 	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
-		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.MessageCreated}}); err != nil {
 			t.Fatal(err)
 		}
 		front := `{"basic_settings": {"name": "Front desk"}, "context_variables": [{"name": "tier"}], "agents": [{"bot": "helper", "name": "ask_helper"}], "llm": {"model": "gpt-4o-mini"}}`
-		if _, _, err := e.svc.CreateBot(ctx, e.admin, "shop", "front", []byte(front)); err != nil {
+		if _, _, err := e.svc.Bots().Create(ctx, e.admin, "shop", "front", []byte(front)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, e.admin, "shop", "front", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, e.admin, "shop", "front", 1); err != nil {
 			t.Fatal(err)
 		}
-		d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "front", dialog.CreateDialogInput{UserID: "u1", Context: map[string]string{"tier": "gold"}})
+		d, err := e.rt.Dialogs().Create(ctx, e.admin, "shop", "front", dialog.CreateDialogInput{UserID: "u1", Context: map[string]string{"tier": "gold"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestASubRunWorksWithTheCallersContextAndAnnouncesItsMessages(t *testing.T) 
 		if got := e.shopSeen.all(); !slices.Contains(got, "GET /orders/7 auth=Bearer "+shopSecret+" tier=gold") {
 			t.Fatalf("the shop saw %v; want the helper's lookup with the tenant's secret and the caller's tier", got)
 		}
-		subs, _, err := e.rt.ListDialogs(ctx, e.admin, "shop", dialog.DialogFilter{Parent: d.ID}, platform.ListOptions{})
+		subs, _, err := e.rt.Dialogs().List(ctx, e.admin, "shop", dialog.DialogFilter{Parent: d.ID}, platform.ListOptions{})
 		if err != nil || len(subs) != 1 || subs[0].UserID != "u1" || subs[0].BotID != e.bot.ID {
 			t.Fatalf("sub-runs %+v %v", subs, err)
 		}

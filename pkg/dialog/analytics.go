@@ -11,6 +11,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Insights is what a tenant learns from its dialogs: outcomes, analytics and unanswered questions: reach it with Runtime.Insights().
+type Insights struct{ rt *Runtime }
+
+// Insights returns what a tenant learns from its dialogs: outcomes, analytics and unanswered questions.
+func (r *Runtime) Insights() Insights { return Insights{r} }
+
 // This file answers GET /analytics from the hourly rollups
 // (store.Insights.Sum): a period costs one grouped read of at most one row
 // per hour and bot version, however many messages it held.
@@ -116,12 +122,13 @@ type Analytics struct {
 // Analytics reports the tenant's dialog outcomes, ratings, latency,
 // tools and cost over a period from the rollups, for readers of its
 // dialogs.
-func (r *Runtime) Analytics(ctx context.Context, p *platform.Principal, tenant string, q AnalyticsQuery) (Analytics, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+func (in Insights) Analytics(ctx context.Context, p *platform.Principal, tenant string, q AnalyticsQuery) (Analytics, error) {
+	r := in.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
 		return Analytics{}, err
 	}
-	from, to, bucket, err := r.period(q.From, q.To, q.Bucket)
+	from, to, bucket, err := r.Insights().period(q.From, q.To, q.Bucket)
 	if err != nil {
 		return Analytics{}, err
 	}
@@ -178,7 +185,8 @@ func (r *Runtime) Analytics(ctx context.Context, p *platform.Principal, tenant s
 }
 
 // period checks and resolves the query's period to whole buckets.
-func (r *Runtime) period(fromText, toText, bucket string) (from, to time.Time, _ string, err error) {
+func (i Insights) period(fromText, toText, bucket string) (from, to time.Time, _ string, err error) {
+	r := i.rt
 	var ps problems
 	switch bucket {
 	case "":

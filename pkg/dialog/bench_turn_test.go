@@ -59,7 +59,7 @@ func BenchmarkTurn(b *testing.B) {
 					dialogID, n := "", 0
 					for pb.Next() {
 						if n%turnsPerDialog == 0 {
-							d, err := rt.CreateDialog(ctx, op, "bench", "bot", dialog.CreateDialogInput{})
+							d, err := rt.Dialogs().Create(ctx, op, "bench", "bot", dialog.CreateDialogInput{})
 							if err != nil {
 								b.Error(err)
 								return
@@ -94,13 +94,13 @@ func benchRuntime(b testing.TB, st *store.Store) *dialog.Runtime {
 	}
 	rt := dialogtest.New(b, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "fake-model"})
 	ctx, op := context.Background(), platform.Operator()
-	if _, _, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: "bench", Name: "Bench"}); err != nil {
+	if _, _, err := svc.Tenants().Create(ctx, op, platform.CreateTenantInput{Slug: "bench", Name: "Bench"}); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := svc.CreateBot(ctx, op, "bench", "bot", []byte(configV1)); err != nil {
+	if _, _, err := svc.Bots().Create(ctx, op, "bench", "bot", []byte(configV1)); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.Publish(ctx, op, "bench", "bot", 1); err != nil {
+	if _, err := svc.Versions().Publish(ctx, op, "bench", "bot", 1); err != nil {
 		b.Fatal(err)
 	}
 	return rt

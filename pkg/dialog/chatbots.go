@@ -35,7 +35,7 @@ type ChatBot struct {
 // ChatBots lists the tenant's bots that p may chat with and that have a
 // published version, oldest first.
 func (r *Runtime) ChatBots(ctx context.Context, p *platform.Principal, tenant string) ([]ChatBot, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (r *Runtime) ChatBots(ctx context.Context, p *platform.Principal, tenant st
 // its published version; one without a published version is a conflict,
 // as for CreateDialog.
 func (r *Runtime) ChatBot(ctx context.Context, p *platform.Principal, tenant, bot string) (ChatBot, error) {
-	b, err := r.svc.AuthorizeChat(ctx, p, tenant, bot, "")
+	b, err := r.svc.Auth().AuthorizeChat(ctx, p, tenant, bot, "")
 	if err != nil {
 		return ChatBot{}, err
 	}

@@ -22,6 +22,12 @@ import (
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
+// Dialogs is a tenant's dialogs: create, read, export, delete and erase: reach it with Runtime.Dialogs().
+type Dialogs struct{ rt *Runtime }
+
+// Dialogs returns a tenant's dialogs: create, read, export, delete and erase.
+func (r *Runtime) Dialogs() Dialogs { return Dialogs{r} }
+
 // Bounds of what a caller may put into a dialog.
 const (
 	MaxUserIDLength     = 200
@@ -193,16 +199,17 @@ type DialogFilter struct {
 // MaxSearchChars caps a search query.
 const MaxSearchChars = 200
 
-// CreateDialog starts a dialog with the tenant's bot on its published
+// Create starts a dialog with the tenant's bot on its published
 // version, or on version in.Version for callers who may edit versions (a
 // preview of a draft). The context must name only the bot's declared
 // context variables and give every required one.
-func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenant, bot string, in CreateDialogInput) (Dialog, error) {
-	b, err := r.svc.AuthorizeChat(ctx, p, tenant, bot, in.Origin)
+func (di Dialogs) Create(ctx context.Context, p *platform.Principal, tenant, bot string, in CreateDialogInput) (Dialog, error) {
+	r := di.rt
+	b, err := r.svc.Auth().AuthorizeChat(ctx, p, tenant, bot, in.Origin)
 	if err != nil {
 		return Dialog{}, err
 	}
-	number, variant, err := r.pickVersion(p, b, in.Version)
+	number, variant, err := r.Dialogs().pickVersion(p, b, in.Version)
 	if err != nil {
 		return Dialog{}, err
 	}
@@ -244,7 +251,7 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 	d.ID = store.NewID(store.PrefixDialog)
 	var out Dialog
 	ev := platform.Event{TenantID: b.TenantID, BotID: b.ID, DialogID: d.ID, Type: webhook.DialogCreated}
-	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	err = r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := st.Tenant(d.TenantID).Dialogs().Create(ctx, &d, history...); err != nil {
 			return nil, err
 		}
@@ -258,7 +265,7 @@ func (r *Runtime) CreateDialog(ctx context.Context, p *platform.Principal, tenan
 		// After the commit: the vault belongs to a dialog that exists.
 		data, err := json.Marshal(vault)
 		if err == nil {
-			_, err = r.svc.SaveDialogVault(ctx, d.TenantID, d.ID, 0, data)
+			_, err = r.svc.PIIVaults().Save(ctx, d.TenantID, d.ID, 0, data)
 		}
 		if err != nil {
 			return Dialog{}, r.internal(ctx, "create dialog: vault", err)
@@ -307,9 +314,10 @@ const (
 // pickVersion decides which version a new dialog runs: the one asked for
 // (a preview unless it is live), else the canary for its share of dialogs,
 // else the published one.
-func (r *Runtime) pickVersion(p *platform.Principal, b platform.Bot, asked int) (int, string, error) {
+func (d Dialogs) pickVersion(p *platform.Principal, b platform.Bot, asked int) (int, string, error) {
+	r := d.rt
 	if asked != 0 {
-		if err := r.svc.Authorize(p, b.TenantID, auth.ObjVersions, auth.ActWrite); err != nil {
+		if err := r.svc.Auth().Authorize(p, b.TenantID, auth.ObjVersions, auth.ActWrite); err != nil {
 			return 0, "", platform.Errorf(platform.CodeForbidden, "only editors may chat with a version other than the published one")
 		}
 		if asked < 0 {
@@ -379,14 +387,15 @@ func channelOf(p *platform.Principal) string {
 	return "api"
 }
 
-// ListDialogs lists the tenant's dialogs, oldest first unless f.Order is
+// List lists the tenant's dialogs, oldest first unless f.Order is
 // "newest".
-func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant string, f DialogFilter, opts platform.ListOptions) ([]Dialog, string, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+func (d Dialogs) List(ctx context.Context, p *platform.Principal, tenant string, f DialogFilter, opts platform.ListOptions) ([]Dialog, string, error) {
+	r := d.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
 		return nil, "", err
 	}
-	sf, err := r.storeFilter(ctx, tenantID, f)
+	sf, err := r.Dialogs().storeFilter(ctx, tenantID, f)
 	if err != nil {
 		return nil, "", err
 	}
@@ -416,7 +425,8 @@ func (r *Runtime) ListDialogs(ctx context.Context, p *platform.Principal, tenant
 }
 
 // storeFilter checks f and turns it into the store's filter.
-func (r *Runtime) storeFilter(ctx context.Context, tenantID string, f DialogFilter) (store.DialogFilter, error) {
+func (d Dialogs) storeFilter(ctx context.Context, tenantID string, f DialogFilter) (store.DialogFilter, error) {
+	r := d.rt
 	sf := store.DialogFilter{Status: f.Status, UserID: f.UserID, Feedback: f.Feedback, Query: f.Query, ParentDialogID: f.Parent,
 		Outcome: f.Outcome, Label: f.Label}
 	var ps problems
@@ -484,11 +494,12 @@ func validStatus(s string) bool {
 	return false
 }
 
-// GetDialog returns the tenant's dialog with its messages and tool calls.
+// Get returns the tenant's dialog with its messages and tool calls.
 // Readers of the tenant's dialogs may see any; a chat-only caller only
 // dialogs of a bot it may chat with (the widget reloading its history).
-func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (DialogDetail, error) {
-	d, err := r.readableDialog(ctx, p, tenant, dialog, origin)
+func (di Dialogs) Get(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (DialogDetail, error) {
+	r := di.rt
+	d, err := r.Dialogs().readableDialog(ctx, p, tenant, dialog, origin)
 	if err != nil {
 		return DialogDetail{}, err
 	}
@@ -497,7 +508,7 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 	if err != nil {
 		return DialogDetail{}, r.internal(ctx, "get dialog: messages", err)
 	}
-	if err := r.settleAbandoned(ctx, d, msgs); err != nil {
+	if err := r.Dialogs().settleAbandoned(ctx, d, msgs); err != nil {
 		return DialogDetail{}, err
 	}
 	calls, err := t.Messages().ToolCalls(ctx, d.ID)
@@ -537,7 +548,8 @@ func (r *Runtime) GetDialog(ctx context.Context, p *platform.Principal, tenant, 
 // settleAbandoned marks streaming replies interrupted when no live lease
 // stands behind them (their server crashed), so a reader never waits on a
 // reply that will not come. The next run would mark them anyway.
-func (r *Runtime) settleAbandoned(ctx context.Context, d *store.Dialog, msgs []store.Message) error {
+func (di Dialogs) settleAbandoned(ctx context.Context, d *store.Dialog, msgs []store.Message) error {
+	r := di.rt
 	streaming := false
 	for i := range msgs {
 		streaming = streaming || msgs[i].Status == store.MessageStreaming
@@ -563,8 +575,9 @@ func (r *Runtime) settleAbandoned(ctx context.Context, d *store.Dialog, msgs []s
 	return nil
 }
 
-func (r *Runtime) readableDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (*store.Dialog, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+func (di Dialogs) readableDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (*store.Dialog, error) {
+	r := di.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	var pe *platform.Error
 	if errors.As(err, &pe) && pe.Code == platform.CodeForbidden {
 		return r.turnDialog(ctx, p, tenant, dialog, origin)

@@ -17,7 +17,7 @@ import (
 // keyPrincipal makes a key in the shop tenant and authenticates with it.
 func (e *rtEnv) keyPrincipal(t *testing.T, in platform.APIKeyInput) *platform.Principal {
 	t.Helper()
-	k, err := e.svc.CreateAPIKey(ctx, e.admin, "shop", in)
+	k, err := e.svc.APIKeys().Create(ctx, e.admin, "shop", in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,13 +28,13 @@ func (e *rtEnv) keyPrincipal(t *testing.T, in platform.APIKeyInput) *platform.Pr
 func (e *rtEnv) sessionAs(t *testing.T, role string) *platform.Principal {
 	t.Helper()
 	email := role + "@shop.test"
-	if _, err := e.svc.CreateUser(ctx, platform.Operator(), email, "member-password"); err != nil {
+	if _, err := e.svc.Users().Create(ctx, platform.Operator(), email, "member-password"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.AddMember(ctx, platform.Operator(), "shop", email, role); err != nil {
+	if _, err := e.svc.Members().Add(ctx, platform.Operator(), "shop", email, role); err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.svc.Login(ctx, email, "member-password")
+	s, err := e.svc.Auth().Login(ctx, email, "member-password")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +47,10 @@ func TestCreateDialog(t *testing.T) {
 		chat := e.keyPrincipal(t, platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
 		widget := e.keyPrincipal(t, platform.APIKeyInput{Name: "w", Bot: "helper", Origins: []string{"https://shop.example"}})
 		editor := e.sessionAs(t, "editor")
-		if _, _, err := e.svc.CreateVersion(ctx, e.admin, "shop", "helper", []byte(shopConfig(e.shop.URL+"/v2"))); err != nil {
+		if _, _, err := e.svc.Versions().Create(ctx, e.admin, "shop", "helper", []byte(shopConfig(e.shop.URL+"/v2"))); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.CreateBot(ctx, e.admin, "shop", "draft-only", []byte(configV1)); err != nil {
+		if _, _, err := e.svc.Bots().Create(ctx, e.admin, "shop", "draft-only", []byte(configV1)); err != nil {
 			t.Fatal(err)
 		}
 		gold := map[string]string{"tier": "gold"}
@@ -85,7 +85,7 @@ func TestCreateDialog(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				d, err := e.rt.CreateDialog(ctx, tc.p, "shop", tc.bot, tc.in)
+				d, err := e.rt.Dialogs().Create(ctx, tc.p, "shop", tc.bot, tc.in)
 				if tc.pointers != nil {
 					wantInvalid(t, err, tc.pointers...)
 					return
@@ -102,34 +102,34 @@ func TestCreateDialog(t *testing.T) {
 		t.Run("another tenant's caller cannot see or use the dialog", func(t *testing.T) {
 			d := e.dialog(t)
 			_, other := e.tenantWithKey(t, "other")
-			_, err := e.rt.GetDialog(ctx, other, "shop", d.ID, "")
+			_, err := e.rt.Dialogs().Get(ctx, other, "shop", d.ID, "")
 			wantCode(t, err, platform.CodeNotFound)
-			_, err = e.rt.GetDialog(ctx, other, "other", d.ID, "")
+			_, err = e.rt.Dialogs().Get(ctx, other, "other", d.ID, "")
 			wantCode(t, err, platform.CodeNotFound)
 			_, err = e.rt.SendMessage(ctx, other, "other", d.ID, dialog.SendInput{Text: "hi"}, nil)
 			wantCode(t, err, platform.CodeNotFound)
-			_, err = e.rt.CreateDialog(ctx, other, "shop", "helper", dialog.CreateDialogInput{Context: gold})
+			_, err = e.rt.Dialogs().Create(ctx, other, "shop", "helper", dialog.CreateDialogInput{Context: gold})
 			wantCode(t, err, platform.CodeNotFound)
 		})
 		t.Run("a widget key reads its own bot's dialog but not another bot's", func(t *testing.T) {
-			d, err := e.rt.CreateDialog(ctx, widget, "shop", "helper", dialog.CreateDialogInput{Context: gold, Origin: "https://shop.example"})
+			d, err := e.rt.Dialogs().Create(ctx, widget, "shop", "helper", dialog.CreateDialogInput{Context: gold, Origin: "https://shop.example"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.rt.GetDialog(ctx, widget, "shop", d.ID, "https://shop.example"); err != nil {
+			if _, err := e.rt.Dialogs().Get(ctx, widget, "shop", d.ID, "https://shop.example"); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := e.svc.CreateBot(ctx, e.admin, "shop", "sales", []byte(configV1)); err != nil {
+			if _, _, err := e.svc.Bots().Create(ctx, e.admin, "shop", "sales", []byte(configV1)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.svc.Publish(ctx, e.admin, "shop", "sales", 1); err != nil {
+			if _, err := e.svc.Versions().Publish(ctx, e.admin, "shop", "sales", 1); err != nil {
 				t.Fatal(err)
 			}
-			sales, err := e.rt.CreateDialog(ctx, chat, "shop", "sales", dialog.CreateDialogInput{})
+			sales, err := e.rt.Dialogs().Create(ctx, chat, "shop", "sales", dialog.CreateDialogInput{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = e.rt.GetDialog(ctx, widget, "shop", sales.ID, "https://shop.example")
+			_, err = e.rt.Dialogs().Get(ctx, widget, "shop", sales.ID, "https://shop.example")
 			wantCode(t, err, platform.CodeNotFound)
 		})
 	})
@@ -155,19 +155,19 @@ func TestListDialogs(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run("listing "+tc.name, func(t *testing.T) {
-				ds, _, err := e.rt.ListDialogs(ctx, e.admin, "shop", tc.f, platform.ListOptions{})
+				ds, _, err := e.rt.Dialogs().List(ctx, e.admin, "shop", tc.f, platform.ListOptions{})
 				if err != nil || len(ds) != tc.want {
 					t.Fatalf("%d dialogs, %v", len(ds), err)
 				}
 			})
 		}
 		t.Run("an unknown status is invalid", func(t *testing.T) {
-			_, _, err := e.rt.ListDialogs(ctx, e.admin, "shop", dialog.DialogFilter{Status: "done"}, platform.ListOptions{})
+			_, _, err := e.rt.Dialogs().List(ctx, e.admin, "shop", dialog.DialogFilter{Status: "done"}, platform.ListOptions{})
 			wantInvalid(t, err, "/status")
 		})
 		t.Run("a chat-only key may not list dialogs", func(t *testing.T) {
 			chat := e.keyPrincipal(t, platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
-			_, _, err := e.rt.ListDialogs(ctx, chat, "shop", dialog.DialogFilter{}, platform.ListOptions{})
+			_, _, err := e.rt.Dialogs().List(ctx, chat, "shop", dialog.DialogFilter{}, platform.ListOptions{})
 			wantCode(t, err, platform.CodeForbidden)
 		})
 		_ = d1

@@ -22,25 +22,26 @@ func errRunning(what string) *platform.Error {
 	return platform.Errorf(platform.CodeConflict, "%s; retry when the reply is done", what)
 }
 
-// DeleteDialog deletes the tenant's dialog with everything stored about
+// Delete deletes the tenant's dialog with everything stored about
 // it: messages, tool calls, its lease, its pending state and the
 // Idempotency-Key records of its messages. A dialog whose reply is being
 // generated (a live run here or on another server) is a conflict and
 // stays whole: deleting it under the run would lose what the run writes
 // next, and the run may be mid-way through a tool call.
-func (r *Runtime) DeleteDialog(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
+func (d Dialogs) Delete(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
+	r := d.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
 	if err != nil {
 		return err
 	}
-	if r.running(tenantID, dialog) {
+	if r.Dialogs().running(tenantID, dialog) {
 		return errRunning("this dialog is answering a message")
 	}
 	err = r.store.Tx(ctx, func(tx *store.Store) error {
 		if _, err := tx.Tenant(tenantID).Dialogs().Delete(ctx, dialog, r.now()); err != nil {
 			return err
 		}
-		return r.svc.Audit(ctx, tx, p, tenantID, platform.AuditDialogDeleted, dialog, nil)
+		return r.svc.AuditLog().Record(ctx, tx, p, tenantID, platform.AuditDialogDeleted, dialog, nil)
 	})
 	if errors.Is(err, store.ErrConflict) {
 		return errRunning("this dialog is answering a message")
@@ -59,8 +60,9 @@ func (r *Runtime) DeleteDialog(ctx context.Context, p *platform.Principal, tenan
 // about the user, and returns the counts. When some of the
 // user's dialogs are answering a message those are left and the result is
 // a conflict: a retry erases the rest.
-func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenant, userID string) (Erased, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
+func (d Dialogs) EraseEndUser(ctx context.Context, p *platform.Principal, tenant, userID string) (Erased, error) {
+	r := d.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
 	if err != nil {
 		return Erased{}, err
 	}
@@ -79,7 +81,7 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 	// Recorded after the batches (each its own commit), and naming the user
 	// only by a keyed digest (platform.Service.EndUserDigest): the log keeps
 	// no more of the user than erasure left.
-	if err := r.svc.Audit(ctx, nil, p, tenantID, platform.AuditEndUserErased, r.svc.EndUserDigest(tenantID, userID),
+	if err := r.svc.AuditLog().Record(ctx, nil, p, tenantID, platform.AuditEndUserErased, r.svc.AuditLog().EndUserDigest(tenantID, userID),
 		map[string]any{"dialogs": got.Dialogs, "messages": got.Messages, "memory_notes": got.Notes, "kept_running": got.Running}); err != nil {
 		return Erased{}, r.internal(ctx, "erase end user: audit", err)
 	}
@@ -91,7 +93,8 @@ func (r *Runtime) EraseEndUser(ctx context.Context, p *platform.Principal, tenan
 }
 
 // running reports whether a run of this process answers the dialog.
-func (r *Runtime) running(tenantID, dialogID string) bool {
+func (d Dialogs) running(tenantID, dialogID string) bool {
+	r := d.rt
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.live[liveKey(tenantID, dialogID)] != nil

@@ -11,22 +11,23 @@ import (
 // exportPage is how many dialogs ExportDialogs reads at a time.
 const exportPage = 50
 
-// ExportDialogs hands emit each of the tenant's dialogs matching f, oldest
+// Export hands emit each of the tenant's dialogs matching f, oldest
 // first, with its messages and tool calls. It reads a page of dialogs at a
 // time and one dialog's history at a time, so an export of any size holds
 // little in memory. It checks the caller and the filter before the first
 // emit; an error emit returns stops the export.
-func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tenant string, f DialogFilter, emit func(DialogDetail) error) error {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActExport)
+func (d Dialogs) Export(ctx context.Context, p *platform.Principal, tenant string, f DialogFilter, emit func(DialogDetail) error) error {
+	r := d.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActExport)
 	if err != nil {
 		return err
 	}
-	sf, err := r.storeFilter(ctx, tenantID, f)
+	sf, err := r.Dialogs().storeFilter(ctx, tenantID, f)
 	if err != nil {
 		return err
 	}
 	detail := map[string]any{"bot": f.Bot, "status": f.Status, "from": f.From, "to": f.To}
-	if err := r.svc.Audit(ctx, nil, p, tenantID, platform.AuditDialogsExported, "", detail); err != nil {
+	if err := r.svc.AuditLog().Record(ctx, nil, p, tenantID, platform.AuditDialogsExported, "", detail); err != nil {
 		return r.internal(ctx, "export dialogs: audit", err)
 	}
 	page := store.Page{Limit: exportPage}
@@ -36,7 +37,7 @@ func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tena
 			return r.internal(ctx, "export dialogs", err)
 		}
 		for i := range rows {
-			dd, err := r.detail(ctx, &rows[i])
+			dd, err := r.Dialogs().detail(ctx, &rows[i])
 			if err != nil {
 				return err
 			}
@@ -52,7 +53,8 @@ func (r *Runtime) ExportDialogs(ctx context.Context, p *platform.Principal, tena
 }
 
 // detail reads d's messages, tool calls and feedback as an admin sees them.
-func (r *Runtime) detail(ctx context.Context, d *store.Dialog) (DialogDetail, error) {
+func (di Dialogs) detail(ctx context.Context, d *store.Dialog) (DialogDetail, error) {
+	r := di.rt
 	t := r.store.Tenant(d.TenantID)
 	msgs, err := t.Messages().List(ctx, d.ID, 0)
 	if err != nil {

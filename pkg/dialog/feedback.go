@@ -38,7 +38,8 @@ type Feedback struct {
 // widget's publishable key included, from its origins). Rating it again
 // replaces the earlier rating. Only the dialog's own assistant messages
 // take feedback; any other message id is not_found.
-func (r *Runtime) PutFeedback(ctx context.Context, p *platform.Principal, tenant, dialog, message, origin string, in FeedbackInput) (Feedback, error) {
+func (di Dialogs) PutFeedback(ctx context.Context, p *platform.Principal, tenant, dialog, message, origin string, in FeedbackInput) (Feedback, error) {
+	r := di.rt
 	var ps problems
 	if in.Rating != FeedbackUp && in.Rating != FeedbackDown {
 		ps.add("/rating", "must be up or down")
@@ -57,7 +58,7 @@ func (r *Runtime) PutFeedback(ctx context.Context, p *platform.Principal, tenant
 	// The event quotes the user's comment and names them: it carries its
 	// dialog so that deleting the dialog or erasing the user deletes it.
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.FeedbackCreated}
-	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	err = r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := st.Tenant(f.TenantID).Feedback().Put(ctx, &f); err != nil {
 			return nil, err
 		}

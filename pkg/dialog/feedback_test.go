@@ -13,7 +13,7 @@ import (
 func TestFeedbackWritesFeedbackCreated(t *testing.T) {
 	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
-		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.FeedbackCreated}}); err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +25,7 @@ func TestFeedbackWritesFeedbackCreated(t *testing.T) {
 		}
 		reply := turn.Messages[len(turn.Messages)-1].ID
 		for _, rating := range []string{dialog.FeedbackDown, dialog.FeedbackUp} {
-			if _, err := e.rt.PutFeedback(ctx, e.admin, "shop", d.ID, reply, "", dialog.FeedbackInput{Rating: rating, Comment: "ok"}); err != nil {
+			if _, err := e.rt.Dialogs().PutFeedback(ctx, e.admin, "shop", d.ID, reply, "", dialog.FeedbackInput{Rating: rating, Comment: "ok"}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -115,7 +115,7 @@ func (r *Runtime) followDialog(ctx context.Context, p *platform.Principal, tenan
 	if p != nil && p.Kind == platform.KindKey {
 		return r.turnDialog(ctx, p, tenant, dialog, origin)
 	}
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}

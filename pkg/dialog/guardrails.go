@@ -156,7 +156,7 @@ func (g *guard) mask(ctx context.Context, text string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		version, err := g.r.svc.SaveDialogVault(ctx, g.tenantID, g.dialogID, g.version, data)
+		version, err := g.r.svc.PIIVaults().Save(ctx, g.tenantID, g.dialogID, g.version, data)
 		if errors.Is(err, platform.ErrVaultChanged) {
 			g.vault = nil // another request added placeholders: read them and mask again
 			continue
@@ -175,7 +175,7 @@ func (g *guard) loadLocked(ctx context.Context) error {
 	if g.vault != nil {
 		return nil
 	}
-	data, version, err := g.r.svc.DialogVault(ctx, g.tenantID, g.dialogID)
+	data, version, err := g.r.svc.PIIVaults().Of(ctx, g.tenantID, g.dialogID)
 	if err != nil {
 		return err
 	}
@@ -308,7 +308,7 @@ func (g *guard) flag(ctx context.Context, callID, name, signal, output string) {
 func (g *guard) announce(ctx context.Context, data guardrailFiredData) error {
 	data.DialogID, data.BotID = g.dialogID, g.botID
 	ev := platform.Event{TenantID: g.tenantID, BotID: g.botID, DialogID: g.dialogID, Type: webhook.GuardrailFired}
-	return g.r.svc.WithEvent(ctx, ev, func(*store.Store) (any, error) { return data, nil })
+	return g.r.svc.Webhooks().WithEvent(ctx, ev, func(*store.Store) (any, error) { return data, nil })
 }
 
 // takeFlag returns the flag of a tool call, once.

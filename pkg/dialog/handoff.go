@@ -16,6 +16,12 @@ import (
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
+// Handoffs is the operators' inbox: handed-off dialogs, assignment and replies: reach it with Runtime.Handoffs().
+type Handoffs struct{ rt *Runtime }
+
+// Handoffs returns the operators' inbox: handed-off dialogs, assignment and replies.
+func (r *Runtime) Handoffs() Handoffs { return Handoffs{r} }
+
 // This file is the human side of a handoff: the inbox of dialogs waiting
 // for a person, an operator taking one (AssignDialog), replying as
 // themselves (PostOperatorMessage) and giving it back to the bot
@@ -67,9 +73,10 @@ func operatorOf(p *platform.Principal, name string) (id, display string, err err
 	return id, name, nil
 }
 
-// ListInbox returns the tenant's handed-off dialogs for operators.
-func (r *Runtime) ListInbox(ctx context.Context, p *platform.Principal, tenant string) (Inbox, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+// List returns the tenant's handed-off dialogs for operators.
+func (ha Handoffs) List(ctx context.Context, p *platform.Principal, tenant string) (Inbox, error) {
+	r := ha.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return Inbox{}, err
 	}
@@ -93,15 +100,16 @@ func (r *Runtime) ListInbox(ctx context.Context, p *platform.Principal, tenant s
 // each open inbox at most two reads a second.
 const inboxPause = 500 * time.Millisecond
 
-// FollowInbox sends the tenant's inbox to sink now and again whenever a
+// Follow sends the tenant's inbox to sink now and again whenever a
 // dialog of the tenant changes, until ctx ends or the server shuts down:
 // the operators' live inbox and its count.
-func (r *Runtime) FollowInbox(ctx context.Context, p *platform.Principal, tenant string, sink func(Inbox)) error {
-	in, err := r.ListInbox(ctx, p, tenant)
+func (h Handoffs) Follow(ctx context.Context, p *platform.Principal, tenant string, sink func(Inbox)) error {
+	r := h.rt
+	in, err := r.Handoffs().List(ctx, p, tenant)
 	if err != nil {
 		return err
 	}
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return err
 	}
@@ -127,7 +135,7 @@ func (r *Runtime) FollowInbox(ctx context.Context, p *platform.Principal, tenant
 			return nil
 		case <-time.After(inboxPause):
 		}
-		if in, err = r.ListInbox(ctx, p, tenant); err != nil {
+		if in, err = r.Handoffs().List(ctx, p, tenant); err != nil {
 			return err
 		}
 		sink(in)
@@ -140,12 +148,13 @@ func handoffView(d *store.Dialog, h *store.Handoff) (Handoff, error) {
 		AssignedAt: h.AssignedAt}, err
 }
 
-// AssignDialog gives a handed-off dialog to the calling operator, shown
+// Assign gives a handed-off dialog to the calling operator, shown
 // to the end user as name (optional). Of two operators taking it at once
 // exactly one wins; the other gets a conflict, as does anyone taking a
 // dialog another operator holds. Taking one's own dialog again is fine.
-func (r *Runtime) AssignDialog(ctx context.Context, p *platform.Principal, tenant, dialog, name string) (Handoff, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+func (ha Handoffs) Assign(ctx context.Context, p *platform.Principal, tenant, dialog, name string) (Handoff, error) {
+	r := ha.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return Handoff{}, err
 	}
@@ -157,7 +166,7 @@ func (r *Runtime) AssignDialog(ctx context.Context, p *platform.Principal, tenan
 	if err != nil {
 		return Handoff{}, r.storeErr(ctx, "assign dialog", "dialog", err)
 	}
-	h, err := r.assign(ctx, d, id, display)
+	h, err := r.Handoffs().assign(ctx, d, id, display)
 	if err != nil {
 		return Handoff{}, err
 	}
@@ -166,10 +175,11 @@ func (r *Runtime) AssignDialog(ctx context.Context, p *platform.Principal, tenan
 
 // assign is AssignDialog once the operator is known: one conditional
 // update with dialog.handoff_taken in its commit.
-func (r *Runtime) assign(ctx context.Context, d *store.Dialog, id, display string) (*store.Handoff, error) {
+func (ha Handoffs) assign(ctx context.Context, d *store.Dialog, id, display string) (*store.Handoff, error) {
+	r := ha.rt
 	var h *store.Handoff
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffTaken}
-	err := r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	err := r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
 		h, err = st.Tenant(d.TenantID).Handoffs().Assign(ctx, d.ID, id, display, r.now())
 		return handoffTakenData{DialogID: d.ID, BotID: d.BotID, Operator: display}, err
@@ -178,7 +188,7 @@ func (r *Runtime) assign(ctx context.Context, d *store.Dialog, id, display strin
 		return nil, errDialogClosed()
 	}
 	if err != nil {
-		return nil, r.handoffErr(ctx, "assign dialog", err)
+		return nil, r.Handoffs().handoffErr(ctx, "assign dialog", err)
 	}
 	r.metrics.handoffs.WithLabelValues("taken").Inc()
 	if h.AssignedAt != nil {
@@ -190,7 +200,8 @@ func (r *Runtime) assign(ctx context.Context, d *store.Dialog, id, display strin
 
 // handoffErr maps the store's answers to an operator's action on a
 // dialog that is not (or no longer) theirs to act on.
-func (r *Runtime) handoffErr(ctx context.Context, op string, err error) error {
+func (h Handoffs) handoffErr(ctx context.Context, op string, err error) error {
+	r := h.rt
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return platform.Errorf(platform.CodeConflict, "another operator has taken this dialog")
@@ -200,13 +211,14 @@ func (r *Runtime) handoffErr(ctx context.Context, op string, err error) error {
 	return r.storeErr(ctx, op, "dialog", err)
 }
 
-// PostOperatorMessage stores text as the calling operator's message in a
+// Post stores text as the calling operator's message in a
 // handed-off dialog, taking it first when it still waits (as AssignDialog
 // would; one another operator holds is a conflict). The end user sees it
 // (Follow), the transcript shows it, and the bot, once the dialog is
 // back, reads it as a note on the user's side, never as its own words.
-func (r *Runtime) PostOperatorMessage(ctx context.Context, p *platform.Principal, tenant, dialog, text string) (Message, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+func (ha Handoffs) Post(ctx context.Context, p *platform.Principal, tenant, dialog, text string) (Message, error) {
+	r := ha.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return Message{}, err
 	}
@@ -226,9 +238,9 @@ func (r *Runtime) PostOperatorMessage(ctx context.Context, p *platform.Principal
 	case errors.Is(err, store.ErrInactive) && d.Status == DialogClosed:
 		return Message{}, errDialogClosed()
 	case err != nil:
-		return Message{}, r.handoffErr(ctx, "operator message", err)
+		return Message{}, r.Handoffs().handoffErr(ctx, "operator message", err)
 	case h.AssigneeID != id:
-		if h, err = r.assign(ctx, d, id, display); err != nil {
+		if h, err = r.Handoffs().assign(ctx, d, id, display); err != nil {
 			return Message{}, err
 		}
 	}
@@ -237,14 +249,14 @@ func (r *Runtime) PostOperatorMessage(ctx context.Context, p *platform.Principal
 	if err != nil {
 		return Message{}, r.internal(ctx, "operator message", err)
 	}
-	hooked, err := r.svc.Subscribes(ctx, tenantID, webhook.MessageCreated)
+	hooked, err := r.svc.Webhooks().Subscribes(ctx, tenantID, webhook.MessageCreated)
 	if err != nil {
 		return Message{}, r.internal(ctx, "operator message: webhooks", err)
 	}
 	if err := r.writeMessage(ctx, hooked, d, row, operatorWrite(ctx, d, row, text)); err != nil {
 		return Message{}, r.internal(ctx, "operator message", err)
 	}
-	r.countOperatorResponse(ctx, d, h, row)
+	r.Handoffs().countOperatorResponse(ctx, d, h, row)
 	r.signal(ctx, tenantID, d.ID, signalChanged)
 	return messageView(row), nil
 }
@@ -276,11 +288,12 @@ func operatorWrite(ctx context.Context, d *store.Dialog, row *store.Message, tex
 // nor the bot's.
 const RoleOperator = "operator"
 
-// ReleaseDialog gives a handed-off dialog back to the bot: it answers the
+// Release gives a handed-off dialog back to the bot: it answers the
 // next message, seeing what the operator said. Any operator may release
 // it, so a dialog whose operator left is not stuck.
-func (r *Runtime) ReleaseDialog(ctx context.Context, p *platform.Principal, tenant, dialog string) (Dialog, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+func (ha Handoffs) Release(ctx context.Context, p *platform.Principal, tenant, dialog string) (Dialog, error) {
+	r := ha.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return Dialog{}, err
 	}
@@ -289,7 +302,7 @@ func (r *Runtime) ReleaseDialog(ctx context.Context, p *platform.Principal, tena
 		return Dialog{}, r.storeErr(ctx, "release dialog", "dialog", err)
 	}
 	ev := platform.Event{TenantID: tenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffReleased}
-	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	err = r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		h, err := st.Tenant(tenantID).Handoffs().Release(ctx, dialog)
 		if err != nil {
 			return nil, err
@@ -300,7 +313,7 @@ func (r *Runtime) ReleaseDialog(ctx context.Context, p *platform.Principal, tena
 		return Dialog{}, errDialogClosed()
 	}
 	if err != nil {
-		return Dialog{}, r.handoffErr(ctx, "release dialog", err)
+		return Dialog{}, r.Handoffs().handoffErr(ctx, "release dialog", err)
 	}
 	r.metrics.handoffs.WithLabelValues("released").Inc()
 	r.signal(ctx, tenantID, d.ID, signalChanged)
@@ -312,15 +325,16 @@ func (r *Runtime) ReleaseDialog(ctx context.Context, p *platform.Principal, tena
 	return out, nil
 }
 
-// OperatorTyping tells the dialog's end user that the operator who holds
+// Typing tells the dialog's end user that the operator who holds
 // it is writing (a typing event on its stream); nothing is stored.
-func (r *Runtime) OperatorTyping(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+func (h Handoffs) Typing(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
+	r := h.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return err
 	}
 	if _, err := r.store.Tenant(tenantID).Handoffs().Get(ctx, dialog); err != nil {
-		return r.handoffErr(ctx, "operator typing", err)
+		return r.Handoffs().handoffErr(ctx, "operator typing", err)
 	}
 	r.signal(ctx, tenantID, dialog, signalTypingOperator)
 	return nil

@@ -10,6 +10,12 @@ import (
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
+// IdempotencyKeys is the Idempotency-Key records of message requests: reach it with Runtime.IdempotencyKeys().
+type IdempotencyKeys struct{ rt *Runtime }
+
+// IdempotencyKeys returns the Idempotency-Key records of message requests.
+func (r *Runtime) IdempotencyKeys() IdempotencyKeys { return IdempotencyKeys{r} }
+
 // idempotencyStale is how long an unfinished Idempotency-Key claim blocks
 // retries when its server hangs: longer than any run. A server that died
 // holds none (see store.Idempotency.Claim).
@@ -22,7 +28,7 @@ type Replay struct {
 	Body        string
 }
 
-// ClaimIdempotencyKey starts answering a request that carries an
+// Claim starts answering a request that carries an
 // Idempotency-Key. It returns no Replay when the caller must answer it
 // (then CompleteIdempotencyKey or ForgetIdempotencyKey), with the id
 // under which the request stores its text (SendInput.MessageID): kept
@@ -32,8 +38,9 @@ type Replay struct {
 // request is still being answered, and invalid when the key was used for
 // another request. fingerprint identifies the request; the caller's
 // identity is mixed in so one key can never replay another's response.
-func (r *Runtime) ClaimIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key, fingerprint string) (*Replay, string, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+func (i IdempotencyKeys) Claim(ctx context.Context, p *platform.Principal, tenant, key, fingerprint string) (*Replay, string, error) {
+	r := i.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
 		return nil, "", err
 	}
@@ -55,9 +62,10 @@ func (r *Runtime) ClaimIdempotencyKey(ctx context.Context, p *platform.Principal
 	return &Replay{Status: rec.Status, ContentType: rec.ContentType, Body: rec.Body}, "", nil
 }
 
-// CompleteIdempotencyKey stores the response to replay for the key.
-func (r *Runtime) CompleteIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key string, resp Replay) error {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+// Complete stores the response to replay for the key.
+func (i IdempotencyKeys) Complete(ctx context.Context, p *platform.Principal, tenant, key string, resp Replay) error {
+	r := i.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
 		return err
 	}
@@ -67,10 +75,11 @@ func (r *Runtime) CompleteIdempotencyKey(ctx context.Context, p *platform.Princi
 	return nil
 }
 
-// ForgetIdempotencyKey drops an unfinished claim, for requests refused
+// Forget drops an unfinished claim, for requests refused
 // before they changed anything, so a retry is answered afresh.
-func (r *Runtime) ForgetIdempotencyKey(ctx context.Context, p *platform.Principal, tenant, key string) error {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+func (i IdempotencyKeys) Forget(ctx context.Context, p *platform.Principal, tenant, key string) error {
+	r := i.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (r *Runtime) endUser(ctx context.Context, p *platform.Principal, tenantID s
 // verifyUser checks an end user's signed token against the tenant's
 // identity settings.
 func (r *Runtime) verifyUser(ctx context.Context, tenantID, token string) (identity.User, error) {
-	settings, err := r.svc.IdentitySettings(ctx, tenantID)
+	settings, err := r.svc.Identities().Settings(ctx, tenantID)
 	if err != nil {
 		return identity.User{}, err
 	}

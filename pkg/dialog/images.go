@@ -17,6 +17,12 @@ import (
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
+// Images is the images user messages carry: reach it with Runtime.Images().
+type Images struct{ rt *Runtime }
+
+// Images returns the images user messages carry.
+func (r *Runtime) Images() Images { return Images{r} }
+
 // Images users send with a message. An image is stored in the user's
 // message row (its content blocks, in the tenant's database), so deleting
 // the dialog, erasing the user or retention deletes it with the message;
@@ -37,21 +43,26 @@ type ImageInput struct {
 }
 
 // maxImageBytes is the configured limit of one image.
-func (r *Runtime) maxImageBytes() int64 {
+func (i Images) maxImageBytes() int64 {
+	r := i.rt
 	if r.opts.MaxImageBytes > 0 {
 		return r.opts.MaxImageBytes
 	}
 	return DefaultMaxImageBytes
 }
 
-// MaxImageBytes is the largest image file a message may carry, for the API
+// MaxBytes is the largest image file a message may carry, for the API
 // to size its body limit.
-func (r *Runtime) MaxImageBytes() int64 { return r.maxImageBytes() }
+func (i Images) MaxBytes() int64 {
+	r := i.rt
+	return r.Images().maxImageBytes()
+}
 
 // images resolves a message's images: fetches URLs, and checks each by its
 // content (not its name or claimed type) to be a PNG, JPEG, GIF or WebP
 // within the size limit. Problems point at /images/N.
-func (r *Runtime) images(ctx context.Context, in []ImageInput) ([]llm.Image, error) {
+func (im Images) images(ctx context.Context, in []ImageInput) ([]llm.Image, error) {
+	r := im.rt
 	if len(in) == 0 {
 		return nil, nil
 	}
@@ -69,13 +80,13 @@ func (r *Runtime) images(ctx context.Context, in []ImageInput) ([]llm.Image, err
 			continue
 		case img.URL != "":
 			var err error
-			if data, err = r.fetchImage(ctx, img.URL); err != nil {
+			if data, err = r.Images().fetchImage(ctx, img.URL); err != nil {
 				ps.add(at+"/url", "%s", err.Error())
 				continue
 			}
 		}
-		if int64(len(data)) > r.maxImageBytes() {
-			ps.add(at, "the image has %d bytes; at most %d are accepted", len(data), r.maxImageBytes())
+		if int64(len(data)) > r.Images().maxImageBytes() {
+			ps.add(at, "the image has %d bytes; at most %d are accepted", len(data), r.Images().maxImageBytes())
 			continue
 		}
 		mediaType, ok := sniffImage(data)
@@ -110,7 +121,8 @@ func sniffImage(data []byte) (string, bool) {
 // fetchImage downloads an image through the SSRF-safe client, at most one
 // byte over the limit. Its errors are worded for the caller: they never
 // say more of the network than the status the server answered.
-func (r *Runtime) fetchImage(ctx context.Context, raw string) ([]byte, error) {
+func (i Images) fetchImage(ctx context.Context, raw string) ([]byte, error) {
+	r := i.rt
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("must be an http or https URL")
@@ -129,7 +141,7 @@ func (r *Runtime) fetchImage(ctx context.Context, raw string) ([]byte, error) {
 	if resp.StatusCode/100 != 2 {
 		return nil, fmt.Errorf("could not be fetched: the server answered %d", resp.StatusCode)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, r.maxImageBytes()+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, r.Images().maxImageBytes()+1))
 	if err != nil {
 		return nil, fmt.Errorf("could not be fetched: the download broke off")
 	}
@@ -138,7 +150,8 @@ func (r *Runtime) fetchImage(ctx context.Context, raw string) ([]byte, error) {
 
 // checkReadsImages refuses images for a dialog whose bot's main model does
 // not read them, before anything is stored.
-func (r *Runtime) checkReadsImages(ctx context.Context, p *platform.Principal, tenantID, dialogID string) error {
+func (i Images) checkReadsImages(ctx context.Context, p *platform.Principal, tenantID, dialogID string) error {
+	r := i.rt
 	d, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
 	if err != nil {
 		return r.storeErr(ctx, "images: dialog", "dialog", err)
@@ -150,14 +163,15 @@ func (r *Runtime) checkReadsImages(ctx context.Context, p *platform.Principal, t
 	if err != nil {
 		return err
 	}
-	if model := r.modelOf(bot); !r.readsImages(bot, model) {
+	if model := r.Images().modelOf(bot); !r.Images().readsImages(bot, model) {
 		return platform.Invalid(platform.Detail{Pointer: "/images",
 			Message: fmt.Sprintf("this bot's model %s does not read images; send text, or set llm.images in its config if the model does", model)})
 	}
 	return nil
 }
 
-func (r *Runtime) modelOf(bot *botconfig.Bot) string {
+func (i Images) modelOf(bot *botconfig.Bot) string {
+	r := i.rt
 	if bot.LLM.Model != "" {
 		return bot.LLM.Model
 	}
@@ -166,7 +180,8 @@ func (r *Runtime) modelOf(bot *botconfig.Bot) string {
 
 // readsImages says whether model, one of bot's, reads images: the config's
 // llm.images when set, else the catalog's answer.
-func (r *Runtime) readsImages(bot *botconfig.Bot, model string) bool {
+func (i Images) readsImages(bot *botconfig.Bot, model string) bool {
+	r := i.rt
 	if bot.LLM.Images != nil {
 		return *bot.LLM.Images
 	}
@@ -209,10 +224,11 @@ func withoutImages(req *llm.Request) *llm.Request {
 
 // imageAware gives each model res chooses for bot that does not read
 // images the textOnly provider: fallbacks and downgrades included.
-func (r *Runtime) imageAware(bot *botconfig.Bot, res agent.ProviderResolver) agent.ProviderResolver {
+func (i Images) imageAware(bot *botconfig.Bot, res agent.ProviderResolver) agent.ProviderResolver {
+	r := i.rt
 	return agent.ResolverFunc(func(ctx context.Context, info agent.ResolveInfo) (agent.Choice, error) {
 		c, err := res.Resolve(ctx, info)
-		if err == nil && c.Provider != nil && !r.readsImages(bot, c.Model) {
+		if err == nil && c.Provider != nil && !r.Images().readsImages(bot, c.Model) {
 			c.Provider = textOnly{c.Provider}
 		}
 		return c, err

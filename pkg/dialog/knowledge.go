@@ -182,20 +182,20 @@ func latestUserText(msgs []llm.Message) string {
 func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.Passage, error) {
 	r, d := k.r, k.d
 	now := r.now()
-	if over, err := r.overQuota(ctx, d.TenantID, now); err != nil || over {
+	if over, err := r.Quotas().overQuota(ctx, d.TenantID, now); err != nil || over {
 		r.metrics.knowledgeSearches.WithLabelValues(mode, "quota").Inc()
 		if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("the daily usage quota is used up; the knowledge base cannot be searched until tomorrow")
 	}
-	found, err := r.svc.SearchForBot(ctx, d.TenantID, platform.BotSearch{Bases: k.cfg.Bases, Query: query,
+	found, err := r.svc.Knowledge().SearchForBot(ctx, d.TenantID, platform.BotSearch{Bases: k.cfg.Bases, Query: query,
 		TopK: k.cfg.TopK, MinScore: k.cfg.MinScore, Restricted: k.restricted, Tags: k.tags})
 	if found.EmbeddingTokens > 0 {
 		u := now.UTC()
 		r.meter.add(store.Usage{TenantID: d.TenantID, Day: u.Format(store.DayFormat), Hour: u.Format(store.HourFormat),
 			BotID: d.BotID, KeyID: k.keyID, EmbeddingTokens: int64(found.EmbeddingTokens)})
-		r.svc.CountEmbeddingTokens(found.EmbeddingTokens)
+		r.svc.Knowledge().CountEmbeddingTokens(found.EmbeddingTokens)
 	}
 	if err != nil {
 		r.metrics.knowledgeSearches.WithLabelValues(mode, "error").Inc()

@@ -33,12 +33,13 @@ type Canceled struct {
 // ends with stop reason "canceled", its text so far kept (message status
 // "canceled"), and the dialog takes the next message as usual. Whoever
 // may chat in the dialog may stop its reply.
-func (r *Runtime) CancelReply(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (Canceled, error) {
+func (di Dialogs) CancelReply(ctx context.Context, p *platform.Principal, tenant, dialog, origin string) (Canceled, error) {
+	r := di.rt
 	d, err := r.turnDialog(ctx, p, tenant, dialog, origin)
 	if err != nil {
 		return Canceled{}, err
 	}
-	stopped, err := r.stopReply(ctx, d.TenantID, d.ID)
+	stopped, err := r.Dialogs().stopReply(ctx, d.TenantID, d.ID)
 	if err != nil {
 		return Canceled{}, err
 	}
@@ -47,8 +48,9 @@ func (r *Runtime) CancelReply(ctx context.Context, p *platform.Principal, tenant
 
 // stopReply stops the dialog's reply here, or asks the process that runs
 // it, and reports whether one runs.
-func (r *Runtime) stopReply(ctx context.Context, tenantID, dialogID string) (bool, error) {
-	if r.stopLocal(tenantID, dialogID) {
+func (d Dialogs) stopReply(ctx context.Context, tenantID, dialogID string) (bool, error) {
+	r := d.rt
+	if r.Dialogs().stopLocal(tenantID, dialogID) {
 		return true, nil
 	}
 	stopped, err := r.store.Tenant(tenantID).Dialogs().StopReply(ctx, dialogID, r.now())
@@ -61,7 +63,8 @@ func (r *Runtime) stopReply(ctx context.Context, tenantID, dialogID string) (boo
 // stopLocal cancels this process's run of the dialog with agent.ErrCanceled
 // and reports whether there was one. It also hears other processes' asks
 // (Signals.OnReplyStop).
-func (r *Runtime) stopLocal(tenantID, dialogID string) bool {
+func (d Dialogs) stopLocal(tenantID, dialogID string) bool {
+	r := d.rt
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	lr := r.live[liveKey(tenantID, dialogID)]
@@ -74,7 +77,8 @@ func (r *Runtime) stopLocal(tenantID, dialogID string) bool {
 
 // stoppable is a run's context: a request going away does not end it,
 // stopLocal does (with its cause), and so does its cancel func.
-func (r *Runtime) stoppable(parent context.Context, lr *liveRun) (context.Context, context.CancelFunc) {
+func (d Dialogs) stoppable(parent context.Context, lr *liveRun) (context.Context, context.CancelFunc) {
+	r := d.rt
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	r.mu.Lock()
 	lr.stop = cancel
@@ -90,11 +94,12 @@ func cutStatus(out agent.Outcome) string {
 	return store.MessageInterrupted
 }
 
-// CloseDialog closes the tenant's dialog with reason, for an operator or
+// Close closes the tenant's dialog with reason, for an operator or
 // the API (operators, editors and admin keys): it takes no more messages
 // (errDialogClosed), and a reply still running in it is stopped.
-func (r *Runtime) CloseDialog(ctx context.Context, p *platform.Principal, tenant, dialog, reason string) (Dialog, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+func (di Dialogs) Close(ctx context.Context, p *platform.Principal, tenant, dialog, reason string) (Dialog, error) {
+	r := di.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return Dialog{}, err
 	}
@@ -105,11 +110,11 @@ func (r *Runtime) CloseDialog(ctx context.Context, p *platform.Principal, tenant
 	case utf8.RuneCountInString(reason) > MaxCloseReasonChars:
 		return Dialog{}, platform.Invalid(platform.Detail{Pointer: "/reason", Message: "must have at most 500 characters"})
 	}
-	d, err := r.closeDialog(ctx, tenantID, dialog, reason, closedByPerson)
+	d, err := r.Dialogs().closeDialog(ctx, tenantID, dialog, reason, closedByPerson)
 	if err != nil {
 		return Dialog{}, err
 	}
-	if _, err := r.stopReply(ctx, d.TenantID, d.ID); err != nil {
+	if _, err := r.Dialogs().stopReply(ctx, d.TenantID, d.ID); err != nil {
 		r.log.WarnContext(ctx, "dialog: stop the reply of a closed dialog", "dialog", d.ID, "err", err)
 	}
 	out, err := dialogView(d)
@@ -127,21 +132,22 @@ const (
 
 // closeDialog stores the dialog closed, with dialog.closed in the same
 // commit, and tells its live streams.
-func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, by string) (*store.Dialog, error) {
+func (di Dialogs) closeDialog(ctx context.Context, tenantID, dialogID, reason, by string) (*store.Dialog, error) {
+	r := di.rt
 	before, err := r.store.Tenant(tenantID).Dialogs().Get(ctx, dialogID)
 	if err != nil {
 		return nil, r.storeErr(ctx, "close dialog", "dialog", err)
 	}
 	var d *store.Dialog
 	ev := platform.Event{TenantID: tenantID, BotID: before.BotID, DialogID: dialogID, Type: webhook.DialogClosed}
-	err = r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	err = r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		var err error
 		if d, err = st.Tenant(tenantID).Dialogs().Close(ctx, dialogID, reason); err != nil {
 			return nil, err
 		}
 		// The outcome is computed in the commit that closes the dialog, so
 		// dialog.closed carries it.
-		if d, err = r.settle(ctx, st, tenantID, dialogID, true, nil); err != nil {
+		if d, err = r.Insights().settle(ctx, st, tenantID, dialogID, true, nil); err != nil {
 			return nil, err
 		}
 		return dialogClosedData{DialogID: dialogID, BotID: before.BotID, Reason: reason, ClosedBy: by,
@@ -157,7 +163,7 @@ func (r *Runtime) closeDialog(ctx context.Context, tenantID, dialogID, reason, b
 	if d.Outcome != "" {
 		r.metrics.outcomes.WithLabelValues(d.Outcome).Inc()
 	}
-	if err := r.cameBack(ctx, d); err != nil {
+	if err := r.Insights().cameBack(ctx, d); err != nil {
 		r.log.WarnContext(ctx, "dialog: find dialogs whose question came back", "dialog", d.ID, "err", err)
 	}
 	r.signal(ctx, tenantID, dialogID, signalChanged)
@@ -188,7 +194,7 @@ func (run *dialogRun) closeEnded() bool {
 		return reason != nil
 	}
 	ctx := context.WithoutCancel(run.ctx)
-	d, err := run.r.closeDialog(ctx, run.dialog.TenantID, run.dialog.ID, *reason, closedByBot)
+	d, err := run.r.Dialogs().closeDialog(ctx, run.dialog.TenantID, run.dialog.ID, *reason, closedByBot)
 	if err == nil {
 		run.dialog.Status, run.dialog.ClosedReason = d.Status, d.ClosedReason
 	}

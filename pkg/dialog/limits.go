@@ -16,6 +16,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Quotas is the rate limits and daily token quotas a message must pass: reach it with Runtime.Quotas().
+type Quotas struct{ rt *Runtime }
+
+// Quotas returns the rate limits and daily token quotas a message must pass.
+func (r *Runtime) Quotas() Quotas { return Quotas{r} }
+
 // Limits bound how fast and how much tenants use the model. Zero values
 // mean unlimited.
 type Limits struct {
@@ -227,10 +233,11 @@ func QuotaReached(err error) bool {
 // when the runtime shares its limits (Options.Shared) and Redis answers,
 // else in this process. release ends the request's stream; call it when
 // the reply is done.
-func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID string) (release func(), err error) {
+func (q Quotas) admit(ctx context.Context, p *platform.Principal, tenantID string) (release func(), err error) {
+	r := q.rt
 	now := r.now()
 	if sh := r.opts.Shared; sh != nil {
-		release, err := r.admitShared(ctx, sh, p, tenantID, now)
+		release, err := r.Quotas().admitShared(ctx, sh, p, tenantID, now)
 		if !errors.Is(err, redislimit.ErrUnavailable) {
 			return release, err
 		}
@@ -239,11 +246,12 @@ func (r *Runtime) admit(ctx context.Context, p *platform.Principal, tenantID str
 				"the shared rate limits cannot be checked right now; retry in a moment")
 		}
 	}
-	return r.admitLocal(ctx, p, tenantID, now)
+	return r.Quotas().admitLocal(ctx, p, tenantID, now)
 }
 
 // tenantRate is the tenant's message rate: its plan's, or the server's.
-func (r *Runtime) tenantRate(plan platform.TenantLimits) (rate.Limit, int) {
+func (q Quotas) tenantRate(plan platform.TenantLimits) (rate.Limit, int) {
+	r := q.rt
 	limit, burst := r.limits.tenants.limit, r.limits.tenants.burst
 	if plan.RatePerSecond != nil {
 		limit, burst = rate.Limit(*plan.RatePerSecond), 0
@@ -258,7 +266,8 @@ func (r *Runtime) tenantRate(plan platform.TenantLimits) (rate.Limit, int) {
 }
 
 // admitLocal is admit counted by this process alone.
-func (r *Runtime) admitLocal(ctx context.Context, p *platform.Principal, tenantID string, now time.Time) (func(), error) {
+func (q Quotas) admitLocal(ctx context.Context, p *platform.Principal, tenantID string, now time.Time) (func(), error) {
+	r := q.rt
 	// The key's own limit is asked first, and its token given back when
 	// the tenant's refuses: a key over its limit must not spend the
 	// tenant's budget, or one runaway widget key starves every other key
@@ -272,12 +281,12 @@ func (r *Runtime) admitLocal(ctx context.Context, p *platform.Principal, tenantI
 		giveBack()
 		return nil, err
 	}
-	limit, burst := r.tenantRate(plan)
+	limit, burst := r.Quotas().tenantRate(plan)
 	if wait, _ := r.limits.tenants.takeWith(tenantID, now, limit, burst); wait > 0 {
 		giveBack()
 		return nil, tenantTooFast(wait)
 	}
-	over, err := r.overQuota(ctx, tenantID, now)
+	over, err := r.Quotas().overQuota(ctx, tenantID, now)
 	if err != nil {
 		return nil, err
 	}
@@ -310,22 +319,24 @@ func quotaUsed(now time.Time) error {
 
 // overQuota reports whether the tenant has used its daily tokens: its
 // plan's quota, or the server's.
-func (r *Runtime) overQuota(ctx context.Context, tenantID string, now time.Time) (bool, error) {
-	daily, err := r.dailyQuota(ctx, tenantID, now)
+func (q Quotas) overQuota(ctx context.Context, tenantID string, now time.Time) (bool, error) {
+	r := q.rt
+	daily, err := r.Quotas().dailyQuota(ctx, tenantID, now)
 	if err != nil || daily <= 0 {
 		return false, err
 	}
-	used, err := r.usedToday(ctx, tenantID, now)
+	used, err := r.Quotas().usedToday(ctx, tenantID, now)
 	if err != nil || used < daily {
 		return false, err
 	}
-	r.svc.QuotaReached(ctx, tenantID, now.UTC().Format(store.DayFormat), daily, used, now.UTC().Add(untilTomorrow(now)))
+	r.svc.Webhooks().QuotaReached(ctx, tenantID, now.UTC().Format(store.DayFormat), daily, used, now.UTC().Add(untilTomorrow(now)))
 	return true, nil
 }
 
 // dailyQuota is the tenant's daily token quota: its plan's, or the
 // server's; 0 is unlimited.
-func (r *Runtime) dailyQuota(ctx context.Context, tenantID string, now time.Time) (int64, error) {
+func (q Quotas) dailyQuota(ctx context.Context, tenantID string, now time.Time) (int64, error) {
+	r := q.rt
 	plan, err := r.planOf(ctx, tenantID, now)
 	if err != nil {
 		return 0, err
@@ -338,7 +349,8 @@ func (r *Runtime) dailyQuota(ctx context.Context, tenantID string, now time.Time
 
 // usedToday is the tenant's tokens of the UTC day, with what this process
 // has metered and not written yet.
-func (r *Runtime) usedToday(ctx context.Context, tenantID string, now time.Time) (int64, error) {
+func (q Quotas) usedToday(ctx context.Context, tenantID string, now time.Time) (int64, error) {
+	r := q.rt
 	day := now.UTC().Format(store.DayFormat)
 	if sh := r.opts.Shared; sh != nil {
 		if used, ok := sh.Used(tenantID, day, now); ok {
@@ -355,17 +367,18 @@ func (r *Runtime) usedToday(ctx context.Context, tenantID string, now time.Time)
 // quotaBot is the bot as this run asks the model: downgraded to its
 // llm.quota_downgrade model once the tenant has used that share of its
 // daily quota (its plan's, or the server's).
-func (r *Runtime) quotaBot(ctx context.Context, tenantID string, bot *botconfig.Bot) (*botconfig.Bot, error) {
+func (q Quotas) quotaBot(ctx context.Context, tenantID string, bot *botconfig.Bot) (*botconfig.Bot, error) {
+	r := q.rt
 	d := bot.LLM.QuotaDowngrade
 	if d == nil {
 		return bot, nil
 	}
 	now := r.now()
-	daily, err := r.dailyQuota(ctx, tenantID, now)
+	daily, err := r.Quotas().dailyQuota(ctx, tenantID, now)
 	if err != nil || daily <= 0 {
 		return bot, err
 	}
-	used, err := r.usedToday(ctx, tenantID, now)
+	used, err := r.Quotas().usedToday(ctx, tenantID, now)
 	if err != nil {
 		return bot, err
 	}

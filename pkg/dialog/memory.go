@@ -11,6 +11,12 @@ import (
 	"github.com/parleyhq/parley/pkg/tool/builtin"
 )
 
+// Memory is what bots remember about end users: reach it with Runtime.Memory().
+type Memory struct{ rt *Runtime }
+
+// Memory returns what bots remember about end users.
+func (r *Runtime) Memory() Memory { return Memory{r} }
+
 // Memory across dialogs: a bot whose config enables memory keeps notes
 // about the dialog's end user, per tenant, bot and user id, and recalls
 // them into the prompt of every run of the user's dialogs with the bot.
@@ -75,7 +81,8 @@ func (m *userMemory) Forget(ctx context.Context, key string) (bool, error) {
 
 // sweepMemory deletes, as retention, at most RetentionBatch of the
 // tenant's notes last written before cutoff.
-func (r *Runtime) sweepMemory(ctx context.Context, tenantID string, cutoff time.Time) error {
+func (m Memory) sweepMemory(ctx context.Context, tenantID string, cutoff time.Time) error {
+	r := m.rt
 	n, err := r.store.Tenant(tenantID).Memory().DeleteStale(ctx, cutoff, RetentionBatch)
 	if err != nil {
 		return err

@@ -22,11 +22,12 @@ type MemoryNote struct {
 	UpdatedAt time.Time
 }
 
-// UserMemory returns every note the tenant's bots keep about the end user
+// OfUser returns every note the tenant's bots keep about the end user
 // userID, the most recently written first. Whoever may read the tenant's
 // dialogs may read them: notes are what the user said in them.
-func (r *Runtime) UserMemory(ctx context.Context, p *platform.Principal, tenant, userID string) ([]MemoryNote, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+func (m Memory) OfUser(ctx context.Context, p *platform.Principal, tenant, userID string) ([]MemoryNote, error) {
+	r := m.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +46,11 @@ func (r *Runtime) UserMemory(ctx context.Context, p *platform.Principal, tenant,
 	return out, nil
 }
 
-// DeleteMemoryNote deletes the note id the tenant's bots keep about userID.
+// DeleteNote deletes the note id the tenant's bots keep about userID.
 // It takes the right to erase end users' data.
-func (r *Runtime) DeleteMemoryNote(ctx context.Context, p *platform.Principal, tenant, userID, id string) error {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
+func (m Memory) DeleteNote(ctx context.Context, p *platform.Principal, tenant, userID, id string) error {
+	r := m.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActErase)
 	if err != nil {
 		return err
 	}

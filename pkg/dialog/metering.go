@@ -14,6 +14,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Metering is a tenant's metered usage and activity: reach it with Runtime.Metering().
+type Metering struct{ rt *Runtime }
+
+// Metering returns a tenant's metered usage and activity.
+func (r *Runtime) Metering() Metering { return Metering{r} }
+
 // onTurnEnd meters one model call (tokens, cost, tool calls, and a turn
 // for regular turns) on the dialog's tenant, bot and key and the provider
 // that answered, for today, then
@@ -41,7 +47,7 @@ func (r *Runtime) meterTurn(ctx context.Context, d *store.Dialog, keyID string, 
 	if sh := r.opts.Shared; sh != nil {
 		sh.AddTokens(d.TenantID, u.Day, u.InputTokens+u.OutputTokens)
 	}
-	over, err := r.overQuota(ctx, d.TenantID, now)
+	over, err := r.Quotas().overQuota(ctx, d.TenantID, now)
 	return !over, err
 }
 
@@ -109,22 +115,24 @@ func (run *dialogRun) countFailure(out agent.Outcome) {
 	}
 }
 
-// Usage reports the tenant's metered usage, with what this process has
+// Summary reports the tenant's metered usage, with what this process has
 // metered and not written yet.
-func (r *Runtime) Usage(ctx context.Context, p *platform.Principal, tenant string, q platform.UsageQuery) ([]platform.UsageRow, error) {
+func (m Metering) Summary(ctx context.Context, p *platform.Principal, tenant string, q platform.UsageQuery) ([]platform.UsageRow, error) {
+	r := m.rt
 	if err := r.meter.flush(ctx); err != nil {
 		return nil, r.internal(ctx, "usage: write metered usage", err)
 	}
-	return r.svc.Usage(ctx, p, tenant, q)
+	return r.svc.Usage().Summary(ctx, p, tenant, q)
 }
 
 // Activity reports the tenant's activity day by day, with what this
 // process has metered and not written yet.
-func (r *Runtime) Activity(ctx context.Context, p *platform.Principal, tenant string, q *platform.ActivityQuery) ([]platform.ActivityDay, error) {
+func (m Metering) Activity(ctx context.Context, p *platform.Principal, tenant string, q *platform.ActivityQuery) ([]platform.ActivityDay, error) {
+	r := m.rt
 	if err := r.meter.flush(ctx); err != nil {
 		return nil, r.internal(ctx, "activity: write metered usage", err)
 	}
-	return r.svc.Activity(ctx, p, tenant, q, r.now())
+	return r.svc.Usage().Activity(ctx, p, tenant, q, r.now())
 }
 
 // runtimeMetrics are the Prometheus series of running dialogs. Every label

@@ -13,7 +13,8 @@ import (
 // is the first operator message since the handoff (docs/insights.md). It
 // counts in the hour the operator answered; a failure to read only loses
 // the count, never the message.
-func (r *Runtime) countOperatorResponse(ctx context.Context, d *store.Dialog, h *store.Handoff, row *store.Message) {
+func (ha Handoffs) countOperatorResponse(ctx context.Context, d *store.Dialog, h *store.Handoff, row *store.Message) {
+	r := ha.rt
 	roll, ok := rollupOf(d, row.CreatedAt)
 	if !ok || h == nil {
 		return

@@ -61,9 +61,10 @@ const settleTries = 4
 // none yet; a dialog that has one always gets it computed again. change,
 // when set, first adjusts the verdict (a rating given, a question asked
 // again). Previews and sub-runs never get an outcome.
-func (r *Runtime) settle(ctx context.Context, st *store.Store, tenantID, dialogID string, decide bool, change func(*store.Verdict)) (*store.Dialog, error) {
+func (i Insights) settle(ctx context.Context, st *store.Store, tenantID, dialogID string, decide bool, change func(*store.Verdict)) (*store.Dialog, error) {
+	r := i.rt
 	for try := 1; ; try++ {
-		d, err := r.settleOnce(ctx, st, tenantID, dialogID, decide, change)
+		d, err := r.Insights().settleOnce(ctx, st, tenantID, dialogID, decide, change)
 		if errors.Is(err, store.ErrConflict) && try < settleTries {
 			continue
 		}
@@ -71,7 +72,8 @@ func (r *Runtime) settle(ctx context.Context, st *store.Store, tenantID, dialogI
 	}
 }
 
-func (r *Runtime) settleOnce(ctx context.Context, st *store.Store, tenantID, dialogID string, decide bool, change func(*store.Verdict)) (*store.Dialog, error) {
+func (i Insights) settleOnce(ctx context.Context, st *store.Store, tenantID, dialogID string, decide bool, change func(*store.Verdict)) (*store.Dialog, error) {
+	r := i.rt
 	t := st.Tenant(tenantID)
 	f, err := t.Insights().Facts(ctx, dialogID)
 	if err != nil {
@@ -248,7 +250,8 @@ func (u *unansweredSet) has(reason string) bool { return u.reasons[reason] }
 // same bot in which they asked what they ask again in d: their outcome
 // becomes failed (came_back). Recent is within the tenant's idle period
 // before d started.
-func (r *Runtime) cameBack(ctx context.Context, d *store.Dialog) error {
+func (in Insights) cameBack(ctx context.Context, d *store.Dialog) error {
+	r := in.rt
 	if d.UserID == "" || d.Preview || d.ParentDialogID != "" {
 		return nil
 	}
@@ -281,7 +284,7 @@ func (r *Runtime) cameBack(ctx context.Context, d *store.Dialog) error {
 		if !same {
 			continue
 		}
-		if _, err := r.settle(ctx, r.store, d.TenantID, id, false, func(v *store.Verdict) { v.CameBackIn = d.ID }); err != nil {
+		if _, err := r.Insights().settle(ctx, r.store, d.TenantID, id, false, func(v *store.Verdict) { v.CameBackIn = d.ID }); err != nil {
 			return err
 		}
 	}
@@ -296,7 +299,8 @@ const IdleBatch = 100
 // close), at most IdleBatch per tenant, and returns how many it settled.
 // Several servers may sweep at once: Insights.Settle counts a dialog
 // once. Call it again while it settles a full batch.
-func (r *Runtime) SweepIdle(ctx context.Context) (int, error) {
+func (i Insights) SweepIdle(ctx context.Context) (int, error) {
+	r := i.rt
 	tenants, err := r.store.Tenants().WithIdlePeriod(ctx)
 	if err != nil {
 		return 0, err
@@ -308,7 +312,7 @@ func (r *Runtime) SweepIdle(ctx context.Context) (int, error) {
 			return total, err
 		}
 		for _, id := range ids {
-			if err := r.settleNew(ctx, tn.ID, id); err != nil {
+			if err := r.Insights().settleNew(ctx, tn.ID, id); err != nil {
 				return total, err
 			}
 			total++
@@ -319,11 +323,12 @@ func (r *Runtime) SweepIdle(ctx context.Context) (int, error) {
 
 // settleNew computes a dialog's first outcome and then whether its
 // question unresolves an earlier dialog.
-func (r *Runtime) settleNew(ctx context.Context, tenantID, dialogID string) error {
-	d, err := r.settle(ctx, r.store, tenantID, dialogID, true, nil)
+func (i Insights) settleNew(ctx context.Context, tenantID, dialogID string) error {
+	r := i.rt
+	d, err := r.Insights().settle(ctx, r.store, tenantID, dialogID, true, nil)
 	if err != nil {
 		return err
 	}
 	r.metrics.outcomes.WithLabelValues(d.Outcome).Inc()
-	return r.cameBack(ctx, d)
+	return r.Insights().cameBack(ctx, d)
 }

@@ -169,7 +169,7 @@ func (r *Runtime) putToolResult(ctx context.Context, d *store.Dialog, c *store.T
 		return r.store.Tenant(c.TenantID).Messages().PutToolCall(ctx, c)
 	}
 	ev := platform.Event{TenantID: c.TenantID, BotID: d.BotID, DialogID: c.DialogID, Type: webhook.ToolFailed}
-	return r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	return r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := st.Tenant(c.TenantID).Messages().PutToolCall(ctx, c); err != nil {
 			return nil, err
 		}

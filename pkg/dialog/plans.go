@@ -40,7 +40,7 @@ func (r *Runtime) planOf(ctx context.Context, tenantID string, now time.Time) (p
 	if ok && now.Before(e.until) {
 		return e.limits, nil
 	}
-	l, err := r.svc.LimitsOf(ctx, tenantID)
+	l, err := r.svc.Limits().Of(ctx, tenantID)
 	if err != nil {
 		return platform.TenantLimits{}, err
 	}

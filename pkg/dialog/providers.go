@@ -21,7 +21,7 @@ func (r *Runtime) providersFor(ctx context.Context, tenantID string, bot *botcon
 	for i, u := range uses {
 		names[i] = u.Name
 	}
-	specs, err := r.svc.TenantProviders(ctx, tenantID, names)
+	specs, err := r.svc.Providers().OfTenant(ctx, tenantID, names)
 	if err != nil || len(specs) == 0 {
 		return r.opts.Providers, err
 	}

@@ -19,11 +19,12 @@ type RatingInput struct {
 	Comment string
 }
 
-// RateDialog stores the end user's rating of the dialog, for whoever may
+// Rate stores the end user's rating of the dialog, for whoever may
 // chat in it (the widget asks when a dialog ends). Rating again replaces
 // it. A dialog with an outcome gets it computed again: a rating of 1 or
 // 2 makes it failed (docs/insights.md).
-func (r *Runtime) RateDialog(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, in RatingInput) (Dialog, error) {
+func (di Dialogs) Rate(ctx context.Context, p *platform.Principal, tenant, dialog, origin string, in RatingInput) (Dialog, error) {
+	r := di.rt
 	var ps problems
 	rating := in.Rating
 	switch {
@@ -49,12 +50,12 @@ func (r *Runtime) RateDialog(ctx context.Context, p *platform.Principal, tenant,
 		return Dialog{}, err
 	}
 	comment := strings.TrimSpace(in.Comment)
-	d, err = r.settle(ctx, r.store, d.TenantID, d.ID, false, func(v *store.Verdict) { v.Rating, v.RatingComment = rating, comment })
+	d, err = r.Insights().settle(ctx, r.store, d.TenantID, d.ID, false, func(v *store.Verdict) { v.Rating, v.RatingComment = rating, comment })
 	if err != nil {
 		return Dialog{}, r.storeErr(ctx, "rate dialog", "dialog", err)
 	}
 	r.metrics.feedback.WithLabelValues("dialog").Inc()
-	return r.view(ctx, d)
+	return r.Dialogs().view(ctx, d)
 }
 
 // MaxLabels and MaxLabelChars bound a dialog's labels.
@@ -66,8 +67,9 @@ const (
 // SetLabels replaces the tenant's labels on a dialog, for those who
 // operate its dialogs. Labels are trimmed, unique, at most MaxLabels of
 // at most MaxLabelChars characters.
-func (r *Runtime) SetLabels(ctx context.Context, p *platform.Principal, tenant, dialog string, labels []string) (Dialog, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
+func (di Dialogs) SetLabels(ctx context.Context, p *platform.Principal, tenant, dialog string, labels []string) (Dialog, error) {
+	r := di.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return Dialog{}, err
 	}
@@ -98,7 +100,7 @@ func (r *Runtime) SetLabels(ctx context.Context, p *platform.Principal, tenant, 
 	if err != nil {
 		return Dialog{}, r.storeErr(ctx, "set labels", "dialog", err)
 	}
-	return r.view(ctx, d)
+	return r.Dialogs().view(ctx, d)
 }
 
 func contains(list []string, s string) bool {
@@ -111,7 +113,8 @@ func contains(list []string, s string) bool {
 }
 
 // view is d as callers see it.
-func (r *Runtime) view(ctx context.Context, d *store.Dialog) (Dialog, error) {
+func (di Dialogs) view(ctx context.Context, d *store.Dialog) (Dialog, error) {
+	r := di.rt
 	out, err := dialogView(d)
 	if err != nil {
 		return Dialog{}, r.internal(ctx, "dialog view", err)

@@ -16,7 +16,8 @@ const RetentionBatch = 100
 // are left for a later sweep. Several servers may sweep at once: each
 // deletes what is still there. Call it again while it returns a full
 // batch.
-func (r *Runtime) SweepRetention(ctx context.Context) (Erased, error) {
+func (d Dialogs) SweepRetention(ctx context.Context) (Erased, error) {
+	r := d.rt
 	tenants, err := r.store.Tenants().WithRetention(ctx)
 	if err != nil {
 		return Erased{}, err
@@ -29,7 +30,7 @@ func (r *Runtime) SweepRetention(ctx context.Context) (Erased, error) {
 		if err != nil {
 			return total, err
 		}
-		if err := r.sweepMemory(ctx, t.ID, cutoff); err != nil {
+		if err := r.Memory().sweepMemory(ctx, t.ID, cutoff); err != nil {
 			return total, err
 		}
 		for _, id := range got.IDs {

@@ -81,7 +81,7 @@ func (r *Runtime) start(ctx context.Context, p *platform.Principal, d *store.Dia
 	run := &dialogRun{r: r, p: p, lr: lr, rec: newRunRecord(r.store, r.log, r.now, lr.owner), clientTools: in.ClientTools,
 		turn: Turn{DialogID: d.ID, Messages: []Message{}}}
 	run.startedAt = r.now()
-	run.ctx, run.cancel = r.stoppable(ctx, lr)
+	run.ctx, run.cancel = r.Dialogs().stoppable(ctx, lr)
 	run.unhook = context.AfterFunc(r.base, run.cancel)
 	r.runs.Add(1)
 	run.dialog = d // for end, which leaves the live entry even when loading fails
@@ -109,7 +109,7 @@ func (run *dialogRun) lease(ctx context.Context, d *store.Dialog, in SendInput) 
 	take := store.Take{TenantID: d.TenantID, DialogID: d.ID, BotID: leaseBot(run.p), Owner: run.lr.owner,
 		Now: r.now(), TTL: r.opts.LeaseTTL}
 	var err error
-	if run.hookMessages, err = r.svc.Subscribes(ctx, d.TenantID, webhook.MessageCreated); err != nil {
+	if run.hookMessages, err = r.svc.Webhooks().Subscribes(ctx, d.TenantID, webhook.MessageCreated); err != nil {
 		return r.internal(ctx, "run: webhooks", err)
 	}
 	// With an endpoint for message.created the text is stored after the
@@ -170,7 +170,7 @@ func (run *dialogRun) saveRun(ctx context.Context, sv store.Save) (int64, error)
 	}
 	var lastSeq int64
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffRequested}
-	err := run.r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	err := run.r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		// The dialog joins the operators' inbox in the commit that hands
 		// it off: never handed off without a place in the queue.
 		err := st.Tx(ctx, func(tx *store.Store) error {
@@ -271,7 +271,7 @@ func (run *dialogRun) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	run.cfg = r.agentConfig(run.bot, vars, r.imageAware(run.bot, resolver), box.Set, agent.Hooks{
+	run.cfg = r.agentConfig(run.bot, vars, r.Images().imageAware(run.bot, resolver), box.Set, agent.Hooks{
 		OnMessage: run.onMessage, OnTurnEnd: run.onTurnEnd, OnError: run.onError, BeforeModelCall: kn.hook(),
 	}, agent.SinkFunc(run.onEvent))
 	if recalled != "" {
@@ -307,7 +307,7 @@ func (r *Runtime) varsFor(ctx context.Context, tenantID string, bot *botconfig.B
 	for k, v := range given {
 		vars[k] = v
 	}
-	secrets, err := r.svc.SecretVars(ctx, tenantID, slices.Collect(maps.Keys(bot.SecretDestinations())))
+	secrets, err := r.svc.Secrets().Vars(ctx, tenantID, slices.Collect(maps.Keys(bot.SecretDestinations())))
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func (r *Runtime) resolverFor(ctx context.Context, tenantID string, bot *botconf
 	if err != nil {
 		return nil, err
 	}
-	models, err := r.quotaBot(ctx, tenantID, bot)
+	models, err := r.Quotas().quotaBot(ctx, tenantID, bot)
 	if err != nil {
 		return nil, err
 	}

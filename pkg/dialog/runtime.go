@@ -176,7 +176,7 @@ func New(opts Options) (*Runtime, error) {
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{},
 		signals: newSignals()}
 	// Another server's CancelReply reaches this one's runs.
-	opts.Store.Signals().OnReplyStop(func(tenantID, dialogID string) { r.stopLocal(tenantID, dialogID) })
+	opts.Store.Signals().OnReplyStop(func(tenantID, dialogID string) { r.Dialogs().stopLocal(tenantID, dialogID) })
 	// Every server's signals reach this one's live streams.
 	opts.Store.Signals().OnDialog(r.signals.deliver)
 	go r.meter.run(base)
@@ -332,7 +332,7 @@ func (r *Runtime) storeUserText(ctx context.Context, d *store.Dialog, text, stat
 		return nil, err
 	}
 	m.Status = status
-	hooked, err := r.svc.Subscribes(ctx, d.TenantID, webhook.MessageCreated)
+	hooked, err := r.svc.Webhooks().Subscribes(ctx, d.TenantID, webhook.MessageCreated)
 	if err != nil {
 		return nil, r.internal(ctx, "store user message: webhooks", err)
 	}
@@ -467,7 +467,7 @@ func (r *Runtime) compiled(ctx context.Context, v *store.BotVersion) (*botconfig
 	if b, ok := r.bots.get(v.ID); ok {
 		return b, nil
 	}
-	b, err := r.svc.CompileStored([]byte(v.Config))
+	b, err := r.svc.Configs().CompileStored([]byte(v.Config))
 	if err != nil {
 		return nil, r.internal(ctx, "compile stored version "+v.ID, err)
 	}

@@ -19,7 +19,7 @@ func BenchmarkSendMessage(b *testing.B) {
 	ctx, op := context.Background(), platform.Operator()
 	b.ReportAllocs()
 	for b.Loop() {
-		d, err := rt.CreateDialog(ctx, op, "bench", "bot", dialog.CreateDialogInput{})
+		d, err := rt.Dialogs().Create(ctx, op, "bench", "bot", dialog.CreateDialogInput{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -101,14 +101,14 @@ func forEachRuntime(t *testing.T, limits dialog.Limits, fn func(t *testing.T, e 
 		e.rt = e.runtime(t, dialog.Options{Provider: provider, DefaultModel: "gpt-4o-mini",
 			HTTPClient: outbound.NewClient(policy, outbound.Options{}), Limits: limits})
 		e.tenant, e.admin = e.tenantWithKey(t, "shop")
-		if _, err := e.svc.PutSecret(ctx, e.admin, "shop", "shop_token", shopSecret); err != nil {
+		if _, err := e.svc.Secrets().Put(ctx, e.admin, "shop", "shop_token", shopSecret); err != nil {
 			t.Fatal(err)
 		}
-		e.bot, _, err = e.svc.CreateBot(ctx, e.admin, "shop", "helper", []byte(shopConfig(e.shop.URL)))
+		e.bot, _, err = e.svc.Bots().Create(ctx, e.admin, "shop", "helper", []byte(shopConfig(e.shop.URL)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, e.admin, "shop", "helper", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, e.admin, "shop", "helper", 1); err != nil {
 			t.Fatal(err)
 		}
 		fn(t, e)
@@ -132,7 +132,7 @@ func portOf(t *testing.T, raw string) int {
 // context.
 func (e *rtEnv) dialog(t *testing.T) dialog.Dialog {
 	t.Helper()
-	d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{UserID: "u1",
+	d, err := e.rt.Dialogs().Create(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{UserID: "u1",
 		Context: map[string]string{"tier": "gold"}})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func (s *events) json(t *testing.T) string {
 // history returns the dialog's stored messages as "kind:status:text".
 func (e *rtEnv) history(t *testing.T, dialogID string) []string {
 	t.Helper()
-	d, err := e.rt.GetDialog(ctx, e.admin, "shop", dialogID, "")
+	d, err := e.rt.Dialogs().Get(ctx, e.admin, "shop", dialogID, "")
 	if err != nil {
 		t.Fatal(err)
 	}

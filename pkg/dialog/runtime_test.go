@@ -49,7 +49,7 @@ func TestATwoToolTurnIsStreamedStoredAndMetered(t *testing.T) {
 			}
 		})
 		t.Run("every message is stored complete, replies with the version that made them", func(t *testing.T) {
-			got, _ := e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+			got, _ := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 			if len(got.Messages) != 5 {
 				t.Fatalf("%d messages", len(got.Messages))
 			}
@@ -73,7 +73,7 @@ func TestATwoToolTurnIsStreamedStoredAndMetered(t *testing.T) {
 			if strings.Contains(sink.json(t), shopSecret) {
 				t.Fatal("an event holds the secret")
 			}
-			got, _ := e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+			got, _ := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 			for _, m := range got.Messages {
 				if strings.Contains(string(m.Content), shopSecret) {
 					t.Fatalf("message %s holds the secret", m.ID)
@@ -86,7 +86,7 @@ func TestATwoToolTurnIsStreamedStoredAndMetered(t *testing.T) {
 			}
 		})
 		t.Run("usage is metered per day, bot and key", func(t *testing.T) {
-			rows, err := e.rt.Usage(ctx, e.admin, "shop", platform.UsageQuery{GroupBy: "key"})
+			rows, err := e.rt.Metering().Summary(ctx, e.admin, "shop", platform.UsageQuery{GroupBy: "key"})
 			if err != nil || len(rows) != 1 || rows[0].Group != e.admin.KeyID || rows[0].Turns != 2 || rows[0].ToolCalls != 2 || rows[0].InputTokens == 0 {
 				t.Fatalf("usage %+v, %v", rows, err)
 			}
@@ -138,7 +138,7 @@ func TestPausedDialogsResume(t *testing.T) {
 			if !strings.Contains(sink.types(), "client_tool_request") {
 				t.Fatalf("events %s", sink.types())
 			}
-			got, _ := e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+			got, _ := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 			if got.Status != dialog.DialogPaused || len(got.Pending) != 1 {
 				t.Fatalf("dialog %+v", got.Dialog)
 			}
@@ -148,7 +148,7 @@ func TestPausedDialogsResume(t *testing.T) {
 			if err != nil || turn.Done.Text != "You are in Bergen." {
 				t.Fatalf("resumed %+v, %v", turn, err)
 			}
-			got, _ = e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+			got, _ = e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 			if got.Status != dialog.DialogActive || len(got.Pending) != 0 {
 				t.Fatalf("dialog after resume %+v", got.Dialog)
 			}
@@ -217,7 +217,7 @@ func TestHandoffStopsTheBot(t *testing.T) {
 		if h[len(h)-1] != "user:complete:hello? anyone?" {
 			t.Fatalf("history %q", h)
 		}
-		got, _ := e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+		got, _ := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 		if got.Status != dialog.DialogHandoff {
 			t.Fatalf("status %s", got.Status)
 		}
@@ -278,10 +278,10 @@ func TestAServerWithoutAModelStoresTheMessageAndSaysSo(t *testing.T) {
 		rt := e.runtime(t, dialog.Options{})
 		_, admin := e.tenantWithKey(t, "shop")
 		platformtest.Bot(t, e.svc, admin, "shop", "helper")
-		if _, err := e.svc.Publish(ctx, admin, "shop", "helper", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, admin, "shop", "helper", 1); err != nil {
 			t.Fatal(err)
 		}
-		d, err := rt.CreateDialog(ctx, admin, "shop", "helper", dialog.CreateDialogInput{})
+		d, err := rt.Dialogs().Create(ctx, admin, "shop", "helper", dialog.CreateDialogInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +309,7 @@ func TestNotesSurviveBetweenMessages(t *testing.T) {
 		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "what was my order?"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+		got, _ := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 		var recalled string
 		for _, c := range got.ToolCalls {
 			if c.ID == "r2" {
@@ -330,7 +330,7 @@ func TestMeteredUsageIsWritten(t *testing.T) {
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		turns := func() int64 {
 			t.Helper()
-			rows, err := e.svc.Usage(ctx, e.admin, "shop", platform.UsageQuery{})
+			rows, err := e.svc.Usage().Summary(ctx, e.admin, "shop", platform.UsageQuery{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,12 +38,12 @@ func TestADialogSeededWithAnEarlierConversation(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
-				d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{
+				d, err := e.rt.Dialogs().Create(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{
 					Context: map[string]string{"tier": "gold"}, Channel: "openai", History: tc.history})
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := e.rt.GetDialog(ctx, e.admin, "shop", d.ID, "")
+				got, err := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +75,7 @@ func TestAPausedSeededDialogTakesTheCallersResultsAndTools(t *testing.T) {
 			{Kind: agent.KindAssistant, Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 				{Type: llm.BlockToolUse, ToolUse: &llm.ToolUse{ID: "w1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}}}},
 		}
-		d, err := e.rt.CreateDialog(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{
+		d, err := e.rt.Dialogs().Create(ctx, e.admin, "shop", "helper", dialog.CreateDialogInput{
 			Context: map[string]string{"tier": "gold"}, History: history})
 		if err != nil {
 			t.Fatal(err)

@@ -12,16 +12,17 @@ import (
 // admitShared is admit counted in Redis, for every server sharing it, in
 // one round trip. It returns redislimit.ErrUnavailable when Redis does
 // not answer, for admit to count in this process instead.
-func (r *Runtime) admitShared(ctx context.Context, sh *redislimit.Limiter, p *platform.Principal, tenantID string, now time.Time) (func(), error) {
+func (qu Quotas) admitShared(ctx context.Context, sh *redislimit.Limiter, p *platform.Principal, tenantID string, now time.Time) (func(), error) {
+	r := qu.rt
 	plan, err := r.planOf(ctx, tenantID, now)
 	if err != nil {
 		return nil, err
 	}
-	daily, err := r.dailyQuota(ctx, tenantID, now)
+	daily, err := r.Quotas().dailyQuota(ctx, tenantID, now)
 	if err != nil {
 		return nil, err
 	}
-	tenantLimit, tenantBurst := r.tenantRate(plan)
+	tenantLimit, tenantBurst := r.Quotas().tenantRate(plan)
 	q := redislimit.Request{Now: now, Tenant: tenantID, Key: p.KeyID,
 		TenantRate: redislimit.Rate{PerSecond: float64(tenantLimit), Burst: tenantBurst},
 		MaxStreams: r.limits.streams.max, Day: now.Format(store.DayFormat), Quota: daily}
@@ -39,7 +40,7 @@ func (r *Runtime) admitShared(ctx context.Context, sh *redislimit.Limiter, p *pl
 		// Redis holds no tokens of today for the tenant: a new day, or a
 		// Redis that restarted empty. The database counts them (up to a
 		// second late); once seeded, every server adds to Redis.
-		if err = r.seedTokens(ctx, sh, tenantID, q.Day, now); err == nil {
+		if err = r.Quotas().seedTokens(ctx, sh, tenantID, q.Day, now); err == nil {
 			d, err = sh.Admit(ctx, q)
 		}
 	}
@@ -59,7 +60,7 @@ func (r *Runtime) admitShared(ctx context.Context, sh *redislimit.Limiter, p *pl
 	case redislimit.StreamsBusy:
 		return nil, tooManyStreams(d.RetryAfter)
 	case redislimit.QuotaUsed:
-		r.svc.QuotaReached(ctx, tenantID, q.Day, daily, d.Used, now.Add(untilTomorrow(now)))
+		r.svc.Webhooks().QuotaReached(ctx, tenantID, q.Day, daily, d.Used, now.Add(untilTomorrow(now)))
 		return nil, quotaUsed(now)
 	default:
 		return nil, r.internal(ctx, "shared limits", redislimit.ErrUnavailable)
@@ -67,7 +68,8 @@ func (r *Runtime) admitShared(ctx context.Context, sh *redislimit.Limiter, p *pl
 }
 
 // seedTokens gives Redis the tenant's tokens of day from the database.
-func (r *Runtime) seedTokens(ctx context.Context, sh *redislimit.Limiter, tenantID, day string, now time.Time) error {
+func (q Quotas) seedTokens(ctx context.Context, sh *redislimit.Limiter, tenantID, day string, now time.Time) error {
+	r := q.rt
 	used, err := r.store.Tenant(tenantID).Usage().DayTokens(ctx, day)
 	if err != nil {
 		return r.internal(ctx, "daily quota: seed redis", err)
@@ -85,7 +87,8 @@ const (
 
 // SharedLimits says where limits are counted now, for the readiness
 // probe: SharedNone, SharedUp or SharedDown.
-func (r *Runtime) SharedLimits() string {
+func (q Quotas) SharedLimits() string {
+	r := q.rt
 	switch sh := r.opts.Shared; {
 	case sh == nil:
 		return SharedNone

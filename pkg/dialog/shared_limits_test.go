@@ -121,7 +121,7 @@ func TestWhileRedisIsDown(t *testing.T) {
 		forEachRuntime(t, dialog.Limits{KeyRate: 0.001, KeyBurst: 1}, func(t *testing.T, e *rtEnv) {
 			rt := e.runtime(t, dialog.Options{Provider: e.rtProvider(t), DefaultModel: "gpt-4o-mini",
 				Limits: dialog.Limits{KeyRate: 0.001, KeyBurst: 1}, Shared: absentRedis(t)})
-			if got := rt.SharedLimits(); got != dialog.SharedDown {
+			if got := rt.Quotas().SharedLimits(); got != dialog.SharedDown {
 				t.Fatalf("SharedLimits %q", got)
 			}
 			d := e.dialog(t)

@@ -76,7 +76,7 @@ func (r *Runtime) chatTenant(ctx context.Context, p *platform.Principal, ref str
 		id = t.ID
 		r.tenants.put(ref, id, now)
 	}
-	if err := r.svc.Authorize(p, id, auth.ObjDialogs, auth.ActChat); err != nil {
+	if err := r.svc.Auth().Authorize(p, id, auth.ObjDialogs, auth.ActChat); err != nil {
 		return "", err
 	}
 	return id, nil

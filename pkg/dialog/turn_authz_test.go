@@ -17,7 +17,7 @@ func TestTurnAuthorization(t *testing.T) {
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 		gold := map[string]string{"tier": "gold"}
 		widget := e.keyPrincipal(t, platform.APIKeyInput{Name: "widget", Bot: "helper", Origins: []string{"https://shop.example"}})
-		d, err := e.rt.CreateDialog(ctx, widget, "shop", "helper", dialog.CreateDialogInput{Context: gold, Origin: "https://shop.example"})
+		d, err := e.rt.Dialogs().Create(ctx, widget, "shop", "helper", dialog.CreateDialogInput{Context: gold, Origin: "https://shop.example"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,13 +36,13 @@ func TestTurnAuthorization(t *testing.T) {
 			t.Fatal(err)
 		}
 		otherTenant, otherKey := e.tenantWithKey(t, "other")
-		if _, _, err := e.svc.CreateBot(ctx, e.admin, "shop", "sales", []byte(configV1)); err != nil {
+		if _, _, err := e.svc.Bots().Create(ctx, e.admin, "shop", "sales", []byte(configV1)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, e.admin, "shop", "sales", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, e.admin, "shop", "sales", 1); err != nil {
 			t.Fatal(err)
 		}
-		sales, err := e.rt.CreateDialog(ctx, e.admin, "shop", "sales", dialog.CreateDialogInput{})
+		sales, err := e.rt.Dialogs().Create(ctx, e.admin, "shop", "sales", dialog.CreateDialogInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,17 +96,17 @@ func TestTurnAuthorization(t *testing.T) {
 			}
 		})
 		t.Run("a revoked key fails on its very next request", func(t *testing.T) {
-			k, err := e.svc.CreateAPIKey(ctx, e.admin, "shop", platform.APIKeyInput{Name: "soon revoked", Scopes: []string{"chat"}})
+			k, err := e.svc.APIKeys().Create(ctx, e.admin, "shop", platform.APIKeyInput{Name: "soon revoked", Scopes: []string{"chat"}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := send(platformtest.Authenticate(t, e.svc, k.Key), "shop", d.ID, ""); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.svc.RevokeAPIKey(ctx, e.admin, "shop", k.ID); err != nil {
+			if _, err := e.svc.APIKeys().Revoke(ctx, e.admin, "shop", k.ID); err != nil {
 				t.Fatal(err)
 			}
-			_, err = e.svc.Authenticate(ctx, k.Key)
+			_, err = e.svc.Auth().Authenticate(ctx, k.Key)
 			wantCode(t, err, platform.CodeUnauthorized)
 		})
 	})

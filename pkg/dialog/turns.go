@@ -88,7 +88,7 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 			return Turn{}, err
 		}
 	}
-	release, err := r.admit(ctx, p, tenantID)
+	release, err := r.Quotas().admit(ctx, p, tenantID)
 	if err != nil {
 		return Turn{}, err
 	}
@@ -103,12 +103,12 @@ func (r *Runtime) SendMessage(ctx context.Context, p *platform.Principal, tenant
 		return Turn{}, err
 	}
 	ctx = withGuard(ctx, g)
-	if in.images, err = r.images(ctx, in.Images); err != nil {
+	if in.images, err = r.Images().images(ctx, in.Images); err != nil {
 		return Turn{}, err
 	}
 	joining := in.Text
 	if len(in.images) > 0 {
-		if err := r.checkReadsImages(ctx, p, tenantID, dialog); err != nil {
+		if err := r.Images().checkReadsImages(ctx, p, tenantID, dialog); err != nil {
 			return Turn{}, err
 		}
 		joining = "" // steering carries text only: images wait for the reply to end (busy)
@@ -275,7 +275,7 @@ func (r *Runtime) resume(ctx context.Context, p *platform.Principal, tenant, dia
 	if err := check(&st.State); err != nil {
 		return Turn{}, err
 	}
-	release, err := r.admit(ctx, p, d.TenantID)
+	release, err := r.Quotas().admit(ctx, p, d.TenantID)
 	if err != nil {
 		return Turn{}, err
 	}

@@ -44,12 +44,13 @@ type UnansweredQuery struct{ Bot, From, To string }
 // off, was rated down, a tool failed or the model called cannot_answer.
 // Questions whose word sets are alike (sameQuestionAs) form a group;
 // groups come largest first.
-func (r *Runtime) Unanswered(ctx context.Context, p *platform.Principal, tenant string, q UnansweredQuery) ([]UnansweredGroup, error) {
-	tenantID, err := r.svc.AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+func (i Insights) Unanswered(ctx context.Context, p *platform.Principal, tenant string, q UnansweredQuery) ([]UnansweredGroup, error) {
+	r := i.rt
+	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
-	from, to, _, err := r.period(q.From, q.To, BucketDay)
+	from, to, _, err := r.Insights().period(q.From, q.To, BucketDay)
 	if err != nil {
 		return nil, err
 	}

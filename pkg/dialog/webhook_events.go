@@ -121,7 +121,7 @@ func (r *Runtime) writeMessage(ctx context.Context, hooked bool, d *store.Dialog
 		return write(r.store)
 	}
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.MessageCreated}
-	return r.svc.WithEvent(ctx, ev, func(st *store.Store) (any, error) {
+	return r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
 		if err := write(st); err != nil {
 			return nil, err
 		}

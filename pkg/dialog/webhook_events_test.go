@@ -14,7 +14,7 @@ import (
 func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
 	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
-		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.DialogCreated, webhook.ToolFailed}}); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestDialogFactsWriteTheirWebhookEvents(t *testing.T) {
 func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
 	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
-		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.MessageCreated, webhook.DialogHandoffRequested}}); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestEveryMessageOfADialogWritesMessageCreated(t *testing.T) {
 func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
 	t.Parallel()
 	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
-		if _, err := e.svc.CreateWebhook(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(ctx, e.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.MessageCreated, webhook.DialogHandoffTaken, webhook.DialogHandoffReleased, webhook.DialogClosed}}); err != nil {
 			t.Fatal(err)
 		}
@@ -100,16 +100,16 @@ func TestTheHumanSideOfAHandoffWritesItsWebhookEvents(t *testing.T) {
 		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "a human please"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.rt.AssignDialog(ctx, e.admin, "shop", d.ID, "Ada"); err != nil {
+		if _, err := e.rt.Handoffs().Assign(ctx, e.admin, "shop", d.ID, "Ada"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.rt.PostOperatorMessage(ctx, e.admin, "shop", d.ID, "Ada here, how can I help?"); err != nil {
+		if _, err := e.rt.Handoffs().Post(ctx, e.admin, "shop", d.ID, "Ada here, how can I help?"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.rt.ReleaseDialog(ctx, e.admin, "shop", d.ID); err != nil {
+		if _, err := e.rt.Handoffs().Release(ctx, e.admin, "shop", d.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.rt.CloseDialog(ctx, e.admin, "shop", d.ID, "resolved by Ada"); err != nil {
+		if _, err := e.rt.Dialogs().Close(ctx, e.admin, "shop", d.ID, "resolved by Ada"); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("taking and releasing write dialog.handoff_taken and dialog.handoff_released naming the operator", func(t *testing.T) {

@@ -74,7 +74,7 @@ func TestAWarmTurnCostsThreeStatements(t *testing.T) {
 		if e.store.Dialect() != store.DialectPostgres {
 			t.Skip("SQLite runs a save as several statements of one transaction")
 		}
-		key, err := e.svc.CreateAPIKey(ctx, e.admin, "shop", platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
+		key, err := e.svc.APIKeys().Create(ctx, e.admin, "shop", platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -97,7 +97,7 @@ func (s *Service) fromSlack(ctx context.Context, ch platform.LiveChannel, h http
 // refuse, the rotation stands and the old token is still accepted for the
 // overlap: the error says to set the webhook again.
 func (s *Service) RotateChannelSecret(ctx context.Context, p *platform.Principal, tenant, id, secret, url string) (platform.CreatedChannel, error) {
-	rotated, err := s.opts.Platform.RotateChannelSecret(ctx, p, tenant, id, secret)
+	rotated, err := s.opts.Platform.Channels().RotateSecret(ctx, p, tenant, id, secret)
 	if err != nil || rotated.Kind != channel.KindTelegram {
 		return rotated, err
 	}
@@ -117,7 +117,7 @@ func (s *Service) RotateChannelSecret(ctx context.Context, p *platform.Principal
 // URL) with setWebhook, passing the channel's secret token, so Telegram
 // sends updates that Parley accepts.
 func (s *Service) SetTelegramWebhook(ctx context.Context, p *platform.Principal, tenant, id, url string) error {
-	ch, err := s.opts.Platform.LiveChannel(ctx, p, tenant, id)
+	ch, err := s.opts.Platform.Channels().Live(ctx, p, tenant, id)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func (s *Service) dialogFor(ctx context.Context, ch platform.LiveChannel, msg ch
 		case !errors.Is(err, store.ErrNotFound):
 			return "", platform.Wrap(err, platform.CodeInternal, "channel conversation")
 		}
-		d, err := s.opts.Runtime.CreateDialog(ctx, platform.ChannelPrincipal(ch), ch.Tenant, ch.BotID,
+		d, err := s.opts.Runtime.Dialogs().Create(ctx, platform.ChannelPrincipal(ch), ch.Tenant, ch.BotID,
 			dialog.CreateDialogInput{UserID: msg.User, Channel: ch.Kind})
 		if err != nil {
 			return "", err

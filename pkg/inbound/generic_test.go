@@ -51,7 +51,7 @@ func genericBody(conv, user, text string, async bool) []byte {
 
 func (w *world) webhookChannel(t testing.TB) platform.CreatedChannel {
 	t.Helper()
-	ch, err := w.svc.CreateChannel(ctx, w.admin, "shop", platform.ChannelInput{Kind: "webhook", Bot: "helper"})
+	ch, err := w.svc.Channels().Create(ctx, w.admin, "shop", platform.ChannelInput{Kind: "webhook", Bot: "helper"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestAWebhookChannelAnswersTheTenantsSignedMessagesInTheResponse(t *testing.
 		}
 		t.Run("a disabled channel answers as if it did not exist", func(t *testing.T) {
 			off := false
-			if _, err := w.svc.UpdateChannel(ctx, w.admin, "shop", ch.ID, platform.ChannelPatch{Enabled: &off}); err != nil {
+			if _, err := w.svc.Channels().Update(ctx, w.admin, "shop", ch.ID, platform.ChannelPatch{Enabled: &off}); err != nil {
 				t.Fatal(err)
 			}
 			resp, body := w.post(t, ch.ID, msgs[3].header, msgs[3].body)
@@ -166,7 +166,7 @@ func TestAWebhookChannelAnswersTheTenantsSignedMessagesInTheResponse(t *testing.
 func TestAnAsyncMessageIsAnsweredThroughTheOutboundWebhookWithTheExternalIDs(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
-		if _, err := w.svc.CreateWebhook(ctx, w.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/in",
+		if _, err := w.svc.Webhooks().Create(ctx, w.admin, "shop", platform.WebhookInput{URL: "https://hooks.example.com/in",
 			Events: []string{webhook.MessageCreated}}); err != nil {
 			t.Fatal(err)
 		}

@@ -70,14 +70,14 @@ func newWorld(t testing.TB, st *store.Store) *world {
 	t.Helper()
 	w := &world{st: st, llm: llmtest.NewScripted(), reg: prometheus.NewRegistry(), logs: &syncBuffer{}}
 	w.svc, w.clock = platformtest.NewService(t, st)
-	_, key, err := w.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "shop", Name: "Shop"})
+	_, key, err := w.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "shop", Name: "Shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.adminKey = key.Key
 	w.admin = platformtest.Authenticate(t, w.svc, key.Key)
 	platformtest.Bot(t, w.svc, w.admin, "shop", "helper")
-	if _, err := w.svc.Publish(ctx, w.admin, "shop", "helper", 1); err != nil {
+	if _, err := w.svc.Versions().Publish(ctx, w.admin, "shop", "helper", 1); err != nil {
 		t.Fatal(err)
 	}
 	w.telegram = newFakeTelegram(t)
@@ -127,7 +127,7 @@ func (w *world) client() *apiclient.Client {
 // secret stores a tenant secret.
 func (w *world) secret(t *testing.T, name, value string) {
 	t.Helper()
-	if _, err := w.svc.PutSecret(ctx, w.admin, "shop", name, value); err != nil {
+	if _, err := w.svc.Secrets().Put(ctx, w.admin, "shop", name, value); err != nil {
 		t.Fatal(err)
 	}
 }

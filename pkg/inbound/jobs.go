@@ -81,7 +81,7 @@ func (s *Service) Run(ctx context.Context) {
 // an answer cut short is left for the next run rather than given up.
 func (s *Service) work(runCtx context.Context, j store.ChannelJob) {
 	ctx := s.base
-	ch, err := s.opts.Platform.LiveChannelByID(ctx, j.ChannelID)
+	ch, err := s.opts.Platform.Channels().LiveByID(ctx, j.ChannelID)
 	if errors.Is(err, platform.ErrNoChannel) {
 		s.giveUp(ctx, &j, "", errors.New("the channel was deleted or disabled"))
 		return

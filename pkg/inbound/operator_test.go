@@ -17,10 +17,10 @@ const deskBot = `{"basic_settings":{"name":"Desk"},"native_tools":["handoff_to_h
 // person when the model calls handoff_to_human.
 func (w *world) deskBot(t *testing.T) {
 	t.Helper()
-	if _, _, err := w.svc.CreateBot(ctx, w.admin, "shop", "desk", []byte(deskBot)); err != nil {
+	if _, _, err := w.svc.Bots().Create(ctx, w.admin, "shop", "desk", []byte(deskBot)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.Publish(ctx, w.admin, "shop", "desk", 1); err != nil {
+	if _, err := w.svc.Versions().Publish(ctx, w.admin, "shop", "desk", 1); err != nil {
 		t.Fatal(err)
 	}
 }

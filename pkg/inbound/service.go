@@ -146,7 +146,7 @@ type Response struct {
 // are *platform.Error: unknown or disabled channels are not_found, a bad
 // signature unauthorized, a malformed body invalid.
 func (s *Service) Receive(ctx context.Context, channelID string, h http.Header, body []byte) (Response, error) {
-	ch, err := s.opts.Platform.LiveChannelByID(ctx, channelID)
+	ch, err := s.opts.Platform.Channels().LiveByID(ctx, channelID)
 	if err != nil {
 		return Response{}, err
 	}

@@ -49,8 +49,9 @@ type ActivityDay struct {
 // Activity returns the tenant's activity day by day or hour by hour, for
 // charts: every bucket of the range, empty ones included. q comes back
 // with its range and bucket filled in.
-func (s *Service) Activity(ctx context.Context, p *Principal, tenant string, q *ActivityQuery, now time.Time) ([]ActivityDay, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
+func (u Usage) Activity(ctx context.Context, p *Principal, tenant string, q *ActivityQuery, now time.Time) ([]ActivityDay, error) {
+	s := u.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}

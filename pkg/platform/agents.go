@@ -11,10 +11,17 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Configs is compiling and validating bot configs: reach it with Service.Configs().
+type Configs struct{ svc *Service }
+
+// Configs returns compiling and validating bot configs.
+func (s *Service) Configs() Configs { return Configs{s} }
+
 // checkAgents refuses a config whose agents name the bot itself or a bot
 // the tenant does not have, with a pointer to each. Only the tenant's own
 // bots are looked up: another tenant's slug is as unknown as a typo.
-func (s *Service) checkAgents(ctx context.Context, tenantID, self string, bot *botconfig.Bot) error {
+func (c Configs) checkAgents(ctx context.Context, tenantID, self string, bot *botconfig.Bot) error {
+	s := c.svc
 	var details []Detail
 	for _, u := range bot.AgentUses() {
 		if u.Bot == self {

@@ -9,6 +9,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// AuditLog is the audit log: what members and keys changed: reach it with Service.AuditLog().
+type AuditLog struct{ svc *Service }
+
+// AuditLog returns the audit log: what members and keys changed.
+func (s *Service) AuditLog() AuditLog { return AuditLog{s} }
+
 // Audit actions: what an audit log entry says was done. docs/api.md lists
 // them with their details.
 const (
@@ -88,13 +94,14 @@ type AuditFilter struct {
 
 // audited runs fact in a transaction and adds the audit record it returns
 // in that same transaction: the change and its entry commit together.
-func (s *Service) audited(ctx context.Context, p *Principal, tenantID string, fact func(tx *store.Store) (auditRecord, error)) error {
+func (a AuditLog) audited(ctx context.Context, p *Principal, tenantID string, fact func(tx *store.Store) (auditRecord, error)) error {
+	s := a.svc
 	return s.store.Tx(ctx, func(tx *store.Store) error {
 		rec, err := fact(tx)
 		if err != nil {
 			return err
 		}
-		return s.writeAudit(ctx, tx, p, tenantID, rec)
+		return s.AuditLog().writeAudit(ctx, tx, p, tenantID, rec)
 	})
 }
 
@@ -102,8 +109,9 @@ func (s *Service) audited(ctx context.Context, p *Principal, tenantID string, fa
 // webhook event (when an endpoint subscribes) and its audit record commit
 // in one transaction. fact returns nil data for a change that changed
 // nothing (no event).
-func (s *Service) auditedEvent(ctx context.Context, p *Principal, ev Event, fact func(tx *store.Store) (any, auditRecord, error)) error {
-	h, targets, err := s.eventTargets(ctx, ev)
+func (a AuditLog) auditedEvent(ctx context.Context, p *Principal, ev Event, fact func(tx *store.Store) (any, auditRecord, error)) error {
+	s := a.svc
+	h, targets, err := s.Webhooks().eventTargets(ctx, ev)
 	if err != nil {
 		return err
 	}
@@ -117,17 +125,18 @@ func (s *Service) auditedEvent(ctx context.Context, p *Principal, ev Event, fact
 				return err
 			}
 		}
-		return s.writeAudit(ctx, tx, p, ev.TenantID, rec)
+		return s.AuditLog().writeAudit(ctx, tx, p, ev.TenantID, rec)
 	})
 	if err == nil && len(targets) > 0 {
-		s.wakeDeliverer()
+		s.Webhooks().wakeDeliverer()
 	}
 	return err
 }
 
 // writeAudit adds rec to the tenant's log; a record without an action (a
 // change that changed nothing) adds nothing.
-func (s *Service) writeAudit(ctx context.Context, tx *store.Store, p *Principal, tenantID string, rec auditRecord) error {
+func (a AuditLog) writeAudit(ctx context.Context, tx *store.Store, p *Principal, tenantID string, rec auditRecord) error {
+	s := a.svc
 	if rec.action == "" {
 		return nil
 	}
@@ -143,15 +152,16 @@ func (s *Service) writeAudit(ctx context.Context, tx *store.Store, p *Principal,
 		Action: rec.action, Target: rec.target, Detail: string(detail), IP: p.IP, CreatedAt: s.now()})
 }
 
-// Audit adds an entry to the tenant's (by id) audit log through st: a
+// Record adds an entry to the tenant's (by id) audit log through st: a
 // transaction's store, so the entry commits with the change it records,
 // or nil for the Service's own store. It is for changes made outside this
 // package (the dialog runtime's erasures and exports).
-func (s *Service) Audit(ctx context.Context, st *store.Store, p *Principal, tenantID, action, target string, detail map[string]any) error {
+func (a AuditLog) Record(ctx context.Context, st *store.Store, p *Principal, tenantID, action, target string, detail map[string]any) error {
+	s := a.svc
 	if st == nil {
 		st = s.store
 	}
-	return s.writeAudit(ctx, st, p, tenantID, auditRecord{action: action, target: target, detail: detail})
+	return s.AuditLog().writeAudit(ctx, st, p, tenantID, auditRecord{action: action, target: target, detail: detail})
 }
 
 // EndUserDigest names an erased end user in the tenant's audit log:
@@ -161,7 +171,8 @@ func (s *Service) Audit(ctx context.Context, st *store.Store, p *Principal, tena
 // the id only for someone holding the server's key, the same user in
 // another tenant digests apart, and the same user erased twice twice
 // alike.
-func (s *Service) EndUserDigest(tenantID, userID string) string {
+func (a AuditLog) EndUserDigest(tenantID, userID string) string {
+	s := a.svc
 	return "hmac-sha256:" + s.opts.Sealer.Digest("end-user", tenantID, userID)
 }
 
@@ -177,10 +188,11 @@ func (p *Principal) auditActor() (kind, id, name string) {
 	}
 }
 
-// ListAuditLog returns one page of the tenant's audit log, newest first.
+// List returns one page of the tenant's audit log, newest first.
 // Admins (and sk_ admin keys) may read it.
-func (s *Service) ListAuditLog(ctx context.Context, p *Principal, tenant string, f AuditFilter, opts ListOptions) ([]AuditEntry, string, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjAudit, auth.ActRead)
+func (a AuditLog) List(ctx context.Context, p *Principal, tenant string, f AuditFilter, opts ListOptions) ([]AuditEntry, string, error) {
+	s := a.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjAudit, auth.ActRead)
 	if err != nil {
 		return nil, "", err
 	}

@@ -10,6 +10,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Auth is who a caller is and what it may do: sign-in, sessions, keys and roles: reach it with Service.Auth().
+type Auth struct{ svc *Service }
+
+// Auth returns who a caller is and what it may do: sign-in, sessions, keys and roles.
+func (s *Service) Auth() Auth { return Auth{s} }
+
 // touchEvery limits last_used_at writes to one per key per minute, so a busy
 // key does not turn every request into a database write.
 const touchEvery = time.Minute
@@ -19,7 +25,8 @@ const touchEvery = time.Minute
 // revoked credentials are unauthorized, effective on the next request; in
 // other processes sharing a PostgreSQL database, as soon as the
 // revocation's notification reaches them (see store.KeyAuth.ByHash).
-func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
+func (a Auth) Authenticate(ctx context.Context, token string) (*Principal, error) {
+	s := a.svc
 	token = strings.TrimSpace(token)
 	switch {
 	case token == "":
@@ -27,15 +34,16 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, e
 	case s.opts.PlatformToken != "" && auth.Equal(token, s.opts.PlatformToken):
 		return Operator(), nil
 	case auth.KeyKind(token) != "":
-		return s.authenticateKey(ctx, token)
+		return s.Auth().authenticateKey(ctx, token)
 	case strings.HasPrefix(token, auth.SessionPrefix):
-		return s.authenticateSession(ctx, token)
+		return s.Auth().authenticateSession(ctx, token)
 	default:
 		return nil, unauthorized("invalid credentials")
 	}
 }
 
-func (s *Service) authenticateKey(ctx context.Context, token string) (*Principal, error) {
+func (a Auth) authenticateKey(ctx context.Context, token string) (*Principal, error) {
+	s := a.svc
 	k, err := s.store.KeyAuth().ByHash(ctx, auth.HashToken(token))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, unauthorized("invalid API key")
@@ -60,7 +68,8 @@ func (s *Service) authenticateKey(ctx context.Context, token string) (*Principal
 	return p, nil
 }
 
-func (s *Service) authenticateSession(ctx context.Context, token string) (*Principal, error) {
+func (a Auth) authenticateSession(ctx context.Context, token string) (*Principal, error) {
+	s := a.svc
 	sess, err := s.store.Sessions().Get(ctx, auth.HashToken(token), s.now())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, unauthorized("session expired; sign in again")
@@ -82,7 +91,7 @@ func (s *Service) authenticateSession(ctx context.Context, token string) (*Princ
 			roles[m.TenantID] = m.Role
 		}
 	}
-	if err := s.limitSessionRoles(ctx, sess, roles); err != nil {
+	if err := s.SingleSignOn().limitSessionRoles(ctx, sess, roles); err != nil {
 		return nil, err
 	}
 	return &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, Roles: roles, SessionVia: sess.Via, SessionID: sess.ID()}, nil
@@ -98,7 +107,8 @@ type Session struct {
 
 // Login checks an email and password and starts a session. A wrong email
 // and a wrong password give the same answer in about the same time.
-func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
+func (a Auth) Login(ctx context.Context, email, password string) (Session, error) {
+	s := a.svc
 	fail := unauthorized("wrong email or password")
 	u, err := s.store.Users().ByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
@@ -114,21 +124,23 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 		}
 		return Session{}, s.internal(ctx, "login: verify", err)
 	}
-	via, err := s.passwordAllowed(ctx, u)
+	via, err := s.SingleSignOn().passwordAllowed(ctx, u)
 	if err != nil {
 		return Session{}, err
 	}
-	return s.startSessionVia(ctx, u, via, "")
+	return s.Auth().startSessionVia(ctx, u, via, "")
 }
 
 // startSession signs u in with a password.
-func (s *Service) startSession(ctx context.Context, u *store.User) (Session, error) {
-	return s.startSessionVia(ctx, u, store.SessionPassword, "")
+func (a Auth) startSession(ctx context.Context, u *store.User) (Session, error) {
+	s := a.svc
+	return s.Auth().startSessionVia(ctx, u, store.SessionPassword, "")
 }
 
 // startSessionVia signs u in; via says how (store.SessionPassword, ...),
 // tenantID limits the session to the one tenant whose provider vouched.
-func (s *Service) startSessionVia(ctx context.Context, u *store.User, via, tenantID string) (Session, error) {
+func (a Auth) startSessionVia(ctx context.Context, u *store.User, via, tenantID string) (Session, error) {
+	s := a.svc
 	token, hash, err := auth.NewSessionToken()
 	if err != nil {
 		return Session{}, s.internal(ctx, "login: token", err)
@@ -145,7 +157,8 @@ func (s *Service) startSessionVia(ctx context.Context, u *store.User, via, tenan
 
 // Logout ends the session with this token. Ending an unknown or expired
 // session succeeds, so logging out is always safe to retry.
-func (s *Service) Logout(ctx context.Context, token string) error {
+func (a Auth) Logout(ctx context.Context, token string) error {
+	s := a.svc
 	if err := s.store.Sessions().Delete(ctx, auth.HashToken(token)); err != nil {
 		return s.internal(ctx, "logout", err)
 	}
@@ -169,7 +182,8 @@ type Membership struct {
 }
 
 // Me returns what the admin UI shows about the signed-in caller.
-func (s *Service) Me(ctx context.Context, p *Principal) (Me, error) {
+func (a Auth) Me(ctx context.Context, p *Principal) (Me, error) {
+	s := a.svc
 	if p == nil {
 		return Me{}, unauthorized("authentication required")
 	}

@@ -14,7 +14,7 @@ import (
 func TestAuthenticate(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
-		_, first, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
+		_, first, err := e.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestAuthenticate(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				p, err := e.svc.Authenticate(ctx, tc.token)
+				p, err := e.svc.Auth().Authenticate(ctx, tc.token)
 				wantCode(t, err, tc.want)
 				if err == nil && p.Kind != tc.kind {
 					t.Fatalf("kind %q, want %q", p.Kind, tc.kind)
@@ -51,7 +51,7 @@ func TestAuthenticateWithoutPlatformToken(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		svc := platformtest.New(t, e.store, platform.Options{Sealer: mustSealer(t)})
-		_, err := svc.Authenticate(ctx, "")
+		_, err := svc.Auth().Authenticate(ctx, "")
 		wantCode(t, err, platform.CodeUnauthorized)
 	})
 }
@@ -59,7 +59,7 @@ func TestAuthenticateWithoutPlatformToken(t *testing.T) {
 func TestSessions(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
-		tn, _, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{
+		tn, _, err := e.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{
 			Slug: "acme", OwnerEmail: "ada@acme.example", OwnerPassword: "correct horse"})
 		if err != nil {
 			t.Fatal(err)
@@ -70,14 +70,14 @@ func TestSessions(t *testing.T) {
 		}
 		for _, tc := range refused {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := e.svc.Login(ctx, tc.email, tc.password)
+				_, err := e.svc.Auth().Login(ctx, tc.email, tc.password)
 				wantCode(t, err, platform.CodeUnauthorized)
 				if err.Error() != "unauthorized: wrong email or password" {
 					t.Fatalf("message %q tells the cases apart", err)
 				}
 			})
 		}
-		sess, err := e.svc.Login(ctx, "ada@acme.example", "correct horse")
+		sess, err := e.svc.Auth().Login(ctx, "ada@acme.example", "correct horse")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,26 +86,26 @@ func TestSessions(t *testing.T) {
 			if p.Kind != platform.KindSession || p.Roles[tn.ID] != auth.RoleOwner || p.Email != "ada@acme.example" {
 				t.Fatalf("principal %+v", p)
 			}
-			if _, err := e.svc.GetTenant(ctx, p, "acme"); err != nil {
+			if _, err := e.svc.Tenants().Get(ctx, p, "acme"); err != nil {
 				t.Fatal(err)
 			}
 		})
 		t.Run("logging out ends the session at once, and twice is fine", func(t *testing.T) {
 			for range 2 {
-				if err := e.svc.Logout(ctx, sess.Token); err != nil {
+				if err := e.svc.Auth().Logout(ctx, sess.Token); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, err := e.svc.Authenticate(ctx, sess.Token)
+			_, err := e.svc.Auth().Authenticate(ctx, sess.Token)
 			wantCode(t, err, platform.CodeUnauthorized)
 		})
 		t.Run("a session expires after its lifetime", func(t *testing.T) {
-			s2, err := e.svc.Login(ctx, "ada@acme.example", "correct horse")
+			s2, err := e.svc.Auth().Login(ctx, "ada@acme.example", "correct horse")
 			if err != nil {
 				t.Fatal(err)
 			}
 			e.clock.Advance(13 * time.Hour)
-			_, err = e.svc.Authenticate(ctx, s2.Token)
+			_, err = e.svc.Auth().Authenticate(ctx, s2.Token)
 			wantCode(t, err, platform.CodeUnauthorized)
 		})
 	})
@@ -116,23 +116,23 @@ func TestUsersAndMembers(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		op := platform.Operator()
 		tn, admin := e.tenantWithKey(t, "acme")
-		if _, err := e.svc.CreateUser(ctx, op, "ada@acme.example", "correct horse"); err != nil {
+		if _, err := e.svc.Users().Create(ctx, op, "ada@acme.example", "correct horse"); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("an email in use is a conflict", func(t *testing.T) {
-			_, err := e.svc.CreateUser(ctx, op, "ADA@acme.example", "correct horse")
+			_, err := e.svc.Users().Create(ctx, op, "ADA@acme.example", "correct horse")
 			wantCode(t, err, platform.CodeConflict)
 		})
 		t.Run("a tenant key cannot create users", func(t *testing.T) {
-			_, err := e.svc.CreateUser(ctx, admin, "bob@acme.example", "correct horse")
+			_, err := e.svc.Users().Create(ctx, admin, "bob@acme.example", "correct horse")
 			wantCode(t, err, platform.CodeForbidden)
 		})
 		t.Run("a bad email and a short password are both reported", func(t *testing.T) {
-			_, err := e.svc.CreateUser(ctx, op, "Ada <ada@x.example>", "short")
+			_, err := e.svc.Users().Create(ctx, op, "Ada <ada@x.example>", "short")
 			wantInvalid(t, err, "/email", "/password")
 		})
 		t.Run("an unknown role is invalid, and the error names every role", func(t *testing.T) {
-			_, err := e.svc.AddMember(ctx, admin, tn.ID, "ada@acme.example", "root")
+			_, err := e.svc.Members().Add(ctx, admin, tn.ID, "ada@acme.example", "root")
 			wantInvalid(t, err, "/role")
 			var pe *platform.Error
 			if !errors.As(err, &pe) || pe.Details[0].Message != "must be one of owner, admin, editor, operator, viewer" {
@@ -140,18 +140,18 @@ func TestUsersAndMembers(t *testing.T) {
 			}
 		})
 		t.Run("adding an unknown user is not found", func(t *testing.T) {
-			_, err := e.svc.AddMember(ctx, admin, tn.ID, "ghost@acme.example", auth.RoleViewer)
+			_, err := e.svc.Members().Add(ctx, admin, tn.ID, "ghost@acme.example", auth.RoleViewer)
 			wantCode(t, err, platform.CodeNotFound)
 		})
 		t.Run("an admin key cannot demote an owner", func(t *testing.T) {
-			if _, err := e.svc.AddMember(ctx, op, tn.ID, "ada@acme.example", auth.RoleOwner); err != nil {
+			if _, err := e.svc.Members().Add(ctx, op, tn.ID, "ada@acme.example", auth.RoleOwner); err != nil {
 				t.Fatal(err)
 			}
-			_, err := e.svc.AddMember(ctx, admin, tn.ID, "ada@acme.example", auth.RoleViewer)
+			_, err := e.svc.Members().Add(ctx, admin, tn.ID, "ada@acme.example", auth.RoleViewer)
 			wantCode(t, err, platform.CodeForbidden)
 		})
 		t.Run("members are listed with their roles", func(t *testing.T) {
-			ms, err := e.svc.ListMembers(ctx, admin, tn.ID)
+			ms, err := e.svc.Members().List(ctx, admin, tn.ID)
 			if err != nil || len(ms) != 1 || ms[0].Email != "ada@acme.example" || ms[0].Role != auth.RoleOwner {
 				t.Fatalf("members %+v, %v", ms, err)
 			}
@@ -162,12 +162,12 @@ func TestUsersAndMembers(t *testing.T) {
 func BenchmarkAuthenticateKey(b *testing.B) {
 	st := storetest.OpenSQLite(b)
 	svc := platformtest.New(b, st, platform.Options{Sealer: mustSealer(b)})
-	_, key, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
+	_, key, err := svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := svc.Authenticate(ctx, key.Key); err != nil {
+		if _, err := svc.Auth().Authenticate(ctx, key.Key); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,7 +10,8 @@ import (
 // perform action on object there. A tenant p has no role in is not_found,
 // exactly like one that does not exist, so probing reveals nothing; a
 // tenant p belongs to but may not act on in this way is forbidden.
-func (s *Service) tenantFor(ctx context.Context, p *Principal, ref, object, action string) (*store.Tenant, error) {
+func (a Auth) tenantFor(ctx context.Context, p *Principal, ref, object, action string) (*store.Tenant, error) {
+	s := a.svc
 	if p == nil {
 		return nil, unauthorized("authentication required")
 	}
@@ -18,7 +19,7 @@ func (s *Service) tenantFor(ctx context.Context, p *Principal, ref, object, acti
 	if err != nil {
 		return nil, s.storeErr(ctx, "resolve tenant", "tenant", "", err)
 	}
-	if err := s.Authorize(p, t.ID, object, action); err != nil {
+	if err := s.Auth().Authorize(p, t.ID, object, action); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -27,8 +28,9 @@ func (s *Service) tenantFor(ctx context.Context, p *Principal, ref, object, acti
 // AuthorizeTenant resolves a tenant reference (id or slug), checks that p
 // may perform action on object there, and returns the tenant's id. A
 // tenant p has no role in is not_found, like one that does not exist.
-func (s *Service) AuthorizeTenant(ctx context.Context, p *Principal, ref, object, action string) (string, error) {
-	t, err := s.tenantFor(ctx, p, ref, object, action)
+func (a Auth) AuthorizeTenant(ctx context.Context, p *Principal, ref, object, action string) (string, error) {
+	s := a.svc
+	t, err := s.Auth().tenantFor(ctx, p, ref, object, action)
 	if err != nil {
 		return "", err
 	}
@@ -38,7 +40,8 @@ func (s *Service) AuthorizeTenant(ctx context.Context, p *Principal, ref, object
 // Authorize checks that p may perform action on object in the tenant with
 // this id: a tenant p has no business in is not_found, an action p may not
 // take there forbidden.
-func (s *Service) Authorize(p *Principal, tenantID, object, action string) error {
+func (a Auth) Authorize(p *Principal, tenantID, object, action string) error {
+	s := a.svc
 	if p.IsPlatform() {
 		return nil
 	}

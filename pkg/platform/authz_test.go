@@ -19,27 +19,27 @@ func TestEveryCallerAgainstEveryOperation(t *testing.T) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		bot := e.bot(t, admin, tn.ID, "support")
 		op := platform.Operator()
-		if _, err := e.svc.CreateUser(ctx, op, "member@acme.example", "member-password"); err != nil {
+		if _, err := e.svc.Users().Create(ctx, op, "member@acme.example", "member-password"); err != nil {
 			t.Fatal(err)
 		}
 
 		callers := map[string]*platform.Principal{}
 		for _, role := range auth.Roles() {
 			email := role + "@acme.example"
-			if _, err := e.svc.CreateUser(ctx, op, email, "password-"+role); err != nil {
+			if _, err := e.svc.Users().Create(ctx, op, email, "password-"+role); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.svc.AddMember(ctx, op, tn.ID, email, role); err != nil {
+			if _, err := e.svc.Members().Add(ctx, op, tn.ID, email, role); err != nil {
 				t.Fatal(err)
 			}
-			sess, err := e.svc.Login(ctx, email, "password-"+role)
+			sess, err := e.svc.Auth().Login(ctx, email, "password-"+role)
 			if err != nil {
 				t.Fatal(err)
 			}
 			callers["a signed-in "+role] = e.authenticate(t, sess.Token)
 		}
 		keyCaller := func(in platform.APIKeyInput) *platform.Principal {
-			k, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, in)
+			k, err := e.svc.APIKeys().Create(ctx, admin, tn.ID, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,54 +54,60 @@ func TestEveryCallerAgainstEveryOperation(t *testing.T) {
 			name string
 			call func(p *platform.Principal) error
 		}{
-			{"read the tenant", func(p *platform.Principal) error { _, err := e.svc.GetTenant(ctx, p, tn.ID); return err }},
+			{"read the tenant", func(p *platform.Principal) error { _, err := e.svc.Tenants().Get(ctx, p, tn.ID); return err }},
 			{"list bots", func(p *platform.Principal) error {
-				_, _, err := e.svc.ListBots(ctx, p, tn.ID, platform.ListOptions{})
+				_, _, err := e.svc.Bots().List(ctx, p, tn.ID, platform.ListOptions{})
 				return err
 			}},
 			{"list versions", func(p *platform.Principal) error {
-				_, _, err := e.svc.ListVersions(ctx, p, tn.ID, bot.ID, platform.ListOptions{})
+				_, _, err := e.svc.Versions().List(ctx, p, tn.ID, bot.ID, platform.ListOptions{})
 				return err
 			}},
 			{"create a bot", func(p *platform.Principal) error {
 				n++
-				_, _, err := e.svc.CreateBot(ctx, p, tn.ID, fmt.Sprintf("bot-%d", n), []byte(configV1))
+				_, _, err := e.svc.Bots().Create(ctx, p, tn.ID, fmt.Sprintf("bot-%d", n), []byte(configV1))
 				return err
 			}},
 			{"save a version", func(p *platform.Principal) error {
-				_, _, err := e.svc.CreateVersion(ctx, p, tn.ID, bot.ID, []byte(configV2))
+				_, _, err := e.svc.Versions().Create(ctx, p, tn.ID, bot.ID, []byte(configV2))
 				return err
 			}},
-			{"publish", func(p *platform.Principal) error { _, err := e.svc.Publish(ctx, p, tn.ID, bot.ID, 1); return err }},
+			{"publish", func(p *platform.Principal) error {
+				_, err := e.svc.Versions().Publish(ctx, p, tn.ID, bot.ID, 1)
+				return err
+			}},
 			{"list keys", func(p *platform.Principal) error {
-				_, _, err := e.svc.ListAPIKeys(ctx, p, tn.ID, platform.ListOptions{})
+				_, _, err := e.svc.APIKeys().List(ctx, p, tn.ID, platform.ListOptions{})
 				return err
 			}},
 			{"create a key", func(p *platform.Principal) error {
-				_, err := e.svc.CreateAPIKey(ctx, p, tn.ID, platform.APIKeyInput{Name: "x", Scopes: []string{"admin"}})
+				_, err := e.svc.APIKeys().Create(ctx, p, tn.ID, platform.APIKeyInput{Name: "x", Scopes: []string{"admin"}})
 				return err
 			}},
-			{"list secret names", func(p *platform.Principal) error { _, err := e.svc.ListSecretNames(ctx, p, tn.ID); return err }},
-			{"put a secret", func(p *platform.Principal) error { _, err := e.svc.PutSecret(ctx, p, tn.ID, "crm", "v"); return err }},
-			{"list members", func(p *platform.Principal) error { _, err := e.svc.ListMembers(ctx, p, tn.ID); return err }},
+			{"list secret names", func(p *platform.Principal) error { _, err := e.svc.Secrets().ListNames(ctx, p, tn.ID); return err }},
+			{"put a secret", func(p *platform.Principal) error {
+				_, err := e.svc.Secrets().Put(ctx, p, tn.ID, "crm", "v")
+				return err
+			}},
+			{"list members", func(p *platform.Principal) error { _, err := e.svc.Members().List(ctx, p, tn.ID); return err }},
 			{"add a viewer", func(p *platform.Principal) error {
-				_, err := e.svc.AddMember(ctx, p, tn.ID, "member@acme.example", auth.RoleViewer)
+				_, err := e.svc.Members().Add(ctx, p, tn.ID, "member@acme.example", auth.RoleViewer)
 				return err
 			}},
 			{"make someone owner", func(p *platform.Principal) error {
-				_, err := e.svc.AddMember(ctx, p, tn.ID, "member@acme.example", auth.RoleOwner)
+				_, err := e.svc.Members().Add(ctx, p, tn.ID, "member@acme.example", auth.RoleOwner)
 				if err == nil { // put the member back, so later rows test the same thing
-					_, err = e.svc.AddMember(ctx, op, tn.ID, "member@acme.example", auth.RoleViewer)
+					_, err = e.svc.Members().Add(ctx, op, tn.ID, "member@acme.example", auth.RoleViewer)
 				}
 				return err
 			}},
 			{"chat with the bot", func(p *platform.Principal) error {
-				_, err := e.svc.AuthorizeChat(ctx, p, tn.ID, bot.ID, "https://acme.example")
+				_, err := e.svc.Auth().AuthorizeChat(ctx, p, tn.ID, bot.ID, "https://acme.example")
 				return err
 			}},
 			{"create tenants", func(p *platform.Principal) error {
 				n++
-				_, _, err := e.svc.CreateTenant(ctx, p, platform.CreateTenantInput{Slug: fmt.Sprintf("t-%d", n)})
+				_, _, err := e.svc.Tenants().Create(ctx, p, platform.CreateTenantInput{Slug: fmt.Sprintf("t-%d", n)})
 				return err
 			}},
 		}
@@ -139,7 +145,7 @@ func TestPublishableKeysChatOnlyWithTheirBotFromTheirOrigins(t *testing.T) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		own := e.bot(t, admin, tn.ID, "widget")
 		e.bot(t, admin, tn.ID, "internal")
-		k, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, platform.APIKeyInput{Name: "site", Bot: "widget",
+		k, err := e.svc.APIKeys().Create(ctx, admin, tn.ID, platform.APIKeyInput{Name: "site", Bot: "widget",
 			Origins: []string{"https://acme.example", "http://localhost:3000"}})
 		if err != nil {
 			t.Fatal(err)
@@ -159,7 +165,7 @@ func TestPublishableKeysChatOnlyWithTheirBotFromTheirOrigins(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := e.svc.AuthorizeChat(ctx, pk, tn.ID, tc.bot, tc.origin)
+				_, err := e.svc.Auth().AuthorizeChat(ctx, pk, tn.ID, tc.bot, tc.origin)
 				wantCode(t, err, tc.want)
 			})
 		}

@@ -7,19 +7,27 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
-// CreateBot validates and compiles config, then creates the bot with it as
+// Bots is a tenant's bots: reach it with Service.Bots().
+type Bots struct{ svc *Service }
+
+// Bots returns a tenant's bots.
+func (s *Service) Bots() Bots { return Bots{s} }
+
+// Create validates and compiles config, then creates the bot with it as
 // version 1. The bot's name comes from the config. An invalid config is an
 // invalid Error whose details point into the config; a config that sends a
 // secret somewhere the caller may not send it is forbidden (see
 // checkSecretDestinations).
-func (s *Service) CreateBot(ctx context.Context, p *Principal, tenant, slug string, config []byte) (Bot, Version, error) {
-	return s.CreateBotWithTests(ctx, p, tenant, slug, config, nil)
+func (b Bots) Create(ctx context.Context, p *Principal, tenant, slug string, config []byte) (Bot, Version, error) {
+	s := b.svc
+	return s.Bots().CreateWithTests(ctx, p, tenant, slug, config, nil)
 }
 
-// CreateBotWithTests is CreateBot with conversation tests stored with
+// CreateWithTests is CreateBot with conversation tests stored with
 // version 1 (docs/testing.md); nil or empty tests means none.
-func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, slug string, config, tests []byte) (Bot, Version, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActWrite)
+func (bo Bots) CreateWithTests(ctx context.Context, p *Principal, tenant, slug string, config, tests []byte) (Bot, Version, error) {
+	s := bo.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActWrite)
 	if err != nil {
 		return Bot{}, Version{}, err
 	}
@@ -28,24 +36,24 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 	if err := ps.err(); err != nil {
 		return Bot{}, Version{}, err
 	}
-	compiled, err := s.compile(ctx, config)
+	compiled, err := s.Configs().compile(ctx, config)
 	if err != nil {
 		return Bot{}, Version{}, err
 	}
 	if err := checkTests(tests); err != nil {
 		return Bot{}, Version{}, err
 	}
-	if err := s.checkSecretDestinations(ctx, p, t.ID, nil, compiled); err != nil {
+	if err := s.Secrets().checkSecretDestinations(ctx, p, t.ID, nil, compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
-	warnings, err := s.checkProviders(ctx, t.ID, compiled)
+	warnings, err := s.Providers().checkProviders(ctx, t.ID, compiled)
 	if err != nil {
 		return Bot{}, Version{}, err
 	}
-	if err := s.checkAgents(ctx, t.ID, slug, compiled); err != nil {
+	if err := s.Configs().checkAgents(ctx, t.ID, slug, compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
-	if err := s.checkKnowledge(ctx, t.ID, compiled); err != nil {
+	if err := s.Knowledge().checkKnowledge(ctx, t.ID, compiled); err != nil {
 		return Bot{}, Version{}, err
 	}
 	b := store.Bot{TenantID: t.ID, Slug: slug, Name: compiled.Name}
@@ -59,7 +67,7 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 		if err := tx.Tenant(v.TenantID).Versions().Add(ctx, &v); err != nil {
 			return s.internal(ctx, "create bot: version 1", err)
 		}
-		return s.writeAudit(ctx, tx, p, t.ID, auditRecord{action: AuditBotCreated, target: slug})
+		return s.AuditLog().writeAudit(ctx, tx, p, t.ID, auditRecord{action: AuditBotCreated, target: slug})
 	})
 	if err != nil {
 		return Bot{}, Version{}, err
@@ -69,9 +77,10 @@ func (s *Service) CreateBotWithTests(ctx context.Context, p *Principal, tenant, 
 	return botView(&b), out, nil
 }
 
-// ListBots lists the tenant's bots, oldest first.
-func (s *Service) ListBots(ctx context.Context, p *Principal, tenant string, opts ListOptions) ([]Bot, string, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
+// List lists the tenant's bots, oldest first.
+func (b Bots) List(ctx context.Context, p *Principal, tenant string, opts ListOptions) ([]Bot, string, error) {
+	s := b.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
 	if err != nil {
 		return nil, "", err
 	}
@@ -82,9 +91,10 @@ func (s *Service) ListBots(ctx context.Context, p *Principal, tenant string, opt
 	return mapSlice(rows, botView), next, nil
 }
 
-// GetBot returns the tenant's bot by id or slug.
-func (s *Service) GetBot(ctx context.Context, p *Principal, tenant, bot string) (Bot, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
+// Get returns the tenant's bot by id or slug.
+func (bo Bots) Get(ctx context.Context, p *Principal, tenant, bot string) (Bot, error) {
+	s := bo.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
 	if err != nil {
 		return Bot{}, err
 	}
@@ -99,8 +109,9 @@ func (s *Service) GetBot(ctx context.Context, p *Principal, tenant, bot string) 
 // origin ("" for server-to-server calls) and returns the bot. The dialog
 // routes call it before creating dialogs or sending messages: a pk key
 // works only with its own bot and only from its allowed origins.
-func (s *Service) AuthorizeChat(ctx context.Context, p *Principal, tenant, bot, origin string) (Bot, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+func (a Auth) AuthorizeChat(ctx context.Context, p *Principal, tenant, bot, origin string) (Bot, error) {
+	s := a.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
 		return Bot{}, err
 	}

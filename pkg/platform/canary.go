@@ -28,8 +28,9 @@ type VersionUsage struct {
 // SetCanary sends percent (1-100) of the bot's new dialogs to version, a
 // saved version other than the live one; it takes the right to publish.
 // A bot that requires passing tests only takes a canary whose tests pass.
-func (s *Service) SetCanary(ctx context.Context, p *Principal, tenant, bot string, version, percent int) (Bot, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+func (v Versions) SetCanary(ctx context.Context, p *Principal, tenant, bot string, version, percent int) (Bot, error) {
+	s := v.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return Bot{}, err
 	}
@@ -49,12 +50,12 @@ func (s *Service) SetCanary(ctx context.Context, p *Principal, tenant, bot strin
 		return Bot{}, err
 	}
 	if b.RequirePassingTests {
-		if err := s.publishGate(ctx, b, version); err != nil {
+		if err := s.Tests().publishGate(ctx, b, version); err != nil {
 			return Bot{}, err
 		}
 	}
 	var updated *store.Bot
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		updated, err = tx.Tenant(b.TenantID).Bots().SetCanary(ctx, b.ID, version, percent)
 		return auditRecord{action: AuditCanarySet, target: b.Slug, detail: map[string]any{"version": version, "percent": percent}}, err
 	})
@@ -65,13 +66,14 @@ func (s *Service) SetCanary(ctx context.Context, p *Principal, tenant, bot strin
 }
 
 // DropCanary ends the bot's canary: every new dialog runs the live version.
-func (s *Service) DropCanary(ctx context.Context, p *Principal, tenant, bot string) (Bot, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+func (v Versions) DropCanary(ctx context.Context, p *Principal, tenant, bot string) (Bot, error) {
+	s := v.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return Bot{}, err
 	}
 	var updated *store.Bot
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		updated, err = tx.Tenant(b.TenantID).Bots().SetCanary(ctx, b.ID, 0, 0)
 		rec := auditRecord{action: AuditCanaryDropped, target: b.Slug, detail: map[string]any{"version": b.CanaryVersion}}
 		if b.CanaryVersion == 0 {
@@ -87,24 +89,26 @@ func (s *Service) DropCanary(ctx context.Context, p *Principal, tenant, bot stri
 
 // PromoteCanary publishes the canary version (through the test gate, like
 // any publish) and ends the canary.
-func (s *Service) PromoteCanary(ctx context.Context, p *Principal, tenant, bot string) (Bot, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+func (v Versions) PromoteCanary(ctx context.Context, p *Principal, tenant, bot string) (Bot, error) {
+	s := v.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return Bot{}, err
 	}
 	if b.CanaryVersion == 0 {
 		return Bot{}, Errorf(CodeConflict, "bot %s has no canary to promote", b.Slug)
 	}
-	if _, err := s.Publish(ctx, p, tenant, bot, b.CanaryVersion); err != nil {
+	if _, err := s.Versions().Publish(ctx, p, tenant, bot, b.CanaryVersion); err != nil {
 		return Bot{}, err
 	}
-	return s.DropCanary(ctx, p, tenant, bot)
+	return s.Versions().DropCanary(ctx, p, tenant, bot)
 }
 
 // GetCanary returns the bot's canary with the usage of it and of the live
 // version, each metered from its own dialogs.
-func (s *Service) GetCanary(ctx context.Context, p *Principal, tenant, bot string) (Canary, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+func (ve Versions) GetCanary(ctx context.Context, p *Principal, tenant, bot string) (Canary, error) {
+	s := ve.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
 	if err != nil {
 		return Canary{}, err
 	}

@@ -16,6 +16,12 @@ import (
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
+// Channels is a tenant's channels (Telegram, Slack, webhook): reach it with Service.Channels().
+type Channels struct{ svc *Service }
+
+// Channels returns a tenant's channels (Telegram, Slack, webhook).
+func (s *Service) Channels() Channels { return Channels{s} }
+
 // The roles of the tenant secrets a channel names in its Secrets.
 const (
 	// ChannelBotToken is a Telegram or Slack bot token (xoxb-...).
@@ -100,10 +106,11 @@ func channelView(c *store.Channel) Channel {
 	return out
 }
 
-// CreateChannel adds a channel bound to a bot and returns it with the
+// Create adds a channel bound to a bot and returns it with the
 // secret Parley made for it, which is never shown again.
-func (s *Service) CreateChannel(ctx context.Context, p *Principal, tenant string, in ChannelInput) (CreatedChannel, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjChannels, auth.ActWrite)
+func (ch Channels) Create(ctx context.Context, p *Principal, tenant string, in ChannelInput) (CreatedChannel, error) {
+	s := ch.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjChannels, auth.ActWrite)
 	if err != nil {
 		return CreatedChannel{}, err
 	}
@@ -115,9 +122,9 @@ func (s *Service) CreateChannel(ctx context.Context, p *Principal, tenant string
 	if !known {
 		ps.add("/kind", "must be one of %s", strings.Join(channel.Kinds, ", "))
 	}
-	botID := s.channelBot(ctx, &ps, t.ID, in.Bot)
+	botID := s.Channels().channelBot(ctx, &ps, t.ID, in.Bot)
 	checkChannelSecrets(&ps, in.Secrets, required)
-	secret, err := s.newChannelSecret(&ps, in.Kind, in.Secret)
+	secret, err := s.Channels().newChannelSecret(&ps, in.Kind, in.Secret)
 	if err != nil {
 		return CreatedChannel{}, s.internal(ctx, "channel secret", err)
 	}
@@ -127,7 +134,7 @@ func (s *Service) CreateChannel(ctx context.Context, p *Principal, tenant string
 	cfg, _ := json.Marshal(channelConfig{Secrets: in.Secrets, BotUserID: in.BotUserID})
 	c := store.Channel{ID: store.NewID(store.PrefixChannel), TenantID: t.ID, BotID: botID, Kind: in.Kind, Name: in.Name,
 		Enabled: in.Enabled == nil || *in.Enabled, Config: string(cfg)}
-	if c.SecretNonce, c.SecretCipher, err = s.sealChannelSecret(&c, secret); err != nil {
+	if c.SecretNonce, c.SecretCipher, err = s.Channels().sealChannelSecret(&c, secret); err != nil {
 		return CreatedChannel{}, err
 	}
 	if err := s.store.Tenant(c.TenantID).Channels().Create(ctx, &c); err != nil {
@@ -139,7 +146,7 @@ func (s *Service) CreateChannel(ctx context.Context, p *Principal, tenant string
 // newChannelSecret makes the channel's own secret: a webhook channel's
 // whsec_ (or the caller's, checked), a Telegram channel's secret token.
 // Slack channels verify with the app's signing secret and have none.
-func (s *Service) newChannelSecret(ps *problems, kind, chosen string) (string, error) {
+func (c Channels) newChannelSecret(ps *problems, kind, chosen string) (string, error) {
 	if chosen != "" && kind != channel.KindWebhook {
 		ps.add("/secret", "only a webhook channel takes a chosen secret")
 		return "", nil
@@ -182,17 +189,19 @@ func checkChannelSecrets(ps *problems, secrets map[string]string, required []str
 }
 
 // channelBot resolves the channel's bot, which it must have, to its id.
-func (s *Service) channelBot(ctx context.Context, ps *problems, tenantID, bot string) string {
+func (c Channels) channelBot(ctx context.Context, ps *problems, tenantID, bot string) string {
+	s := c.svc
 	if bot == "" {
 		ps.add("/bot", "is required")
 		return ""
 	}
-	return s.webhookBot(ctx, ps, tenantID, bot)
+	return s.Webhooks().webhookBot(ctx, ps, tenantID, bot)
 }
 
-// ListChannels lists the tenant's channels, oldest first.
-func (s *Service) ListChannels(ctx context.Context, p *Principal, tenant string) ([]Channel, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjChannels, auth.ActRead)
+// List lists the tenant's channels, oldest first.
+func (c Channels) List(ctx context.Context, p *Principal, tenant string) ([]Channel, error) {
+	s := c.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjChannels, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +214,9 @@ func (s *Service) ListChannels(ctx context.Context, p *Principal, tenant string)
 
 // channelFor resolves the tenant with a permission check, then its
 // channel (by id or name).
-func (s *Service) channelFor(ctx context.Context, p *Principal, tenant, id, action string) (*store.Channel, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjChannels, action)
+func (ch Channels) channelFor(ctx context.Context, p *Principal, tenant, id, action string) (*store.Channel, error) {
+	s := ch.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjChannels, action)
 	if err != nil {
 		return nil, err
 	}
@@ -217,25 +227,27 @@ func (s *Service) channelFor(ctx context.Context, p *Principal, tenant, id, acti
 	return c, nil
 }
 
-// GetChannel returns one channel.
-func (s *Service) GetChannel(ctx context.Context, p *Principal, tenant, id string) (Channel, error) {
-	c, err := s.channelFor(ctx, p, tenant, id, auth.ActRead)
+// Get returns one channel.
+func (ch Channels) Get(ctx context.Context, p *Principal, tenant, id string) (Channel, error) {
+	s := ch.svc
+	c, err := s.Channels().channelFor(ctx, p, tenant, id, auth.ActRead)
 	if err != nil {
 		return Channel{}, err
 	}
 	return channelView(c), nil
 }
 
-// UpdateChannel changes a channel.
-func (s *Service) UpdateChannel(ctx context.Context, p *Principal, tenant, id string, in ChannelPatch) (Channel, error) {
-	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+// Update changes a channel.
+func (ch Channels) Update(ctx context.Context, p *Principal, tenant, id string, in ChannelPatch) (Channel, error) {
+	s := ch.svc
+	c, err := s.Channels().channelFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return Channel{}, err
 	}
 	var ps problems
 	fields := map[string]any{}
 	if in.Bot != nil {
-		fields["bot_id"] = s.channelBot(ctx, &ps, c.TenantID, *in.Bot)
+		fields["bot_id"] = s.Channels().channelBot(ctx, &ps, c.TenantID, *in.Bot)
 	}
 	if in.Enabled != nil {
 		fields["enabled"] = *in.Enabled
@@ -268,7 +280,7 @@ func (s *Service) UpdateChannel(ctx context.Context, p *Principal, tenant, id st
 	return channelView(c), nil
 }
 
-// RotateChannelSecret replaces the channel's secret and keeps accepting
+// RotateSecret replaces the channel's secret and keeps accepting
 // the one it replaces for RotationOverlap, so messages the platform signed
 // before it switched still come in. What is rotated depends on the kind:
 //
@@ -278,12 +290,13 @@ func (s *Service) UpdateChannel(ctx context.Context, p *Principal, tenant, id st
 //     (the caller registers it: inbound.Service.RotateChannelSecret);
 //   - slack: the app's signing secret, which Slack makes: secret is the
 //     new one, written to the tenant secret the channel names.
-func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant, id, secret string) (CreatedChannel, error) {
-	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+func (ch Channels) RotateSecret(ctx context.Context, p *Principal, tenant, id, secret string) (CreatedChannel, error) {
+	s := ch.svc
+	c, err := s.Channels().channelFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return CreatedChannel{}, err
 	}
-	old, err := s.live(ctx, c)
+	old, err := s.Channels().live(ctx, c)
 	if err != nil {
 		return CreatedChannel{}, err
 	}
@@ -296,7 +309,7 @@ func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant,
 		}
 		previous = old.SecretValues[ChannelSigningSecret]
 	default:
-		if secret, err = s.newChannelSecret(&ps, c.Kind, secret); err != nil {
+		if secret, err = s.Channels().newChannelSecret(&ps, c.Kind, secret); err != nil {
 			return CreatedChannel{}, s.internal(ctx, "channel secret", err)
 		}
 	}
@@ -304,15 +317,15 @@ func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant,
 		return CreatedChannel{}, err
 	}
 	fields := map[string]any{"prev_expires_at": s.now().Add(RotationOverlap)}
-	if fields["prev_nonce"], fields["prev_cipher"], err = s.sealChannelSecret(c, previous); err != nil {
+	if fields["prev_nonce"], fields["prev_cipher"], err = s.Channels().sealChannelSecret(c, previous); err != nil {
 		return CreatedChannel{}, err
 	}
 	if c.Kind != channel.KindSlack {
-		if fields["secret_nonce"], fields["secret_cipher"], err = s.sealChannelSecret(c, secret); err != nil {
+		if fields["secret_nonce"], fields["secret_cipher"], err = s.Channels().sealChannelSecret(c, secret); err != nil {
 			return CreatedChannel{}, err
 		}
 	}
-	err = s.audited(ctx, p, c.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, c.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditChannelRotated, target: c.ID, detail: map[string]any{"kind": c.Kind}},
 			tx.Tenant(c.TenantID).Channels().Update(ctx, c.ID, fields)
 	})
@@ -320,7 +333,7 @@ func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant,
 		return CreatedChannel{}, s.storeErr(ctx, "rotate channel secret", "channel", "", err)
 	}
 	if c.Kind == channel.KindSlack {
-		if _, err := s.PutSecret(ctx, p, tenant, old.Secrets[ChannelSigningSecret], secret); err != nil {
+		if _, err := s.Secrets().Put(ctx, p, tenant, old.Secrets[ChannelSigningSecret], secret); err != nil {
 			return CreatedChannel{}, err
 		}
 		secret = "" // Slack's own: not Parley's to show
@@ -331,7 +344,8 @@ func (s *Service) RotateChannelSecret(ctx context.Context, p *Principal, tenant,
 	return CreatedChannel{Channel: channelView(c), Secret: secret}, nil
 }
 
-func (s *Service) sealChannelSecret(c *store.Channel, secret string) ([]byte, []byte, error) {
+func (ch Channels) sealChannelSecret(c *store.Channel, secret string) ([]byte, []byte, error) {
+	s := ch.svc
 	nonce, cipher, err := s.opts.Sealer.Seal(c.TenantID, "channel:"+c.ID, []byte(secret))
 	if err != nil {
 		return nil, nil, s.internal(context.Background(), "seal channel secret", err)
@@ -339,9 +353,10 @@ func (s *Service) sealChannelSecret(c *store.Channel, secret string) ([]byte, []
 	return nonce, cipher, nil
 }
 
-// DeleteChannel removes a channel; its dialogs stay.
-func (s *Service) DeleteChannel(ctx context.Context, p *Principal, tenant, id string) error {
-	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+// Delete removes a channel; its dialogs stay.
+func (ch Channels) Delete(ctx context.Context, p *Principal, tenant, id string) error {
+	s := ch.svc
+	c, err := s.Channels().channelFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return err
 	}
@@ -374,10 +389,11 @@ type LiveChannel struct {
 // exist or is disabled: the caller learns nothing more.
 var ErrNoChannel = NotFound("channel")
 
-// LiveChannelByID returns an enabled channel for the public inbound
+// LiveByID returns an enabled channel for the public inbound
 // route, which has no principal: the platform's signature, checked with
 // the returned secrets, is what authenticates it.
-func (s *Service) LiveChannelByID(ctx context.Context, id string) (LiveChannel, error) {
+func (ch Channels) LiveByID(ctx context.Context, id string) (LiveChannel, error) {
+	s := ch.svc
 	c, err := s.store.InboundChannels().ByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return LiveChannel{}, ErrNoChannel
@@ -388,20 +404,22 @@ func (s *Service) LiveChannelByID(ctx context.Context, id string) (LiveChannel, 
 	if !c.Enabled {
 		return LiveChannel{}, ErrNoChannel
 	}
-	return s.live(ctx, c)
+	return s.Channels().live(ctx, c)
 }
 
-// LiveChannel returns the tenant's channel with its secrets, for an
+// Live returns the tenant's channel with its secrets, for an
 // action p may take on it (Telegram's setWebhook).
-func (s *Service) LiveChannel(ctx context.Context, p *Principal, tenant, id string) (LiveChannel, error) {
-	c, err := s.channelFor(ctx, p, tenant, id, auth.ActWrite)
+func (ch Channels) Live(ctx context.Context, p *Principal, tenant, id string) (LiveChannel, error) {
+	s := ch.svc
+	c, err := s.Channels().channelFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return LiveChannel{}, err
 	}
-	return s.live(ctx, c)
+	return s.Channels().live(ctx, c)
 }
 
-func (s *Service) live(ctx context.Context, c *store.Channel) (LiveChannel, error) {
+func (ch Channels) live(ctx context.Context, c *store.Channel) (LiveChannel, error) {
+	s := ch.svc
 	t, err := s.store.Tenants().Get(ctx, c.TenantID)
 	if err != nil {
 		return LiveChannel{}, s.internal(ctx, "channel tenant", err)
@@ -423,7 +441,7 @@ func (s *Service) live(ctx context.Context, c *store.Channel) (LiveChannel, erro
 	for _, name := range out.Secrets {
 		names = append(names, name)
 	}
-	vars, err := s.SecretVars(ctx, c.TenantID, names)
+	vars, err := s.Secrets().Vars(ctx, c.TenantID, names)
 	if err != nil {
 		return LiveChannel{}, err
 	}

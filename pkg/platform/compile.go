@@ -8,15 +8,17 @@ import (
 	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
-// CompileConfig validates and compiles a config under the operator's rules
+// Compile validates and compiles a config under the operator's rules
 // (Options.Compile), exactly as saving a version does, and saves nothing.
-func (s *Service) CompileConfig(config []byte) (*botconfig.Bot, error) {
+func (c Configs) Compile(config []byte) (*botconfig.Bot, error) {
+	s := c.svc
 	return s.opts.Compile(config)
 }
 
 // compile runs the compiler and turns its problems into an invalid Error
 // whose details point into the config (not into the request around it).
-func (s *Service) compile(ctx context.Context, config []byte) (*botconfig.Bot, error) {
+func (c Configs) compile(ctx context.Context, config []byte) (*botconfig.Bot, error) {
+	s := c.svc
 	if len(config) == 0 {
 		return nil, Invalid(Detail{Pointer: "", Message: "a config is required"})
 	}
@@ -38,7 +40,8 @@ func (s *Service) compile(ctx context.Context, config []byte) (*botconfig.Bot, e
 // CompileStored compiles a config that was stored valid, with the same
 // compiler (Options.Compile) that accepted it. An error means the stored
 // config or the compiler changed: an internal fault, not the caller's.
-func (s *Service) CompileStored(config []byte) (*botconfig.Bot, error) {
+func (c Configs) CompileStored(config []byte) (*botconfig.Bot, error) {
+	s := c.svc
 	return s.opts.Compile(config)
 }
 
@@ -51,22 +54,23 @@ type Validation struct {
 	Warnings []Detail
 }
 
-// ValidateConfig checks a config as saving a version would, and saves
+// Validate checks a config as saving a version would, and saves
 // nothing. With a tenant (any member who may read its versions), the
 // providers the config names are checked against the server's and the
 // tenant's, and its models against their lists; without one, only
 // against the default provider's list (Options.ServerModels[""]), since
 // another tenant's provider may take a server provider's name.
-func (s *Service) ValidateConfig(ctx context.Context, p *Principal, tenant string, config []byte) (Validation, error) {
+func (c Configs) Validate(ctx context.Context, p *Principal, tenant string, config []byte) (Validation, error) {
+	s := c.svc
 	tenantID := ""
 	if tenant != "" {
-		t, err := s.tenantFor(ctx, p, tenant, auth.ObjVersions, auth.ActRead)
+		t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjVersions, auth.ActRead)
 		if err != nil {
 			return Validation{}, err
 		}
 		tenantID = t.ID
 	}
-	bot, err := s.compile(ctx, config)
+	bot, err := s.Configs().compile(ctx, config)
 	if err != nil {
 		return invalidConfig(err)
 	}
@@ -74,11 +78,11 @@ func (s *Service) ValidateConfig(ctx context.Context, p *Principal, tenant strin
 		defaults := map[string][]string{"": s.opts.ServerModels[""]}
 		return Validation{Bot: bot, Warnings: modelWarnings(bot, defaults)}, nil
 	}
-	warnings, err := s.checkProviders(ctx, tenantID, bot)
+	warnings, err := s.Providers().checkProviders(ctx, tenantID, bot)
 	if err != nil {
 		return invalidConfig(err)
 	}
-	if err := s.checkKnowledge(ctx, tenantID, bot); err != nil {
+	if err := s.Knowledge().checkKnowledge(ctx, tenantID, bot); err != nil {
 		return invalidConfig(err)
 	}
 	return Validation{Bot: bot, Warnings: warnings}, nil

@@ -10,6 +10,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Drafts is the autosaved drafts of bot configs, one per person and bot: reach it with Service.Drafts().
+type Drafts struct{ svc *Service }
+
+// Drafts returns the autosaved drafts of bot configs, one per person and bot.
+func (s *Service) Drafts() Drafts { return Drafts{s} }
+
 // maxDraftChars bounds a draft's config and its tests: a draft is the
 // console's text as typed, so it is kept even when it is not JSON yet,
 // and only its size is checked.
@@ -24,10 +30,11 @@ type Draft struct {
 	UpdatedAt time.Time
 }
 
-// GetDraft returns p's draft of the bot, and false when p has none.
+// Get returns p's draft of the bot, and false when p has none.
 // Drafts are per person: nobody reads another's.
-func (s *Service) GetDraft(ctx context.Context, p *Principal, tenant, bot string) (Draft, bool, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+func (dr Drafts) Get(ctx context.Context, p *Principal, tenant, bot string) (Draft, bool, error) {
+	s := dr.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
 		return Draft{}, false, err
 	}
@@ -41,9 +48,10 @@ func (s *Service) GetDraft(ctx context.Context, p *Principal, tenant, bot string
 	return Draft{Config: d.Config, Tests: d.Tests, UpdatedAt: d.UpdatedAt}, true, nil
 }
 
-// PutDraft replaces p's draft of the bot. Only those who may save a
+// Put replaces p's draft of the bot. Only those who may save a
 // version keep a draft of one.
-func (s *Service) PutDraft(ctx context.Context, p *Principal, tenant, bot string, d Draft) (Draft, error) {
+func (dr Drafts) Put(ctx context.Context, p *Principal, tenant, bot string, d Draft) (Draft, error) {
+	s := dr.svc
 	var ps problems
 	if d.Config == "" {
 		ps.add("/config", "is required")
@@ -57,7 +65,7 @@ func (s *Service) PutDraft(ctx context.Context, p *Principal, tenant, bot string
 	if err := ps.err(); err != nil {
 		return Draft{}, err
 	}
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
 		return Draft{}, err
 	}
@@ -68,17 +76,19 @@ func (s *Service) PutDraft(ctx context.Context, p *Principal, tenant, bot string
 	return Draft{Config: row.Config, Tests: row.Tests, UpdatedAt: row.UpdatedAt}, nil
 }
 
-// DeleteDraft discards p's draft of the bot; having none is fine.
-func (s *Service) DeleteDraft(ctx context.Context, p *Principal, tenant, bot string) error {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+// Delete discards p's draft of the bot; having none is fine.
+func (d Drafts) Delete(ctx context.Context, p *Principal, tenant, bot string) error {
+	s := d.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	return s.dropDraft(ctx, p, b)
+	return s.Drafts().dropDraft(ctx, p, b)
 }
 
 // dropDraft removes p's draft of b: discarded, or saved as a version.
-func (s *Service) dropDraft(ctx context.Context, p *Principal, b *store.Bot) error {
+func (d Drafts) dropDraft(ctx context.Context, p *Principal, b *store.Bot) error {
+	s := d.svc
 	err := s.store.Tenant(b.TenantID).Drafts().Delete(ctx, b.ID, p.Actor())
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return s.storeErr(ctx, "delete draft", "draft", "", err)

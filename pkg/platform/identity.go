@@ -11,6 +11,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Identities is a tenant's end-user identity settings (signed user tokens): reach it with Service.Identities().
+type Identities struct{ svc *Service }
+
+// Identities returns a tenant's end-user identity settings (signed user tokens).
+func (s *Service) Identities() Identities { return Identities{s} }
+
 // Bounds of a tenant's identity settings.
 const (
 	// MinIdentitySecret is the shortest HS256 secret accepted: RFC 7518
@@ -46,10 +52,11 @@ func identityView(ti *store.TenantIdentity) Identity {
 	return Identity{HasSecret: len(ti.Ciphertext) > 0, JWKSURL: ti.JWKSURL, Audience: ti.Audience, UpdatedAt: ti.UpdatedAt}
 }
 
-// PutIdentity replaces the tenant's identity settings; the secret is
+// Put replaces the tenant's identity settings; the secret is
 // sealed before it reaches the store and is never returned.
-func (s *Service) PutIdentity(ctx context.Context, p *Principal, tenant string, in IdentityInput) (Identity, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+func (i Identities) Put(ctx context.Context, p *Principal, tenant string, in IdentityInput) (Identity, error) {
+	s := i.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
 		return Identity{}, err
 	}
@@ -78,7 +85,7 @@ func (s *Service) PutIdentity(ctx context.Context, p *Principal, tenant string, 
 			return Identity{}, s.internal(ctx, "seal identity secret", err)
 		}
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		detail := map[string]any{"kind": "hs256_secret"}
 		if ti.JWKSURL != "" {
 			detail = map[string]any{"kind": "jwks", "jwks_url": ti.JWKSURL}
@@ -94,9 +101,10 @@ func (s *Service) PutIdentity(ctx context.Context, p *Principal, tenant string, 
 	return identityView(&ti), nil
 }
 
-// GetIdentity returns the tenant's identity settings.
-func (s *Service) GetIdentity(ctx context.Context, p *Principal, tenant string) (Identity, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
+// Get returns the tenant's identity settings.
+func (i Identities) Get(ctx context.Context, p *Principal, tenant string) (Identity, error) {
+	s := i.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
 	if err != nil {
 		return Identity{}, err
 	}
@@ -107,23 +115,25 @@ func (s *Service) GetIdentity(ctx context.Context, p *Principal, tenant string) 
 	return identityView(&ti), nil
 }
 
-// DeleteIdentity removes the tenant's identity settings: signed user
+// Delete removes the tenant's identity settings: signed user
 // tokens are refused from then on.
-func (s *Service) DeleteIdentity(ctx context.Context, p *Principal, tenant string) error {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+func (i Identities) Delete(ctx context.Context, p *Principal, tenant string) error {
+	s := i.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditIdentityDeleted}, tx.Tenant(t.ID).Identity().Delete(ctx)
 	})
 	return s.storeErr(ctx, "delete identity", "identity settings", "", err)
 }
 
-// IdentitySettings returns how the tenant's (by id) tokens are verified,
+// Settings returns how the tenant's (by id) tokens are verified,
 // the secret opened, for the dialog runtime; a tenant without settings
 // gets zero Settings. It takes no Principal: never for an API handler.
-func (s *Service) IdentitySettings(ctx context.Context, tenantID string) (identity.Settings, error) {
+func (i Identities) Settings(ctx context.Context, tenantID string) (identity.Settings, error) {
+	s := i.svc
 	ti, err := s.store.Tenant(tenantID).Identity().Get(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		return identity.Settings{}, nil

@@ -13,6 +13,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// APIKeys is a tenant's API keys: reach it with Service.APIKeys().
+type APIKeys struct{ svc *Service }
+
+// APIKeys returns a tenant's API keys.
+func (s *Service) APIKeys() APIKeys { return APIKeys{s} }
+
 // APIKeyInput describes a new key.
 type APIKeyInput struct {
 	Name string
@@ -27,14 +33,15 @@ type APIKeyInput struct {
 	ExpiresAt *time.Time
 }
 
-// CreateAPIKey creates a key in the tenant and returns it in plaintext, this
+// Create creates a key in the tenant and returns it in plaintext, this
 // once.
-func (s *Service) CreateAPIKey(ctx context.Context, p *Principal, tenant string, in APIKeyInput) (CreatedKey, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
+func (a APIKeys) Create(ctx context.Context, p *Principal, tenant string, in APIKeyInput) (CreatedKey, error) {
+	s := a.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
 	if err != nil {
 		return CreatedKey{}, err
 	}
-	k, err := s.checkKeyInput(ctx, t.ID, in)
+	k, err := s.APIKeys().checkKeyInput(ctx, t.ID, in)
 	if err != nil {
 		return CreatedKey{}, err
 	}
@@ -46,7 +53,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, p *Principal, tenant string,
 	if k.Kind == auth.KindPublishable {
 		k.Publishable = gen.Plaintext // public by design; an sk key's plaintext is never kept
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		err := tx.Tenant(k.TenantID).Keys().Create(ctx, k) // gives k its id
 		return auditRecord{action: AuditKeyCreated, target: k.ID, detail: keyDetail(k)}, err
 	})
@@ -58,7 +65,8 @@ func (s *Service) CreateAPIKey(ctx context.Context, p *Principal, tenant string,
 
 // checkKeyInput validates in (all problems at once) and returns the unsaved
 // key record.
-func (s *Service) checkKeyInput(ctx context.Context, tenantID string, in APIKeyInput) (*store.APIKey, error) {
+func (a APIKeys) checkKeyInput(ctx context.Context, tenantID string, in APIKeyInput) (*store.APIKey, error) {
+	s := a.svc
 	var ps problems
 	ps.name("/name", in.Name, 200)
 	kind := in.Kind
@@ -92,7 +100,7 @@ func (s *Service) checkKeyInput(ctx context.Context, tenantID string, in APIKeyI
 		}
 		k.Scopes = store.StringList{auth.ScopeChat}
 		k.Origins = checkOrigins(&ps, in.Origins)
-		botID, err := s.keyBot(ctx, &ps, tenantID, in.Bot)
+		botID, err := s.APIKeys().keyBot(ctx, &ps, tenantID, in.Bot)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +150,8 @@ func checkOrigins(ps *problems, origins []string) store.StringList {
 }
 
 // keyBot resolves the bot a pk key is bound to, within the tenant.
-func (s *Service) keyBot(ctx context.Context, ps *problems, tenantID, ref string) (*string, error) {
+func (a APIKeys) keyBot(ctx context.Context, ps *problems, tenantID, ref string) (*string, error) {
+	s := a.svc
 	if ref == "" {
 		ps.add("/bot", "a pk key must name the bot it chats with")
 		return nil, nil
@@ -158,9 +167,10 @@ func (s *Service) keyBot(ctx context.Context, ps *problems, tenantID, ref string
 	return &b.ID, nil
 }
 
-// ListAPIKeys lists the tenant's keys, revoked and expired ones included.
-func (s *Service) ListAPIKeys(ctx context.Context, p *Principal, tenant string, opts ListOptions) ([]APIKey, string, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActRead)
+// List lists the tenant's keys, revoked and expired ones included.
+func (a APIKeys) List(ctx context.Context, p *Principal, tenant string, opts ListOptions) ([]APIKey, string, error) {
+	s := a.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActRead)
 	if err != nil {
 		return nil, "", err
 	}
@@ -171,15 +181,16 @@ func (s *Service) ListAPIKeys(ctx context.Context, p *Principal, tenant string, 
 	return mapSlice(rows, keyView), next, nil
 }
 
-// RevokeAPIKey revokes the tenant's key at once: the next request with it
+// Revoke revokes the tenant's key at once: the next request with it
 // is unauthorized. Revoking a revoked key is not an error.
-func (s *Service) RevokeAPIKey(ctx context.Context, p *Principal, tenant, keyID string) (APIKey, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
+func (a APIKeys) Revoke(ctx context.Context, p *Principal, tenant, keyID string) (APIKey, error) {
+	s := a.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
 	if err != nil {
 		return APIKey{}, err
 	}
 	var k *store.APIKey
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		if k, err = tx.Tenant(t.ID).Keys().Revoke(ctx, keyID, s.now()); err != nil {
 			return auditRecord{}, err
 		}
@@ -197,11 +208,12 @@ type APIKeyPatch struct {
 	Origins *[]string
 }
 
-// UpdateAPIKey changes a pk key's allowed origins; the key itself stays
+// Update changes a pk key's allowed origins; the key itself stays
 // the same, so the pages that embed it keep working on the origins still
 // allowed.
-func (s *Service) UpdateAPIKey(ctx context.Context, p *Principal, tenant, keyID string, in APIKeyPatch) (APIKey, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
+func (a APIKeys) Update(ctx context.Context, p *Principal, tenant, keyID string, in APIKeyPatch) (APIKey, error) {
+	s := a.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjKeys, auth.ActWrite)
 	if err != nil {
 		return APIKey{}, err
 	}
@@ -225,7 +237,7 @@ func (s *Service) UpdateAPIKey(ctx context.Context, p *Principal, tenant, keyID 
 		return APIKey{}, err
 	}
 	before := k.Origins
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		if k, err = tx.Tenant(t.ID).Keys().SetOrigins(ctx, keyID, origins); err != nil {
 			return auditRecord{}, err
 		}

@@ -27,7 +27,7 @@ func TestCreateAPIKey(t *testing.T) {
 		}
 		for _, tc := range valid {
 			t.Run(tc.name+" is created", func(t *testing.T) {
-				k, err := e.svc.CreateAPIKey(ctx, admin, tn.Slug, tc.in)
+				k, err := e.svc.APIKeys().Create(ctx, admin, tn.Slug, tc.in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,7 +59,7 @@ func TestCreateAPIKey(t *testing.T) {
 		}
 		for _, tc := range invalid {
 			t.Run(tc.name+" is invalid", func(t *testing.T) {
-				_, err := e.svc.CreateAPIKey(ctx, admin, tn.Slug, tc.in)
+				_, err := e.svc.APIKeys().Create(ctx, admin, tn.Slug, tc.in)
 				wantInvalid(t, err, tc.pointers...)
 			})
 		}
@@ -71,11 +71,11 @@ func TestKeyExpiryAndRevocationTakeEffectAtOnce(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		expires := e.clock.Now().Add(time.Hour)
-		short, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, platform.APIKeyInput{Name: "short", Scopes: []string{"chat"}, ExpiresAt: &expires})
+		short, err := e.svc.APIKeys().Create(ctx, admin, tn.ID, platform.APIKeyInput{Name: "short", Scopes: []string{"chat"}, ExpiresAt: &expires})
 		if err != nil {
 			t.Fatal(err)
 		}
-		other, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, platform.APIKeyInput{Name: "other", Scopes: []string{"chat"}})
+		other, err := e.svc.APIKeys().Create(ctx, admin, tn.ID, platform.APIKeyInput{Name: "other", Scopes: []string{"chat"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,31 +84,31 @@ func TestKeyExpiryAndRevocationTakeEffectAtOnce(t *testing.T) {
 		})
 		t.Run("a key is unauthorized once it expires", func(t *testing.T) {
 			e.clock.Advance(time.Hour)
-			_, err := e.svc.Authenticate(ctx, short.Key)
+			_, err := e.svc.Auth().Authenticate(ctx, short.Key)
 			wantCode(t, err, platform.CodeUnauthorized)
 		})
 		t.Run("a revoked key is unauthorized on the very next call", func(t *testing.T) {
 			e.authenticate(t, other.Key)
-			revoked, err := e.svc.RevokeAPIKey(ctx, admin, tn.ID, other.ID)
+			revoked, err := e.svc.APIKeys().Revoke(ctx, admin, tn.ID, other.ID)
 			if err != nil || revoked.RevokedAt == nil {
 				t.Fatalf("revoke: %+v, %v", revoked, err)
 			}
-			_, err = e.svc.Authenticate(ctx, other.Key)
+			_, err = e.svc.Auth().Authenticate(ctx, other.Key)
 			wantCode(t, err, platform.CodeUnauthorized)
 		})
 		t.Run("revoking again is not an error", func(t *testing.T) {
-			if _, err := e.svc.RevokeAPIKey(ctx, admin, tn.ID, other.ID); err != nil {
+			if _, err := e.svc.APIKeys().Revoke(ctx, admin, tn.ID, other.ID); err != nil {
 				t.Fatal(err)
 			}
 		})
 		t.Run("the list shows every key without its secret", func(t *testing.T) {
-			keys, _, err := e.svc.ListAPIKeys(ctx, admin, tn.ID, platform.ListOptions{})
+			keys, _, err := e.svc.APIKeys().List(ctx, admin, tn.ID, platform.ListOptions{})
 			if err != nil || len(keys) != 3 {
 				t.Fatalf("keys %+v, %v", keys, err)
 			}
 		})
 		t.Run("a key records when it was last used", func(t *testing.T) {
-			me, err := e.svc.Me(ctx, admin)
+			me, err := e.svc.Auth().Me(ctx, admin)
 			if err != nil || me.Key == nil || me.Key.LastUsedAt == nil {
 				t.Fatalf("me %+v, %v", me, err)
 			}

@@ -19,6 +19,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Knowledge is a tenant's knowledge bases, their sources and search: reach it with Service.Knowledge().
+type Knowledge struct{ svc *Service }
+
+// Knowledge returns a tenant's knowledge bases, their sources and search.
+func (s *Service) Knowledge() Knowledge { return Knowledge{s} }
+
 // Knowledge bases as callers manage them (docs/knowledge.md). They share
 // the bots' permissions: admins and editors change them, viewers read
 // and search them.
@@ -120,9 +126,10 @@ func (l *lazySearcher) get(ctx context.Context, s *Service) *retrieve.Searcher {
 	return l.s
 }
 
-// CreateKnowledgeBase adds a base to the tenant.
-func (s *Service) CreateKnowledgeBase(ctx context.Context, p *Principal, tenant string, in KnowledgeBaseInput) (store.KnowledgeBase, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActWrite)
+// CreateBase adds a base to the tenant.
+func (k Knowledge) CreateBase(ctx context.Context, p *Principal, tenant string, in KnowledgeBaseInput) (store.KnowledgeBase, error) {
+	s := k.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeBase{}, err
 	}
@@ -138,7 +145,7 @@ func (s *Service) CreateKnowledgeBase(ctx context.Context, p *Principal, tenant 
 	}
 	b := store.KnowledgeBase{Name: strings.TrimSpace(in.Name), Slug: in.Slug,
 		EmbeddingProvider: in.EmbeddingProvider, EmbeddingModel: in.EmbeddingModel}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditKnowledgeBaseCreated, target: b.Slug, detail: map[string]any{"name": b.Name,
 			"embedding_provider": b.EmbeddingProvider, "embedding_model": b.EmbeddingModel}}, tx.Tenant(t.ID).Knowledge().CreateBase(ctx, &b)
 	})
@@ -185,9 +192,10 @@ func slugOf(name string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
-// ListKnowledgeBases lists the tenant's bases by slug.
-func (s *Service) ListKnowledgeBases(ctx context.Context, p *Principal, tenant string) ([]store.KnowledgeBase, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
+// ListBases lists the tenant's bases by slug.
+func (k Knowledge) ListBases(ctx context.Context, p *Principal, tenant string) ([]store.KnowledgeBase, error) {
+	s := k.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjBots, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -200,8 +208,9 @@ func (s *Service) ListKnowledgeBases(ctx context.Context, p *Principal, tenant s
 
 // baseFor resolves the tenant with a permission check, then its base (by
 // id or slug).
-func (s *Service) baseFor(ctx context.Context, p *Principal, tenant, base, action string) (store.Knowledge, *store.KnowledgeBase, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjBots, action)
+func (k Knowledge) baseFor(ctx context.Context, p *Principal, tenant, base, action string) (store.Knowledge, *store.KnowledgeBase, error) {
+	s := k.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjBots, action)
 	if err != nil {
 		return store.Knowledge{}, nil, err
 	}
@@ -213,19 +222,21 @@ func (s *Service) baseFor(ctx context.Context, p *Principal, tenant, base, actio
 	return kn, b, nil
 }
 
-// GetKnowledgeBase returns one base.
-func (s *Service) GetKnowledgeBase(ctx context.Context, p *Principal, tenant, base string) (store.KnowledgeBase, error) {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActRead)
+// GetBase returns one base.
+func (k Knowledge) GetBase(ctx context.Context, p *Principal, tenant, base string) (store.KnowledgeBase, error) {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActRead)
 	if err != nil {
 		return store.KnowledgeBase{}, err
 	}
 	return *b, nil
 }
 
-// RenameKnowledgeBase changes a base's name; the only field a PATCH
+// RenameBase changes a base's name; the only field a PATCH
 // changes (the embedding model changes with a reindex).
-func (s *Service) RenameKnowledgeBase(ctx context.Context, p *Principal, tenant, base, name string) (store.KnowledgeBase, error) {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+func (k Knowledge) RenameBase(ctx context.Context, p *Principal, tenant, base, name string) (store.KnowledgeBase, error) {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeBase{}, err
 	}
@@ -235,24 +246,25 @@ func (s *Service) RenameKnowledgeBase(ctx context.Context, p *Principal, tenant,
 		return store.KnowledgeBase{}, err
 	}
 	name = strings.TrimSpace(name)
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditKnowledgeBaseRenamed, target: b.Slug, detail: map[string]any{"from": b.Name, "name": name}},
 			tx.Tenant(b.TenantID).Knowledge().RenameBase(ctx, b.ID, name)
 	})
 	if err != nil {
 		return store.KnowledgeBase{}, s.storeErr(ctx, "rename knowledge base", "knowledge base", "", err)
 	}
-	return s.GetKnowledgeBase(ctx, p, tenant, b.ID)
+	return s.Knowledge().GetBase(ctx, p, tenant, b.ID)
 }
 
-// DeleteKnowledgeBase deletes a base with its sources, chunks and
+// DeleteBase deletes a base with its sources, chunks and
 // vectors.
-func (s *Service) DeleteKnowledgeBase(ctx context.Context, p *Principal, tenant, base string) error {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+func (k Knowledge) DeleteBase(ctx context.Context, p *Principal, tenant, base string) error {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditKnowledgeBaseDeleted, target: b.Slug}, tx.Tenant(b.TenantID).Knowledge().DeleteBase(ctx, b.ID)
 	})
 	if err != nil {
@@ -271,36 +283,38 @@ func (l *lazySearcher) forget(baseID string) {
 	}
 }
 
-// ReindexKnowledgeBase starts a new index generation of the base, which
+// ReindexBase starts a new index generation of the base, which
 // replaces the current one when every source is indexed into it.
-func (s *Service) ReindexKnowledgeBase(ctx context.Context, p *Principal, tenant, base string) (store.KnowledgeBase, error) {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+func (k Knowledge) ReindexBase(ctx context.Context, p *Principal, tenant, base string) (store.KnowledgeBase, error) {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeBase{}, err
 	}
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		generation, err := tx.Tenant(b.TenantID).Knowledge().Reindex(ctx, b.ID, "", "")
 		return auditRecord{action: AuditKnowledgeBaseReindexed, target: b.Slug, detail: map[string]any{"generation": generation}}, err
 	})
 	if err != nil {
 		return store.KnowledgeBase{}, s.storeErr(ctx, "reindex knowledge base", "knowledge base", "", err)
 	}
-	s.wakeIndexer()
-	return s.GetKnowledgeBase(ctx, p, tenant, b.ID)
+	s.Knowledge().wakeIndexer()
+	return s.Knowledge().GetBase(ctx, p, tenant, b.ID)
 }
 
-// AddKnowledgeSource queues a source in the base. created is false when
+// AddSource queues a source in the base. created is false when
 // the base already holds the same content: the source is that one.
-func (s *Service) AddKnowledgeSource(ctx context.Context, p *Principal, tenant, base string, in SourceInput) (src store.KnowledgeSource, created bool, err error) {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+func (k Knowledge) AddSource(ctx context.Context, p *Principal, tenant, base string, in SourceInput) (src store.KnowledgeSource, created bool, err error) {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeSource{}, false, err
 	}
-	row, err := s.sourceRow(ctx, in)
+	row, err := s.Knowledge().sourceRow(ctx, in)
 	if err != nil {
 		return store.KnowledgeSource{}, false, err
 	}
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		created, err = tx.Tenant(b.TenantID).Knowledge().AddSource(ctx, b.ID, &row)
 		if err == nil && !created {
 			err = errUnchanged
@@ -319,7 +333,7 @@ func (s *Service) AddKnowledgeSource(ctx context.Context, p *Principal, tenant, 
 	if err != nil {
 		return store.KnowledgeSource{}, false, s.storeErr(ctx, "add knowledge source", "knowledge base", "", err)
 	}
-	s.wakeIndexer()
+	s.Knowledge().wakeIndexer()
 	return row, true, nil
 }
 
@@ -350,7 +364,8 @@ func redactURL(raw string) string {
 
 // sourceRow checks a new source and makes its row, content and hash
 // included.
-func (s *Service) sourceRow(ctx context.Context, in SourceInput) (store.KnowledgeSource, error) {
+func (k Knowledge) sourceRow(ctx context.Context, in SourceInput) (store.KnowledgeSource, error) {
+	s := k.svc
 	var ps problems
 	row := store.KnowledgeSource{Kind: in.Kind, Title: strings.TrimSpace(in.Title), Filename: in.Filename,
 		ContentType: in.ContentType, Tags: in.Tags}
@@ -412,7 +427,7 @@ func (s *Service) sourceRow(ctx context.Context, in SourceInput) (store.Knowledg
 		row.Content, row.ContentType = qaContent(in.QA), QAContentType
 	case store.SourceURL, store.SourceSitemap:
 		row.URL = in.URL
-		s.checkSourceURL(ctx, &ps, "/"+in.Kind, in.URL)
+		s.Knowledge().checkSourceURL(ctx, &ps, "/"+in.Kind, in.URL)
 	default:
 		ps.add("", "send a multipart file, or a JSON object with one of url, sitemap, text, qa")
 	}
@@ -434,7 +449,8 @@ func (s *Service) sourceRow(ctx context.Context, in SourceInput) (store.Knowledg
 // checkSourceURL accepts an absolute http(s) URL without credentials;
 // with an outbound policy set, its destination must be allowed now too
 // (the worker checks again as it fetches).
-func (s *Service) checkSourceURL(ctx context.Context, ps *problems, pointer, raw string) {
+func (k Knowledge) checkSourceURL(ctx context.Context, ps *problems, pointer, raw string) {
+	s := k.svc
 	u, err := url.Parse(raw)
 	switch {
 	case raw == "":
@@ -452,9 +468,10 @@ func (s *Service) checkSourceURL(ctx context.Context, ps *problems, pointer, raw
 	}
 }
 
-// ListKnowledgeSources lists the base's sources, oldest first.
-func (s *Service) ListKnowledgeSources(ctx context.Context, p *Principal, tenant, base string) ([]store.KnowledgeSource, error) {
-	kn, b, err := s.baseFor(ctx, p, tenant, base, auth.ActRead)
+// ListSources lists the base's sources, oldest first.
+func (k Knowledge) ListSources(ctx context.Context, p *Principal, tenant, base string) ([]store.KnowledgeSource, error) {
+	s := k.svc
+	kn, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -465,9 +482,10 @@ func (s *Service) ListKnowledgeSources(ctx context.Context, p *Principal, tenant
 	return srcs, nil
 }
 
-// GetKnowledgeSource returns one source of the base.
-func (s *Service) GetKnowledgeSource(ctx context.Context, p *Principal, tenant, base, source string) (store.KnowledgeSource, error) {
-	kn, b, err := s.baseFor(ctx, p, tenant, base, auth.ActRead)
+// GetSource returns one source of the base.
+func (k Knowledge) GetSource(ctx context.Context, p *Principal, tenant, base, source string) (store.KnowledgeSource, error) {
+	s := k.svc
+	kn, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActRead)
 	if err != nil {
 		return store.KnowledgeSource{}, err
 	}
@@ -478,41 +496,44 @@ func (s *Service) GetKnowledgeSource(ctx context.Context, p *Principal, tenant, 
 	return *src, nil
 }
 
-// DeleteKnowledgeSource deletes a source with its content, chunks and
+// DeleteSource deletes a source with its content, chunks and
 // vectors.
-func (s *Service) DeleteKnowledgeSource(ctx context.Context, p *Principal, tenant, base, source string) error {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+func (k Knowledge) DeleteSource(ctx context.Context, p *Principal, tenant, base, source string) error {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditKnowledgeSourceDeleted, target: source, detail: map[string]any{"base": b.Slug}},
 			tx.Tenant(b.TenantID).Knowledge().DeleteSource(ctx, b.ID, source)
 	})
 	return s.storeErr(ctx, "delete knowledge source", "knowledge source", "", err)
 }
 
-// RefreshKnowledgeSource queues a source to be indexed again now.
-func (s *Service) RefreshKnowledgeSource(ctx context.Context, p *Principal, tenant, base, source string) (store.KnowledgeSource, error) {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActWrite)
+// RefreshSource queues a source to be indexed again now.
+func (k Knowledge) RefreshSource(ctx context.Context, p *Principal, tenant, base, source string) (store.KnowledgeSource, error) {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActWrite)
 	if err != nil {
 		return store.KnowledgeSource{}, err
 	}
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditKnowledgeSourceRefresh, target: source, detail: map[string]any{"base": b.Slug}},
 			tx.Tenant(b.TenantID).Knowledge().RefreshSource(ctx, b.ID, source)
 	})
 	if err != nil {
 		return store.KnowledgeSource{}, s.storeErr(ctx, "refresh knowledge source", "knowledge source", "", err)
 	}
-	s.wakeIndexer()
-	return s.GetKnowledgeSource(ctx, p, tenant, b.ID, source)
+	s.Knowledge().wakeIndexer()
+	return s.Knowledge().GetSource(ctx, p, tenant, b.ID, source)
 }
 
-// KnowledgeSourceChunks lists a source's chunks in the base's current
+// SourceChunks lists a source's chunks in the base's current
 // generation, in order.
-func (s *Service) KnowledgeSourceChunks(ctx context.Context, p *Principal, tenant, base, source string) ([]store.KnowledgeChunk, error) {
-	kn, b, err := s.baseFor(ctx, p, tenant, base, auth.ActRead)
+func (k Knowledge) SourceChunks(ctx context.Context, p *Principal, tenant, base, source string) ([]store.KnowledgeChunk, error) {
+	s := k.svc
+	kn, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -526,10 +547,11 @@ func (s *Service) KnowledgeSourceChunks(ctx context.Context, p *Principal, tenan
 	return chunks, nil
 }
 
-// SearchKnowledge finds the chunks of the base that best answer q: by
+// Search finds the chunks of the base that best answer q: by
 // keyword, and by vector when the base has an embedding model.
-func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, base string, q KnowledgeQuery) ([]retrieve.Result, error) {
-	_, b, err := s.baseFor(ctx, p, tenant, base, auth.ActRead)
+func (k Knowledge) Search(ctx context.Context, p *Principal, tenant, base string, q KnowledgeQuery) ([]retrieve.Result, error) {
+	s := k.svc
+	_, b, err := s.Knowledge().baseFor(ctx, p, tenant, base, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -546,13 +568,13 @@ func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, bas
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	defer s.observeSearch(time.Now())
+	defer s.Knowledge().observeSearch(time.Now())
 	query := retrieve.Query{Text: q.Query, TopK: q.TopK, Tags: q.Tags}
 	var tokens int
-	if query.Vector, tokens, err = s.embedBotQuery(ctx, b, q.Query); err != nil {
+	if query.Vector, tokens, err = s.Knowledge().embedBotQuery(ctx, b, q.Query); err != nil {
 		return nil, err
 	}
-	s.meterEmbedding(ctx, b.TenantID, "", p.KeyID, tokens)
+	s.Knowledge().meterEmbedding(ctx, b.TenantID, "", p.KeyID, tokens)
 	results, err := s.searcher.get(ctx, s).Search(ctx, b.TenantID, b.ID, query)
 	if err != nil {
 		return nil, s.storeErr(ctx, "search knowledge base", "knowledge base", "", err)
@@ -560,9 +582,10 @@ func (s *Service) SearchKnowledge(ctx context.Context, p *Principal, tenant, bas
 	return results, nil
 }
 
-// KnowledgeStats counts every tenant's knowledge sources by status and
+// Stats counts every tenant's knowledge sources by status and
 // their chunks, for the metrics; not a tenant's to ask.
-func (s *Service) KnowledgeStats(ctx context.Context) (store.KnowledgeStats, error) {
+func (k Knowledge) Stats(ctx context.Context) (store.KnowledgeStats, error) {
+	s := k.svc
 	st, err := s.store.KnowledgeJobs().Stats(ctx)
 	if err != nil {
 		return st, s.internal(ctx, "knowledge stats", err)

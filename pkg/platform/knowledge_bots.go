@@ -42,8 +42,9 @@ type BotSearchResult struct {
 // SearchForBot searches the tenant's bases for a running bot: the runtime
 // calls it for search_knowledge and for auto mode, after the dialog's
 // caller was authorised. The results of several bases are merged by score.
-func (s *Service) SearchForBot(ctx context.Context, tenantID string, q BotSearch) (BotSearchResult, error) {
-	defer s.observeSearch(time.Now())
+func (k Knowledge) SearchForBot(ctx context.Context, tenantID string, q BotSearch) (BotSearchResult, error) {
+	s := k.svc
+	defer s.Knowledge().observeSearch(time.Now())
 	var out BotSearchResult
 	kn := s.store.Tenant(tenantID).Knowledge()
 	topK := cmp.Or(q.TopK, retrieve.DefaultTopK)
@@ -65,7 +66,7 @@ func (s *Service) SearchForBot(ctx context.Context, tenantID string, q BotSearch
 		vec, ok := vectors[key]
 		if !ok {
 			var tokens int
-			if vec, tokens, err = s.embedBotQuery(ctx, b, q.Query); err != nil {
+			if vec, tokens, err = s.Knowledge().embedBotQuery(ctx, b, q.Query); err != nil {
 				return out, err
 			}
 			out.EmbeddingTokens += tokens
@@ -89,7 +90,8 @@ func (s *Service) SearchForBot(ctx context.Context, tenantID string, q BotSearch
 // error to see (retryable when the provider said so): a search that
 // quietly lost its vector half would rank differently for no visible
 // reason.
-func (s *Service) embedBotQuery(ctx context.Context, b *store.KnowledgeBase, query string) ([]float32, int, error) {
+func (k Knowledge) embedBotQuery(ctx context.Context, b *store.KnowledgeBase, query string) ([]float32, int, error) {
+	s := k.svc
 	if b.EmbeddingProvider == "" || b.EmbeddingDims == 0 || s.opts.Embedders == nil {
 		return nil, 0, nil
 	}
@@ -115,11 +117,12 @@ func (s *Service) embedBotQuery(ctx context.Context, b *store.KnowledgeBase, que
 // tests make when the test file supplies no passages: the tenant's real
 // bases, as a dialog without an end user searches them. The queries'
 // embeddings are metered to the bot (botID).
-func (s *Service) testSearch(tenantID, botID string, bot *botconfig.Bot) bottest.KnowledgeSearch {
+func (kn Knowledge) testSearch(tenantID, botID string, bot *botconfig.Bot) bottest.KnowledgeSearch {
+	s := kn.svc
 	k := bot.Knowledge
 	return func(ctx context.Context, query string) ([]cite.Passage, error) {
-		found, err := s.SearchForBot(ctx, tenantID, BotSearch{Bases: k.Bases, Query: query, TopK: k.TopK, MinScore: k.MinScore})
-		s.meterEmbedding(ctx, tenantID, botID, "", found.EmbeddingTokens)
+		found, err := s.Knowledge().SearchForBot(ctx, tenantID, BotSearch{Bases: k.Bases, Query: query, TopK: k.TopK, MinScore: k.MinScore})
+		s.Knowledge().meterEmbedding(ctx, tenantID, botID, "", found.EmbeddingTokens)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +136,8 @@ func (s *Service) testSearch(tenantID, botID string, bot *botconfig.Bot) bottest
 
 // checkKnowledge refuses a config whose knowledge section names a base
 // the tenant does not have, with a pointer to each.
-func (s *Service) checkKnowledge(ctx context.Context, tenantID string, bot *botconfig.Bot) error {
+func (k Knowledge) checkKnowledge(ctx context.Context, tenantID string, bot *botconfig.Bot) error {
+	s := k.svc
 	var details []Detail
 	for _, u := range bot.KnowledgeUses() {
 		b, err := s.store.Tenant(tenantID).Knowledge().Base(ctx, u.Base)

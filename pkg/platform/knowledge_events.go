@@ -7,11 +7,12 @@ import (
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
-// KnowledgeSourceSettled writes the webhook event of a source whose
+// SourceSettled writes the webhook event of a source whose
 // indexing ended: knowledge.source_ready, or knowledge.source_failed with
 // the reason (docs/events.md). The indexing worker calls it; a source
 // still queued for a retry has not settled and gets no event.
-func (s *Service) KnowledgeSourceSettled(ctx context.Context, src *store.KnowledgeSource) error {
+func (k Knowledge) SourceSettled(ctx context.Context, src *store.KnowledgeSource) error {
+	s := k.svc
 	typ := webhook.KnowledgeSourceReady
 	switch src.Status {
 	case store.SourceReady:
@@ -27,7 +28,7 @@ func (s *Service) KnowledgeSourceSettled(ctx context.Context, src *store.Knowled
 	} else {
 		data.Error = src.Error
 	}
-	return s.WithEvent(ctx, Event{TenantID: src.TenantID, Type: typ}, func(st *store.Store) (any, error) {
+	return s.Webhooks().WithEvent(ctx, Event{TenantID: src.TenantID, Type: typ}, func(st *store.Store) (any, error) {
 		b, err := st.Tenant(src.TenantID).Knowledge().Base(ctx, src.BaseID)
 		if err != nil {
 			return nil, err
@@ -37,12 +38,16 @@ func (s *Service) KnowledgeSourceSettled(ctx context.Context, src *store.Knowled
 	})
 }
 
-// KnowledgeQueued is nudged when this process queues a source (added,
+// Queued is nudged when this process queues a source (added,
 // refreshed or reindexed), so the indexer starts on it at once rather
 // than at its next poll.
-func (s *Service) KnowledgeQueued() <-chan struct{} { return s.queued }
+func (k Knowledge) Queued() <-chan struct{} {
+	s := k.svc
+	return s.queued
+}
 
-func (s *Service) wakeIndexer() {
+func (k Knowledge) wakeIndexer() {
+	s := k.svc
 	select {
 	case s.queued <- struct{}{}:
 	default:

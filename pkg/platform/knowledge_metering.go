@@ -27,37 +27,46 @@ func newKnowledgeMeters() *knowledgeMeters {
 	})}
 }
 
-// KnowledgeSearchSeconds is the histogram of search latencies, for the
+// SearchSeconds is the histogram of search latencies, for the
 // metrics.
-func (s *Service) KnowledgeSearchSeconds() prometheus.Histogram { return s.knowledge.searchSeconds }
+func (k Knowledge) SearchSeconds() prometheus.Histogram {
+	s := k.svc
+	return s.knowledge.searchSeconds
+}
 
 // observeSearch records the latency of a search that began at start.
-func (s *Service) observeSearch(start time.Time) {
+func (k Knowledge) observeSearch(start time.Time) {
+	s := k.svc
 	s.knowledge.searchSeconds.Observe(time.Since(start).Seconds())
 }
 
 // CountEmbeddingTokens adds n tokens spent embedding knowledge to the
 // metric; for a caller that meters the usage ledger itself (the dialog
 // runtime batches its rows) or cannot (the indexer).
-func (s *Service) CountEmbeddingTokens(n int) {
+func (k Knowledge) CountEmbeddingTokens(n int) {
+	s := k.svc
 	if n > 0 {
 		s.knowledge.embeddingTokens.Add(int64(n))
 	}
 }
 
-// KnowledgeEmbeddingTokens is the tokens this process spent embedding
+// EmbeddingTokens is the tokens this process spent embedding
 // knowledge since it started, for the metrics.
-func (s *Service) KnowledgeEmbeddingTokens() int64 { return s.knowledge.embeddingTokens.Load() }
+func (k Knowledge) EmbeddingTokens() int64 {
+	s := k.svc
+	return s.knowledge.embeddingTokens.Load()
+}
 
 // meterEmbedding counts n embedding tokens in the metric and in the
 // tenant's usage ledger (and so its daily quota), under bot botID ("" for
 // a search through the API) and key keyID. The search it metered
 // succeeded: a ledger that failed is logged rather than failing it.
-func (s *Service) meterEmbedding(ctx context.Context, tenantID, botID, keyID string, n int) {
+func (k Knowledge) meterEmbedding(ctx context.Context, tenantID, botID, keyID string, n int) {
+	s := k.svc
 	if n <= 0 {
 		return
 	}
-	s.CountEmbeddingTokens(n)
+	s.Knowledge().CountEmbeddingTokens(n)
 	now := s.now().UTC()
 	u := store.Usage{Day: now.Format(store.DayFormat), Hour: now.Format(store.HourFormat), BotID: botID, KeyID: keyID,
 		EmbeddingTokens: int64(n)}

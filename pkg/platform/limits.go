@@ -8,6 +8,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Limits is a tenant's plan limits: reach it with Service.Limits().
+type Limits struct{ svc *Service }
+
+// Limits returns a tenant's plan limits.
+func (s *Service) Limits() Limits { return Limits{s} }
+
 // TenantLimits are a tenant's own limits, its plan: a null field uses the
 // server's setting (PARLEY_DAILY_TOKEN_QUOTA, PARLEY_RATE_LIMIT_TENANT).
 type TenantLimits struct {
@@ -20,23 +26,25 @@ type TenantLimits struct {
 	RateBurst     *int
 }
 
-// GetTenantLimits returns the tenant's own limits; its members may read
+// Get returns the tenant's own limits; its members may read
 // them, as they read its usage.
-func (s *Service) GetTenantLimits(ctx context.Context, p *Principal, tenant string) (TenantLimits, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
+func (l Limits) Get(ctx context.Context, p *Principal, tenant string) (TenantLimits, error) {
+	s := l.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
 	if err != nil {
 		return TenantLimits{}, err
 	}
-	return s.LimitsOf(ctx, t.ID)
+	return s.Limits().Of(ctx, t.ID)
 }
 
-// PutTenantLimits replaces the tenant's limits. Only the platform operator
+// Put replaces the tenant's limits. Only the platform operator
 // sets a tenant's plan.
-func (s *Service) PutTenantLimits(ctx context.Context, p *Principal, tenant string, l TenantLimits) (TenantLimits, error) {
+func (li Limits) Put(ctx context.Context, p *Principal, tenant string, l TenantLimits) (TenantLimits, error) {
+	s := li.svc
 	if err := requirePlatform(p); err != nil {
 		return TenantLimits{}, err
 	}
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActWrite)
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActWrite)
 	if err != nil {
 		return TenantLimits{}, err
 	}
@@ -54,7 +62,7 @@ func (s *Service) PutTenantLimits(ctx context.Context, p *Principal, tenant stri
 		return TenantLimits{}, err
 	}
 	row := store.TenantLimits{TenantID: t.ID, DailyTokenQuota: l.DailyTokenQuota, RatePerSecond: l.RatePerSecond, RateBurst: l.RateBurst}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		detail := map[string]any{"daily_token_quota": l.DailyTokenQuota, "rate_per_second": l.RatePerSecond, "rate_burst": l.RateBurst}
 		return auditRecord{action: AuditLimitsSet, target: t.Slug, detail: detail}, tx.Tenant(row.TenantID).Limits().Put(ctx, &row)
 	})
@@ -64,9 +72,10 @@ func (s *Service) PutTenantLimits(ctx context.Context, p *Principal, tenant stri
 	return l, nil
 }
 
-// LimitsOf returns the tenant's (by id) own limits, for the dialog
+// Of returns the tenant's (by id) own limits, for the dialog
 // runtime.
-func (s *Service) LimitsOf(ctx context.Context, tenantID string) (TenantLimits, error) {
+func (l Limits) Of(ctx context.Context, tenantID string) (TenantLimits, error) {
+	s := l.svc
 	row, err := s.store.Tenant(tenantID).Limits().Get(ctx)
 	if err != nil {
 		return TenantLimits{}, s.internal(ctx, "tenant limits", err)

@@ -11,6 +11,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Members is a tenant's members and invites: reach it with Service.Members().
+type Members struct{ svc *Service }
+
+// Members returns a tenant's members and invites.
+func (s *Service) Members() Members { return Members{s} }
+
 // InviteTTL is how long an invite link works.
 const InviteTTL = 7 * 24 * time.Hour
 
@@ -27,9 +33,10 @@ type Invitation struct {
 // then grant ownership or change the tenant.
 var errLastOwner = Errorf(CodeConflict, "this is the tenant's last owner; make another member owner first")
 
-// ListMembers lists the tenant's users and their roles, by email.
-func (s *Service) ListMembers(ctx context.Context, p *Principal, tenant string) ([]Member, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActRead)
+// List lists the tenant's users and their roles, by email.
+func (me Members) List(ctx context.Context, p *Principal, tenant string) ([]Member, error) {
+	s := me.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +49,7 @@ func (s *Service) ListMembers(ctx context.Context, p *Principal, tenant string) 
 	}), nil
 }
 
-// InviteMember gives the person with this email a role in the tenant,
+// Invite gives the person with this email a role in the tenant,
 // pending until they accept: the answer carries a one-time invite token
 // (AcceptInvite). A person without an account gets one without a
 // password, which accepting sets; a person with one accepts with their
@@ -53,8 +60,9 @@ func (s *Service) ListMembers(ctx context.Context, p *Principal, tenant string) 
 // token. The operator adds a person who has an account at once (no
 // token). Inviting a member is a conflict: change their role instead.
 // Granting ownership takes the owner's rights.
-func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email, role string) (Invitation, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+func (me Members) Invite(ctx context.Context, p *Principal, tenant, email, role string) (Invitation, error) {
+	s := me.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
 		return Invitation{}, err
 	}
@@ -65,12 +73,12 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 		return Invitation{}, err
 	}
 	if role == auth.RoleOwner {
-		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
+		if err := s.Auth().Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
 			return Invitation{}, err
 		}
 	}
 	var inv Invitation
-	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
+	err = s.AuditLog().auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
 		members := tx.Tenant(t.ID).Members()
 		if err := members.Lock(ctx); err != nil {
 			return nil, auditRecord{}, err
@@ -107,13 +115,13 @@ func (s *Service) InviteMember(ctx context.Context, p *Principal, tenant, email,
 				return nil, auditRecord{}, err
 			}
 		}
-		if inv.Token, inv.ExpiresAt, err = s.newInvite(ctx, tx, u.ID, t.ID); err != nil {
+		if inv.Token, inv.ExpiresAt, err = s.Members().newInvite(ctx, tx, u.ID, t.ID); err != nil {
 			return nil, auditRecord{}, err
 		}
 		return memberChanged(p, "invited", inv.Member, ""), auditRecord{action: AuditMemberInvited, target: u.Email, detail: map[string]any{"role": role}}, nil
 	})
 	if err != nil {
-		return Invitation{}, s.memberErr(ctx, "invite member", err)
+		return Invitation{}, s.Members().memberErr(ctx, "invite member", err)
 	}
 	return inv, nil
 }
@@ -130,7 +138,8 @@ func userForInvite(ctx context.Context, tx *store.Store, email string) (*store.U
 }
 
 // newInvite replaces the user's invites to the tenant with a fresh one.
-func (s *Service) newInvite(ctx context.Context, tx *store.Store, userID, tenantID string) (string, time.Time, error) {
+func (m Members) newInvite(ctx context.Context, tx *store.Store, userID, tenantID string) (string, time.Time, error) {
+	s := m.svc
 	if err := tx.Tenant(tenantID).Members().DeleteInvites(ctx, userID); err != nil {
 		return "", time.Time{}, err
 	}
@@ -142,11 +151,12 @@ func (s *Service) newInvite(ctx context.Context, tx *store.Store, userID, tenant
 	return token, expires, tx.Tenant(tenantID).Members().Invite(ctx, &store.Invite{TokenHash: hash, UserID: userID, TenantID: tenantID, ExpiresAt: expires})
 }
 
-// AddMember gives an existing user a role in the tenant, replacing any
+// Add gives an existing user a role in the tenant, replacing any
 // earlier role: InviteMember or SetMemberRole for someone who has an
 // account.
-func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, role string) (Member, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+func (m Members) Add(ctx context.Context, p *Principal, tenant, email, role string) (Member, error) {
+	s := m.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
 		return Member{}, err
 	}
@@ -155,17 +165,18 @@ func (s *Service) AddMember(ctx context.Context, p *Principal, tenant, email, ro
 		return Member{}, s.storeErr(ctx, "add member", "user", "", err)
 	}
 	if _, err := s.store.Tenant(t.ID).Members().Get(ctx, u.ID); err == nil {
-		return s.SetMemberRole(ctx, p, t.ID, u.ID, role)
+		return s.Members().SetRole(ctx, p, t.ID, u.ID, role)
 	}
-	inv, err := s.InviteMember(ctx, p, t.ID, u.Email, role)
+	inv, err := s.Members().Invite(ctx, p, t.ID, u.Email, role)
 	return inv.Member, err
 }
 
-// SetMemberRole changes a member's role; user is the member's user id or
+// SetRole changes a member's role; user is the member's user id or
 // email. Changing an owner's role or making someone owner takes the
 // owner's rights, and the last owner stays an owner.
-func (s *Service) SetMemberRole(ctx context.Context, p *Principal, tenant, user, role string) (Member, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+func (me Members) SetRole(ctx context.Context, p *Principal, tenant, user, role string) (Member, error) {
+	s := me.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
 		return Member{}, err
 	}
@@ -175,8 +186,8 @@ func (s *Service) SetMemberRole(ctx context.Context, p *Principal, tenant, user,
 		return Member{}, err
 	}
 	var out Member
-	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
-		u, m, err := s.lockedMember(ctx, tx, p, t.ID, user, role == auth.RoleOwner)
+	err = s.AuditLog().auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
+		u, m, err := s.Members().lockedMember(ctx, tx, p, t.ID, user, role == auth.RoleOwner)
 		if err != nil {
 			return nil, auditRecord{}, err
 		}
@@ -196,22 +207,23 @@ func (s *Service) SetMemberRole(ctx context.Context, p *Principal, tenant, user,
 			detail: map[string]any{"role": role, "previous_role": m.Role}}, nil
 	})
 	if err != nil {
-		return Member{}, s.memberErr(ctx, "set member role", err)
+		return Member{}, s.Members().memberErr(ctx, "set member role", err)
 	}
 	return out, nil
 }
 
-// RemoveMember takes a member out of the tenant (user is the user id or
+// Remove takes a member out of the tenant (user is the user id or
 // email), with their pending invite. Removing an owner takes the owner's
 // rights, and the last owner cannot be removed. The user's sessions lose
 // the tenant with their next request.
-func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user string) error {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+func (me Members) Remove(ctx context.Context, p *Principal, tenant, user string) error {
+	s := me.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
-		u, m, err := s.lockedMember(ctx, tx, p, t.ID, user, false)
+	err = s.AuditLog().auditedEvent(ctx, p, memberEvent(t.ID), func(tx *store.Store) (any, auditRecord, error) {
+		u, m, err := s.Members().lockedMember(ctx, tx, p, t.ID, user, false)
 		if err != nil {
 			return nil, auditRecord{}, err
 		}
@@ -230,14 +242,15 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, tenant, user s
 		gone := Member{UserID: u.ID, Email: u.Email}
 		return memberChanged(p, "removed", gone, m.Role), auditRecord{action: AuditMemberRemoved, target: u.Email, detail: map[string]any{"role": m.Role}}, nil
 	})
-	return s.memberErr(ctx, "remove member", err)
+	return s.Members().memberErr(ctx, "remove member", err)
 }
 
 // lockedMember locks the tenant's memberships for the rest of tx and
 // returns the member user names (an id or an email) with their
 // membership. Touching an owner, or making one (toOwner), takes the
 // owner's rights.
-func (s *Service) lockedMember(ctx context.Context, tx *store.Store, p *Principal, tenantID, user string, toOwner bool) (*store.User, *store.Membership, error) {
+func (me Members) lockedMember(ctx context.Context, tx *store.Store, p *Principal, tenantID, user string, toOwner bool) (*store.User, *store.Membership, error) {
+	s := me.svc
 	if err := tx.Tenant(tenantID).Members().Lock(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -259,7 +272,7 @@ func (s *Service) lockedMember(ctx context.Context, tx *store.Store, p *Principa
 		return nil, nil, err
 	}
 	if toOwner || m.Role == auth.RoleOwner {
-		if err := s.Authorize(p, tenantID, auth.ObjTenant, auth.ActWrite); err != nil {
+		if err := s.Auth().Authorize(p, tenantID, auth.ObjTenant, auth.ActWrite); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -287,7 +300,8 @@ func checkRole(ps *problems, role string) {
 }
 
 // memberErr passes platform errors through and maps store errors.
-func (s *Service) memberErr(ctx context.Context, op string, err error) error {
+func (m Members) memberErr(ctx context.Context, op string, err error) error {
+	s := m.svc
 	var pe *Error
 	if err == nil || errors.As(err, &pe) {
 		return err
@@ -307,7 +321,8 @@ var errHasPassword = unauthorized("this email has a Parley account already: ente
 // signs its user in. A user without a password chooses one here; a user
 // with one must give it, so a token never sets the password of an account
 // that has one. ip is the caller's address for the audit log.
-func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) (Session, error) {
+func (me Members) AcceptInvite(ctx context.Context, token, password, ip string) (Session, error) {
+	s := me.svc
 	hash := auth.HashToken(token)
 	inv, err := s.store.Invites().Get(ctx, hash, s.now())
 	if errors.Is(err, store.ErrNotFound) {
@@ -322,12 +337,12 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) 
 	}
 	// The new password is hashed before the transaction: bcrypt takes a
 	// while, and the transaction holds SQLite's write lock.
-	pwHash, err := s.inviteePassword(ctx, u, password)
+	pwHash, err := s.Members().inviteePassword(ctx, u, password)
 	if err != nil {
 		return Session{}, err
 	}
 	who := &Principal{Kind: KindSession, UserID: u.ID, Email: u.Email, IP: ip}
-	err = s.auditedEvent(ctx, who, memberEvent(inv.TenantID), func(tx *store.Store) (any, auditRecord, error) {
+	err = s.AuditLog().auditedEvent(ctx, who, memberEvent(inv.TenantID), func(tx *store.Store) (any, auditRecord, error) {
 		if err := tx.Invites().Take(ctx, hash, s.now()); err != nil {
 			return nil, auditRecord{}, err // used meanwhile, by a second click
 		}
@@ -362,12 +377,13 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, ip string) 
 	case err != nil:
 		return Session{}, s.internal(ctx, "accept invite", err)
 	}
-	return s.startSession(ctx, u)
+	return s.Auth().startSession(ctx, u)
 }
 
 // inviteePassword checks the password of an invited user: a new one,
 // against the policy, returned hashed; or the account's own, returning "".
-func (s *Service) inviteePassword(ctx context.Context, u *store.User, password string) (string, error) {
+func (m Members) inviteePassword(ctx context.Context, u *store.User, password string) (string, error) {
+	s := m.svc
 	if u.PasswordHash != "" {
 		if err := s.opts.Passwords.Verify(u.PasswordHash, password); err != nil {
 			if errors.Is(err, auth.ErrWrongPassword) {

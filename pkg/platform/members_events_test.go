@@ -13,27 +13,27 @@ func TestMemberChangesWriteMemberChangedWithTheirTransaction(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
-		if _, err := e.svc.CreateWebhook(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.MemberChanged}}); err != nil {
 			t.Fatal(err)
 		}
-		inv, err := e.svc.InviteMember(ctx, p, "acme", "eve@example.com", "viewer")
+		inv, err := e.svc.Members().Invite(ctx, p, "acme", "eve@example.com", "viewer")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.AcceptInvite(ctx, inv.Token, "plum tractor velvet", "192.0.2.1"); err != nil {
+		if _, err := e.svc.Members().AcceptInvite(ctx, inv.Token, "plum tractor velvet", "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.SetMemberRole(ctx, p, "acme", "eve@example.com", "editor"); err != nil {
+		if _, err := e.svc.Members().SetRole(ctx, p, "acme", "eve@example.com", "editor"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.SetMemberRole(ctx, p, "acme", "eve@example.com", "editor"); err != nil { // no change, no event
+		if _, err := e.svc.Members().SetRole(ctx, p, "acme", "eve@example.com", "editor"); err != nil { // no change, no event
 			t.Fatal(err)
 		}
-		if _, err := e.svc.SetMemberRole(ctx, p, "acme", "eve@example.com", "operator"); err != nil {
+		if _, err := e.svc.Members().SetRole(ctx, p, "acme", "eve@example.com", "operator"); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.svc.RemoveMember(ctx, platform.Operator(), "acme", "eve@example.com"); err != nil {
+		if err := e.svc.Members().Remove(ctx, platform.Operator(), "acme", "eve@example.com"); err != nil {
 			t.Fatal(err)
 		}
 		type data struct {

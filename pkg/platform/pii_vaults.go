@@ -7,6 +7,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// PIIVaults is the sealed personal data behind a dialog's placeholders: reach it with Service.PIIVaults().
+type PIIVaults struct{ svc *Service }
+
+// PIIVaults returns the sealed personal data behind a dialog's placeholders.
+func (s *Service) PIIVaults() PIIVaults { return PIIVaults{s} }
+
 // ErrVaultChanged means another writer saved a dialog's personal data
 // vault after the caller read it: read it again and redo the change.
 var ErrVaultChanged = errors.New("platform: the dialog's vault changed meanwhile")
@@ -15,11 +21,12 @@ var ErrVaultChanged = errors.New("platform: the dialog's vault changed meanwhile
 // dialog's sealed vault cannot be passed off as another's.
 func vaultSecretName(dialogID string) string { return "pii_vault:" + dialogID }
 
-// DialogVault returns the dialog's personal data vault (the values behind
+// Of returns the dialog's personal data vault (the values behind
 // its placeholders, as pkg/pii marshals them), opened, and the version to
 // save over; nil and 0 when it has none. Like SecretVars it takes no
 // Principal: it is for the dialog runner only.
-func (s *Service) DialogVault(ctx context.Context, tenantID, dialogID string) ([]byte, int64, error) {
+func (p PIIVaults) Of(ctx context.Context, tenantID, dialogID string) ([]byte, int64, error) {
+	s := p.svc
 	v, err := s.store.Tenant(tenantID).PIIVaults().Get(ctx, dialogID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, 0, nil
@@ -34,10 +41,11 @@ func (s *Service) DialogVault(ctx context.Context, tenantID, dialogID string) ([
 	return plain, v.Version, nil
 }
 
-// SaveDialogVault seals plain and writes it over version (0: the first
+// Save seals plain and writes it over version (0: the first
 // save), returning the new version. ErrVaultChanged when another writer
 // saved first.
-func (s *Service) SaveDialogVault(ctx context.Context, tenantID, dialogID string, version int64, plain []byte) (int64, error) {
+func (p PIIVaults) Save(ctx context.Context, tenantID, dialogID string, version int64, plain []byte) (int64, error) {
+	s := p.svc
 	nonce, ct, err := s.opts.Sealer.Seal(tenantID, vaultSecretName(dialogID), plain)
 	if err != nil {
 		return 0, s.internal(ctx, "dialog vault: seal", err)

@@ -19,6 +19,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Providers is a tenant's model providers: reach it with Service.Providers().
+type Providers struct{ svc *Service }
+
+// Providers returns a tenant's model providers.
+func (s *Service) Providers() Providers { return Providers{s} }
+
 // Provider kinds a tenant may configure.
 const (
 	ProviderOpenAI    = "openai"
@@ -78,11 +84,12 @@ func DefaultBaseURL(kind string) string {
 	return "https://api.openai.com/v1"
 }
 
-// PutProvider creates or replaces the tenant's provider. Providers send a
+// Put creates or replaces the tenant's provider. Providers send a
 // tenant secret (the API key) to their base URL, so managing them takes
 // the right to write secrets.
-func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name string, spec ProviderSpec) (ProviderInfo, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+func (pr Providers) Put(ctx context.Context, p *Principal, tenant, name string, spec ProviderSpec) (ProviderInfo, error) {
+	s := pr.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
 		return ProviderInfo{}, err
 	}
@@ -91,7 +98,7 @@ func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name st
 	}
 	spec.BaseURL = strings.TrimRight(spec.BaseURL, "/")
 	ps := checkProvider(name, spec)
-	s.checkProviderURL(ctx, ps, spec.BaseURL)
+	s.Providers().checkProviderURL(ctx, ps, spec.BaseURL)
 	if err := ps.err(); err != nil {
 		return ProviderInfo{}, err
 	}
@@ -115,7 +122,7 @@ func (s *Service) PutProvider(ctx context.Context, p *Principal, tenant, name st
 	if len(spec.Models) == 0 {
 		row.Models = "[]"
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditProviderSet, target: name, detail: map[string]any{"kind": row.Kind, "base_url": row.BaseURL,
 			"api_key_secret": row.APIKeySecret, "models": len(spec.Models)}}, tx.Tenant(row.TenantID).Providers().Put(ctx, &row)
 	})
@@ -176,7 +183,8 @@ func checkProvider(name string, spec ProviderSpec) *problems {
 // be refused after its retries. A name that does not resolve now is let
 // through: a DNS failure may pass, and every call checks the address it
 // dials.
-func (s *Service) checkProviderURL(ctx context.Context, ps *problems, raw string) {
+func (p Providers) checkProviderURL(ctx context.Context, ps *problems, raw string) {
+	s := p.svc
 	if s.opts.OutboundPolicy == nil || slices.ContainsFunc(*ps, func(d Detail) bool { return d.Pointer == "/base_url" }) {
 		return
 	}
@@ -186,10 +194,11 @@ func (s *Service) checkProviderURL(ctx context.Context, ps *problems, raw string
 	}
 }
 
-// ListProviders lists the tenant's providers, with the names of their key
+// List lists the tenant's providers, with the names of their key
 // secrets and never the keys.
-func (s *Service) ListProviders(ctx context.Context, p *Principal, tenant string) ([]ProviderInfo, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
+func (pr Providers) List(ctx context.Context, p *Principal, tenant string) ([]ProviderInfo, error) {
+	s := pr.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -200,24 +209,26 @@ func (s *Service) ListProviders(ctx context.Context, p *Principal, tenant string
 	return mapSlice(rows, providerInfo), nil
 }
 
-// DeleteProvider removes the tenant's provider. Bots that name it fail
+// Delete removes the tenant's provider. Bots that name it fail
 // over to their fallbacks, or answer with an error, until they are changed.
-func (s *Service) DeleteProvider(ctx context.Context, p *Principal, tenant, name string) error {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+func (pr Providers) Delete(ctx context.Context, p *Principal, tenant, name string) error {
+	s := pr.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditProviderDeleted, target: name}, tx.Tenant(t.ID).Providers().Delete(ctx, name)
 	})
 	return s.storeErr(ctx, "delete provider", "provider", "", err)
 }
 
-// TenantProviders returns the tenant's (by id) providers with these names,
+// OfTenant returns the tenant's (by id) providers with these names,
 // each with its API key decrypted from the tenant's secret; names the
 // tenant has no provider for are left out. Like SecretVars it takes no
 // Principal: it is for the dialog runtime only.
-func (s *Service) TenantProviders(ctx context.Context, tenantID string, names []string) ([]TenantProvider, error) {
+func (p Providers) OfTenant(ctx context.Context, tenantID string, names []string) ([]TenantProvider, error) {
+	s := p.svc
 	rows, err := s.store.Tenant(tenantID).Providers().Get(ctx, names)
 	if err != nil || len(rows) == 0 {
 		if err != nil {
@@ -231,7 +242,7 @@ func (s *Service) TenantProviders(ctx context.Context, tenantID string, names []
 			secrets = append(secrets, r.APIKeySecret)
 		}
 	}
-	vars, err := s.SecretVars(ctx, tenantID, secrets)
+	vars, err := s.Secrets().Vars(ctx, tenantID, secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +261,8 @@ func (s *Service) TenantProviders(ctx context.Context, tenantID string, names []
 // refused. A config it accepts may still ask a provider for a model the
 // provider does not list: those are the warnings it returns (see
 // modelWarnings).
-func (s *Service) checkProviders(ctx context.Context, tenantID string, bot *botconfig.Bot) ([]Detail, error) {
+func (p Providers) checkProviders(ctx context.Context, tenantID string, bot *botconfig.Bot) ([]Detail, error) {
+	s := p.svc
 	uses := bot.ProviderUses()
 	names := make([]string, 0, len(uses))
 	for _, u := range uses {
@@ -276,14 +288,15 @@ func (s *Service) checkProviders(ctx context.Context, tenantID string, bot *botc
 			return nil, Invalid(details...)
 		}
 	}
-	return modelWarnings(bot, s.modelLists(rows)), nil
+	return modelWarnings(bot, s.Providers().modelLists(rows)), nil
 }
 
 // modelLists are the model lists of the providers a tenant's bots may
 // name: Options.ServerModels for the server's, and the lists of the
 // tenant's providers (rows), which take a server provider's place under
 // the same name as they do in dialogs.
-func (s *Service) modelLists(rows []store.Provider) map[string][]string {
+func (p Providers) modelLists(rows []store.Provider) map[string][]string {
+	s := p.svc
 	models := maps.Clone(s.opts.ServerModels)
 	if models == nil {
 		models = map[string][]string{}

@@ -18,25 +18,25 @@ func TestNoCredentialInPlainTextAtRest(t *testing.T) {
 			secretValue = "s3cr3t-crm-value-91b2"
 			password    = "owner-password-77"
 		)
-		tn, first, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{
+		tn, first, err := e.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{
 			Slug: "acme", OwnerEmail: "ada@acme.example", OwnerPassword: password})
 		if err != nil {
 			t.Fatal(err)
 		}
 		admin := e.authenticate(t, first.Key)
 		e.bot(t, admin, tn.ID, "widget")
-		sk, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, platform.APIKeyInput{Name: "sk", Scopes: []string{"chat"}})
+		sk, err := e.svc.APIKeys().Create(ctx, admin, tn.ID, platform.APIKeyInput{Name: "sk", Scopes: []string{"chat"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		pk, err := e.svc.CreateAPIKey(ctx, admin, tn.ID, platform.APIKeyInput{Name: "pk", Bot: "widget", Origins: []string{"https://a.example"}})
+		pk, err := e.svc.APIKeys().Create(ctx, admin, tn.ID, platform.APIKeyInput{Name: "pk", Bot: "widget", Origins: []string{"https://a.example"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.PutSecret(ctx, admin, tn.ID, "crm", secretValue); err != nil {
+		if _, err := e.svc.Secrets().Put(ctx, admin, tn.ID, "crm", secretValue); err != nil {
 			t.Fatal(err)
 		}
-		sess, err := e.svc.Login(ctx, "ada@acme.example", password)
+		sess, err := e.svc.Auth().Login(ctx, "ada@acme.example", password)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,17 +26,18 @@ type UpdateTenantInput struct {
 	IdleMinutes *int
 }
 
-// UpdateTenant changes the tenant's name (owners) or retention period
+// Update changes the tenant's name (owners) or retention period
 // (those who may erase its dialogs: admins and owners).
-func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string, in UpdateTenantInput) (Tenant, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActRead)
+func (te Tenants) Update(ctx context.Context, p *Principal, tenant string, in UpdateTenantInput) (Tenant, error) {
+	s := te.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActRead)
 	if err != nil {
 		return Tenant{}, err
 	}
 	fields := map[string]any{}
 	var ps problems
 	if in.Name != nil {
-		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
+		if err := s.Auth().Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
 			return Tenant{}, err
 		}
 		name := strings.TrimSpace(*in.Name)
@@ -44,7 +45,7 @@ func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string,
 		fields["name"] = name
 	}
 	if in.RetentionDays != nil {
-		if err := s.Authorize(p, t.ID, auth.ObjDialogs, auth.ActErase); err != nil {
+		if err := s.Auth().Authorize(p, t.ID, auth.ObjDialogs, auth.ActErase); err != nil {
 			return Tenant{}, err
 		}
 		if d := *in.RetentionDays; d < 0 || d > MaxRetentionDays {
@@ -53,7 +54,7 @@ func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string,
 		fields["retention_days"] = *in.RetentionDays
 	}
 	if in.IdleMinutes != nil {
-		if err := s.Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
+		if err := s.Auth().Authorize(p, t.ID, auth.ObjTenant, auth.ActWrite); err != nil {
 			return Tenant{}, err
 		}
 		if m := *in.IdleMinutes; m < 0 || m > MaxIdleMinutes {
@@ -67,7 +68,7 @@ func (s *Service) UpdateTenant(ctx context.Context, p *Principal, tenant string,
 	if len(fields) == 0 {
 		return tenantView(t), nil
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		detail := maps.Clone(fields) // UpdateTenant adds updated_at to fields
 		return auditRecord{action: AuditTenantUpdated, target: t.Slug, detail: detail}, tx.Tenants().Update(ctx, t.ID, fields)
 	})

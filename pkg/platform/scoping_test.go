@@ -19,11 +19,11 @@ func TestAnotherTenantsThingsAreNotFound(t *testing.T) {
 		a, adminA := e.tenantWithKey(t, "tenant-a")
 		b, adminB := e.tenantWithKey(t, "tenant-b")
 		botA := e.bot(t, adminA, a.ID, "support")
-		keyA, err := e.svc.CreateAPIKey(ctx, adminA, a.ID, platform.APIKeyInput{Name: "k", Scopes: []string{"chat"}})
+		keyA, err := e.svc.APIKeys().Create(ctx, adminA, a.ID, platform.APIKeyInput{Name: "k", Scopes: []string{"chat"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.PutSecret(ctx, adminA, a.ID, "crm", "value"); err != nil {
+		if _, err := e.svc.Secrets().Put(ctx, adminA, a.ID, "crm", "value"); err != nil {
 			t.Fatal(err)
 		}
 
@@ -32,42 +32,48 @@ func TestAnotherTenantsThingsAreNotFound(t *testing.T) {
 			name string
 			call call
 		}{
-			{"get the tenant", func(tn, _, _ string) error { _, err := e.svc.GetTenant(ctx, adminB, tn); return err }},
+			{"get the tenant", func(tn, _, _ string) error { _, err := e.svc.Tenants().Get(ctx, adminB, tn); return err }},
 			{"list bots", func(tn, _, _ string) error {
-				_, _, err := e.svc.ListBots(ctx, adminB, tn, platform.ListOptions{})
+				_, _, err := e.svc.Bots().List(ctx, adminB, tn, platform.ListOptions{})
 				return err
 			}},
-			{"get a bot", func(tn, bot, _ string) error { _, err := e.svc.GetBot(ctx, adminB, tn, bot); return err }},
+			{"get a bot", func(tn, bot, _ string) error { _, err := e.svc.Bots().Get(ctx, adminB, tn, bot); return err }},
 			{"create a bot", func(tn, _, _ string) error {
-				_, _, err := e.svc.CreateBot(ctx, adminB, tn, "intruder", []byte(configV1))
+				_, _, err := e.svc.Bots().Create(ctx, adminB, tn, "intruder", []byte(configV1))
 				return err
 			}},
 			{"create a version", func(tn, bot, _ string) error {
-				_, _, err := e.svc.CreateVersion(ctx, adminB, tn, bot, []byte(configV2))
+				_, _, err := e.svc.Versions().Create(ctx, adminB, tn, bot, []byte(configV2))
 				return err
 			}},
 			{"list versions", func(tn, bot, _ string) error {
-				_, _, err := e.svc.ListVersions(ctx, adminB, tn, bot, platform.ListOptions{})
+				_, _, err := e.svc.Versions().List(ctx, adminB, tn, bot, platform.ListOptions{})
 				return err
 			}},
-			{"get a version", func(tn, bot, _ string) error { _, err := e.svc.GetVersion(ctx, adminB, tn, bot, 1); return err }},
-			{"publish", func(tn, bot, _ string) error { _, err := e.svc.Publish(ctx, adminB, tn, bot, 1); return err }},
-			{"authorize chat", func(tn, bot, _ string) error { _, err := e.svc.AuthorizeChat(ctx, adminB, tn, bot, ""); return err }},
+			{"get a version", func(tn, bot, _ string) error { _, err := e.svc.Versions().Get(ctx, adminB, tn, bot, 1); return err }},
+			{"publish", func(tn, bot, _ string) error { _, err := e.svc.Versions().Publish(ctx, adminB, tn, bot, 1); return err }},
+			{"authorize chat", func(tn, bot, _ string) error {
+				_, err := e.svc.Auth().AuthorizeChat(ctx, adminB, tn, bot, "")
+				return err
+			}},
 			{"list keys", func(tn, _, _ string) error {
-				_, _, err := e.svc.ListAPIKeys(ctx, adminB, tn, platform.ListOptions{})
+				_, _, err := e.svc.APIKeys().List(ctx, adminB, tn, platform.ListOptions{})
 				return err
 			}},
 			{"create a key", func(tn, _, _ string) error {
-				_, err := e.svc.CreateAPIKey(ctx, adminB, tn, platform.APIKeyInput{Name: "x", Scopes: []string{"admin"}})
+				_, err := e.svc.APIKeys().Create(ctx, adminB, tn, platform.APIKeyInput{Name: "x", Scopes: []string{"admin"}})
 				return err
 			}},
-			{"revoke a key", func(tn, _, key string) error { _, err := e.svc.RevokeAPIKey(ctx, adminB, tn, key); return err }},
-			{"put a secret", func(tn, _, _ string) error { _, err := e.svc.PutSecret(ctx, adminB, tn, "crm", "stolen"); return err }},
-			{"list secrets", func(tn, _, _ string) error { _, err := e.svc.ListSecretNames(ctx, adminB, tn); return err }},
-			{"delete a secret", func(tn, _, _ string) error { return e.svc.DeleteSecret(ctx, adminB, tn, "crm") }},
-			{"list members", func(tn, _, _ string) error { _, err := e.svc.ListMembers(ctx, adminB, tn); return err }},
+			{"revoke a key", func(tn, _, key string) error { _, err := e.svc.APIKeys().Revoke(ctx, adminB, tn, key); return err }},
+			{"put a secret", func(tn, _, _ string) error {
+				_, err := e.svc.Secrets().Put(ctx, adminB, tn, "crm", "stolen")
+				return err
+			}},
+			{"list secrets", func(tn, _, _ string) error { _, err := e.svc.Secrets().ListNames(ctx, adminB, tn); return err }},
+			{"delete a secret", func(tn, _, _ string) error { return e.svc.Secrets().Delete(ctx, adminB, tn, "crm") }},
+			{"list members", func(tn, _, _ string) error { _, err := e.svc.Members().List(ctx, adminB, tn); return err }},
 			{"add a member", func(tn, _, _ string) error {
-				_, err := e.svc.AddMember(ctx, adminB, tn, "nobody@example.com", "viewer")
+				_, err := e.svc.Members().Add(ctx, adminB, tn, "nobody@example.com", "viewer")
 				return err
 			}},
 		}
@@ -93,7 +99,7 @@ func TestAnotherTenantsThingsAreNotFound(t *testing.T) {
 			})
 		}
 		t.Run("tenant B cannot bind a pk key of its own to A's bot", func(t *testing.T) {
-			_, err := e.svc.CreateAPIKey(ctx, adminB, b.ID, platform.APIKeyInput{Name: "x", Bot: botA.ID, Origins: []string{"https://a.example"}})
+			_, err := e.svc.APIKeys().Create(ctx, adminB, b.ID, platform.APIKeyInput{Name: "x", Bot: botA.ID, Origins: []string{"https://a.example"}})
 			wantInvalid(t, err, "/bot")
 		})
 
@@ -111,13 +117,13 @@ func TestAnotherTenantsThingsAreNotFound(t *testing.T) {
 		})
 		t.Run("tenant A's data is unchanged", func(t *testing.T) {
 			e.authenticate(t, keyA.Key) // not revoked
-			vs, _, _ := e.svc.ListVersions(ctx, adminA, a.ID, botA.ID, platform.ListOptions{})
-			bot, _ := e.svc.GetBot(ctx, adminA, a.ID, botA.ID)
-			vars, _ := e.svc.SecretVars(ctx, a.ID, []string{"crm"})
+			vs, _, _ := e.svc.Versions().List(ctx, adminA, a.ID, botA.ID, platform.ListOptions{})
+			bot, _ := e.svc.Bots().Get(ctx, adminA, a.ID, botA.ID)
+			vars, _ := e.svc.Secrets().Vars(ctx, a.ID, []string{"crm"})
 			if len(vs) != 1 || bot.PublishedVersion != 0 || vars["secrets.crm"] != "value" {
 				t.Fatalf("versions %d, published %d, secret %q", len(vs), bot.PublishedVersion, vars["secrets.crm"])
 			}
-			bots, _, _ := e.svc.ListBots(ctx, adminB, b.ID, platform.ListOptions{})
+			bots, _, _ := e.svc.Bots().List(ctx, adminB, b.ID, platform.ListOptions{})
 			if len(bots) != 0 {
 				t.Fatalf("tenant B has bots %+v", bots)
 			}

@@ -23,12 +23,13 @@ import (
 // anything. Nothing new is stored: the rule reads the published configs.
 // edited is the bot getting a new version (nil for a new bot); its published
 // version is read first, since the usual edit keeps the destinations it had.
-func (s *Service) checkSecretDestinations(ctx context.Context, p *Principal, tenantID string, edited *store.Bot, bot *botconfig.Bot) error {
+func (se Secrets) checkSecretDestinations(ctx context.Context, p *Principal, tenantID string, edited *store.Bot, bot *botconfig.Bot) error {
+	s := se.svc
 	uses := bot.SecretUses()
-	if len(uses) == 0 || s.Authorize(p, tenantID, auth.ObjSecrets, auth.ActWrite) == nil {
+	if len(uses) == 0 || s.Auth().Authorize(p, tenantID, auth.ObjSecrets, auth.ActWrite) == nil {
 		return nil
 	}
-	unapproved, err := s.unapprovedSecretUses(ctx, tenantID, edited, uses)
+	unapproved, err := s.Secrets().unapprovedSecretUses(ctx, tenantID, edited, uses)
 	if err != nil || len(unapproved) == 0 {
 		return err
 	}
@@ -48,13 +49,14 @@ func (s *Service) checkSecretDestinations(ctx context.Context, p *Principal, ten
 // unapprovedSecretUses returns the uses whose (secret, origin) no published
 // version of the tenant has. It reads published versions only until every
 // use is accounted for.
-func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID string, edited *store.Bot, uses []botconfig.SecretUse) ([]botconfig.SecretUse, error) {
+func (se Secrets) unapprovedSecretUses(ctx context.Context, tenantID string, edited *store.Bot, uses []botconfig.SecretUse) ([]botconfig.SecretUse, error) {
+	s := se.svc
 	pending := slices.Clone(uses)
 	approveFrom := func(b *store.Bot) error {
 		if b.PublishedVersion == 0 || len(pending) == 0 {
 			return nil
 		}
-		dest, err := s.publishedDestinations(ctx, b)
+		dest, err := s.Secrets().publishedDestinations(ctx, b)
 		if err != nil {
 			return err
 		}
@@ -93,7 +95,8 @@ func (s *Service) unapprovedSecretUses(ctx context.Context, tenantID string, edi
 // sends secrets. A stored config that no longer compiles (the rules grew
 // stricter) approves nothing: it is logged, and the save it would have
 // allowed then needs an admin.
-func (s *Service) publishedDestinations(ctx context.Context, b *store.Bot) (map[string][]string, error) {
+func (se Secrets) publishedDestinations(ctx context.Context, b *store.Bot) (map[string][]string, error) {
+	s := se.svc
 	v, err := s.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, b.PublishedVersion)
 	if err != nil {
 		return nil, s.storeErr(ctx, "secret destinations: published version", "version", "", err)

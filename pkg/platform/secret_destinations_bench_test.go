@@ -27,11 +27,11 @@ func BenchmarkSaveVersionWithSecret(b *testing.B) {
 			Sealer: mustSealer(b), Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost},
 		})
 		e := &env{svc: svc, store: be.Store, clock: platformtest.NewClock(time.Now())}
-		tn, key, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "bench", Name: "bench"})
+		tn, key, err := svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "bench", Name: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		admin, err := svc.Authenticate(ctx, key.Key)
+		admin, err := svc.Auth().Authenticate(ctx, key.Key)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -40,11 +40,11 @@ func BenchmarkSaveVersionWithSecret(b *testing.B) {
 			if i == bots-1 {
 				url = "https://last.example.com/c"
 			}
-			bt, _, err := svc.CreateBot(ctx, admin, tn.ID, fmt.Sprintf("bot-%02d", i), []byte(crmConfig(url, "Warm")))
+			bt, _, err := svc.Bots().Create(ctx, admin, tn.ID, fmt.Sprintf("bot-%02d", i), []byte(crmConfig(url, "Warm")))
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := svc.Publish(ctx, admin, tn.ID, bt.ID, 1); err != nil {
+			if _, err := svc.Versions().Publish(ctx, admin, tn.ID, bt.ID, 1); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -65,7 +65,7 @@ func BenchmarkSaveVersionWithSecret(b *testing.B) {
 				for b.Loop() {
 					n++
 					cfg := crmConfig(c.url, fmt.Sprintf("tone %d", n))
-					if _, _, err := svc.CreateVersion(ctx, c.caller, tn.ID, "bot-00", []byte(cfg)); err != nil {
+					if _, _, err := svc.Versions().Create(ctx, c.caller, tn.ID, "bot-00", []byte(cfg)); err != nil {
 						b.Fatal(err)
 					}
 				}

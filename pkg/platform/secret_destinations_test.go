@@ -39,17 +39,17 @@ func (e *env) member(t testing.TB, tenant, role string) *platform.Principal {
 	t.Helper()
 	op := platform.Operator()
 	email := role + "-" + tenant + "@example.com"
-	if _, err := e.svc.CreateUser(ctx, op, email, "password-"+role); err != nil {
+	if _, err := e.svc.Users().Create(ctx, op, email, "password-"+role); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.AddMember(ctx, op, tenant, email, role); err != nil {
+	if _, err := e.svc.Members().Add(ctx, op, tenant, email, role); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := e.svc.Login(ctx, email, "password-"+role)
+	sess, err := e.svc.Auth().Login(ctx, email, "password-"+role)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := e.svc.Authenticate(ctx, sess.Token)
+	p, err := e.svc.Auth().Authenticate(ctx, sess.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestSecretDestinations(t *testing.T) {
 				live := e.bot(t, adminKey, tn.ID, "live")
 				if tt.published != "" {
 					v := e.saveVersion(t, adminKey, tn.ID, live.ID, tt.published)
-					if _, err := e.svc.Publish(ctx, adminKey, tn.ID, live.ID, v.Number); err != nil {
+					if _, err := e.svc.Versions().Publish(ctx, adminKey, tn.ID, live.ID, v.Number); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -165,9 +165,9 @@ func TestSecretDestinations(t *testing.T) {
 
 				var err error
 				if tt.newBot {
-					_, _, err = e.svc.CreateBot(ctx, caller, tn.ID, "new", []byte(tt.config))
+					_, _, err = e.svc.Bots().Create(ctx, caller, tn.ID, "new", []byte(tt.config))
 				} else {
-					_, _, err = e.svc.CreateVersion(ctx, caller, tn.ID, live.ID, []byte(tt.config))
+					_, _, err = e.svc.Versions().Create(ctx, caller, tn.ID, live.ID, []byte(tt.config))
 				}
 				wantCode(t, err, tt.want)
 				if tt.want == "" {
@@ -177,7 +177,7 @@ func TestSecretDestinations(t *testing.T) {
 				if n := e.versionCount(t, tn.ID, live.ID); n != before {
 					t.Errorf("bot live has %d versions after the refused save, want %d", n, before)
 				}
-				if _, err := e.svc.GetBot(ctx, adminKey, tn.ID, "new"); platform.ErrorCode(err) != platform.CodeNotFound {
+				if _, err := e.svc.Bots().Get(ctx, adminKey, tn.ID, "new"); platform.ErrorCode(err) != platform.CodeNotFound {
 					t.Errorf("after the refused save, getting bot new gives %v, want not_found", err)
 				}
 			})
@@ -196,27 +196,27 @@ func TestAnAdminApprovesASecretDestinationByPublishingIt(t *testing.T) {
 		editor := e.member(t, tn.ID, auth.RoleEditor)
 		bot := e.bot(t, editor, tn.ID, "support")
 
-		_, _, err := e.svc.CreateVersion(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Warm")))
+		_, _, err := e.svc.Versions().Create(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Warm")))
 		wantCode(t, err, platform.CodeForbidden)
 
-		v, created, err := e.svc.CreateVersion(ctx, admin, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Warm")))
+		v, created, err := e.svc.Versions().Create(ctx, admin, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Warm")))
 		if err != nil || !created {
 			t.Fatalf("admin saving the config: created %v, %v", created, err)
 		}
-		_, _, err = e.svc.CreateVersion(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Cheerful")))
+		_, _, err = e.svc.Versions().Create(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Cheerful")))
 		wantCode(t, err, platform.CodeForbidden)
 
-		if _, err := e.svc.Publish(ctx, admin, tn.ID, bot.ID, v.Number); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, admin, tn.ID, bot.ID, v.Number); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.CreateVersion(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Cheerful"))); err != nil {
+		if _, _, err := e.svc.Versions().Create(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Cheerful"))); err != nil {
 			t.Fatalf("editor after the admin published the pair: %v", err)
 		}
 
-		if _, err := e.svc.Publish(ctx, admin, tn.ID, bot.ID, 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, admin, tn.ID, bot.ID, 1); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = e.svc.CreateVersion(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Brisk")))
+		_, _, err = e.svc.Versions().Create(ctx, editor, tn.ID, bot.ID, []byte(crmConfig(crmURL, "Brisk")))
 		wantCode(t, err, platform.CodeForbidden)
 	})
 }
@@ -228,23 +228,23 @@ func TestAnotherTenantsPublishedVersionApprovesNothing(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		other, otherKey := e.tenantWithKey(t, "other")
-		b, _, err := e.svc.CreateBot(ctx, otherKey, other.ID, "crm", []byte(crmConfig(crmURL, "Warm")))
+		b, _, err := e.svc.Bots().Create(ctx, otherKey, other.ID, "crm", []byte(crmConfig(crmURL, "Warm")))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.Publish(ctx, otherKey, other.ID, b.ID, 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, otherKey, other.ID, b.ID, 1); err != nil {
 			t.Fatal(err)
 		}
 		tn, _ := e.tenantWithKey(t, "acme")
 		editor := e.member(t, tn.ID, auth.RoleEditor)
-		_, _, err = e.svc.CreateBot(ctx, editor, tn.ID, "crm", []byte(crmConfig(crmURL, "Warm")))
+		_, _, err = e.svc.Bots().Create(ctx, editor, tn.ID, "crm", []byte(crmConfig(crmURL, "Warm")))
 		wantCode(t, err, platform.CodeForbidden)
 	})
 }
 
 func (e *env) saveVersion(t *testing.T, p *platform.Principal, tenant, bot, config string) platform.Version {
 	t.Helper()
-	v, _, err := e.svc.CreateVersion(ctx, p, tenant, bot, []byte(config))
+	v, _, err := e.svc.Versions().Create(ctx, p, tenant, bot, []byte(config))
 	if err != nil {
 		t.Fatalf("save version: %v", err)
 	}
@@ -253,7 +253,7 @@ func (e *env) saveVersion(t *testing.T, p *platform.Principal, tenant, bot, conf
 
 func (e *env) versionCount(t *testing.T, tenant, bot string) int {
 	t.Helper()
-	vs, _, err := e.svc.ListVersions(ctx, platform.Operator(), tenant, bot, platform.ListOptions{})
+	vs, _, err := e.svc.Versions().List(ctx, platform.Operator(), tenant, bot, platform.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

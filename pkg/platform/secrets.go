@@ -9,15 +9,22 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Secrets is a tenant's secrets: reach it with Service.Secrets().
+type Secrets struct{ svc *Service }
+
+// Secrets returns a tenant's secrets.
+func (s *Service) Secrets() Secrets { return Secrets{s} }
+
 // MaxSecretSize caps one secret value; secrets are tokens and passwords, not
 // documents.
 const MaxSecretSize = 16 << 10
 
-// PutSecret creates or replaces the tenant's secret, encrypted before it
+// Put creates or replaces the tenant's secret, encrypted before it
 // reaches the store. Secrets are write-only: nothing returns the value
 // except SecretVars, for the runtime.
-func (s *Service) PutSecret(ctx context.Context, p *Principal, tenant, name, value string) (SecretInfo, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+func (se Secrets) Put(ctx context.Context, p *Principal, tenant, name, value string) (SecretInfo, error) {
+	s := se.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
 		return SecretInfo{}, err
 	}
@@ -37,7 +44,7 @@ func (s *Service) PutSecret(ctx context.Context, p *Principal, tenant, name, val
 		return SecretInfo{}, s.internal(ctx, "seal secret", err)
 	}
 	sec := store.Secret{TenantID: t.ID, Name: name, Nonce: nonce, Ciphertext: ct}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditSecretSet, target: name}, tx.Tenant(sec.TenantID).Secrets().Put(ctx, &sec)
 	})
 	if err != nil {
@@ -52,9 +59,10 @@ func checkSecretName(ps *problems, name string) {
 	}
 }
 
-// ListSecretNames lists the tenant's secret names, never their values.
-func (s *Service) ListSecretNames(ctx context.Context, p *Principal, tenant string) ([]SecretInfo, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
+// ListNames lists the tenant's secret names, never their values.
+func (se Secrets) ListNames(ctx context.Context, p *Principal, tenant string) ([]SecretInfo, error) {
+	s := se.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -67,26 +75,28 @@ func (s *Service) ListSecretNames(ctx context.Context, p *Principal, tenant stri
 	}), nil
 }
 
-// DeleteSecret removes the tenant's secret.
-func (s *Service) DeleteSecret(ctx context.Context, p *Principal, tenant, name string) error {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
+// Delete removes the tenant's secret.
+func (se Secrets) Delete(ctx context.Context, p *Principal, tenant, name string) error {
+	s := se.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditSecretDeleted, target: name}, tx.Tenant(t.ID).Secrets().Delete(ctx, name)
 	})
 	return s.storeErr(ctx, "delete secret", "secret", "", err)
 }
 
-// SecretVars decrypts the tenant's (by id) secrets with these names for
+// Vars decrypts the tenant's (by id) secrets with these names for
 // the runtime, keyed "secrets.NAME" (botconfig.SecretPrefix) as
 // botconfig.Vars expects; a name the tenant has no secret for is left out.
 // It takes no Principal: it is for the platform's own dialog runner, never
 // for an API handler. A secret that fails to decrypt (wrong key) is an
 // internal error rather than a silently missing value. Without names it
 // reads nothing: most bots use no secret, and a turn then saves the query.
-func (s *Service) SecretVars(ctx context.Context, tenantID string, names []string) (map[string]string, error) {
+func (se Secrets) Vars(ctx context.Context, tenantID string, names []string) (map[string]string, error) {
+	s := se.svc
 	if len(names) == 0 {
 		return map[string]string{}, nil
 	}

@@ -16,11 +16,11 @@ func TestSecretsAreWriteOnly(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		tn, admin := e.tenantWithKey(t, "acme")
 		const value = "crm-token-7f3a9c"
-		if _, err := e.svc.PutSecret(ctx, admin, tn.Slug, "crm_token", value); err != nil {
+		if _, err := e.svc.Secrets().Put(ctx, admin, tn.Slug, "crm_token", value); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("the list has names and no values", func(t *testing.T) {
-			list, err := e.svc.ListSecretNames(ctx, admin, tn.Slug)
+			list, err := e.svc.Secrets().ListNames(ctx, admin, tn.Slug)
 			if err != nil || len(list) != 1 || list[0].Name != "crm_token" {
 				t.Fatalf("list %+v, %v", list, err)
 			}
@@ -30,38 +30,38 @@ func TestSecretsAreWriteOnly(t *testing.T) {
 			}
 		})
 		t.Run("the runtime gets the value as a template variable", func(t *testing.T) {
-			vars, err := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token"})
+			vars, err := e.svc.Secrets().Vars(ctx, tn.ID, []string{"crm_token"})
 			if err != nil || vars["secrets.crm_token"] != value {
 				t.Fatalf("vars %v, %v", len(vars), err)
 			}
 		})
 		t.Run("the runtime decrypts only the secrets a bot uses", func(t *testing.T) {
-			if _, err := e.svc.PutSecret(ctx, admin, tn.Slug, "unused", "not for this bot"); err != nil {
+			if _, err := e.svc.Secrets().Put(ctx, admin, tn.Slug, "unused", "not for this bot"); err != nil {
 				t.Fatal(err)
 			}
-			vars, err := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token", "missing"})
+			vars, err := e.svc.Secrets().Vars(ctx, tn.ID, []string{"crm_token", "missing"})
 			if err != nil || len(vars) != 1 || vars["secrets.crm_token"] != value {
 				t.Fatalf("vars %v, %v", slices.Collect(maps.Keys(vars)), err)
 			}
-			if vars, err := e.svc.SecretVars(ctx, tn.ID, nil); err != nil || len(vars) != 0 {
+			if vars, err := e.svc.Secrets().Vars(ctx, tn.ID, nil); err != nil || len(vars) != 0 {
 				t.Fatalf("a bot without secrets got %d, %v", len(vars), err)
 			}
 		})
 		t.Run("putting again replaces the value", func(t *testing.T) {
-			if _, err := e.svc.PutSecret(ctx, admin, tn.Slug, "crm_token", "v2"); err != nil {
+			if _, err := e.svc.Secrets().Put(ctx, admin, tn.Slug, "crm_token", "v2"); err != nil {
 				t.Fatal(err)
 			}
-			vars, _ := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token"})
+			vars, _ := e.svc.Secrets().Vars(ctx, tn.ID, []string{"crm_token"})
 			if vars["secrets.crm_token"] != "v2" {
 				t.Fatal("value not replaced")
 			}
 		})
 		t.Run("a deleted secret is gone and deleting it again is not found", func(t *testing.T) {
-			if err := e.svc.DeleteSecret(ctx, admin, tn.Slug, "crm_token"); err != nil {
+			if err := e.svc.Secrets().Delete(ctx, admin, tn.Slug, "crm_token"); err != nil {
 				t.Fatal(err)
 			}
-			wantCode(t, e.svc.DeleteSecret(ctx, admin, tn.Slug, "crm_token"), platform.CodeNotFound)
-			vars, _ := e.svc.SecretVars(ctx, tn.ID, []string{"crm_token"})
+			wantCode(t, e.svc.Secrets().Delete(ctx, admin, tn.Slug, "crm_token"), platform.CodeNotFound)
+			vars, _ := e.svc.Secrets().Vars(ctx, tn.ID, []string{"crm_token"})
 			if len(vars) != 0 {
 				t.Fatalf("vars %d", len(vars))
 			}
@@ -77,7 +77,7 @@ func TestSecretsAreWriteOnly(t *testing.T) {
 		}
 		for _, tc := range invalid {
 			t.Run(fmt.Sprintf("a secret with %s is invalid", tc.name), func(t *testing.T) {
-				_, err := e.svc.PutSecret(ctx, admin, tn.Slug, tc.secret, tc.value)
+				_, err := e.svc.Secrets().Put(ctx, admin, tn.Slug, tc.secret, tc.value)
 				wantInvalid(t, err, tc.pointers...)
 			})
 		}

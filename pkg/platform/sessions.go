@@ -9,6 +9,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Sessions is the sign-in sessions of people: reach it with Service.Sessions().
+type Sessions struct{ svc *Service }
+
+// Sessions returns the sign-in sessions of people.
+func (s *Service) Sessions() Sessions { return Sessions{s} }
+
 // AuditMemberSessionsEnded is the audit action of an admin signing a
 // member out everywhere.
 const AuditMemberSessionsEnded = "member.sessions_ended"
@@ -26,9 +32,10 @@ type SessionInfo struct {
 	Current bool
 }
 
-// ListSessions returns the caller's sessions, newest first; an API key or
+// List returns the caller's sessions, newest first; an API key or
 // the operator has none.
-func (s *Service) ListSessions(ctx context.Context, p *Principal) ([]SessionInfo, error) {
+func (se Sessions) List(ctx context.Context, p *Principal) ([]SessionInfo, error) {
+	s := se.svc
 	if p == nil {
 		return nil, unauthorized("authentication required")
 	}
@@ -47,9 +54,10 @@ func (s *Service) ListSessions(ctx context.Context, p *Principal) ([]SessionInfo
 	return out, nil
 }
 
-// EndSession signs the caller's session with this id out (another
+// End signs the caller's session with this id out (another
 // device, or this one).
-func (s *Service) EndSession(ctx context.Context, p *Principal, id string) error {
+func (se Sessions) End(ctx context.Context, p *Principal, id string) error {
+	s := se.svc
 	if p == nil {
 		return unauthorized("authentication required")
 	}
@@ -60,11 +68,12 @@ func (s *Service) EndSession(ctx context.Context, p *Principal, id string) error
 	return s.storeErr(ctx, "end session", "session", "", err)
 }
 
-// EndMemberSessions signs a member of the tenant out everywhere: every
+// EndMember signs a member of the tenant out everywhere: every
 // session of the user ends (sessions are the user's, not the tenant's).
 // user is the member's id or email. Audited in the tenant.
-func (s *Service) EndMemberSessions(ctx context.Context, p *Principal, tenant, user string) (int64, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+func (se Sessions) EndMember(ctx context.Context, p *Principal, tenant, user string) (int64, error) {
+	s := se.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
 		return 0, err
 	}
@@ -79,7 +88,7 @@ func (s *Service) EndMemberSessions(ctx context.Context, p *Principal, tenant, u
 		return 0, s.storeErr(ctx, "end member sessions", "member", "", err)
 	}
 	var n int64
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		var err error
 		if n, err = tx.Sessions().CountOf(ctx, u.ID); err != nil {
 			return auditRecord{}, err

@@ -20,6 +20,12 @@ import (
 	"golang.org/x/oauth2"
 )
 
+// SingleSignOn is single sign-on through OpenID Connect providers: reach it with Service.SingleSignOn().
+type SingleSignOn struct{ svc *Service }
+
+// SingleSignOn returns single sign-on through OpenID Connect providers.
+func (s *Service) SingleSignOn() SingleSignOn { return SingleSignOn{s} }
+
 // OIDCProvider is an OpenID Connect provider Parley signs admin UI users in
 // through: the operator's (PARLEY_OIDC_*) or a tenant's own (PUT /sso).
 type OIDCProvider struct {
@@ -81,8 +87,9 @@ func ssoView(t *store.TenantSSO) SSO {
 // PutSSO replaces the tenant's single sign-on settings. The issuer is
 // checked against the operator's outbound policy as it is saved; the
 // client secret is sealed and never returned.
-func (s *Service) PutSSO(ctx context.Context, p *Principal, tenant string, in SSOInput) (SSO, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+func (si SingleSignOn) PutSSO(ctx context.Context, p *Principal, tenant string, in SSOInput) (SSO, error) {
+	s := si.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
 		return SSO{}, err
 	}
@@ -90,7 +97,7 @@ func (s *Service) PutSSO(ctx context.Context, p *Principal, tenant string, in SS
 	var ps problems
 	if u, err := url.Parse(in.Issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(in.Issuer) > maxIdentityURL {
 		ps.add("/issuer", "must be the provider's http(s) issuer URL, of at most %d characters", maxIdentityURL)
-	} else if err := outbound.CheckURL(ctx, s.outboundPolicy(), outbound.Options{}, in.Issuer); err != nil {
+	} else if err := outbound.CheckURL(ctx, s.SingleSignOn().outboundPolicy(), outbound.Options{}, in.Issuer); err != nil {
 		ps.add("/issuer", "%s", err.Error())
 	}
 	if in.ClientID == "" || len(in.ClientID) > maxAudience {
@@ -140,7 +147,7 @@ func (s *Service) PutSSO(ctx context.Context, p *Principal, tenant string, in SS
 	} else if old, err := s.store.Tenant(t.ID).SSO().Get(ctx); err == nil {
 		row.Nonce, row.Ciphertext = old.Nonce, old.Ciphertext
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditSSOSet, detail: map[string]any{"issuer": row.Issuer, "client_id": row.ClientID,
 			"default_role": row.DefaultRole, "allowed_domains": domains, "require_sso": row.RequireSSO,
 			"secret_changed": in.ClientSecret != ""}}, tx.Tenant(t.ID).SSO().Put(ctx, &row)
@@ -152,8 +159,9 @@ func (s *Service) PutSSO(ctx context.Context, p *Principal, tenant string, in SS
 }
 
 // GetSSO returns the tenant's single sign-on settings.
-func (s *Service) GetSSO(ctx context.Context, p *Principal, tenant string) (SSO, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActRead)
+func (si SingleSignOn) GetSSO(ctx context.Context, p *Principal, tenant string) (SSO, error) {
+	s := si.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActRead)
 	if err != nil {
 		return SSO{}, err
 	}
@@ -166,12 +174,13 @@ func (s *Service) GetSSO(ctx context.Context, p *Principal, tenant string) (SSO,
 
 // DeleteSSO removes the tenant's provider: members sign in with passwords
 // (or the operator's provider) again.
-func (s *Service) DeleteSSO(ctx context.Context, p *Principal, tenant string) error {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
+func (si SingleSignOn) DeleteSSO(ctx context.Context, p *Principal, tenant string) error {
+	s := si.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjMembers, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditSSODeleted}, tx.Tenant(t.ID).SSO().Delete(ctx)
 	})
 	return s.storeErr(ctx, "delete sso", "single sign-on settings", "", err)
@@ -179,7 +188,8 @@ func (s *Service) DeleteSSO(ctx context.Context, p *Principal, tenant string) er
 
 // outboundPolicy is the operator's policy, or the default one that
 // refuses private addresses.
-func (s *Service) outboundPolicy() outbound.Policy {
+func (si SingleSignOn) outboundPolicy() outbound.Policy {
+	s := si.svc
 	if s.opts.OutboundPolicy != nil {
 		return *s.opts.OutboundPolicy
 	}
@@ -195,7 +205,8 @@ type ssoTarget struct {
 	domains []string
 }
 
-func (s *Service) ssoTarget(ctx context.Context, tenantRef string) (ssoTarget, error) {
+func (si SingleSignOn) ssoTarget(ctx context.Context, tenantRef string) (ssoTarget, error) {
+	s := si.svc
 	if tenantRef == "" {
 		if !s.opts.OIDC.Configured() {
 			return ssoTarget{}, NotFound("single sign-on (the server has no PARLEY_OIDC_ISSUER; name a tenant with ?tenant=)")
@@ -206,10 +217,11 @@ func (s *Service) ssoTarget(ctx context.Context, tenantRef string) (ssoTarget, e
 	if err != nil {
 		return ssoTarget{}, s.storeErr(ctx, "sso", "tenant", "", err)
 	}
-	return s.ssoTargetOf(ctx, t.ID)
+	return s.SingleSignOn().ssoTargetOf(ctx, t.ID)
 }
 
-func (s *Service) ssoTargetOf(ctx context.Context, tenantID string) (ssoTarget, error) {
+func (si SingleSignOn) ssoTargetOf(ctx context.Context, tenantID string) (ssoTarget, error) {
+	s := si.svc
 	if tenantID == "" {
 		return ssoTarget{provider: s.opts.OIDC}, nil
 	}
@@ -235,11 +247,12 @@ func (s *Service) ssoTargetOf(ctx context.Context, tenantID string) (ssoTarget, 
 
 // discover fetches the provider's discovery document through the outbound
 // policy; its keys are fetched the same way when a token is verified.
-func (s *Service) discover(ctx context.Context, tg ssoTarget, redirectURL string) (context.Context, *oidc.Provider, *oauth2.Config, error) {
-	if err := outbound.CheckURL(ctx, s.outboundPolicy(), outbound.Options{}, tg.provider.Issuer); err != nil {
+func (si SingleSignOn) discover(ctx context.Context, tg ssoTarget, redirectURL string) (context.Context, *oidc.Provider, *oauth2.Config, error) {
+	s := si.svc
+	if err := outbound.CheckURL(ctx, s.SingleSignOn().outboundPolicy(), outbound.Options{}, tg.provider.Issuer); err != nil {
 		return nil, nil, nil, Errorf(CodeForbidden, "the identity provider may not be reached: %s", err.Error())
 	}
-	ctx = oidc.ClientContext(ctx, outbound.NewClient(s.outboundPolicy(), outbound.Options{Timeout: oidcTimeout}))
+	ctx = oidc.ClientContext(ctx, outbound.NewClient(s.SingleSignOn().outboundPolicy(), outbound.Options{Timeout: oidcTimeout}))
 	prov, err := oidc.NewProvider(ctx, tg.provider.Issuer)
 	if err != nil {
 		s.log.WarnContext(ctx, "platform: oidc discovery", "issuer", tg.provider.Issuer, "err", err)
@@ -261,12 +274,13 @@ type OIDCStart struct {
 // StartOIDCLogin begins a single sign-on through the tenant's provider
 // (tenantRef "" for the operator's): the authorization code flow with
 // PKCE, its state and nonce kept server-side for one use.
-func (s *Service) StartOIDCLogin(ctx context.Context, tenantRef, redirectURL string) (OIDCStart, error) {
-	tg, err := s.ssoTarget(ctx, tenantRef)
+func (si SingleSignOn) StartOIDCLogin(ctx context.Context, tenantRef, redirectURL string) (OIDCStart, error) {
+	s := si.svc
+	tg, err := s.SingleSignOn().ssoTarget(ctx, tenantRef)
 	if err != nil {
 		return OIDCStart{}, err
 	}
-	_, _, cfg, err := s.discover(ctx, tg, redirectURL)
+	_, _, cfg, err := s.SingleSignOn().discover(ctx, tg, redirectURL)
 	if err != nil {
 		return OIDCStart{}, err
 	}
@@ -293,7 +307,8 @@ type OIDCCallback struct {
 // ID token verified (signature by the provider's keys, issuer, audience,
 // expiry, nonce) and its verified email matched to a member, or to a new
 // one when the tenant admits just-in-time members.
-func (s *Service) FinishOIDCLogin(ctx context.Context, in OIDCCallback) (Session, error) {
+func (si SingleSignOn) FinishOIDCLogin(ctx context.Context, in OIDCCallback) (Session, error) {
+	s := si.svc
 	if in.State == "" || in.Code == "" {
 		return Session{}, Errorf(CodeInvalid, "the provider sent no state or code back; start the sign-in again")
 	}
@@ -307,11 +322,11 @@ func (s *Service) FinishOIDCLogin(ctx context.Context, in OIDCCallback) (Session
 	if err != nil {
 		return Session{}, s.internal(ctx, "finish oidc login", err)
 	}
-	tg, err := s.ssoTargetOf(ctx, l.TenantID)
+	tg, err := s.SingleSignOn().ssoTargetOf(ctx, l.TenantID)
 	if err != nil {
 		return Session{}, err
 	}
-	ctx, prov, cfg, err := s.discover(ctx, tg, in.RedirectURL)
+	ctx, prov, cfg, err := s.SingleSignOn().discover(ctx, tg, in.RedirectURL)
 	if err != nil {
 		return Session{}, err
 	}
@@ -345,11 +360,11 @@ func (s *Service) FinishOIDCLogin(ctx context.Context, in OIDCCallback) (Session
 	if v := claims.EmailVerified; v != true && v != "true" {
 		return Session{}, Errorf(CodeForbidden, "the identity provider has not verified the email address %s; verify it there first", claims.Email)
 	}
-	u, err := s.ssoUser(ctx, tg, claims.Email, in.IP)
+	u, err := s.SingleSignOn().ssoUser(ctx, tg, claims.Email, in.IP)
 	if err != nil {
 		return Session{}, err
 	}
-	return s.startSessionVia(ctx, u, store.SessionSSO, tg.tenantID)
+	return s.Auth().startSessionVia(ctx, u, store.SessionSSO, tg.tenantID)
 }
 
 // idTokenProblem says in plain words why an ID token was refused; go-oidc's
@@ -374,7 +389,8 @@ func idTokenProblem(err error) string {
 // provider, a user who is not a member joins with the default role when
 // the tenant admits their email domain; through the operator's, only
 // existing users sign in.
-func (s *Service) ssoUser(ctx context.Context, tg ssoTarget, email, ip string) (*store.User, error) {
+func (si SingleSignOn) ssoUser(ctx context.Context, tg ssoTarget, email, ip string) (*store.User, error) {
+	s := si.svc
 	u, err := s.store.Users().ByEmail(ctx, email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, s.internal(ctx, "sso user", err)
@@ -397,7 +413,7 @@ func (s *Service) ssoUser(ctx context.Context, tg ssoTarget, email, ip string) (
 		return nil, noAccount
 	}
 	p := &Principal{Kind: KindSession, Email: strings.ToLower(email), IP: ip}
-	err = s.audited(ctx, p, tg.tenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, tg.tenantID, func(tx *store.Store) (auditRecord, error) {
 		if u == nil {
 			u = &store.User{Email: email}
 			if err := tx.Users().Create(ctx, u); err != nil {
@@ -426,7 +442,8 @@ func randomString() string {
 // password sessions (limitSessionRoles), so a user whose every tenant
 // requires it is refused outright, unless an owner's break-glass window
 // is open.
-func (s *Service) passwordAllowed(ctx context.Context, u *store.User) (string, error) {
+func (si SingleSignOn) passwordAllowed(ctx context.Context, u *store.User) (string, error) {
+	s := si.svc
 	if u.SSOBypassUntil != nil && u.SSOBypassUntil.After(s.now()) {
 		return store.SessionBreakGlass, nil
 	}
@@ -457,7 +474,8 @@ func (s *Service) passwordAllowed(ctx context.Context, u *store.User) (string, e
 // through a tenant's provider acts in that tenant only (its provider
 // vouches for nobody elsewhere), and a password session acts in no tenant
 // that requires single sign-on.
-func (s *Service) limitSessionRoles(ctx context.Context, sess *store.Session, roles map[string]string) error {
+func (si SingleSignOn) limitSessionRoles(ctx context.Context, sess *store.Session, roles map[string]string) error {
+	s := si.svc
 	if sess.TenantID != "" {
 		for id := range roles {
 			if id != sess.TenantID {
@@ -483,7 +501,8 @@ func (s *Service) limitSessionRoles(ctx context.Context, sess *store.Session, ro
 // BreakGlassTTL although the tenant requires single sign-on, for when its
 // provider is down; only the operator may (parley user break-glass), and
 // the tenant's audit log says so.
-func (s *Service) BreakGlass(ctx context.Context, p *Principal, tenant, email string) (time.Time, error) {
+func (si SingleSignOn) BreakGlass(ctx context.Context, p *Principal, tenant, email string) (time.Time, error) {
+	s := si.svc
 	if err := requirePlatform(p); err != nil {
 		return time.Time{}, err
 	}
@@ -500,7 +519,7 @@ func (s *Service) BreakGlass(ctx context.Context, p *Principal, tenant, email st
 		return time.Time{}, Errorf(CodeForbidden, "%s is not an owner of %s; break-glass is for owners", u.Email, t.Slug)
 	}
 	until := s.now().Add(BreakGlassTTL)
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditSSOBreakGlass, target: u.Email, detail: map[string]any{"until": until}},
 			tx.Users().SetSSOBypass(ctx, u.ID, until)
 	})

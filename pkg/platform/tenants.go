@@ -8,6 +8,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Tenants is the tenants: the platform operator's: reach it with Service.Tenants().
+type Tenants struct{ svc *Service }
+
+// Tenants returns the tenants: the platform operator's.
+func (s *Service) Tenants() Tenants { return Tenants{s} }
+
 // CreateTenantInput describes a new tenant. OwnerEmail, when set, makes that
 // user (created with OwnerPassword if new) the tenant's owner, so the admin
 // UI has someone to sign in as.
@@ -18,10 +24,11 @@ type CreateTenantInput struct {
 	OwnerPassword string
 }
 
-// CreateTenant creates a tenant with a first admin key (sk_, scope admin),
+// Create creates a tenant with a first admin key (sk_, scope admin),
 // returned in plaintext this once. Only the platform operator may do it.
 // The tenant, key and owner are created together or not at all.
-func (s *Service) CreateTenant(ctx context.Context, p *Principal, in CreateTenantInput) (Tenant, CreatedKey, error) {
+func (te Tenants) Create(ctx context.Context, p *Principal, in CreateTenantInput) (Tenant, CreatedKey, error) {
+	s := te.svc
 	if err := requirePlatform(p); err != nil {
 		return Tenant{}, CreatedKey{}, err
 	}
@@ -35,7 +42,7 @@ func (s *Service) CreateTenant(ctx context.Context, p *Principal, in CreateTenan
 		return Tenant{}, CreatedKey{}, err
 	}
 	// Hash before the transaction: bcrypt is slow and SQLite has one writer.
-	owner, err := s.prepareOwner(ctx, in)
+	owner, err := s.Users().prepareOwner(ctx, in)
 	if err != nil {
 		return Tenant{}, CreatedKey{}, err
 	}
@@ -55,7 +62,7 @@ func (s *Service) CreateTenant(ctx context.Context, p *Principal, in CreateTenan
 		if err := tx.Tenant(k.TenantID).Keys().Create(ctx, &k); err != nil {
 			return s.internal(ctx, "create tenant: key", err)
 		}
-		return s.addOwner(ctx, tx, t.ID, owner)
+		return s.Users().addOwner(ctx, tx, t.ID, owner)
 	})
 	if err != nil {
 		return Tenant{}, CreatedKey{}, err
@@ -63,14 +70,15 @@ func (s *Service) CreateTenant(ctx context.Context, p *Principal, in CreateTenan
 	return tenantView(&t), CreatedKey{APIKey: keyView(&k), Key: gen.Plaintext}, nil
 }
 
-// ListTenants lists every tenant for the operator, and the tenants a user
+// List lists every tenant for the operator, and the tenants a user
 // belongs to (or a key's own tenant) for everyone else.
-func (s *Service) ListTenants(ctx context.Context, p *Principal, opts ListOptions) ([]Tenant, string, error) {
+func (t Tenants) List(ctx context.Context, p *Principal, opts ListOptions) ([]Tenant, string, error) {
+	s := t.svc
 	if p == nil {
 		return nil, "", unauthorized("authentication required")
 	}
 	if !p.IsPlatform() {
-		return s.ownTenants(ctx, p)
+		return s.Tenants().ownTenants(ctx, p)
 	}
 	rows, next, err := s.store.Tenants().List(ctx, opts.page())
 	if err != nil {
@@ -80,7 +88,8 @@ func (s *Service) ListTenants(ctx context.Context, p *Principal, opts ListOption
 }
 
 // ownTenants is the short, unpaged list of tenants p can act in.
-func (s *Service) ownTenants(ctx context.Context, p *Principal) ([]Tenant, string, error) {
+func (te Tenants) ownTenants(ctx context.Context, p *Principal) ([]Tenant, string, error) {
+	s := te.svc
 	var ids []string
 	if p.Kind == KindKey {
 		ids = []string{p.TenantID}
@@ -99,9 +108,10 @@ func (s *Service) ownTenants(ctx context.Context, p *Principal) ([]Tenant, strin
 	return out, "", nil
 }
 
-// GetTenant returns a tenant by id or slug.
-func (s *Service) GetTenant(ctx context.Context, p *Principal, tenant string) (Tenant, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActRead)
+// Get returns a tenant by id or slug.
+func (te Tenants) Get(ctx context.Context, p *Principal, tenant string) (Tenant, error) {
+	s := te.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActRead)
 	if err != nil {
 		return Tenant{}, err
 	}

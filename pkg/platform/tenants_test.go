@@ -10,7 +10,7 @@ import (
 func TestCreateTenant(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
-		tn, key, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{
+		tn, key, err := e.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{
 			Slug: "acme", Name: "Acme", OwnerEmail: "ada@acme.example", OwnerPassword: "correct horse"})
 		if err != nil {
 			t.Fatal(err)
@@ -25,32 +25,32 @@ func TestCreateTenant(t *testing.T) {
 			}
 		})
 		t.Run("the owner can sign in and owns the tenant", func(t *testing.T) {
-			sess, err := e.svc.Login(ctx, "ADA@acme.example", "correct horse")
+			sess, err := e.svc.Auth().Login(ctx, "ADA@acme.example", "correct horse")
 			if err != nil {
 				t.Fatal(err)
 			}
-			me, err := e.svc.Me(ctx, e.authenticate(t, sess.Token))
+			me, err := e.svc.Auth().Me(ctx, e.authenticate(t, sess.Token))
 			if err != nil || len(me.Memberships) != 1 || me.Memberships[0].Role != auth.RoleOwner || me.Memberships[0].Tenant.ID != tn.ID {
 				t.Fatalf("me %+v, %v", me, err)
 			}
 		})
 		t.Run("a taken slug is a conflict", func(t *testing.T) {
-			_, _, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
+			_, _, err := e.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme"})
 			wantCode(t, err, platform.CodeConflict)
 		})
 		t.Run("a tenant key cannot create tenants", func(t *testing.T) {
-			_, _, err := e.svc.CreateTenant(ctx, e.authenticate(t, key.Key), platform.CreateTenantInput{Slug: "other"})
+			_, _, err := e.svc.Tenants().Create(ctx, e.authenticate(t, key.Key), platform.CreateTenantInput{Slug: "other"})
 			wantCode(t, err, platform.CodeForbidden)
 		})
 		t.Run("no principal is unauthorized", func(t *testing.T) {
-			_, _, err := e.svc.CreateTenant(ctx, nil, platform.CreateTenantInput{Slug: "other"})
+			_, _, err := e.svc.Tenants().Create(ctx, nil, platform.CreateTenantInput{Slug: "other"})
 			wantCode(t, err, platform.CodeUnauthorized)
 		})
 		t.Run("a failed owner leaves no tenant behind", func(t *testing.T) {
-			_, _, err := e.svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{
+			_, _, err := e.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{
 				Slug: "half", OwnerEmail: "bob@example.com", OwnerPassword: "short"})
 			wantCode(t, err, platform.CodeInvalid)
-			_, err = e.svc.GetTenant(ctx, platform.Operator(), "half")
+			_, err = e.svc.Tenants().Get(ctx, platform.Operator(), "half")
 			wantCode(t, err, platform.CodeNotFound)
 		})
 	})
@@ -73,7 +73,7 @@ func TestCreateTenantValidation(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				_, _, err := e.svc.CreateTenant(ctx, platform.Operator(), tc.in)
+				_, _, err := e.svc.Tenants().Create(ctx, platform.Operator(), tc.in)
 				wantInvalid(t, err, tc.pointers...)
 			})
 		}
@@ -86,13 +86,13 @@ func TestListTenants(t *testing.T) {
 		a, pa := e.tenantWithKey(t, "tenant-a")
 		e.tenantWithKey(t, "tenant-b")
 		t.Run("the operator sees every tenant", func(t *testing.T) {
-			all, _, err := e.svc.ListTenants(ctx, platform.Operator(), platform.ListOptions{})
+			all, _, err := e.svc.Tenants().List(ctx, platform.Operator(), platform.ListOptions{})
 			if err != nil || len(all) != 2 {
 				t.Fatalf("tenants %+v, %v", all, err)
 			}
 		})
 		t.Run("a key sees only its own tenant", func(t *testing.T) {
-			own, _, err := e.svc.ListTenants(ctx, pa, platform.ListOptions{})
+			own, _, err := e.svc.Tenants().List(ctx, pa, platform.ListOptions{})
 			if err != nil || len(own) != 1 || own[0].ID != a.ID {
 				t.Fatalf("tenants %+v, %v", own, err)
 			}

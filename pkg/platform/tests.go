@@ -13,6 +13,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Tests is a bot's conversation tests: reach it with Service.Tests().
+type Tests struct{ svc *Service }
+
+// Tests returns a bot's conversation tests.
+func (s *Service) Tests() Tests { return Tests{s} }
+
 // TestRun is the outcome of a version's conversation tests.
 type TestRun struct {
 	Version int
@@ -39,18 +45,20 @@ func checkTests(tests []byte) error {
 	return err
 }
 
-// RunTests runs version n's stored conversation tests against it with the
+// Run runs version n's stored conversation tests against it with the
 // scripted model. Tools answer with the tests' fixtures, so nothing leaves
 // the server. Any member who can read versions may run them.
-func (s *Service) RunTests(ctx context.Context, p *Principal, tenant, bot string, n int) (TestRun, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+func (t Tests) Run(ctx context.Context, p *Principal, tenant, bot string, n int) (TestRun, error) {
+	s := t.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
 	if err != nil {
 		return TestRun{}, err
 	}
-	return s.runTests(ctx, b, n)
+	return s.Tests().runTests(ctx, b, n)
 }
 
-func (s *Service) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, error) {
+func (t Tests) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, error) {
+	s := t.svc
 	v, err := s.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, n)
 	if err != nil {
 		return TestRun{}, s.storeErr(ctx, "run tests", "version", "", err)
@@ -62,19 +70,20 @@ func (s *Service) runTests(ctx context.Context, b *store.Bot, n int) (TestRun, e
 	if err != nil {
 		return TestRun{}, s.internal(ctx, "run tests: stored tests", err)
 	}
-	compiled, err := s.CompileStored([]byte(v.Config))
+	compiled, err := s.Configs().CompileStored([]byte(v.Config))
 	if err != nil {
 		return TestRun{}, s.internal(ctx, "run tests: compile stored", err)
 	}
-	results := bottest.Run(ctx, compiled, suite, bottest.Options{Knowledge: s.testSearch(b.TenantID, b.ID, compiled)})
+	results := bottest.Run(ctx, compiled, suite, bottest.Options{Knowledge: s.Knowledge().testSearch(b.TenantID, b.ID, compiled)})
 	return TestRun{Version: n, Passed: len(bottest.Failed(results)) == 0, Results: results}, nil
 }
 
 // publishGate refuses to publish version n of a bot that requires passing
 // tests unless the version has tests and they all pass. The refusal lists
 // each failed test as a detail.
-func (s *Service) publishGate(ctx context.Context, b *store.Bot, n int) error {
-	run, err := s.runTests(ctx, b, n)
+func (t Tests) publishGate(ctx context.Context, b *store.Bot, n int) error {
+	s := t.svc
+	run, err := s.Tests().runTests(ctx, b, n)
 	if err != nil {
 		if ErrorCode(err) == CodeInvalid {
 			return Invalid(Detail{Pointer: "/version", Message: fmt.Sprintf("this bot requires passing tests to publish, and version %d has no tests", n)})
@@ -95,17 +104,18 @@ func (s *Service) publishGate(ctx context.Context, b *store.Bot, n int) error {
 	return e
 }
 
-// DeleteBot removes a bot with its versions and dialogs; it takes the right
+// Delete removes a bot with its versions and dialogs; it takes the right
 // to publish, since it takes a live bot away. A bot that another bot's
 // live config calls as an agent is a conflict naming the callers: their
 // calls would fail from then on.
-func (s *Service) DeleteBot(ctx context.Context, p *Principal, tenant, bot string) error {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+func (bo Bots) Delete(ctx context.Context, p *Principal, tenant, bot string) error {
+	s := bo.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return err
 	}
 	var inUse *Error
-	err = s.audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, b.TenantID, func(tx *store.Store) (auditRecord, error) {
 		// In the transaction, so a caller published meanwhile is seen.
 		callers, err := agentCallers(ctx, tx, b)
 		if err != nil {
@@ -123,10 +133,11 @@ func (s *Service) DeleteBot(ctx context.Context, p *Principal, tenant, bot strin
 	return s.storeErr(ctx, "delete bot", "bot", "", err)
 }
 
-// SetRequirePassingTests turns a bot's publish gate on or off; it takes the
+// SetRequirePassing turns a bot's publish gate on or off; it takes the
 // right to publish.
-func (s *Service) SetRequirePassingTests(ctx context.Context, p *Principal, tenant, bot string, on bool) (Bot, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+func (t Tests) SetRequirePassing(ctx context.Context, p *Principal, tenant, bot string, on bool) (Bot, error) {
+	s := t.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return Bot{}, err
 	}

@@ -21,11 +21,11 @@ type ToolTrial struct {
 // lets them try the whole draft: it authorizes p, compiles the config
 // (problems point into the config) and finds the tool named tool.
 func (s *Service) PrepareToolTrial(ctx context.Context, p *Principal, tenant string, config []byte, tool string) (ToolTrial, error) {
-	tenantID, err := s.AuthorizeTenant(ctx, p, tenant, auth.ObjVersions, auth.ActWrite)
+	tenantID, err := s.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
 		return ToolTrial{}, err
 	}
-	bot, err := s.compile(ctx, config)
+	bot, err := s.Configs().compile(ctx, config)
 	if err != nil {
 		return ToolTrial{}, err
 	}

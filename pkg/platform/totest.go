@@ -50,13 +50,14 @@ func toolsWithoutFixtures() []string {
 	return append(botconfig.DefaultNativeTools(), "load_skill", botconfig.KnowledgeSearchTool)
 }
 
-// DialogToTest writes a conversation test (docs/testing.md) from the
+// FromDialog writes a conversation test (docs/testing.md) from the
 // tenant's dialog: each user message a turn, the bot's replies its
 // scripted model, the results of its tool calls the fixtures, and the
 // expectations in chosen. Readers of dialogs may make one; saving it
 // also needs the right to write versions.
-func (s *Service) DialogToTest(ctx context.Context, p *Principal, tenant, dialogID string, in ToTestInput) (ToTest, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
+func (te Tests) FromDialog(ctx context.Context, p *Principal, tenant, dialogID string, in ToTestInput) (ToTest, error) {
+	s := te.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
 		return ToTest{}, err
 	}
@@ -101,7 +102,7 @@ func (s *Service) DialogToTest(ctx context.Context, p *Principal, tenant, dialog
 	if err != nil {
 		return ToTest{}, s.internal(ctx, "to test: encode", err)
 	}
-	v, _, err := s.CreateVersionWithTests(ctx, p, tenant, bot.Slug, []byte(latest.Config), tests)
+	v, _, err := s.Versions().CreateWithTests(ctx, p, tenant, bot.Slug, []byte(latest.Config), tests)
 	if err != nil {
 		return ToTest{}, err
 	}

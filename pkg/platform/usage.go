@@ -8,6 +8,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Usage is a tenant's usage and activity: reach it with Service.Usage().
+type Usage struct{ svc *Service }
+
+// Usage returns a tenant's usage and activity.
+func (s *Service) Usage() Usage { return Usage{s} }
+
 // UsageQuery selects usage: days From..To inclusive (YYYY-MM-DD, empty
 // for unbounded) grouped by day, bot, key or provider (default day).
 type UsageQuery struct {
@@ -29,10 +35,11 @@ type UsageRow struct {
 	EmbeddingTokens int64
 }
 
-// Usage reports the tenant's metered usage as written; runtimes write
+// Summary reports the tenant's metered usage as written; runtimes write
 // theirs every second (see dialog.Runtime.Usage).
-func (s *Service) Usage(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]UsageRow, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
+func (us Usage) Summary(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]UsageRow, error) {
+	s := us.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}

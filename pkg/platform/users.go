@@ -10,6 +10,12 @@ import (
 	"github.com/parleyhq/parley/pkg/store"
 )
 
+// Users is the people who sign in: reach it with Service.Users().
+type Users struct{ svc *Service }
+
+// Users returns the people who sign in.
+func (s *Service) Users() Users { return Users{s} }
+
 // owner is a tenant owner made ready outside the tenant's transaction:
 // either an existing user or a new one with its password already hashed.
 type owner struct {
@@ -17,7 +23,8 @@ type owner struct {
 	create   *store.User
 }
 
-func (s *Service) prepareOwner(ctx context.Context, in CreateTenantInput) (*owner, error) {
+func (us Users) prepareOwner(ctx context.Context, in CreateTenantInput) (*owner, error) {
+	s := us.svc
 	if in.OwnerEmail == "" {
 		return nil, nil
 	}
@@ -28,14 +35,15 @@ func (s *Service) prepareOwner(ctx context.Context, in CreateTenantInput) (*owne
 	if !errors.Is(err, store.ErrNotFound) {
 		return nil, s.internal(ctx, "prepare owner", err)
 	}
-	nu, err := s.newUser(ctx, in.OwnerEmail, in.OwnerPassword, "/owner_email", "/owner_password")
+	nu, err := s.Users().newUser(ctx, in.OwnerEmail, in.OwnerPassword, "/owner_email", "/owner_password")
 	if err != nil {
 		return nil, err
 	}
 	return &owner{create: nu}, nil
 }
 
-func (s *Service) addOwner(ctx context.Context, tx *store.Store, tenantID string, o *owner) error {
+func (us Users) addOwner(ctx context.Context, tx *store.Store, tenantID string, o *owner) error {
+	s := us.svc
 	if o == nil {
 		return nil
 	}
@@ -54,7 +62,8 @@ func (s *Service) addOwner(ctx context.Context, tx *store.Store, tenantID string
 
 // newUser validates an email and password and returns an unsaved user with
 // the password hashed.
-func (s *Service) newUser(ctx context.Context, email, password, emailPtr, passwordPtr string) (*store.User, error) {
+func (u Users) newUser(ctx context.Context, email, password, emailPtr, passwordPtr string) (*store.User, error) {
+	s := u.svc
 	var ps problems
 	checkEmail(&ps, email, emailPtr)
 	if msg := auth.CheckPassword(password, email); msg != "" {
@@ -77,13 +86,14 @@ func checkEmail(ps *problems, email, ptr string) {
 	}
 }
 
-// CreateUser creates an admin UI user. Only the platform operator may; tenant
+// Create creates an admin UI user. Only the platform operator may; tenant
 // admins add people with AddMember.
-func (s *Service) CreateUser(ctx context.Context, p *Principal, email, password string) (User, error) {
+func (us Users) Create(ctx context.Context, p *Principal, email, password string) (User, error) {
+	s := us.svc
 	if err := requirePlatform(p); err != nil {
 		return User{}, err
 	}
-	u, err := s.newUser(ctx, email, password, "/email", "/password")
+	u, err := s.Users().newUser(ctx, email, password, "/email", "/password")
 	if err != nil {
 		return User{}, err
 	}
@@ -93,10 +103,11 @@ func (s *Service) CreateUser(ctx context.Context, p *Principal, email, password 
 	return userView(u), nil
 }
 
-// SetUserPassword sets a user's password, for the operator (parley user
+// SetPassword sets a user's password, for the operator (parley user
 // set-password): their sessions end. Their pending invites still need
 // accepting, now with this password.
-func (s *Service) SetUserPassword(ctx context.Context, p *Principal, email, password string) (User, error) {
+func (us Users) SetPassword(ctx context.Context, p *Principal, email, password string) (User, error) {
+	s := us.svc
 	if err := requirePlatform(p); err != nil {
 		return User{}, err
 	}
@@ -131,9 +142,10 @@ type UserWithRoles struct {
 	Roles map[string]string
 }
 
-// ListUsers lists every user with their roles, for the operator (parley
+// List lists every user with their roles, for the operator (parley
 // user list).
-func (s *Service) ListUsers(ctx context.Context, p *Principal) ([]UserWithRoles, error) {
+func (u Users) List(ctx context.Context, p *Principal) ([]UserWithRoles, error) {
+	s := u.svc
 	if err := requirePlatform(p); err != nil {
 		return nil, err
 	}

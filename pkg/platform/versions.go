@@ -11,52 +11,60 @@ import (
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
+// Versions is a bot's versions, publishing and canary: reach it with Service.Versions().
+type Versions struct{ svc *Service }
+
+// Versions returns a bot's versions, publishing and canary.
+func (s *Service) Versions() Versions { return Versions{s} }
+
 // versionRetries bounds how often CreateVersion retries after losing a race
 // for the next number to a concurrent save.
 const versionRetries = 3
 
-// CreateVersion saves config as the bot's next version, unless it compiles
+// Create saves config as the bot's next version, unless it compiles
 // to the same fingerprint as the latest version: then the latest is
 // returned with created false and nothing is written. That makes saving the
 // same config twice (parley apply, a double click) a no-op. Like CreateBot,
 // it refuses a caller below admin a config that sends a secret to a new
 // origin.
-func (s *Service) CreateVersion(ctx context.Context, p *Principal, tenant, bot string, config []byte) (Version, bool, error) {
-	return s.CreateVersionWithTests(ctx, p, tenant, bot, config, nil)
+func (v Versions) Create(ctx context.Context, p *Principal, tenant, bot string, config []byte) (Version, bool, error) {
+	s := v.svc
+	return s.Versions().CreateWithTests(ctx, p, tenant, bot, config, nil)
 }
 
-// CreateVersionWithTests is CreateVersion with conversation tests stored
+// CreateWithTests is CreateVersion with conversation tests stored
 // with the version (docs/testing.md). A version is the same as the latest
 // only when both its config's fingerprint and its tests are.
-func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tenant, bot string, config, tests []byte) (Version, bool, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
+func (ve Versions) CreateWithTests(ctx context.Context, p *Principal, tenant, bot string, config, tests []byte) (Version, bool, error) {
+	s := ve.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
 		return Version{}, false, err
 	}
-	compiled, err := s.compile(ctx, config)
+	compiled, err := s.Configs().compile(ctx, config)
 	if err != nil {
 		return Version{}, false, err
 	}
 	if err := checkTests(tests); err != nil {
 		return Version{}, false, err
 	}
-	if err := s.checkSecretDestinations(ctx, p, b.TenantID, b, compiled); err != nil {
+	if err := s.Secrets().checkSecretDestinations(ctx, p, b.TenantID, b, compiled); err != nil {
 		return Version{}, false, err
 	}
-	warnings, err := s.checkProviders(ctx, b.TenantID, compiled)
+	warnings, err := s.Providers().checkProviders(ctx, b.TenantID, compiled)
 	if err != nil {
 		return Version{}, false, err
 	}
-	if err := s.checkAgents(ctx, b.TenantID, b.Slug, compiled); err != nil {
+	if err := s.Configs().checkAgents(ctx, b.TenantID, b.Slug, compiled); err != nil {
 		return Version{}, false, err
 	}
-	if err := s.checkKnowledge(ctx, b.TenantID, compiled); err != nil {
+	if err := s.Knowledge().checkKnowledge(ctx, b.TenantID, compiled); err != nil {
 		return Version{}, false, err
 	}
 	for attempt := 1; ; attempt++ {
 		v := store.BotVersion{TenantID: b.TenantID, BotID: b.ID, Config: string(config), Tests: string(tests),
 			Prompt: compiled.SystemPrompt, Fingerprint: compiled.Fingerprint, CreatedBy: p.Actor()}
-		created, err := s.addVersionUnlessSame(ctx, &v, compiled.Name)
+		created, err := s.Versions().addVersionUnlessSame(ctx, &v, compiled.Name)
 		if errors.Is(err, store.ErrConflict) && attempt < versionRetries {
 			continue
 		}
@@ -67,7 +75,7 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 		// The draft this version was saved from is kept in the version
 		// now; a draft left behind is only offered again, so the save
 		// stands.
-		if err := s.dropDraft(ctx, p, b); err != nil {
+		if err := s.Drafts().dropDraft(ctx, p, b); err != nil {
 			s.log.WarnContext(ctx, "drop draft after save", "err", err)
 		}
 		out := versionView(&v)
@@ -79,7 +87,8 @@ func (s *Service) CreateVersionWithTests(ctx context.Context, p *Principal, tena
 // addVersionUnlessSame adds v, or fills v with the latest version when that
 // has the same fingerprint. It also keeps the bot's name in step with its
 // newest config.
-func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion, name string) (bool, error) {
+func (ve Versions) addVersionUnlessSame(ctx context.Context, v *store.BotVersion, name string) (bool, error) {
+	s := ve.svc
 	created := false
 	err := s.store.Tx(ctx, func(tx *store.Store) error {
 		t := tx.Tenant(v.TenantID)
@@ -100,9 +109,10 @@ func (s *Service) addVersionUnlessSame(ctx context.Context, v *store.BotVersion,
 	return created, err
 }
 
-// ListVersions lists the bot's versions, lowest number first.
-func (s *Service) ListVersions(ctx context.Context, p *Principal, tenant, bot string, opts ListOptions) ([]Version, string, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+// List lists the bot's versions, lowest number first.
+func (v Versions) List(ctx context.Context, p *Principal, tenant, bot string, opts ListOptions) ([]Version, string, error) {
+	s := v.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
 	if err != nil {
 		return nil, "", err
 	}
@@ -113,9 +123,10 @@ func (s *Service) ListVersions(ctx context.Context, p *Principal, tenant, bot st
 	return mapSlice(rows, versionView), next, nil
 }
 
-// GetVersion returns version number n of the bot.
-func (s *Service) GetVersion(ctx context.Context, p *Principal, tenant, bot string, n int) (Version, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+// Get returns version number n of the bot.
+func (ve Versions) Get(ctx context.Context, p *Principal, tenant, bot string, n int) (Version, error) {
+	s := ve.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
 	if err != nil {
 		return Version{}, err
 	}
@@ -128,18 +139,19 @@ func (s *Service) GetVersion(ctx context.Context, p *Principal, tenant, bot stri
 
 // Publish makes version n the bot's live version. Rolling back is
 // publishing an older number.
-func (s *Service) Publish(ctx context.Context, p *Principal, tenant, bot string, n int) (Bot, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
+func (v Versions) Publish(ctx context.Context, p *Principal, tenant, bot string, n int) (Bot, error) {
+	s := v.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActPublish)
 	if err != nil {
 		return Bot{}, err
 	}
 	if b.RequirePassingTests {
-		if err := s.publishGate(ctx, b, n); err != nil {
+		if err := s.Tests().publishGate(ctx, b, n); err != nil {
 			return Bot{}, err
 		}
 	}
 	var pub *store.Bot
-	err = s.auditedEvent(ctx, p, Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.BotVersionPublished}, func(st *store.Store) (any, auditRecord, error) {
+	err = s.AuditLog().auditedEvent(ctx, p, Event{TenantID: b.TenantID, BotID: b.ID, Type: webhook.BotVersionPublished}, func(st *store.Store) (any, auditRecord, error) {
 		var err error
 		if pub, err = st.Tenant(b.TenantID).Versions().Publish(ctx, b.ID, n); err != nil {
 			return nil, auditRecord{}, err
@@ -159,8 +171,9 @@ func (s *Service) Publish(ctx context.Context, p *Principal, tenant, bot string,
 }
 
 // botFor resolves the tenant with a permission check, then its bot.
-func (s *Service) botFor(ctx context.Context, p *Principal, tenant, bot, object, action string) (*store.Bot, error) {
-	t, err := s.tenantFor(ctx, p, tenant, object, action)
+func (v Versions) botFor(ctx context.Context, p *Principal, tenant, bot, object, action string) (*store.Bot, error) {
+	s := v.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, object, action)
 	if err != nil {
 		return nil, err
 	}
@@ -181,10 +194,11 @@ type VersionDiff struct {
 	TestsChanged bool
 }
 
-// DiffVersions compares version n's config with version m's, either way
+// Diff compares version n's config with version m's, either way
 // round; anyone who may read versions may compare them.
-func (s *Service) DiffVersions(ctx context.Context, p *Principal, tenant, bot string, n, m int) (VersionDiff, error) {
-	b, err := s.botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
+func (v Versions) Diff(ctx context.Context, p *Principal, tenant, bot string, n, m int) (VersionDiff, error) {
+	s := v.svc
+	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActRead)
 	if err != nil {
 		return VersionDiff{}, err
 	}

@@ -57,7 +57,8 @@ type Deliverer struct {
 }
 
 // NewDeliverer returns the deliverer of s's outbox.
-func (s *Service) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
+func (w Webhooks) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
+	s := w.svc
 	if opts.Client == nil {
 		return nil, errors.New("platform: the webhook deliverer needs an outbound HTTP client")
 	}
@@ -256,13 +257,13 @@ func (d *Deliverer) keys(ep store.WebhookEndpoint) ([][]byte, error) {
 	if ep.ID == "" {
 		return nil, nil
 	}
-	key, err := d.svc.openWebhookSecret(ep.TenantID, ep.ID, ep.SecretNonce, ep.SecretCipher)
+	key, err := d.svc.Webhooks().openWebhookSecret(ep.TenantID, ep.ID, ep.SecretNonce, ep.SecretCipher)
 	if err != nil {
 		return nil, err
 	}
 	keys := [][]byte{key}
 	if ep.PrevExpiresAt != nil && ep.PrevExpiresAt.After(wallNow()) {
-		prev, err := d.svc.openWebhookSecret(ep.TenantID, ep.ID, ep.PrevNonce, ep.PrevCipher)
+		prev, err := d.svc.Webhooks().openWebhookSecret(ep.TenantID, ep.ID, ep.PrevNonce, ep.PrevCipher)
 		if err != nil {
 			return nil, err
 		}

@@ -172,14 +172,14 @@ type hookWorld struct {
 func newHookWorld(t *testing.T, svc *platform.Service) *hookWorld {
 	op := platform.Operator()
 	w := &hookWorld{tenant: "hooks", bot: "support", rs: receivers(t)}
-	if _, _, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: w.tenant, Name: "Hooks"}); err != nil {
+	if _, _, err := svc.Tenants().Create(ctx, op, platform.CreateTenantInput{Slug: w.tenant, Name: "Hooks"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, slug := range []string{w.bot, "other"} {
-		if _, _, err := svc.CreateBot(ctx, op, w.tenant, slug, []byte(configV1)); err != nil {
+		if _, _, err := svc.Bots().Create(ctx, op, w.tenant, slug, []byte(configV1)); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := svc.CreateVersion(ctx, op, w.tenant, slug, []byte(configV2)); err != nil {
+		if _, _, err := svc.Versions().Create(ctx, op, w.tenant, slug, []byte(configV2)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +187,7 @@ func newHookWorld(t *testing.T, svc *platform.Service) *hookWorld {
 	w.policy = testPolicy(t, append(w.rs, w.quiet))
 	subscribe := func(r *receiver, in platform.WebhookInput) {
 		in.URL = r.srv.URL + "/hook"
-		h, err := svc.CreateWebhook(ctx, op, w.tenant, in)
+		h, err := svc.Webhooks().Create(ctx, op, w.tenant, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func newHookWorld(t *testing.T, svc *platform.Service) *hookWorld {
 // two versions published in turn.
 func (w *hookWorld) publish(t *testing.T, svc *platform.Service, n int) {
 	for i := range n {
-		if _, err := svc.Publish(ctx, platform.Operator(), w.tenant, w.bot, 1+i%2); err != nil {
+		if _, err := svc.Versions().Publish(ctx, platform.Operator(), w.tenant, w.bot, 1+i%2); err != nil {
 			t.Errorf("publish %d: %v", i, err)
 			return
 		}
@@ -224,7 +224,7 @@ var testSchedule = []time.Duration{0, 10 * time.Millisecond, 20 * time.Milliseco
 // claim that lapsed before its attempt was written, on a busy shared
 // machine, would send the event twice.
 func newTestDeliverer(t *testing.T, svc *platform.Service, w *hookWorld, owns bool) *platform.Deliverer {
-	d, err := svc.NewDeliverer(platform.DelivererOptions{
+	d, err := svc.Webhooks().NewDeliverer(platform.DelivererOptions{
 		Client:   outbound.NewClient(w.policy, outbound.Options{MaxRedirects: -1}),
 		Schedule: testSchedule, Timeout: 300 * time.Millisecond, Lease: 10 * time.Second,
 		Poll: 50 * time.Millisecond, OwnsDatabase: owns,
@@ -242,7 +242,7 @@ func run(svc *platform.Service, d *platform.Deliverer) (stop func()) {
 	c, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); svc.WatchWebhooks(c) }()
+	go func() { defer wg.Done(); svc.Webhooks().Watch(c) }()
 	go func() { defer wg.Done(); d.Run(c) }()
 	return func() { cancel(); wg.Wait() }
 }
@@ -326,7 +326,7 @@ func (w *hookWorld) check(t *testing.T, svc *platform.Service, n, allowDup int) 
 			}
 		}
 	}
-	hooks, err := svc.ListWebhooks(ctx, platform.Operator(), w.tenant)
+	hooks, err := svc.Webhooks().List(ctx, platform.Operator(), w.tenant)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,13 +63,14 @@ func memberChanged(p *Principal, change string, m Member, previousRole string) m
 // QuotaReached writes usage.quota_reached once per tenant and UTC day,
 // however many requests and processes find the quota spent: the event's
 // dedupe key is the day, and this process remembers having written it.
-func (s *Service) QuotaReached(ctx context.Context, tenantID, day string, limit, used int64, resets time.Time) {
+func (w Webhooks) QuotaReached(ctx context.Context, tenantID, day string, limit, used int64, resets time.Time) {
+	s := w.svc
 	key := tenantID + "|" + day
 	if _, done := s.quotaEvents.LoadOrStore(key, true); done {
 		return
 	}
 	ev := Event{TenantID: tenantID, Type: webhook.UsageQuotaReached, Dedupe: webhook.UsageQuotaReached + ":daily_tokens:" + day}
-	err := s.WithEvent(ctx, ev, func(*store.Store) (any, error) {
+	err := s.Webhooks().WithEvent(ctx, ev, func(*store.Store) (any, error) {
 		return quotaReachedData{Quota: "daily_tokens", Limit: limit, Used: used, Day: day, ResetsAt: resets}, nil
 	})
 	if err != nil {

@@ -29,18 +29,18 @@ func TestFactsWriteTheirEventsOnlyWhenAnEndpointSubscribes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
 		e.bot(t, p, "acme", "support")
-		if _, err := e.svc.Publish(ctx, p, "acme", "support", 1); err != nil {
+		if _, err := e.svc.Versions().Publish(ctx, p, "acme", "support", 1); err != nil {
 			t.Fatal(err)
 		}
 		if rows := outbox(t, e.store); len(rows) != 0 {
 			t.Fatalf("a tenant without webhooks has %d outbox rows", len(rows))
 		}
-		if _, err := e.svc.CreateWebhook(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/",
+		if _, err := e.svc.Webhooks().Create(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/",
 			Events: []string{webhook.BotVersionPublished, webhook.UsageQuotaReached}}); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("publishing writes bot.version_published with the envelope", func(t *testing.T) {
-			if _, err := e.svc.Publish(ctx, p, "acme", "support", 1); err != nil {
+			if _, err := e.svc.Versions().Publish(ctx, p, "acme", "support", 1); err != nil {
 				t.Fatal(err)
 			}
 			rows := outbox(t, e.store)
@@ -67,9 +67,9 @@ func TestFactsWriteTheirEventsOnlyWhenAnEndpointSubscribes(t *testing.T) {
 			}
 		})
 		t.Run("a quota is reached once a day however often it is found spent", func(t *testing.T) {
-			tn, _ := e.svc.GetTenant(ctx, p, "acme")
+			tn, _ := e.svc.Tenants().Get(ctx, p, "acme")
 			for range 3 {
-				e.svc.QuotaReached(ctx, tn.ID, "2026-01-02", 1000, 1200, time.Now())
+				e.svc.Webhooks().QuotaReached(ctx, tn.ID, "2026-01-02", 1000, 1200, time.Now())
 			}
 			n := 0
 			for _, r := range outbox(t, e.store) {
@@ -93,7 +93,7 @@ func TestAnEventAboutADialogMustNameIt(t *testing.T) {
 		tn, _ := e.tenantWithKey(t, "acme")
 		for _, typ := range []string{webhook.DialogCreated, webhook.MessageCreated, webhook.DialogClosed, webhook.ToolFailed} {
 			ran := false
-			err := e.svc.WithEvent(ctx, platform.Event{TenantID: tn.ID, Type: typ}, func(*store.Store) (any, error) {
+			err := e.svc.Webhooks().WithEvent(ctx, platform.Event{TenantID: tn.ID, Type: typ}, func(*store.Store) (any, error) {
 				ran = true
 				return nil, nil
 			})
@@ -101,7 +101,7 @@ func TestAnEventAboutADialogMustNameIt(t *testing.T) {
 				t.Errorf("%s without a dialog: %v (fact ran: %v); want an internal error and no fact", typ, err, ran)
 			}
 		}
-		err := e.svc.WithEvent(ctx, platform.Event{TenantID: tn.ID, Type: webhook.BotVersionPublished}, func(*store.Store) (any, error) { return nil, nil })
+		err := e.svc.Webhooks().WithEvent(ctx, platform.Event{TenantID: tn.ID, Type: webhook.BotVersionPublished}, func(*store.Store) (any, error) { return nil, nil })
 		if err != nil {
 			t.Errorf("a tenant-wide event: %v", err)
 		}

@@ -58,7 +58,8 @@ func (t hookTarget) wants(typ, botID string) bool {
 }
 
 // tenantHooks returns the tenant's hooks, from the cache when it is live.
-func (s *Service) tenantHooks(ctx context.Context, tenantID string) (*tenantHooks, error) {
+func (w Webhooks) tenantHooks(ctx context.Context, tenantID string) (*tenantHooks, error) {
+	s := w.svc
 	c := s.hooks
 	c.mu.Lock()
 	h, ok := c.tenants[tenantID]
@@ -121,10 +122,11 @@ func (c *subscriptions) setVersion(v int64, ok bool) {
 // made by other processes.
 const hooksPoll = time.Second
 
-// WatchWebhooks keeps this process's cache of webhook subscriptions in
+// Watch keeps this process's cache of webhook subscriptions in
 // step with other processes' changes until ctx ends. `parley serve` runs
 // it; a process that runs alone on its database needs it not.
-func (s *Service) WatchWebhooks(ctx context.Context) {
+func (w Webhooks) Watch(ctx context.Context) {
+	s := w.svc
 	t := time.NewTicker(hooksPoll)
 	defer t.Stop()
 	for {
@@ -162,13 +164,14 @@ type Event struct {
 // the same transaction: both commit or neither does. With no subscriber
 // fact runs on the store as it would without webhooks: no transaction,
 // no statement more. fact must do its writes through st.
-func (s *Service) WithEvent(ctx context.Context, ev Event, fact func(st *store.Store) (data any, err error)) error {
+func (w Webhooks) WithEvent(ctx context.Context, ev Event, fact func(st *store.Store) (data any, err error)) error {
+	s := w.svc
 	if webhook.AboutDialog(ev.Type) && ev.DialogID == "" {
 		// A writer's bug, caught before anything is written: erasure finds
 		// an event only by the dialog it names.
 		return s.internal(ctx, "webhook event", fmt.Errorf("a %s event must name its dialog (Event.DialogID)", ev.Type))
 	}
-	h, targets, err := s.eventTargets(ctx, ev)
+	h, targets, err := s.Webhooks().eventTargets(ctx, ev)
 	if err != nil {
 		return err
 	}
@@ -184,15 +187,16 @@ func (s *Service) WithEvent(ctx context.Context, ev Event, fact func(st *store.S
 		return writeEvent(ctx, tx, h.slug, ev, data, targets, s.now())
 	})
 	if err == nil {
-		s.wakeDeliverer()
+		s.Webhooks().wakeDeliverer()
 	}
 	return err
 }
 
 // eventTargets are the tenant's hooks and the ids of its endpoints that
 // take ev.
-func (s *Service) eventTargets(ctx context.Context, ev Event) (*tenantHooks, []string, error) {
-	h, err := s.tenantHooks(ctx, ev.TenantID)
+func (w Webhooks) eventTargets(ctx context.Context, ev Event) (*tenantHooks, []string, error) {
+	s := w.svc
+	h, err := s.Webhooks().tenantHooks(ctx, ev.TenantID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,7 +221,8 @@ func writeEvent(ctx context.Context, tx *store.Store, slug string, ev Event, dat
 
 // wakeDeliverer tells this process's deliverer that an event is waiting,
 // so the first attempt is immediate rather than at its next poll.
-func (s *Service) wakeDeliverer() {
+func (w Webhooks) wakeDeliverer() {
+	s := w.svc
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -228,8 +233,9 @@ func (s *Service) wakeDeliverer() {
 // events of typ about any of its bots: for a fact whose writing differs
 // when it has an event to carry. It reads the database only when this
 // process's cache lacks the tenant.
-func (s *Service) Subscribes(ctx context.Context, tenantID, typ string) (bool, error) {
-	h, err := s.tenantHooks(ctx, tenantID)
+func (w Webhooks) Subscribes(ctx context.Context, tenantID, typ string) (bool, error) {
+	s := w.svc
+	h, err := s.Webhooks().tenantHooks(ctx, tenantID)
 	if err != nil {
 		return false, err
 	}

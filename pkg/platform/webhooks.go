@@ -16,6 +16,12 @@ import (
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
+// Webhooks is a tenant's webhook endpoints and the events they receive: reach it with Service.Webhooks().
+type Webhooks struct{ svc *Service }
+
+// Webhooks returns a tenant's webhook endpoints and the events they receive.
+func (s *Service) Webhooks() Webhooks { return Webhooks{s} }
+
 // RotationOverlap is how long an endpoint's previous secret keeps signing
 // after a rotation, beside the new one: a day for the receiver to deploy
 // the new secret. Until then every message carries both signatures.
@@ -110,10 +116,11 @@ func webhookView(e *store.WebhookEndpoint) Webhook {
 	return w
 }
 
-// CreateWebhook adds an endpoint and returns it with its secret, which is
+// Create adds an endpoint and returns it with its secret, which is
 // never shown again.
-func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string, in WebhookInput) (CreatedWebhook, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjWebhooks, auth.ActWrite)
+func (w Webhooks) Create(ctx context.Context, p *Principal, tenant string, in WebhookInput) (CreatedWebhook, error) {
+	s := w.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjWebhooks, auth.ActWrite)
 	if err != nil {
 		return CreatedWebhook{}, err
 	}
@@ -121,10 +128,10 @@ func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string
 	if in.Name != "" {
 		ps.slug("/name", in.Name)
 	}
-	s.checkWebhookURL(ctx, &ps, in.URL)
+	s.Webhooks().checkWebhookURL(ctx, &ps, in.URL)
 	checkDescription(&ps, in.Description)
 	checkEvents(&ps, in.Events)
-	botID := s.webhookBot(ctx, &ps, t.ID, in.Bot)
+	botID := s.Webhooks().webhookBot(ctx, &ps, t.ID, in.Bot)
 	secret := in.Secret
 	if secret == "" {
 		if secret, err = webhook.NewSecret(); err != nil {
@@ -139,10 +146,10 @@ func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string
 	events, _ := json.Marshal(in.Events)
 	e := store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhook), TenantID: t.ID, Name: in.Name, URL: in.URL,
 		Description: in.Description, Events: string(events), BotID: botID, Enabled: in.Enabled == nil || *in.Enabled}
-	if e.SecretNonce, e.SecretCipher, err = s.sealWebhookSecret(t.ID, e.ID, secret); err != nil {
+	if e.SecretNonce, e.SecretCipher, err = s.Webhooks().sealWebhookSecret(t.ID, e.ID, secret); err != nil {
 		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
 	}
-	err = s.audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditWebhookCreated, target: e.ID, detail: webhookDetail(&e)}, tx.Tenant(e.TenantID).Webhooks().Create(ctx, &e)
 	})
 	if err != nil {
@@ -154,11 +161,13 @@ func (s *Service) CreateWebhook(ctx context.Context, p *Principal, tenant string
 
 // sealWebhookSecret encrypts an endpoint's secret like a tenant secret,
 // bound to the endpoint so a ciphertext cannot be moved to another.
-func (s *Service) sealWebhookSecret(tenantID, endpointID, secret string) ([]byte, []byte, error) {
+func (w Webhooks) sealWebhookSecret(tenantID, endpointID, secret string) ([]byte, []byte, error) {
+	s := w.svc
 	return s.opts.Sealer.Seal(tenantID, "webhook:"+endpointID, []byte(secret))
 }
 
-func (s *Service) openWebhookSecret(tenantID, endpointID string, nonce, cipher []byte) ([]byte, error) {
+func (w Webhooks) openWebhookSecret(tenantID, endpointID string, nonce, cipher []byte) ([]byte, error) {
+	s := w.svc
 	plain, err := s.opts.Sealer.Open(tenantID, "webhook:"+endpointID, nonce, cipher)
 	if err != nil {
 		return nil, errors.Join(err, errors.New("was PARLEY_SECRET_KEY changed?"))
@@ -169,7 +178,8 @@ func (s *Service) openWebhookSecret(tenantID, endpointID string, nonce, cipher [
 // checkWebhookURL accepts an absolute http(s) URL without credentials in
 // it; with an outbound policy set, its destination must be allowed now
 // too (every delivery checks again as it dials).
-func (s *Service) checkWebhookURL(ctx context.Context, ps *problems, raw string) {
+func (w Webhooks) checkWebhookURL(ctx context.Context, ps *problems, raw string) {
+	s := w.svc
 	u, err := url.Parse(raw)
 	switch {
 	case raw == "":
@@ -212,7 +222,8 @@ func checkEvents(ps *problems, events []string) {
 }
 
 // webhookBot resolves the optional bot filter to the bot's id.
-func (s *Service) webhookBot(ctx context.Context, ps *problems, tenantID, bot string) string {
+func (w Webhooks) webhookBot(ctx context.Context, ps *problems, tenantID, bot string) string {
+	s := w.svc
 	if bot == "" {
 		return ""
 	}
@@ -224,9 +235,10 @@ func (s *Service) webhookBot(ctx context.Context, ps *problems, tenantID, bot st
 	return b.ID
 }
 
-// ListWebhooks lists the tenant's endpoints, oldest first.
-func (s *Service) ListWebhooks(ctx context.Context, p *Principal, tenant string) ([]Webhook, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjWebhooks, auth.ActRead)
+// List lists the tenant's endpoints, oldest first.
+func (w Webhooks) List(ctx context.Context, p *Principal, tenant string) ([]Webhook, error) {
+	s := w.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjWebhooks, auth.ActRead)
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +251,9 @@ func (s *Service) ListWebhooks(ctx context.Context, p *Principal, tenant string)
 
 // webhookFor resolves the tenant with a permission check, then its
 // endpoint (by id or name).
-func (s *Service) webhookFor(ctx context.Context, p *Principal, tenant, id, action string) (*store.WebhookEndpoint, error) {
-	t, err := s.tenantFor(ctx, p, tenant, auth.ObjWebhooks, action)
+func (w Webhooks) webhookFor(ctx context.Context, p *Principal, tenant, id, action string) (*store.WebhookEndpoint, error) {
+	s := w.svc
+	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjWebhooks, action)
 	if err != nil {
 		return nil, err
 	}
@@ -251,26 +264,28 @@ func (s *Service) webhookFor(ctx context.Context, p *Principal, tenant, id, acti
 	return e, nil
 }
 
-// GetWebhook returns one endpoint.
-func (s *Service) GetWebhook(ctx context.Context, p *Principal, tenant, id string) (Webhook, error) {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActRead)
+// Get returns one endpoint.
+func (w Webhooks) Get(ctx context.Context, p *Principal, tenant, id string) (Webhook, error) {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActRead)
 	if err != nil {
 		return Webhook{}, err
 	}
 	return webhookView(e), nil
 }
 
-// UpdateWebhook changes an endpoint. Enabling it clears why it was
+// Update changes an endpoint. Enabling it clears why it was
 // disabled and its failing streak.
-func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id string, in WebhookPatch) (Webhook, error) {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+func (w Webhooks) Update(ctx context.Context, p *Principal, tenant, id string, in WebhookPatch) (Webhook, error) {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return Webhook{}, err
 	}
 	var ps problems
 	fields := map[string]any{}
 	if in.URL != nil {
-		s.checkWebhookURL(ctx, &ps, *in.URL)
+		s.Webhooks().checkWebhookURL(ctx, &ps, *in.URL)
 		fields["url"] = *in.URL
 	}
 	if in.Description != nil {
@@ -283,7 +298,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id st
 		fields["events"] = string(events)
 	}
 	if in.Bot != nil {
-		fields["bot_id"] = s.webhookBot(ctx, &ps, e.TenantID, *in.Bot)
+		fields["bot_id"] = s.Webhooks().webhookBot(ctx, &ps, e.TenantID, *in.Bot)
 	}
 	if in.Enabled != nil {
 		fields["enabled"] = *in.Enabled
@@ -297,7 +312,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id st
 		return Webhook{}, err
 	}
 	if len(fields) > 0 {
-		err := s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
+		err := s.AuditLog().audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
 			changed := map[string]any{}
 			for k, v := range fields {
 				if k != "disabled_reason" && k != "failing_since" {
@@ -319,13 +334,14 @@ func (s *Service) UpdateWebhook(ctx context.Context, p *Principal, tenant, id st
 	return webhookView(e), nil
 }
 
-// DeleteWebhook removes an endpoint, its deliveries and their log.
-func (s *Service) DeleteWebhook(ctx context.Context, p *Principal, tenant, id string) error {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+// Delete removes an endpoint, its deliveries and their log.
+func (w Webhooks) Delete(ctx context.Context, p *Principal, tenant, id string) error {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return err
 	}
-	err = s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditWebhookDeleted, target: e.ID, detail: webhookDetail(e)}, tx.Tenant(e.TenantID).Webhooks().Delete(ctx, e.ID)
 	})
 	if err != nil {
@@ -335,11 +351,12 @@ func (s *Service) DeleteWebhook(ctx context.Context, p *Principal, tenant, id st
 	return nil
 }
 
-// RotateWebhookSecret gives the endpoint a new secret (secret, or a
+// RotateSecret gives the endpoint a new secret (secret, or a
 // generated one when empty) and keeps the current one signing for
 // RotationOverlap, so both signatures go out until the receiver switched.
-func (s *Service) RotateWebhookSecret(ctx context.Context, p *Principal, tenant, id, secret string) (CreatedWebhook, error) {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+func (w Webhooks) RotateSecret(ctx context.Context, p *Principal, tenant, id, secret string) (CreatedWebhook, error) {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return CreatedWebhook{}, err
 	}
@@ -350,12 +367,12 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, p *Principal, tenant,
 	} else if _, err := webhook.SecretKey(secret); err != nil {
 		return CreatedWebhook{}, Invalid(Detail{Pointer: "/secret", Message: err.Error()})
 	}
-	nonce, cipher, err := s.sealWebhookSecret(e.TenantID, e.ID, secret)
+	nonce, cipher, err := s.Webhooks().sealWebhookSecret(e.TenantID, e.ID, secret)
 	if err != nil {
 		return CreatedWebhook{}, s.internal(ctx, "seal webhook secret", err)
 	}
 	expires := s.now().Add(RotationOverlap)
-	err = s.audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
+	err = s.AuditLog().audited(ctx, p, e.TenantID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditWebhookRotated, target: e.ID}, tx.Tenant(e.TenantID).Webhooks().Update(ctx, e.ID, map[string]any{
 			"secret_nonce": nonce, "secret_cipher": cipher,
 			"prev_nonce": e.SecretNonce, "prev_cipher": e.SecretCipher, "prev_expires_at": expires})
@@ -367,14 +384,15 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, p *Principal, tenant,
 	return CreatedWebhook{Webhook: webhookView(e), Secret: secret}, nil
 }
 
-// WebhookSecretIs reports whether secret is the endpoint's current one,
+// SecretIs reports whether secret is the endpoint's current one,
 // for parley apply, which keeps a secret that did not change.
-func (s *Service) WebhookSecretIs(ctx context.Context, p *Principal, tenant, id, secret string) (bool, error) {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+func (w Webhooks) SecretIs(ctx context.Context, p *Principal, tenant, id, secret string) (bool, error) {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return false, err
 	}
-	key, err := s.openWebhookSecret(e.TenantID, e.ID, e.SecretNonce, e.SecretCipher)
+	key, err := s.Webhooks().openWebhookSecret(e.TenantID, e.ID, e.SecretNonce, e.SecretCipher)
 	if err != nil {
 		return false, s.internal(ctx, "open webhook secret", err)
 	}
@@ -382,10 +400,11 @@ func (s *Service) WebhookSecretIs(ctx context.Context, p *Principal, tenant, id,
 	return err == nil && slices.Equal(key, want), nil
 }
 
-// TestWebhook sends the endpoint a webhook.test event through the
+// Test sends the endpoint a webhook.test event through the
 // outbox, like any other, and returns its delivery.
-func (s *Service) TestWebhook(ctx context.Context, p *Principal, tenant, id string) (WebhookDelivery, error) {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+func (w Webhooks) Test(ctx context.Context, p *Principal, tenant, id string) (WebhookDelivery, error) {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return WebhookDelivery{}, err
 	}
@@ -398,7 +417,7 @@ func (s *Service) TestWebhook(ctx context.Context, p *Principal, tenant, id stri
 	if err := writeEvent(ctx, s.store, t.Slug, ev, data, []string{e.ID}, s.now()); err != nil {
 		return WebhookDelivery{}, s.internal(ctx, "test webhook", err)
 	}
-	s.wakeDeliverer()
+	s.Webhooks().wakeDeliverer()
 	rows, _, err := s.store.Tenant(e.TenantID).Webhooks().Deliveries(ctx, e.ID, store.Page{Limit: 1})
 	if err != nil || len(rows) == 0 {
 		return WebhookDelivery{}, s.internal(ctx, "test webhook: delivery", errors.Join(err, store.ErrNotFound))
@@ -406,9 +425,10 @@ func (s *Service) TestWebhook(ctx context.Context, p *Principal, tenant, id stri
 	return deliveryView(&rows[0], nil), nil
 }
 
-// ListWebhookDeliveries is the endpoint's delivery log, newest first.
-func (s *Service) ListWebhookDeliveries(ctx context.Context, p *Principal, tenant, id string, opts ListOptions) ([]WebhookDelivery, string, error) {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActRead)
+// ListDeliveries is the endpoint's delivery log, newest first.
+func (w Webhooks) ListDeliveries(ctx context.Context, p *Principal, tenant, id string, opts ListOptions) ([]WebhookDelivery, string, error) {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActRead)
 	if err != nil {
 		return nil, "", err
 	}
@@ -435,17 +455,18 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, p *Principal, tenan
 	return out, next, nil
 }
 
-// ReplayWebhookDelivery sends a delivery again, from the first step of
+// ReplayDelivery sends a delivery again, from the first step of
 // the schedule, whatever became of it.
-func (s *Service) ReplayWebhookDelivery(ctx context.Context, p *Principal, tenant, id, delivery string) (WebhookDelivery, error) {
-	e, err := s.webhookFor(ctx, p, tenant, id, auth.ActWrite)
+func (w Webhooks) ReplayDelivery(ctx context.Context, p *Principal, tenant, id, delivery string) (WebhookDelivery, error) {
+	s := w.svc
+	e, err := s.Webhooks().webhookFor(ctx, p, tenant, id, auth.ActWrite)
 	if err != nil {
 		return WebhookDelivery{}, err
 	}
 	if err := s.store.Tenant(e.TenantID).Webhooks().Replay(ctx, e.ID, delivery); err != nil {
 		return WebhookDelivery{}, s.storeErr(ctx, "replay webhook delivery", "delivery", "", err)
 	}
-	s.wakeDeliverer()
+	s.Webhooks().wakeDeliverer()
 	d, err := s.store.Tenant(e.TenantID).Webhooks().Delivery(ctx, e.ID, delivery)
 	if err != nil {
 		return WebhookDelivery{}, s.storeErr(ctx, "get webhook delivery", "delivery", "", err)

@@ -31,7 +31,7 @@ func TestWebhookInputIsCheckedWithPointers(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := e.svc.CreateWebhook(ctx, p, "acme", tc.in)
+				_, err := e.svc.Webhooks().Create(ctx, p, "acme", tc.in)
 				wantInvalid(t, err, tc.pointers...)
 				if tc.in.Secret != "" && strings.Contains(err.Error(), tc.in.Secret) {
 					t.Fatalf("the error repeats the secret: %v", err)
@@ -45,10 +45,10 @@ func TestAWebhookURLTheOutboundPolicyRefusesIsRefusedOnSave(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		svc := platformtest.New(t, e.store, platform.Options{Sealer: mustSealer(t), OutboundPolicy: &outbound.Policy{}})
-		if _, _, err := svc.CreateTenant(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme", Name: "Acme"}); err != nil {
+		if _, _, err := svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "acme", Name: "Acme"}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := svc.CreateWebhook(ctx, platform.Operator(), "acme", platform.WebhookInput{URL: "http://169.254.169.254/latest", Events: []string{"*"}})
+		_, err := svc.Webhooks().Create(ctx, platform.Operator(), "acme", platform.WebhookInput{URL: "http://169.254.169.254/latest", Events: []string{"*"}})
 		wantInvalid(t, err, "/url")
 	})
 }
@@ -69,7 +69,7 @@ func TestAWebhookLifecycle(t *testing.T) {
 			return http.StatusOK
 		})
 		w := &hookWorld{tenant: "acme", rs: []*receiver{r}, policy: testPolicy(t, []*receiver{r})}
-		h, err := e.svc.CreateWebhook(ctx, p, "acme", platform.WebhookInput{URL: r.srv.URL + "/hook", Events: []string{webhook.DialogCreated}})
+		h, err := e.svc.Webhooks().Create(ctx, p, "acme", platform.WebhookInput{URL: r.srv.URL + "/hook", Events: []string{webhook.DialogCreated}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestAWebhookLifecycle(t *testing.T) {
 		defer stop()
 
 		t.Run("a test event fails on every step of the schedule and disables the endpoint", func(t *testing.T) {
-			sent, err := e.svc.TestWebhook(ctx, p, "acme", h.ID)
+			sent, err := e.svc.Webhooks().Test(ctx, p, "acme", h.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestAWebhookLifecycle(t *testing.T) {
 			if a.Status != http.StatusServiceUnavailable || a.Response != "answer 503" || a.DurationMS < 0 {
 				t.Fatalf("attempt log %+v, want the 503, its body and a duration", a)
 			}
-			hook, err := e.svc.GetWebhook(ctx, p, "acme", h.ID)
+			hook, err := e.svc.Webhooks().Get(ctx, p, "acme", h.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,14 +105,14 @@ func TestAWebhookLifecycle(t *testing.T) {
 		t.Run("once enabled again a replay delivers the same event", func(t *testing.T) {
 			failing.Store(false)
 			on := true
-			if _, err := e.svc.UpdateWebhook(ctx, p, "acme", h.ID, platform.WebhookPatch{Enabled: &on}); err != nil {
+			if _, err := e.svc.Webhooks().Update(ctx, p, "acme", h.ID, platform.WebhookPatch{Enabled: &on}); err != nil {
 				t.Fatal(err)
 			}
-			log, _, err := e.svc.ListWebhookDeliveries(ctx, p, "acme", h.ID, platform.ListOptions{})
+			log, _, err := e.svc.Webhooks().ListDeliveries(ctx, p, "acme", h.ID, platform.ListOptions{})
 			if err != nil || len(log) != 1 {
 				t.Fatalf("log %+v, %v", log, err)
 			}
-			if _, err := e.svc.ReplayWebhookDelivery(ctx, p, "acme", h.ID, log[0].ID); err != nil {
+			if _, err := e.svc.Webhooks().ReplayDelivery(ctx, p, "acme", h.ID, log[0].ID); err != nil {
 				t.Fatal(err)
 			}
 			got := waitDelivery(t, e.svc, p, h.ID, log[0].ID)
@@ -122,7 +122,7 @@ func TestAWebhookLifecycle(t *testing.T) {
 		})
 		t.Run("after a rotation both secrets sign until the overlap ends", func(t *testing.T) {
 			prevKey = r.key
-			rotated, err := e.svc.RotateWebhookSecret(ctx, p, "acme", h.ID, "")
+			rotated, err := e.svc.Webhooks().RotateSecret(ctx, p, "acme", h.ID, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestAWebhookLifecycle(t *testing.T) {
 			}
 			for _, key := range [][]byte{prevKey, mustKey(t, rotated.Secret)} {
 				r.key = key // a receiver holding either secret
-				sent, err := e.svc.TestWebhook(ctx, p, "acme", h.ID)
+				sent, err := e.svc.Webhooks().Test(ctx, p, "acme", h.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -159,7 +159,7 @@ func mustKey(t *testing.T, secret string) []byte {
 }
 
 func newTestDelivererSchedule(t *testing.T, svc *platform.Service, w *hookWorld, schedule []time.Duration) *platform.Deliverer {
-	d, err := svc.NewDeliverer(platform.DelivererOptions{
+	d, err := svc.Webhooks().NewDeliverer(platform.DelivererOptions{
 		Client:   outbound.NewClient(w.policy, outbound.Options{MaxRedirects: -1}),
 		Schedule: schedule, Timeout: time.Second, Poll: 20 * time.Millisecond,
 	})
@@ -174,7 +174,7 @@ func waitDelivery(t *testing.T, svc *platform.Service, p *platform.Principal, ho
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		log, _, err := svc.ListWebhookDeliveries(ctx, p, "acme", hook, platform.ListOptions{})
+		log, _, err := svc.Webhooks().ListDeliveries(ctx, p, "acme", hook, platform.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,25 +194,25 @@ func TestTheOutboxForgetsSettledEventsPastTheRetention(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, e *env) {
 		_, p := e.tenantWithKey(t, "acme")
-		h, err := e.svc.CreateWebhook(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/", Events: []string{"*"}})
+		h, err := e.svc.Webhooks().Create(ctx, p, "acme", platform.WebhookInput{URL: "https://hooks.example.com/", Events: []string{"*"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		settled, err := e.svc.TestWebhook(ctx, p, "acme", h.ID)
+		settled, err := e.svc.Webhooks().Test(ctx, p, "acme", h.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := e.store.DB().Exec("UPDATE webhook_deliveries SET status = 'succeeded' WHERE id = ?", settled.ID).Error; err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.TestWebhook(ctx, p, "acme", h.ID); err != nil { // still pending
+		if _, err := e.svc.Webhooks().Test(ctx, p, "acme", h.ID); err != nil { // still pending
 			t.Fatal(err)
 		}
 		n, err := e.store.Outbox().Prune(ctx, time.Now().Add(time.Minute), 100)
 		if err != nil || n != 1 {
 			t.Fatalf("pruned %d, %v; want the settled event only", n, err)
 		}
-		log, _, err := e.svc.ListWebhookDeliveries(ctx, p, "acme", h.ID, platform.ListOptions{})
+		log, _, err := e.svc.Webhooks().ListDeliveries(ctx, p, "acme", h.ID, platform.ListOptions{})
 		if err != nil || len(log) != 1 || log[0].Status != "pending" {
 			t.Fatalf("log after pruning: %+v, %v", log, err)
 		}

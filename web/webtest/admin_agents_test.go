@@ -17,10 +17,10 @@ func TestAdminFollowsAnAgentCallToItsSubRun(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		config := `{"basic_settings": {"name": "Concierge"}, "agents": [{"bot": "support", "name": "ask_support"}]}`
-		if _, _, err := w.svc.CreateBot(bg, op, "acme", "concierge", []byte(config)); err != nil {
+		if _, _, err := w.svc.Bots().Create(bg, op, "acme", "concierge", []byte(config)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.Publish(bg, op, "acme", "concierge", 1); err != nil {
+		if _, err := w.svc.Versions().Publish(bg, op, "acme", "concierge", 1); err != nil {
 			t.Fatal(err)
 		}
 		c := apiclient.New(w.api.URL, w.adminKey)
@@ -66,10 +66,10 @@ func TestAdminFollowsAnAgentCallToItsSubRun(t *testing.T) {
 func TestAdminDeleteOfABotAnotherCallsSaysWhoCallsIt(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
-		if _, _, err := w.svc.CreateBot(bg, op, "acme", "concierge", []byte(`{"basic_settings": {"name": "Concierge"}, "agents": [{"bot": "support"}]}`)); err != nil {
+		if _, _, err := w.svc.Bots().Create(bg, op, "acme", "concierge", []byte(`{"basic_settings": {"name": "Concierge"}, "agents": [{"bot": "support"}]}`)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.Publish(bg, op, "acme", "concierge", 1); err != nil {
+		if _, err := w.svc.Versions().Publish(bg, op, "acme", "concierge", 1); err != nil {
 			t.Fatal(err)
 		}
 		run(t, ctx, "sign in", w.signInWithKey()...)
@@ -80,10 +80,10 @@ func TestAdminDeleteOfABotAnotherCallsSaysWhoCallsIt(t *testing.T) {
 			until(contains("document", ".alert.error", "bot support is used as an agent by: concierge (v1)")),
 		)
 		screenshot(t, ctx, "admin-bot-delete-refused")
-		if _, _, err := w.svc.CreateVersion(bg, op, "acme", "concierge", []byte(`{"basic_settings": {"name": "Concierge"}}`)); err != nil {
+		if _, _, err := w.svc.Versions().Create(bg, op, "acme", "concierge", []byte(`{"basic_settings": {"name": "Concierge"}}`)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.Publish(bg, op, "acme", "concierge", 2); err != nil {
+		if _, err := w.svc.Versions().Publish(bg, op, "acme", "concierge", 2); err != nil {
 			t.Fatal(err)
 		}
 		run(t, ctx, "delete support",
@@ -91,7 +91,7 @@ func TestAdminDeleteOfABotAnotherCallsSaysWhoCallsIt(t *testing.T) {
 			until(`location.hash === '#/t/acme'`),
 			until(contains("document", "main table", "concierge")),
 		)
-		if _, err := w.svc.GetBot(bg, op, "acme", "support"); platform.ErrorCode(err) != platform.CodeNotFound {
+		if _, err := w.svc.Bots().Get(bg, op, "acme", "support"); platform.ErrorCode(err) != platform.CodeNotFound {
 			t.Errorf("support after the delete: %v", err)
 		}
 	})

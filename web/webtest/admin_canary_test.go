@@ -14,7 +14,7 @@ import (
 func TestAdminStartsAndPromotesACanary(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
-		if _, _, err := w.svc.CreateVersion(context.Background(), platform.Operator(), "acme", "support", []byte(w.draftConfig())); err != nil {
+		if _, _, err := w.svc.Versions().Create(context.Background(), platform.Operator(), "acme", "support", []byte(w.draftConfig())); err != nil {
 			t.Fatal(err)
 		}
 		run(t, ctx, "sign in and open the bot", append(w.openBotPage(), until(contains("document", "p.muted", "No canary")))...)
@@ -33,7 +33,7 @@ func TestAdminStartsAndPromotesACanary(t *testing.T) {
 			until(contains("document", ".title-row .badge", "live: v2")),
 			until(contains("document", "p.muted", "No canary")),
 		)
-		b, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
+		b, err := w.svc.Bots().Get(context.Background(), platform.Operator(), "acme", "support")
 		if err != nil || b.PublishedVersion != 2 || b.CanaryVersion != 0 {
 			t.Fatalf("bot = %+v, %v", b, err)
 		}

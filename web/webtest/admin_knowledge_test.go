@@ -254,10 +254,10 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 		t.Run("a viewer searches the base but cannot change it", func(t *testing.T) {
 			const email, password = "vera@acme.test", "quiet meadow lantern"
 			op, bg := platform.Operator(), context.Background()
-			if _, err := w.svc.CreateUser(bg, op, email, password); err != nil {
+			if _, err := w.svc.Users().Create(bg, op, email, password); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := w.svc.AddMember(bg, op, "acme", email, "viewer"); err != nil {
+			if _, err := w.svc.Members().Add(bg, op, "acme", email, "viewer"); err != nil {
 				t.Fatal(err)
 			}
 			run(t, ctx, "viewer signs in",
@@ -304,7 +304,7 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 			if asked := eval[string](t, ctx, `window.asked`); !strings.Contains(asked, "Help Centre") || !strings.Contains(asked, "cannot be undone") {
 				t.Errorf("the confirmation asked %q", asked)
 			}
-			if bases, err := w.svc.ListKnowledgeBases(context.Background(), platform.Operator(), "acme"); err != nil || len(bases) != 0 {
+			if bases, err := w.svc.Knowledge().ListBases(context.Background(), platform.Operator(), "acme"); err != nil || len(bases) != 0 {
 				t.Errorf("after deleting, the tenant has the bases %+v (%v)", bases, err)
 			}
 		})
@@ -319,7 +319,7 @@ func TestKnowledgeSectionOfTheBotFormWritesTheConfig(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		for _, name := range []string{"Help Center", "Price List"} {
-			if _, err := w.svc.CreateKnowledgeBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: name}); err != nil {
+			if _, err := w.svc.Knowledge().CreateBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: name}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -360,7 +360,7 @@ func TestKnowledgeBaseSearchedByMeaningPicksATenantProvidersModel(t *testing.T) 
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
-		if _, err := w.svc.PutProvider(bg, op, "acme", "embedder", platform.ProviderSpec{Kind: "openai", BaseURL: "https://ai.acme.example/v1",
+		if _, err := w.svc.Providers().Put(bg, op, "acme", "embedder", platform.ProviderSpec{Kind: "openai", BaseURL: "https://ai.acme.example/v1",
 			Models: []string{"text-embedding-3-small", "text-embedding-3-large"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -386,7 +386,7 @@ func TestKnowledgeBaseSearchedByMeaningPicksATenantProvidersModel(t *testing.T) 
 			until(contains("document", "main h1", "Product Docs")),
 			until(contains("document", "main .lead", "by words and meaning (embedder · text-embedding-3-small)")),
 		)
-		b, err := w.svc.GetKnowledgeBase(bg, op, "acme", "product-docs")
+		b, err := w.svc.Knowledge().GetBase(bg, op, "acme", "product-docs")
 		if err != nil || b.EmbeddingProvider != "embedder" || b.EmbeddingModel != "text-embedding-3-small" {
 			t.Fatalf("the base %+v (%v); want the embedder's text-embedding-3-small", b, err)
 		}
@@ -409,10 +409,10 @@ func (w *world) startIndexer(t *testing.T, siteURL string) {
 		t.Fatal(err)
 	}
 	worker := ingest.New(w.st, nil, ingest.Options{
-		Wake:     w.svc.KnowledgeQueued(),
+		Wake:     w.svc.Knowledge().Queued(),
 		Outbound: policy,
 		Settled: func(ctx context.Context, src *store.KnowledgeSource) {
-			if err := w.svc.KnowledgeSourceSettled(ctx, src); err != nil {
+			if err := w.svc.Knowledge().SourceSettled(ctx, src); err != nil {
 				t.Errorf("knowledge source event: %v", err)
 			}
 		},

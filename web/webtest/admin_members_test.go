@@ -100,7 +100,7 @@ func TestAnInvitedEditorSignsInAndCannotDoAnAdminsWork(t *testing.T) {
 					t.Errorf("%s = %d, want 403", call, status)
 				}
 			}
-			ms, err := w.svc.ListMembers(context.Background(), platform.Operator(), "acme")
+			ms, err := w.svc.Members().List(context.Background(), platform.Operator(), "acme")
 			if err != nil || len(ms) != 2 {
 				t.Fatalf("members %+v %v, want the owner and the editor only", ms, err)
 			}

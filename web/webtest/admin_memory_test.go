@@ -25,7 +25,7 @@ func TestAdminSeesAndDeletesWhatABotRemembersAboutAUser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tn, err := w.svc.GetTenant(bg, platform.Operator(), "acme")
+		tn, err := w.svc.Tenants().Get(bg, platform.Operator(), "acme")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -97,7 +97,7 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//form[contains(@class,"identity-form")]//button[text()="Save"]`)),
 				until(contains("document", ".identity-state", "https://id.acme.example/jwks.json")),
 			)
-			got, err := w.svc.GetIdentity(context.Background(), platform.Operator(), "acme")
+			got, err := w.svc.Identities().Get(context.Background(), platform.Operator(), "acme")
 			if err != nil || got.HasSecret || got.JWKSURL != "https://id.acme.example/jwks.json" || got.Audience != "acme.example" {
 				t.Fatalf("identity settings %+v %v; want the JWKS URL and audience saved from the form", got, err)
 			}
@@ -187,7 +187,7 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
   document.querySelector('input[name=reason]').closest('form').requestSubmit(); return true; })()`),
 				until(contains("document", "main p", "Closed: solved by phone")),
 			)
-			d, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", dialogID, "")
+			d, err := w.rt.Dialogs().Get(context.Background(), platform.Operator(), "acme", dialogID, "")
 			if err != nil || d.Status != "closed" || d.ClosedReason != "solved by phone" {
 				t.Fatalf("after closing in the admin UI: %q %q %v", d.Status, d.ClosedReason, err)
 			}
@@ -201,7 +201,7 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//button[text()="Save retention"]`)),
 				until(contains("document", ".alert", "90 days")),
 			)
-			if tn, err := w.svc.GetTenant(context.Background(), platform.Operator(), "acme"); err != nil || tn.RetentionDays != 90 {
+			if tn, err := w.svc.Tenants().Get(context.Background(), platform.Operator(), "acme"); err != nil || tn.RetentionDays != 90 {
 				t.Fatalf("tenant %+v %v; want retention_days 90 saved from the form", tn, err)
 			}
 			run(t, ctx, "delete",
@@ -211,7 +211,7 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//button[text()="Delete"]`)),
 				until(`location.hash.endsWith('/dialogs')`),
 			)
-			if _, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", dialogID, ""); platform.ErrorCode(err) != platform.CodeNotFound {
+			if _, err := w.rt.Dialogs().Get(context.Background(), platform.Operator(), "acme", dialogID, ""); platform.ErrorCode(err) != platform.CodeNotFound {
 				t.Fatalf("reading the deleted dialog: %v; want not found", err)
 			}
 		})

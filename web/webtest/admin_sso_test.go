@@ -55,17 +55,17 @@ func ssoServer(t *testing.T, st *store.Store) (*httptest.Server, string) {
 	*policy = outbound.Policy{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, ExtraPorts: []int{port}}
 
 	ctx, op := context.Background(), platform.Operator()
-	if _, _, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{Slug: "acme", Name: "Acme Outdoor",
+	if _, _, err := svc.Tenants().Create(ctx, op, platform.CreateTenantInput{Slug: "acme", Name: "Acme Outdoor",
 		OwnerEmail: ownerEmail, OwnerPassword: ownerPassword}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateUser(ctx, op, "ada@acme.test", ownerPassword); err != nil {
+	if _, err := svc.Users().Create(ctx, op, "ada@acme.test", ownerPassword); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.AddMember(ctx, op, "acme", "ada@acme.test", "editor"); err != nil {
+	if _, err := svc.Members().Add(ctx, op, "acme", "ada@acme.test", "editor"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.PutSSO(ctx, op, "acme", platform.SSOInput{Issuer: prov.Issuer, ClientID: "parley",
+	if _, err := svc.SingleSignOn().PutSSO(ctx, op, "acme", platform.SSOInput{Issuer: prov.Issuer, ClientID: "parley",
 		ClientSecret: "a-client-secret-for-tests"}); err != nil {
 		t.Fatal(err)
 	}

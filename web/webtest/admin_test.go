@@ -139,7 +139,7 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 				until(contains("document", ".title-row .badge", "live: v2")),
 				until(contains("document", ".from-code code.mcp-url", "/v1/tenants/acme/bots/support/mcp")),
 			)
-			bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
+			bot, err := w.svc.Bots().Get(context.Background(), platform.Operator(), "acme", "support")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v1")]]//button[text()="Roll back"]`)),
 				until(contains("document", ".title-row .badge", "live: v1")),
 			)
-			bot, err := w.svc.GetBot(context.Background(), platform.Operator(), "acme", "support")
+			bot, err := w.svc.Bots().Get(context.Background(), platform.Operator(), "acme", "support")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,10 +39,10 @@ func TestAdminRunsTestsAndTheGateBlocksAFailingVersion(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op := platform.Operator()
 		config := strings.ReplaceAll(botConfig, "SHOP", w.shopURL)
-		if _, _, err := w.svc.CreateVersionWithTests(context.Background(), op, "acme", "support", []byte(w.draftConfig()), greetingTests("Hello")); err != nil {
+		if _, _, err := w.svc.Versions().CreateWithTests(context.Background(), op, "acme", "support", []byte(w.draftConfig()), greetingTests("Hello")); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := w.svc.CreateVersionWithTests(context.Background(), op, "acme", "support", []byte(config), greetingTests("Bye")); err != nil {
+		if _, _, err := w.svc.Versions().CreateWithTests(context.Background(), op, "acme", "support", []byte(config), greetingTests("Bye")); err != nil {
 			t.Fatal(err)
 		}
 
@@ -75,7 +75,7 @@ func TestAdminRunsTestsAndTheGateBlocksAFailingVersion(t *testing.T) {
 				until(contains("document", ".alert.error", "version 3 fails its tests")),
 				until(contains("document", ".alert.error li", "greets: turn 1: reply does not contain")),
 			)
-			b, err := w.svc.GetBot(context.Background(), op, "acme", "support")
+			b, err := w.svc.Bots().Get(context.Background(), op, "acme", "support")
 			if err != nil || b.PublishedVersion != 1 || !b.RequirePassingTests {
 				t.Fatalf("bot = %+v, %v; want v1 still live and the gate on", b, err)
 			}

@@ -187,7 +187,7 @@ func cardShown(title string) string {
 // new bot's page hides canary and comparison until a second version.
 func TestANewBotStartsGuidedAndShowsCanaryOnlyWithTwoVersions(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
-		_, created, err := w.svc.CreateTenant(context.Background(), platform.Operator(), platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
+		_, created, err := w.svc.Tenants().Create(context.Background(), platform.Operator(), platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +285,7 @@ func TestASecretIsChosenOrCreatedWhereAHeaderUsesIt(t *testing.T) {
 		if strings.Contains(eval[string](t, ctx, `document.body.innerText`), "s3cret-value") {
 			t.Error("the secret's value shows on the page")
 		}
-		secrets, err := w.svc.ListSecretNames(context.Background(), platform.Operator(), "acme")
+		secrets, err := w.svc.Secrets().ListNames(context.Background(), platform.Operator(), "acme")
 		if err != nil || len(secrets) != 1 || secrets[0].Name != "shop_token" {
 			t.Errorf("the tenant's secrets are %+v (%v); want shop_token", secrets, err)
 		}
@@ -316,7 +316,7 @@ func TestAProviderIsCreatedWhereTheBotChoosesIt(t *testing.T) {
 		if text := eval[string](t, ctx, editorText); !strings.Contains(text, `"provider": "claude"`) {
 			t.Errorf("the config does not name the new provider:\n%s", text)
 		}
-		providers, err := w.svc.ListProviders(context.Background(), platform.Operator(), "acme")
+		providers, err := w.svc.Providers().List(context.Background(), platform.Operator(), "acme")
 		if err != nil || len(providers) != 1 || providers[0].Kind != "anthropic" || providers[0].APIKeySecret != "claude_api_key" {
 			t.Errorf("the tenant's providers are %+v (%v)", providers, err)
 		}

@@ -139,16 +139,16 @@ func TestSkipLinkPatternsAndWidthsOfTheAdminPages(t *testing.T) {
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		for _, u := range []string{"https://crm.example.com/hooks/parley/with/a/rather/long/path/that/goes/on?and=a&query=string", "https://example.org/h"} {
-			if _, err := w.svc.CreateWebhook(bg, op, "acme", platform.WebhookInput{URL: u, Events: []string{"dialog.created", "message.created", "dialog.handoff_requested", "dialog.handoff_taken", "dialog.closed", "tool.failed"}, Description: "Leads for the sales team from every new dialog"}); err != nil {
+			if _, err := w.svc.Webhooks().Create(bg, op, "acme", platform.WebhookInput{URL: u, Events: []string{"dialog.created", "message.created", "dialog.handoff_requested", "dialog.handoff_taken", "dialog.closed", "tool.failed"}, Description: "Leads for the sales team from every new dialog"}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		w.widgetKey(t, "https://www.acme.example", "https://shop.acme.example")
 		handedOff := w.talk(t, "a-customer-with-a-rather-long-user-id@mail.acme.example", "a packing list please", "I want to talk to a person")
-		if _, err := w.svc.CreateKnowledgeBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help Center for the outdoor shop and its many customers"}); err != nil {
+		if _, err := w.svc.Knowledge().CreateBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help Center for the outdoor shop and its many customers"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := w.svc.AddKnowledgeSource(bg, op, "acme", "help-center-for-the-outdoor-shop-and-its-many-customers", platform.SourceInput{Kind: "url",
+		if _, _, err := w.svc.Knowledge().AddSource(bg, op, "acme", "help-center-for-the-outdoor-shop-and-its-many-customers", platform.SourceInput{Kind: "url",
 			URL: "https://help.acme.example/a/rather/long/path/to/the/returns-and-refunds-policy-page", Tags: []string{"returns", "refunds", "policy"}, Refresh: "24h"}); err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestSkipLinkPatternsAndWidthsOfTheAdminPages(t *testing.T) {
 func (w *world) talk(t *testing.T, user string, texts ...string) string {
 	t.Helper()
 	op, bg := platform.Operator(), context.Background()
-	d, err := w.rt.CreateDialog(bg, op, "acme", "support", dialog.CreateDialogInput{UserID: user})
+	d, err := w.rt.Dialogs().Create(bg, op, "acme", "support", dialog.CreateDialogInput{UserID: user})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func checkEventLines(t *testing.T, ctx context.Context) {
 // widgetDialog is the id of the one dialog the widget opened.
 func (w *world) widgetDialog(t *testing.T) string {
 	t.Helper()
-	ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+	ds, _, err := w.rt.Dialogs().List(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("the widget's dialogs: %d, %v", len(ds), err)
 	}
@@ -327,14 +327,14 @@ func TestTheWidgetScrollsToAnOperatorsWholeReply(t *testing.T) {
 			until(contains(shadow, ".note", "Connecting you to a person")),
 		)
 		op, bg, id := platform.Operator(), context.Background(), w.widgetDialog(t)
-		if _, err := w.rt.AssignDialog(bg, op, "acme", id, "Ada"); err != nil {
+		if _, err := w.rt.Handoffs().Assign(bg, op, "acme", id, "Ada"); err != nil {
 			t.Fatal(err)
 		}
 		long := "Thanks for waiting. " + strings.Repeat("Here is one more line of what I found about your order. ", 14) + "The end of my reply."
 		const log = shadow + `.querySelector('.log')`
 
 		t.Run("a long reply is in view to its last line", func(t *testing.T) {
-			if _, err := w.rt.PostOperatorMessage(bg, op, "acme", id, long); err != nil {
+			if _, err := w.rt.Handoffs().Post(bg, op, "acme", id, long); err != nil {
 				t.Fatal(err)
 			}
 			run(t, ctx, "read it", until(contains(shadow, ".msg.operator", "The end of my reply.")))
@@ -345,7 +345,7 @@ func TestTheWidgetScrollsToAnOperatorsWholeReply(t *testing.T) {
 		})
 		t.Run("a visitor who scrolled up stays where they are", func(t *testing.T) {
 			run(t, ctx, "scroll up", do(log+`.scrollTop = 0`))
-			if _, err := w.rt.PostOperatorMessage(bg, op, "acme", id, "One more thing."); err != nil {
+			if _, err := w.rt.Handoffs().Post(bg, op, "acme", id, "One more thing."); err != nil {
 				t.Fatal(err)
 			}
 			run(t, ctx, "wait for it", until(contains(shadow, ".msg.operator", "One more thing.")))
@@ -405,7 +405,7 @@ func TestTheWidgetSaysTheMessageLimitAndKeepsTheText(t *testing.T) {
 		})
 		t.Run("a message the server refuses goes back to the box", func(t *testing.T) {
 			run(t, ctx, "say hello", send("hello"), until(contains(shadow, ".msg.bot", "Echo: hello")))
-			if _, err := w.rt.CloseDialog(context.Background(), platform.Operator(), "acme", w.widgetDialog(t), "resolved by phone"); err != nil {
+			if _, err := w.rt.Dialogs().Close(context.Background(), platform.Operator(), "acme", w.widgetDialog(t), "resolved by phone"); err != nil {
 				t.Fatal(err)
 			}
 			run(t, ctx, "write to the closed dialog", send("are you still there?"), until(contains(shadow, ".note", "ended")))
@@ -440,7 +440,7 @@ func TestAPublishableKeyIsShownAgainAndItsOriginsEdited(t *testing.T) {
 			if n := eval[int](t, ctx, `Array.from(document.querySelectorAll('main tr')).filter(r => r.textContent.includes('sk_') && Array.from(r.querySelectorAll('button')).some(b => b.textContent === 'Show key')).length`); n != 0 {
 				t.Errorf("%d server keys offer to show themselves", n)
 			}
-			keys, _, err := w.svc.ListAPIKeys(context.Background(), platform.Operator(), "acme", platform.ListOptions{})
+			keys, _, err := w.svc.APIKeys().List(context.Background(), platform.Operator(), "acme", platform.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -474,7 +474,7 @@ func TestAPublishableKeyIsShownAgainAndItsOriginsEdited(t *testing.T) {
 				until(contains("document", "main .alert.ok", "origins")),
 				until(contains("document", "main td.origins", "https://new.acme.example")),
 			)
-			keys, _, err := w.svc.ListAPIKeys(context.Background(), platform.Operator(), "acme", platform.ListOptions{})
+			keys, _, err := w.svc.APIKeys().List(context.Background(), platform.Operator(), "acme", platform.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

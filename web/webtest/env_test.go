@@ -179,19 +179,19 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	t.Cleanup(w.api.Close)
 
 	ctx, op := context.Background(), platform.Operator()
-	_, created, err := svc.CreateTenant(ctx, op, platform.CreateTenantInput{
+	_, created, err := svc.Tenants().Create(ctx, op, platform.CreateTenantInput{
 		Slug: "acme", Name: "Acme Outdoor", OwnerEmail: ownerEmail, OwnerPassword: ownerPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.adminKey = created.Key
-	if _, err := svc.PutIdentity(ctx, op, "acme", platform.IdentityInput{Secret: identitySecret}); err != nil {
+	if _, err := svc.Identities().Put(ctx, op, "acme", platform.IdentityInput{Secret: identitySecret}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.CreateBot(ctx, op, "acme", "support", []byte(strings.ReplaceAll(botConfig, "SHOP", shop.URL))); err != nil {
+	if _, _, err := svc.Bots().Create(ctx, op, "acme", "support", []byte(strings.ReplaceAll(botConfig, "SHOP", shop.URL))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Publish(ctx, op, "acme", "support", 1); err != nil {
+	if _, err := svc.Versions().Publish(ctx, op, "acme", "support", 1); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -280,7 +280,7 @@ var longStory = "Once upon a time " + strings.Repeat("the parcel travelled on, "
 // widgetKey makes a pk_ key for the bot that may be used from origins.
 func (w *world) widgetKey(t *testing.T, origins ...string) string {
 	t.Helper()
-	k, err := w.svc.CreateAPIKey(context.Background(), platform.Operator(), "acme",
+	k, err := w.svc.APIKeys().Create(context.Background(), platform.Operator(), "acme",
 		platform.APIKeyInput{Name: "widget", Kind: "pk", Bot: "support", Origins: origins})
 	if err != nil {
 		t.Fatal(err)

@@ -55,12 +55,12 @@ func TestABotBuiltWithTheFormAloneAnswersInTheWidgetAndItsDialogIsFound(t *testi
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
-		_, created, err := w.svc.CreateTenant(bg, op, platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
+		_, created, err := w.svc.Tenants().Create(bg, op, platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		const shopToken = "trail-shop-token-0042"
-		if _, err := w.svc.PutSecret(bg, op, "trail", "shop_token", shopToken); err != nil {
+		if _, err := w.svc.Secrets().Put(bg, op, "trail", "shop_token", shopToken); err != nil {
 			t.Fatal(err)
 		}
 
@@ -213,11 +213,11 @@ func TestABotBuiltWithTheFormAloneAnswersInTheWidgetAndItsDialogIsFound(t *testi
 				chromedp.Click(chromedp.Search(`//tr[th[starts-with(normalize-space(.), "v2")]]//button[text()="Publish"]`)),
 				until(contains("document", ".title-row .badge", "live: v2")),
 			)
-			bot, err := w.svc.GetBot(bg, op, "trail", "helper")
+			bot, err := w.svc.Bots().Get(bg, op, "trail", "helper")
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := w.svc.GetVersion(bg, op, "trail", "helper", bot.PublishedVersion)
+			v, err := w.svc.Versions().Get(bg, op, "trail", "helper", bot.PublishedVersion)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,7 +299,7 @@ func TestABotBuiltWithTheFormAloneAnswersInTheWidgetAndItsDialogIsFound(t *testi
 				until(reply+`.querySelector('form') === null`),
 			)
 			screenshot(t, ctx, "widget-markdown-feedback")
-			ds, _, err := w.rt.ListDialogs(bg, op, "trail", dialog.DialogFilter{Feedback: "down"}, platform.ListOptions{})
+			ds, _, err := w.rt.Dialogs().List(bg, op, "trail", dialog.DialogFilter{Feedback: "down"}, platform.ListOptions{})
 			if err != nil || len(ds) != 1 || ds[0].Summary.FeedbackDown != 1 {
 				t.Fatalf("dialogs rated down %+v, %v", ds, err)
 			}

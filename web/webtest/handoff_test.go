@@ -26,10 +26,10 @@ func TestHandoffToAPersonAndBack(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, visitor context.Context) {
 		op := platform.Operator()
-		if _, err := w.svc.CreateUser(context.Background(), op, operatorEmail, operatorPassword); err != nil {
+		if _, err := w.svc.Users().Create(context.Background(), op, operatorEmail, operatorPassword); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.AddMember(context.Background(), op, "acme", operatorEmail, auth.RoleOperator); err != nil {
+		if _, err := w.svc.Members().Add(context.Background(), op, "acme", operatorEmail, auth.RoleOperator); err != nil {
 			t.Fatal(err)
 		}
 		operator := tab(t, visitor)

@@ -22,20 +22,20 @@ func TestAnUnansweredQuestionBecomesAnAnswerTheBotCites(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
-		if _, err := w.svc.CreateKnowledgeBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help center", Slug: "help"}); err != nil {
+		if _, err := w.svc.Knowledge().CreateBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help center", Slug: "help"}); err != nil {
 			t.Fatal(err)
 		}
 		config := strings.Replace(strings.ReplaceAll(botConfig, "SHOP", w.shopURL), `"llm":`, `"knowledge": {"bases": ["help"]}, "llm":`, 1)
-		v, _, err := w.svc.CreateVersion(bg, op, "acme", "support", []byte(config))
+		v, _, err := w.svc.Versions().Create(bg, op, "acme", "support", []byte(config))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.Publish(bg, op, "acme", "support", v.Number); err != nil {
+		if _, err := w.svc.Versions().Publish(bg, op, "acme", "support", v.Number); err != nil {
 			t.Fatal(err)
 		}
 		const question = "how long do refunds take?"
 		missed := w.talk(t, "u-refund", question)
-		if _, err := w.rt.CloseDialog(bg, op, "acme", missed, "done"); err != nil {
+		if _, err := w.rt.Dialogs().Close(bg, op, "acme", missed, "done"); err != nil {
 			t.Fatal(err)
 		}
 
@@ -61,13 +61,13 @@ func TestAnUnansweredQuestionBecomesAnAnswerTheBotCites(t *testing.T) {
 				break
 			}
 		}
-		sources, err := w.svc.ListKnowledgeSources(bg, op, "acme", "help")
+		sources, err := w.svc.Knowledge().ListSources(bg, op, "acme", "help")
 		if err != nil || len(sources) != 1 || sources[0].Status != store.SourceReady {
 			t.Fatalf("sources %+v, %v; want the Q&A, ready", sources, err)
 		}
 
 		answered := w.talk(t, "u-refund-again", question)
-		d, err := w.rt.GetDialog(bg, op, "acme", answered, "")
+		d, err := w.rt.Dialogs().Get(bg, op, "acme", answered, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,11 +27,11 @@ func TestABadDialogBecomesATestThatFailsUntilTheBotIsFixed(t *testing.T) {
 			return []byte(strings.Replace(strings.ReplaceAll(botConfig, "SHOP", w.shopURL), `"llm":`, `"knowledge": {"bases": [`+bases+`]}, "llm":`, 1))
 		}
 		for _, kb := range []platform.KnowledgeBaseInput{{Name: "Help center", Slug: "help"}, {Name: "FAQ", Slug: "faq"}} {
-			if _, err := w.svc.CreateKnowledgeBase(bg, op, "acme", kb); err != nil {
+			if _, err := w.svc.Knowledge().CreateBase(bg, op, "acme", kb); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, _, err := w.svc.AddKnowledgeSource(bg, op, "acme", "faq", platform.SourceInput{Kind: store.SourceQA, Title: "Refunds FAQ",
+		if _, _, err := w.svc.Knowledge().AddSource(bg, op, "acme", "faq", platform.SourceInput{Kind: store.SourceQA, Title: "Refunds FAQ",
 			QA: []platform.QAPair{{Question: "How long do refunds take?", Answer: "Five business days after we receive the parcel."}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -44,11 +44,11 @@ func TestABadDialogBecomesATestThatFailsUntilTheBotIsFixed(t *testing.T) {
 				break
 			}
 		}
-		v, _, err := w.svc.CreateVersion(bg, op, "acme", "support", withBases(`"help"`))
+		v, _, err := w.svc.Versions().Create(bg, op, "acme", "support", withBases(`"help"`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.Publish(bg, op, "acme", "support", v.Number); err != nil {
+		if _, err := w.svc.Versions().Publish(bg, op, "acme", "support", v.Number); err != nil {
 			t.Fatal(err)
 		}
 		bad := w.talk(t, "u-refund", "how long do refunds take?")
@@ -69,7 +69,7 @@ func TestABadDialogBecomesATestThatFailsUntilTheBotIsFixed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fixed, _, err := w.svc.CreateVersionWithTests(bg, op, "acme", "support", withBases(`"help", "faq"`), []byte(saved.Tests))
+		fixed, _, err := w.svc.Versions().CreateWithTests(bg, op, "acme", "support", withBases(`"help", "faq"`), []byte(saved.Tests))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestABadDialogBecomesATestThatFailsUntilTheBotIsFixed(t *testing.T) {
 		}
 		runTests("4", "v4: 1 passed, 0 failed")
 		screenshot(t, ctx, "admin-tests-fixed")
-		if _, err := w.svc.Publish(bg, op, "acme", "support", fixed.Number); err != nil {
+		if _, err := w.svc.Versions().Publish(bg, op, "acme", "support", fixed.Number); err != nil {
 			t.Fatal(err)
 		}
 	})

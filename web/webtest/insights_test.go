@@ -23,11 +23,11 @@ func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 		resolved := w.talk(t, "u-hello", "hello")
 		handed := w.talk(t, "u-person", "I want to talk to a person")
 		for _, d := range []string{resolved, handed} {
-			if _, err := w.rt.CloseDialog(bg, op, "acme", d, "done"); err != nil {
+			if _, err := w.rt.Dialogs().Close(bg, op, "acme", d, "done"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := w.svc.CreateKnowledgeBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help center", Slug: "help"}); err != nil {
+		if _, err := w.svc.Knowledge().CreateBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help center", Slug: "help"}); err != nil {
 			t.Fatal(err)
 		}
 		run(t, ctx, "open insights", append(w.signInWithKey(),
@@ -59,7 +59,7 @@ func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//button[text()="Add answer"]`)),
 				until(contains("document", ".alert.ok", "Added")),
 			)
-			sources, err := w.svc.ListKnowledgeSources(bg, op, "acme", "help")
+			sources, err := w.svc.Knowledge().ListSources(bg, op, "acme", "help")
 			if err != nil || len(sources) != 1 {
 				t.Fatalf("sources %+v, %v; want the Q&A", sources, err)
 			}
@@ -84,7 +84,7 @@ func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 				chromedp.Click(chromedp.Search(`//button[text()="Make this a test"]`)),
 				until(contains("document", "pre[data-test=support]", `"reply_contains"`)),
 			)
-			d, err := w.rt.GetDialog(bg, op, "acme", resolved, "")
+			d, err := w.rt.Dialogs().Get(bg, op, "acme", resolved, "")
 			if err != nil || strings.Join(d.Labels, ",") != "greeting,vip" {
 				t.Fatalf("labels %v, %v", d.Labels, err)
 			}
@@ -108,11 +108,11 @@ func TestWidgetAsksForARatingWhenTheDialogEnds(t *testing.T) {
 			until(contains(shadow, ".msg.bot", "Echo: Where is my order?")),
 		)
 		op, bg := platform.Operator(), context.Background()
-		ds, _, err := w.rt.ListDialogs(bg, op, "acme", dialog.DialogFilter{}, platform.ListOptions{})
+		ds, _, err := w.rt.Dialogs().List(bg, op, "acme", dialog.DialogFilter{}, platform.ListOptions{})
 		if err != nil || len(ds) != 1 {
 			t.Fatalf("dialogs %+v, %v", ds, err)
 		}
-		if _, err := w.rt.CloseDialog(bg, op, "acme", ds[0].ID, "answered"); err != nil {
+		if _, err := w.rt.Dialogs().Close(bg, op, "acme", ds[0].ID, "answered"); err != nil {
 			t.Fatal(err)
 		}
 		run(t, ctx, "rate",
@@ -121,7 +121,7 @@ func TestWidgetAsksForARatingWhenTheDialogEnds(t *testing.T) {
 			click(shadow+`.querySelector('.rate.stars button[data-stars="4"]')`),
 			until(contains(shadow, ".rate.stars", "Thanks for your feedback.")),
 		)
-		d, err := w.rt.GetDialog(bg, op, "acme", ds[0].ID, "")
+		d, err := w.rt.Dialogs().Get(bg, op, "acme", ds[0].ID, "")
 		if err != nil || d.Rating != 4 || d.Outcome != dialog.OutcomeResolved {
 			t.Fatalf("the dialog's rating %d, outcome %q, %v; want 4 and resolved", d.Rating, d.Outcome, err)
 		}

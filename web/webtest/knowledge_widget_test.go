@@ -76,11 +76,11 @@ func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 		// base is attached through the API, as a deploy script would.
 		op := platform.Operator()
 		config := strings.Replace(strings.ReplaceAll(botConfig, "SHOP", w.shopURL), `"llm":`, `"knowledge": {"bases": ["help"]}, "llm":`, 1)
-		v, _, err := w.svc.CreateVersion(ctx, op, "acme", "support", []byte(config))
+		v, _, err := w.svc.Versions().Create(ctx, op, "acme", "support", []byte(config))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.Publish(ctx, op, "acme", "support", v.Number); err != nil {
+		if _, err := w.svc.Versions().Publish(ctx, op, "acme", "support", v.Number); err != nil {
 			t.Fatal(err)
 		}
 

@@ -19,7 +19,7 @@ import (
 func TestTheEditorWarnsOfAModelItsProviderDoesNotList(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, storetest.OpenSQLite(t))
-	if _, err := w.svc.PutProvider(context.Background(), platform.Operator(), "acme", "gateway", platform.ProviderSpec{
+	if _, err := w.svc.Providers().Put(context.Background(), platform.Operator(), "acme", "gateway", platform.ProviderSpec{
 		Kind: "openai", BaseURL: "https://gw.acme.example/v1", Models: []string{"acme-large", "acme-small"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestTheEditorWarnsOfAModelItsProviderDoesNotList(t *testing.T) {
 		if got := eval[string](t, ctx, textOf("document", ".alert.warn li")); !strings.Contains(got, "/llm/model") || !strings.Contains(got, "acme-huge") {
 			t.Errorf("the save's warnings read %q", got)
 		}
-		v, err := w.svc.GetVersion(context.Background(), platform.Operator(), "acme", "support", 2)
+		v, err := w.svc.Versions().Get(context.Background(), platform.Operator(), "acme", "support", 2)
 		if err != nil || !strings.Contains(string(v.Config), `"acme-huge"`) {
 			t.Errorf("version 2 = %s, %v; want the config with the warned model saved", v.Config, err)
 		}

@@ -33,10 +33,10 @@ func (w *world) withKnowledge(t *testing.T) string {
 	}))
 	t.Cleanup(pages.Close)
 	ctx, op := context.Background(), platform.Operator()
-	if _, err := w.svc.CreateKnowledgeBase(ctx, op, "acme", platform.KnowledgeBaseInput{Name: "Help"}); err != nil {
+	if _, err := w.svc.Knowledge().CreateBase(ctx, op, "acme", platform.KnowledgeBaseInput{Name: "Help"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.svc.AddKnowledgeSource(ctx, op, "acme", "help", platform.SourceInput{Kind: "url", URL: pages.URL + "/refunds"}); err != nil {
+	if _, _, err := w.svc.Knowledge().AddSource(ctx, op, "acme", "help", platform.SourceInput{Kind: "url", URL: pages.URL + "/refunds"}); err != nil {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(pages.URL)
@@ -55,11 +55,11 @@ func (w *world) withKnowledge(t *testing.T) string {
 		}
 	}
 	config := strings.Replace(strings.ReplaceAll(botConfig, "SHOP", w.shopURL), `"llm":`, `"knowledge": {"bases": ["help"]}, "llm":`, 1)
-	v, _, err := w.svc.CreateVersion(ctx, op, "acme", "support", []byte(config))
+	v, _, err := w.svc.Versions().Create(ctx, op, "acme", "support", []byte(config))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.Publish(ctx, op, "acme", "support", v.Number); err != nil {
+	if _, err := w.svc.Versions().Publish(ctx, op, "acme", "support", v.Number); err != nil {
 		t.Fatal(err)
 	}
 	return pages.URL + "/refunds"

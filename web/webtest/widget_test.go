@@ -40,7 +40,7 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 		})
 
 		t.Run("the dialog carries the signed user's id and claims and the page's context", func(t *testing.T) {
-			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+			ds, _, err := w.rt.Dialogs().List(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,11 +94,11 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 				click(shadow+`.querySelector('.msg.error .btn')`),
 				until(contains(shadow, ".msg.bot", "Echo: Are you there?")),
 			)
-			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+			ds, _, err := w.rt.Dialogs().List(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 			if err != nil || len(ds) != 1 {
 				t.Fatalf("dialogs %v, %v; want one", ds, err)
 			}
-			dd, err := w.rt.GetDialog(context.Background(), platform.Operator(), "acme", ds[0].ID, "")
+			dd, err := w.rt.Dialogs().Get(context.Background(), platform.Operator(), "acme", ds[0].ID, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 				send("Hello from u-43"),
 				until(contains(shadow, ".msg.bot", "Echo: Hello from u-43")),
 			)
-			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+			ds, _, err := w.rt.Dialogs().List(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 			if err != nil || len(ds) != 2 {
 				t.Fatalf("dialogs %+v, %v; want the first user's and a new one", ds, err)
 			}
@@ -145,12 +145,12 @@ func TestWidgetChatsFromAnAllowedSite(t *testing.T) {
 		})
 
 		t.Run("a closed dialog says so and the next message starts a new one", func(t *testing.T) {
-			ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+			ds, _, err := w.rt.Dialogs().List(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range ds { // the widget's dialog among them
-				if _, err := w.rt.CloseDialog(context.Background(), platform.Operator(), "acme", d.ID, "resolved by phone"); err != nil {
+				if _, err := w.rt.Dialogs().Close(context.Background(), platform.Operator(), "acme", d.ID, "resolved by phone"); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -192,7 +192,7 @@ func TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError(t *testing.T) {
 			until(contains(shadow, ".msg.error", "not available on this site")),
 		)
 		t.Logf("widget shows: %s", eval[string](t, ctx, textOf(shadow, ".msg.error")))
-		ds, _, err := w.rt.ListDialogs(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
+		ds, _, err := w.rt.Dialogs().List(context.Background(), platform.Operator(), "acme", dialog.DialogFilter{}, platform.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -102,7 +102,7 @@ func Fill(t testing.TB, opts platform.Options) platform.Options {
 // principal.
 func TenantWithKey(t testing.TB, svc *platform.Service, slug string) (platform.Tenant, *platform.Principal) {
 	t.Helper()
-	tn, key, err := svc.CreateTenant(context.Background(), platform.Operator(), platform.CreateTenantInput{Slug: slug, Name: slug})
+	tn, key, err := svc.Tenants().Create(context.Background(), platform.Operator(), platform.CreateTenantInput{Slug: slug, Name: slug})
 	if err != nil {
 		t.Fatalf("create tenant %s: %v", slug, err)
 	}
@@ -112,7 +112,7 @@ func TenantWithKey(t testing.TB, svc *platform.Service, slug string) (platform.T
 // Authenticate returns the principal of token.
 func Authenticate(t testing.TB, svc *platform.Service, token string) *platform.Principal {
 	t.Helper()
-	p, err := svc.Authenticate(context.Background(), token)
+	p, err := svc.Auth().Authenticate(context.Background(), token)
 	if err != nil {
 		t.Fatalf("authenticate: %v", err)
 	}
@@ -122,7 +122,7 @@ func Authenticate(t testing.TB, svc *platform.Service, token string) *platform.P
 // Bot creates a bot with ConfigV1 as p.
 func Bot(t testing.TB, svc *platform.Service, p *platform.Principal, tenant, slug string) platform.Bot {
 	t.Helper()
-	b, _, err := svc.CreateBot(context.Background(), p, tenant, slug, []byte(ConfigV1))
+	b, _, err := svc.Bots().Create(context.Background(), p, tenant, slug, []byte(ConfigV1))
 	if err != nil {
 		t.Fatalf("create bot %s: %v", slug, err)
 	}
