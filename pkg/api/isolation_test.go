@@ -444,6 +444,12 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/typing", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/typing", map[string]any{}
 		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/notes", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/notes", map[string]any{"text": "Refund already promised."}
+		}},
+		{"GET", "/v1/tenants/:tenant/dialogs/:dialog/notes", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/notes", nil
+		}},
 		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
 		}},

@@ -155,6 +155,8 @@ func (s *server) register(e *gin.Engine) {
 	t.POST("/dialogs/:dialog/operator-messages", d.postOperatorMessage)
 	t.POST("/dialogs/:dialog/release", d.releaseDialog)
 	t.POST("/dialogs/:dialog/typing", d.operatorTyping)
+	t.POST("/dialogs/:dialog/notes", d.addNote)
+	t.GET("/dialogs/:dialog/notes", d.listNotes)
 	t.GET("/inbox", d.listInbox)
 	t.GET("/usage", d.usage)
 	t.GET("/usage/series", d.activity)

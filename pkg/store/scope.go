@@ -35,6 +35,10 @@ func (t TenantScope) Channels() Channels { return Channels(t) }
 // Dialogs returns the tenant's dialogs.
 func (t TenantScope) Dialogs() Dialogs { return Dialogs(t) }
 
+// DialogNotes returns the internal notes members keep on the tenant's
+// dialogs.
+func (t TenantScope) DialogNotes() DialogNotes { return DialogNotes(t) }
+
 // Feedback returns the tenant's feedback on replies.
 func (t TenantScope) Feedback() FeedbackLog { return FeedbackLog(t) }
 
