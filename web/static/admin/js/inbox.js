@@ -65,17 +65,18 @@ function openDialog(tenant, id, mine, detail, signal) {
   const out = h('div', { 'aria-live': 'polite' });
   // The reply box outlives redraws, which come with every message of the
   // dialog: a new box would take the operator's cursor and focus mid-word.
-  const draft = { box: null };
+  const draft = { box: null, note: null };
   const redraw = async () => {
     if (drawing) { again = true; return; }
     drawing = (async () => {
       do {
         again = false;
         try {
-          const [d, inbox] = await Promise.all([api('GET', tenantPath(tenant, 'dialogs', id)), api('GET', tenantPath(tenant, 'inbox'))]);
+          const [d, inbox, notes] = await Promise.all([api('GET', tenantPath(tenant, 'dialogs', id)), api('GET', tenantPath(tenant, 'inbox')),
+            api('GET', tenantPath(tenant, 'dialogs', id, 'notes'))]);
           const hand = inbox.dialogs.find((e) => e.dialog.id === id) || null;
           const focused = document.activeElement;
-          mount(detail, view(tenant, d, hand, mine, out, draft, redraw));
+          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes));
           if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
         } catch (err) {
           mount(detail, errorBox(err));
@@ -95,9 +96,58 @@ function openDialog(tenant, id, mine, detail, signal) {
   }, own.signal, (err) => mount(out, errorBox(err)));
 }
 
-// view is the dialog's panel: status, transcript with tool calls, and the
-// actions its state allows the caller.
-function view(tenant, d, hand, mine, out, draft, redraw) {
+/**
+ * handoffBrief is why the bot handed the dialog off and what it told the
+ * person who takes over: the newest handoff_to_human call's arguments.
+ * @returns {{reason: string, summary: string} | null}
+ */
+function handoffBrief(d) {
+  const calls = (d.tool_calls || []).filter((c) => c.name === 'handoff_to_human');
+  const args = calls.length ? calls[calls.length - 1].arguments : null;
+  if (!args || typeof args !== 'object') return null;
+  return { reason: String(args.reason || ''), summary: String(args.summary || '') };
+}
+
+// banner heads a handed-off dialog with why the bot handed it off, so the
+// operator need not find the tool call in the transcript.
+function banner(d, hand) {
+  const brief = handoffBrief(d);
+  if (!hand && !brief) return null;
+  return h('section', { class: 'handoff-banner', 'aria-label': 'Why this dialog was handed off' },
+    h('p', null, h('strong', null, hand ? 'Handed off ' : 'Was handed off'), hand ? when(hand.requested_at) : null,
+      brief && brief.reason ? [': ', h('span', { class: 'handoff-reason' }, brief.reason)] : null),
+    brief && brief.summary ? h('p', { class: 'handoff-summary' }, brief.summary) : null);
+}
+
+// notesPanel lists the members' internal notes on the dialog and a box to
+// add one. The end user never sees them.
+function notesPanel(tenant, d, notes, out, draft, redraw) {
+  if (!draft.note) {
+    draft.note = h('textarea', { name: 'note', rows: 2, required: true, 'aria-label': 'Internal note', placeholder: 'A note for your team; the visitor never sees it' });
+  }
+  const box = draft.note;
+  return h('section', { class: 'notes', 'aria-label': 'Internal notes' },
+    h('h3', null, 'Internal notes'),
+    notes.length ? h('ol', { class: 'note-list' }, notes.map((n) => h('li', { class: 'internal-note' },
+      h('p', null, n.text), h('p', { class: 'muted' }, n.author_name, ' · ', when(n.created_at)))))
+      : h('p', { class: 'muted' }, 'No notes yet.'),
+    h('form', {
+      class: 'note-form',
+      onsubmit: (e) => {
+        e.preventDefault();
+        busy(e.submitter || e.target.querySelector('button'), async () => {
+          await api('POST', tenantPath(tenant, 'dialogs', d.id, 'notes'), { text: box.value });
+          box.value = '';
+          await redraw();
+        }).catch((err) => out.replaceChildren(errorBox(err)));
+      },
+    }, box, h('button', { type: 'submit', class: 'ghost' }, 'Add note')));
+}
+
+// view is the dialog's panel: why it was handed off, status, transcript
+// with tool calls, internal notes, and the actions its state allows the
+// caller.
+function view(tenant, d, hand, mine, out, draft, redraw, notes) {
   const act = (fn) => (e) => busy(e.target, async () => { out.replaceChildren(); await fn(); await redraw(); })
     .catch((err) => out.replaceChildren(errorBox(err)));
   const post = (route, body) => api('POST', tenantPath(tenant, 'dialogs', d.id, route), body || {});
@@ -143,8 +193,8 @@ function view(tenant, d, hand, mine, out, draft, redraw) {
 
   return card(null,
     h('div', { class: 'title-row' }, h('h2', null, 'Dialog ', h('code', null, d.id)), h('span', { class: 'badge ' + d.status }, d.status)),
-    hand ? h('p', { class: 'muted' }, 'Handed off ', when(hand.requested_at)) : null,
+    banner(d, hand),
     h('div', { class: 'actions' }, actions), out,
     h('ol', { class: 'transcript' }, (d.messages || []).map((m) => message(m, callsOf[m.id] || []))),
-    reply, close);
+    reply, notesPanel(tenant, d, notes, out, draft, redraw), close);
 }

@@ -1,0 +1,79 @@
+package webtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor opens a handed-off
+// dialog in the inbox: the handoff's reason and summary head the
+// conversation, a note the operator writes is there for the team after a
+// reload, and the visitor, whose widget reads the same dialog, never sees
+// it.
+func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, w *world, visitor context.Context) {
+		operator := tab(t, visitor)
+		site := w.site(t)
+		key := w.widgetKey(t, site.URL)
+		const note = "Refund already promised by phone; do not offer a voucher."
+
+		run(t, visitor, "ask for a person",
+			chromedp.Navigate(site.URL+"/?key="+key),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+			send("I want to talk to a person"),
+			until(contains(shadow, ".note", "Connecting you to a person")),
+		)
+		run(t, operator, "sign in", w.signInWithKey()...)
+
+		t.Run("the reason and summary head the conversation", func(t *testing.T) {
+			run(t, operator, "open the dialog",
+				do(`location.hash = '#/t/acme/inbox'`),
+				until(`document.querySelector('.inbox-list a') !== null`),
+				click(`document.querySelector('.inbox-list a')`),
+				until(contains("document", ".inbox-detail .handoff-banner .handoff-reason", "the visitor asked for a person")),
+				until(contains("document", ".inbox-detail .handoff-banner .handoff-summary", "Order 1042 arrived damaged")),
+			)
+			// The banner comes before the transcript, not inside it.
+			if !eval[bool](t, operator, `!!(document.querySelector('.handoff-banner').compareDocumentPosition(document.querySelector('.transcript')) & Node.DOCUMENT_POSITION_FOLLOWING)`) {
+				t.Fatal("the handoff banner is not above the transcript")
+			}
+		})
+
+		t.Run("a note is kept for the team", func(t *testing.T) {
+			run(t, operator, "write a note",
+				until(contains("document", ".notes", "No notes yet.")),
+				do(`document.querySelector('.note-form textarea').value = `+js(note)),
+				click(`document.querySelector('.note-form button[type="submit"]')`),
+				until(contains("document", ".notes li.internal-note", note)),
+				until(`document.querySelector('.note-form textarea').value === ''`),
+				chromedp.Reload(),
+				until(contains("document", ".notes li.internal-note", note)),
+			)
+			screenshot(t, operator, "inbox")
+		})
+
+		t.Run("the visitor never sees the note", func(t *testing.T) {
+			run(t, operator, "reply", click(`Array.from(document.querySelectorAll('.inbox-detail button')).find(b => b.textContent === 'Take')`),
+				until(`document.querySelector('.reply-form textarea') !== null`),
+				do(`document.querySelector('.reply-form textarea').value = 'Hi, a person here.'`),
+				click(`document.querySelector('.reply-form button[type="submit"]')`),
+				until(contains("document", ".transcript", "Hi, a person here.")),
+			)
+			run(t, visitor, "reload the widget",
+				until(contains(shadow, ".msg.operator", "Hi, a person here.")),
+				chromedp.Reload(),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.operator", "Hi, a person here.")),
+			)
+			if eval[bool](t, visitor, shadow+`.textContent.includes('Refund already promised')`) {
+				t.Fatal("the visitor's widget shows the operators' internal note")
+			}
+		})
+	})
+}
