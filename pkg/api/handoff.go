@@ -73,8 +73,12 @@ func (e inboxEvent) MarshalJSON() ([]byte, error) {
 }
 
 func handoffOut(h dialog.Handoff) apiclient.Handoff {
-	return apiclient.Handoff{Dialog: dialogOut(h.Dialog), RequestedAt: h.RequestedAt, Operator: h.Operator,
-		OperatorName: h.OperatorName, AssignedAt: h.AssignedAt}
+	out := apiclient.Handoff{Dialog: dialogOut(h.Dialog), RequestedAt: h.RequestedAt, Operator: h.Operator,
+		OperatorName: h.OperatorName, AssignedAt: h.AssignedAt, Reason: h.Reason, Summary: h.Summary}
+	if h.LastText != "" {
+		out.LastMessage = &apiclient.LastMessage{Kind: h.LastKind, Text: h.LastText}
+	}
+	return out
 }
 
 // assignDialog: POST /v1/tenants/{tenant}/dialogs/{dialog}/assign {name?}

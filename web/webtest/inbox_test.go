@@ -8,8 +8,9 @@ import (
 )
 
 // TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor opens a handed-off
-// dialog in the inbox: the handoff's reason and summary head the
-// conversation, a note the operator writes is there for the team after a
+// dialog in the inbox: the list shows its reason, last message, waiting
+// time and holder, filtered to mine or unassigned; the handoff's reason
+// and summary head the conversation, a note the operator writes is there for the team after a
 // reload, and the visitor, whose widget reads the same dialog, never sees
 // it.
 func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
@@ -29,6 +30,19 @@ func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
 			until(contains(shadow, ".note", "Connecting you to a person")),
 		)
 		run(t, operator, "sign in", w.signInWithKey()...)
+
+		t.Run("the list shows why it waits, its last words and since when; filters pick mine or unassigned", func(t *testing.T) {
+			run(t, operator, "the list",
+				do(`location.hash = '#/t/acme/inbox'`),
+				until(contains("document", ".inbox-list .inbox-reason", "the visitor asked for a person")),
+				until(contains("document", ".inbox-list .inbox-last", "I want to talk to a person")),
+				until(`/^waiting \d+ (s|min|h)$/.test(document.querySelector('.inbox-list .inbox-wait').textContent)`),
+				click(`document.querySelector('.inbox-filters [data-filter="mine"]')`),
+				until(contains("document", ".inbox-list", "No dialog matches this filter.")),
+				click(`document.querySelector('.inbox-filters [data-filter="unassigned"]')`),
+				until(`document.querySelectorAll('.inbox-list .inbox-item').length === 1`),
+			)
+		})
 
 		t.Run("the reason and summary head the conversation", func(t *testing.T) {
 			run(t, operator, "open the dialog",
@@ -63,6 +77,10 @@ func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
 				do(`document.querySelector('.reply-form textarea').value = 'Hi, a person here.'`),
 				click(`document.querySelector('.reply-form button[type="submit"]')`),
 				until(contains("document", ".transcript", "Hi, a person here.")),
+				until(contains("document", ".inbox-list", "No dialog matches this filter.")), // unassigned: taken now
+				click(`document.querySelector('.inbox-filters [data-filter="mine"]')`),
+				until(contains("document", ".inbox-list .inbox-holder", "yours")),
+				until(contains("document", ".inbox-list .inbox-last", "Hi, a person here.")),
 			)
 			run(t, visitor, "reload the widget",
 				until(contains(shadow, ".msg.operator", "Hi, a person here.")),

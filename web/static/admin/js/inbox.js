@@ -34,15 +34,35 @@ export async function inboxView({ tenant, params: [chosen], me }) {
   let entries = [];
 
   const link = (id) => `#/t/${encodeURIComponent(tenant)}/inbox/${encodeURIComponent(id)}`;
+  // The filter outlives a reload of the page, per browser.
+  let filter = localStorage.getItem('parley.inbox.filter') || 'all';
+  const shown = () => entries.filter((e) => filter === 'all' || (filter === 'mine' ? e.operator === mine : !e.operator));
+  const filters = h('div', { class: 'inbox-filters', role: 'group', 'aria-label': 'Show' },
+    [['mine', 'Mine'], ['unassigned', 'Unassigned'], ['all', 'All']].map(([value, label]) => h('button', {
+      type: 'button', class: 'small ghost', 'data-filter': value, 'aria-pressed': String(filter === value),
+      onclick: () => { filter = value; localStorage.setItem('parley.inbox.filter', value); drawList(); },
+    }, label)));
+  const lastWords = (m) => m ? h('span', { class: 'inbox-last' }, { user: 'Visitor', assistant: 'Bot', operator: 'Operator' }[m.kind] || m.kind, ': ', m.text) : null;
   const drawList = () => {
     counts.textContent = `${entries.filter((e) => !e.operator).length} waiting · ${entries.filter((e) => e.operator).length} taken`;
-    mount(list, entries.length ? entries.map((e) => h('li', { class: 'inbox-item' + (e.dialog.id === current ? ' current' : '') },
+    for (const b of filters.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.filter === filter));
+    const rows = shown();
+    mount(list, rows.length ? rows.map((e) => h('li', { class: 'inbox-item' + (e.dialog.id === current ? ' current' : ''), 'data-dialog': e.dialog.id },
       h('a', { href: link(e.dialog.id) }, h('code', null, shortId(e.dialog.id))),
-      e.operator ? h('span', { class: 'badge active' }, e.operator === mine ? 'yours' : e.operator_name) : h('span', { class: 'badge handoff' }, 'waiting'),
-      h('span', { class: 'muted' }, 'waits ', waited(e.requested_at)),
-      e.dialog.user_id ? h('span', { class: 'muted' }, e.dialog.user_id) : null))
-      : h('li', { class: 'empty' }, 'Nobody is waiting for a person.'));
+      e.operator ? h('span', { class: 'badge active inbox-holder' }, e.operator === mine ? 'yours' : e.operator_name) : h('span', { class: 'badge handoff' }, 'waiting'),
+      h('span', { class: 'muted inbox-wait', 'data-since': e.requested_at }, 'waiting ', waited(e.requested_at)),
+      e.dialog.user_id ? h('span', { class: 'muted' }, e.dialog.user_id) : null,
+      e.reason ? h('span', { class: 'inbox-reason' }, e.reason) : null,
+      lastWords(e.last_message)))
+      : h('li', { class: 'empty' }, entries.length ? 'No dialog matches this filter.' : 'Nobody is waiting for a person.'));
   };
+  // Waiting times tick on their own between the inbox's events.
+  const tick = setInterval(() => {
+    for (const el of list.querySelectorAll('.inbox-wait')) {
+      if (el instanceof HTMLElement && el.dataset.since) el.textContent = 'waiting ' + waited(el.dataset.since);
+    }
+  }, 15000);
+  stop.signal.addEventListener('abort', () => clearInterval(tick), { once: true });
   follow(() => tenantPath(tenant, 'inbox'), (type, ev) => {
     if (type !== 'inbox') return;
     entries = ev.dialogs;
@@ -53,7 +73,7 @@ export async function inboxView({ tenant, params: [chosen], me }) {
   else mount(detail, h('p', { class: 'empty' }, 'Choose a dialog to read it and take it.'));
 
   return h('div', null, h('h1', null, 'Inbox'), counts,
-    h('div', { class: 'inbox' }, card(null, list), detail));
+    h('div', { class: 'inbox' }, card(null, filters, list), detail));
 }
 
 // openDialog shows one dialog's transcript and actions, redrawn whenever
