@@ -40,7 +40,10 @@ func TestDialogNotesStayInTheirTenantAndGoWithTheirDialog(t *testing.T) {
 					_, err := asA.Dialogs().DeleteInactive(ctx, time.Now().Add(time.Hour), time.Now(), 100)
 					return err
 				},
-				func(d *store.Dialog) error { _, err := asA.Dialogs().EraseEndUser(ctx, d.UserID, time.Now()); return err },
+				func(d *store.Dialog) error {
+					_, err := asA.Dialogs().EraseEndUser(ctx, d.UserID, time.Now())
+					return err
+				},
 			} {
 				old := mustDialog(t, st, bot)
 				if err := asA.DialogNotes().Add(ctx, &store.DialogNote{DialogID: old.ID, AuthorID: "u1", AuthorName: "ada", Text: "secret"}); err != nil {
