@@ -69,6 +69,10 @@ func (s *server) register(e *gin.Engine) {
 	t.PUT("/secrets/:name", s.putSecret)
 	t.GET("/secrets", s.listSecrets)
 	t.DELETE("/secrets/:name", s.deleteSecret)
+	t.GET("/canned-replies", s.listCannedReplies)
+	t.POST("/canned-replies", s.createCannedReply)
+	t.PATCH("/canned-replies/:id", s.updateCannedReply)
+	t.DELETE("/canned-replies/:id", s.deleteCannedReply)
 
 	t.GET("/members", s.listMembers)
 	t.POST("/members", s.inviteMember)

@@ -42,6 +42,9 @@ const (
 	AuditDialogDeleted     = "dialog.deleted"
 	AuditEndUserErased     = "end_user.erased"
 	AuditDialogsExported   = "dialogs.exported"
+	AuditCannedCreated     = "canned_reply.created"
+	AuditCannedUpdated     = "canned_reply.updated"
+	AuditCannedDeleted     = "canned_reply.deleted"
 )
 
 // Actor kinds of audit entries.

@@ -53,7 +53,7 @@ var migrations = []migration{
 	{31, "the personal data of a dialog behind its placeholders, sealed", migrateV31},
 	{32, "dialog outcomes, ratings, labels and unanswered questions; tenant idle period", migrateV32},
 	{33, "analytics rollups per tenant, bot, version, channel and hour", migrateV33},
-	{36, "operators' internal notes on dialogs", migrateV36},
+	{36, "operators' internal notes on dialogs, canned replies", migrateV36},
 }
 
 // schemaMigration records an applied step.

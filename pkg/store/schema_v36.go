@@ -6,8 +6,8 @@ import (
 	"gorm.io/gorm"
 )
 
-// The table shape of migration step 36 (the inbox: operators' internal
-// notes on a dialog), frozen like step 1.
+// The table shapes of migration step 36 (the inbox: operators' internal
+// notes on a dialog, the support team's canned replies), frozen like step 1.
 
 // v36DialogNote is a member's internal note on a dialog, never shown to
 // the end user.
@@ -25,7 +25,21 @@ type v36DialogNote struct {
 
 func (v36DialogNote) TableName() string { return "dialog_notes" }
 
-// migrateV36 creates the table of dialogs' internal notes.
+// v36CannedReply is a tenant's canned reply, inserted by its shortcut.
+type v36CannedReply struct {
+	ID        string    `gorm:"primaryKey;size:64"`
+	TenantID  string    `gorm:"size:64;not null;uniqueIndex:idx_canned_replies_shortcut,priority:1"`
+	Tenant    v1Tenant  `gorm:"foreignKey:TenantID;constraint:OnDelete:CASCADE"`
+	Shortcut  string    `gorm:"size:64;not null;uniqueIndex:idx_canned_replies_shortcut,priority:2"`
+	Text      string    `gorm:"not null"`
+	CreatedAt time.Time `gorm:"not null"`
+	UpdatedAt time.Time `gorm:"not null"`
+}
+
+func (v36CannedReply) TableName() string { return "canned_replies" }
+
+// migrateV36 creates the tables of dialogs' internal notes and of canned
+// replies.
 func migrateV36(tx *gorm.DB) error {
-	return tx.Migrator().CreateTable(&v36DialogNote{})
+	return tx.Migrator().CreateTable(&v36DialogNote{}, &v36CannedReply{})
 }

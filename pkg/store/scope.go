@@ -29,6 +29,9 @@ func (t TenantScope) Audit() Audit { return Audit(t) }
 // Bots returns the tenant's bots.
 func (t TenantScope) Bots() Bots { return Bots(t) }
 
+// CannedReplies returns the tenant's canned replies.
+func (t TenantScope) CannedReplies() CannedReplies { return CannedReplies(t) }
+
 // Channels returns the tenant's channels.
 func (t TenantScope) Channels() Channels { return Channels(t) }
 
