@@ -68,13 +68,28 @@ func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
 				chromedp.Reload(),
 				until(contains("document", ".notes li.internal-note", note)),
 			)
-			screenshot(t, operator, "inbox")
+		})
+
+		t.Run("a canned reply is kept and inserted by its shortcut", func(t *testing.T) {
+			run(t, operator, "add a canned reply",
+				do(`document.querySelector('details.canned').open = true`),
+				until(contains("document", "details.canned", "None yet.")),
+				do(`document.querySelector('.canned-form input[name="shortcut"]').value = 'hello'`),
+				do(`document.querySelector('.canned-form textarea[name="text"]').value = 'Hi, a person here.'`),
+				click(`document.querySelector('.canned-form button[type="submit"]')`),
+				until(contains("document", ".canned-list li[data-shortcut='hello']", "Hi, a person here.")),
+				click(`Array.from(document.querySelectorAll('.inbox-detail button')).find(b => b.textContent === 'Take')`),
+				until(`document.querySelector('.reply-form textarea') !== null`),
+				do(`document.querySelector('.reply-form textarea').focus()`),
+				chromedp.KeyEvent("/he"),
+				until(contains("document", ".canned-offers", "/hello")),
+				click(`document.querySelector('.canned-offers button')`),
+				until(`document.querySelector('.reply-form textarea').value === 'Hi, a person here.'`),
+			)
 		})
 
 		t.Run("the visitor never sees the note", func(t *testing.T) {
-			run(t, operator, "reply", click(`Array.from(document.querySelectorAll('.inbox-detail button')).find(b => b.textContent === 'Take')`),
-				until(`document.querySelector('.reply-form textarea') !== null`),
-				do(`document.querySelector('.reply-form textarea').value = 'Hi, a person here.'`),
+			run(t, operator, "reply",
 				click(`document.querySelector('.reply-form button[type="submit"]')`),
 				until(contains("document", ".transcript", "Hi, a person here.")),
 				until(contains("document", ".inbox-list", "No dialog matches this filter.")), // unassigned: taken now
@@ -82,6 +97,7 @@ func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
 				until(contains("document", ".inbox-list .inbox-holder", "yours")),
 				until(contains("document", ".inbox-list .inbox-last", "Hi, a person here.")),
 			)
+			screenshot(t, operator, "inbox")
 			run(t, visitor, "reload the widget",
 				until(contains(shadow, ".msg.operator", "Hi, a person here.")),
 				chromedp.Reload(),

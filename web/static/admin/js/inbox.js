@@ -69,23 +69,35 @@ export async function inboxView({ tenant, params: [chosen], me }) {
     drawList();
   }, stop.signal, (err) => mount(list, h('li', null, errorBox(err))));
 
-  if (current) openDialog(tenant, current, mine, detail, stop.signal);
+  const canned = { list: /** @type {any[]} */ ([]) };
+  const cannedCard = h('details', { class: 'canned' }, h('summary', null, 'Canned replies'), h('div', null));
+  const loadCanned = async () => {
+    try {
+      canned.list = (await api('GET', tenantPath(tenant, 'canned-replies'))).canned_replies;
+      mount(/** @type {HTMLElement} */ (cannedCard.lastElementChild), cannedManager(tenant, canned.list, loadCanned));
+    } catch (err) {
+      mount(/** @type {HTMLElement} */ (cannedCard.lastElementChild), errorBox(err));
+    }
+  };
+  loadCanned();
+
+  if (current) openDialog(tenant, current, mine, detail, stop.signal, canned);
   else mount(detail, h('p', { class: 'empty' }, 'Choose a dialog to read it and take it.'));
 
   return h('div', null, h('h1', null, 'Inbox'), counts,
-    h('div', { class: 'inbox' }, card(null, filters, list), detail));
+    h('div', { class: 'inbox' }, h('div', null, card(null, filters, list), card(null, cannedCard)), detail));
 }
 
 // openDialog shows one dialog's transcript and actions, redrawn whenever
 // its live stream says something happened.
-function openDialog(tenant, id, mine, detail, signal) {
+function openDialog(tenant, id, mine, detail, signal, canned) {
   let lastSeq = 0;
   let drawing = null;
   let again = false;
   const out = h('div', { 'aria-live': 'polite' });
   // The reply box outlives redraws, which come with every message of the
   // dialog: a new box would take the operator's cursor and focus mid-word.
-  const draft = { box: null, note: null };
+  const draft = { box: null, note: null, offers: null };
   const redraw = async () => {
     if (drawing) { again = true; return; }
     drawing = (async () => {
@@ -96,7 +108,7 @@ function openDialog(tenant, id, mine, detail, signal) {
             api('GET', tenantPath(tenant, 'dialogs', id, 'notes'))]);
           const hand = inbox.dialogs.find((e) => e.dialog.id === id) || null;
           const focused = document.activeElement;
-          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes));
+          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes, canned));
           if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
         } catch (err) {
           mount(detail, errorBox(err));
@@ -167,7 +179,7 @@ function notesPanel(tenant, d, notes, out, draft, redraw) {
 // view is the dialog's panel: why it was handed off, status, transcript
 // with tool calls, internal notes, and the actions its state allows the
 // caller.
-function view(tenant, d, hand, mine, out, draft, redraw, notes) {
+function view(tenant, d, hand, mine, out, draft, redraw, notes, canned) {
   const act = (fn) => (e) => busy(e.target, async () => { out.replaceChildren(); await fn(); await redraw(); })
     .catch((err) => out.replaceChildren(errorBox(err)));
   const post = (route, body) => api('POST', tenantPath(tenant, 'dialogs', d.id, route), body || {});
@@ -186,8 +198,14 @@ function view(tenant, d, hand, mine, out, draft, redraw, notes) {
         name: 'text', rows: 3, required: true, 'aria-label': 'Reply', placeholder: 'Write to the visitor…',
         oninput: () => {
           if (Date.now() - typed > 3000) { typed = Date.now(); post('typing').catch(() => {}); }
+          offerCanned(draft, canned.list);
+        },
+        onkeydown: (/** @type {KeyboardEvent} */ e) => {
+          const first = draft.offers && draft.offers.querySelector('button');
+          if ((e.key === 'Tab' || e.key === 'Enter') && first instanceof HTMLButtonElement) { e.preventDefault(); first.click(); }
         },
       });
+      draft.offers = h('ul', { class: 'canned-offers', 'aria-label': 'Canned replies', hidden: true });
     }
     const text = draft.box;
     reply = h('form', {
@@ -200,7 +218,7 @@ function view(tenant, d, hand, mine, out, draft, redraw, notes) {
           await redraw();
         }).catch((err) => out.replaceChildren(errorBox(err)));
       },
-    }, text, h('button', { type: 'submit' }, 'Send'));
+    }, text, draft.offers, h('button', { type: 'submit' }, 'Send'));
   }
   const reason = h('input', { type: 'text', name: 'reason', maxlength: 500, placeholder: 'Why is it over?', 'aria-label': 'Reason' });
   const close = d.status === 'closed' ? h('p', { class: 'muted' }, 'Closed: ', d.closed_reason) : h('form', {
@@ -217,4 +235,58 @@ function view(tenant, d, hand, mine, out, draft, redraw, notes) {
     h('div', { class: 'actions' }, actions), out,
     h('ol', { class: 'transcript' }, (d.messages || []).map((m) => message(m, callsOf[m.id] || []))),
     reply, notesPanel(tenant, d, notes, out, draft, redraw), close);
+}
+
+/** cannedTyped is the /shortcut being typed at the end of text, or null. */
+function cannedTyped(text) {
+  const m = /(^|\s)\/([a-z0-9_-]*)$/.exec(text);
+  return m ? { at: m.index + m[1].length, prefix: m[2] } : null;
+}
+
+// offerCanned lists the canned replies whose shortcut starts with what
+// follows the / the operator just typed; choosing one (click, Tab or
+// Enter) puts its text in place of the /shortcut.
+function offerCanned(draft, replies) {
+  const box = draft.box;
+  const typed = cannedTyped(box.value);
+  const matches = typed ? replies.filter((r) => r.shortcut.startsWith(typed.prefix)).slice(0, 8) : [];
+  draft.offers.hidden = matches.length === 0;
+  mount(draft.offers, matches.map((r) => h('li', null, h('button', {
+    type: 'button', class: 'small ghost',
+    onclick: () => {
+      box.value = box.value.slice(0, typed.at) + r.text;
+      draft.offers.hidden = true;
+      box.focus();
+    },
+  }, h('code', null, '/' + r.shortcut), ' ', r.text))));
+}
+
+// cannedManager lists the tenant's canned replies with a form to add one
+// and, per reply, edit (the form takes it) and delete.
+function cannedManager(tenant, replies, reload) {
+  const out = h('div', null);
+  let editing = '';
+  const shortcut = h('input', { type: 'text', name: 'shortcut', required: true, maxlength: 40, pattern: '[a-z0-9][a-z0-9_\\-]*', placeholder: 'refund' });
+  const text = h('textarea', { name: 'text', rows: 3, required: true, placeholder: 'Your refund is on its way…' });
+  const submit = h('button', { type: 'submit', class: 'small' }, 'Add');
+  const fail = (err) => out.replaceChildren(errorBox(err));
+  return h('div', null,
+    replies.length ? h('ul', { class: 'canned-list' }, replies.map((r) => h('li', { 'data-shortcut': r.shortcut },
+      h('code', null, '/' + r.shortcut), ' ', h('span', null, r.text), ' ',
+      h('button', { type: 'button', class: 'small ghost', onclick: () => { editing = r.id; shortcut.value = r.shortcut; text.value = r.text; submit.textContent = 'Save'; } }, 'Edit'),
+      h('button', { type: 'button', class: 'small ghost danger', onclick: (e) => busy(e.target, async () => { await api('DELETE', tenantPath(tenant, 'canned-replies', r.id)); await reload(); }).catch(fail) }, 'Delete'))))
+      : h('p', { class: 'muted' }, 'None yet. Type /shortcut in a reply to insert one.'),
+    h('form', {
+      class: 'canned-form',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const body = { shortcut: shortcut.value, text: text.value };
+        busy(e.submitter || submit, async () => {
+          if (editing) await api('PATCH', tenantPath(tenant, 'canned-replies', editing), body);
+          else await api('POST', tenantPath(tenant, 'canned-replies'), body);
+          await reload();
+        }).catch(fail);
+      },
+    }, field('Shortcut', shortcut), field('Text', text), submit),
+    out);
 }
