@@ -81,15 +81,22 @@ func handoffOut(h dialog.Handoff) apiclient.Handoff {
 	return out
 }
 
-// assignDialog: POST /v1/tenants/{tenant}/dialogs/{dialog}/assign {name?}
-// -> the handoff, now the caller's; 409 when another operator has it.
+// assignDialog: POST /v1/tenants/{tenant}/dialogs/{dialog}/assign
+// {name?, member?} -> the handoff, now the caller's (or the member's);
+// 409 when another operator has it.
 func (d *dialogAPI) assignDialog(c *gin.Context) {
 	var req apiclient.AssignRequest
 	if err := decodeJSON(c, &req); err != nil {
 		d.fail(c, err)
 		return
 	}
-	h, err := d.rt.AssignDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Name)
+	var h dialog.Handoff
+	var err error
+	if req.Member != "" {
+		h, err = d.rt.AssignDialogTo(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Member)
+	} else {
+		h, err = d.rt.AssignDialog(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Name)
+	}
 	if err != nil {
 		d.fail(c, err)
 		return

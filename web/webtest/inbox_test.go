@@ -2,9 +2,13 @@ package webtest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/parleyhq/parley/pkg/auth"
+	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor opens a handed-off
@@ -110,5 +114,35 @@ func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
 				t.Fatal("the visitor's widget shows the operators' internal note")
 			}
 		})
+	})
+}
+
+// TestALeadAssignsAHandedOffDialogToAnOperator has an admin give a waiting
+// dialog to an operator of the team from the inbox: the list then shows
+// the operator holding it, and the audit log says who assigned it.
+func TestALeadAssignsAHandedOffDialogToAnOperator(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		op, bg := platform.Operator(), context.Background()
+		if _, err := w.svc.CreateUser(bg, op, operatorEmail, operatorPassword); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.AddMember(bg, op, "acme", operatorEmail, auth.RoleOperator); err != nil {
+			t.Fatal(err)
+		}
+		id := w.talk(t, "u-assign", "I want to talk to a person")
+		run(t, ctx, "sign in", w.signInWithKey()...)
+		run(t, ctx, "assign to ada",
+			do(`location.hash = '#/t/acme/inbox/' + `+js(id)),
+			until(`document.querySelector('.inbox-detail select[name="member"]') !== null`),
+			do(`document.querySelector('.inbox-detail select[name="member"]').value = Array.from(document.querySelectorAll('.inbox-detail select[name="member"] option')).find(o => o.textContent === `+js(operatorEmail)+`).value`),
+			click(`Array.from(document.querySelectorAll('.inbox-detail button')).find(b => b.textContent === 'Assign')`),
+			until(contains("document", ".inbox-list .inbox-holder", "ada")),
+			until(contains("document", ".inbox-detail", "ada has taken this dialog.")),
+		)
+		entries, _, err := w.svc.ListAuditLog(bg, op, "acme", platform.AuditFilter{Action: platform.AuditDialogAssigned}, platform.ListOptions{})
+		if err != nil || len(entries) != 1 || entries[0].Target != id || !strings.Contains(string(entries[0].Detail), operatorEmail) {
+			t.Fatalf("audit log of the assignment: %+v, %v", entries, err)
+		}
 	})
 }

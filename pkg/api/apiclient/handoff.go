@@ -48,6 +48,9 @@ type Inbox struct {
 // "Support").
 type AssignRequest struct {
 	Name string `json:"name,omitempty"`
+	// Member, a member's user id, gives the dialog to that member instead
+	// of the caller (Name is then theirs: their email before the @).
+	Member string `json:"member,omitempty"`
 }
 
 // OperatorMessageRequest is an operator's reply.

@@ -69,19 +69,24 @@ export async function inboxView({ tenant, params: [chosen], me }) {
     drawList();
   }, stop.signal, (err) => mount(list, h('li', null, errorBox(err))));
 
-  const canned = { list: /** @type {any[]} */ ([]) };
+  // What the team shares on this page: its canned replies and its
+  // members who may answer dialogs (to assign one to).
+  const team = { canned: /** @type {any[]} */ ([]), members: /** @type {any[]} */ ([]) };
   const cannedCard = h('details', { class: 'canned' }, h('summary', null, 'Canned replies'), h('div', null));
   const loadCanned = async () => {
     try {
-      canned.list = (await api('GET', tenantPath(tenant, 'canned-replies'))).canned_replies;
-      mount(/** @type {HTMLElement} */ (cannedCard.lastElementChild), cannedManager(tenant, canned.list, loadCanned));
+      team.canned = (await api('GET', tenantPath(tenant, 'canned-replies'))).canned_replies;
+      mount(/** @type {HTMLElement} */ (cannedCard.lastElementChild), cannedManager(tenant, team.canned, loadCanned));
     } catch (err) {
       mount(/** @type {HTMLElement} */ (cannedCard.lastElementChild), errorBox(err));
     }
   };
   loadCanned();
+  api('GET', tenantPath(tenant, 'members')).then((r) => {
+    team.members = r.members.filter((m) => !m.pending && m.role !== 'viewer');
+  }).catch(() => {}); // without the list, only "Take" is offered
 
-  if (current) openDialog(tenant, current, mine, detail, stop.signal, canned);
+  if (current) openDialog(tenant, current, mine, detail, stop.signal, team);
   else mount(detail, h('p', { class: 'empty' }, 'Choose a dialog to read it and take it.'));
 
   return h('div', null, h('h1', null, 'Inbox'), counts,
@@ -90,7 +95,7 @@ export async function inboxView({ tenant, params: [chosen], me }) {
 
 // openDialog shows one dialog's transcript and actions, redrawn whenever
 // its live stream says something happened.
-function openDialog(tenant, id, mine, detail, signal, canned) {
+function openDialog(tenant, id, mine, detail, signal, team) {
   let lastSeq = 0;
   let drawing = null;
   let again = false;
@@ -108,7 +113,7 @@ function openDialog(tenant, id, mine, detail, signal, canned) {
             api('GET', tenantPath(tenant, 'dialogs', id, 'notes'))]);
           const hand = inbox.dialogs.find((e) => e.dialog.id === id) || null;
           const focused = document.activeElement;
-          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes, canned));
+          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes, team));
           if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
         } catch (err) {
           mount(detail, errorBox(err));
@@ -179,7 +184,7 @@ function notesPanel(tenant, d, notes, out, draft, redraw) {
 // view is the dialog's panel: why it was handed off, status, transcript
 // with tool calls, internal notes, and the actions its state allows the
 // caller.
-function view(tenant, d, hand, mine, out, draft, redraw, notes, canned) {
+function view(tenant, d, hand, mine, out, draft, redraw, notes, team) {
   const act = (fn) => (e) => busy(e.target, async () => { out.replaceChildren(); await fn(); await redraw(); })
     .catch((err) => out.replaceChildren(errorBox(err)));
   const post = (route, body) => api('POST', tenantPath(tenant, 'dialogs', d.id, route), body || {});
@@ -190,6 +195,12 @@ function view(tenant, d, hand, mine, out, draft, redraw, notes, canned) {
   if (hand && !holder) actions.push(h('button', { type: 'button', onclick: act(() => post('assign')) }, 'Take'));
   if (hand && holder && holder !== mine) actions.push(h('p', { class: 'muted' }, `${hand.operator_name} has taken this dialog.`));
   if (hand) actions.push(h('button', { type: 'button', class: 'ghost', onclick: act(() => post('release')) }, 'Hand back to the bot'));
+  const others = team.members.filter((m) => m.user_id !== holder);
+  if (hand && (!holder || holder === mine) && others.length) {
+    const who = h('select', { name: 'member', 'aria-label': 'Assign to' }, others.map((m) => h('option', { value: m.user_id }, m.email)));
+    actions.push(h('span', { class: 'assign' }, who,
+      h('button', { type: 'button', class: 'ghost', onclick: act(() => post('assign', { member: who.value })) }, 'Assign')));
+  }
   let reply = null;
   if (hand && holder === mine) {
     if (!draft.box) {
@@ -198,7 +209,7 @@ function view(tenant, d, hand, mine, out, draft, redraw, notes, canned) {
         name: 'text', rows: 3, required: true, 'aria-label': 'Reply', placeholder: 'Write to the visitor…',
         oninput: () => {
           if (Date.now() - typed > 3000) { typed = Date.now(); post('typing').catch(() => {}); }
-          offerCanned(draft, canned.list);
+          offerCanned(draft, team.canned);
         },
         onkeydown: (/** @type {KeyboardEvent} */ e) => {
           const first = draft.offers && draft.offers.querySelector('button');
