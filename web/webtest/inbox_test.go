@@ -117,8 +117,9 @@ func TestTheInboxShowsWhyAndKeepsInternalNotesFromTheVisitor(t *testing.T) {
 	})
 }
 
-// TestALeadAssignsAHandedOffDialogToAnOperator has an admin give a waiting
-// dialog to an operator of the team from the inbox: the list then shows
+// TestALeadAssignsAHandedOffDialogToAnOperator has an admin open a waiting
+// dialog, whose visitor panel links the visitor's earlier dialog, and give
+// it to an operator of the team from the inbox: the list then shows
 // the operator holding it, and the audit log says who assigned it.
 func TestALeadAssignsAHandedOffDialogToAnOperator(t *testing.T) {
 	t.Parallel()
@@ -130,8 +131,15 @@ func TestALeadAssignsAHandedOffDialogToAnOperator(t *testing.T) {
 		if _, err := w.svc.AddMember(bg, op, "acme", operatorEmail, auth.RoleOperator); err != nil {
 			t.Fatal(err)
 		}
+		earlier := w.talk(t, "u-assign", "hello")
 		id := w.talk(t, "u-assign", "I want to talk to a person")
 		run(t, ctx, "sign in", w.signInWithKey()...)
+		run(t, ctx, "the visitor's panel links their earlier dialog",
+			do(`location.hash = '#/t/acme/inbox/' + `+js(id)),
+			until(contains("document", ".visitor", "u-assign")),
+			until(`document.querySelector('.visitor-dialogs a[href$="/dialogs/' + `+js(earlier)+` + '"]') !== null`),
+			until(`document.querySelectorAll('.visitor-dialogs a').length === 1`),
+		)
 		run(t, ctx, "assign to ada",
 			do(`location.hash = '#/t/acme/inbox/' + `+js(id)),
 			until(`document.querySelector('.inbox-detail select[name="member"]') !== null`),

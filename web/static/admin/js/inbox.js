@@ -112,8 +112,11 @@ function openDialog(tenant, id, mine, detail, signal, team) {
           const [d, inbox, notes] = await Promise.all([api('GET', tenantPath(tenant, 'dialogs', id)), api('GET', tenantPath(tenant, 'inbox')),
             api('GET', tenantPath(tenant, 'dialogs', id, 'notes'))]);
           const hand = inbox.dialogs.find((e) => e.dialog.id === id) || null;
+          const earlier = d.user_id ? (await api('GET', tenantPath(tenant, 'dialogs') + '?limit=11&user_id=' + encodeURIComponent(d.user_id))).dialogs
+            .filter((e) => e.id !== id).slice(0, 10) : [];
           const focused = document.activeElement;
-          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes, team));
+          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes, team),
+            visitorPanel(tenant, d, earlier));
           if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
         } catch (err) {
           mount(detail, errorBox(err));
@@ -131,6 +134,22 @@ function openDialog(tenant, id, mine, detail, signal, team) {
     if (type === 'message' || type === 'operator_message' || type === 'handoff') redraw();
     if (type === 'handoff' && ev.status === 'closed') own.abort();
   }, own.signal, (err) => mount(out, errorBox(err)));
+}
+
+// visitorPanel is who the end user is: their id, the dialog's context
+// variables (a signed user token's claims fill its identity variables)
+// and links to their earlier dialogs.
+function visitorPanel(tenant, d, earlier) {
+  const vars = Object.entries(d.context || {});
+  return card(null, h('section', { class: 'visitor', 'aria-label': 'The visitor' },
+    h('h3', null, 'Visitor'),
+    h('p', null, d.user_id ? h('code', null, d.user_id) : h('span', { class: 'muted' }, 'Anonymous'), ' · ', d.channel),
+    vars.length ? h('dl', { class: 'visitor-context' }, vars.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])) : h('p', { class: 'muted' }, 'No context variables.'),
+    d.user_id ? h('h4', null, 'Earlier dialogs') : null,
+    d.user_id ? (earlier.length ? h('ul', { class: 'visitor-dialogs' }, earlier.map((e) => h('li', null,
+      h('a', { href: `#/t/${encodeURIComponent(tenant)}/dialogs/${encodeURIComponent(e.id)}` }, h('code', null, shortId(e.id))),
+      ' ', when(e.created_at), ' ', h('span', { class: 'badge ' + e.status }, e.status))))
+      : h('p', { class: 'muted' }, 'None.')) : null));
 }
 
 /**
