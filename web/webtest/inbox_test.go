@@ -154,3 +154,45 @@ func TestALeadAssignsAHandedOffDialogToAnOperator(t *testing.T) {
 		}
 	})
 }
+
+// TestTheInboxWorksFromTheKeyboardAndAnnouncesNewDialogs moves through the
+// inbox with j and k, takes a dialog with a, goes to the reply box with r
+// and shows the keys with ?; a dialog handed off while the page is open is
+// announced on the page.
+func TestTheInboxWorksFromTheKeyboardAndAnnouncesNewDialogs(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		first := w.talk(t, "u-first", "I want to talk to a person")
+		second := w.talk(t, "u-second", "I want to talk to a person")
+		run(t, ctx, "sign in", w.signInWithKey()...)
+		at := func(id string) string { return `location.hash.endsWith('/inbox/' + ` + js(id) + `)` }
+		run(t, ctx, "keys",
+			do(`localStorage.setItem('parley.inbox.filter', 'all'); location.hash = '#/t/acme/inbox'`),
+			until(`document.querySelectorAll('.inbox-list .inbox-item').length === 2`),
+			chromedp.KeyEvent("?"),
+			until(`!document.querySelector('.shortcut-help').hidden`),
+			chromedp.KeyEvent("j"),
+			until(at(first)),
+			until(`document.querySelector('.inbox-detail button[data-action="take"]') !== null`),
+			chromedp.KeyEvent("j"),
+			until(at(second)),
+			until(`document.querySelector('.inbox-detail button[data-action="take"]') !== null`),
+			chromedp.KeyEvent("k"),
+			until(at(first)),
+			until(`document.querySelector('.inbox-detail button[data-action="take"]') !== null`),
+			chromedp.KeyEvent("a"),
+			until(`document.querySelector('.reply-form textarea') !== null`),
+			until(contains("document", ".inbox-list .inbox-item.current .inbox-holder", "yours")),
+			chromedp.KeyEvent("r"),
+			until(`document.activeElement === document.querySelector('.reply-form textarea')`),
+		)
+		if !eval[bool](t, ctx, `document.querySelector('.inbox-notice').hidden`) {
+			t.Fatal("the page announces a new dialog before any arrived")
+		}
+		w.talk(t, "u-third", "I want to talk to a person")
+		run(t, ctx, "the new dialog is announced",
+			until(contains("document", ".inbox-notice", "A new dialog waits for a person: the visitor asked for a person")),
+			until(`document.querySelectorAll('.inbox-list .inbox-item').length === 3`),
+		)
+	})
+}

@@ -63,11 +63,55 @@ export async function inboxView({ tenant, params: [chosen], me }) {
     }
   }, 15000);
   stop.signal.addEventListener('abort', () => clearInterval(tick), { once: true });
+  // A dialog that starts waiting while the page is open is announced: in
+  // the page, and by the browser when the operator allowed notifications.
+  const notice = h('p', { class: 'inbox-notice', role: 'status', hidden: true });
+  const canNotify = typeof Notification !== 'undefined';
+  const notifyButton = canNotify && Notification.permission === 'default' ? h('button', {
+    type: 'button', class: 'small ghost',
+    onclick: () => Notification.requestPermission().then(() => { notifyButton.hidden = true; }),
+  }, 'Notify me of new dialogs') : null;
+  let seen = /** @type {Set<string> | null} */ (null);
   follow(() => tenantPath(tenant, 'inbox'), (type, ev) => {
     if (type !== 'inbox') return;
     entries = ev.dialogs;
+    const arrived = seen ? entries.filter((e) => !e.operator && !seen.has(e.dialog.id)) : [];
+    seen = new Set(entries.map((e) => e.dialog.id));
+    if (arrived.length) {
+      const what = arrived.length === 1 ? `A new dialog waits for a person${arrived[0].reason ? ': ' + arrived[0].reason : '.'}` : `${arrived.length} new dialogs wait for a person.`;
+      notice.textContent = what;
+      notice.hidden = false;
+      if (canNotify && Notification.permission === 'granted' && document.hidden) new Notification('Parley inbox', { body: what });
+    }
     drawList();
   }, stop.signal, (err) => mount(list, h('li', null, errorBox(err))));
+
+  // Keyboard: j and k move through the list, a takes the open dialog, r
+  // goes to the reply box, ? shows these keys. Not while typing.
+  const help = h('div', { class: 'shortcut-help card', hidden: true, role: 'dialog', 'aria-label': 'Keyboard shortcuts' },
+    h('h3', null, 'Keyboard shortcuts'),
+    h('dl', null, [['j / k', 'next / previous dialog'], ['a', 'assign the open dialog to me'], ['r', 'reply'], ['?', 'show or hide this help']]
+      .map(([k, v]) => [h('dt', null, h('kbd', null, k)), h('dd', null, v)])));
+  const onKey = (/** @type {KeyboardEvent} */ e) => {
+    const t = e.target;
+    if (e.ctrlKey || e.metaKey || e.altKey || (t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)))) return;
+    const rows = shown();
+    const at = rows.findIndex((r) => r.dialog.id === current);
+    if (e.key === 'j' || e.key === 'k') {
+      const next = rows[e.key === 'j' ? Math.min(rows.length - 1, at + 1) : Math.max(0, at - 1)];
+      if (next && next.dialog.id !== current) location.hash = link(next.dialog.id);
+    } else if (e.key === 'a') {
+      const take = detail.querySelector('button[data-action="take"]');
+      if (take instanceof HTMLButtonElement) take.click();
+    } else if (e.key === 'r') {
+      const box = detail.querySelector('.reply-form textarea');
+      if (box instanceof HTMLTextAreaElement) { e.preventDefault(); box.focus(); }
+    } else if (e.key === '?') {
+      help.hidden = !help.hidden;
+    } else return;
+  };
+  document.addEventListener('keydown', onKey);
+  stop.signal.addEventListener('abort', () => document.removeEventListener('keydown', onKey), { once: true });
 
   // What the team shares on this page: its canned replies and its
   // members who may answer dialogs (to assign one to).
@@ -89,7 +133,7 @@ export async function inboxView({ tenant, params: [chosen], me }) {
   if (current) openDialog(tenant, current, mine, detail, stop.signal, team);
   else mount(detail, h('p', { class: 'empty' }, 'Choose a dialog to read it and take it.'));
 
-  return h('div', null, h('h1', null, 'Inbox'), counts,
+  return h('div', null, h('h1', null, 'Inbox'), counts, notice, notifyButton, help,
     h('div', { class: 'inbox' }, h('div', null, card(null, filters, list), card(null, cannedCard)), detail));
 }
 
@@ -211,7 +255,7 @@ function view(tenant, d, hand, mine, out, draft, redraw, notes, team) {
   for (const c of d.tool_calls || []) (callsOf[c.message_id] = callsOf[c.message_id] || []).push(c);
   const holder = hand && hand.operator;
   const actions = [];
-  if (hand && !holder) actions.push(h('button', { type: 'button', onclick: act(() => post('assign')) }, 'Take'));
+  if (hand && !holder) actions.push(h('button', { type: 'button', 'data-action': 'take', onclick: act(() => post('assign')) }, 'Take'));
   if (hand && holder && holder !== mine) actions.push(h('p', { class: 'muted' }, `${hand.operator_name} has taken this dialog.`));
   if (hand) actions.push(h('button', { type: 'button', class: 'ghost', onclick: act(() => post('release')) }, 'Hand back to the bot'));
   const others = team.members.filter((m) => m.user_id !== holder);
