@@ -165,7 +165,11 @@ func TestTheInboxWorksFromTheKeyboardAndAnnouncesNewDialogs(t *testing.T) {
 		first := w.talk(t, "u-first", "I want to talk to a person")
 		second := w.talk(t, "u-second", "I want to talk to a person")
 		run(t, ctx, "sign in", w.signInWithKey()...)
-		at := func(id string) string { return `location.hash.endsWith('/inbox/' + ` + js(id) + `)` }
+		// at is the dialog open and the list drawn, marking it, so the next
+		// key moves on from it.
+		at := func(id string) string {
+			return `location.hash.endsWith('/inbox/' + ` + js(id) + `) && document.querySelector('.inbox-item.current[data-dialog=' + JSON.stringify(` + js(id) + `) + ']') !== null`
+		}
 		run(t, ctx, "keys",
 			do(`localStorage.setItem('parley.inbox.filter', 'all'); location.hash = '#/t/acme/inbox'`),
 			until(`document.querySelectorAll('.inbox-list .inbox-item').length === 2`),
