@@ -73,19 +73,30 @@ func (e inboxEvent) MarshalJSON() ([]byte, error) {
 }
 
 func handoffOut(h dialog.Handoff) apiclient.Handoff {
-	return apiclient.Handoff{Dialog: dialog.WireDialog(h.Dialog), RequestedAt: h.RequestedAt, Operator: h.Operator,
-		OperatorName: h.OperatorName, AssignedAt: h.AssignedAt}
+	out := apiclient.Handoff{Dialog: dialog.WireDialog(h.Dialog), RequestedAt: h.RequestedAt, Operator: h.Operator,
+		OperatorName: h.OperatorName, AssignedAt: h.AssignedAt, Reason: h.Reason, Summary: h.Summary}
+	if h.LastText != "" {
+		out.LastMessage = &apiclient.LastMessage{Kind: h.LastKind, Text: h.LastText}
+	}
+	return out
 }
 
-// assignDialog: POST /v1/tenants/{tenant}/dialogs/{dialog}/assign {name?}
-// -> the handoff, now the caller's; 409 when another operator has it.
+// assignDialog: POST /v1/tenants/{tenant}/dialogs/{dialog}/assign
+// {name?, member?} -> the handoff, now the caller's (or the member's);
+// 409 when another operator has it.
 func (d *dialogAPI) assignDialog(c *gin.Context) {
 	var req apiclient.AssignRequest
 	if err := decodeJSON(c, &req); err != nil {
 		d.fail(c, err)
 		return
 	}
-	h, err := d.rt.Handoffs().Assign(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Name)
+	var h dialog.Handoff
+	var err error
+	if req.Member != "" {
+		h, err = d.rt.Handoffs().AssignTo(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Member)
+	} else {
+		h, err = d.rt.Handoffs().Assign(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog"), req.Name)
+	}
 	if err != nil {
 		d.fail(c, err)
 		return

@@ -474,6 +474,24 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/typing", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/typing", map[string]any{}
 		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/notes", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/notes", map[string]any{"text": "Refund already promised."}
+		}},
+		{"GET", "/v1/tenants/:tenant/dialogs/:dialog/notes", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/notes", nil
+		}},
+		{"GET", "/v1/tenants/:tenant/canned-replies", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/canned-replies", nil
+		}},
+		{"POST", "/v1/tenants/:tenant/canned-replies", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/canned-replies", map[string]any{"shortcut": strings.ToLower(w.unique("refund")), "text": "Your refund is on its way."}
+		}},
+		{"PATCH", "/v1/tenants/:tenant/canned-replies/:id", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/canned-replies/" + w.mustCannedReply(t, f), map[string]any{"text": "Your refund is on its way, today."}
+		}},
+		{"DELETE", "/v1/tenants/:tenant/canned-replies/:id", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/canned-replies/" + w.mustCannedReply(t, f), nil
+		}},
 		{"GET", "/v1/tenants/:tenant/usage", role(rankViewer), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/usage?group_by=bot", nil
 		}},
@@ -960,6 +978,15 @@ func (w *world) mustRepliedDialog(t *testing.T, f tenantFixture) (string, string
 
 // mustHandedOffDialog starts a dialog the bot handed to a person, waiting
 // in the inbox.
+func (w *world) mustCannedReply(t *testing.T, f tenantFixture) string {
+	t.Helper()
+	r, err := w.svc.CannedReplies().Create(context.Background(), platform.Operator(), f.slug, strings.ToLower(w.unique("hello")), "Hello!")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.ID
+}
+
 func (w *world) mustHandedOffDialog(t *testing.T, f tenantFixture) string {
 	t.Helper()
 	id, tenantID := w.mustDialog(t, f), mustTenantID(t, w, f.slug)

@@ -39,6 +39,11 @@ type Handoff struct {
 	// OperatorName is what the end user sees.
 	Operator, OperatorName string
 	AssignedAt             *time.Time
+	// Reason and Summary are what the bot's handoff_to_human call said;
+	// LastKind and LastText the newest message with text (ListInbox
+	// fills them).
+	Reason, Summary    string
+	LastKind, LastText string
 }
 
 // Inbox is the tenant's handed-off dialogs, the longest waiting first,
@@ -84,12 +89,22 @@ func (ha Handoffs) List(ctx context.Context, p *platform.Principal, tenant strin
 	if err != nil {
 		return Inbox{}, r.internal(ctx, "list inbox", err)
 	}
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = rows[i].Dialog.ID
+	}
+	glimpses, err := r.store.Tenant(tenantID).Handoffs().Glimpses(ctx, ids)
+	if err != nil {
+		return Inbox{}, r.internal(ctx, "list inbox: glimpses", err)
+	}
 	out := Inbox{Dialogs: make([]Handoff, 0, len(rows)), Waiting: counts.Waiting, Taken: counts.Taken}
 	for i := range rows {
 		h, err := handoffView(&rows[i].Dialog, &rows[i].Handoff)
 		if err != nil {
 			return Inbox{}, r.internal(ctx, "list inbox: view", err)
 		}
+		g := glimpses[h.Dialog.ID]
+		h.Reason, h.Summary, h.LastKind, h.LastText = g.Reason, g.Summary, g.LastKind, g.LastText
 		out.Dialogs = append(out.Dialogs, h)
 	}
 	return out, nil

@@ -51,6 +51,10 @@ const (
 	AuditDialogDeleted     = "dialog.deleted"
 	AuditEndUserErased     = "end_user.erased"
 	AuditDialogsExported   = "dialogs.exported"
+	AuditDialogAssigned    = "dialog.assigned"
+	AuditCannedCreated     = "canned_reply.created"
+	AuditCannedUpdated     = "canned_reply.updated"
+	AuditCannedDeleted     = "canned_reply.deleted"
 )
 
 // Actor kinds of audit entries.

@@ -56,6 +56,7 @@ var migrations = []migration{
 	{33, "analytics rollups per tenant, bot, version, channel and hour", migrateV33},
 	{34, "single sign-on: tenant providers, sign-ins under way, break-glass", migrateV34},
 	{35, "autosaved config drafts, one per person and bot", migrateV35},
+	{36, "operators' internal notes on dialogs, canned replies", migrateV36},
 	{37, "analytics rollups time operators' first answers to handed-off dialogs", migrateV37},
 }
 

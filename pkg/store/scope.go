@@ -29,6 +29,9 @@ func (t TenantScope) Audit() Audit { return Audit(t) }
 // Bots returns the tenant's bots.
 func (t TenantScope) Bots() Bots { return Bots(t) }
 
+// CannedReplies returns the tenant's canned replies.
+func (t TenantScope) CannedReplies() CannedReplies { return CannedReplies(t) }
+
 // Channels returns the tenant's channels.
 func (t TenantScope) Channels() Channels { return Channels(t) }
 
@@ -37,6 +40,10 @@ func (t TenantScope) Dialogs() Dialogs { return Dialogs(t) }
 
 // Drafts returns the tenant's autosaved config drafts.
 func (t TenantScope) Drafts() Drafts { return Drafts(t) }
+
+// DialogNotes returns the internal notes members keep on the tenant's
+// dialogs.
+func (t TenantScope) DialogNotes() DialogNotes { return DialogNotes(t) }
 
 // Feedback returns the tenant's feedback on replies.
 func (t TenantScope) Feedback() FeedbackLog { return FeedbackLog(t) }

@@ -248,7 +248,7 @@ func model(req *llmtest.ChatRequest) llmtest.ServerReply {
 	case strings.Contains(text, "cancel"):
 		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_cancel", Name: "cancel_order", Arguments: `{"order":"A1"}`}}}
 	case strings.Contains(text, "talk to a person"):
-		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_handoff", Name: "handoff_to_human", Arguments: `{"reason":"the visitor asked for a person"}`}}}
+		return llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "call_handoff", Name: "handoff_to_human", Arguments: `{"reason":"the visitor asked for a person","summary":"Order 1042 arrived damaged; a refund was asked for."}`}}}
 	case strings.Contains(text, "story"):
 		return llmtest.ServerReply{Text: longStory, Fault: &llmtest.Fault{ChunkDelay: 50 * time.Millisecond}}
 	}

@@ -19,6 +19,20 @@ type Handoff struct {
 	Operator     string     `json:"operator,omitempty"`
 	OperatorName string     `json:"operator_name,omitempty"`
 	AssignedAt   *time.Time `json:"assigned_at,omitempty"`
+	// Reason and Summary are what the bot said when it handed off (the
+	// inbox list only).
+	Reason  string `json:"reason,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	// LastMessage is the dialog's newest message with text (the inbox
+	// list only).
+	LastMessage *LastMessage `json:"last_message,omitempty"`
+}
+
+// LastMessage is a glimpse of a dialog's newest message: who said it
+// (user, assistant or operator) and what.
+type LastMessage struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
 }
 
 // Inbox is GET /inbox: handed-off dialogs, the longest wait first, with
@@ -34,6 +48,9 @@ type Inbox struct {
 // "Support").
 type AssignRequest struct {
 	Name string `json:"name,omitempty"`
+	// Member, a member's user id, gives the dialog to that member instead
+	// of the caller (Name is then theirs: their email before the @).
+	Member string `json:"member,omitempty"`
 }
 
 // OperatorMessageRequest is an operator's reply.
