@@ -79,7 +79,7 @@ func (d Dialogs) EraseEndUser(ctx context.Context, p *platform.Principal, tenant
 	r.metrics.deleted.WithLabelValues("erasure").Add(float64(got.Dialogs))
 	r.metrics.notes.WithLabelValues("erased").Add(float64(got.Notes))
 	// Recorded after the batches (each its own commit), and naming the user
-	// only by a keyed digest (platform.Service.EndUserDigest): the log keeps
+	// only by a keyed digest (platform.Service.AuditLog().EndUserDigest): the log keeps
 	// no more of the user than erasure left.
 	if err := r.svc.AuditLog().Record(ctx, nil, p, tenantID, platform.AuditEndUserErased, r.svc.AuditLog().EndUserDigest(tenantID, userID),
 		map[string]any{"dialogs": got.Dialogs, "messages": got.Messages, "memory_notes": got.Notes, "kept_running": got.Running}); err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // The data of the webhook events the dialog runtime writes, as
-// docs/events.md documents them; platform.Service.WithEvent wraps each
+// docs/events.md documents them; platform.Service.Webhooks().WithEvent wraps each
 // in the envelope {type, timestamp, tenant, data}.
 
 // dialogCreatedData is dialog.created's data.

@@ -287,7 +287,7 @@ func (ch Channels) Update(ctx context.Context, p *Principal, tenant, id string, 
 //   - webhook: the whsec_ signing secret; secret is the caller's choice, or
 //     "" for a generated one (returned, shown this once);
 //   - telegram: the secret token setWebhook registers, always generated
-//     (the caller registers it: inbound.Service.RotateChannelSecret);
+//     (the caller registers it: inbound.Service.Channels().RotateSecret);
 //   - slack: the app's signing secret, which Slack makes: secret is the
 //     new one, written to the tenant secret the channel names.
 func (ch Channels) RotateSecret(ctx context.Context, p *Principal, tenant, id, secret string) (CreatedChannel, error) {

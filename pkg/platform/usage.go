@@ -36,7 +36,7 @@ type UsageRow struct {
 }
 
 // Summary reports the tenant's metered usage as written; runtimes write
-// theirs every second (see dialog.Runtime.Usage).
+// theirs every second (see dialog.Runtime.Metering().Summary).
 func (us Usage) Summary(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]UsageRow, error) {
 	s := us.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
