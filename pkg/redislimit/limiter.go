@@ -320,12 +320,6 @@ func (l *Limiter) remember(counter string, v int64, now time.Time) {
 	l.known[counter] = known{value: v, expires: now.Add(knownFor)}
 }
 
-func (l *Limiter) pendingTokens(counter string) int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.tokens[counter]
-}
-
 // Release ends a stream Admit leased; the lease is removed with the next
 // flush, or the tenant's next Admit on this server, whichever is first.
 func (l *Limiter) Release(tenant, stream string) {

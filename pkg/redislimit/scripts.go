@@ -61,15 +61,9 @@ end
 return {0, 0, used}
 `)
 
-// The verdicts of admitScript.
-const (
-	verdictPass     = 0
-	verdictKey      = 1
-	verdictTenant   = 2
-	verdictQuota    = 3
-	verdictStreams  = 4
-	verdictUnseeded = 5
-)
+// admitScript's verdicts are the Refusal values in their order (limiter.go):
+// 0 passed, 1 key rate, 2 tenant rate, 3 quota used, 4 streams busy,
+// 5 unseeded.
 
 // seedScript sets a day's token counter that Redis does not hold (a new
 // day, or a Redis that restarted empty) unless another server set it
