@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,12 +23,17 @@ import (
 // embedGate stands between the server and the fake model and holds one
 // embeddings request, the one numbered blockAt, until the server that sent
 // it dies: the test kills the server knowing the source is half embedded.
+// It passes every other request on whole: the model's answer is read to
+// its end before the server gets it, with its length, so a client that
+// closes once it has decoded the JSON cannot cut a stream still being
+// copied (as a streaming proxy let it, now and then, failing the batch).
 type embedGate struct {
-	proxy *httputil.ReverseProxy
-	mu    sync.Mutex
-	seen  int
-	at    int
-	held  chan struct{}
+	target *url.URL
+	client http.Client
+	mu     sync.Mutex
+	seen   int
+	at     int
+	held   chan struct{}
 	// done ends every held request when the test ends, so the server
 	// closes.
 	done chan struct{}
@@ -38,7 +44,7 @@ func newEmbedGate(t *testing.T, target string) (*embedGate, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &embedGate{proxy: httputil.NewSingleHostReverseProxy(u), done: make(chan struct{})}
+	g := &embedGate{target: u, done: make(chan struct{})}
 	srv := httptest.NewServer(g)
 	t.Cleanup(func() {
 		close(g.done)
@@ -73,7 +79,37 @@ func (g *embedGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	g.proxy.ServeHTTP(w, r)
+	g.forward(w, r)
+}
+
+// forward sends r to the fake model and answers its response, read whole.
+func (g *embedGate) forward(w http.ResponseWriter, r *http.Request) {
+	u := *g.target
+	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
+	u.RawQuery = r.URL.RawQuery
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	req.Header = r.Header.Clone()
+	resp, err := g.client.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(resp.StatusCode)
+	w.Write(body)
 }
 
 // bigManual is a Markdown manual of n sections, each its own chunk.
