@@ -83,6 +83,22 @@ func TestAReplyCutByTheServersShutdownSaysItIsRestarting(t *testing.T) {
 	}
 }
 
+// userTexts are the texts of the user messages dialog d holds.
+func userTexts(t *testing.T, srv *env, key, d string) []string {
+	t.Helper()
+	var dd apiclient.DialogDetail
+	if err := json.Unmarshal([]byte(srv.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, key, "").body), &dd); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range dd.Messages {
+		if m.Kind == "user" {
+			texts = append(texts, m.Text)
+		}
+	}
+	return texts
+}
+
 // cutByShutdown sends a message with send while the model holds its reply
 // back, shuts the runtime down as SIGTERM does, and returns the answer.
 func cutByShutdown(t *testing.T, e *chatEnv, send func() rawResponse) rawResponse {
@@ -128,16 +144,8 @@ func TestARetryWithTheSameKeyAfterAShutdownRunsTheTurnOnce(t *testing.T) {
 				if retry.StatusCode != http.StatusOK || retry.Header.Get("Idempotent-Replayed") != "" || !strings.Contains(retry.body, "Answered once.") {
 					t.Fatalf("the retry: %d replayed %q %s; want the turn answered afresh", retry.StatusCode, retry.Header.Get("Idempotent-Replayed"), retry.body)
 				}
-				var dd apiclient.DialogDetail
-				json.Unmarshal([]byte(other.raw(t, "GET", "/v1/tenants/shop/dialogs/"+d, e.key, "").body), &dd)
-				users := 0
-				for _, m := range dd.Messages {
-					if m.Role == "user" {
-						users++
-					}
-				}
-				if users != 1 {
-					t.Fatalf("the dialog holds %d user messages, want the text once: %+v", users, dd.Messages)
+				if texts := userTexts(t, other, e.key, d); len(texts) != 1 {
+					t.Fatalf("the dialog holds the user messages %q, want the text once", texts)
 				}
 				if again := send(other); again.Header.Get("Idempotent-Replayed") != "true" || again.body != retry.body {
 					t.Fatalf("the key after the answered retry: %d replayed %q %s; want the answer replayed", again.StatusCode, again.Header.Get("Idempotent-Replayed"), again.body)
