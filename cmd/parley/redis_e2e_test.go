@@ -17,6 +17,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/longtest"
+	"github.com/redis/go-redis/v9"
 )
 
 // redisServer is a redis-server process of one test, on a port of its
@@ -152,9 +153,14 @@ func TestThreeServersShareOneTenantRate(t *testing.T) {
 // TestAQuotaReachedOnOneServerIsReachedOnAll: the daily token quota is
 // counted in Redis as it is used, so the other servers refuse within a
 // second of the turn that used it up, having never served the tenant.
+// The database would refuse too, once the server that answered wrote its
+// usage (every second), so the test then shows that the servers ask
+// Redis: with Redis's counter for the day set back to zero they answer,
+// although the database holds more than the quota.
 func TestAQuotaReachedOnOneServerIsReachedOnAll(t *testing.T) {
 	t.Parallel()
-	_, servers, key, d := redisTrio(t, parleyEnv{"PARLEY_DAILY_TOKEN_QUOTA": "25"})
+	const quota = 25
+	red, servers, key, d := redisTrio(t, parleyEnv{"PARLEY_DAILY_TOKEN_QUOTA": fmt.Sprint(quota)})
 	for i := range 3 { // 10 tokens each: the third passes at 20 and ends at 30
 		if e := send(t, servers[0], key, d, fmt.Sprint("spend ", i)); e != nil {
 			t.Fatalf("message %d within the quota: %v", i, e)
@@ -165,7 +171,7 @@ func TestAQuotaReachedOnOneServerIsReachedOnAll(t *testing.T) {
 		deadline := used.Add(time.Second)
 		for {
 			e := send(t, s, key, d, "one more")
-			if e != nil && e.Status == http.StatusTooManyRequests {
+			if e != nil && e.Status == http.StatusTooManyRequests && strings.Contains(e.Message, "daily token quota") {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -175,6 +181,56 @@ func TestAQuotaReachedOnOneServerIsReachedOnAll(t *testing.T) {
 		}
 	}
 	t.Logf("the other servers refused %s after the quota was used", time.Since(used).Round(time.Millisecond))
+
+	ctx := context.Background()
+	tenant, err := apiclient.New(servers[0].URL, key).GetTenant(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := redis.ParseURL(red.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(opts)
+	defer rc.Close()
+	counter := "parley:tokens:{" + tenant.ID + "}:" + time.Now().UTC().Format(time.DateOnly)
+	if n, err := rc.Get(ctx, counter).Int64(); err != nil || n != 30 {
+		t.Fatalf("Redis counts %d tokens for the day (%v), want the 30 used", n, err)
+	}
+	waitStoredTokens(t, servers[2], key, 30)
+	if err := rc.Set(ctx, counter, 0, time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range servers {
+		if e := send(t, s, key, d, "counted in Redis"); e != nil {
+			t.Fatalf("server %s refused (%v) with Redis's counter at 0: it did not ask Redis", s.URL, e)
+		}
+	}
+}
+
+// waitStoredTokens waits until the tenant's usage of the day, as server
+// reads it from the database, is at least n tokens.
+func waitStoredTokens(t *testing.T, server *process, key string, n int64) {
+	t.Helper()
+	day := time.Now().UTC().Format(time.DateOnly)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, err := apiclient.New(server.URL, key).Usage(context.Background(), "acme", day, day, "day")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored int64
+		for _, row := range r.Usage {
+			stored += row.InputTokens + row.OutputTokens
+		}
+		if stored >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database holds %d tokens of the day, want %d", stored, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // TestServersKeepAnsweringWhileRedisIsDownAndShareAgainWhenItReturns:

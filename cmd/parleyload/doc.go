@@ -16,6 +16,17 @@
 //	./bin/parleyload -parley ./bin/parley -database-url postgres://...   # the same on PostgreSQL
 //	./bin/parleyload -server http://host:8080 -token T -fake-addr 0.0.0.0:8089
 //	./bin/parleyload -parley ./bin/parley -fake-tls                # model calls over HTTPS and HTTP/2
+//	./bin/parleyload -parley ./bin/parley -sweep 1,10,50,200 -streams 0   # one row per level, 200 against 10
+//	./bin/parleyload -parley ./bin/parley -database-url postgres://... -servers 3 -redis redis://127.0.0.1:6379/0
+//
+// -sweep runs the same load at each number of dialogs and prints one row
+// each (turns/s, added p50 and p99, errors) and, per mode, the ratio of
+// the most dialogs to 10; it skips the memory phase. -servers N starts N
+// servers on the one PostgreSQL database of -database-url (SQLite's data
+// dir is one server's, so it refuses) and creates the dialogs on them in
+// turn; the figures are the whole. -redis (or PARLEY_REDIS_URL) shares
+// the servers' limits through Redis, with a daily quota and a stream
+// limit no run reaches, so every message pays Redis's round trip.
 //
 // docs/performance.md holds the figures of every round and how they were
 // taken.

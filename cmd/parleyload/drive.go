@@ -73,14 +73,14 @@ func drive(ctx context.Context, s *session, o driveOptions) level {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dialog, n := "", 0
+			var dialog dialogRef
+			n := 0
 			think(o.Think) // people do not all press send in the same millisecond
 			for time.Now().Before(deadline) && ctx.Err() == nil {
-				if dialog == "" || n == o.TurnsPerDialog {
+				if dialog.ID == "" || n == o.TurnsPerDialog {
 					var err error
 					if dialog, err = s.newDialog(ctx); err != nil {
 						record(0, err)
-						dialog = ""
 						continue
 					}
 					n = 0
@@ -90,7 +90,7 @@ func drive(ctx context.Context, s *session, o driveOptions) level {
 				err := s.send(ctx, o.Mode, dialog, fmt.Sprintf("Worker %d, message %d: where is my order?", w, n))
 				record(time.Since(t0), err)
 				if err != nil {
-					dialog = "" // whatever state it is in, do not build on it
+					dialog = dialogRef{} // whatever state it is in, do not build on it
 				}
 				think(o.Think)
 			}

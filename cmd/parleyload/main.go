@@ -37,13 +37,20 @@ func main() {
 type config struct {
 	Server, Token, Parley, DatabaseURL, FakeAddr string
 	FakeTLS                                      bool
-	Concurrency                                  []int
-	Modes                                        []string
-	Duration                                     time.Duration
-	TurnsPerDialog                               int
-	Think                                        time.Duration
-	Streams                                      int
-	JSON                                         bool
+	// RedisURL shares the started servers' limits through Redis.
+	RedisURL string
+	// Servers is how many servers share the database.
+	Servers int
+	// Sweep says Concurrency came from -sweep: print one row per level
+	// and how throughput and latency hold from 10 dialogs to the most.
+	Sweep          bool
+	Concurrency    []int
+	Modes          []string
+	Duration       time.Duration
+	TurnsPerDialog int
+	Think          time.Duration
+	Streams        int
+	JSON           bool
 }
 
 func parseConfig(args []string, log io.Writer) (config, error) {
@@ -56,7 +63,10 @@ func parseConfig(args []string, log io.Writer) (config, error) {
 	fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL for the started server; empty uses SQLite")
 	fs.StringVar(&c.FakeAddr, "fake-addr", "127.0.0.1:0", "address of the fake LLM")
 	fs.BoolVar(&c.FakeTLS, "fake-tls", false, "serve the fake LLM over HTTPS and HTTP/2, as api.openai.com is reached")
+	fs.StringVar(&c.RedisURL, "redis", os.Getenv("PARLEY_REDIS_URL"), "Redis URL the started servers share limits through (default $PARLEY_REDIS_URL); empty shares none")
+	fs.IntVar(&c.Servers, "servers", 1, "number of servers to start on one PostgreSQL database (-database-url); dialogs go to them in turn")
 	levels := fs.String("concurrency", "1,10,100", "comma-separated numbers of concurrent dialogs")
+	sweep := fs.String("sweep", "", "comma-separated numbers of concurrent dialogs, e.g. 1,10,50,200: one row each and the ratio of the most to 10, without the memory phase")
 	modes := fs.String("modes", "json,sse", "comma-separated answer forms: json, sse")
 	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "how long each level runs")
 	fs.IntVar(&c.TurnsPerDialog, "turns-per-dialog", 10, "messages per dialog before a worker starts a new one")
@@ -66,10 +76,14 @@ func parseConfig(args []string, log io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	flagName := "-concurrency"
+	if *sweep != "" {
+		flagName, *levels, c.Sweep, c.Streams = "-sweep", *sweep, true, 0
+	}
 	for _, f := range strings.Split(*levels, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
-			return c, fmt.Errorf("-concurrency: %q is not a positive number", f)
+			return c, fmt.Errorf("%s: %q is not a positive number", flagName, f)
 		}
 		c.Concurrency = append(c.Concurrency, n)
 	}
@@ -87,17 +101,29 @@ func parseConfig(args []string, log io.Writer) (config, error) {
 		return c, errors.New("-database-url configures a started server; -server uses its own database")
 	case c.TurnsPerDialog < 1:
 		return c, errors.New("-turns-per-dialog must be at least 1")
+	case c.Servers < 1:
+		return c, errors.New("-servers must be at least 1")
+	case c.Servers > 1 && c.Server != "":
+		return c, errors.New("-servers starts servers; with -server, start them yourself and measure one")
+	case c.Servers > 1 && c.DatabaseURL == "":
+		return c, fmt.Errorf("-servers %d needs -database-url: servers share a PostgreSQL database, and a SQLite data dir belongs to one server", c.Servers)
+	case c.RedisURL != "" && c.Server != "":
+		return c, errors.New("-redis configures the started servers; -server uses its own settings")
 	}
 	return c, nil
 }
 
 // results is everything one invocation measured.
 type results struct {
-	Machine  machine  `json:"machine"`
-	Database string   `json:"database"`
-	Levels   []level  `json:"levels"`
-	Memory   *memory  `json:"memory,omitempty"`
-	Notes    []string `json:"notes,omitempty"`
+	Machine  machine `json:"machine"`
+	Database string  `json:"database"`
+	Servers  int     `json:"servers"`
+	Redis    bool    `json:"redis"`
+	Levels   []level `json:"levels"`
+	// Sweep compares, per mode, the most dialogs with 10 (-sweep).
+	Sweep  []sweepRatio `json:"sweep,omitempty"`
+	Memory *memory      `json:"memory,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
 }
 
 type machine struct {
@@ -121,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, log io.Writer) error {
 	}
 	defer cleanupFake()
 	res := results{Machine: machine{CPUs: runtime.NumCPU(), CPU: cpuModel(), GoVersion: runtime.Version(), LoadAvg: loadAvg()},
-		Database: "sqlite"}
+		Database: "sqlite", Servers: c.Servers, Redis: c.RedisURL != ""}
 	if c.DatabaseURL != "" {
 		res.Database = "postgres"
 	}
@@ -132,6 +158,9 @@ func run(ctx context.Context, args []string, stdout, log io.Writer) error {
 	defer cleanup()
 	if res.Levels, err = measureTurns(ctx, c, starter, fake, log); err != nil {
 		return err
+	}
+	if c.Sweep {
+		res.Sweep = sweepRatios(res.Levels)
 	}
 	if c.Streams > 0 {
 		mem, note, err := measureStreams(ctx, c, starter, fake, log)
@@ -176,8 +205,9 @@ func fakeFor(c config) (*fakeLLM, func(), error) {
 	return nil, nil, err
 }
 
-// starter gives a server to measure: a fresh child process, or -server.
-type starter func(ctx context.Context, gogc string) (*target, error)
+// starter gives the servers to measure: n fresh child processes on one
+// database, or -server.
+type starter func(ctx context.Context, gogc string, n int) (*target, error)
 
 func newStarter(ctx context.Context, c config, fake *fakeLLM, log io.Writer) (starter, func(), error) {
 	if c.Server != "" {
@@ -186,7 +216,7 @@ func newStarter(ctx context.Context, c config, fake *fakeLLM, log io.Writer) (st
 			fmt.Fprintf(log, "parleyload: and trust its certificate, e.g. SSL_CERT_FILE=%s\n", f)
 		}
 		t := &target{URL: strings.TrimRight(c.Server, "/"), Token: c.Token, stop: func() {}}
-		return func(context.Context, string) (*target, error) { return t, nil }, func() {}, nil
+		return func(context.Context, string, int) (*target, error) { return t, nil }, func() {}, nil
 	}
 	bin, cleanup := c.Parley, func() {}
 	if bin == "" {
@@ -200,9 +230,9 @@ func newStarter(ctx context.Context, c config, fake *fakeLLM, log io.Writer) (st
 			return nil, nil, err
 		}
 	}
-	return func(ctx context.Context, gogc string) (*target, error) {
-		return startServer(ctx, serverOptions{Binary: bin, DatabaseURL: c.DatabaseURL, LLMBaseURL: fake.url,
-			LLMCertFile: fake.certFile(), GOGC: gogc, Log: log})
+	return func(ctx context.Context, gogc string, n int) (*target, error) {
+		return startServers(ctx, serverOptions{Binary: bin, DatabaseURL: c.DatabaseURL, LLMBaseURL: fake.url,
+			LLMCertFile: fake.certFile(), RedisURL: c.RedisURL, GOGC: gogc, Log: log}, n)
 	}, cleanup, nil
 }
 
@@ -210,7 +240,7 @@ func newStarter(ctx context.Context, c config, fake *fakeLLM, log io.Writer) (st
 // each level after a short warm-up, then times raw model calls at each
 // concurrency.
 func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, log io.Writer) ([]level, error) {
-	t, err := start(ctx, "")
+	t, err := start(ctx, "", c.Servers)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +290,7 @@ func providerDuration(c config) time.Duration {
 // measureStreams runs the idle-stream measure on a server of its own
 // with a low GOGC, so its heap is live memory and not garbage.
 func measureStreams(ctx context.Context, c config, start starter, fake *fakeLLM, log io.Writer) (*memory, string, error) {
-	t, err := start(ctx, "5")
+	t, err := start(ctx, "5", 1)
 	if err != nil {
 		return nil, "", err
 	}

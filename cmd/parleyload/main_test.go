@@ -6,7 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,6 +168,9 @@ func TestParseConfigRefusesWhatCannotRun(t *testing.T) {
 		{"a concurrency of zero", []string{"-concurrency", "1,0"}, "-concurrency"},
 		{"an unknown mode", []string{"-modes", "json,grpc"}, "-modes"},
 		{"dialogs without turns", []string{"-turns-per-dialog", "0"}, "-turns-per-dialog"},
+		{"three servers on SQLite, whose data dir is one server's", []string{"-servers", "3"}, "-database-url"},
+		{"servers started beside a running one", []string{"-server", "http://x", "-token", "t", "-servers", "2"}, "-servers"},
+		{"a sweep level that is no number", []string{"-sweep", "1,ten"}, "-sweep"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -180,6 +186,78 @@ func TestParseConfigRefusesWhatCannotRun(t *testing.T) {
 			t.Fatalf("%+v, %v", c, err)
 		}
 	})
+}
+
+func TestASweepComparesTheMostDialogsWithTen(t *testing.T) {
+	c, err := parseConfig([]string{"-sweep", "1,10,50,200"}, &bytes.Buffer{})
+	if err != nil || !c.Sweep || c.Streams != 0 || len(c.Concurrency) != 4 || c.Concurrency[3] != 200 {
+		t.Fatalf("%+v, %v; want the four levels and no memory phase", c, err)
+	}
+	at := func(mode string, n int, perSec, p50, p99 float64) level {
+		return level{Mode: mode, Concurrency: n, TurnsPerSec: perSec, Added: latency{P50: p50, P99: p99}}
+	}
+	got := sweepRatios([]level{at(modeJSON, 1, 400, 1, 2), at(modeJSON, 10, 1000, 2, 4), at(modeJSON, 200, 900, 20, 60),
+		at(modeSSE, 1, 300, 1, 2), at(modeSSE, 50, 600, 3, 9)})
+	want := []sweepRatio{{Mode: modeJSON, Base: 10, Top: 200, TurnsPerSec: 0.9, AddedP50: 10, AddedP99: 15},
+		{Mode: modeSSE, Base: 1, Top: 50, TurnsPerSec: 2, AddedP50: 3, AddedP99: 4.5}}
+	if len(got) != len(want) {
+		t.Fatalf("%+v, want %+v", got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+		if g.Mode != w.Mode || g.Base != w.Base || g.Top != w.Top || !near(g.TurnsPerSec, w.TurnsPerSec) || !near(g.AddedP50, w.AddedP50) || !near(g.AddedP99, w.AddedP99) {
+			t.Fatalf("%+v, want %+v", g, w)
+		}
+	}
+}
+
+// TestDialogsGoToEveryServerInTurn drives three doors to one in-process
+// server, as -servers 3 drives three servers, and counts the dialogs each
+// door was asked to create and the messages it carried.
+func TestDialogsGoToEveryServerInTurn(t *testing.T) {
+	f := startTestFake(t)
+	tg := inProcess(t, f)
+	backend, err := url.Parse(tg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dialogs, messages [3]atomic.Int64
+	doors := make([]string, 3)
+	for i := range doors {
+		proxy := httputil.NewSingleHostReverseProxy(backend)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/dialogs"):
+				dialogs[i].Add(1)
+			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages"):
+				messages[i].Add(1)
+			}
+			proxy.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		doors[i] = srv.URL
+	}
+	three := &target{URL: doors[0], More: doors[1:], Token: tg.Token, stop: func() {}}
+	s, err := newSession(context.Background(), three, newHTTPClient(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := drive(context.Background(), s, driveOptions{Mode: modeJSON, Concurrency: 3, Duration: 300 * time.Millisecond, TurnsPerDialog: 2})
+	if l.Errors != 0 || l.Turns == 0 {
+		t.Fatalf("%d turns, %d errors, first %q", l.Turns, l.Errors, l.FirstError)
+	}
+	var total int64
+	for i := range doors {
+		total += dialogs[i].Load()
+	}
+	for i := range doors {
+		// Round robin: each door gets a third of the dialogs, give or take
+		// the one being created when the run ended, and their messages.
+		if d := dialogs[i].Load(); d < total/3-1 || d > total/3+1 || messages[i].Load() < d {
+			t.Fatalf("door %d created %d of %d dialogs and carried %d messages; want a third of them each", i, d, total, messages[i].Load())
+		}
+	}
 }
 
 func TestATLSFakeAnswersModelCallsOverHTTP2(t *testing.T) {

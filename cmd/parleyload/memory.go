@@ -49,7 +49,7 @@ const settle = 2 * time.Second
 // released and drained before it returns.
 func idleStreams(ctx context.Context, s *session, f *fakeLLM, metricsURL string, k int) (memory, error) {
 	m := memory{Streams: k}
-	dialogs := make([]string, k)
+	dialogs := make([]dialogRef, k)
 	for i := range dialogs {
 		d, err := s.newDialog(ctx)
 		if err != nil {
@@ -74,7 +74,7 @@ func idleStreams(ctx context.Context, s *session, f *fakeLLM, metricsURL string,
 		go func() {
 			defer wg.Done()
 			var last apiclient.Event
-			err := s.client.StreamMessage(ctx, s.tenant, d, holdPrefix+"keep this stream open", "", func(e apiclient.Event) error {
+			err := d.client.StreamMessage(ctx, s.tenant, d.ID, holdPrefix+"keep this stream open", "", func(e apiclient.Event) error {
 				last = e
 				return nil
 			})

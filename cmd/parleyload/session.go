@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
@@ -22,11 +23,20 @@ const botConfig = `{
   "llm": {"model": "fake-model"}
 }`
 
-// session is one tenant with a published bot, as its API key sees it.
+// session is one tenant with a published bot, as its API key sees it,
+// on every server under load: its dialogs are spread over them in turn.
 type session struct {
+	client  *apiclient.Client // the first server's, which set the tenant up
+	servers []*apiclient.Client
+	next    atomic.Uint64
+	tenant  string
+	bot     string
+}
+
+// dialogRef is a dialog and the server that answers it.
+type dialogRef struct {
+	ID     string
 	client *apiclient.Client
-	tenant string
-	bot    string
 }
 
 // newHTTPClient keeps a connection per concurrent dialog alive, so the
@@ -48,6 +58,10 @@ func newSession(ctx context.Context, t *target, hc *http.Client) (*session, erro
 		return nil, fmt.Errorf("create tenant %s: %w", slug, err)
 	}
 	s := &session{client: op.WithToken(created.APIKey.Key), tenant: slug, bot: "support"}
+	s.servers = []*apiclient.Client{s.client}
+	for _, u := range t.More {
+		s.servers = append(s.servers, apiclient.New(u, created.APIKey.Key).WithHTTPClient(hc))
+	}
 	if _, err := s.client.CreateBot(ctx, slug, s.bot, json.RawMessage(botConfig)); err != nil {
 		return nil, fmt.Errorf("create bot: %w", err)
 	}
@@ -57,20 +71,21 @@ func newSession(ctx context.Context, t *target, hc *http.Client) (*session, erro
 	return s, nil
 }
 
-// newDialog starts a dialog with the bot.
-func (s *session) newDialog(ctx context.Context) (string, error) {
-	d, err := s.client.CreateDialog(ctx, s.tenant, s.bot, apiclient.CreateDialogRequest{})
+// newDialog starts a dialog with the bot on the next server, round robin.
+func (s *session) newDialog(ctx context.Context) (dialogRef, error) {
+	c := s.servers[(s.next.Add(1)-1)%uint64(len(s.servers))]
+	d, err := c.CreateDialog(ctx, s.tenant, s.bot, apiclient.CreateDialogRequest{})
 	if err != nil {
-		return "", fmt.Errorf("create dialog: %w", err)
+		return dialogRef{}, fmt.Errorf("create dialog: %w", err)
 	}
-	return d.ID, nil
+	return dialogRef{ID: d.ID, client: c}, nil
 }
 
 // send runs one turn as JSON or as an event stream and checks that it
 // ended with the fake's reply.
-func (s *session) send(ctx context.Context, mode, dialog, text string) error {
+func (s *session) send(ctx context.Context, mode string, dialog dialogRef, text string) error {
 	if mode == modeJSON {
-		turn, err := s.client.SendMessage(ctx, s.tenant, dialog, text)
+		turn, err := dialog.client.SendMessage(ctx, s.tenant, dialog.ID, text)
 		if err != nil {
 			return err
 		}
@@ -80,7 +95,7 @@ func (s *session) send(ctx context.Context, mode, dialog, text string) error {
 		return nil
 	}
 	var last apiclient.Event
-	err := s.client.StreamMessage(ctx, s.tenant, dialog, text, "", func(e apiclient.Event) error {
+	err := dialog.client.StreamMessage(ctx, s.tenant, dialog.ID, text, "", func(e apiclient.Event) error {
 		last = e
 		return nil
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,9 +16,11 @@ import (
 	"time"
 )
 
-// target is the Parley server under load.
+// target is the Parley server under load, or the servers sharing one
+// database: URL is the first, More the others.
 type target struct {
 	URL   string
+	More  []string
 	Token string // the platform token
 	stop  func()
 }
@@ -30,8 +33,11 @@ type serverOptions struct {
 	// LLMCertFile, when set, is the only root the server trusts
 	// (SSL_CERT_FILE): the fake's own certificate.
 	LLMCertFile string
-	GOGC        string // "" leaves the default
-	Log         io.Writer
+	// RedisURL, when set, shares the limits through Redis.
+	RedisURL string
+	GOGC     string // "" leaves the default
+	Token    string // the platform token; "" makes one
+	Log      io.Writer
 }
 
 // buildParley compiles cmd/parley into dir, so the load runs against the
@@ -46,6 +52,34 @@ func buildParley(ctx context.Context, dir string, log io.Writer) (string, error)
 	return bin, nil
 }
 
+// startServers starts n servers on o's database, one after another (the
+// first migrates it), with one platform token.
+func startServers(ctx context.Context, o serverOptions, n int) (*target, error) {
+	if o.Token == "" {
+		o.Token = randomToken()
+	}
+	var all []*target
+	stop := func() {
+		for _, t := range all {
+			t.stop()
+		}
+	}
+	for range n {
+		t, err := startServer(ctx, o)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		all = append(all, t)
+	}
+	first := *all[0]
+	for _, t := range all[1:] {
+		first.More = append(first.More, t.URL)
+	}
+	first.stop = stop
+	return &first, nil
+}
+
 // startServer runs `parley serve` on a free loopback port with its own data
 // dir and waits until it says where it listens.
 func startServer(ctx context.Context, o serverOptions) (*target, error) {
@@ -53,7 +87,7 @@ func startServer(ctx context.Context, o serverOptions) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	token := randomToken()
+	token := cmp.Or(o.Token, randomToken())
 	cmd := exec.Command(o.Binary, "serve")
 	cmd.Env = append(os.Environ(),
 		"PARLEY_ADDR=127.0.0.1:0", "PARLEY_DATA_DIR="+dir, "PARLEY_DATABASE_URL="+o.DatabaseURL,
@@ -62,6 +96,12 @@ func startServer(ctx context.Context, o serverOptions) (*target, error) {
 		// The load is one tenant and one key on purpose; the limits would
 		// measure themselves.
 		"PARLEY_RATE_LIMIT_TENANT=off", "PARLEY_RATE_LIMIT_KEY=off")
+	if o.RedisURL != "" {
+		// With no limit set a server never asks Redis; these are limits no
+		// run reaches, so every message pays the round trip it costs.
+		cmd.Env = append(cmd.Env, "PARLEY_REDIS_URL="+o.RedisURL,
+			"PARLEY_DAILY_TOKEN_QUOTA=1000000000000", "PARLEY_STREAM_LIMIT_TENANT=1000000")
+	}
 	if o.LLMCertFile != "" {
 		cmd.Env = append(cmd.Env, "SSL_CERT_FILE="+o.LLMCertFile)
 	}

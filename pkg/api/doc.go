@@ -22,7 +22,9 @@
 // "event: <type>" and "data: <json>" per event, flushed at once, and a
 // ": ping" comment every 15 s. An Idempotency-Key header replays the first
 // response of a finished request and turns a concurrent duplicate away
-// with 409; rate limits answer 429 with Retry-After.
+// with 409; an answer that failed on the server's side and says to retry
+// (a reply cut by shutdown) is not recorded, so the retry runs the turn.
+// Rate limits answer 429 with Retry-After.
 //
 // Credentials: "Authorization: Bearer <token>" with an sk_ or pk_ key, the
 // platform token or a session token, or the HttpOnly session cookie set by

@@ -110,31 +110,53 @@ func (d *dialogAPI) turn(c *gin.Context, prepare func(body []byte) (runTurn, err
 	if replayed {
 		return
 	}
-	var resp *dialog.Replay
+	var out answer
 	if wantsSSE(c.Request) {
-		resp = d.stream(c, run, idem.messageID())
+		out = d.stream(c, run, idem.messageID())
 	} else {
-		resp = d.json(c, run, idem.messageID())
+		out = d.json(c, run, idem.messageID())
 	}
-	idem.finish(resp)
+	idem.finish(out)
 }
 
-// stream answers with an event stream; it returns what to replay, nil
+// answer is how a turn request was answered, for its Idempotency-Key:
+// the response a retry replays (nil when the request was refused before
+// it changed anything), unless retry says the server failed and told the
+// client to send the request again. Such an answer is not the request's:
+// the key stays open for that retry.
+type answer struct {
+	replay *dialog.Replay
+	retry  bool
+}
+
+// serverFailed says whether a request that failed with status failed on
+// the server's side, in a way that sending it again may mend (retryable):
+// a reply cut by the server's shutdown, a database away for a moment.
+func serverFailed(status int, retryable bool) bool {
+	return status >= http.StatusInternalServerError && retryable
+}
+
+// stream answers with an event stream; it says what to replay, nothing
 // when the request failed before anything happened.
-func (d *dialogAPI) stream(c *gin.Context, run runTurn, messageID string) *dialog.Replay {
+func (d *dialogAPI) stream(c *gin.Context, run runTurn, messageID string) answer {
 	s := newSSE(c, d.ping, d.streams)
 	if c.GetHeader(headerIdempotencyKey) == "" {
 		s.withoutRecording()
 	}
 	turn, err := run(c.Request.Context(), s, messageID)
 	started, _ := s.recorded()
-	if err != nil && started {
+	retry := false
+	switch {
+	case err != nil && started:
 		// The status is already 200: the failure travels as the last event.
 		e := d.toAPIError(err)
 		if e == errInternal {
 			d.log.Error("request failed", "request_id", c.GetString(ctxRequestID), "route", routeLabel(c), "err", err)
 		}
 		s.Send(agent.Error{Code: e.Code, Message: e.Message})
+		retry = serverFailed(statusOf[e.Code], true)
+	case turn.Error != nil:
+		retry = serverFailed(turnStatus(turn.Error.Code), turn.Error.Retryable)
 	}
 	s.close()
 	if !started {
@@ -143,38 +165,43 @@ func (d *dialogAPI) stream(c *gin.Context, run runTurn, messageID string) *dialo
 		return d.writeTurn(c, turn, err)
 	}
 	_, rec := s.recorded()
-	return &dialog.Replay{Status: http.StatusOK, ContentType: "text/event-stream", Body: rec}
+	return answer{replay: &dialog.Replay{Status: http.StatusOK, ContentType: "text/event-stream", Body: rec}, retry: retry}
 }
 
 // json answers with the turn's new messages and its done event; a text
 // that joined a reply already being generated is 202 Accepted.
-func (d *dialogAPI) json(c *gin.Context, run runTurn, messageID string) *dialog.Replay {
+func (d *dialogAPI) json(c *gin.Context, run runTurn, messageID string) answer {
 	turn, err := run(c.Request.Context(), nil, messageID)
 	return d.writeTurn(c, turn, err)
 }
 
-func (d *dialogAPI) writeTurn(c *gin.Context, turn dialog.Turn, err error) *dialog.Replay {
-	if err != nil {
-		d.fail(c, err)
-		return nil
+func (d *dialogAPI) writeTurn(c *gin.Context, turn dialog.Turn, err error) answer {
+	if err == nil {
+		var body []byte
+		if body, err = json.Marshal(turnOut(turn)); err == nil {
+			return d.writeTurnBody(c, turn, body)
+		}
 	}
-	body, err := json.Marshal(turnOut(turn))
-	if err != nil {
-		d.fail(c, err)
-		return nil
-	}
-	status := http.StatusOK
+	d.fail(c, err)
+	// An error answer is never replayed; one of the server's own (a 5xx)
+	// may come after the text was stored, which the retry must answer.
+	return answer{retry: serverFailed(c.Writer.Status(), true)}
+}
+
+func (d *dialogAPI) writeTurnBody(c *gin.Context, turn dialog.Turn, body []byte) answer {
+	status, retryable := http.StatusOK, false
 	switch {
 	case turn.Queued:
 		status = http.StatusAccepted
 	case turn.Error != nil:
-		status = turnStatus(turn.Error.Code)
+		status, retryable = turnStatus(turn.Error.Code), turn.Error.Retryable
 		if turn.Error.Code == dialog.EventServerRestarting {
 			c.Header("Retry-After", "1")
 		}
 	}
 	c.Data(status, "application/json; charset=utf-8", body)
-	return &dialog.Replay{Status: status, ContentType: "application/json; charset=utf-8", Body: string(body)}
+	replay := &dialog.Replay{Status: status, ContentType: "application/json; charset=utf-8", Body: string(body)}
+	return answer{replay: replay, retry: serverFailed(status, retryable)}
 }
 
 // idempotency is a claimed Idempotency-Key, or none.
@@ -222,19 +249,24 @@ func (d *dialogAPI) claim(c *gin.Context, body []byte) (*idempotency, bool, erro
 	return &idempotency{d: d, c: c, key: key, message: messageID}, false, nil
 }
 
-// finish stores the response to replay, or frees the key when the request
-// was refused before it changed anything, so a retry runs afresh.
-func (i *idempotency) finish(resp *dialog.Replay) {
+// finish stores the response to replay; or releases the key when the
+// server failed and said to retry, so the retry runs under the same
+// message id; or frees it when the request was refused before it changed
+// anything, so a retry runs afresh.
+func (i *idempotency) finish(out answer) {
 	if i == nil {
 		return
 	}
 	ctx := context.WithoutCancel(i.c.Request.Context())
-	p, tenant := principal(i.c), i.c.Param("tenant")
+	p, tenant, keys := principal(i.c), i.c.Param("tenant"), i.d.rt.IdempotencyKeys()
 	var err error
-	if resp == nil {
-		err = i.d.rt.IdempotencyKeys().Forget(ctx, p, tenant, i.key)
-	} else {
-		err = i.d.rt.IdempotencyKeys().Complete(ctx, p, tenant, i.key, *resp)
+	switch {
+	case out.retry:
+		err = keys.Release(ctx, p, tenant, i.key)
+	case out.replay == nil:
+		err = keys.Forget(ctx, p, tenant, i.key)
+	default:
+		err = keys.Complete(ctx, p, tenant, i.key, *out.replay)
 	}
 	if err != nil {
 		i.d.log.Error("idempotency key not recorded", "request_id", i.c.GetString(ctxRequestID), "err", err)

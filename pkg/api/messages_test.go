@@ -295,6 +295,24 @@ func TestIdempotencyKeys(t *testing.T) {
 				t.Fatalf("%d %s", r.StatusCode, r.body)
 			}
 		})
+		t.Run("a retryable failure is not the key's answer: the same request runs again and stores its text once", func(t *testing.T) {
+			d := e.dialog(t)
+			e.llm.Enqueue(llmtest.RateLimited(""))
+			if r := send(d, "overloaded", `{"text":"hi"}`); r.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("%d %s; want the provider's overload, 503", r.StatusCode, r.body)
+			}
+			e.llm.Enqueue(llmtest.ServerReply{Text: "Now answered."})
+			r := send(d, "overloaded", `{"text":"hi"}`)
+			if r.StatusCode != 200 || r.Header.Get("Idempotent-Replayed") != "" || !strings.Contains(r.body, "Now answered.") {
+				t.Fatalf("the retry: %d replayed %q %s; want the turn run again", r.StatusCode, r.Header.Get("Idempotent-Replayed"), r.body)
+			}
+			if texts := userTexts(t, e.env, e.key, d); len(texts) != 1 {
+				t.Fatalf("user messages stored %q, want the text once", texts)
+			}
+			if r := send(d, "overloaded", `{"text":"another"}`); r.StatusCode != http.StatusUnprocessableEntity {
+				t.Fatalf("the key on another request: %d %s, want 422", r.StatusCode, r.body)
+			}
+		})
 		t.Run("a duplicate while the first still runs is 409", func(t *testing.T) {
 			d := e.dialog(t)
 			e.llm.Enqueue(llmtest.ServerReply{Text: "slow", Fault: &llmtest.Fault{Latency: 500 * time.Millisecond}})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 )
 
 // IdempotencyKeys is the Idempotency-Key records of message requests: reach it with Runtime.IdempotencyKeys().
@@ -30,7 +31,7 @@ type Replay struct {
 
 // Claim starts answering a request that carries an
 // Idempotency-Key. It returns no Replay when the caller must answer it
-// (then CompleteIdempotencyKey or ForgetIdempotencyKey), with the id
+// (then Complete, Release or Forget), with the id
 // under which the request stores its text (SendInput.MessageID): kept
 // when a claim whose server died is handed over, so the retry never
 // stores the text twice. Otherwise it returns the stored response to
@@ -64,27 +65,37 @@ func (i IdempotencyKeys) Claim(ctx context.Context, p *platform.Principal, tenan
 
 // Complete stores the response to replay for the key.
 func (i IdempotencyKeys) Complete(ctx context.Context, p *platform.Principal, tenant, key string, resp Replay) error {
-	r := i.rt
-	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
-	if err != nil {
-		return err
-	}
-	if err := r.store.Tenant(tenantID).Idempotency().Complete(ctx, key, resp.Status, resp.ContentType, resp.Body); err != nil {
-		return r.internal(ctx, "complete idempotency key", err)
-	}
-	return nil
+	return i.update(ctx, p, tenant, "complete idempotency key", func(keys store.Idempotency) error {
+		return keys.Complete(ctx, key, resp.Status, resp.ContentType, resp.Body)
+	})
+}
+
+// Release gives up an unfinished claim whose request failed on the
+// server's side and said to retry: nothing is recorded to replay, and the
+// same request retried with the key runs on any server at once, storing
+// its text under the same id, so never twice.
+func (i IdempotencyKeys) Release(ctx context.Context, p *platform.Principal, tenant, key string) error {
+	return i.update(ctx, p, tenant, "release idempotency key", func(keys store.Idempotency) error {
+		return keys.Release(ctx, key)
+	})
 }
 
 // Forget drops an unfinished claim, for requests refused
 // before they changed anything, so a retry is answered afresh.
 func (i IdempotencyKeys) Forget(ctx context.Context, p *platform.Principal, tenant, key string) error {
-	r := i.rt
-	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+	return i.update(ctx, p, tenant, "forget idempotency key", func(keys store.Idempotency) error {
+		return keys.Forget(ctx, key)
+	})
+}
+
+// update settles a claim of the tenant's, once p may chat there.
+func (i IdempotencyKeys) update(ctx context.Context, p *platform.Principal, tenant, what string, fn func(store.Idempotency) error) error {
+	tenantID, err := i.rt.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
 		return err
 	}
-	if err := r.store.Tenant(tenantID).Idempotency().Forget(ctx, key); err != nil {
-		return r.internal(ctx, "forget idempotency key", err)
+	if err := fn(i.rt.store.Tenant(tenantID).Idempotency()); err != nil {
+		return i.rt.internal(ctx, what, err)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func TestTenantStreams(t *testing.T) {
 	t.Run("counted in Redis", func(t *testing.T) {
 		forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
 			e.rt = e.runtime(t, dialog.Options{Provider: e.rtProvider(t), DefaultModel: "gpt-4o-mini",
-				Limits: dialog.Limits{TenantStreams: 1}, Shared: localRedis(t)})
+				Limits: dialog.Limits{TenantStreams: 1}, Shared: localRedis(t, redislimit.Options{})})
 			streamLimitCase(t, e)
 		})
 	})
@@ -72,14 +72,14 @@ func TestTenantStreams(t *testing.T) {
 
 // localRedis is a running Limiter on the Redis at 127.0.0.1:6379, or
 // skips the test when none answers there (CI starts one: .ci/run).
-func localRedis(t *testing.T) *redislimit.Limiter {
+func localRedis(t testing.TB, opts redislimit.Options) *redislimit.Limiter {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", "127.0.0.1:6379", time.Second)
 	if err != nil {
 		t.Skip("no Redis answers on 127.0.0.1:6379 (start redis-server; CI does): ", err)
 	}
 	c.Close()
-	l, err := redislimit.Open("redis://127.0.0.1:6379/0", redislimit.Options{})
+	l, err := redislimit.Open("redis://127.0.0.1:6379/0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}

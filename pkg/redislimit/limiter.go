@@ -45,6 +45,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics receives parley_redis_up; nil keeps it unexported.
 	Metrics prometheus.Registerer
+	// Hook, when set, sees every command of every client the limiter
+	// makes: how a benchmark counts the round trips a message costs.
+	Hook redis.Hook
 }
 
 // Rate is a number of requests per second with bursts of Burst; a
@@ -168,13 +171,22 @@ func Open(url string, opts Options) (*Limiter, error) {
 		tokens: map[string]int64{}, known: map[string]known{}, streams: map[string]map[string]struct{}{}, ended: map[string][]string{},
 		gauge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "parley_redis_up",
 			Help: "1 while Redis (PARLEY_REDIS_URL) answers and limits are shared by every server; 0 while each server counts its own."})}
-	l.client.Store(redis.NewClient(o))
+	l.client.Store(l.newClient())
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(l.gauge); err != nil {
 			return nil, fmt.Errorf("redislimit: register metrics: %w", err)
 		}
 	}
 	return l, nil
+}
+
+// newClient is a client of the limiter's Redis, with its Hook.
+func (l *Limiter) newClient() *redis.Client {
+	c := redis.NewClient(l.options)
+	if l.opts.Hook != nil {
+		c.AddHook(l.opts.Hook)
+	}
+	return c
 }
 
 // Up reports whether Redis answered last time it was asked.
@@ -370,7 +382,7 @@ func (l *Limiter) probe(ctx context.Context) {
 	if l.probed.Load() {
 		// Redis was down: its pooled connections are dead, and each would
 		// fail one request before the pool dropped it.
-		c = redis.NewClient(l.options)
+		c = l.newClient()
 	}
 	if err := c.Ping(ctx).Err(); err != nil {
 		if c != l.client.Load() {

@@ -38,7 +38,8 @@ func (k *IdempotencyKey) Done() bool { return k.Status != 0 }
 // says the caller must answer it, then Complete or Forget the key; else
 // the record is done (replay it), in progress (a concurrent duplicate) or
 // of another fingerprint. An unfinished claim is handed to the caller
-// when its server died, at once, or when it is older than staleAfter. The
+// when its server died or released it for the same request, at once, or
+// when it is older than staleAfter. The
 // record's MessageID, kept when a claim is handed over, is the id under
 // which the request stores its user message (Take.First).
 func (i Idempotency) Claim(ctx context.Context, key, fingerprint string, now time.Time, staleAfter time.Duration) (rec *IdempotencyKey, won bool, err error) {
@@ -54,7 +55,7 @@ VALUES ($1, $2, $3, 0, '', '', $4, $5, $6) ON CONFLICT DO NOTHING`, tenantID, ke
 	if n == 1 {
 		return rec, true, nil
 	}
-	handOver := claimStaleSQL
+	handOver := claimStaleSQL + ` OR ` + claimReleasedSQL
 	switch {
 	case s.instance != nil:
 		handOver += ` OR ` + claimOwnerDeadSQL
@@ -87,12 +88,15 @@ WHERE tenant_id = $1 AND key = $2 AND status = 0 AND (`+handOver+`) RETURNING me
 // when its server is dead: on PostgreSQL, another instance whose lock is
 // free (claimOwnerDeadSQL, as ownerDeadSQL for leases); on SQLite, the
 // server holding the data directory's lock is the only one, so a claim of
-// any other process is of one that is gone (claimOwnerGoneSQL).
+// any other process is of one that is gone (claimOwnerGoneSQL). A claim
+// released for a retry (Release) goes to the same request at once, on any
+// server (claimReleasedSQL).
 const (
 	claimStaleSQL     = `created_at < $6`
+	claimReleasedSQL  = `(owner = '` + claimReleased + `' AND fingerprint = $3)`
 	claimOwnerDeadSQL = `CASE WHEN owner LIKE '` + instancePrefix + `%' AND owner <> $5
     THEN pg_try_advisory_xact_lock(hashtextextended(owner, 0)) ELSE false END`
-	claimOwnerGoneSQL = `owner <> $5`
+	claimOwnerGoneSQL = `owner <> $5 AND owner <> '` + claimReleased + `'`
 )
 
 // Complete stores the response to replay for the key.
@@ -107,6 +111,23 @@ func (i Idempotency) Complete(ctx context.Context, key string, status int, conte
 		return wrap("complete idempotency key", ErrNotFound)
 	}
 	return nil
+}
+
+// claimReleased is the owner of a claim no server answers any more, whose
+// request a retry must run again (Release).
+const claimReleased = "released"
+
+// Release gives up an unfinished claim whose request failed on the
+// server's side and told its client to retry (a reply cut by the server's
+// shutdown, an internal error): nothing is stored to replay, and the same
+// request retried with the key is handed the claim at once, on any
+// server, with its MessageID, so a user message the first try stored is
+// not stored twice.
+func (i Idempotency) Release(ctx context.Context, key string) error {
+	s, tenantID := i.s, i.tenant
+	_, err := s.exec(ctx, `UPDATE idempotency_keys SET owner = $3 WHERE tenant_id = $1 AND key = $2 AND status = 0`,
+		tenantID, key, claimReleased)
+	return wrap("release idempotency key", err)
 }
 
 // Forget drops an unfinished claim, so a request that never

@@ -157,6 +157,28 @@ func TestIdempotencyKeys(t *testing.T) {
 				t.Fatalf("stale claim not handed over with message %s: %+v, %v, %v", first.MessageID, rec, won, err)
 			}
 		})
+		t.Run("a released claim goes at once to the same request, with its message id, and to no other", func(t *testing.T) {
+			first, _, err := st.Tenant(tn.ID).Idempotency().Claim(ctx, "k4", "fp", now(), stale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec := claim(tn.ID, "k4", "fp", now()); rec == nil || rec.Done() {
+				t.Fatalf("before the release a duplicate got %+v, want it in progress", rec)
+			}
+			if err := st.Tenant(tn.ID).Idempotency().Release(ctx, "k4"); err != nil {
+				t.Fatal(err)
+			}
+			if rec := claim(tn.ID, "k4", "another request", now()); rec == nil || rec.Fingerprint != "fp" {
+				t.Fatalf("another request took the released claim: %+v", rec)
+			}
+			rec, won, err := st.Tenant(tn.ID).Idempotency().Claim(ctx, "k4", "fp", now(), stale)
+			if err != nil || !won || rec.MessageID != first.MessageID {
+				t.Fatalf("the retry was not handed the claim with message %s: %+v, %v, %v", first.MessageID, rec, won, err)
+			}
+			if rec := claim(tn.ID, "k4", "fp", now()); rec == nil || rec.Done() {
+				t.Fatalf("once handed over, a duplicate got %+v, want it in progress", rec)
+			}
+		})
 		t.Run("a forgotten claim may be made again", func(t *testing.T) {
 			claim(tn.ID, "k3", "fp", now())
 			if err := st.Tenant(tn.ID).Idempotency().Forget(ctx, "k3"); err != nil {
