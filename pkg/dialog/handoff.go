@@ -339,18 +339,3 @@ func (ha Handoffs) Release(ctx context.Context, p *platform.Principal, tenant, d
 	}
 	return out, nil
 }
-
-// Typing tells the dialog's end user that the operator who holds
-// it is writing (a typing event on its stream); nothing is stored.
-func (h Handoffs) Typing(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
-	r := h.rt
-	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
-	if err != nil {
-		return err
-	}
-	if _, err := r.store.Tenant(tenantID).Handoffs().Get(ctx, dialog); err != nil {
-		return r.Handoffs().handoffErr(ctx, "operator typing", err)
-	}
-	r.signal(ctx, tenantID, dialog, signalTypingOperator)
-	return nil
-}
