@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 // TestTypingAndReadMarksBothWays plays a handoff's presence through the
@@ -119,4 +122,60 @@ func TestTypingAndReadMarksBothWays(t *testing.T) {
 func jsonInt(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// TestTypingAndReadMarksReachOtherServers follows a handed-off dialog as
+// an operator on one server while the end user types and reads through
+// another sharing the PostgreSQL database; the following server never
+// re-reads on its own, so only the notification can bring them.
+func TestTypingAndReadMarksReachOtherServers(t *testing.T) {
+	t.Parallel()
+	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("set PARLEY_TEST_DATABASE_URL: servers share live signals only through PostgreSQL")
+	}
+	st1, st2 := storetest.OpenPostgresTwice(t, url)
+	e := newChatEnv(t, st1, dialog.Limits{})
+	e.liveRecheck = time.Hour
+	other, _ := e.serve(t, st2)
+	ctx := context.Background()
+	chat, err := e.svc.APIKeys().Create(ctx, platform.Operator(), "shop", platform.APIKeyInput{Name: "backend", Scopes: []string{"chat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.dialog(t)
+	e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
+	turn, err := e.client(chat.Key).SendMessage(ctx, "shop", d, "a person please")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The helpdesk's side: apiclient follows the dialog on the other server.
+	followCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	heard := make(chan apiclient.Event, 16)
+	go func() {
+		_ = other.client(e.key).FollowDialog(followCtx, "shop", d, 0, func(ev apiclient.Event) error {
+			heard <- ev
+			return nil
+		})
+		close(heard)
+	}()
+	operator := &followed{events: heard, stop: cancel}
+	operator.next(t, "handoff")
+	if err := e.client(chat.Key).Typing(ctx, "shop", d); err != nil {
+		t.Fatal(err)
+	}
+	var typing apiclient.TypingEvent
+	if err := json.Unmarshal(operator.next(t, "typing").Data, &typing); err != nil || typing.Who != "user" {
+		t.Fatalf("typing event %+v, %v", typing, err)
+	}
+	seq := turn.Messages[len(turn.Messages)-1].Seq
+	if _, err := e.client(chat.Key).MarkRead(ctx, "shop", d, seq); err != nil {
+		t.Fatal(err)
+	}
+	var read apiclient.ReadMark
+	if err := json.Unmarshal(operator.next(t, "read").Data, &read); err != nil || read.Who != "user" || read.Seq != seq {
+		t.Fatalf("read event %+v, %v", read, err)
+	}
+	operator.stop()
 }
