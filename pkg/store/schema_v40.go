@@ -25,11 +25,20 @@ type v40DialogRead struct {
 func (v40DialogRead) TableName() string { return "dialog_reads" }
 
 // v40Rollup adds the time handed-off dialogs waited until an operator
-// took them, and the time operators took to answer each message the end
-// user wrote during a handoff, each summed with how many it adds up.
+// took them, summed with how many it adds up and counted in buckets (up
+// to 30 s, 1 min, 2 min, 5 min, 15 min, 1 h, 24 h: a median per period),
+// and the time operators took to answer each message the end user wrote
+// during a handoff, summed with how many it adds up.
 type v40Rollup struct {
 	TakeMS          int64 `gorm:"column:take_ms;not null;default:0"`
 	Takes           int64 `gorm:"not null;default:0"`
+	TakeLE30s       int64 `gorm:"column:take_le_30s;not null;default:0"`
+	TakeLE1m        int64 `gorm:"column:take_le_1m;not null;default:0"`
+	TakeLE2m        int64 `gorm:"column:take_le_2m;not null;default:0"`
+	TakeLE5m        int64 `gorm:"column:take_le_5m;not null;default:0"`
+	TakeLE15m       int64 `gorm:"column:take_le_15m;not null;default:0"`
+	TakeLE1h        int64 `gorm:"column:take_le_1h;not null;default:0"`
+	TakeLE24h       int64 `gorm:"column:take_le_24h;not null;default:0"`
 	OperatorReplyMS int64 `gorm:"column:operator_reply_ms;not null;default:0"`
 	OperatorReplies int64 `gorm:"not null;default:0"`
 }
@@ -42,7 +51,8 @@ func migrateV40(tx *gorm.DB) error {
 	if err := tx.Migrator().CreateTable(&v40DialogRead{}); err != nil {
 		return err
 	}
-	for _, col := range []string{"TakeMS", "Takes", "OperatorReplyMS", "OperatorReplies"} {
+	for _, col := range []string{"take_ms", "takes", "take_le_30s", "take_le_1m", "take_le_2m", "take_le_5m", "take_le_15m",
+		"take_le_1h", "take_le_24h", "operator_reply_ms", "operator_replies"} {
 		if err := tx.Migrator().AddColumn(&v40Rollup{}, col); err != nil {
 			return err
 		}
