@@ -15,7 +15,7 @@ import (
 // types and the inbox says so; the operator types and the widget names
 // them; the operator's reply, shown in the widget, comes back to the
 // inbox as "Seen"; the visitor's messages say "Read" once the operator has
-// the dialog open; and a reloaded inbox still shows "Seen".
+// the dialog open; and both marks are still there after a reload.
 func TestTypingAndReadMarksInHandoff(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, visitor context.Context) {
@@ -116,11 +116,19 @@ func TestTypingAndReadMarksInHandoff(t *testing.T) {
 			screenshot(t, visitor, "widget-read")
 		})
 
-		t.Run("a reloaded inbox still shows Seen", func(t *testing.T) {
-			run(t, operator, "reload",
+		t.Run("after a reload both sides still show their read marks", func(t *testing.T) {
+			run(t, operator, "reload the inbox",
 				chromedp.Reload(),
 				until(contains("document", ".transcript", "How can I help?")),
 				until(`document.querySelector('.transcript li.operator .seen-mark') !== null`),
+			)
+			run(t, visitor, "reload the widget",
+				chromedp.Reload(),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.operator", "How can I help?")),
+				until(shadow+`.querySelector('.seen') !== null`),
+				until(shadow+`.querySelector('.seen').previousElementSibling.textContent.includes('My order never arrived.')`),
 			)
 		})
 	})
