@@ -70,12 +70,12 @@ func presentsPublishableKey(r *http.Request) bool {
 
 // isChatPath reports whether path is one of the routes the widget uses:
 // starting a dialog, reading it, posting messages, tool results and
-// confirmations to it, stopping its reply, following it live, and rating it
-// when it ends.
+// confirmations to it, stopping its reply, following it live, saying the
+// visitor types or has read it, and rating it when it ends.
 //
 //	/v1/tenants/{t}/bots/{b}/dialogs
 //	/v1/tenants/{t}/dialogs/{d}
-//	/v1/tenants/{t}/dialogs/{d}/{messages|tool-results|confirmations|cancel|events|rating}
+//	/v1/tenants/{t}/dialogs/{d}/{messages|tool-results|confirmations|cancel|events|typing|read|rating}
 //	/v1/tenants/{t}/dialogs/{d}/messages/{m}/feedback
 func isChatPath(path string) bool {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
@@ -90,7 +90,7 @@ func isChatPath(path string) bool {
 		return true
 	case len(rest) == 3 && rest[0] == "dialogs" && rest[1] != "":
 		switch rest[2] {
-		case "messages", "tool-results", "confirmations", "cancel", "events", "rating":
+		case "messages", "tool-results", "confirmations", "cancel", "events", "typing", "read", "rating":
 			return true
 		}
 	case len(rest) == 5 && rest[0] == "dialogs" && rest[1] != "" && rest[2] == "messages" && rest[3] != "" && rest[4] == "feedback":

@@ -131,16 +131,6 @@ func (d *dialogAPI) releaseDialog(c *gin.Context) {
 	c.JSON(http.StatusOK, dialog.WireDialog(dlg))
 }
 
-// operatorTyping: POST .../dialogs/{dialog}/typing -> 204; the end user's
-// stream shows that the operator writes.
-func (d *dialogAPI) operatorTyping(c *gin.Context) {
-	if err := d.rt.Handoffs().Typing(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("dialog")); err != nil {
-		d.fail(c, err)
-		return
-	}
-	c.Status(http.StatusNoContent)
-}
-
 // followDialog: GET .../dialogs/{dialog}/events -> the dialog's live
 // stream (SSE). Message events carry their seq as the event id; a client
 // resumes with Last-Event-ID (or ?after= where it cannot set headers).

@@ -56,7 +56,8 @@ func writeAnalyticsCSV(c *gin.Context, a apiclient.Analytics) {
 	c.Status(http.StatusOK)
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write([]string{"start", "dialogs", "resolved", "handed_off", "abandoned", "failed", "resolution_rate", "handoff_rate",
-		"abandonment_rate", "csat", "ratings", "first_response_ms", "reply_ms", "operator_first_response_ms", "tool_calls", "tool_failure_rate",
+		"abandonment_rate", "csat", "ratings", "first_response_ms", "reply_ms", "operator_first_response_ms", "handoff_take_ms",
+		"handoff_take_p50_ms", "operator_reply_ms", "tool_calls", "tool_failure_rate",
 		"knowledge_searches", "knowledge_hit_rate", "cost_usd", "cost_per_resolved"})
 	num := func(v *float64) string {
 		if v == nil {
@@ -68,8 +69,8 @@ func writeAnalyticsCSV(c *gin.Context, a apiclient.Analytics) {
 		m := p.AnalyticsMetrics
 		_ = w.Write([]string{p.Start.Format(time.RFC3339), itoa(m.Dialogs), itoa(m.Outcomes.Resolved), itoa(m.Outcomes.HandedOff),
 			itoa(m.Outcomes.Abandoned), itoa(m.Outcomes.Failed), num(m.ResolutionRate), num(m.HandoffRate), num(m.AbandonmentRate),
-			num(m.CSAT), itoa(m.Ratings), num(m.FirstResponseMS), num(m.ReplyMS), num(m.OperatorFirstResponseMS), itoa(m.ToolCalls), num(m.ToolFailureRate),
-			itoa(m.KnowledgeSearches), num(m.KnowledgeHitRate), strconv.FormatFloat(m.CostUSD, 'f', -1, 64), num(m.CostPerResolved)})
+			num(m.CSAT), itoa(m.Ratings), num(m.FirstResponseMS), num(m.ReplyMS), num(m.OperatorFirstResponseMS), num(m.HandoffTakeMS),
+			num(m.HandoffTakeP50MS), num(m.OperatorReplyMS), itoa(m.ToolCalls), num(m.ToolFailureRate), itoa(m.KnowledgeSearches), num(m.KnowledgeHitRate), strconv.FormatFloat(m.CostUSD, 'f', -1, 64), num(m.CostPerResolved)})
 	}
 	w.Flush()
 }
@@ -81,7 +82,8 @@ func metricsOut(m dialog.Metrics) apiclient.AnalyticsMetrics {
 		HandedOff: m.Outcomes.HandedOff, Abandoned: m.Outcomes.Abandoned, Failed: m.Outcomes.Failed},
 		ResolutionRate: m.ResolutionRate, HandoffRate: m.HandoffRate, AbandonmentRate: m.AbandonmentRate, FailureRate: m.FailureRate,
 		DeflectionRate: m.DeflectionRate, CSAT: m.CSAT, Ratings: m.Ratings, AverageRating: m.AverageRating,
-		FirstResponseMS: m.FirstResponseMS, ReplyMS: m.ReplyMS, OperatorFirstResponseMS: m.OperatorFirstResponseMS, ToolCalls: m.ToolCalls, ToolFailureRate: m.ToolFailureRate,
+		FirstResponseMS: m.FirstResponseMS, ReplyMS: m.ReplyMS, OperatorFirstResponseMS: m.OperatorFirstResponseMS,
+		HandoffTakeMS: m.HandoffTakeMS, HandoffTakeP50MS: m.HandoffTakeP50MS, OperatorReplyMS: m.OperatorReplyMS, ToolCalls: m.ToolCalls, ToolFailureRate: m.ToolFailureRate,
 		KnowledgeSearches: m.KnowledgeSearches, KnowledgeHitRate: m.KnowledgeHitRate, CostUSD: m.CostUSD, CostPerResolved: m.CostPerResolved}
 }
 

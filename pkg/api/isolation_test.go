@@ -471,8 +471,11 @@ func routeTable() []routeCase {
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/release", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/release", map[string]any{}
 		}},
-		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/typing", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/typing", chatOr(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/typing", map[string]any{}
+		}},
+		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/read", chatOr(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
+			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/read", map[string]any{"seq": 1}
 		}},
 		{"POST", "/v1/tenants/:tenant/dialogs/:dialog/notes", role(rankOperator), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/dialogs/" + w.mustHandedOffDialog(t, f) + "/notes", map[string]any{"text": "Refund already promised."}

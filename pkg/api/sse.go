@@ -115,7 +115,9 @@ func encode(b []byte, e agent.Event) []byte {
 	case dialog.HandoffEvent:
 		v = apiclient.HandoffEvent{Type: e.Type(), Status: e.Status, Operator: e.Operator}
 	case dialog.TypingEvent:
-		v = apiclient.TypingEvent{Type: e.Type(), Who: e.Who}
+		v = apiclient.TypingEvent{Type: e.Type(), Who: e.Who, Name: e.Name}
+	case dialog.ReadEvent:
+		v = apiclient.ReadMark{Type: e.Type(), Who: e.Who, Seq: e.Seq, ReadAt: e.ReadAt}
 	case dialog.CitationEvent:
 		v = apiclient.CitationEvent{Type: e.Type(), Citation: dialog.WireCitation(e.Citation)}
 	}

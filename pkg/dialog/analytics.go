@@ -71,11 +71,19 @@ type Metrics struct {
 	// OperatorFirstResponseMS is the mean time from a handoff to the
 	// operator's first message in the dialog.
 	OperatorFirstResponseMS *float64
-	ToolCalls               int64
-	ToolFailureRate         *float64
-	KnowledgeSearches       int64
-	KnowledgeHitRate        *float64
-	CostUSD                 float64
+	// HandoffTakeMS is the mean time from a handoff to an operator taking
+	// the dialog; HandoffTakeP50MS the bound of the bucket
+	// (store.TakeBuckets) that holds the median: half the dialogs waited
+	// at most that long.
+	HandoffTakeMS, HandoffTakeP50MS *float64
+	// OperatorReplyMS is the mean time from an end user's message during
+	// a handoff to the operator's answer.
+	OperatorReplyMS   *float64
+	ToolCalls         int64
+	ToolFailureRate   *float64
+	KnowledgeSearches int64
+	KnowledgeHitRate  *float64
+	CostUSD           float64
 	// CostPerResolved is the cost over resolved dialogs; nil without any.
 	CostPerResolved *float64
 }
@@ -253,6 +261,12 @@ func metricsOf(s *store.Rollup) Metrics {
 	m.FirstResponseMS = ratio(s.FirstResponseMS, s.FirstResponses)
 	m.ReplyMS = ratio(s.ReplyMS, s.Replies)
 	m.OperatorFirstResponseMS = ratio(s.OperatorResponseMS, s.OperatorResponses)
+	m.HandoffTakeMS = ratio(s.TakeMS, s.Takes)
+	if p50, ok := s.TakeLE.Median(s.Takes); ok {
+		ms := float64(p50.Milliseconds())
+		m.HandoffTakeP50MS = &ms
+	}
+	m.OperatorReplyMS = ratio(s.OperatorReplyMS, s.OperatorReplies)
 	m.ToolFailureRate = ratio(s.ToolFailures, s.ToolCalls)
 	m.KnowledgeHitRate = ratio(s.KnowledgeHits, s.KnowledgeSearch)
 	if s.Resolved > 0 {

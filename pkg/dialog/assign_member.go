@@ -46,6 +46,7 @@ func (ha Handoffs) AssignTo(ctx context.Context, p *platform.Principal, tenant, 
 	if err != nil {
 		return Handoff{}, r.storeErr(ctx, "assign dialog", "dialog", err)
 	}
+	before, _ := r.store.Tenant(tenantID).Handoffs().Get(ctx, d.ID) // to count a take once (countTake)
 	var h *store.Handoff
 	ev := platform.Event{TenantID: tenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffTaken}
 	err = r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
@@ -65,6 +66,7 @@ func (ha Handoffs) AssignTo(ctx context.Context, p *platform.Principal, tenant, 
 		return Handoff{}, r.Handoffs().handoffErr(ctx, "assign dialog", err)
 	}
 	r.metrics.handoffs.WithLabelValues("taken").Inc()
+	r.Handoffs().countTake(d, before, h)
 	r.signal(ctx, tenantID, d.ID, signalChanged)
 	return handoffView(d, h)
 }

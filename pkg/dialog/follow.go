@@ -44,9 +44,10 @@ type HandoffEvent struct {
 	Operator string
 }
 
-// TypingEvent says someone writes in the dialog: "operator".
+// TypingEvent says someone writes in the dialog: Who is "operator" (with
+// Name, the name the end user sees) or "user".
 type TypingEvent struct {
-	Who string
+	Who, Name string
 }
 
 // Type is the event's "type" field.
@@ -83,15 +84,20 @@ func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dia
 		}
 		view = viewFor(p, bot)
 	}
-	f := &follower{r: r, tenantID: d.TenantID, dialogID: d.ID, after: max(after, 0), view: view, sink: sink}
+	// Each side hears the other type and read, not itself.
+	f := &follower{r: r, tenantID: d.TenantID, dialogID: d.ID, after: max(after, 0), view: view, sink: sink,
+		side: r.Presence().sideOf(ctx, p, tenant), reads: map[string]int64{}}
 	heard, stop := r.signals.listen(d.TenantID, d.ID)
 	defer stop()
 	recheck := time.NewTimer(r.opts.LiveRecheck)
 	defer recheck.Stop()
+	if err := f.catchUp(ctx); err != nil || f.status == DialogClosed {
+		return err
+	}
+	if err := f.readMarks(ctx); err != nil {
+		return err
+	}
 	for {
-		if err := f.catchUp(ctx); err != nil || f.status == DialogClosed {
-			return err
-		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -99,14 +105,56 @@ func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dia
 			sink(0, restartingEvent()) // the client resumes, here or elsewhere
 			return nil
 		case sig := <-heard:
-			if sig == signalTypingOperator {
-				sink(0, TypingEvent{Who: "operator"})
+			if f.heard(ctx, sig) {
 				continue
 			}
 		case <-recheck.C:
 		}
 		recheck.Reset(r.opts.LiveRecheck)
+		if err := f.catchUp(ctx); err != nil || f.status == DialogClosed {
+			return err
+		}
 	}
+}
+
+// heard passes on what a typing or read signal says to the stream's
+// viewer, and says whether sig was one of those: the others mean "read
+// the store".
+func (f *follower) heard(ctx context.Context, sig string) bool {
+	switch sig {
+	case signalTypingOperator:
+		if f.side == store.ReadByUser {
+			f.sink(0, TypingEvent{Who: "operator", Name: f.operator})
+		}
+	case signalTypingUser:
+		if f.side == store.ReadByOperator {
+			f.sink(0, TypingEvent{Who: "user"})
+		}
+	case signalRead:
+		if err := f.readMarks(ctx); err != nil {
+			f.r.log.WarnContext(ctx, "dialog: read marks", "dialog", f.dialogID, "err", err)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// readMarks sends the other side's read mark when it moved since the
+// stream last said it.
+func (f *follower) readMarks(ctx context.Context) error {
+	marks, err := f.r.store.Tenant(f.tenantID).DialogReads().Of(ctx, f.dialogID)
+	if err != nil {
+		return f.failed(ctx, err)
+	}
+	for side, m := range marks {
+		if side == f.side || m.Seq <= f.reads[side] {
+			continue
+		}
+		f.reads[side] = m.Seq
+		f.sink(0, ReadEvent{Who: side, Seq: m.Seq, ReadAt: m.ReadAt})
+	}
+	return nil
 }
 
 // followDialog authorizes p to follow the dialog: as a chat (keys) or as
@@ -135,6 +183,10 @@ type follower struct {
 	sink               FollowSink
 	// status and operator are what the stream last said of the dialog.
 	status, operator string
+	// side is the viewer's side (store.ReadByUser or ReadByOperator);
+	// reads the read marks the stream last sent, by side.
+	side  string
+	reads map[string]int64
 }
 
 // catchUp sends what changed since the stream last looked: the status,

@@ -192,6 +192,9 @@ func (ha Handoffs) Assign(ctx context.Context, p *platform.Principal, tenant, di
 // update with dialog.handoff_taken in its commit.
 func (ha Handoffs) assign(ctx context.Context, d *store.Dialog, id, display string) (*store.Handoff, error) {
 	r := ha.rt
+	// As it was, to count a take only once (countTake); without it the
+	// take still happens, uncounted.
+	before, _ := r.store.Tenant(d.TenantID).Handoffs().Get(ctx, d.ID)
 	var h *store.Handoff
 	ev := platform.Event{TenantID: d.TenantID, BotID: d.BotID, DialogID: d.ID, Type: webhook.DialogHandoffTaken}
 	err := r.svc.Webhooks().WithEvent(ctx, ev, func(st *store.Store) (any, error) {
@@ -206,9 +209,7 @@ func (ha Handoffs) assign(ctx context.Context, d *store.Dialog, id, display stri
 		return nil, r.Handoffs().handoffErr(ctx, "assign dialog", err)
 	}
 	r.metrics.handoffs.WithLabelValues("taken").Inc()
-	if h.AssignedAt != nil {
-		r.metrics.toTake.Observe(h.AssignedAt.Sub(h.RequestedAt).Seconds())
-	}
+	r.Handoffs().countTake(d, before, h)
 	r.signal(ctx, d.TenantID, d.ID, signalChanged)
 	return h, nil
 }
@@ -272,6 +273,7 @@ func (ha Handoffs) Post(ctx context.Context, p *platform.Principal, tenant, dial
 		return Message{}, r.internal(ctx, "operator message", err)
 	}
 	r.Handoffs().countOperatorResponse(ctx, d, h, row)
+	r.Handoffs().countOperatorReply(ctx, d, h, row)
 	r.signal(ctx, tenantID, d.ID, signalChanged)
 	return messageView(row), nil
 }
@@ -338,19 +340,4 @@ func (ha Handoffs) Release(ctx context.Context, p *platform.Principal, tenant, d
 		return Dialog{}, r.internal(ctx, "release dialog: view", err)
 	}
 	return out, nil
-}
-
-// Typing tells the dialog's end user that the operator who holds
-// it is writing (a typing event on its stream); nothing is stored.
-func (h Handoffs) Typing(ctx context.Context, p *platform.Principal, tenant, dialog string) error {
-	r := h.rt
-	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
-	if err != nil {
-		return err
-	}
-	if _, err := r.store.Tenant(tenantID).Handoffs().Get(ctx, dialog); err != nil {
-		return r.Handoffs().handoffErr(ctx, "operator typing", err)
-	}
-	r.signal(ctx, tenantID, dialog, signalTypingOperator)
-	return nil
 }

@@ -164,6 +164,9 @@ type runtimeMetrics struct {
 	// operatorResponse is the time operators took to first answer a
 	// handed-off dialog; unlabelled, so bounded.
 	operatorResponse prometheus.Histogram
+	// operatorReply is the time operators took to answer each message of
+	// an end user during a handoff; unlabelled too.
+	operatorReply prometheus.Histogram
 }
 
 func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
@@ -252,6 +255,11 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 			Help:    "How long handed-off dialogs waited from the handoff to an operator's first message.",
 			Buckets: []float64{5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
 		}),
+		operatorReply: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "parley_operator_reply_seconds",
+			Help:    "How long end users' messages in handed-off dialogs waited for an operator's answer.",
+			Buckets: []float64{5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+		}),
 	}
 	if reg != nil {
 		m.llmSeconds = register(reg, m.llmSeconds)
@@ -273,6 +281,7 @@ func newRuntimeMetrics(reg prometheus.Registerer) *runtimeMetrics {
 		m.toTake = register(reg, m.toTake)
 		m.knowledgeSearches = register(reg, m.knowledgeSearches)
 		m.operatorResponse = register(reg, m.operatorResponse)
+		m.operatorReply = register(reg, m.operatorReply)
 		m.outcomes = register(reg, m.outcomes)
 	}
 	return m

@@ -136,6 +136,8 @@ type Runtime struct {
 
 	// signals wakes the dialogs' live streams (Follow).
 	signals *signals
+	// typing thins out the typing signals clients send (presence.go).
+	typing *typingGate
 }
 
 // New returns the dialog runtime. It fails, naming the field, when a
@@ -174,7 +176,7 @@ func New(opts Options) (*Runtime, error) {
 		ids:  identity.NewVerifier(opts.HTTPClient, opts.Clock),
 		bots: newBotCache(512), tenants: newTenantCache(4096), dialogBots: newDialogBotCache(4096), plans: newPlanCache(4096), history: newHistoryCache(opts.HistoryCacheBytes),
 		meter: newMeter(opts.Store, opts.Logger), base: base, shutdown: cancel, live: map[string]*liveRun{},
-		signals: newSignals()}
+		signals: newSignals(), typing: newTypingGate()}
 	// Another server's CancelReply reaches this one's runs.
 	opts.Store.Signals().OnReplyStop(func(tenantID, dialogID string) { r.Dialogs().stopLocal(tenantID, dialogID) })
 	// Every server's signals reach this one's live streams.

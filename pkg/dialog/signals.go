@@ -59,31 +59,41 @@ func (s *signals) listen(tenantID, dialogID string) (ch <-chan string, stop func
 // operators' inbox).
 const anyDialog = "*"
 
-// deliver hands signal to the dialog's listeners in this process, and to
-// its tenant's listeners for any dialog; one that lags gets it instead of
-// its oldest pending signal.
+// deliver hands signal to the dialog's listeners in this process, and a
+// changed signal to its tenant's listeners for any dialog too (the inbox
+// wants nothing else, and a busy tenant's typing must not crowd it out).
+// A listener that lags gets a changed or read signal instead of its
+// oldest pending one; a typing signal it simply misses, as the next one
+// comes in seconds.
 func (s *signals) deliver(tenantID, dialogID, signal string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.send(s.subs[liveKey(tenantID, dialogID)], signal)
-	s.send(s.subs[liveKey(tenantID, anyDialog)], signal)
+	if signal == signalChanged {
+		s.send(s.subs[liveKey(tenantID, anyDialog)], signal)
+	}
 }
 
 // send is deliver to one set of listeners. Call with mu held.
 func (s *signals) send(subs map[chan string]struct{}, signal string) {
+	ephemeral := signal == signalTypingOperator || signal == signalTypingUser || signal == signalTypingBot
 	for c := range subs {
-		for {
-			select {
-			case c <- signal:
+		for !offer(c, signal) && !ephemeral {
+			select { // make room: drop the oldest
+			case <-c:
 			default:
-				select {
-				case <-c:
-				default:
-				}
-				continue
 			}
-			break
 		}
+	}
+}
+
+// offer sends signal on c if it has room.
+func offer(c chan string, signal string) bool {
+	select {
+	case c <- signal:
+		return true
+	default:
+		return false
 	}
 }
 

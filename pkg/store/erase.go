@@ -124,7 +124,7 @@ func (di Dialogs) eraseWhere(ctx context.Context, op string, now time.Time, cond
 // user: it goes with the dialog, and the conversation's next message starts
 // anew. A reply still to send into the conversation (channel_jobs) quotes
 // the dialog too.
-var dialogTables = []string{"dialog_notes", "message_feedback", "tool_calls", "messages", "dialog_leases", "pii_vaults", "channel_conversations", "channel_jobs"}
+var dialogTables = []string{"dialog_notes", "dialog_reads", "message_feedback", "tool_calls", "messages", "dialog_leases", "pii_vaults", "channel_conversations", "channel_jobs"}
 
 // deleteAll deletes the tenant's dialogs ids and all rows that hang off
 // them, except those whose lease is live at now. Run it in a transaction.

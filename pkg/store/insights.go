@@ -232,6 +232,17 @@ type Rollup struct {
 	// the time from the handoff to the first operator message.
 	OperatorResponseMS int64 `gorm:"column:operator_response_ms"`
 	OperatorResponses  int64
+	// TakeMS sums, over Takes handoffs, the time from the handoff to an
+	// operator taking the dialog; TakeLE counts them by TakeBuckets (a
+	// take longer than the last bucket is in none).
+	TakeMS int64 `gorm:"column:take_ms"`
+	Takes  int64
+	TakeLE TakeCounts `gorm:"embedded"`
+	// OperatorReplyMS sums, over OperatorReplies answers, the time from
+	// the end user's first message since the last operator message to
+	// the operator's answer, in a handed-off dialog.
+	OperatorReplyMS int64 `gorm:"column:operator_reply_ms"`
+	OperatorReplies int64
 }
 
 // TableName pins the table step 33 created.
@@ -243,7 +254,8 @@ const SatisfiedRating = 4
 // rollupCounters are the rollup's counter columns.
 var rollupCounters = []string{"dialogs", "resolved", "handed_off", "abandoned", "failed", "ratings", "rating_sum", "satisfied",
 	"replies", "first_response_ms", "first_responses", "reply_ms", "tool_calls", "tool_failures", "knowledge_searches",
-	"knowledge_hits", "cost_micro_usd", "operator_response_ms", "operator_responses"}
+	"knowledge_hits", "cost_micro_usd", "operator_response_ms", "operator_responses", "take_ms", "takes", "take_le_30s", "take_le_1m",
+	"take_le_2m", "take_le_5m", "take_le_15m", "take_le_1h", "take_le_24h", "operator_reply_ms", "operator_replies"}
 
 func (r *Rollup) addVerdict(v Verdict, sign int64) {
 	if v.Outcome == "" {
@@ -290,6 +302,11 @@ func (r *Rollup) Plus(o *Rollup) {
 	r.CostMicroUSD += o.CostMicroUSD
 	r.OperatorResponseMS += o.OperatorResponseMS
 	r.OperatorResponses += o.OperatorResponses
+	r.TakeMS += o.TakeMS
+	r.Takes += o.Takes
+	r.TakeLE.plus(&o.TakeLE)
+	r.OperatorReplyMS += o.OperatorReplyMS
+	r.OperatorReplies += o.OperatorReplies
 }
 
 func (r *Rollup) zero() bool {

@@ -41,6 +41,9 @@ func (t TenantScope) Dialogs() Dialogs { return Dialogs(t) }
 // Drafts returns the tenant's autosaved config drafts.
 func (t TenantScope) Drafts() Drafts { return Drafts(t) }
 
+// DialogReads are how far each side of the tenant's dialogs has read them.
+func (t TenantScope) DialogReads() DialogReads { return DialogReads(t) }
+
 // DialogNotes returns the internal notes members keep on the tenant's
 // dialogs.
 func (t TenantScope) DialogNotes() DialogNotes { return DialogNotes(t) }

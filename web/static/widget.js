@@ -182,6 +182,8 @@
     '.typing span:nth-child(2) { animation-delay: .2s; } .typing span:nth-child(3) { animation-delay: .4s; }',
     '@keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }',
     '@media (prefers-reduced-motion: reduce) { .typing span { animation: none; } }',
+    '.typing em { font-style: normal; font-size: 12px; color: var(--muted); margin-left: 6px; align-self: center; }',
+    '.seen { align-self: flex-end; font-size: 11px; color: var(--muted); margin-top: -6px; }',
     'form { display: flex; gap: 8px; padding: 10px; border-top: 1px solid var(--line); background: var(--bg); }',
     'textarea { flex: 1; resize: none; font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 10px; padding: 8px 10px; height: 40px; }',
     'form .btn { padding: 0 16px; border-radius: 10px; }',
@@ -598,6 +600,7 @@
       localStorage.setItem(STORE, d.id);
       if (d.greeting) say('bot', d.greeting);
       lastSeq = 0;
+      readWanted = readSent = readUpTo = 0;
       unfollow();
     });
   }
@@ -632,6 +635,49 @@
     box.appendChild(el('span', 'who', m.author || ''));
     box.appendChild(document.createTextNode(m.text));
     add(box);
+    markRead(m.seq);
+  }
+
+  // --- typing and read marks ---------------------------------------------------
+  // While a person answers, each side sees the other write and read
+  // (docs/api.md, "Typing and read marks"): the visitor's typing is sent at
+  // most every TYPING_EVERY ms, an operator's shows until TYPING_FOR ms
+  // pass without another; the operator's messages count as read once they
+  // are on screen with the chat open, and the visitor's own messages say
+  // "Read" up to the newest the operator has seen.
+  var TYPING_EVERY = 3000, TYPING_FOR = 6000;
+  var typedAt = 0;
+  function typed() {
+    if (liveStatus !== 'handoff' || !dialogId || Date.now() - typedAt < TYPING_EVERY) return;
+    typedAt = Date.now();
+    request('POST', path('dialogs', dialogId, 'typing'), {}).catch(function () {});
+  }
+  var readWanted = 0, readSent = 0;
+  function markRead(seq) {
+    readWanted = Math.max(readWanted, seq || 0);
+    if (!dialogId || panel.hidden || document.hidden || readWanted <= readSent) return;
+    readSent = readWanted;
+    request('POST', path('dialogs', dialogId, 'read'), { seq: readSent }).catch(function () { readSent = 0; });
+  }
+  document.addEventListener('visibilitychange', function () { markRead(0); });
+  // sent are the visitor's message bubbles on screen, with their seq once
+  // the server has said it; readUpTo the operators' read mark.
+  var sent = [], readUpTo = 0, seenMark = null;
+  function numbered(m) {
+    if (!m || m.kind !== 'user' || !m.seq) return;
+    if (sent.some(function (b) { return b.seq === m.seq; })) return;
+    for (var i = 0; i < sent.length; i++) {
+      if (!sent[i].seq) { sent[i].seq = m.seq; break; }
+    }
+    drawRead();
+  }
+  function drawRead() {
+    if (seenMark) seenMark.remove();
+    seenMark = null;
+    var read = sent.filter(function (b) { return b.seq && b.seq <= readUpTo && b.el.isConnected; });
+    if (!read.length) return;
+    seenMark = el('div', 'seen', t('read'));
+    read[read.length - 1].el.insertAdjacentElement('afterend', seenMark);
   }
   function follow() {
     if (!dialogId || (live && live.dialog === dialogId)) return;
@@ -670,11 +716,18 @@
         break;
       case 'message':
         lastSeq = Math.max(lastSeq, ev.message.seq);
+        numbered(ev.message);
         break;
       case 'typing':
-        showTyping();
+        if (ev.who !== 'operator') break;
+        showTyping(ev.name ? t('operatorTyping', ev.name) : '');
         clearTimeout(typingTimer);
-        typingTimer = setTimeout(function () { if (!busy) hideTyping(); }, 6000);
+        typingTimer = setTimeout(function () { if (!busy) hideTyping(); }, TYPING_FOR);
+        break;
+      case 'read':
+        if (ev.who !== 'operator') break;
+        readUpTo = Math.max(readUpTo, ev.seq);
+        drawRead();
         break;
       case 'handoff':
         var was = liveStatus, wasOperator = liveOperator;
@@ -704,6 +757,7 @@
         if (m.kind === 'operator') sayOperator(m);
         else if ((m.role === 'user' || m.role === 'assistant') && m.text) {
           var shown = say(m.role === 'user' ? 'user' : 'bot', m.text);
+          if (m.role === 'user') sent.push({ el: shown, seq: m.seq || 0 });
           (m.citations || []).forEach(function (c) { cite(shown, c); });
           if (m.role === 'assistant' && m.status === 'complete') rateable(shown, m.id, rated[m.id]);
         }
@@ -740,6 +794,7 @@
         bubble = null;
         break;
       case 'message':
+        numbered(ev.message);
         // The stored reply the bubble streamed: now it can be rated.
         if (bubble && ev.message && ev.message.kind === 'assistant' && ev.message.text) {
           var cited = bubble;
@@ -773,11 +828,16 @@
   }
 
   var typing = null;
-  function showTyping() {
-    if (typing) return;
-    typing = add(el('div', 'typing'));
-    typing.setAttribute('aria-label', t('typing'));
+  // showTyping shows the dots, with who writes when it is a person.
+  function showTyping(who) {
+    if (typing && typing.dataset.who === (who || '')) return;
+    hideTyping();
+    typing = el('div', 'typing');
+    typing.dataset.who = who || '';
+    typing.setAttribute('aria-label', who || t('typing'));
     for (var i = 0; i < 3; i++) typing.appendChild(el('span'));
+    if (who) typing.appendChild(el('em', null, who));
+    add(typing);
   }
   function hideTyping() {
     if (typing) typing.remove();
@@ -915,6 +975,7 @@
       return;
     }
     var bubbleEl = say('user', text);
+    sent.push({ el: bubbleEl, seq: 0 });
     var body = { text: text };
     if (attached) {
       var img = el('img');
@@ -997,6 +1058,7 @@
     launcher.setAttribute('aria-expanded', 'true');
     launcher.setAttribute('aria-label', t('close'));
     input.focus();
+    markRead(0);
     start().catch(function (err) {
       showError(humanError(err), retryable(err) ? open : null);
     });
@@ -1023,6 +1085,7 @@
     send(text);
   });
   input.addEventListener('input', counted);
+  input.addEventListener('input', typed);
   input.addEventListener('keydown', function (e) {
     if (e.key === 'Enter' && !e.shiftKey) {
       e.preventDefault();
@@ -1060,7 +1123,7 @@
         busy: 'Too many messages right now. Please wait a moment.',
         failed: 'Something went wrong: %s', cut: 'The reply was cut short. Please try again.',
         handoff: 'Connecting you to a person…', typing: 'The assistant is typing',
-        joined: '%s joined the conversation.',
+        joined: '%s joined the conversation.', operatorTyping: '%s is typing…', read: 'Read',
         back: 'You are chatting with the assistant again.',
         ask: 'Allow the assistant to run “%s”%s?', allow: 'Allow', deny: 'Not now',
         allowed: 'Allowed.', declined: 'Declined.',
@@ -1080,7 +1143,7 @@
         busy: 'Gerade sind es zu viele Nachrichten. Bitte warten Sie einen Moment.',
         failed: 'Etwas ist schiefgegangen: %s', cut: 'Die Antwort wurde unterbrochen. Bitte versuchen Sie es noch einmal.',
         handoff: 'Eine Person aus unserem Team übernimmt ab hier.', typing: 'Der Assistent schreibt',
-        joined: '%s ist dem Gespräch beigetreten.', back: 'Sie schreiben wieder mit dem Assistenten.',
+        joined: '%s ist dem Gespräch beigetreten.', operatorTyping: '%s schreibt…', read: 'Gelesen', back: 'Sie schreiben wieder mit dem Assistenten.',
         ask: 'Darf der Assistent „%s“%s ausführen?', allow: 'Erlauben', deny: 'Jetzt nicht',
         allowed: 'Erlaubt.', declined: 'Abgelehnt.',
         stop: 'Stopp', stopReply: 'Antwort stoppen', stopped: 'Gestoppt.',
@@ -1098,7 +1161,7 @@
         busy: 'Trop de messages en ce moment. Patientez un instant.',
         failed: 'Une erreur est survenue : %s', cut: 'La réponse a été interrompue. Veuillez réessayer.',
         handoff: 'Une personne de notre équipe prend le relais.', typing: 'L’assistant écrit',
-        joined: '%s a rejoint la conversation.', back: 'Vous discutez de nouveau avec l’assistant.',
+        joined: '%s a rejoint la conversation.', operatorTyping: '%s écrit…', read: 'Lu', back: 'Vous discutez de nouveau avec l’assistant.',
         ask: 'Autoriser l’assistant à exécuter « %s »%s ?', allow: 'Autoriser', deny: 'Pas maintenant',
         allowed: 'Autorisé.', declined: 'Refusé.',
         stop: 'Arrêter', stopReply: 'Arrêter la réponse', stopped: 'Arrêté.',
@@ -1116,7 +1179,7 @@
         busy: 'Demasiados mensajes ahora mismo. Espere un momento.',
         failed: 'Algo salió mal: %s', cut: 'La respuesta se interrumpió. Inténtelo de nuevo.',
         handoff: 'Una persona de nuestro equipo continuará a partir de aquí.', typing: 'El asistente está escribiendo',
-        joined: '%s se ha unido a la conversación.', back: 'Vuelve a hablar con el asistente.',
+        joined: '%s se ha unido a la conversación.', operatorTyping: '%s está escribiendo…', read: 'Leído', back: 'Vuelve a hablar con el asistente.',
         ask: '¿Permitir que el asistente ejecute «%s»%s?', allow: 'Permitir', deny: 'Ahora no',
         allowed: 'Permitido.', declined: 'Rechazado.',
         stop: 'Detener', stopReply: 'Detener la respuesta', stopped: 'Detenido.',
@@ -1134,7 +1197,7 @@
         busy: '消息过多，请稍候。',
         failed: '出错了：%s', cut: '回复被中断，请重试。',
         handoff: '接下来将由我们的工作人员为您服务。', typing: '助手正在输入',
-        joined: '%s 已加入对话。', back: '您正在重新与助手对话。',
+        joined: '%s 已加入对话。', operatorTyping: '%s 正在输入…', read: '已读', back: '您正在重新与助手对话。',
         ask: '允许助手运行“%s”%s吗？', allow: '允许', deny: '暂不',
         allowed: '已允许。', declined: '已拒绝。',
         stop: '停止', stopReply: '停止回复', stopped: '已停止。',

@@ -13,7 +13,7 @@ import (
 
 // TestAdminCreatesChannelsAndSetsTelegramsWebhook creates a webhook
 // channel (its inbound URL shown, its whsec_ secret shown once) and a
-// Telegram channel naming the tenant secret of its bot token, then sets
+// Telegram channel choosing the tenant secret of its bot token, then sets
 // Telegram's webhook from the page.
 func TestAdminCreatesChannelsAndSetsTelegramsWebhook(t *testing.T) {
 	t.Parallel()
@@ -49,8 +49,8 @@ func TestAdminCreatesChannelsAndSetsTelegramsWebhook(t *testing.T) {
 			run(t, ctx, "create telegram channel",
 				chromedp.SetValue(chromedp.CSS(`select[name="kind"]`), "telegram"),
 				do(`document.querySelector('select[name="kind"]').dispatchEvent(new Event('change'))`),
-				chromedp.WaitVisible(chromedp.CSS(`input[name="secret_bot_token"]`)),
-				chromedp.SendKeys(chromedp.CSS(`input[name="secret_bot_token"]`), "TELEGRAM_TOKEN"),
+				until(`document.querySelector('select[name="secret_bot_token"] option[value="TELEGRAM_TOKEN"]') !== null`),
+				chromedp.SetValue(chromedp.CSS(`select[name="secret_bot_token"]`), "TELEGRAM_TOKEN"),
 				chromedp.Click(chromedp.Search(`//button[text()="Create channel"]`)),
 				until(contains("document", ".alert.once strong", "secret token")),
 				until(contains("document", "main table td code", "TELEGRAM_TOKEN")),

@@ -62,6 +62,8 @@ func TestHandoffToAPersonAndBack(t *testing.T) {
 
 		t.Run("the dialog arrives in the operator's inbox without a reload, with a count", func(t *testing.T) {
 			run(t, operator, "inbox",
+				// "Nobody is waiting" says waiting too: the dialog's link is the arrival.
+				until(`document.querySelector('.inbox-list a') !== null`),
 				until(contains("document", ".inbox-list", "waiting")),
 				until(`document.getElementById('inbox-count').textContent === '1' && !document.getElementById('inbox-count').hidden`),
 			)

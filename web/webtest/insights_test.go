@@ -22,6 +22,9 @@ func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 		op, bg := platform.Operator(), context.Background()
 		resolved := w.talk(t, "u-hello", "hello")
 		handed := w.talk(t, "u-person", "I want to talk to a person")
+		if _, err := w.rt.Handoffs().Assign(bg, op, "acme", handed, "Ada"); err != nil {
+			t.Fatal(err)
+		}
 		for _, d := range []string{resolved, handed} {
 			if _, err := w.rt.Dialogs().Close(bg, op, "acme", d, "done"); err != nil {
 				t.Fatal(err)
@@ -41,6 +44,14 @@ func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 		}
 		if got := stat("handoff_rate"); got != "50% (1)" {
 			t.Errorf("handoff reads %q", got)
+		}
+		// Taken at once: the mean rounds to seconds, the median is the
+		// first bucket's bound.
+		if got := stat("handoff_take_ms"); !strings.HasSuffix(got, " s (half within 30 s)") {
+			t.Errorf("time to take reads %q", got)
+		}
+		if got := stat("operator_reply_ms"); got != "—" {
+			t.Errorf("operator reply reads %q; nobody wrote during the handoff", got)
 		}
 		label := eval[string](t, ctx, `document.querySelector('svg[data-chart=outcomes]').getAttribute('aria-label')`)
 		if !strings.Contains(label, "Resolved 1") || !strings.Contains(label, "Handed off 1") {

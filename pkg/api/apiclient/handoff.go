@@ -72,10 +72,41 @@ type OperatorMessageEvent struct {
 	Message Message `json:"message"`
 }
 
-// TypingEvent is a live stream's "typing" event.
+// TypingEvent is a live stream's "typing" event: the other side of a
+// handoff writes. Who is "operator" (Name: as the end user sees them) or
+// "user".
 type TypingEvent struct {
 	Type string `json:"type"` // "typing"
 	Who  string `json:"who"`
+	Name string `json:"name,omitempty"`
+}
+
+// ReadRequest marks a dialog read up to the message Seq.
+type ReadRequest struct {
+	Seq int64 `json:"seq"`
+}
+
+// ReadMark is how far one side of a dialog has read it, and a live
+// stream's "read" event (Type set): Who is "user" or "operator", Seq the
+// newest message it has seen.
+type ReadMark struct {
+	Type   string    `json:"type,omitempty"` // "read" in a stream
+	Who    string    `json:"who"`
+	Seq    int64     `json:"seq"`
+	ReadAt time.Time `json:"read_at"`
+}
+
+// Typing tells the other side of a handed-off dialog that the caller
+// writes (an operator, or the end user with a chat key).
+func (c *Client) Typing(ctx context.Context, tenant, dialog string) error {
+	return c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "typing"), struct{}{}, nil)
+}
+
+// MarkRead records that the caller's side has read the dialog up to
+// message seq.
+func (c *Client) MarkRead(ctx context.Context, tenant, dialog string, seq int64) (*ReadMark, error) {
+	var out ReadMark
+	return &out, c.Do(ctx, http.MethodPost, tenantPath(tenant, "dialogs", dialog, "read"), ReadRequest{Seq: seq}, &out)
 }
 
 // Inbox lists the tenant's handed-off dialogs.

@@ -26,12 +26,20 @@ type AnalyticsMetrics struct {
 	// OperatorFirstResponseMS is the mean time from a handoff to an
 	// operator's first message; null without handed-off dialogs answered.
 	OperatorFirstResponseMS *float64 `json:"operator_first_response_ms"`
-	ToolCalls               int64    `json:"tool_calls"`
-	ToolFailureRate         *float64 `json:"tool_failure_rate"`
-	KnowledgeSearches       int64    `json:"knowledge_searches"`
-	KnowledgeHitRate        *float64 `json:"knowledge_hit_rate"`
-	CostUSD                 float64  `json:"cost_usd"`
-	CostPerResolved         *float64 `json:"cost_per_resolved"`
+	// HandoffTakeMS is the mean time from a handoff to an operator taking
+	// the dialog; HandoffTakeP50MS the median, as the bound of its bucket
+	// (30 s, 1 min, 2 min, 5 min, 15 min, 1 h or 24 h). Null without takes.
+	HandoffTakeMS    *float64 `json:"handoff_take_ms"`
+	HandoffTakeP50MS *float64 `json:"handoff_take_p50_ms"`
+	// OperatorReplyMS is the mean time from an end user's message during
+	// a handoff to the operator's answer; null without answers.
+	OperatorReplyMS   *float64 `json:"operator_reply_ms"`
+	ToolCalls         int64    `json:"tool_calls"`
+	ToolFailureRate   *float64 `json:"tool_failure_rate"`
+	KnowledgeSearches int64    `json:"knowledge_searches"`
+	KnowledgeHitRate  *float64 `json:"knowledge_hit_rate"`
+	CostUSD           float64  `json:"cost_usd"`
+	CostPerResolved   *float64 `json:"cost_per_resolved"`
 }
 
 // OutcomeCounts count dialogs by outcome.

@@ -2,18 +2,21 @@
 // backend (a signed webhook), Telegram or Slack. A new channel shows its
 // inbound URL and, once, its secret; a Telegram channel can point its bot
 // at Parley with setWebhook from here. Platform credentials are tenant
-// secrets, named here, never typed here — except a Slack app's new
-// signing secret when it is rotated, which Parley writes to its secret.
+// secrets, chosen here or created right here (secretchoice.js) — and a
+// Slack app's new signing secret when it is rotated, which Parley writes
+// to its secret.
 
 import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table, errorBox, notice, when, actionButton as button, secretOnce } from './dom.js';
+import { secretChoice } from './secretchoice.js';
 
-// The tenant secrets each kind names, by role (docs/channels.md).
+// The tenant secrets each kind names, by role (docs/channels.md), with
+// the name a new one is offered.
 const secretRoles = {
   webhook: [],
-  telegram: [['bot_token', 'Bot token secret', 'the tenant secret holding the token @BotFather gave']],
-  slack: [['bot_token', 'Bot token secret', 'the tenant secret holding the bot token (xoxb-...)'],
-    ['signing_secret', 'Signing secret secret', 'the tenant secret holding the Slack app’s signing secret']],
+  telegram: [['bot_token', 'Bot token', 'The tenant secret holding the token @BotFather gave; paste the token into a new one.', 'TELEGRAM_BOT_TOKEN']],
+  slack: [['bot_token', 'Bot token', 'The tenant secret holding the bot token (xoxb-...).', 'SLACK_BOT_TOKEN'],
+    ['signing_secret', 'Signing secret', 'The tenant secret holding the Slack app’s signing secret (Basic Information).', 'SLACK_SIGNING_SECRET']],
 };
 
 const kindNames = { webhook: 'Webhook (your backend)', telegram: 'Telegram', slack: 'Slack' };
@@ -63,8 +66,8 @@ export async function channelsView({ tenant }) {
   };
   await draw();
   return h('div', null, h('h1', null, 'Channels'),
-    h('p', null, 'Let users reach a bot from your own backend, Telegram or Slack. Each conversation is one dialog; a platform’s retried delivery is never answered twice. Put platform tokens in ',
-      h('a', { href: `#/t/${encodeURIComponent(tenant)}/secrets` }, 'Secrets'), ' first and name them here.'),
+    h('p', null, 'Let users reach a bot from your own backend, Telegram or Slack. Each conversation is one dialog; a platform’s retried delivery is never answered twice. A platform’s token is kept as a tenant secret: choose one from ',
+      h('a', { href: `#/t/${encodeURIComponent(tenant)}/secrets` }, 'Secrets'), ' or create it here.'),
     out, card('New channel', createForm(tenant, bots, out, draw)), card('Channels', list));
 }
 
@@ -95,12 +98,14 @@ function slackRotateForm(tenant, c, out, draw) {
 function createForm(tenant, bots, out, draw) {
   const kind = h('select', { name: 'kind' }, Object.entries(kindNames).map(([k, label]) => h('option', { value: k }, label)));
   const bot = h('select', { name: 'bot', required: true }, bots.map((b) => h('option', { value: b.slug }, b.name)));
-  const secrets = h('div', { class: 'row-form channel-secrets' });
+  const secrets = h('div', { class: 'stack channel-secrets' });
   const botUser = h('input', { name: 'bot_user_id', placeholder: 'U0123ABCD' });
   const slackOnly = field('Bot user id (optional)', botUser, 'Slack: the bot’s own user id, whose messages are ignored.');
+  /** @type {[string, ReturnType<typeof secretChoice>][]} */
+  let choices = [];
   const drawSecrets = () => {
-    mount(secrets, secretRoles[kind.value].map(([role, label, hint]) =>
-      field(label, h('input', { name: `secret_${role}`, required: true, pattern: '[A-Za-z_][A-Za-z0-9_]*', placeholder: role.toUpperCase() }), hint)));
+    choices = secretRoles[kind.value].map(([role, label, hint, suggest]) => [role, secretChoice(tenant, { name: `secret_${role}`, label, hint, suggest })]);
+    mount(secrets, choices.map(([role, c]) => { c.el.dataset.role = role; return c.el; }));
     slackOnly.hidden = kind.value !== 'slack';
   };
   kind.addEventListener('change', drawSecrets);
@@ -110,13 +115,13 @@ function createForm(tenant, bots, out, draw) {
     onsubmit: (e) => {
       e.preventDefault();
       const req = { kind: kind.value, bot: bot.value };
-      const roles = secretRoles[kind.value];
-      if (roles.length) {
-        req.secrets = Object.fromEntries(roles.map(([role]) => [role, e.target.elements[`secret_${role}`].value]));
-      }
       if (kind.value === 'slack' && botUser.value) req.bot_user_id = botUser.value;
       e.submitter.disabled = true;
-      api('POST', tenantPath(tenant, 'channels'), req).then(async (c) => {
+      // Secrets typed in but not saved yet are saved first.
+      Promise.all(choices.map(async ([role, c]) => [role, await c.chosen()])).then((named) => {
+        if (named.length) req.secrets = Object.fromEntries(named);
+        return api('POST', tenantPath(tenant, 'channels'), req);
+      }).then(async (c) => {
         out.replaceChildren(created(c));
         e.target.reset();
         drawSecrets();

@@ -137,6 +137,9 @@ export async function inboxView({ tenant, params: [chosen], me }) {
     h('div', { class: 'inbox' }, h('div', null, card(null, filters, list), card(null, cannedCard)), detail));
 }
 
+/** How long "Visitor is typing…" shows without another typing event, in ms. */
+const TYPING_FOR = 6000;
+
 // openDialog shows one dialog's transcript and actions, redrawn whenever
 // its live stream says something happened.
 function openDialog(tenant, id, mine, detail, signal, team) {
@@ -147,6 +150,29 @@ function openDialog(tenant, id, mine, detail, signal, team) {
   // The reply box outlives redraws, which come with every message of the
   // dialog: a new box would take the operator's cursor and focus mid-word.
   const draft = { box: null, note: null, offers: null };
+  // What the visitor's side shows besides messages (docs/api.md, "Typing
+  // and read marks"): that they type, and how far they have read; and
+  // how far this side has read, told to the visitor once.
+  const presence = {
+    typing: h('p', { class: 'visitor-typing muted', role: 'status', hidden: true }, 'Visitor is typing…'),
+    timer: 0, visitorRead: 0, readSent: 0, newest: 0, handedOff: false,
+  };
+  const typingStops = () => { clearTimeout(presence.timer); presence.typing.hidden = true; };
+  const markRead = () => {
+    if (!presence.handedOff || document.hidden || presence.newest <= presence.readSent) return;
+    presence.readSent = presence.newest;
+    api('POST', tenantPath(tenant, 'dialogs', id, 'read'), { seq: presence.newest }).catch(() => { presence.readSent = 0; });
+  };
+  // seen marks the newest operator message the visitor has read.
+  const seen = () => {
+    for (const old of detail.querySelectorAll('.seen-mark')) old.remove();
+    const read = Array.from(detail.querySelectorAll('.transcript li.operator[data-seq]'))
+      .filter((li) => li instanceof HTMLElement && Number(li.dataset.seq) <= presence.visitorRead);
+    if (read.length) read[read.length - 1].append(h('p', { class: 'seen-mark muted' }, 'Seen'));
+  };
+  const onVisible = () => markRead();
+  document.addEventListener('visibilitychange', onVisible);
+  signal.addEventListener('abort', () => { document.removeEventListener('visibilitychange', onVisible); typingStops(); }, { once: true });
   const redraw = async () => {
     if (drawing) { again = true; return; }
     drawing = (async () => {
@@ -159,9 +185,13 @@ function openDialog(tenant, id, mine, detail, signal, team) {
           const earlier = d.user_id ? (await api('GET', tenantPath(tenant, 'dialogs') + '?limit=11&user_id=' + encodeURIComponent(d.user_id))).dialogs
             .filter((e) => e.id !== id).slice(0, 10) : [];
           const focused = document.activeElement;
-          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes, team),
+          mount(detail, view(tenant, d, hand, mine, out, draft, redraw, notes.notes, team, presence.typing),
             visitorPanel(tenant, d, earlier));
           if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
+          presence.handedOff = Boolean(hand);
+          presence.newest = Math.max(0, ...(d.messages || []).map((m) => m.seq || 0));
+          seen();
+          markRead();
         } catch (err) {
           mount(detail, errorBox(err));
         }
@@ -175,7 +205,17 @@ function openDialog(tenant, id, mine, detail, signal, team) {
   signal.addEventListener('abort', () => own.abort(), { once: true });
   follow(() => tenantPath(tenant, 'dialogs', id, 'events') + '?after=' + lastSeq, (type, ev) => {
     if (ev.message) lastSeq = Math.max(lastSeq, ev.message.seq);
+    if (type === 'message' && ev.message.kind === 'user') typingStops();
     if (type === 'message' || type === 'operator_message' || type === 'handoff') redraw();
+    if (type === 'typing' && ev.who === 'user') {
+      presence.typing.hidden = false;
+      clearTimeout(presence.timer);
+      presence.timer = setTimeout(typingStops, TYPING_FOR);
+    }
+    if (type === 'read' && ev.who === 'user') {
+      presence.visitorRead = Math.max(presence.visitorRead, ev.seq);
+      seen();
+    }
     if (type === 'handoff' && ev.status === 'closed') own.abort();
   }, own.signal, (err) => mount(out, errorBox(err)));
 }
@@ -247,7 +287,7 @@ function notesPanel(tenant, d, notes, out, draft, redraw) {
 // view is the dialog's panel: why it was handed off, status, transcript
 // with tool calls, internal notes, and the actions its state allows the
 // caller.
-function view(tenant, d, hand, mine, out, draft, redraw, notes, team) {
+function view(tenant, d, hand, mine, out, draft, redraw, notes, team, typing) {
   const act = (fn) => (e) => busy(e.target, async () => { out.replaceChildren(); await fn(); await redraw(); })
     .catch((err) => out.replaceChildren(errorBox(err)));
   const post = (route, body) => api('POST', tenantPath(tenant, 'dialogs', d.id, route), body || {});
@@ -307,8 +347,12 @@ function view(tenant, d, hand, mine, out, draft, redraw, notes, team) {
     h('div', { class: 'title-row' }, h('h2', null, 'Dialog ', h('code', null, d.id)), h('span', { class: 'badge ' + d.status }, d.status)),
     banner(d, hand),
     h('div', { class: 'actions' }, actions), out,
-    h('ol', { class: 'transcript' }, (d.messages || []).map((m) => message(m, callsOf[m.id] || []))),
-    reply, notesPanel(tenant, d, notes, out, draft, redraw), close);
+    h('ol', { class: 'transcript' }, (d.messages || []).map((m) => {
+      const li = message(m, callsOf[m.id] || []);
+      if (m.kind === 'operator') li.dataset.seq = String(m.seq);
+      return li;
+    })),
+    typing, reply, notesPanel(tenant, d, notes, out, draft, redraw), close);
 }
 
 /** cannedTyped is the /shortcut being typed at the end of text, or null. */

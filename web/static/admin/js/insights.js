@@ -106,9 +106,23 @@ function rates(a) {
     stat('First response', ms(a.first_response_ms), 'first_response_ms'),
     stat('Full reply', ms(a.reply_ms), 'reply_ms'),
     stat('Operator first response', wait(a.operator_first_response_ms), 'operator_first_response_ms'),
+    stat('Time to take', takeTime(a), 'handoff_take_ms'),
+    stat('Operator reply', wait(a.operator_reply_ms), 'operator_reply_ms'),
     stat('Tool failures', pct(a.tool_failure_rate), 'tool_failure_rate'),
     stat('Knowledge hits', pct(a.knowledge_hit_rate), 'knowledge_hit_rate'),
     stat('Cost per resolved', usd(a.cost_per_resolved), 'cost_per_resolved'));
+}
+
+/**
+ * takeTime is how long handed-off dialogs waited for an operator to take
+ * them: the mean, and the bucket bound at or under which half of them
+ * were taken.
+ * @param {Record<string, any>} a
+ */
+function takeTime(a) {
+  if (a.handoff_take_ms === null || a.handoff_take_ms === undefined) return '—';
+  const median = a.handoff_take_p50_ms === null ? 'half over a day' : `half within ${wait(a.handoff_take_p50_ms)}`;
+  return `${wait(a.handoff_take_ms)} (${median})`;
 }
 
 /**
