@@ -24,6 +24,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -96,7 +97,7 @@ func analyticsServer(b *testing.B, st *store.Store, end time.Time) (*httptest.Se
 	}
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
-	e := &env{svc: svc, srv: srv, h: h, reg: reg, logs: &syncBuffer{}}
+	e := &env{svc: svc, srv: srv, h: h, reg: reg, logs: &redacttest.Logs{}}
 	ctx, op := context.Background(), platform.Operator()
 	var key string
 	for _, slug := range []string{"big", "other"} {
