@@ -81,28 +81,9 @@ type SecretInfo struct {
 	UpdatedAt time.Time
 }
 
-// Bot is a bot as callers see it.
-type Bot struct {
-	ID       string
-	TenantID string
-	Slug     string
-	Name     string
-	// PublishedVersion is the live version's number; 0 means none.
-	PublishedVersion int
-	// RequirePassingTests refuses to publish a version whose tests fail.
-	RequirePassingTests bool
-	// CanaryVersion, when not 0, takes CanaryPercent of new dialogs.
-	CanaryVersion int
-	CanaryPercent int
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-}
-
-func botView(b *store.Bot) Bot {
-	return Bot{ID: b.ID, TenantID: b.TenantID, Slug: b.Slug, Name: b.Name,
-		PublishedVersion: b.PublishedVersion, RequirePassingTests: b.RequirePassingTests,
-		CanaryVersion: b.CanaryVersion, CanaryPercent: b.CanaryPercent, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
-}
+// Bot is a bot as callers see it: its store row, which holds nothing
+// secret and nothing the platform would add to.
+type Bot = store.Bot
 
 // Version is one immutable, numbered config of a bot.
 type Version struct {
