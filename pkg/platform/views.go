@@ -17,23 +17,9 @@ type ListOptions struct {
 
 func (o ListOptions) page() store.Page { return store.Page{Cursor: o.Cursor, Limit: o.Limit} }
 
-// Tenant is a tenant as callers see it.
-type Tenant struct {
-	ID   string
-	Slug string
-	Name string
-	// RetentionDays: dialogs are deleted that many days after their last
-	// activity; 0 keeps them.
-	RetentionDays int
-	// IdleMinutes: a dialog quiet that long gets its outcome; 0 waits for
-	// it to close.
-	IdleMinutes int
-	CreatedAt   time.Time
-}
-
-func tenantView(t *store.Tenant) Tenant {
-	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes, CreatedAt: t.CreatedAt}
-}
+// Tenant is a tenant as callers see it: its store row, which holds
+// nothing secret.
+type Tenant = store.Tenant
 
 // APIKey is a key's record. A server key itself is only in CreatedKey,
 // once; a publishable key's is in Publishable, since it is public anyway.
