@@ -107,14 +107,10 @@ type User struct {
 
 func userView(u *store.User) User { return User{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt} }
 
-// Member is a user's role in a tenant. Pending says the user was invited
-// and has not set a password yet.
-type Member struct {
-	UserID  string
-	Email   string
-	Role    string
-	Pending bool
-}
+// Member is a user's role in a tenant, with the user's email: the
+// store's read of it. Pending says the user was invited and has not set
+// a password yet; CreatedAt is set in lists.
+type Member = store.Member
 
 func mapSlice[S, T any](in []S, f func(*S) T) []T {
 	out := make([]T, len(in))
