@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -37,12 +36,8 @@ import (
 //
 //	go test ./pkg/api -run '^$' -bench BenchmarkAnalyticsRoute -benchtime 30x
 func BenchmarkAnalyticsRoute(b *testing.B) {
-	backends := []storetest.Backend{{Name: store.DialectSQLite, Store: storetest.OpenSQLite(b)}}
-	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
-		backends = append(backends, storetest.Backend{Name: store.DialectPostgres, Store: storetest.OpenPostgres(b, u)})
-	}
 	end := time.Date(2030, 3, 31, 0, 0, 0, 0, time.UTC)
-	for _, be := range backends {
+	for _, be := range storetest.Open(b) {
 		srv, key := analyticsServer(b, be.Store, end)
 		for _, days := range []int{30, 90} {
 			path := fmt.Sprintf("/v1/tenants/big/analytics?bot=helper&from=%s&to=%s", end.AddDate(0, 0, -days).Format(time.DateOnly),
