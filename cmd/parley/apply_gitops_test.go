@@ -7,64 +7,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
-// gitopsDir is the example tenants with a secret named in acme-outdoor's
-// tenant file; its value comes from ACME_CRM_TOKEN.
-func gitopsDir(t *testing.T) string {
-	t.Helper()
-	dir := copyTree(t, "../../tenants")
-	writeFile(t, filepath.Join(dir, "acme-outdoor", "tenant.json"), `{"name": "Acme Outdoor", "secrets": {"crm_token": "ACME_CRM_TOKEN"}}`)
-	return dir
-}
-
-// releaseFiles are the files beside the bots that apply also makes true:
-// acme-outdoor's providers and webhooks, and support's release settings
-// (passing tests required, a canary of an edited config).
-func releaseFiles(t *testing.T, dir string) {
-	t.Helper()
-	acme := filepath.Join(dir, "acme-outdoor")
-	writeFile(t, filepath.Join(acme, "tenant.json"), `{"name": "Acme Outdoor", "secrets": {"crm_token": "ACME_CRM_TOKEN"},
- "bots": {"support": {"require_passing_tests": true, "canary": {"percent": 10}}}}`)
-	cfg, err := os.ReadFile(filepath.Join(acme, "bots", "support.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(acme, "canary", "support.json"), string(withGreeting(t, cfg, "Candidate greeting")))
-	writeFile(t, filepath.Join(acme, "providers.json"), `{
- "claude": {"kind": "anthropic", "api_key_env": "ACME_ANTHROPIC_KEY", "models": ["claude-sonnet-4-5"]},
- "local": {"kind": "openai", "base_url": "https://llm.acme.example/v1/", "headers": {"X-Team": "support"}}}`)
-	writeFile(t, filepath.Join(acme, "webhooks.json"), `{
- "crm": {"url": "http://127.0.0.1:9/crm", "description": "Acme's CRM", "events": ["dialog.created", "tool.failed"], "bot": "support", "secret_env": "ACME_CRM_WEBHOOK_SECRET"},
- "audit": {"url": "http://127.0.0.1:9/audit", "events": ["*"], "enabled": false}}`)
-}
-
-// releaseEnv is what releaseFiles's environment variables and webhook
+// releaseEnv is what applytest.ReleaseFiles's environment variables and webhook
 // URLs need.
 func releaseEnv(env parleyEnv) parleyEnv {
-	env["ACME_CRM_TOKEN"] = "crm-secret-value"
-	env["ACME_ANTHROPIC_KEY"] = "sk-ant-test-key"
-	env["ACME_CRM_WEBHOOK_SECRET"] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	applytest.ReleaseEnv(env)
 	env["PARLEY_OUTBOUND_ALLOW"] = "127.0.0.1/32"
 	env["PARLEY_OUTBOUND_PORTS"] = "9"
 	return env
 }
 
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "ACME_CRM_TOKEN": "v"}
-	dir := gitopsDir(t)
+	dir := applytest.GitopsDir(t, "../../tenants")
 	if code, out, stderr := runParley(t, env, "apply", dir); code != 0 {
 		t.Fatalf("apply: %d %s%s", code, out, stderr)
 	}
@@ -76,7 +35,7 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 	// Someone saves and publishes version 2 by hand: the files no longer
 	// match what is live. Its greeting's &, < and > are shown as written.
 	cfg, _ := os.ReadFile(filepath.Join(dir, "acme-outdoor", "bots", "support.json"))
-	if _, _, err := d.platform.Versions().Create(ctx, op, "acme-outdoor", "support", withGreeting(t, cfg, "Hand-made & <fresh>")); err != nil {
+	if _, _, err := d.platform.Versions().Create(ctx, op, "acme-outdoor", "support", applytest.WithGreeting(t, cfg, "Hand-made & <fresh>")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.platform.Versions().Publish(ctx, op, "acme-outdoor", "support", 2); err != nil {
@@ -102,7 +61,7 @@ func TestApplyComparesWithTheLiveVersion(t *testing.T) {
 func TestApplyDryRunWritesNothing(t *testing.T) {
 	t.Parallel()
 	env := parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "ACME_CRM_TOKEN": "v"}
-	dir := gitopsDir(t)
+	dir := applytest.GitopsDir(t, "../../tenants")
 	code, out, stderr := runParley(t, env, "apply", "--dry-run", "--prune", dir)
 	if code != 0 || !strings.Contains(out, "tenant acme-outdoor: would be created") || !strings.Contains(out, "bot support: would be created and published") ||
 		!strings.Contains(out, "Dry run, nothing written:") {
@@ -122,40 +81,40 @@ func TestApplyChecksEveryFileBeforeWriting(t *testing.T) {
 		wants []string
 	}{
 		{"a bot file whose name is no slug", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "bots", "Bad_Slug.json"), `{"basic_settings": {"name": "B"}}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "bots", "Bad_Slug.json"), `{"basic_settings": {"name": "B"}}`)
 		}, nil, []string{"Bad_Slug.json: the file name is the bot's slug"}},
 		{"a tenant directory whose name is no slug", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "Acme", "tenant.json"), `{"name": "A"}`)
+			applytest.WriteFile(t, filepath.Join(dir, "Acme", "tenant.json"), `{"name": "A"}`)
 		}, nil, []string{"Acme: the directory name is the tenant's slug"}},
 		{"a secret whose environment variable is not set", func(t *testing.T, dir string) {}, parleyEnv{},
 			[]string{"tenant.json: /secrets/crm_token: environment variable ACME_CRM_TOKEN is not set"}},
 		{"tests for a bot that does not exist", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "tests", "ghost.json"), `{"tests": []}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "tests", "ghost.json"), `{"tests": []}`)
 		}, nil, []string{"ghost.json: tests for a bot the directory does not have"}},
 		{"an invalid test file", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "tests", "support.json"), `{"tests": [{"name": "x", "turns": [{"user": "hi", "expect": {"stop_reason": "nope"}}]}]}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "tests", "support.json"), `{"tests": [{"name": "x", "turns": [{"user": "hi", "expect": {"stop_reason": "nope"}}]}]}`)
 		}, nil, []string{"support.json: /tests/0/turns/0/expect/stop_reason: unknown stop reason"}},
 		{"a channel file of an unknown kind whose secret's variable is not set", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "chat.json"), `{"kind": "whatsapp", "bot": "support", "secret_env": "NOPE"}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "channels", "chat.json"), `{"kind": "whatsapp", "bot": "support", "secret_env": "NOPE"}`)
 		}, nil, []string{"chat.json: /kind: must be one of webhook, telegram, slack", "chat.json: /secret_env: only a webhook channel"}},
 		{"a webhook with an unknown event, a bot the directory lacks and an unset secret variable", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "webhooks.json"),
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "webhooks.json"),
 				`{"crm": {"url": "https://crm.example/h", "events": ["dialog.created", "dialog.exploded"], "bot": "ghost", "secret_env": "NO_SUCH_VAR"}}`)
 		}, nil, []string{`webhooks.json: /crm/events/1: "dialog.exploded" is not an event type`, `webhooks.json: /crm/bot: "ghost" is not a bot of this directory`,
 			"webhooks.json: /crm/secret_env: environment variable NO_SUCH_VAR is not set"}},
 		{"a webhook file with an unknown field", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "webhooks.json"), `{"crm": {"url": "https://crm.example/h", "events": ["*"], "secret": "whsec_x"}}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "webhooks.json"), `{"crm": {"url": "https://crm.example/h", "events": ["*"], "secret": "whsec_x"}}`)
 		}, nil, []string{`webhooks.json: not a valid tenant file: json: unknown field "secret"`}},
 		{"a provider of an unknown kind and an unset key variable", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "providers.json"), `{"gemini": {"kind": "google", "api_key_env": "NO_SUCH_KEY"}}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "providers.json"), `{"gemini": {"kind": "google", "api_key_env": "NO_SUCH_KEY"}}`)
 		}, nil, []string{"providers.json: /gemini/kind: must be openai", "providers.json: /gemini/api_key_env: environment variable NO_SUCH_KEY is not set"}},
 		{"release settings of a bot the directory lacks, and a canary without its candidate", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "tenant.json"), `{"name": "Acme", "secrets": {"crm_token": "ACME_CRM_TOKEN"},
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "tenant.json"), `{"name": "Acme", "secrets": {"crm_token": "ACME_CRM_TOKEN"},
  "bots": {"ghost": {"require_passing_tests": true}, "support": {"canary": {"percent": 0}}}}`)
 		}, nil, []string{`tenant.json: /bots/ghost: "ghost" is not a bot of this directory`, "tenant.json: /bots/support/canary/percent: the share of new dialogs",
 			"canary/support.json: the canary's candidate config is missing"}},
 		{"a candidate no canary names", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "canary", "support.json"), `{"basic_settings": {"name": "B"}}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "canary", "support.json"), `{"basic_settings": {"name": "B"}}`)
 		}, nil, []string{"canary/support.json: a candidate no canary names"}},
 	}
 	for _, tc := range tests {
@@ -164,7 +123,7 @@ func TestApplyChecksEveryFileBeforeWriting(t *testing.T) {
 			if tc.env != nil {
 				delete(env, "ACME_CRM_TOKEN")
 			}
-			dir := gitopsDir(t)
+			dir := applytest.GitopsDir(t, "../../tenants")
 			tc.edit(t, dir)
 			code, out, stderr := runParley(t, env, "apply", dir)
 			if code != 1 || !strings.Contains(stderr, "nothing was applied") {
@@ -192,13 +151,13 @@ func TestApplyServerNeedsAKey(t *testing.T) {
 func TestAModelAProviderDoesNotListIsAWarningNotAnError(t *testing.T) {
 	t.Parallel()
 	env := releaseEnv(parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
-	dir := gitopsDir(t)
-	releaseFiles(t, dir)
+	dir := applytest.GitopsDir(t, "../../tenants")
+	applytest.ReleaseFiles(t, dir)
 	guide := filepath.Join(dir, "acme-outdoor", "bots", "gear-guide.json")
 	cfg, _ := os.ReadFile(guide)
 	cfg = []byte(strings.Replace(string(cfg), `"llm": {`,
 		`"llm": {"provider": "claude", "model": "claude-unheard-of", "fallbacks": [{"provider": "local", "model": "anything"}], `, 1))
-	writeFile(t, guide, string(cfg))
+	applytest.WriteFile(t, guide, string(cfg))
 	want := `gear-guide.json: /llm/model: warning: model "claude-unheard-of" is not among provider "claude"'s models (claude-sonnet-4-5)`
 
 	code, out, stderr := runParley(t, env, "apply", dir)
@@ -217,16 +176,16 @@ func TestAModelAProviderDoesNotListIsAWarningNotAnError(t *testing.T) {
 func TestApplyDryRunShowsWhatWouldChangeInWebhooksAndProviders(t *testing.T) {
 	t.Parallel()
 	env := releaseEnv(parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
-	dir := gitopsDir(t)
-	releaseFiles(t, dir)
+	dir := applytest.GitopsDir(t, "../../tenants")
+	applytest.ReleaseFiles(t, dir)
 	if code, out, stderr := runParley(t, env, "apply", dir); code != 0 {
 		t.Fatalf("apply: %d %s%s", code, out, stderr)
 	}
 	acme := filepath.Join(dir, "acme-outdoor")
-	writeFile(t, filepath.Join(acme, "webhooks.json"), `{"crm": {"url": "http://127.0.0.1:9/crm", "events": ["*"], "bot": "support"},
+	applytest.WriteFile(t, filepath.Join(acme, "webhooks.json"), `{"crm": {"url": "http://127.0.0.1:9/crm", "events": ["*"], "bot": "support"},
  "new": {"url": "http://127.0.0.1:9/new", "events": ["*"]}}`)
-	writeFile(t, filepath.Join(acme, "providers.json"), `{"claude": {"kind": "anthropic", "base_url": "https://claude-proxy.acme.example"}}`)
-	writeFile(t, filepath.Join(acme, "tenant.json"), `{"name": "Acme Outdoor", "secrets": {"crm_token": "ACME_CRM_TOKEN"},
+	applytest.WriteFile(t, filepath.Join(acme, "providers.json"), `{"claude": {"kind": "anthropic", "base_url": "https://claude-proxy.acme.example"}}`)
+	applytest.WriteFile(t, filepath.Join(acme, "tenant.json"), `{"name": "Acme Outdoor", "secrets": {"crm_token": "ACME_CRM_TOKEN"},
  "bots": {"support": {"require_passing_tests": false, "canary": {"percent": 50}}}}`)
 
 	code, out, _ := runParley(t, env, "apply", "--dry-run", "--prune", dir)
@@ -256,8 +215,8 @@ func TestAFailureMidwayRollsBackTheTenantInTheDatabase(t *testing.T) {
 		// 127.0.0.1 on port 9 only): apply learns it only when it writes
 		// the endpoint, after the tenant, its secrets, providers and bots.
 		delete(env, "PARLEY_OUTBOUND_ALLOW")
-		dir := gitopsDir(t)
-		releaseFiles(t, dir)
+		dir := applytest.GitopsDir(t, "../../tenants")
+		applytest.ReleaseFiles(t, dir)
 		code, out, stderr := runParley(t, env, "apply", dir)
 		if code != 1 || !strings.Contains(stderr, "webhooks.json") ||
 			!strings.Contains(out, "tenant acme-outdoor: not applied: a change failed (see above), so every change to it was rolled back") {

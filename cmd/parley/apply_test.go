@@ -9,32 +9,9 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/apply"
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/platform"
 )
-
-// copyTree copies the example tenants so a test may edit them.
-func copyTree(t *testing.T, from string) string {
-	t.Helper()
-	to := t.TempDir()
-	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return to
-}
 
 // versionCounts opens the database the way the commands do and counts each
 // bot's versions, keyed "tenant/bot".
@@ -76,7 +53,7 @@ var adminKeyLine = regexp.MustCompile(`admin API key \(shown this once; store it
 func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, env parleyEnv) {
-		dir := copyTree(t, "../../tenants")
+		dir := applytest.CopyTree(t, "../../tenants")
 		code, first, stderr := runParley(t, env, "apply", dir)
 		if code != 0 {
 			t.Fatalf("first apply exited %d:\n%s%s", code, first, stderr)
@@ -129,7 +106,7 @@ func TestApplyingTheExampleTenantsTwiceCreatesNothingTheSecondTime(t *testing.T)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(path, withGreeting(t, cfg, "Edited greeting"), 0o644); err != nil {
+			if err := os.WriteFile(path, applytest.WithGreeting(t, cfg, "Edited greeting"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if code, out, stderr := runParley(t, env, "apply", dir); code != 0 {
@@ -328,8 +305,8 @@ func TestApplyWithAnotherTenantsKeySaysItCannotManageTheTenant(t *testing.T) {
 	srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir(), "PARLEY_PLATFORM_TOKEN": e2eToken})
 	tenantDir := func(slug string) string {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, slug, "tenant.json"), `{"name": "`+slug+`"}`)
-		writeFile(t, filepath.Join(dir, slug, "bots", "helper.json"), `{"basic_settings": {"name": "Helper"}}`)
+		applytest.WriteFile(t, filepath.Join(dir, slug, "tenant.json"), `{"name": "`+slug+`"}`)
+		applytest.WriteFile(t, filepath.Join(dir, slug, "bots", "helper.json"), `{"basic_settings": {"name": "Helper"}}`)
 		return dir
 	}
 	code, out, stderr := runParley(t, parleyEnv{}, "apply", "--server", srv.URL, "--key", e2eToken, tenantDir("crew"))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 )
 
 // exampleConfig is a bot config from the example tenants, as users start
@@ -21,22 +22,6 @@ func exampleConfig(t *testing.T) json.RawMessage {
 		t.Fatalf("example config: %v", err)
 	}
 	return b
-}
-
-// withGreeting returns config with basic_settings.greeting replaced, a real
-// change that compiles to a new fingerprint.
-func withGreeting(t *testing.T, config json.RawMessage, greeting string) json.RawMessage {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(config, &doc); err != nil {
-		t.Fatal(err)
-	}
-	doc["basic_settings"].(map[string]any)["greeting"] = greeting
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // apiError asserts err is an API error with the given status.
@@ -83,11 +68,11 @@ func TestTheServerLifecycleOfABot(t *testing.T) {
 		}
 
 		t.Run("a changed config becomes version 2; the same one again is version 2 still", func(t *testing.T) {
-			v2, err := admin.CreateVersion(ctx, "acme", "support", withGreeting(t, config, "Welcome back!"))
+			v2, err := admin.CreateVersion(ctx, "acme", "support", applytest.WithGreeting(t, config, "Welcome back!"))
 			if err != nil || v2.Number != 2 {
 				t.Fatalf("version = %+v, %v; want number 2", v2, err)
 			}
-			again, err := admin.CreateVersion(ctx, "acme", "support", withGreeting(t, config, "Welcome back!"))
+			again, err := admin.CreateVersion(ctx, "acme", "support", applytest.WithGreeting(t, config, "Welcome back!"))
 			if err != nil || again.Number != 2 {
 				t.Fatalf("saving the same config again = %+v, %v; want version 2 returned", again, err)
 			}

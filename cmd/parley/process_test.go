@@ -15,6 +15,7 @@ import (
 
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 	"github.com/parleyhq/parley/pkg/longtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 )
 
 // TestMain removes the parley binary the process tests built, if any.
@@ -73,7 +74,7 @@ type process struct {
 	bin    program
 	env    parleyEnv
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *redacttest.Logs
 	exited chan struct{}
 }
 
@@ -97,7 +98,7 @@ func startProcess(t *testing.T, bin program, env parleyEnv) *process {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	pr, pw := io.Pipe()
-	p := &process{bin: bin, env: env, cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &process{bin: bin, env: env, cmd: cmd, stderr: &redacttest.Logs{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = pw, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

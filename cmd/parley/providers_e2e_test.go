@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
 )
 
@@ -258,8 +259,8 @@ func TestATenantProviderAtAPrivateAddressIsRefusedWhenSaved(t *testing.T) {
 		srv.stop()
 
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "beta", "tenant.json"), `{"name": "Beta"}`)
-		writeFile(t, filepath.Join(dir, "beta", "providers.json"), `{"meta": {"kind": "openai", "base_url": "http://169.254.169.254/v1"}}`)
+		applytest.WriteFile(t, filepath.Join(dir, "beta", "tenant.json"), `{"name": "Beta"}`)
+		applytest.WriteFile(t, filepath.Join(dir, "beta", "providers.json"), `{"meta": {"kind": "openai", "base_url": "http://169.254.169.254/v1"}}`)
 		code, out, stderr := runParley(t, env, "apply", dir)
 		if code != 1 || !strings.Contains(stderr, "providers.json") || !strings.Contains(stderr, "base_url") {
 			t.Errorf("apply of a provider at the metadata address: exit %d\n%s%s", code, out, stderr)

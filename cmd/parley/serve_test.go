@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -106,7 +107,7 @@ func startParley(t *testing.T, env parleyEnv) *server {
 	env["PARLEY_ADDR"] = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	stderr := &lockedBuffer{}
+	stderr := &redacttest.Logs{}
 	m := &Main{Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Getenv: env.getenv}
 	done := make(chan int, 1)
 	go func() {
@@ -144,25 +145,6 @@ func startParley(t *testing.T, env parleyEnv) *server {
 }
 
 func (s *server) client(token string) *apiclient.Client { return apiclient.New(s.URL, token) }
-
-// lockedBuffer is a buffer the server's goroutines may write while the test
-// reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func TestServeGeneratesAPlatformTokenFileAndNeverPrintsSecrets(t *testing.T) {
 	t.Parallel()

@@ -30,6 +30,7 @@ import (
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -105,7 +106,7 @@ func newChatEnv(t *testing.T, st *store.Store, limits dialog.Limits) *chatEnv {
 	e.serve = func(t *testing.T, st *store.Store) (*env, *dialog.Runtime) {
 		t.Helper()
 		sealer, _ := auth.NewSealer(e.sealKey)
-		logs := &syncBuffer{}
+		logs := &redacttest.Logs{}
 		logger := slog.New(slog.NewJSONHandler(logs, nil))
 		svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
 			Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/web"
 )
@@ -42,7 +41,7 @@ type env struct {
 	srv  *httptest.Server
 	h    *api.Handler
 	reg  *prometheus.Registry
-	logs *syncBuffer
+	logs *redacttest.Logs
 }
 
 // generousLogins lets the tests, which sign in afresh for many requests
@@ -79,7 +78,7 @@ func newEnvWithPlatform(t testing.TB, st *store.Store, platformWith func(*platfo
 		platformWith(&popts)
 	}
 	svc := platformtest.New(t, st, popts)
-	logs := &syncBuffer{}
+	logs := &redacttest.Logs{}
 	reg := prometheus.NewRegistry()
 	// A model that always answers, so a turn a caller may run succeeds:
 	// a run that fails answers an error status.
@@ -135,24 +134,6 @@ func (e *env) mustCreateTenant(t testing.TB, slug string) string {
 		t.Fatalf("create tenant %s: %v", slug, err)
 	}
 	return key.Key
-}
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // rawResponse is a response with its body read.

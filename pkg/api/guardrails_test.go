@@ -26,6 +26,7 @@ import (
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -85,7 +86,7 @@ func newGuardEnv(t *testing.T, st *store.Store, guardrails string) *guardEnv {
 	key := make([]byte, auth.KeySize)
 	rand.Read(key)
 	sealer, _ := auth.NewSealer(key)
-	logs := &syncBuffer{}
+	logs := &redacttest.Logs{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
 		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger})

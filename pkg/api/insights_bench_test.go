@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/parleyhq/parley/pkg/llm/openai"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -36,12 +36,8 @@ import (
 //
 //	go test ./pkg/api -run '^$' -bench BenchmarkAnalyticsRoute -benchtime 30x
 func BenchmarkAnalyticsRoute(b *testing.B) {
-	backends := []storetest.Backend{{Name: store.DialectSQLite, Store: storetest.OpenSQLite(b)}}
-	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
-		backends = append(backends, storetest.Backend{Name: store.DialectPostgres, Store: storetest.OpenPostgres(b, u)})
-	}
 	end := time.Date(2030, 3, 31, 0, 0, 0, 0, time.UTC)
-	for _, be := range backends {
+	for _, be := range storetest.Open(b) {
 		srv, key := analyticsServer(b, be.Store, end)
 		for _, days := range []int{30, 90} {
 			path := fmt.Sprintf("/v1/tenants/big/analytics?bot=helper&from=%s&to=%s", end.AddDate(0, 0, -days).Format(time.DateOnly),
@@ -96,7 +92,7 @@ func analyticsServer(b *testing.B, st *store.Store, end time.Time) (*httptest.Se
 	}
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
-	e := &env{svc: svc, srv: srv, h: h, reg: reg, logs: &syncBuffer{}}
+	e := &env{svc: svc, srv: srv, h: h, reg: reg, logs: &redacttest.Logs{}}
 	ctx, op := context.Background(), platform.Operator()
 	var key string
 	for _, slug := range []string{"big", "other"} {

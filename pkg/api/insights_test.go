@@ -29,6 +29,7 @@ import (
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -97,7 +98,7 @@ func newInsightsEnv(t *testing.T, st *store.Store) *insightsEnv {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	e.env = &env{svc: svc, srv: srv, h: h, reg: reg, logs: &syncBuffer{}}
+	e.env = &env{svc: svc, srv: srv, h: h, reg: reg, logs: &redacttest.Logs{}}
 	e.key = e.mustCreateTenant(t, "shop")
 	op := platform.Operator()
 	ctx := context.Background()

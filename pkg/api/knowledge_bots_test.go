@@ -30,6 +30,7 @@ import (
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -66,7 +67,7 @@ func newKBEnv(t *testing.T, st *store.Store) *kbEnv {
 	}
 	embedders := func(name string) (llm.Embedder, bool) { return provider, name == "fake" }
 	sealer, _ := auth.NewSealer(make([]byte, auth.KeySize))
-	logs := &syncBuffer{}
+	logs := &redacttest.Logs{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
 		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger, Embedders: embedders})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/webhook"
 )
 
@@ -19,9 +20,9 @@ func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, tg *targets) {
 		secret, _ := webhook.NewSecret()
-		dir := gitopsDir(t)
-		writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "website.json"), `{"kind": "webhook", "bot": "support", "secret_env": "ACME_CHANNEL_SECRET"}`)
-		writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "telegram.json"), `{"kind": "telegram", "bot": "support", "secrets": {"bot_token": "crm_token"}}`)
+		dir := applytest.GitopsDir(t, "../../tenants")
+		applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "channels", "website.json"), `{"kind": "webhook", "bot": "support", "secret_env": "ACME_CHANNEL_SECRET"}`)
+		applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "channels", "telegram.json"), `{"kind": "telegram", "bot": "support", "secrets": {"bot_token": "crm_token"}}`)
 		tg.env["ACME_CRM_TOKEN"], tg.env["ACME_CHANNEL_SECRET"] = "crm-secret-value", secret
 		applyBoth := func(t *testing.T, opts Options) []string {
 			t.Helper()
@@ -73,7 +74,7 @@ func TestApplyWritesChannelsAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 			wantOutput(t, applyBoth(t, Options{}), "channel telegram: unchanged", "channel website: unchanged")
 		})
 		t.Run("an edited file updates its channel and --prune deletes a dropped one", func(t *testing.T) {
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "channels", "telegram.json"), `{"kind": "telegram", "bot": "support", "secrets": {"bot_token": "crm_token"}, "enabled": false}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "channels", "telegram.json"), `{"kind": "telegram", "bot": "support", "secrets": {"bot_token": "crm_token"}, "enabled": false}`)
 			os.Remove(filepath.Join(dir, "acme-outdoor", "channels", "website.json"))
 			wantOutput(t, applyBoth(t, Options{Prune: true}), "channel telegram: updated", "channel website: not in the directory; deleted")
 			state := compare(t)

@@ -10,45 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/platform"
 )
-
-// gitopsDir is the example tenants with a secret named in acme-outdoor's
-// tenant file; its value comes from ACME_CRM_TOKEN.
-func gitopsDir(t *testing.T) string {
-	t.Helper()
-	dir := copyTree(t, "../../tenants")
-	writeFile(t, filepath.Join(dir, "acme-outdoor", "tenant.json"), `{"name": "Acme Outdoor", "secrets": {"crm_token": "ACME_CRM_TOKEN"}}`)
-	return dir
-}
-
-// releaseFiles are the files beside the bots that apply also makes true:
-// acme-outdoor's providers and webhooks, and support's release settings
-// (passing tests required, a canary of an edited config).
-func releaseFiles(t *testing.T, dir string) {
-	t.Helper()
-	acme := filepath.Join(dir, "acme-outdoor")
-	writeFile(t, filepath.Join(acme, "tenant.json"), `{"name": "Acme Outdoor", "secrets": {"crm_token": "ACME_CRM_TOKEN"},
- "bots": {"support": {"require_passing_tests": true, "canary": {"percent": 10}}}}`)
-	cfg, err := os.ReadFile(filepath.Join(acme, "bots", "support.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(acme, "canary", "support.json"), string(withGreeting(t, cfg, "Candidate greeting")))
-	writeFile(t, filepath.Join(acme, "providers.json"), `{
- "claude": {"kind": "anthropic", "api_key_env": "ACME_ANTHROPIC_KEY", "models": ["claude-sonnet-4-5"]},
- "local": {"kind": "openai", "base_url": "https://llm.acme.example/v1/", "headers": {"X-Team": "support"}}}`)
-	writeFile(t, filepath.Join(acme, "webhooks.json"), `{
- "crm": {"url": "http://127.0.0.1:9/crm", "description": "Acme's CRM", "events": ["dialog.created", "tool.failed"], "bot": "support", "secret_env": "ACME_CRM_WEBHOOK_SECRET"},
- "audit": {"url": "http://127.0.0.1:9/audit", "events": ["*"], "enabled": false}}`)
-}
-
-// releaseEnv sets what releaseFiles's environment variables need.
-func releaseEnv(env map[string]string) {
-	env["ACME_CRM_TOKEN"] = "crm-secret-value"
-	env["ACME_ANTHROPIC_KEY"] = "sk-ant-test-key"
-	env["ACME_CRM_WEBHOOK_SECRET"] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-}
 
 // botState is what apply decides about one bot, as both targets see it.
 type botState struct {
@@ -134,9 +98,9 @@ func snapshot(t *testing.T, target Target, versions func(tenant, bot string) int
 func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, tg *targets) {
-		dir := gitopsDir(t)
-		releaseFiles(t, dir)
-		releaseEnv(tg.env)
+		dir := applytest.GitopsDir(t, "../../tenants")
+		applytest.ReleaseFiles(t, dir)
+		applytest.ReleaseEnv(tg.env)
 		ctx := context.Background()
 		applyBoth := func(t *testing.T, opts Options) (string, string) {
 			t.Helper()
@@ -217,16 +181,16 @@ func TestApplyThroughTheServerAndToTheDatabaseLeaveTheSameState(t *testing.T) {
 
 		t.Run("an edit, a new test and removed bots with --prune apply alike", func(t *testing.T) {
 			cfg, _ := os.ReadFile(filepath.Join(dir, "acme-outdoor", "bots", "support.json"))
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "bots", "support.json"), string(withGreeting(t, cfg, "Edited greeting")))
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "bots", "support.json"), string(applytest.WithGreeting(t, cfg, "Edited greeting")))
 			tests, _ := os.ReadFile(filepath.Join(dir, "harbor-physio", "tests", "booking.json"))
-			writeFile(t, filepath.Join(dir, "harbor-physio", "tests", "booking.json"), strings.Replace(string(tests), "a first visit is booked", "a first visit gets booked", 1))
+			applytest.WriteFile(t, filepath.Join(dir, "harbor-physio", "tests", "booking.json"), strings.Replace(string(tests), "a first visit is booked", "a first visit gets booked", 1))
 			os.Remove(filepath.Join(dir, "acme-outdoor", "bots", "gear-guide.json"))
 			os.Remove(filepath.Join(dir, "acme-outdoor", "tests", "gear-guide.json"))
 			// trip-planner calls gear-guide as an agent: it goes too, first.
 			os.Remove(filepath.Join(dir, "acme-outdoor", "bots", "trip-planner.json"))
 			os.Remove(filepath.Join(dir, "acme-outdoor", "tests", "trip-planner.json"))
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "providers.json"), `{"claude": {"kind": "anthropic", "api_key_env": "ACME_ANTHROPIC_KEY"}}`)
-			writeFile(t, filepath.Join(dir, "acme-outdoor", "webhooks.json"), `{
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "providers.json"), `{"claude": {"kind": "anthropic", "api_key_env": "ACME_ANTHROPIC_KEY"}}`)
+			applytest.WriteFile(t, filepath.Join(dir, "acme-outdoor", "webhooks.json"), `{
  "crm": {"url": "http://127.0.0.1:9/crm-v2", "events": ["dialog.created"], "secret_env": "ACME_CRM_WEBHOOK_SECRET"}}`)
 			dbOut, srvOut := applyBoth(t, Options{Prune: true})
 			for _, out := range []string{dbOut, srvOut} {

@@ -3,11 +3,9 @@ package apply
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -119,53 +117,4 @@ func (tg *targets) run(t *testing.T, target Target, dir string, opts Options) (o
 func (tg *targets) applyBoth(t *testing.T, dir string, opts Options) []string {
 	t.Helper()
 	return []string{tg.apply(t, tg.db, dir, opts), tg.apply(t, tg.api, dir, opts)}
-}
-
-// copyTree copies the example tenants so a test may edit them.
-func copyTree(t *testing.T, from string) string {
-	t.Helper()
-	to := t.TempDir()
-	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return to
-}
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// withGreeting is config with its basic_settings.greeting set.
-func withGreeting(t *testing.T, config []byte, greeting string) []byte {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(config, &doc); err != nil {
-		t.Fatal(err)
-	}
-	doc["basic_settings"].(map[string]any)["greeting"] = greeting
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

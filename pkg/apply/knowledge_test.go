@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -65,17 +66,17 @@ func knowledgeState(t *testing.T, target Target, tenant string) (map[string]base
 func helpCenter(t *testing.T) string {
 	dir := t.TempDir()
 	acme := filepath.Join(dir, "acme")
-	writeFile(t, filepath.Join(acme, "tenant.json"), `{"name": "Acme"}`)
+	applytest.WriteFile(t, filepath.Join(acme, "tenant.json"), `{"name": "Acme"}`)
 	kb := filepath.Join(acme, "knowledge", "help-center")
-	writeFile(t, filepath.Join(kb, "knowledge.json"), `{"name": "Help Center", "embedding": {"provider": "openai", "model": "text-embedding-3-small"},
+	applytest.WriteFile(t, filepath.Join(kb, "knowledge.json"), `{"name": "Help Center", "embedding": {"provider": "openai", "model": "text-embedding-3-small"},
  "files": {"faq.md": {"title": "Frequently asked", "tags": ["faq"]}}}`)
-	writeFile(t, filepath.Join(kb, "faq.md"), "# Shipping\n\nWe ship to every EU country.\n")
-	writeFile(t, filepath.Join(kb, "refunds.txt"), "Refunds take five business days.\n")
-	writeFile(t, filepath.Join(kb, "qa.csv"), "question,answer\nDo you ship abroad?,Yes.\n")
-	writeFile(t, filepath.Join(kb, "sources.json"), `{"sources": [
+	applytest.WriteFile(t, filepath.Join(kb, "faq.md"), "# Shipping\n\nWe ship to every EU country.\n")
+	applytest.WriteFile(t, filepath.Join(kb, "refunds.txt"), "Refunds take five business days.\n")
+	applytest.WriteFile(t, filepath.Join(kb, "qa.csv"), "question,answer\nDo you ship abroad?,Yes.\n")
+	applytest.WriteFile(t, filepath.Join(kb, "sources.json"), `{"sources": [
  {"url": "http://127.0.0.1:9/returns", "tags": ["policy"], "refresh": "24h"},
  {"sitemap": "http://127.0.0.1:9/sitemap.xml"}]}`)
-	writeFile(t, filepath.Join(acme, "knowledge", "manuals", "tent.md"), "Pitch the tent with the door downwind.\n")
+	applytest.WriteFile(t, filepath.Join(acme, "knowledge", "manuals", "tent.md"), "Pitch the tent with the door downwind.\n")
 	return dir
 }
 
@@ -131,10 +132,10 @@ func TestApplyKnowledgeBasesAlikeToTheDatabaseAndThroughTheServer(t *testing.T) 
 		// The edits: faq.md's content, refunds.txt's tags, the returns
 		// page's refresh, the base's name; qa.csv and the manuals base
 		// are gone, and a hand-made source is in the base.
-		writeFile(t, filepath.Join(kb, "faq.md"), "# Shipping\n\nWe ship worldwide.\n")
-		writeFile(t, filepath.Join(kb, "knowledge.json"), `{"name": "Help centre", "embedding": {"provider": "openai", "model": "text-embedding-3-small"},
+		applytest.WriteFile(t, filepath.Join(kb, "faq.md"), "# Shipping\n\nWe ship worldwide.\n")
+		applytest.WriteFile(t, filepath.Join(kb, "knowledge.json"), `{"name": "Help centre", "embedding": {"provider": "openai", "model": "text-embedding-3-small"},
  "files": {"faq.md": {"title": "Frequently asked", "tags": ["faq"]}, "refunds.txt": {"tags": ["billing"]}}}`)
-		writeFile(t, filepath.Join(kb, "sources.json"), `{"sources": [
+		applytest.WriteFile(t, filepath.Join(kb, "sources.json"), `{"sources": [
  {"url": "http://127.0.0.1:9/returns", "tags": ["policy"]},
  {"sitemap": "http://127.0.0.1:9/sitemap.xml"}]}`)
 		os.Remove(filepath.Join(kb, "qa.csv"))
@@ -211,8 +212,8 @@ func TestApplyLeavesKnowledgeAloneWithoutADirectoryAndRefusesANewEmbedding(t *te
 		if err := os.Rename(moved, knowledge); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(knowledge, "help-center", "knowledge.json"), `{"name": "Help Center"}`)
-		writeFile(t, filepath.Join(knowledge, "manuals", "care.md"), "Dry the tent before you pack it.\n")
+		applytest.WriteFile(t, filepath.Join(knowledge, "help-center", "knowledge.json"), `{"name": "Help Center"}`)
+		applytest.WriteFile(t, filepath.Join(knowledge, "manuals", "care.md"), "Dry the tent before you pack it.\n")
 		out, errs, stats := tg.run(t, tg.db, dir, Options{})
 		if stats.Failed != 1 || !strings.Contains(errs, "the base embeds with embedding openai/text-embedding-3-small; a base's embedding cannot change") ||
 			!strings.Contains(out, "tenant acme: not applied") {
@@ -228,19 +229,19 @@ func TestReadingAKnowledgeDirectoryReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	dir := helpCenter(t)
 	kb := filepath.Join(dir, "acme", "knowledge", "help-center")
-	writeFile(t, filepath.Join(kb, "copy.md"), "# Shipping\n\nWe ship to every EU country.\n")
-	writeFile(t, filepath.Join(kb, "empty.txt"), "")
-	writeFile(t, filepath.Join(kb, "nested", "a.md"), "a")
-	writeFile(t, filepath.Join(kb, "knowledge.json"), `{"name": "Help", "embedding": {"provider": "openai"},
+	applytest.WriteFile(t, filepath.Join(kb, "copy.md"), "# Shipping\n\nWe ship to every EU country.\n")
+	applytest.WriteFile(t, filepath.Join(kb, "empty.txt"), "")
+	applytest.WriteFile(t, filepath.Join(kb, "nested", "a.md"), "a")
+	applytest.WriteFile(t, filepath.Join(kb, "knowledge.json"), `{"name": "Help", "embedding": {"provider": "openai"},
  "files": {"faq.md": {"tags": ["a,b", " padded"]}, "gone.md": {}}}`)
-	writeFile(t, filepath.Join(kb, "sources.json"), `{"sources": [
+	applytest.WriteFile(t, filepath.Join(kb, "sources.json"), `{"sources": [
  {"url": "http://127.0.0.1:9/a", "sitemap": "http://127.0.0.1:9/s.xml"},
  {"url": "ftp://example.com/a"},
  {"url": "http://127.0.0.1:9/b", "refresh": "5m"},
  {"url": "http://127.0.0.1:9/b", "refresh": "daily"}]}`)
-	writeFile(t, filepath.Join(dir, "acme", "knowledge", "Bad_Slug", "a.md"), "a")
-	writeFile(t, filepath.Join(dir, "acme", "knowledge", "stray.md"), "a")
-	writeFile(t, filepath.Join(dir, "acme", "knowledge", "other", "knowledge.json"), `{"name": "Other", "colour": "red"}`)
+	applytest.WriteFile(t, filepath.Join(dir, "acme", "knowledge", "Bad_Slug", "a.md"), "a")
+	applytest.WriteFile(t, filepath.Join(dir, "acme", "knowledge", "stray.md"), "a")
+	applytest.WriteFile(t, filepath.Join(dir, "acme", "knowledge", "other", "knowledge.json"), `{"name": "Other", "colour": "red"}`)
 	_, problems := ReadDir(dir, func(string) string { return "" }, botconfig.Options{})
 	got := map[string]bool{}
 	for _, p := range problems {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
@@ -16,7 +17,7 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, tg *targets) {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "acme", "tenant.json"), `{"name": "Acme"}`)
+		applytest.WriteFile(t, filepath.Join(dir, "acme", "tenant.json"), `{"name": "Acme"}`)
 		members := filepath.Join(dir, "acme", "members.json")
 		applyBoth := func(t *testing.T, opts Options) []string {
 			t.Helper()
@@ -42,7 +43,7 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 			return db
 		}
 
-		writeFile(t, members, `{"members": [{"email": "Ada@acme.example", "role": "owner"}, {"email": "eve@acme.example", "role": "editor"}]}`)
+		applytest.WriteFile(t, members, `{"members": [{"email": "Ada@acme.example", "role": "owner"}, {"email": "eve@acme.example", "role": "editor"}]}`)
 		for _, out := range applyBoth(t, Options{}) {
 			if strings.Count(out, "one-time link") != 2 || !strings.Contains(out, "/admin/#/invite/inv_") {
 				t.Fatalf("the first apply printed no invite link per new member:\n%s", out)
@@ -60,7 +61,7 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 			}
 		})
 		t.Run("a dry run of a handover writes nothing", func(t *testing.T) {
-			writeFile(t, members, `{"members": [{"email": "ada@acme.example", "role": "admin"}, {"email": "bo@acme.example", "role": "owner"}]}`)
+			applytest.WriteFile(t, members, `{"members": [{"email": "ada@acme.example", "role": "admin"}, {"email": "bo@acme.example", "role": "owner"}]}`)
 			for _, out := range applyBoth(t, Options{DryRun: true, Prune: true}) {
 				if !strings.Contains(out, "member bo@acme.example: would be invited as owner") || !strings.Contains(out, "member eve@acme.example: not in the directory; would be deleted") {
 					t.Fatalf("dry run:\n%s", out)
@@ -77,7 +78,7 @@ func TestApplyMembersFileInvitesChangesRolesAndPrunesAlikeOnBothTargets(t *testi
 			}
 		})
 		t.Run("a bad members file is refused before anything is written", func(t *testing.T) {
-			writeFile(t, members, `{"members": [{"email": "ada@acme.example", "role": "root"}, {"email": "not an email", "role": "viewer"}]}`)
+			applytest.WriteFile(t, members, `{"members": [{"email": "ada@acme.example", "role": "root"}, {"email": "not an email", "role": "viewer"}]}`)
 			_, problems := ReadDir(dir, tg.getenv, botconfig.Options{})
 			if got := fmt.Sprint(problems); !strings.Contains(got, "members.json: /members/0/role") || !strings.Contains(got, "members.json: /members/1/email") {
 				t.Fatalf("problems: %v", problems)

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/platform/platformtest"
+	"github.com/parleyhq/parley/pkg/redact/redacttest"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
@@ -50,7 +50,7 @@ type world struct {
 	telegram *fakeTelegram
 	slack    *fakeSlack
 	reg      *prometheus.Registry
-	logs     *syncBuffer
+	logs     *redacttest.Logs
 }
 
 // openSQLite is a migrated SQLite store of t's own.
@@ -68,7 +68,7 @@ var testRetrySchedule = []time.Duration{20 * time.Millisecond, 20 * time.Millise
 
 func newWorld(t testing.TB, st *store.Store) *world {
 	t.Helper()
-	w := &world{st: st, llm: llmtest.NewScripted(), reg: prometheus.NewRegistry(), logs: &syncBuffer{}}
+	w := &world{st: st, llm: llmtest.NewScripted(), reg: prometheus.NewRegistry(), logs: &redacttest.Logs{}}
 	w.svc, w.clock = platformtest.NewService(t, st)
 	_, key, err := w.svc.Tenants().Create(ctx, platform.Operator(), platform.CreateTenantInput{Slug: "shop", Name: "Shop"})
 	if err != nil {
@@ -234,24 +234,6 @@ func node(t *testing.T, modules, script string, inputs ...any) []string {
 		t.Fatalf("node %s answered %d lines for %d inputs", script, len(lines), len(inputs))
 	}
 	return lines
-}
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // scrape returns the server's /metrics page.

@@ -208,7 +208,7 @@ func (a Auth) Me(ctx context.Context, p *Principal) (Me, error) {
 			if err != nil {
 				return Me{}, s.internal(ctx, "me: tenant", err)
 			}
-			me.Memberships = append(me.Memberships, Membership{Tenant: tenantView(t), Role: m.Role})
+			me.Memberships = append(me.Memberships, Membership{Tenant: *t, Role: m.Role})
 		}
 	case KindKey:
 		k, err := s.store.Tenant(p.TenantID).Keys().Get(ctx, p.KeyID)

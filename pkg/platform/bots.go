@@ -74,7 +74,7 @@ func (bo Bots) CreateWithTests(ctx context.Context, p *Principal, tenant, slug s
 	}
 	out := versionView(&v)
 	out.Warnings = warnings
-	return botView(&b), out, nil
+	return b, out, nil
 }
 
 // List lists the tenant's bots, oldest first.
@@ -88,7 +88,7 @@ func (b Bots) List(ctx context.Context, p *Principal, tenant string, opts ListOp
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list bots", "bot", "", err)
 	}
-	return mapSlice(rows, botView), next, nil
+	return rows, next, nil
 }
 
 // Get returns the tenant's bot by id or slug.
@@ -102,7 +102,7 @@ func (bo Bots) Get(ctx context.Context, p *Principal, tenant, bot string) (Bot, 
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "get bot", "bot", "", err)
 	}
-	return botView(b), nil
+	return *b, nil
 }
 
 // AuthorizeChat checks that p may chat with the tenant's bot from a browser
@@ -127,5 +127,5 @@ func (a Auth) AuthorizeChat(ctx context.Context, p *Principal, tenant, bot, orig
 			return Bot{}, Errorf(CodeForbidden, "this key may not be used from this origin")
 		}
 	}
-	return botView(b), nil
+	return *b, nil
 }

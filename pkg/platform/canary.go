@@ -62,7 +62,7 @@ func (v Versions) SetCanary(ctx context.Context, p *Principal, tenant, bot strin
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "set canary", "version", "", err)
 	}
-	return botView(updated), nil
+	return *updated, nil
 }
 
 // DropCanary ends the bot's canary: every new dialog runs the live version.
@@ -84,7 +84,7 @@ func (v Versions) DropCanary(ctx context.Context, p *Principal, tenant, bot stri
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "drop canary", "bot", "", err)
 	}
-	return botView(updated), nil
+	return *updated, nil
 }
 
 // PromoteCanary publishes the canary version (through the test gate, like

@@ -66,7 +66,7 @@ func (te Tenants) Update(ctx context.Context, p *Principal, tenant string, in Up
 		return Tenant{}, err
 	}
 	if len(fields) == 0 {
-		return tenantView(t), nil
+		return *t, nil
 	}
 	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		detail := maps.Clone(fields) // UpdateTenant adds updated_at to fields
@@ -79,5 +79,5 @@ func (te Tenants) Update(ctx context.Context, p *Principal, tenant string, in Up
 	if err != nil {
 		return Tenant{}, s.storeErr(ctx, "update tenant", "tenant", "", err)
 	}
-	return tenantView(t), nil
+	return *t, nil
 }

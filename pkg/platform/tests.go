@@ -145,5 +145,5 @@ func (t Tests) SetRequirePassing(ctx context.Context, p *Principal, tenant, bot 
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "set require passing tests", "bot", "", err)
 	}
-	return botView(updated), nil
+	return *updated, nil
 }

@@ -167,7 +167,7 @@ func (v Versions) Publish(ctx context.Context, p *Principal, tenant, bot string,
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "publish", "version", "", err)
 	}
-	return botView(pub), nil
+	return *pub, nil
 }
 
 // botFor resolves the tenant with a permission check, then its bot.

@@ -17,23 +17,9 @@ type ListOptions struct {
 
 func (o ListOptions) page() store.Page { return store.Page{Cursor: o.Cursor, Limit: o.Limit} }
 
-// Tenant is a tenant as callers see it.
-type Tenant struct {
-	ID   string
-	Slug string
-	Name string
-	// RetentionDays: dialogs are deleted that many days after their last
-	// activity; 0 keeps them.
-	RetentionDays int
-	// IdleMinutes: a dialog quiet that long gets its outcome; 0 waits for
-	// it to close.
-	IdleMinutes int
-	CreatedAt   time.Time
-}
-
-func tenantView(t *store.Tenant) Tenant {
-	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes, CreatedAt: t.CreatedAt}
-}
+// Tenant is a tenant as callers see it: its store row, which holds
+// nothing secret.
+type Tenant = store.Tenant
 
 // APIKey is a key's record. A server key itself is only in CreatedKey,
 // once; a publishable key's is in Publishable, since it is public anyway.
@@ -81,28 +67,9 @@ type SecretInfo struct {
 	UpdatedAt time.Time
 }
 
-// Bot is a bot as callers see it.
-type Bot struct {
-	ID       string
-	TenantID string
-	Slug     string
-	Name     string
-	// PublishedVersion is the live version's number; 0 means none.
-	PublishedVersion int
-	// RequirePassingTests refuses to publish a version whose tests fail.
-	RequirePassingTests bool
-	// CanaryVersion, when not 0, takes CanaryPercent of new dialogs.
-	CanaryVersion int
-	CanaryPercent int
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-}
-
-func botView(b *store.Bot) Bot {
-	return Bot{ID: b.ID, TenantID: b.TenantID, Slug: b.Slug, Name: b.Name,
-		PublishedVersion: b.PublishedVersion, RequirePassingTests: b.RequirePassingTests,
-		CanaryVersion: b.CanaryVersion, CanaryPercent: b.CanaryPercent, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
-}
+// Bot is a bot as callers see it: its store row, which holds nothing
+// secret and nothing the platform would add to.
+type Bot = store.Bot
 
 // Version is one immutable, numbered config of a bot.
 type Version struct {
@@ -140,14 +107,10 @@ type User struct {
 
 func userView(u *store.User) User { return User{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt} }
 
-// Member is a user's role in a tenant. Pending says the user was invited
-// and has not set a password yet.
-type Member struct {
-	UserID  string
-	Email   string
-	Role    string
-	Pending bool
-}
+// Member is a user's role in a tenant, with the user's email: the
+// store's read of it. Pending says the user was invited and has not set
+// a password yet; CreatedAt is set in lists.
+type Member = store.Member
 
 func mapSlice[S, T any](in []S, f func(*S) T) []T {
 	out := make([]T, len(in))

@@ -42,6 +42,11 @@ type DelivererOptions struct {
 	// server holding the SQLite data dir): what is claimed at start was
 	// claimed by this process before it died, and is due again at once.
 	OwnsDatabase bool
+	// Now is the deliverer's clock: when a delivery is due, when its
+	// retry is, and the time its signature carries. Default the wall
+	// clock, which stamps the outbox rows; not the Service's, which tests
+	// may set for other reasons.
+	Now func() time.Time
 }
 
 // Deliverer sends the outbox's webhooks: it claims due deliveries, signs
@@ -80,13 +85,16 @@ func (w Webhooks) NewDeliverer(opts DelivererOptions) (*Deliverer, error) {
 	if opts.Retention <= 0 {
 		opts.Retention = 30 * 24 * time.Hour
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	return &Deliverer{svc: s, opts: opts, metrics: newWebhookMetrics(opts.Metrics)}, nil
 }
 
 // Run delivers until ctx ends, then waits for the attempts in flight.
 func (d *Deliverer) Run(ctx context.Context) {
 	if d.opts.OwnsDatabase {
-		if n, err := d.svc.store.Outbox().ReleaseClaims(ctx, wallNow()); err != nil {
+		if n, err := d.outbox().ReleaseClaims(ctx, d.now()); err != nil {
 			d.svc.log.Error("webhooks: cannot release the claims of the last run", "err", err)
 		} else if n > 0 {
 			d.svc.log.Info("webhooks: deliveries in flight when the server stopped are due again", "count", n)
@@ -122,7 +130,7 @@ func (d *Deliverer) prune(ctx context.Context) {
 	defer t.Stop()
 	for {
 		for {
-			n, err := d.svc.store.Outbox().Prune(ctx, wallNow().Add(-d.opts.Retention), pruneBatch)
+			n, err := d.outbox().Prune(ctx, d.now().Add(-d.opts.Retention), pruneBatch)
 			if err != nil && ctx.Err() == nil {
 				d.svc.log.Error("webhooks: prune the outbox", "err", err)
 			}
@@ -138,12 +146,14 @@ func (d *Deliverer) prune(ctx context.Context) {
 	}
 }
 
-// wallNow is the deliverer's clock: the database's (store rows are stamped
-// with the wall clock), not the Service's, which tests may set.
-func wallNow() time.Time { return time.Now().UTC() }
+// now reads the deliverer's clock, in UTC as the store keeps times.
+func (d *Deliverer) now() time.Time { return d.opts.Now().UTC() }
+
+// outbox is the store's outbox on the deliverer's clock.
+func (d *Deliverer) outbox() store.Outbox { return d.svc.store.Outbox().WithClock(d.opts.Now) }
 
 func (d *Deliverer) claim(ctx context.Context, n int, skip []string) ([]store.Claimed, error) {
-	claimed, err := d.svc.store.Outbox().Claim(ctx, store.NewID("clm"), d.opts.Lease, n, skip)
+	claimed, err := d.outbox().Claim(ctx, store.NewID("clm"), d.opts.Lease, n, skip)
 	for _, c := range claimed {
 		d.metrics.lag.Observe(max(0, c.Delivery.UpdatedAt.Sub(c.DueAt).Seconds()))
 	}
@@ -164,10 +174,10 @@ func (d *Deliverer) deliver(ctx context.Context, c store.Claimed) {
 	case err != nil:
 		d.svc.log.Error("webhooks: cannot open an endpoint's secret", "webhook", ep.ID, "err", err)
 		f.Status, f.LastError = store.DeliveryPending, "not sent: the endpoint's secret cannot be read; the operator was told"
-		f.NextAttemptAt = wallNow().Add(d.opts.Lease)
+		f.NextAttemptAt = d.now().Add(d.opts.Lease)
 	default:
 		res := webhook.Send(ctx, d.opts.Client, webhook.Message{ID: del.EventID, URL: ep.URL, Body: []byte(c.Body), Keys: keys},
-			d.opts.Timeout, wallNow)
+			d.opts.Timeout, d.now)
 		if ctx.Err() != nil && res.Status == 0 {
 			// Shutting down cut the attempt short before an answer came.
 			// The claim lapses (or is released at the next start on
@@ -196,7 +206,7 @@ func (d *Deliverer) record(ctx context.Context, f store.Finish, until time.Time)
 	wctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), until)
 	defer cancel()
 	for {
-		err := d.svc.store.Outbox().Finish(wctx, f)
+		err := d.outbox().Finish(wctx, f)
 		switch {
 		case err == nil:
 			return nil
@@ -219,7 +229,7 @@ func (d *Deliverer) record(ctx context.Context, f store.Finish, until time.Time)
 // judge decides what an attempt's result means for the delivery and the
 // endpoint.
 func (d *Deliverer) judge(f *store.Finish, c store.Claimed, res webhook.Result) {
-	at := wallNow()
+	at := d.now()
 	del := c.Delivery
 	f.Attempt = &store.WebhookAttempt{Number: del.Attempts, Status: res.Status, DurationMS: res.Duration.Milliseconds(),
 		Excerpt: res.Excerpt, Error: res.Error}
@@ -262,7 +272,7 @@ func (d *Deliverer) keys(ep store.WebhookEndpoint) ([][]byte, error) {
 		return nil, err
 	}
 	keys := [][]byte{key}
-	if ep.PrevExpiresAt != nil && ep.PrevExpiresAt.After(wallNow()) {
+	if ep.PrevExpiresAt != nil && ep.PrevExpiresAt.After(d.now()) {
 		prev, err := d.svc.Webhooks().openWebhookSecret(ep.TenantID, ep.ID, ep.PrevNonce, ep.PrevCipher)
 		if err != nil {
 			return nil, err

@@ -38,6 +38,16 @@ func webhookEvents(t *testing.T) int {
 	return longtest.Pick(40, 1000)
 }
 
+// testClock is the deliverers' clock in the delivery tests: the wall
+// clock, which the test moves ahead when the deliverers are idle and the
+// next delivery is due later (a retry a 429 put off for a second), so the
+// test does not wait for it.
+type testClock struct{ ahead atomic.Int64 }
+
+func (c *testClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }
+
+func (c *testClock) advance(d time.Duration) { c.ahead.Add(int64(d)) }
+
 // receiver is a tenant's webhook endpoint with a behaviour. It verifies
 // every signature and counts, per webhook-id, the attempts and the 2xx
 // answers it gave.
@@ -50,6 +60,7 @@ type receiver struct {
 	healthy bool
 	srv     *httptest.Server
 	key     []byte
+	clock   *testClock // the deliverer's, on which gaps are measured
 
 	mu       sync.Mutex
 	attempts map[string]int
@@ -60,8 +71,8 @@ type receiver struct {
 	bad      atomic.Int64 // requests whose signature did not verify
 }
 
-func newReceiver(t *testing.T, name string, healthy bool, answer func(k, attempt int) int) *receiver {
-	r := &receiver{name: name, answer: answer, healthy: healthy, attempts: map[string]int{}, accepted: map[string]int{},
+func newReceiver(t *testing.T, clock *testClock, name string, healthy bool, answer func(k, attempt int) int) *receiver {
+	r := &receiver{name: name, answer: answer, healthy: healthy, clock: clock, attempts: map[string]int{}, accepted: map[string]int{},
 		last: map[string]time.Time{}, gaps: map[string]time.Duration{}, ordinal: map[string]int{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
@@ -78,7 +89,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 			break
 		}
 	}
-	if err := webhook.Verify(r.key, req.Header, body, time.Now()); err != nil {
+	if err := webhook.Verify(r.key, req.Header, body, r.clock.Now()); err != nil {
 		r.bad.Add(1)
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
@@ -88,9 +99,9 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.attempts[id]++
 	n := r.attempts[id]
 	if n == 2 {
-		r.gaps[id] = time.Since(r.last[id])
+		r.gaps[id] = r.clock.Now().Sub(r.last[id])
 	}
-	r.last[id] = time.Now()
+	r.last[id] = r.clock.Now()
 	k, ok := r.ordinal[id]
 	if !ok {
 		k = len(r.ordinal)
@@ -121,30 +132,30 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 // receivers are the endpoints of the delivery tests: four that end up
 // taking every event (after failures, timeouts and 429s), and one that
 // answers 410.
-func receivers(t *testing.T) []*receiver {
+func receivers(t *testing.T, clock *testClock) []*receiver {
 	every := func(n int) func(k int) bool { return func(k int) bool { return k%n == 0 } }
 	tenth := every(10)
 	return []*receiver{
-		newReceiver(t, "healthy", true, func(int, int) int { return http.StatusNoContent }),
-		newReceiver(t, "failing first", true, func(k, a int) int {
+		newReceiver(t, clock, "healthy", true, func(int, int) int { return http.StatusNoContent }),
+		newReceiver(t, clock, "failing first", true, func(k, a int) int {
 			if a == 1 {
 				return http.StatusInternalServerError
 			}
 			return http.StatusOK
 		}),
-		newReceiver(t, "slow", true, func(k, a int) int {
+		newReceiver(t, clock, "slow", true, func(k, a int) int {
 			if a == 1 && tenth(k) {
 				return 0
 			}
 			return http.StatusAccepted
 		}),
-		newReceiver(t, "rate limited", true, func(k, a int) int {
+		newReceiver(t, clock, "rate limited", true, func(k, a int) int {
 			if a == 1 && tenth(k+5) {
 				return http.StatusTooManyRequests
 			}
 			return http.StatusOK
 		}),
-		newReceiver(t, "gone", false, func(int, int) int { return http.StatusGone }),
+		newReceiver(t, clock, "gone", false, func(int, int) int { return http.StatusGone }),
 	}
 }
 
@@ -167,11 +178,13 @@ type hookWorld struct {
 	rs          []*receiver
 	policy      outbound.Policy
 	quiet       *receiver
+	clock       *testClock
 }
 
 func newHookWorld(t *testing.T, svc *platform.Service) *hookWorld {
 	op := platform.Operator()
-	w := &hookWorld{tenant: "hooks", bot: "support", rs: receivers(t)}
+	clock := &testClock{}
+	w := &hookWorld{tenant: "hooks", bot: "support", rs: receivers(t, clock), clock: clock}
 	if _, _, err := svc.Tenants().Create(ctx, op, platform.CreateTenantInput{Slug: w.tenant, Name: "Hooks"}); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +196,7 @@ func newHookWorld(t *testing.T, svc *platform.Service) *hookWorld {
 			t.Fatal(err)
 		}
 	}
-	w.quiet = newReceiver(t, "quiet", false, func(int, int) int { return http.StatusOK })
+	w.quiet = newReceiver(t, clock, "quiet", false, func(int, int) int { return http.StatusOK })
 	w.policy = testPolicy(t, append(w.rs, w.quiet))
 	subscribe := func(r *receiver, in platform.WebhookInput) {
 		in.URL = r.srv.URL + "/hook"
@@ -227,7 +240,7 @@ func newTestDeliverer(t *testing.T, svc *platform.Service, w *hookWorld, owns bo
 	d, err := svc.Webhooks().NewDeliverer(platform.DelivererOptions{
 		Client:   outbound.NewClient(w.policy, outbound.Options{MaxRedirects: -1}),
 		Schedule: testSchedule, Timeout: 300 * time.Millisecond, Lease: 10 * time.Second,
-		Poll: 50 * time.Millisecond, OwnsDatabase: owns,
+		Poll: 50 * time.Millisecond, OwnsDatabase: owns, Now: w.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -247,22 +260,37 @@ func run(svc *platform.Service, d *platform.Deliverer) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
-// waitSettled waits until no delivery is pending.
-func waitSettled(t *testing.T, st *store.Store, within time.Duration) {
+// waitSettled waits until no delivery is pending. When none is claimed
+// and the next is due later, it moves the clock to then: no lease runs
+// that the move could cut short.
+func (w *hookWorld) waitSettled(t *testing.T, st *store.Store, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		var pending int64
-		if err := st.DB().Raw("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").Scan(&pending).Error; err != nil {
+		var pending []struct {
+			Claim         string
+			NextAttemptAt time.Time
+		}
+		if err := st.DB().Raw("SELECT claim, next_attempt_at FROM webhook_deliveries WHERE status = 'pending'").Scan(&pending).Error; err != nil {
 			t.Fatal(err)
 		}
-		if pending == 0 {
+		if len(pending) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d deliveries still pending after %v", pending, within)
+			t.Fatalf("%d deliveries still pending after %v", len(pending), within)
 		}
-		time.Sleep(100 * time.Millisecond)
+		next, idle := pending[0].NextAttemptAt, true
+		for _, p := range pending {
+			idle = idle && p.Claim == ""
+			if p.NextAttemptAt.Before(next) {
+				next = p.NextAttemptAt
+			}
+		}
+		if wait := next.Sub(w.clock.Now()); idle && wait > 0 {
+			w.clock.advance(wait)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -352,7 +380,7 @@ func TestEveryEventReachesEveryHealthyEndpointOnce(t *testing.T) {
 		stop := run(e.svc, newTestDeliverer(t, e.svc, w, false))
 		defer stop()
 		w.publish(t, e.svc, n)
-		waitSettled(t, e.store, time.Duration(n)*50*time.Millisecond+time.Minute)
+		w.waitSettled(t, e.store, time.Duration(n)*50*time.Millisecond+time.Minute)
 		stop()
 		w.check(t, e.svc, n, 0)
 	})
@@ -403,10 +431,10 @@ func TestTwoPostgresInstancesDeliverEachEventOnceAndOneMayCrash(t *testing.T) {
 	// pass by moving their end to now. B's own claims in flight are moved
 	// too, and B skips those as in flight.
 	if err := stB.DB().Exec(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE status = 'pending' AND claim <> ''`,
-		time.Now().UTC()).Error; err != nil {
+		w.clock.Now().UTC()).Error; err != nil {
 		t.Fatal(err)
 	}
-	waitSettled(t, stB, time.Duration(n)*50*time.Millisecond+time.Minute)
+	w.waitSettled(t, stB, time.Duration(n)*50*time.Millisecond+time.Minute)
 	stopB()
 	w.check(t, b, n, 16) // at most the attempts A had in flight
 }
@@ -442,7 +470,7 @@ func TestSQLiteServerRestartsMidDelivery(t *testing.T) {
 	svc = newService(t, st)
 	stop = run(svc, newTestDeliverer(t, svc, w, true))
 	defer stop()
-	waitSettled(t, st, time.Duration(n)*50*time.Millisecond+time.Minute)
+	w.waitSettled(t, st, time.Duration(n)*50*time.Millisecond+time.Minute)
 	stop()
 	w.check(t, svc, n, 16)
 }

@@ -62,7 +62,7 @@ func TestAWebhookLifecycle(t *testing.T) {
 		var failing atomic.Bool
 		failing.Store(true)
 		var prevKey []byte
-		r := newReceiver(t, "owner's", true, func(k, a int) int {
+		r := newReceiver(t, &testClock{}, "owner's", true, func(k, a int) int {
 			if failing.Load() {
 				return http.StatusServiceUnavailable
 			}

@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -19,12 +18,8 @@ import (
 //
 //	go test ./pkg/store -run '^$' -bench BenchmarkAnalyticsRollups -benchtime 20x
 func BenchmarkAnalyticsRollups(b *testing.B) {
-	backends := []storetest.Backend{{Name: store.DialectSQLite, Store: storetest.OpenSQLite(b)}}
-	if u := os.Getenv(storetest.EnvDatabaseURL); u != "" {
-		backends = append(backends, storetest.Backend{Name: store.DialectPostgres, Store: storetest.OpenPostgres(b, u)})
-	}
 	end := time.Date(2030, 3, 31, 0, 0, 0, 0, time.UTC)
-	for _, be := range backends {
+	for _, be := range storetest.Open(b) {
 		ctx := context.Background()
 		var tenants []string
 		for _, slug := range []string{"big", "other"} {

@@ -128,7 +128,7 @@ func (s *Store) KeyAuth() KeyAuth { return KeyAuth{s} }
 func (s *Store) InboundChannels() InboundChannels { return InboundChannels{s} }
 
 // Outbox returns every tenant's webhook outbox, for the workers.
-func (s *Store) Outbox() Outbox { return Outbox{s} }
+func (s *Store) Outbox() Outbox { return Outbox{s: s, now: s.db.NowFunc} }
 
 // ChannelJobs returns every tenant's channel job queue, for the workers.
 func (s *Store) ChannelJobs() ChannelJobs { return ChannelJobs{s} }

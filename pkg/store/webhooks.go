@@ -14,7 +14,18 @@ type Webhooks struct{ scope }
 
 // Outbox is the webhook outbox of every tenant, for the workers' claim
 // loop and its sweep: Store.Outbox(). Cross-tenant.
-type Outbox struct{ s *Store }
+type Outbox struct {
+	s   *Store
+	now func() time.Time
+}
+
+// WithClock returns the outbox on now's clock: what is due to a claim, how
+// long its lease runs, and when an attempt is recorded. The deliverer
+// passes its own, so a test advances time instead of waiting for it.
+func (o Outbox) WithClock(now func() time.Time) Outbox {
+	o.now = func() time.Time { return now().UTC() }
+	return o
+}
 
 // Id prefixes of the webhook subject.
 const (
@@ -281,7 +292,7 @@ func (o Outbox) Claim(ctx context.Context, claim string, lease time.Duration, li
 	}
 	var out []Claimed
 	err := s.Tx(ctx, func(tx *Store) error {
-		now := s.db.NowFunc()
+		now := o.now()
 		var due []struct {
 			ID            string
 			NextAttemptAt time.Time
@@ -374,7 +385,7 @@ type Finish struct {
 // taken by another worker is ErrConflict and records nothing.
 func (o Outbox) Finish(ctx context.Context, f Finish) error {
 	s := o.s
-	now := s.db.NowFunc()
+	now := o.now()
 	return wrap("finish webhook delivery", s.Tx(ctx, func(tx *Store) error {
 		fields := map[string]any{"status": f.Status, "next_attempt_at": f.NextAttemptAt, "claim": "",
 			"last_error": f.LastError, "updated_at": now}

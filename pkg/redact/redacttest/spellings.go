@@ -1,6 +1,7 @@
 // Package redacttest lists the ways a server may echo a secret back, for
 // the tests of every package that must scrub them (pkg/redact and the
-// tools that use it): one table, so each covers the same encodings.
+// tools that use it): one table, so each covers the same encodings; and
+// Logs, a sink a test reads to see whether a secret reached the logs.
 package redacttest
 
 import (
