@@ -28,11 +28,15 @@ type Tenant struct {
 	// IdleMinutes: a dialog quiet that long gets its outcome; 0 waits for
 	// it to close.
 	IdleMinutes int
-	CreatedAt   time.Time
+	// RequireTwoFactor: members signing in with a password need a second
+	// factor (docs/sso.md).
+	RequireTwoFactor bool
+	CreatedAt        time.Time
 }
 
 func tenantView(t *store.Tenant) Tenant {
-	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes, CreatedAt: t.CreatedAt}
+	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes,
+		RequireTwoFactor: t.RequireTwoFactor, CreatedAt: t.CreatedAt}
 }
 
 // APIKey is a key's record. A server key itself is only in CreatedKey,

@@ -58,6 +58,7 @@ var migrations = []migration{
 	{35, "autosaved config drafts, one per person and bot", migrateV35},
 	{36, "operators' internal notes on dialogs, canned replies", migrateV36},
 	{37, "analytics rollups time operators' first answers to handed-off dialogs", migrateV37},
+	{38, "two-factor sign-in: authenticator secrets, recovery codes, sign-in challenges; tenants may require it", migrateV38},
 }
 
 // schemaMigration records an applied step.
