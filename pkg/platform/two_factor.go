@@ -297,6 +297,28 @@ func (tf TwoFactor) Disable(ctx context.Context, p *Principal, password, code st
 	return s.storeErr(ctx, "disable totp", "two-factor", "", err)
 }
 
+// Reset turns two-factor off for someone who lost both the authenticator
+// and the recovery codes: only the operator may (parley user
+// reset-two-factor), and every tenant of the person logs it.
+func (tf TwoFactor) Reset(ctx context.Context, p *Principal, email string) error {
+	s := tf.svc
+	if err := requirePlatform(p); err != nil {
+		return err
+	}
+	u, err := s.store.Users().ByEmail(ctx, email)
+	if err != nil {
+		return s.storeErr(ctx, "reset two-factor", "user", "", err)
+	}
+	err = s.store.Tx(ctx, func(tx *store.Store) error {
+		if err := tx.TwoFactor().Disable(ctx, u.ID); err != nil {
+			return err
+		}
+		return tf.auditEverywhere(ctx, tx, p, u, auditRecord{action: AuditTwoFactorDisabled, target: u.Email,
+			detail: map[string]any{"reset": true}})
+	})
+	return s.storeErr(ctx, "reset two-factor", "two-factor of "+u.Email, "", err)
+}
+
 // proveDisable checks the password or code that turning two-factor off
 // needs.
 func (tf TwoFactor) proveDisable(ctx context.Context, u *store.User, row *store.UserTOTP, password, code string) error {
