@@ -23,7 +23,7 @@ import (
 // totpServer is the admin UI on a server whose clock the test moves, so
 // authenticator codes of the next 30-second step need no waiting; the
 // owner of acme signs in with a password.
-func totpServer(t *testing.T, st *store.Store, clock *platformtest.Clock) *httptest.Server {
+func totpServer(t *testing.T, st *store.Store, clock *platformtest.Clock) (*httptest.Server, *platform.Service) {
 	t.Helper()
 	svc := platformtest.New(t, st, platform.Options{Clock: clock.Now})
 	reg := prometheus.NewRegistry()
@@ -41,7 +41,7 @@ func totpServer(t *testing.T, st *store.Store, clock *platformtest.Clock) *httpt
 		Name: "Acme Outdoor", OwnerEmail: ownerEmail, OwnerPassword: ownerPassword}); err != nil {
 		t.Fatal(err)
 	}
-	return srv
+	return srv, svc
 }
 
 // TestTwoFactorEnrolSignInAndReplay: the owner turns two-factor on from
@@ -53,7 +53,7 @@ func TestTwoFactorEnrolSignInAndReplay(t *testing.T) {
 	b := browser(t)
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		clock := platformtest.NewClock(time.Now().UTC())
-		srv := totpServer(t, st, clock)
+		srv, _ := totpServer(t, st, clock)
 		ctx := tab(t, b)
 		code := func(secret string) string {
 			c, err := platform.TOTPCode(secret, clock.Now())
@@ -121,6 +121,15 @@ func TestTwoFactorEnrolSignInAndReplay(t *testing.T) {
 			)
 		})
 
+		t.Run("signed in with a code, the owner requires two-factor of acme's members", func(t *testing.T) {
+			run(t, ctx, "require",
+				chromedp.Navigate(srv.URL+"/admin/#/t/acme/members"),
+				chromedp.WaitVisible(chromedp.CSS(`input[name="require_two_factor"]`)),
+				chromedp.Click(chromedp.CSS(`input[name="require_two_factor"]`)),
+				until(contains("document", ".alert.ok", "Two-factor is required.")),
+			)
+		})
+
 		run(t, ctx, "sign out again", signOut)
 		t.Run("the same code again is refused, saying it was used", func(t *testing.T) {
 			run(t, ctx, "replay",
@@ -134,5 +143,47 @@ func TestTwoFactorEnrolSignInAndReplay(t *testing.T) {
 				t.Error("signed in with a replayed code")
 			}
 		})
+	})
+}
+
+// TestATenantThatRequiresTwoFactorHasMembersEnrolAtSignIn: acme requires
+// two-factor; its owner, who has none, signs in with a password and is
+// walked through enrolment before the admin UI opens.
+func TestATenantThatRequiresTwoFactorHasMembersEnrolAtSignIn(t *testing.T) {
+	t.Parallel()
+	b := browser(t)
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		clock := platformtest.NewClock(time.Now().UTC())
+		srv, svc := totpServer(t, st, clock)
+		on := true
+		if _, err := svc.Tenants().Update(context.Background(), platform.Operator(), "acme", platform.UpdateTenantInput{RequireTwoFactor: &on}); err != nil {
+			t.Fatal(err)
+		}
+		ctx := tab(t, b)
+		run(t, ctx, "password",
+			chromedp.Navigate(srv.URL+"/admin/"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
+			chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
+			chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
+			until(contains("document", "h2", "Set up two-factor sign-in")),
+			until(`document.querySelector('code.totp-secret') !== null`),
+		)
+		if got := eval[bool](t, ctx, `document.querySelector('.who') === null`); !got {
+			t.Fatal("signed in before enrolling")
+		}
+		secret := eval[string](t, ctx, `document.querySelector('code.totp-secret').dataset.secret`)
+		code, err := platform.TOTPCode(secret, clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, "enrol",
+			chromedp.SendKeys(chromedp.CSS(`input[name="totp_code"]`), code),
+			chromedp.Click(chromedp.Search(`//button[text()="Turn on"]`)),
+			until(`document.querySelectorAll('ul.recovery-codes li').length === 10`),
+			chromedp.Click(chromedp.Search(`//button[text()="I saved them"]`)),
+			until(contains("document", ".who", ownerEmail)),
+		)
+		screenshot(t, ctx, "signin-two-factor-enrol")
 	})
 }
