@@ -11,8 +11,7 @@ import (
 
 // LoginLimit is how many sign-in attempts (logins, invite acceptances and
 // two-factor codes) one email address and one client address may make: a
-// token bucket of
-// Burst attempts that refills at Every per attempt. Buckets live in this
+// token bucket of Burst attempts that refills at Every per attempt. Buckets live in this
 // process's memory: each server process counts on its own.
 type LoginLimit struct {
 	EmailBurst int
