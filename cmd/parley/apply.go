@@ -76,6 +76,9 @@ func (m *Main) parseApplyFlags(args []string) (applyFlags, string, error) {
 Makes Parley match DIR, laid out like tenants/:
   DIR/<tenant>/tenant.json          {"name": "...", "secrets"?: {"NAME": "ENV_VAR"}, "retention_days"?: N, "idle_minutes"?: N,
                                      "identity"?: {"jwks_url": "...", "audience"?: "..."},
+                                     "sso"?: {"issuer": "...", "client_id": "...", "client_secret_env"?: "ENV_VAR",
+                                              "default_role"?: "...", "allowed_domains"?: [...], "require_sso"?: B},
+                                     "require_two_factor"?: B,
                                      "bots"?: {"<bot>": {"require_passing_tests"?: B, "canary"?: {"percent": N}}}}
   DIR/<tenant>/bots/<bot>.json      an agent config
   DIR/<tenant>/tests/<bot>.json     the bot's conversation tests (stored with its versions)

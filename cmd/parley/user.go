@@ -30,6 +30,8 @@ like parley tenant (stop nothing; the server sees the changes at once):
   admin-key --tenant SLUG [--name NAME]         create an sk_ admin key, for when every key is lost; printed once
   break-glass --tenant SLUG EMAIL               let an owner sign in with a password for an hour although the
                                                 tenant requires single sign-on (its provider is down); audited
+  reset-two-factor EMAIL                        turn two-factor off for someone who lost their authenticator and
+                                                recovery codes; they enrol again at their next sign-in; audited
 Roles: owner, admin, editor, operator, viewer. Passwords: 12 to 72 bytes, not a common one.`
 
 // user manages users and members: `parley user <command>`.
@@ -45,13 +47,14 @@ func (m *Main) user(ctx context.Context, args []string) error {
 		positional int
 		run        func(u userCommand) error
 	}{
-		"list":         {0, userCommand.list},
-		"add":          {1, userCommand.add},
-		"set-password": {1, userCommand.setPassword},
-		"set-role":     {2, userCommand.setRole},
-		"remove":       {1, userCommand.remove},
-		"admin-key":    {0, userCommand.adminKey},
-		"break-glass":  {1, userCommand.breakGlass},
+		"list":             {0, userCommand.list},
+		"add":              {1, userCommand.add},
+		"set-password":     {1, userCommand.setPassword},
+		"set-role":         {2, userCommand.setRole},
+		"remove":           {1, userCommand.remove},
+		"admin-key":        {0, userCommand.adminKey},
+		"break-glass":      {1, userCommand.breakGlass},
+		"reset-two-factor": {1, userCommand.resetTwoFactor},
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
@@ -71,7 +74,7 @@ func (m *Main) user(ctx context.Context, args []string) error {
 		return err
 	}
 	u.args = pos
-	if u.tenant == "" && args[0] != "list" && args[0] != "set-password" {
+	if u.tenant == "" && args[0] != "list" && args[0] != "set-password" && args[0] != "reset-two-factor" {
 		fmt.Fprintf(m.Stderr, "parley user %s: --tenant is required\n", args[0])
 		return errUsage
 	}
@@ -171,6 +174,14 @@ func (u userCommand) breakGlass() error {
 	}
 	fmt.Fprintf(u.m.Stdout, "%s may sign in to %s with their password until %s (UTC), single sign-on or not.\n"+
 		"Set a new password first with parley user set-password if they have none.\n", u.args[0], u.tenant, until.UTC().Format("2006-01-02 15:04"))
+	return nil
+}
+
+func (u userCommand) resetTwoFactor() error {
+	if err := u.svc.TwoFactor().Reset(u.ctx, u.op, u.args[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(u.m.Stdout, "Two-factor is off for %s; they sign in with their password (and enrol again where a tenant requires it).\n", u.args[0])
 	return nil
 }
 

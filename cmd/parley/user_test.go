@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/platform"
 )
@@ -120,6 +121,39 @@ func TestUserCommandsManageMembersAndRecoverAnAdminKey(t *testing.T) {
 		}
 		if _, err := d.platform.Auth().Login(ctx, "eve@example.com", "plum tractor velvet"); err != nil {
 			t.Fatalf("password sign-in after break-glass: %v", err)
+		}
+	})
+	t.Run("reset-two-factor lets someone who lost their authenticator sign in with the password again", func(t *testing.T) {
+		ctx := context.Background()
+		d, err := (&Main{Getenv: env.getenv}).openData(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		in, err := d.platform.Auth().Login(ctx, "eve@example.com", "plum tractor velvet")
+		if err != nil || in.SecondStep != nil {
+			t.Fatalf("login: %v", err)
+		}
+		p, err := d.platform.Auth().Authenticate(ctx, in.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := d.platform.TwoFactor().StartEnrolment(ctx, p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _ := platform.TOTPCode(e.Secret, time.Now())
+		if _, err := d.platform.TwoFactor().Confirm(ctx, p, "", code, ""); err != nil {
+			t.Fatal(err)
+		}
+		if in, err := d.platform.Auth().Login(ctx, "eve@example.com", "plum tractor velvet"); err != nil || in.SecondStep == nil {
+			t.Fatalf("with two-factor on, a password alone: %+v, %v", in.SecondStep, err)
+		}
+		if out := ok(t, "", "user", "reset-two-factor", "eve@example.com"); !strings.Contains(out, "Two-factor is off for eve@example.com") {
+			t.Fatalf("reset said:\n%s", out)
+		}
+		if in, err := d.platform.Auth().Login(ctx, "eve@example.com", "plum tractor velvet"); err != nil || in.SecondStep != nil {
+			t.Fatalf("after the reset: %+v, %v; want a session", in.SecondStep, err)
 		}
 	})
 	t.Run("a command without --tenant is a usage error", func(t *testing.T) {

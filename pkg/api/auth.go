@@ -25,8 +25,12 @@ func (s *server) login(c *gin.Context) {
 	if !s.admitSignIn(c, req.Email) {
 		return
 	}
-	sess, err := s.platform.Auth().Login(c.Request.Context(), req.Email, req.Password)
-	s.signedIn(c, sess, err)
+	in, err := s.platform.Auth().Login(c.Request.Context(), req.Email, req.Password)
+	if err == nil && in.SecondStep != nil {
+		s.secondStep(c, in.SecondStep)
+		return
+	}
+	s.signedIn(c, in.Session, err)
 }
 
 // acceptInvite: POST /v1/auth/accept-invite {token, password}. The invited
@@ -65,21 +69,29 @@ func (s *server) signedIn(c *gin.Context, sess platform.Session, err error) {
 		s.fail(c, err)
 		return
 	}
+	if me, ok := s.startedSession(c, sess); ok {
+		c.JSON(http.StatusOK, me)
+	}
+}
+
+// startedSession counts a sign-in, sets the session cookie and says who
+// signed in; on failure it has answered.
+func (s *server) startedSession(c *gin.Context, sess platform.Session) (apiclient.Me, bool) {
 	s.signIns.WithLabelValues("ok").Inc()
 	ctx := c.Request.Context()
 	p, err := s.platform.Auth().Authenticate(ctx, sess.Token)
 	if err != nil {
 		s.fail(c, err)
-		return
+		return apiclient.Me{}, false
 	}
 	me, err := s.platform.Auth().Me(ctx, p)
 	if err != nil {
 		s.fail(c, err)
-		return
+		return apiclient.Me{}, false
 	}
 	http.SetCookie(c.Writer, sessionCookieFor(sess.Token, sess.ExpiresAt))
 	c.Set(ctxPrincipal, p)
-	c.JSON(http.StatusOK, meOut(me))
+	return meOut(me), true
 }
 
 // logout: POST /v1/auth/logout. It needs no valid session (logging out

@@ -30,32 +30,42 @@ var errOrigin = &apiclient.Error{Code: apiclient.CodeForbidden,
 // 401. A bearer credential wins over the session cookie. Handlers behind it
 // read the caller with principal(c).
 func (s *server) authenticate(c *gin.Context) {
+	p, ok := s.principalOf(c)
+	if !ok {
+		return
+	}
+	c.Set(ctxPrincipal, p)
+	c.Next()
+}
+
+// principalOf authenticates the request's credential, or answers the
+// error and reports false.
+func (s *server) principalOf(c *gin.Context) (*platform.Principal, bool) {
 	token, fromCookie, err := credential(c.Request)
 	if err != nil {
 		writeError(c, err)
-		return
+		return nil, false
 	}
 	// The browser attaches cookies to cross-site requests too; only a
 	// request a page of ours made can carry the custom header or our origin.
 	if fromCookie && !safeMethod(c.Request.Method) && !sameOriginOrMarked(c.Request) {
 		writeError(c, errCSRF)
-		return
+		return nil, false
 	}
 	p, aerr := s.platform.Auth().Authenticate(c.Request.Context(), token)
 	if aerr != nil {
 		s.fail(c, aerr)
-		return
+		return nil, false
 	}
 	if origin := browserOrigin(c.Request); origin != "" && !p.AllowsOrigin(origin) {
 		writeError(c, errOrigin)
-		return
+		return nil, false
 	}
 	p.IP = c.ClientIP()
 	if p.KeyKind == auth.KindPublishable {
 		p.UserToken = c.GetHeader(UserTokenHeader)
 	}
-	c.Set(ctxPrincipal, p)
-	c.Next()
+	return p, true
 }
 
 // errServerKey refuses a caller of the OpenAI and MCP faces that is not a

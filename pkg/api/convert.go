@@ -49,7 +49,8 @@ func listOptions(c *gin.Context) (platform.ListOptions, error) {
 }
 
 func tenantOut(t platform.Tenant) apiclient.Tenant {
-	return apiclient.Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes, CreatedAt: t.CreatedAt}
+	return apiclient.Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes,
+		RequireTwoFactor: t.RequireTwoFactor, CreatedAt: t.CreatedAt}
 }
 
 func keyOut(k platform.APIKey) apiclient.APIKey {

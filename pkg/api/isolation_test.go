@@ -46,6 +46,9 @@ type access struct {
 	// no MCP, so the SDK's transport answers.
 	serverKey, keyTenant bool
 	reached              int
+	// person is a route of a person's own account: sessions get in, keys
+	// and the operator are forbidden.
+	person bool
 	// signed is a route its platform's own signature opens, whatever
 	// the caller's credential: this status answers the unsigned request.
 	signed int
@@ -110,6 +113,22 @@ func routeTable() []routeCase {
 		{"GET", "/v1/auth/sessions", anyValid, fixed("/v1/auth/sessions")},
 		// Nobody has a session with this id: every caller let in finds none.
 		{"DELETE", "/v1/auth/sessions/:id", access{any: true, reached: http.StatusNotFound}, fixed("/v1/auth/sessions/0123456789abcdef")},
+		// Two-factor is a person's: GET answers keys "off"; enrolment
+		// with a made-up challenge is refused whoever asks; turning off
+		// what is not on is 404 for a person, 403 for anyone else.
+		{"GET", "/v1/auth/totp", anyValid, fixed("/v1/auth/totp")},
+		{"POST", "/v1/auth/totp", access{public: true, reached: http.StatusUnauthorized}, func(*testing.T, *world, tenantFixture) (string, any) {
+			return "/v1/auth/totp", apiclient.TOTPStartRequest{Challenge: "tfc_made-up"}
+		}},
+		{"POST", "/v1/auth/totp/confirm", access{public: true, reached: http.StatusUnauthorized}, func(*testing.T, *world, tenantFixture) (string, any) {
+			return "/v1/auth/totp/confirm", apiclient.TOTPConfirmRequest{Challenge: "tfc_made-up", Code: "123456"}
+		}},
+		{"POST", "/v1/auth/totp/verify", access{public: true, reached: http.StatusUnauthorized}, func(*testing.T, *world, tenantFixture) (string, any) {
+			return "/v1/auth/totp/verify", apiclient.TOTPVerifyRequest{Challenge: "tfc_made-up", Code: "123456"}
+		}},
+		{"DELETE", "/v1/auth/totp", access{person: true, reached: http.StatusNotFound}, func(*testing.T, *world, tenantFixture) (string, any) {
+			return "/v1/auth/totp", apiclient.TOTPDisableRequest{Password: "member-password"}
+		}},
 		{"DELETE", "/v1/tenants/:tenant/members/:user/sessions", role(rankAdmin), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/members/" + w.mustInvite(t, f).UserID + "/sessions", nil
 		}},
@@ -750,6 +769,8 @@ func expectAccess(r routeCase, c caller) int {
 		return http.StatusOK
 	case !c.valid:
 		return http.StatusUnauthorized
+	case r.need.person && (c.platform || c.sk || c.pk):
+		return http.StatusForbidden
 	case r.need.any, c.platform:
 		return http.StatusOK
 	case r.need.platform:

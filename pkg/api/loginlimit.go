@@ -9,9 +9,9 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// LoginLimit is how many sign-in attempts (logins and invite acceptances)
-// one email address and one client address may make: a token bucket of
-// Burst attempts that refills at Every per attempt. Buckets live in this
+// LoginLimit is how many sign-in attempts (logins, invite acceptances and
+// two-factor codes) one email address and one client address may make: a
+// token bucket of Burst attempts that refills at Every per attempt. Buckets live in this
 // process's memory: each server process counts on its own.
 type LoginLimit struct {
 	EmailBurst int

@@ -33,6 +33,11 @@ func (s *server) register(e *gin.Engine) {
 	v1.POST("/auth/accept-invite", s.acceptInvite)
 	v1.GET("/auth/oidc/login", s.oidcLogin)
 	v1.GET("/auth/oidc/callback", s.oidcCallback)
+	// Enrolment takes a session, or the challenge of a sign-in that a
+	// tenant's requirement holds until enrolment.
+	v1.POST("/auth/totp", s.startTOTP)
+	v1.POST("/auth/totp/confirm", s.confirmTOTP)
+	v1.POST("/auth/totp/verify", s.verifyTOTP)
 
 	d := newDialogAPI(s)
 
@@ -57,6 +62,8 @@ func (s *server) register(e *gin.Engine) {
 	authed.GET("/auth/me", s.me)
 	authed.GET("/auth/sessions", s.listSessions)
 	authed.DELETE("/auth/sessions/:id", s.endSession)
+	authed.GET("/auth/totp", s.getTOTP)
+	authed.DELETE("/auth/totp", s.disableTOTP)
 	authed.POST("/validate", s.validate)
 	authed.POST("/tenants", s.createTenant)
 	authed.GET("/tenants", s.listTenants)

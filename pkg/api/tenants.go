@@ -58,7 +58,8 @@ func (s *server) updateTenant(c *gin.Context) {
 		return
 	}
 	t, err := s.platform.Tenants().Update(c.Request.Context(), principal(c), c.Param("tenant"),
-		platform.UpdateTenantInput{Name: req.Name, RetentionDays: req.RetentionDays, IdleMinutes: req.IdleMinutes})
+		platform.UpdateTenantInput{Name: req.Name, RetentionDays: req.RetentionDays, IdleMinutes: req.IdleMinutes,
+			RequireTwoFactor: req.RequireTwoFactor})
 	if err != nil {
 		s.fail(c, err)
 		return

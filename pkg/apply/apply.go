@@ -162,6 +162,8 @@ func (a *applier) applyTenant(ctx context.Context, t Tenant) {
 	a.idlePeriod(ctx, t, exists)
 	a.secrets(ctx, t, exists)
 	a.identity(ctx, t, exists)
+	a.sso(ctx, t, exists)
+	a.twoFactor(ctx, t, exists)
 	a.providers(ctx, t, exists) // after the secrets, before the bots that name them
 	a.members(ctx, t, exists)
 	a.knowledge(ctx, t, exists) // after the providers that embed, before the bots that search

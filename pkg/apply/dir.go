@@ -32,6 +32,12 @@ type tenantFile struct {
 	// IdleMinutes, when set, is how long a dialog stays quiet before its
 	// outcome is computed (docs/insights.md; 0: only at close).
 	IdleMinutes *int `json:"idle_minutes,omitempty"`
+	// SSO is the tenant's own OpenID Connect provider (docs/sso.md); its
+	// client secret comes from an environment variable, never the file.
+	SSO *ssoFile `json:"sso,omitempty"`
+	// RequireTwoFactor, when set, asks members who sign in with a
+	// password for a second factor.
+	RequireTwoFactor *bool `json:"require_two_factor,omitempty"`
 	// Bots holds each bot's release settings (require_passing_tests, a
 	// canary), by slug.
 	Bots map[string]botSettingsFile `json:"bots,omitempty"`
@@ -50,6 +56,8 @@ type Tenant struct {
 	identity         *identityFile
 	retentionDays    *int
 	idleMinutes      *int
+	sso              *ssoSpec
+	requireTwoFactor *bool
 	bots             []botSpec
 	channels         []channelSpec
 	providers        []providerSpec
@@ -162,6 +170,8 @@ func readTenantDir(dir string, getenv func(string) string, opts botconfig.Option
 		ps = append(ps, Problem{t.file, "-", err.Error()})
 	}
 	t.name, t.identity, t.retentionDays, t.idleMinutes = tf.Name, tf.Identity, tf.RetentionDays, tf.IdleMinutes
+	t.requireTwoFactor = tf.RequireTwoFactor
+	t.sso, ps = readSSO(t.file, tf.SSO, getenv, ps)
 	for _, name := range sortedKeys(tf.Secrets) {
 		env := tf.Secrets[name]
 		ptr := "/secrets/" + name

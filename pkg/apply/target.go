@@ -35,6 +35,13 @@ type Target interface {
 	// it has none.
 	identity(ctx context.Context, tenant string) (got identityFile, hasSecret, found bool, err error)
 	putIdentity(ctx context.Context, tenant string, want identityFile) error
+	// sso returns the tenant's single sign-on settings (secret "" and
+	// hasSecret saying whether one is saved); found is false when none.
+	sso(ctx context.Context, tenant string) (got ssoFile, hasSecret, found bool, err error)
+	// putSSO saves them; secret "" keeps the saved one.
+	putSSO(ctx context.Context, tenant string, want ssoFile, secret string) error
+	requireTwoFactor(ctx context.Context, tenant string) (bool, error)
+	setRequireTwoFactor(ctx context.Context, tenant string, on bool) error
 	// liveBots returns the tenant's bots by slug, each with its live version.
 	liveBots(ctx context.Context, tenant string) (map[string]liveBot, error)
 	// createBot returns the number of the bot's first version.

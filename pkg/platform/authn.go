@@ -105,30 +105,38 @@ type Session struct {
 	User      User
 }
 
-// Login checks an email and password and starts a session. A wrong email
-// and a wrong password give the same answer in about the same time.
-func (a Auth) Login(ctx context.Context, email, password string) (Session, error) {
+// SignIn is the answer to a password: a session, or, for someone with
+// two-factor on (or a tenant that requires it), the second step to take.
+type SignIn struct {
+	Session
+	SecondStep *SecondStep
+}
+
+// Login checks an email and password and starts a session, or asks for a
+// second factor (two_factor.go). A wrong email and a wrong password give
+// the same answer in about the same time.
+func (a Auth) Login(ctx context.Context, email, password string) (SignIn, error) {
 	s := a.svc
 	fail := unauthorized("wrong email or password")
 	u, err := s.store.Users().ByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
 		s.opts.Passwords.DummyVerify(password)
-		return Session{}, fail
+		return SignIn{}, fail
 	}
 	if err != nil {
-		return Session{}, s.internal(ctx, "login", err)
+		return SignIn{}, s.internal(ctx, "login", err)
 	}
 	if err := s.opts.Passwords.Verify(u.PasswordHash, password); err != nil {
 		if errors.Is(err, auth.ErrWrongPassword) {
-			return Session{}, fail
+			return SignIn{}, fail
 		}
-		return Session{}, s.internal(ctx, "login: verify", err)
+		return SignIn{}, s.internal(ctx, "login: verify", err)
 	}
 	via, err := s.SingleSignOn().passwordAllowed(ctx, u)
 	if err != nil {
-		return Session{}, err
+		return SignIn{}, err
 	}
-	return s.Auth().startSessionVia(ctx, u, via, "")
+	return s.TwoFactor().afterPassword(ctx, u, via)
 }
 
 // startSession signs u in with a password.

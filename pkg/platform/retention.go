@@ -24,10 +24,14 @@ type UpdateTenantInput struct {
 	// IdleMinutes is how long a dialog stays quiet before its outcome is
 	// computed (docs/insights.md); 0 waits for it to close.
 	IdleMinutes *int
+	// RequireTwoFactor asks members who sign in with a password for a
+	// second factor (two_factor.go).
+	RequireTwoFactor *bool
 }
 
-// Update changes the tenant's name (owners) or retention period
-// (those who may erase its dialogs: admins and owners).
+// Update changes the tenant's name (owners), retention period (those
+// who may erase its dialogs: admins and owners) or two-factor requirement
+// (those who manage members).
 func (te Tenants) Update(ctx context.Context, p *Principal, tenant string, in UpdateTenantInput) (Tenant, error) {
 	s := te.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjTenant, auth.ActRead)
@@ -61,6 +65,18 @@ func (te Tenants) Update(ctx context.Context, p *Principal, tenant string, in Up
 			ps.add("/idle_minutes", "must be 0 (only at close) to %d minutes", MaxIdleMinutes)
 		}
 		fields["idle_minutes"] = *in.IdleMinutes
+	}
+	if in.RequireTwoFactor != nil {
+		// Those who may set single sign-on may require a second factor.
+		if err := s.Auth().Authorize(p, t.ID, auth.ObjMembers, auth.ActWrite); err != nil {
+			return Tenant{}, err
+		}
+		// Like require_sso: a session without a second factor would lose
+		// the tenant the moment it is required.
+		if *in.RequireTwoFactor && p.Kind == KindSession && p.SessionVia == store.SessionPassword {
+			ps.add("/require_two_factor", "turn two-factor on for your own account (Your account), then sign in again with a code: a password session without one loses this tenant the moment two-factor is required")
+		}
+		fields["require_two_factor"] = *in.RequireTwoFactor
 	}
 	if err := ps.err(); err != nil {
 		return Tenant{}, err

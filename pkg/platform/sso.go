@@ -472,8 +472,9 @@ func (si SingleSignOn) passwordAllowed(ctx context.Context, u *store.User) (stri
 
 // limitSessionRoles drops the roles a session may not use: one begun
 // through a tenant's provider acts in that tenant only (its provider
-// vouches for nobody elsewhere), and a password session acts in no tenant
-// that requires single sign-on.
+// vouches for nobody elsewhere), a password session acts in no tenant
+// that requires single sign-on, and one without a second factor in none
+// that requires two-factor.
 func (si SingleSignOn) limitSessionRoles(ctx context.Context, sess *store.Session, roles map[string]string) error {
 	s := si.svc
 	if sess.TenantID != "" {
@@ -490,6 +491,16 @@ func (si SingleSignOn) limitSessionRoles(ctx context.Context, sess *store.Sessio
 	requiring, err := s.store.Users().RequiringSSO(ctx, slices.Collect(maps.Keys(roles)))
 	if err != nil {
 		return s.internal(ctx, "authenticate session: sso", err)
+	}
+	for _, id := range requiring {
+		delete(roles, id)
+	}
+	if sess.Via != store.SessionPassword {
+		return nil
+	}
+	requiring, err = s.store.Users().RequiringTwoFactor(ctx, slices.Collect(maps.Keys(roles)))
+	if err != nil {
+		return s.internal(ctx, "authenticate session: two-factor", err)
 	}
 	for _, id := range requiring {
 		delete(roles, id)

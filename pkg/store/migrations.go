@@ -58,7 +58,8 @@ var migrations = []migration{
 	{35, "autosaved config drafts, one per person and bot", migrateV35},
 	{36, "operators' internal notes on dialogs, canned replies", migrateV36},
 	{37, "analytics rollups time operators' first answers to handed-off dialogs", migrateV37},
-	{40, "read marks of a dialog's two sides; handoff waiting times in the analytics rollups", migrateV40},
+	{38, "two-factor sign-in: authenticator secrets, recovery codes, sign-in challenges; tenants may require it", migrateV38},
+	{39, "read marks of a dialog's two sides; handoff waiting times in the analytics rollups", migrateV39},
 }
 
 // schemaMigration records an applied step.

@@ -118,6 +118,10 @@ func (s *Store) Sessions() Sessions { return Sessions{s} }
 // OIDCLogins are single sign-ons under way.
 func (s *Store) OIDCLogins() OIDCLogins { return OIDCLogins{s} }
 
+// TwoFactor returns people's second factors and the sign-ins waiting for
+// one.
+func (s *Store) TwoFactor() TwoFactor { return TwoFactor{s} }
+
 // Invites returns invites by token, before their tenant is known.
 func (s *Store) Invites() Invites { return Invites{s} }
 

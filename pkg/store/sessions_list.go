@@ -58,3 +58,14 @@ func isSessionID(id string) bool {
 	}
 	return true
 }
+
+// SetVia marks the user's session with this id (Session.ID) as begun
+// another way: a password session whose user just proved a second factor.
+func (se Sessions) SetVia(ctx context.Context, userID, id, via string) error {
+	s := se.s
+	if !isSessionID(id) {
+		return wrap("mark session", ErrNotFound)
+	}
+	err := s.q(ctx).Model(&Session{}).Where("user_id = ? AND token_hash LIKE ?", userID, id+"%").Update("via", via).Error
+	return wrap("mark session", err)
+}

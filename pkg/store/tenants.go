@@ -20,8 +20,11 @@ type Tenant struct {
 	// IdleMinutes is how long a dialog stays quiet before its outcome is
 	// computed; 0 waits for it to close.
 	IdleMinutes int `gorm:"default:30"`
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// RequireTwoFactor asks members who sign in with a password for a
+	// second factor before their session acts in the tenant.
+	RequireTwoFactor bool
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // Create inserts t, giving it an id when it has none. A taken slug is

@@ -86,8 +86,8 @@ func (us Users) Memberships(ctx context.Context, userID string) ([]Membership, e
 type Session struct {
 	TokenHash string `gorm:"primaryKey"`
 	UserID    string
-	// Via is how the session began: SessionPassword, SessionSSO or
-	// SessionBreakGlass.
+	// Via is how the session began: SessionPassword, SessionTwoFactor,
+	// SessionSSO or SessionBreakGlass.
 	Via string
 	// TenantID is set for a sign-in through a tenant's own provider: that
 	// provider vouches for its tenant only, so the session acts there only.
@@ -101,6 +101,9 @@ const (
 	SessionPassword   = "password"
 	SessionSSO        = "sso"
 	SessionBreakGlass = "break_glass"
+	// SessionTwoFactor is a password and a second factor (a code from an
+	// authenticator, or a recovery code).
+	SessionTwoFactor = "two_factor"
 )
 
 // Create inserts a session.

@@ -240,9 +240,11 @@ func (c *Client) ValidateFor(ctx context.Context, tenant string, config json.Raw
 }
 
 // Login starts an admin UI session; the server answers with a session cookie,
-// so use WithHTTPClient with a cookie jar.
-func (c *Client) Login(ctx context.Context, email, password string) (*Me, error) {
-	var out Me
+// so use WithHTTPClient with a cookie jar. For someone with two-factor on,
+// the answer's TwoFactor says the second step (VerifyTOTP) and no session
+// starts yet.
+func (c *Client) Login(ctx context.Context, email, password string) (*LoginResponse, error) {
+	var out LoginResponse
 	return &out, c.Do(ctx, http.MethodPost, "/v1/auth/login", LoginRequest{Email: email, Password: password}, &out)
 }
 

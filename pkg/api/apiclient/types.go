@@ -70,8 +70,11 @@ type Tenant struct {
 	RetentionDays int `json:"retention_days"`
 	// IdleMinutes: a dialog quiet that long gets its outcome
 	// (docs/insights.md); 0 waits for it to close.
-	IdleMinutes int       `json:"idle_minutes"`
-	CreatedAt   time.Time `json:"created_at"`
+	IdleMinutes int `json:"idle_minutes"`
+	// RequireTwoFactor: members signing in with a password need a second
+	// factor (docs/sso.md).
+	RequireTwoFactor bool      `json:"require_two_factor"`
+	CreatedAt        time.Time `json:"created_at"`
 }
 
 // UpdateTenantRequest is the body of PATCH /v1/tenants/{tenant}; absent
@@ -80,6 +83,9 @@ type UpdateTenantRequest struct {
 	Name          *string `json:"name,omitempty"`
 	RetentionDays *int    `json:"retention_days,omitempty"`
 	IdleMinutes   *int    `json:"idle_minutes,omitempty"`
+	// RequireTwoFactor asks members who sign in with a password for a
+	// second factor.
+	RequireTwoFactor *bool `json:"require_two_factor,omitempty"`
 }
 
 // CreateTenantRequest is the body of POST /v1/tenants.

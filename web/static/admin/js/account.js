@@ -3,8 +3,9 @@
 
 import { api } from './api.js';
 import { h, mount, card, table, errorBox, when, busy } from './dom.js';
+import { twoFactorCard } from './two_factor.js';
 
-const VIA = { password: 'password', sso: 'single sign-on', break_glass: 'break-glass password' };
+const VIA = { password: 'password', two_factor: 'password and code', sso: 'single sign-on', break_glass: 'break-glass password' };
 
 /** accountView renders #/t/<tenant>/account. */
 export async function accountView({ me }) {
@@ -27,5 +28,6 @@ export async function accountView({ me }) {
   };
   await draw();
   return h('div', null, h('h1', null, 'Your account'),
-    h('p', null, me.user ? me.user.email : ''), out, card('Sessions', list));
+    h('p', null, me.user ? me.user.email : ''), out,
+    me.user ? card('Two-factor sign-in', await twoFactorCard()) : null, card('Sessions', list));
 }

@@ -7,6 +7,7 @@ import { api, tenantPath } from './api.js';
 import { h, mount, card, field, table, errorBox, busy } from './dom.js';
 import { roleIn, atLeast } from './roles.js';
 import { ssoCard } from './sso.js';
+import { requireTwoFactor } from './two_factor.js';
 
 const ROLES = ['owner', 'admin', 'editor', 'operator', 'viewer'];
 
@@ -48,7 +49,8 @@ export async function membersView({ tenant, me }) {
   return h('div', null, h('h1', null, 'Members'), out,
     canManage ? card('Invite someone', inviteForm(tenant, mine, out, draw)) : null,
     card('Members', list),
-    canManage ? card('Single sign-on', await ssoCard(tenant)) : null);
+    canManage ? card('Single sign-on', await ssoCard(tenant)) : null,
+    canManage ? card('Two-factor sign-in', await requireTwoFactor(tenant)) : null);
 }
 
 function roleSelect(m, change) {

@@ -4,6 +4,7 @@
 
 import { api, creds } from './api.js';
 import { h, field, errorBox, busy } from './dom.js';
+import { secondStep } from './two_factor.js';
 
 /** signIn renders both sign-in forms; done runs once either succeeds. */
 export function signIn(done) {
@@ -18,7 +19,13 @@ export function signIn(done) {
       e.preventDefault();
       busy(e.submitter, async () => {
         creds.clear();
-        await api('POST', '/v1/auth/login', { email: email.value, password: password.value });
+        const r = await api('POST', '/v1/auth/login', { email: email.value, password: password.value });
+        if (r && r.two_factor) {
+          // A 202: the password held; a code (or enrolment) comes next.
+          out.replaceChildren(await secondStep(r, done));
+          forms.hidden = true;
+          return;
+        }
         await done();
       }).catch(fail);
     },
@@ -61,11 +68,11 @@ export function signIn(done) {
   }, h('h2', null, 'Single sign-on'), field('Organisation', org, "Your tenant's slug; empty for this server's own provider."),
   h('button', { type: 'submit' }, 'Sign in with SSO'));
 
+  const forms = h('div', { class: 'signin-forms' }, h('div', { class: 'card' }, passwordForm), h('div', { class: 'card' }, ssoForm), h('div', { class: 'card' }, keyForm));
   return h('main', { class: 'signin' },
     h('h1', null, h('span', { class: 'brand' }, 'Parley'), ' admin'),
     h('p', { class: 'lead' }, 'Author, test and publish your bots.'),
-    out,
-    h('div', { class: 'signin-forms' }, h('div', { class: 'card' }, passwordForm), h('div', { class: 'card' }, ssoForm), h('div', { class: 'card' }, keyForm)));
+    out, forms);
 }
 
 /** signOut ends the cookie session and forgets a key. */
