@@ -112,8 +112,8 @@ WHERE 1 = 1` + scope + ` ORDER BY m.r, m.id`
 // expected in at most this many chunks of the base (the rarest always),
 // and the rest only rank those matches. A base of 10,000 chunks matches
 // nearly every question's words whole; at 100,000, its commonest words
-// are left to rank, and keyword search costs a third of the CPU
-// (docs/performance.md).
+// are left to rank, and keyword search takes about a quarter of the
+// CPU it took when it matched them all (docs/performance.md).
 const keywordMatches = 10_000
 
 // rareWords splits words into the rare ones a SQLite keyword search
