@@ -24,7 +24,8 @@ import (
 // published; a visitor asks in the embedded widget and reads answers
 // whose footnotes name the right place: a signed link that opens the
 // uploaded PDF at its page (docs/knowledge.md), a link to the web page
-// at its heading, and a link to a PDF on the web at its page (#page=N).
+// at its heading, and a link to a PDF on the web at its page (#page=N);
+// the admin preview links the uploaded PDF too.
 func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
@@ -150,6 +151,23 @@ func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 			}
 			if href := eval[string](t, ctx, link+`.href`); href != pages.URL+"/guide.pdf#page=1" {
 				t.Errorf("footnote links to %q, want %q", href, pages.URL+"/guide.pdf#page=1")
+			}
+		})
+		t.Run("the admin preview links the uploaded PDF's footnote to the file at its page", func(t *testing.T) {
+			link := `document.querySelector('.chat-log .sources li[data-n="1"] a')`
+			run(t, ctx, "preview",
+				chromedp.Navigate(w.api.URL+"/admin/"), // still signed in with the key
+				until(contains("document", "main table a", "Acme Support")),
+				chromedp.Click(chromedp.CSS(`main table a`)),
+				chromedp.WaitVisible(chromedp.CSS(`.composer input`)),
+				chromedp.SendKeys(chromedp.CSS(`.composer input`), "How do I repair a broken tent pole?"),
+				chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+				until(contains("document", ".chat-log .msg.bot", "Splint the broken pole with the aluminium sleeve [1].")),
+				until(link+` !== null`),
+			)
+			href := eval[string](t, ctx, link+`.href`)
+			if !strings.HasPrefix(href, w.api.URL+"/v1/knowledge/files/") || !strings.HasSuffix(href, "#page=1") {
+				t.Errorf("the preview's footnote links to %q, want the signed link to the file at #page=1", href)
 			}
 		})
 	})
