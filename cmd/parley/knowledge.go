@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/knowledge/ingest"
 	"github.com/parleyhq/parley/pkg/llm"
@@ -31,11 +32,18 @@ func startKnowledge(ctx context.Context, d *data) (func(), error) {
 			return nil, err
 		}
 	}
-	w := ingest.New(d.store, countingEmbedders(embedders, d.platform.Knowledge().CountEmbeddingTokens), ingest.Options{
+	kn := d.platform.Knowledge()
+	w := ingest.New(d.store, embedders, ingest.Options{
 		Instance: d.store.Instance(),
 		Wake:     d.platform.Knowledge().Queued(), // a source this process queued starts at once
 		Outbound: policy,
 		Log:      d.log,
+		Embedded: func(ctx context.Context, src *store.KnowledgeSource, tokens int) {
+			kn.MeterIndexing(ctx, src.TenantID, tokens)
+		},
+		Indexed: func(src *store.KnowledgeSource, outcome string, took time.Duration, chunks int) {
+			kn.ObserveIndexing(src.Kind, outcome, took, chunks)
+		},
 		Settled: func(ctx context.Context, src *store.KnowledgeSource) {
 			if err := d.platform.Knowledge().SourceSettled(ctx, src); err != nil {
 				d.log.Error("knowledge source event not written", "source", src.ID, "err", err)
@@ -60,30 +68,4 @@ func serverEmbedders(s Settings, log *slog.Logger) (func(provider string) (llm.E
 		e, ok := named[name].(llm.Embedder)
 		return e, ok
 	}, nil
-}
-
-// countingEmbedders is embedders whose embedders tell count the tokens
-// each call was billed: the indexer's share of
-// parley_knowledge_embedding_tokens_total. (The indexer does not say
-// whose source a call embeds, so its tokens are not in a tenant's
-// usage ledger; docs/knowledge.md.)
-func countingEmbedders(embedders func(string) (llm.Embedder, bool), count func(int)) func(string) (llm.Embedder, bool) {
-	return func(name string) (llm.Embedder, bool) {
-		e, ok := embedders(name)
-		if !ok {
-			return nil, false
-		}
-		return countingEmbedder{e, count}, true
-	}
-}
-
-type countingEmbedder struct {
-	llm.Embedder
-	count func(int)
-}
-
-func (c countingEmbedder) Embed(ctx context.Context, model string, inputs []string) ([][]float32, llm.Usage, error) {
-	vecs, usage, err := c.Embedder.Embed(ctx, model, inputs)
-	c.count(usage.InputTokens)
-	return vecs, usage, err
 }

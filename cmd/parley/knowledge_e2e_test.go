@@ -41,6 +41,10 @@ func TestAServersKnowledgeBaseIndexesWhatIsAddedAndFindsItByMeaning(t *testing.T
 		if ready.Status != "ready" || ready.Chunks < 2 {
 			t.Fatalf("source %+v, want ready with a chunk per section", ready)
 		}
+		indexed := embeddingTokens(t, admin)
+		if indexed <= 0 {
+			t.Errorf("the tenant's ledger holds %d embedding tokens once its source is indexed, want the indexer's", indexed)
+		}
 		res, err := admin.SearchKnowledge(ctx, "acme", "help", apiclient.SearchKnowledgeRequest{Query: "how long until my parcel arrives"})
 		if err != nil {
 			t.Fatal(err)
@@ -48,25 +52,39 @@ func TestAServersKnowledgeBaseIndexesWhatIsAddedAndFindsItByMeaning(t *testing.T
 		if len(res.Results) == 0 || !strings.Contains(res.Results[0].Locator, "Shipping") || res.Results[0].VectorRank != 1 {
 			t.Fatalf("results %+v, want the Shipping section first, first by vector too", res.Results)
 		}
-		// The search's query is in the tenant's ledger; the metric counts
-		// the indexer's chunks on top of it.
-		usage, err := admin.Usage(ctx, "acme", "", "", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var searched int64
-		for _, row := range usage.Usage {
-			searched += row.EmbeddingTokens
-		}
+		// The ledger holds the indexer's tokens and the search's query; the
+		// metric counts the same tokens.
+		metered := embeddingTokens(t, admin)
 		_, metrics := get(t, srv.URL+"/metrics")
 		m := regexp.MustCompile(`(?m)^parley_knowledge_embedding_tokens_total (\d+)$`).FindStringSubmatch(metrics)
 		if m == nil {
 			t.Fatalf("/metrics lacks parley_knowledge_embedding_tokens_total")
 		}
-		if total, _ := strconv.ParseInt(m[1], 10, 64); searched <= 0 || total <= searched {
-			t.Errorf("parley_knowledge_embedding_tokens_total %d, the search's %d tokens in the ledger: want the indexer's on top", total, searched)
+		if total, _ := strconv.ParseInt(m[1], 10, 64); metered <= indexed || total != metered {
+			t.Errorf("parley_knowledge_embedding_tokens_total %d, the ledger %d (%d of them the indexer's): want the search's on top, and the same in both", total, metered, indexed)
+		}
+		for _, want := range []string{`parley_knowledge_index_duration_seconds_count{kind="file",outcome="ready"} 1`,
+			"parley_knowledge_chunks_indexed_total " + strconv.Itoa(ready.Chunks)} {
+			if !strings.Contains(metrics, want+"\n") {
+				t.Errorf("/metrics lacks %q", want)
+			}
 		}
 	})
+}
+
+// embeddingTokens adds up the tenant's embedding tokens in its usage
+// ledger.
+func embeddingTokens(t *testing.T, c *apiclient.Client) int64 {
+	t.Helper()
+	usage, err := c.Usage(context.Background(), "acme", "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, row := range usage.Usage {
+		n += row.EmbeddingTokens
+	}
+	return n
 }
 
 // waitForSource polls a source until it leaves the queue. The indexer is

@@ -22,6 +22,7 @@ var statusOf = map[string]int{
 	apiclient.CodeTooLarge:         http.StatusRequestEntityTooLarge,
 	apiclient.CodeInvalid:          http.StatusUnprocessableEntity,
 	apiclient.CodeRateLimited:      http.StatusTooManyRequests,
+	apiclient.CodeLinkExpired:      http.StatusGone,
 	apiclient.CodeInternal:         http.StatusInternalServerError,
 	apiclient.CodeUnavailable:      http.StatusServiceUnavailable,
 }

@@ -286,6 +286,8 @@ func routeTable() []routeCase {
 		{"POST", "/v1/channels/:channel/inbound", access{signed: http.StatusUnauthorized}, func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/channels/" + w.mustChannel(t, f) + "/inbound", map[string]any{"conversation_id": "c", "user_id": "u", "text": "hi"}
 		}},
+		// The link's signature opens it, whatever the caller's credential.
+		{"GET", "/v1/knowledge/files/:token", access{signed: http.StatusForbidden}, fixed("/v1/knowledge/files/t.b.s.1.forged")},
 		{"POST", "/v1/tenants/:tenant/knowledge-bases", role(rankEditor), func(t *testing.T, w *world, f tenantFixture) (string, any) {
 			return "/v1/tenants/" + f.slug + "/knowledge-bases", apiclient.CreateKnowledgeBaseRequest{Name: "Help", Slug: w.unique("kb")}
 		}},

@@ -297,7 +297,8 @@ func (s *server) searchKnowledge(c *gin.Context) {
 	}
 	out := apiclient.KnowledgeSearchResults{Results: make([]apiclient.KnowledgeResult, len(results))}
 	for i, r := range results {
-		out.Results[i] = apiclient.KnowledgeResult(r)
+		out.Results[i] = apiclient.KnowledgeResult{Source: r.Source, Title: r.Title, URL: r.URL, Locator: r.Locator, Chunk: r.Chunk,
+			Text: r.Text, Score: r.Score, KeywordRank: r.KeywordRank, VectorRank: r.VectorRank}
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -322,4 +323,26 @@ func sourceOut(src store.KnowledgeSource) apiclient.KnowledgeSource {
 		out.Refresh = (time.Duration(src.RefreshSeconds) * time.Second).String()
 	}
 	return out
+}
+
+// knowledgeFile: GET /v1/knowledge/files/{token}, the uploaded file a
+// citation's signed link names. A PDF opens in the browser (so the
+// link's #page=N works); any other file downloads, and nothing it holds
+// runs as this server's page.
+func (s *server) knowledgeFile(c *gin.Context) {
+	f, err := s.platform.Knowledge().OpenFile(c.Request.Context(), c.Param("token"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	disposition := "attachment"
+	if mt, _, _ := mime.ParseMediaType(f.ContentType); mt == "application/pdf" {
+		disposition = "inline"
+	} else {
+		c.Header("Content-Security-Policy", "sandbox")
+	}
+	c.Header("Content-Disposition", mime.FormatMediaType(disposition, map[string]string{"filename": f.Filename}))
+	c.Header("X-Content-Type-Options", "nosniff")
+	c.Header("Cache-Control", "private, no-store")
+	c.Data(http.StatusOK, f.ContentType, f.Content)
 }

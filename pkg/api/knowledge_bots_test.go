@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -47,6 +48,9 @@ type kbEnv struct {
 	key   string
 	st    *store.Store
 	pages *httptest.Server
+	clock *platformtest.Clock
+	// index runs the ingestion worker until no source is left to index.
+	index func(t *testing.T)
 }
 
 const refundsPage = `<html><head><title>Refunds</title></head><body>
@@ -54,7 +58,7 @@ const refundsPage = `<html><head><title>Refunds</title></head><body>
 
 func newKBEnv(t *testing.T, st *store.Store) *kbEnv {
 	t.Helper()
-	e := &kbEnv{st: st}
+	e := &kbEnv{st: st, clock: platformtest.NewClock(time.Now().UTC())}
 	e.pages = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, refundsPage)
@@ -70,7 +74,7 @@ func newKBEnv(t *testing.T, st *store.Store) *kbEnv {
 	logs := &redacttest.Logs{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	svc := platformtest.New(t, st, platform.Options{Sealer: sealer, PlatformToken: testPlatformToken,
-		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger, Embedders: embedders})
+		Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}, Logger: logger, Embedders: embedders, Clock: e.clock.Now})
 	reg := prometheus.NewRegistry()
 	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: provider, DefaultModel: "gpt-4o-mini", Metrics: reg, Logger: logger})
 	h, err := api.New(api.Options{Platform: svc, Runtime: rt, Metrics: reg, Logger: logger})
@@ -104,15 +108,19 @@ func newKBEnv(t *testing.T, st *store.Store) *kbEnv {
 		t.Fatal(err)
 	}
 	w := ingest.New(st, embedders, ingest.Options{Outbound: policy})
-	for {
-		n, err := w.RunOnce(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
+	e.index = func(t *testing.T) {
+		t.Helper()
+		for {
+			n, err := w.RunOnce(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				return
+			}
 		}
 	}
+	e.index(t)
 	srcs, err := cl.ListSources(ctx, "acme", "help")
 	if err != nil {
 		t.Fatal(err)

@@ -28,13 +28,15 @@ type urlCitation struct {
 // annotationsFor are the url_citations of the citations with a URL, each
 // over its marker's first appearance in text (a citation whose marker the
 // text lacks is left out). The URL points at the passage's page or anchor.
+// An uploaded file's signed link is this server's path, not an address
+// (an OpenAI client would not know where to resolve it): left out too.
 func annotationsFor(text string, citations []cite.Citation) []annotation {
 	var out []annotation
 	for _, c := range citations {
 		link := cite.Link(c.URL, c.Locator)
 		marker := "[" + strconv.Itoa(c.N) + "]"
 		at := strings.Index(text, marker)
-		if link == "" || at < 0 {
+		if link == "" || strings.HasPrefix(link, "/") || at < 0 {
 			continue
 		}
 		start := utf8.RuneCountInString(text[:at])

@@ -58,6 +58,10 @@ func (s *server) register(e *gin.Engine) {
 	// A channel's platform posts here with its own signature, no key.
 	v1.POST("/channels/:channel/inbound", s.receiveInbound)
 
+	// A citation's link to an uploaded file: the signed token is the
+	// credential (docs/knowledge.md).
+	v1.GET("/knowledge/files/:token", s.knowledgeFile)
+
 	authed := v1.Group("", s.authenticate)
 	authed.GET("/auth/me", s.me)
 	authed.GET("/auth/sessions", s.listSessions)

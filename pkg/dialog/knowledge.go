@@ -207,7 +207,7 @@ func (k *runKnowledge) search(ctx context.Context, query, mode string) ([]cite.P
 	k.countSearch(len(found.Results))
 	out := make([]cite.Passage, len(found.Results))
 	for i, res := range found.Results {
-		out[i] = cite.Passage{Source: res.Source, Title: res.Title, URL: res.URL, Locator: res.Locator, Chunk: res.Chunk, Text: res.Text}
+		out[i] = cite.Passage{Source: res.Source, Title: res.Title, URL: res.URL, Link: res.Link, Locator: res.Locator, Chunk: res.Chunk, Text: res.Text}
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ const (
 	CodeRateLimited  Code = "rate_limited"  // slow down
 	CodeInternal     Code = "internal"      // our fault; logged, never detailed
 	CodeUnavailable  Code = "unavailable"   // a part the request needs does not answer; retry
+	CodeLinkExpired  Code = "link_expired"  // a signed link was valid once; ask for a new one
 )
 
 // Detail points at one wrong value of a request or config.

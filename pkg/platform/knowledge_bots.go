@@ -77,6 +77,13 @@ func (k Knowledge) SearchForBot(ctx context.Context, tenantID string, q BotSearc
 		if err != nil {
 			return out, s.internal(ctx, "search knowledge for a bot", err)
 		}
+		for i, r := range results {
+			if r.File {
+				// The search kept this source for this user: the link
+				// carries that permission to the citation's reader.
+				results[i].Link = k.FileLink(tenantID, b.ID, r.Source)
+			}
+		}
 		out.Results = append(out.Results, results...)
 	}
 	slices.SortStableFunc(out.Results, func(a, b retrieve.Result) int { return cmp.Compare(b.Score, a.Score) })

@@ -17,11 +17,14 @@ type KnowledgeHit struct {
 	ChunkID     int64
 	SourceID    string
 	SourceTitle string
-	URL         string
-	Ordinal     int
-	Title       string
-	Locator     string
-	Text        string
+	// SourceKind is the source's kind: a file's citation links to the
+	// file itself, which has no URL of its own.
+	SourceKind string
+	URL        string
+	Ordinal    int
+	Title      string
+	Locator    string
+	Text       string
 }
 
 // keywordTerms splits a query into words as both full-text indexes do
@@ -43,11 +46,11 @@ const keywordCandidates = 300
 // a user typed is read as query syntax. Only chunks of the sources
 // tags keeps.
 //
-// PostgreSQL reads each chunk's row to rank it, which at 100,000 chunks
-// and common words costs hundreds of milliseconds; so it ranks a bounded
-// set of candidates (SQLite ranks every match from its index). A query
-// that so many chunks match is a poor keyword query; its vector ranks
-// carry it.
+// Ranking reads each match, which at 100,000 chunks and common words
+// costs hundreds of milliseconds; so PostgreSQL ranks a bounded set of
+// candidates, and SQLite matches a question's rarest words and lets its
+// commonest rank those matches (see keywordMatches). A query that so
+// many chunks match is a poor keyword query; its vector ranks carry it.
 func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query string, tags TagFilter, limit int) ([]int64, error) {
 	scope := " AND c.tenant_id = @tenant AND c.base_id = @base AND c.generation = @gen"
 	args := map[string]any{"tenant": k.tenant, "base": b.ID, "gen": b.Generation, "limit": limit, "query": query,
@@ -71,18 +74,24 @@ func (k Knowledge) KeywordSearch(ctx context.Context, b *KnowledgeBase, query st
 		})
 		return ids, wrap("keyword search knowledge", err)
 	}
-	terms := keywordTerms(query)
-	if len(terms) == 0 {
+	words := withoutStopWords(keywordTerms(query), b.Language)
+	if len(words) == 0 {
 		return nil, nil
 	}
-	terms = withoutStopWords(terms, b.Language)
-	for i, t := range terms {
-		terms[i] = `"` + t + `"`
+	rare, common, err := k.rareWords(ctx, b, words)
+	if err != nil {
+		return nil, wrap("keyword search knowledge", err)
 	}
 	// The scope word narrows the match to the base's generation inside
-	// the index; its column weighs nothing in the ranking. The chunk
+	// the index; its column weighs nothing in the ranking. The common
+	// words, ORed with the scope word (which every chunk in scope holds),
+	// match nothing more but count in the bm25 of each match. The chunk
 	// rows are read for the results only, unless tags need them.
-	args["query"] = fmt.Sprintf(`{scope}: "%s" AND {title text}: (%s)`, ftsScope(b.ID, b.Generation), strings.Join(terms, " OR "))
+	scopeWord := `{scope}: "` + ftsScope(b.ID, b.Generation) + `"`
+	args["query"] = scopeWord + " AND {title text}: (" + ftsAny(rare) + ")"
+	if len(common) > 0 {
+		args["query"] = args["query"].(string) + " AND ({title text}: (" + ftsAny(common) + ") OR " + scopeWord + ")"
+	}
 	match := `SELECT f.rowid AS id, bm25(knowledge_chunks_search, 0, 1, 1) AS r FROM knowledge_chunks_search f
 WHERE knowledge_chunks_search MATCH @query`
 	if tags.On() {
@@ -92,8 +101,49 @@ JOIN knowledge_chunks c ON c.id = f.rowid WHERE knowledge_chunks_search MATCH @q
 	q := `SELECT c.id FROM (` + match + ` ORDER BY r, id LIMIT @limit) m JOIN knowledge_chunks c ON c.id = m.id
 WHERE 1 = 1` + scope + ` ORDER BY m.r, m.id`
 	var ids []int64
-	err := k.q(ctx).Raw(q, args).Scan(&ids).Error
+	err = k.q(ctx).Raw(q, args).Scan(&ids).Error
 	return ids, wrap("keyword search knowledge", err)
+}
+
+// keywordMatches bounds the chunks SQLite's keyword search matches:
+// bm25 reads the positions and the row of sizes of every match, and a
+// question's common words ("table", "column") match a good share of a
+// base. So its words are matched rarest first while together they are
+// expected in at most this many chunks of the base (the rarest always),
+// and the rest only rank those matches. A base of 10,000 chunks matches
+// nearly every question's words whole; at 100,000, its commonest words
+// are left to rank, and keyword search takes about a quarter of the
+// CPU it took when it matched them all (docs/performance.md).
+const keywordMatches = 10_000
+
+// rareWords splits words into the rare ones a SQLite keyword search
+// matches and the common ones it only ranks those matches by (see
+// keywordMatches), by the share of the index's chunks holding each.
+func (k Knowledge) rareWords(ctx context.Context, b *KnowledgeBase, words []string) (rare, common []string, err error) {
+	counts, share, err := k.s.ftsWords.counts(ctx, k.s, b, words)
+	if err != nil {
+		return nil, nil, err
+	}
+	words = slices.Clone(words)
+	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(counts[a], counts[b]) })
+	expected := 0.0
+	for i, w := range words {
+		if expected += counts[w] * share; i > 0 && expected > keywordMatches {
+			return words[:i], words[i:], nil
+		}
+	}
+	return words, nil, nil
+}
+
+// ftsAny is an FTS5 query matching any of words, each quoted: words
+// hold letters and digits only (keywordTerms), so none is read as
+// query syntax.
+func ftsAny(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + w + `"`
+	}
+	return strings.Join(quoted, " OR ")
 }
 
 // keywordSearchPostgres ranks the chunks in scope holding the query's
@@ -237,9 +287,16 @@ func (k Knowledge) Hits(ctx context.Context, baseID string, ids []int64) ([]Know
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	// SQLite, without statistics, would find the chunks by the base's
+	// index and read every chunk of the base (60 ms at 100,000) instead
+	// of looking up the few ids; NOT INDEXED leaves it the primary key.
+	chunks := "knowledge_chunks c"
+	if k.s.dialect == DialectSQLite {
+		chunks += " NOT INDEXED"
+	}
 	var out []KnowledgeHit
-	err := k.q(ctx).Raw(`SELECT c.id AS chunk_id, c.source_id, s.title AS source_title, s.url, c.ordinal, c.title, c.locator, c.text
-FROM knowledge_chunks c JOIN knowledge_sources s ON s.id = c.source_id
+	err := k.q(ctx).Raw(`SELECT c.id AS chunk_id, c.source_id, s.title AS source_title, s.kind AS source_kind, s.url, c.ordinal, c.title, c.locator, c.text
+FROM `+chunks+` JOIN knowledge_sources s ON s.id = c.source_id
 WHERE c.tenant_id = ? AND c.base_id = ? AND c.id IN ?`, k.tenant, baseID, ids).Scan(&out).Error
 	return out, wrap("read knowledge hits", err)
 }

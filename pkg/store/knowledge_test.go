@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 func mustBase(t *testing.T, st *store.Store, tenantID, slug string) *store.KnowledgeBase {
@@ -648,4 +649,36 @@ func TestASitemapsPagesAreSourcesOfIt(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestCommonWordsRankWhatTheRareOnesMatchInALargeSQLiteBase: past about
+// 10,000 expected matches SQLite matches a question's rare words only,
+// and its common words still rank those matches: of two chunks of the
+// same length holding the rare word, the one holding the common words
+// too comes first, however many chunks hold only the common ones.
+// (SQLite only: PostgreSQL bounds its candidates its own way, and
+// 24,000 chunks take it a minute.)
+func TestCommonWordsRankWhatTheRareOnesMatchInALargeSQLiteBase(t *testing.T) {
+	t.Parallel()
+	st := storetest.OpenSQLite(t)
+	tn := mustTenant(t, st, "kb-large")
+	base := mustBase(t, st, tn.ID, "help")
+	texts := make([]string, 24_000)
+	for i := range texts {
+		// Each common word in 11,000 chunks: under half, so it weighs
+		// something, and alone over the 10,000 expected matches.
+		if i%24 < 11 {
+			texts[i] = fmt.Sprintf("Every table column holds a value, as row %d shows.", i)
+		} else {
+			texts[i] = fmt.Sprintf("Nothing to see in line %d.", i)
+		}
+	}
+	rareOnly := "Splint the pole; the frame keeps every rope taut."
+	both := "Splint the pole; the table shows every column value."
+	texts[100], texts[7000] = rareOnly, both
+	mustIndex(t, st, tn.ID, base.ID, store.KnowledgeSource{}, texts...)
+	got := keywordTexts(t, st, tn.ID, base.ID, "splint table column value")
+	if len(got) != 2 || got[0] != both || got[1] != rareOnly {
+		t.Fatalf("found %q, want the chunk holding the rare word and the common ones, then the one holding the rare word alone", got)
+	}
 }

@@ -66,6 +66,9 @@ type Store struct {
 	// words caches the statistics the keyword search weighs words by, on
 	// PostgreSQL; a transaction's Store shares its database's.
 	words *wordStats
+	// ftsWords caches the word counts SQLite's keyword search leaves
+	// common words out by; shared like words.
+	ftsWords *ftsWordCounts
 	// claimOwner names this server process in Idempotency-Key claims: its
 	// instance on PostgreSQL, a run id on SQLite; "" when not a Server.
 	claimOwner string
@@ -205,7 +208,7 @@ func openSQLiteFile(ctx context.Context, dir string, gcfg *gorm.Config, log *slo
 	// pragmas above in force.
 	sqlDB.SetMaxOpenConns(1)
 	sqlDB.SetConnMaxLifetime(0)
-	s := &Store{db: db, dialect: DialectSQLite, where: path, checkpoints: checkpoints, stmts: newStatements(sqlDB)}
+	s := &Store{db: db, dialect: DialectSQLite, where: path, checkpoints: checkpoints, stmts: newStatements(sqlDB), ftsWords: &ftsWordCounts{}}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
@@ -274,7 +277,7 @@ func (s *Store) DB() *gorm.DB { return s.db }
 // Tx runs fn in one transaction: all of its writes happen or none do.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
-		return fn(&Store{db: db, dialect: s.dialect, where: s.where, keys: s.keys, stmts: s.stmts, words: s.words, inTx: true})
+		return fn(&Store{db: db, dialect: s.dialect, where: s.where, keys: s.keys, stmts: s.stmts, words: s.words, ftsWords: s.ftsWords, inTx: true})
 	})
 	if s.stmts != nil && !s.inTx {
 		s.stmts.prepareWanted(ctx)

@@ -352,9 +352,11 @@
   }
   // citeLink is where a citation points: its URL with the locator's place
   // in it (#page=3 for a PDF page, a heading's #anchor); '' without an
-  // http(s) URL, so a source's address can never run script.
+  // http(s) URL, so a source's address can never run script. An uploaded
+  // file's signed link (/v1/knowledge/files/...) is this server's.
   function citeLink(c) {
     var url = c.url || '';
+    if (url.indexOf('/v1/knowledge/files/') === 0) return cfg.server + url;
     if (!/^https?:\/\//i.test(url)) return '';
     if (url.indexOf('#') >= 0) return url;
     var parts = (c.locator || '').split(', ');

@@ -1,8 +1,10 @@
 package webtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,9 +22,10 @@ import (
 // uploaded on the Knowledge page and a web page of a local server added
 // there become ready; the base is attached to the bot, which is
 // published; a visitor asks in the embedded widget and reads answers
-// whose footnotes name the right place: the uploaded PDF's page (an
-// upload has no URL: docs/knowledge.md), a link to the web page at its
-// heading, and a link to a PDF on the web at its page (#page=N).
+// whose footnotes name the right place: a signed link that opens the
+// uploaded PDF at its page (docs/knowledge.md), a link to the web page
+// at its heading, and a link to a PDF on the web at its page (#page=N);
+// the admin preview links the uploaded PDF too.
 func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
@@ -43,8 +46,9 @@ func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 		t.Cleanup(pages.Close)
 		w.startIndexer(t, pages.URL)
 		dir := t.TempDir()
+		manual := pdfOf("Tent pole repair", "Splint the broken pole with the aluminium sleeve.")
 		for name, data := range map[string][]byte{
-			"manual.pdf": pdfOf("Tent pole repair", "Splint the broken pole with the aluminium sleeve."),
+			"manual.pdf": manual,
 			"stoves.md":  []byte("# Stove guide\n\n## Cleaning\n\nClean the burner jets with the needle tool after every trip.\n"),
 		} {
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -94,9 +98,23 @@ func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 			until(contains(shadow, ".msg.bot", "Splint the broken pole with the aluminium sleeve [1].")),
 			until(shadow+`.querySelectorAll('.sources li').length === 1`),
 		)
-		t.Run("the PDF's footnote names the file and its page", func(t *testing.T) {
+		t.Run("the uploaded PDF's footnote names the file and its page and opens the file there", func(t *testing.T) {
 			if text := eval[string](t, ctx, textOf(shadow, ".sources li")); text != "[1] manual.pdfp. 1" {
 				t.Errorf("footnote reads %q", text)
+			}
+			href := eval[string](t, ctx, shadow+`.querySelector('.sources li a').href`)
+			link, page, _ := strings.Cut(href, "#")
+			if !strings.HasPrefix(link, w.api.URL+"/v1/knowledge/files/") || page != "page=1" {
+				t.Fatalf("footnote links to %q, want a signed link to the file on the server at #page=1", href)
+			}
+			resp, err := http.Get(link)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/pdf" || !bytes.Equal(got, manual) {
+				t.Errorf("the link answers %d %s with %d bytes, want the uploaded PDF", resp.StatusCode, resp.Header.Get("Content-Type"), len(got))
 			}
 		})
 		run(t, ctx, "ask about returns",
@@ -116,23 +134,40 @@ func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 		screenshot(t, ctx, "widget-knowledge-done")
 		t.Run("the web page's footnote links to the page at its heading", func(t *testing.T) {
 			link := shadow + `.querySelectorAll('.sources li a')`
-			if n := eval[int](t, ctx, link+`.length`); n != 2 {
-				t.Fatalf("%d linked footnotes, want 2", n)
+			if n := eval[int](t, ctx, link+`.length`); n != 3 {
+				t.Fatalf("%d linked footnotes, want 3", n)
 			}
-			if text := eval[string](t, ctx, link+`[0].textContent`); !strings.HasPrefix(text, "[2] ") {
+			if text := eval[string](t, ctx, link+`[1].textContent`); !strings.HasPrefix(text, "[2] ") {
 				t.Errorf("the linked footnote reads %q, want the reply's [2]", text)
 			}
-			if href := eval[string](t, ctx, link+`[0].href`); href != pages.URL+"/returns#returns" {
+			if href := eval[string](t, ctx, link+`[1].href`); href != pages.URL+"/returns#returns" {
 				t.Errorf("footnote links to %q, want %q", href, pages.URL+"/returns#returns")
 			}
 		})
 		t.Run("a PDF on the web is linked at its page", func(t *testing.T) {
-			link := shadow + `.querySelectorAll('.sources li a')[1]`
+			link := shadow + `.querySelectorAll('.sources li a')[2]`
 			if text := eval[string](t, ctx, link+`.textContent`); !strings.HasPrefix(text, marker+" ") {
 				t.Errorf("the linked footnote reads %q, want the reply's %s", text, marker)
 			}
 			if href := eval[string](t, ctx, link+`.href`); href != pages.URL+"/guide.pdf#page=1" {
 				t.Errorf("footnote links to %q, want %q", href, pages.URL+"/guide.pdf#page=1")
+			}
+		})
+		t.Run("the admin preview links the uploaded PDF's footnote to the file at its page", func(t *testing.T) {
+			link := `document.querySelector('.chat-log .sources li[data-n="1"] a')`
+			run(t, ctx, "preview",
+				chromedp.Navigate(w.api.URL+"/admin/"), // still signed in with the key
+				until(contains("document", "main table a", "Acme Support")),
+				chromedp.Click(chromedp.CSS(`main table a`)),
+				chromedp.WaitVisible(chromedp.CSS(`.composer input`)),
+				chromedp.SendKeys(chromedp.CSS(`.composer input`), "How do I repair a broken tent pole?"),
+				chromedp.Click(chromedp.CSS(`.composer button[type="submit"]`)),
+				until(contains("document", ".chat-log .msg.bot", "Splint the broken pole with the aluminium sleeve [1].")),
+				until(link+` !== null`),
+			)
+			href := eval[string](t, ctx, link+`.href`)
+			if !strings.HasPrefix(href, w.api.URL+"/v1/knowledge/files/") || !strings.HasSuffix(href, "#page=1") {
+				t.Errorf("the preview's footnote links to %q, want the signed link to the file at #page=1", href)
 			}
 		})
 	})

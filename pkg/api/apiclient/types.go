@@ -47,6 +47,7 @@ const (
 	CodeTooLarge         = "too_large"          // 413: request body over the limit
 	CodeInvalid          = "invalid"            // 422: well-formed but invalid; details say where
 	CodeRateLimited      = "rate_limited"       // 429: retry after the Retry-After header
+	CodeLinkExpired      = "link_expired"       // 410: a signed link that was valid once; ask for a new one
 	CodeInternal         = "internal"           // 500: our fault; the log has the detail
 	CodeUnavailable      = "unavailable"        // 503: not ready (e.g. the database is down)
 )

@@ -10,9 +10,12 @@ import (
 
 // Passage is a piece of a knowledge source shown to the model.
 type Passage struct {
-	Source  string
-	Title   string
-	URL     string
+	Source string
+	Title  string
+	URL    string
+	// Link is where a reader opens a passage without a URL (a signed
+	// link to an uploaded file); the model is not shown it.
+	Link    string
 	Locator string
 	// Chunk is the passage's place in its source; with Source it tells
 	// one passage from another.
@@ -83,7 +86,11 @@ func (b *Book) Lookup(n int) (Citation, bool) {
 		return Citation{}, false
 	}
 	p := b.entries[n-b.after-1]
-	return Citation{N: n, Source: p.Source, Title: p.Title, URL: p.URL, Locator: p.Locator}, true
+	url := p.URL
+	if url == "" && p.Link != "" {
+		url = Link(p.Link, p.Locator)
+	}
+	return Citation{N: n, Source: p.Source, Title: p.Title, URL: url, Locator: p.Locator}, true
 }
 
 // Len is how many numbers the Book has given.

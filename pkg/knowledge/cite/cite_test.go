@@ -108,3 +108,15 @@ func TestABookAfterTheHistoryNumbersPastItsMarkers(t *testing.T) {
 		t.Fatalf("Cited: %+v", cits)
 	}
 }
+
+func TestAnUploadsLinkIsItsCitationsURLAtThePassagesPageAndNotShownToTheModel(t *testing.T) {
+	b := cite.NewBook()
+	upload := cite.Passage{Source: "src_f", Title: "manual.pdf", Locator: "Poles, p. 3", Link: "/v1/knowledge/files/tok", Text: "Splint it."}
+	if got := b.Format([]cite.Passage{upload}, 0); strings.Contains(got, "/v1/knowledge/files/") {
+		t.Errorf("the model reads the link: %q", got)
+	}
+	c, ok := b.Lookup(1)
+	if !ok || c.URL != "/v1/knowledge/files/tok#page=3" {
+		t.Errorf("citation %+v, want the link at #page=3", c)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/knowledge/chunk"
 	"github.com/parleyhq/parley/pkg/knowledge/extract"
 	"github.com/parleyhq/parley/pkg/knowledge/extract/extracttest"
 )
@@ -106,6 +107,47 @@ func TestExtractPDF(t *testing.T) {
 		}
 		if want := []string{"page 2 has no text layer (scanned?)"}; !reflect.DeepEqual(doc.Warnings, want) {
 			t.Errorf("warnings = %q", doc.Warnings)
+		}
+	})
+	t.Run("lines set larger than the body text are headings, so chunks get heading paths", func(t *testing.T) {
+		body := func(text string) extracttest.Line { return extracttest.Line{Text: text, Size: extracttest.BodySize} }
+		data := extracttest.SizedPDF(
+			[]extracttest.Line{{Text: "Tent care", Size: 24}, {Text: "Poles", Size: 16},
+				body("Splint a broken pole with the aluminium sleeve."), body("Never bend it back."),
+				{Text: "Fabric", Size: 16}, body("Seal a leaking seam with the repair tape.")},
+			[]extracttest.Line{body("Dry the tent before you pack it.")},
+			[]extracttest.Line{{Text: "Stoves", Size: 24}, body("Clean the burner jets after every trip.")})
+		doc, err := extract.Extract(data, "guide.pdf", "application/pdf", extract.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []block{
+			{"heading", "Tent care", 1, 1, ""}, {"heading", "Poles", 2, 1, ""},
+			{"paragraph", "Splint a broken pole with the aluminium sleeve. Never bend it back.", 0, 1, ""},
+			{"heading", "Fabric", 2, 1, ""}, {"paragraph", "Seal a leaking seam with the repair tape.", 0, 1, ""},
+			{"paragraph", "Dry the tent before you pack it.", 0, 2, ""},
+			{"heading", "Stoves", 1, 3, ""}, {"paragraph", "Clean the burner jets after every trip.", 0, 3, ""},
+		}
+		if got := blocks(doc); !reflect.DeepEqual(got, want) {
+			t.Fatalf("blocks:\n got %+v\nwant %+v", got, want)
+		}
+		var locators []string
+		for _, c := range chunk.Split(doc, chunk.Options{}) {
+			locators = append(locators, c.Title+" | "+c.Locator)
+		}
+		if want := []string{"Poles | Tent care > Poles, p. 1", "Fabric | Tent care > Fabric, pp. 1-2", "Stoves | Stoves, p. 3"}; !reflect.DeepEqual(locators, want) {
+			t.Errorf("chunks' titles and locators %q, want %q", locators, want)
+		}
+	})
+	t.Run("a page set in one size has no headings", func(t *testing.T) {
+		doc, err := extract.Extract(extracttest.SizedPDF([]extracttest.Line{{Text: "Large print", Size: 20}, {Text: "All of it", Size: 20}}), "a.pdf", "", extract.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range doc.Blocks {
+			if b.Kind != extract.Paragraph {
+				t.Errorf("blocks = %+v, want paragraphs only", blocks(doc))
+			}
 		}
 	})
 	t.Run("a password-protected PDF is a permanent error asking for it unlocked", func(t *testing.T) {

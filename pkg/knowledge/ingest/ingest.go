@@ -49,6 +49,15 @@ type Options struct {
 	// for good, as the store now holds it: the server emits the
 	// knowledge.source_ready and knowledge.source_failed webhooks from it.
 	Settled func(ctx context.Context, src *store.KnowledgeSource)
+	// Embedded, when set, is told of the tokens the embedding provider
+	// billed for each batch of src's chunks it embedded, whether or not
+	// the source is then stored: the server meters them to the source's
+	// tenant.
+	Embedded func(ctx context.Context, src *store.KnowledgeSource, tokens int)
+	// Indexed, when set, is told how each attempt at a source ended
+	// (OutcomeReady, OutcomeRetry or OutcomeFailed), how long it took and
+	// how many chunks it stored, for the metrics.
+	Indexed func(src *store.KnowledgeSource, outcome string, took time.Duration, chunks int)
 	// Now is the clock retries are scheduled by (default time.Now).
 	Now func() time.Time
 	Log *slog.Logger
@@ -61,6 +70,13 @@ const (
 	DefaultConcurrency = 2
 	DefaultBatchSize   = 64
 	DefaultMaxAttempts = 8
+)
+
+// Outcomes of an attempt at indexing a source (Options.Indexed).
+const (
+	OutcomeReady  = "ready"
+	OutcomeRetry  = "retry"
+	OutcomeFailed = "failed"
 )
 
 // backoff is the wait before the nth retry, from the first; the last
@@ -147,6 +163,12 @@ func (w *Worker) Index(ctx context.Context, src *store.KnowledgeSource) {
 	log := w.opts.Log.With("tenant", src.TenantID, "source", src.ID)
 	var err error
 	chunks := 0
+	begin := time.Now()
+	indexed := func(outcome string) {
+		if w.opts.Indexed != nil {
+			w.opts.Indexed(src, outcome, time.Since(begin), chunks)
+		}
+	}
 	if src.Kind == store.SourceSitemap {
 		err = w.indexSitemap(ctx, src)
 	} else {
@@ -158,6 +180,7 @@ func (w *Worker) Index(ctx context.Context, src *store.KnowledgeSource) {
 	}
 	if err == nil {
 		log.Info("knowledge: source indexed", "chunks", chunks)
+		indexed(OutcomeReady)
 		w.settled(ctx, src)
 		return
 	}
@@ -167,6 +190,11 @@ func (w *Worker) Index(ctx context.Context, src *store.KnowledgeSource) {
 	}
 	reason, retryAt := w.outcome(src, err)
 	log.Warn("knowledge: source not indexed", "reason", reason, "retry_at", retryAt)
+	if retryAt.IsZero() {
+		indexed(OutcomeFailed)
+	} else {
+		indexed(OutcomeRetry)
+	}
 	if ferr := w.jobs.Fail(ctx, src, reason, retryAt); ferr != nil {
 		log.Error("knowledge: record failed source", "err", ferr)
 	} else if retryAt.IsZero() {
@@ -302,7 +330,10 @@ func (w *Worker) index(ctx context.Context, src *store.KnowledgeSource, log *slo
 	}
 	for start := 0; start < len(texts); start += w.opts.BatchSize {
 		end := min(start+w.opts.BatchSize, len(texts))
-		vecs, _, err := emb.Embed(ctx, model, texts[start:end])
+		vecs, usage, err := emb.Embed(ctx, model, texts[start:end])
+		if w.opts.Embedded != nil && usage.InputTokens > 0 {
+			w.opts.Embedded(ctx, src, usage.InputTokens)
+		}
 		if err != nil {
 			return r, fmt.Errorf("embedding with %s model %q failed: %w", provider, model, err)
 		}

@@ -76,6 +76,13 @@ type Result struct {
 	// keyword and the vector search; 0 where that search did not find it.
 	KeywordRank int `json:"keyword_rank"`
 	VectorRank  int `json:"vector_rank"`
+	// File says the source is an uploaded file: it has no URL, and a
+	// citation for a dialog links to it by a signed link instead
+	// (docs/knowledge.md).
+	File bool `json:"-"`
+	// Link is that signed link, made for a bot's search
+	// (platform.Knowledge.FileLink).
+	Link string `json:"-"`
 }
 
 // Searcher searches knowledge bases. It is safe for concurrent use and
@@ -169,7 +176,7 @@ func (s *Searcher) Search(ctx context.Context, tenantID, base string, q Query) (
 			continue // deleted since it was ranked
 		}
 		out = append(out, Result{Source: h.SourceID, Title: cmp.Or(h.SourceTitle, h.Title), URL: h.URL, Locator: h.Locator,
-			Chunk: h.Ordinal, Text: h.Text, Score: f.score, KeywordRank: f.keyword, VectorRank: f.vector})
+			Chunk: h.Ordinal, Text: h.Text, Score: f.score, KeywordRank: f.keyword, VectorRank: f.vector, File: h.SourceKind == store.SourceFile})
 	}
 	return out, nil
 }

@@ -22,11 +22,13 @@ function markdown(el, text) {
 /**
  * citeLink is where a citation points: its URL with the locator's place in
  * it (#page=3 for a PDF page, a heading's #anchor); '' without an http(s)
- * URL. The widget links its footnotes the same way.
+ * URL or a signed link to an uploaded file of this server
+ * (/v1/knowledge/files/...). The widget links its footnotes the same way.
  * @param {{url?: string, locator?: string}} c
  */
 function citeLink(c) {
   const url = c.url || '';
+  if (url.startsWith('/v1/knowledge/files/')) return url;
   if (!/^https?:\/\//i.test(url)) return '';
   if (url.includes('#')) return url;
   for (const part of (c.locator || '').split(', ')) {
