@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/pkg/apply/applytest"
 	"github.com/parleyhq/parley/pkg/botconfig"
 )
 
@@ -17,7 +18,7 @@ func TestApplySetsSingleSignOnAndTwoFactorAlikeOnBothTargets(t *testing.T) {
 		tg.env["ACME_OIDC_SECRET"] = secret
 		dir := t.TempDir()
 		tenantJSON := filepath.Join(dir, "acme", "tenant.json")
-		writeFile(t, tenantJSON, `{"name": "Acme", "require_two_factor": true, "sso": {"issuer": "http://127.0.0.1:9/",
+		applytest.WriteFile(t, tenantJSON, `{"name": "Acme", "require_two_factor": true, "sso": {"issuer": "http://127.0.0.1:9/",
 			"client_id": "parley", "client_secret_env": "ACME_OIDC_SECRET", "default_role": "viewer",
 			"allowed_domains": ["acme.example"], "require_sso": true}}`)
 		ctx := context.Background()
@@ -41,7 +42,7 @@ func TestApplySetsSingleSignOnAndTwoFactorAlikeOnBothTargets(t *testing.T) {
 
 		t.Run("a dry run says what would change and changes nothing", func(t *testing.T) {
 			tg.applyBoth(t, dir, Options{}) // makes the tenant, so the dry run compares
-			writeFile(t, tenantJSON, `{"name": "Acme", "require_two_factor": false, "sso": {"issuer": "http://127.0.0.1:9",
+			applytest.WriteFile(t, tenantJSON, `{"name": "Acme", "require_two_factor": false, "sso": {"issuer": "http://127.0.0.1:9",
 				"client_id": "parley-2", "default_role": "viewer", "allowed_domains": ["acme.example"], "require_sso": true}}`)
 			for _, out := range tg.applyBoth(t, dir, Options{DryRun: true}) {
 				if !strings.Contains(out, "sso: would be set: provider http://127.0.0.1:9, client parley-2") ||
@@ -83,7 +84,7 @@ func TestApplySetsSingleSignOnAndTwoFactorAlikeOnBothTargets(t *testing.T) {
 func TestApplyRefusesAnSSOSecretWhoseVariableIsUnset(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "acme", "tenant.json"), `{"name": "Acme", "sso": {"client_secret_env": "NOT_SET"}}`)
+	applytest.WriteFile(t, filepath.Join(dir, "acme", "tenant.json"), `{"name": "Acme", "sso": {"client_secret_env": "NOT_SET"}}`)
 	_, problems := ReadDir(dir, func(string) string { return "" }, botconfig.Options{})
 	var pointers []string
 	for _, p := range problems {
