@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // listCannedReplies: GET /v1/tenants/{tenant}/canned-replies ->
@@ -17,7 +16,7 @@ func (s *server) listCannedReplies(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.CannedReplyList{CannedReplies: mapAll(rs, cannedOut)})
+	c.JSON(http.StatusOK, apiclient.CannedReplyList{CannedReplies: rs})
 }
 
 // createCannedReply: POST /canned-replies {shortcut, text} -> 201 the
@@ -33,7 +32,7 @@ func (s *server) createCannedReply(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, cannedOut(*r))
+	c.JSON(http.StatusCreated, r)
 }
 
 // updateCannedReply: PATCH /canned-replies/{id} {shortcut?, text?} -> the
@@ -49,7 +48,7 @@ func (s *server) updateCannedReply(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, cannedOut(*r))
+	c.JSON(http.StatusOK, r)
 }
 
 // deleteCannedReply: DELETE /canned-replies/{id} -> 204.
@@ -66,8 +65,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-func cannedOut(r platform.CannedReply) apiclient.CannedReply {
-	return apiclient.CannedReply{ID: r.ID, Shortcut: r.Shortcut, Text: r.Text, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }

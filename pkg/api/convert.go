@@ -65,10 +65,6 @@ func newKeyOut(k platform.CreatedKey) apiclient.NewAPIKey {
 	return apiclient.NewAPIKey{APIKey: keyOut(k.APIKey), Key: k.Key}
 }
 
-func secretOut(s platform.SecretInfo) apiclient.Secret {
-	return apiclient.Secret{Name: s.Name, UpdatedAt: s.UpdatedAt}
-}
-
 func botOut(b platform.Bot) apiclient.Bot {
 	return apiclient.Bot{ID: b.ID, Slug: b.Slug, Name: b.Name, PublishedVersion: b.PublishedVersion,
 		RequirePassingTests: b.RequirePassingTests, CanaryVersion: b.CanaryVersion, CanaryPercent: b.CanaryPercent, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}

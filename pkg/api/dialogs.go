@@ -112,7 +112,7 @@ func dialogFilter(c *gin.Context) dialog.DialogFilter {
 
 func detailOut(dd dialog.DialogDetail) apiclient.DialogDetail {
 	return apiclient.DialogDetail{Dialog: dialog.WireDialog(dd.Dialog), Messages: mapAll(dd.Messages, dialog.WireMessage),
-		ToolCalls: mapAll(dd.ToolCalls, toolCallOut), Feedback: mapAll(dd.Feedback, feedbackOut)}
+		ToolCalls: mapAll(dd.ToolCalls, toolCallOut), Feedback: dd.Feedback}
 }
 
 // cancelReply: POST /v1/tenants/{tenant}/dialogs/{dialog}/cancel -> whether

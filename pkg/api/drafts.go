@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // getDraft: GET /v1/tenants/{tenant}/bots/{bot}/draft -> the caller's
@@ -22,7 +21,7 @@ func (s *server) getDraft(c *gin.Context) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	c.JSON(http.StatusOK, draftOut(d))
+	c.JSON(http.StatusOK, d)
 }
 
 // putDraft: PUT /v1/tenants/{tenant}/bots/{bot}/draft {config, tests?}
@@ -33,13 +32,12 @@ func (s *server) putDraft(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	d, err := s.platform.Drafts().Put(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"),
-		platform.Draft{Config: req.Config, Tests: req.Tests})
+	d, err := s.platform.Drafts().Put(c.Request.Context(), principal(c), c.Param("tenant"), c.Param("bot"), req)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, draftOut(d))
+	c.JSON(http.StatusOK, d)
 }
 
 // deleteDraft: DELETE /v1/tenants/{tenant}/bots/{bot}/draft discards the
@@ -50,8 +48,4 @@ func (s *server) deleteDraft(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-func draftOut(d platform.Draft) apiclient.Draft {
-	return apiclient.Draft{Config: d.Config, Tests: d.Tests, UpdatedAt: d.UpdatedAt}
 }

@@ -24,9 +24,5 @@ func (d *dialogAPI) putFeedback(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, feedbackOut(f))
-}
-
-func feedbackOut(f dialog.Feedback) apiclient.Feedback {
-	return apiclient.Feedback{MessageID: f.MessageID, Rating: f.Rating, Comment: f.Comment, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+	c.JSON(http.StatusOK, f)
 }

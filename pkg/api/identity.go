@@ -22,7 +22,7 @@ func (s *server) putIdentity(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, identityOut(out))
+	c.JSON(http.StatusOK, out)
 }
 
 // getIdentity: GET /v1/tenants/{tenant}/identity.
@@ -32,7 +32,7 @@ func (s *server) getIdentity(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, identityOut(out))
+	c.JSON(http.StatusOK, out)
 }
 
 // deleteIdentity: DELETE /v1/tenants/{tenant}/identity.
@@ -42,8 +42,4 @@ func (s *server) deleteIdentity(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-func identityOut(i platform.Identity) apiclient.Identity {
-	return apiclient.Identity{HasSecret: i.HasSecret, JWKSURL: i.JWKSURL, Audience: i.Audience, UpdatedAt: i.UpdatedAt}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // getLimits: GET /v1/tenants/{tenant}/limits.
@@ -16,7 +15,7 @@ func (s *server) getLimits(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, limitsOut(l))
+	c.JSON(http.StatusOK, l)
 }
 
 // putLimits: PUT /v1/tenants/{tenant}/limits (the platform token only).
@@ -26,15 +25,10 @@ func (s *server) putLimits(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	l, err := s.platform.Limits().Put(c.Request.Context(), principal(c), c.Param("tenant"),
-		platform.TenantLimits{DailyTokenQuota: req.DailyTokenQuota, RatePerSecond: req.RatePerSecond, RateBurst: req.RateBurst})
+	l, err := s.platform.Limits().Put(c.Request.Context(), principal(c), c.Param("tenant"), req)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, limitsOut(l))
-}
-
-func limitsOut(l platform.TenantLimits) apiclient.TenantLimits {
-	return apiclient.TenantLimits{DailyTokenQuota: l.DailyTokenQuota, RatePerSecond: l.RatePerSecond, RateBurst: l.RateBurst}
+	c.JSON(http.StatusOK, l)
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // userMemory: GET /v1/tenants/{tenant}/end-users/{user_id}/memory -> the
@@ -16,7 +15,7 @@ func (d *dialogAPI) userMemory(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.MemoryNoteList{Notes: mapAll(notes, memoryNoteOut)})
+	c.JSON(http.StatusOK, apiclient.MemoryNoteList{Notes: notes})
 }
 
 // deleteMemoryNote: DELETE /v1/tenants/{tenant}/end-users/{user_id}/memory/{note} -> 204.
@@ -26,9 +25,4 @@ func (d *dialogAPI) deleteMemoryNote(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-func memoryNoteOut(n dialog.MemoryNote) apiclient.MemoryNote {
-	return apiclient.MemoryNote{ID: n.ID, BotID: n.BotID, UserID: n.UserID, Key: n.Key, Value: n.Value,
-		DialogID: n.DialogID, CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/dialog"
 )
 
 // addNote: POST /v1/tenants/{tenant}/dialogs/{dialog}/notes {text} -> the
@@ -22,7 +21,7 @@ func (d *dialogAPI) addNote(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, noteOut(n))
+	c.JSON(http.StatusCreated, n)
 }
 
 // listNotes: GET .../dialogs/{dialog}/notes -> {notes}, oldest first.
@@ -32,9 +31,5 @@ func (d *dialogAPI) listNotes(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.NoteList{Notes: mapAll(notes, noteOut)})
-}
-
-func noteOut(n dialog.Note) apiclient.Note {
-	return apiclient.Note{ID: n.ID, DialogID: n.DialogID, Author: n.Author, AuthorName: n.AuthorName, Text: n.Text, CreatedAt: n.CreatedAt}
+	c.JSON(http.StatusOK, apiclient.NoteList{Notes: notes})
 }

@@ -22,7 +22,7 @@ func (s *server) putProvider(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, providerOut(info))
+	c.JSON(http.StatusOK, info)
 }
 
 // listProviders: GET /v1/tenants/{tenant}/providers.
@@ -32,7 +32,7 @@ func (s *server) listProviders(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.ProviderList{Providers: mapAll(infos, providerOut)})
+	c.JSON(http.StatusOK, apiclient.ProviderList{Providers: infos})
 }
 
 // deleteProvider: DELETE /v1/tenants/{tenant}/providers/{name}.
@@ -42,9 +42,4 @@ func (s *server) deleteProvider(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-func providerOut(p platform.ProviderInfo) apiclient.Provider {
-	return apiclient.Provider{Name: p.Name, Kind: p.Kind, BaseURL: p.BaseURL, APIKeySecret: p.APIKeySecret,
-		Headers: p.Headers, Models: p.Models, UpdatedAt: p.UpdatedAt}
 }

@@ -21,7 +21,7 @@ func (s *server) putSecret(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, secretOut(info))
+	c.JSON(http.StatusOK, info)
 }
 
 // listSecrets: GET /v1/tenants/{tenant}/secrets (names only).
@@ -31,7 +31,7 @@ func (s *server) listSecrets(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.SecretList{Secrets: mapAll(infos, secretOut)})
+	c.JSON(http.StatusOK, apiclient.SecretList{Secrets: infos})
 }
 
 // deleteSecret: DELETE /v1/tenants/{tenant}/secrets/{name}.

@@ -16,12 +16,7 @@ func (d *dialogAPI) usage(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.UsageReport{From: q.From, To: q.To, GroupBy: q.GroupBy, Usage: mapAll(rows, usageOut)})
-}
-
-func usageOut(u platform.UsageRow) apiclient.UsageRow {
-	return apiclient.UsageRow{Group: u.Group, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CostMicroUSD: u.CostMicroUSD, CostUSD: u.CostUSD, ToolCalls: u.ToolCalls, Turns: u.Turns, EmbeddingTokens: u.EmbeddingTokens}
+	c.JSON(http.StatusOK, apiclient.UsageReport{From: q.From, To: q.To, GroupBy: q.GroupBy, Usage: rows})
 }
 
 // activity: GET /v1/tenants/{tenant}/usage/series?from=&to=&bot=&bucket=day|hour
@@ -33,11 +28,5 @@ func (d *dialogAPI) activity(c *gin.Context) {
 		d.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.ActivityReport{From: q.From, To: q.To, Bot: q.Bot, Bucket: q.Bucket, Days: mapAll(days, activityOut)})
-}
-
-func activityOut(d platform.ActivityDay) apiclient.ActivityDay {
-	return apiclient.ActivityDay{Day: d.Day, Hour: d.Hour, Dialogs: d.Dialogs, EndUsers: d.EndUsers, Messages: d.Messages,
-		InputTokens: d.InputTokens, OutputTokens: d.OutputTokens, CostMicroUSD: d.CostMicroUSD, CostUSD: d.CostUSD,
-		ToolCalls: d.ToolCalls, ToolErrors: d.ToolErrors, FeedbackUp: d.FeedbackUp, FeedbackDown: d.FeedbackDown}
+	c.JSON(http.StatusOK, apiclient.ActivityReport{From: q.From, To: q.To, Bot: q.Bot, Bucket: q.Bucket, Days: days})
 }

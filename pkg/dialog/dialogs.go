@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/knowledge/cite"
@@ -172,8 +173,9 @@ type DialogDetail struct {
 	Dialog
 	Messages  []Message
 	ToolCalls []ToolCall
-	// Feedback is the end user's ratings of replies.
-	Feedback []Feedback
+	// Feedback is the end user's ratings of replies, in their wire form;
+	// never nil (built with make), so the API answers [] for none.
+	Feedback []apiclient.Feedback
 }
 
 // DialogFilter narrows ListDialogs.
@@ -532,7 +534,7 @@ func (di Dialogs) Get(ctx context.Context, p *platform.Principal, tenant, dialog
 		return DialogDetail{}, r.internal(ctx, "get dialog: feedback", err)
 	}
 	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls)),
-		Feedback: make([]Feedback, len(ratings))}
+		Feedback: make([]apiclient.Feedback, len(ratings))}
 	for i := range ratings {
 		out.Feedback[i] = feedbackView(&ratings[i])
 	}

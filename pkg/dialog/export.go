@@ -3,6 +3,7 @@ package dialog
 import (
 	"context"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -73,7 +74,7 @@ func (di Dialogs) detail(ctx context.Context, d *store.Dialog) (DialogDetail, er
 		return DialogDetail{}, r.internal(ctx, "export dialogs: view", err)
 	}
 	out := DialogDetail{Dialog: view, Messages: make([]Message, len(msgs)), ToolCalls: make([]ToolCall, len(calls)),
-		Feedback: make([]Feedback, len(ratings))}
+		Feedback: make([]apiclient.Feedback, len(ratings))}
 	for i := range ratings {
 		out.Feedback[i] = feedbackView(&ratings[i])
 	}

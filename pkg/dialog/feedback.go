@@ -2,9 +2,9 @@ package dialog
 
 import (
 	"context"
-	"time"
 	"unicode/utf8"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/webhook"
@@ -25,20 +25,11 @@ type FeedbackInput struct {
 	Comment string
 }
 
-// Feedback is the rating a reply got.
-type Feedback struct {
-	MessageID string
-	Rating    string
-	Comment   string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
 // PutFeedback rates a reply of the dialog for whoever may chat in it (the
 // widget's publishable key included, from its origins). Rating it again
 // replaces the earlier rating. Only the dialog's own assistant messages
 // take feedback; any other message id is not_found.
-func (di Dialogs) PutFeedback(ctx context.Context, p *platform.Principal, tenant, dialog, message, origin string, in FeedbackInput) (Feedback, error) {
+func (di Dialogs) PutFeedback(ctx context.Context, p *platform.Principal, tenant, dialog, message, origin string, in FeedbackInput) (apiclient.Feedback, error) {
 	r := di.rt
 	var ps problems
 	if in.Rating != FeedbackUp && in.Rating != FeedbackDown {
@@ -48,11 +39,11 @@ func (di Dialogs) PutFeedback(ctx context.Context, p *platform.Principal, tenant
 		ps.add("/comment", "must be at most 2000 characters")
 	}
 	if err := ps.err(); err != nil {
-		return Feedback{}, err
+		return apiclient.Feedback{}, err
 	}
 	d, err := r.turnDialog(ctx, p, tenant, dialog, origin)
 	if err != nil {
-		return Feedback{}, err
+		return apiclient.Feedback{}, err
 	}
 	f := store.Feedback{TenantID: d.TenantID, DialogID: d.ID, MessageID: message, Rating: in.Rating, Comment: in.Comment}
 	// The event quotes the user's comment and names them: it carries its
@@ -65,12 +56,13 @@ func (di Dialogs) PutFeedback(ctx context.Context, p *platform.Principal, tenant
 		return feedbackData{DialogID: d.ID, BotID: d.BotID, MessageID: f.MessageID, UserID: d.UserID, Rating: f.Rating, Comment: f.Comment}, nil
 	})
 	if err != nil {
-		return Feedback{}, r.storeErr(ctx, "put feedback", "message", err)
+		return apiclient.Feedback{}, r.storeErr(ctx, "put feedback", "message", err)
 	}
 	r.metrics.feedback.WithLabelValues(f.Rating).Inc()
 	return feedbackView(&f), nil
 }
 
-func feedbackView(f *store.Feedback) Feedback {
-	return Feedback{MessageID: f.MessageID, Rating: f.Rating, Comment: f.Comment, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+// feedbackView is f as callers see it.
+func feedbackView(f *store.Feedback) apiclient.Feedback {
+	return apiclient.Feedback{MessageID: f.MessageID, Rating: f.Rating, Comment: f.Comment, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
 }

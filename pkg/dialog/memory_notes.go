@@ -2,30 +2,17 @@ package dialog
 
 import (
 	"context"
-	"time"
 	"unicode/utf8"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
 )
 
-// MemoryNote is a note a bot keeps about an end user, as admins see it.
-type MemoryNote struct {
-	ID     string
-	BotID  string
-	UserID string
-	Key    string
-	Value  string
-	// DialogID is the dialog that last wrote the note; it may be deleted.
-	DialogID  string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
 // OfUser returns every note the tenant's bots keep about the end user
 // userID, the most recently written first. Whoever may read the tenant's
 // dialogs may read them: notes are what the user said in them.
-func (m Memory) OfUser(ctx context.Context, p *platform.Principal, tenant, userID string) ([]MemoryNote, error) {
+func (m Memory) OfUser(ctx context.Context, p *platform.Principal, tenant, userID string) ([]apiclient.MemoryNote, error) {
 	r := m.rt
 	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActRead)
 	if err != nil {
@@ -38,9 +25,9 @@ func (m Memory) OfUser(ctx context.Context, p *platform.Principal, tenant, userI
 	if err != nil {
 		return nil, r.internal(ctx, "user memory", err)
 	}
-	out := make([]MemoryNote, len(notes))
+	out := make([]apiclient.MemoryNote, len(notes))
 	for i, n := range notes {
-		out[i] = MemoryNote{ID: n.ID, BotID: n.BotID, UserID: n.UserID, Key: n.Key, Value: n.Value,
+		out[i] = apiclient.MemoryNote{ID: n.ID, BotID: n.BotID, UserID: n.UserID, Key: n.Key, Value: n.Value,
 			DialogID: n.DialogID, CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
 	}
 	return out, nil

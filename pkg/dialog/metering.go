@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parleyhq/parley/pkg/agent"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/llm"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -117,7 +118,7 @@ func (run *dialogRun) countFailure(out agent.Outcome) {
 
 // Summary reports the tenant's metered usage, with what this process has
 // metered and not written yet.
-func (m Metering) Summary(ctx context.Context, p *platform.Principal, tenant string, q platform.UsageQuery) ([]platform.UsageRow, error) {
+func (m Metering) Summary(ctx context.Context, p *platform.Principal, tenant string, q platform.UsageQuery) ([]apiclient.UsageRow, error) {
 	r := m.rt
 	if err := r.meter.flush(ctx); err != nil {
 		return nil, r.internal(ctx, "usage: write metered usage", err)
@@ -127,7 +128,7 @@ func (m Metering) Summary(ctx context.Context, p *platform.Principal, tenant str
 
 // Activity reports the tenant's activity day by day, with what this
 // process has metered and not written yet.
-func (m Metering) Activity(ctx context.Context, p *platform.Principal, tenant string, q *platform.ActivityQuery) ([]platform.ActivityDay, error) {
+func (m Metering) Activity(ctx context.Context, p *platform.Principal, tenant string, q *platform.ActivityQuery) ([]apiclient.ActivityDay, error) {
 	r := m.rt
 	if err := r.meter.flush(ctx); err != nil {
 		return nil, r.internal(ctx, "activity: write metered usage", err)

@@ -2,8 +2,8 @@ package dialog
 
 import (
 	"context"
-	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/platform"
 	"github.com/parleyhq/parley/pkg/store"
@@ -15,45 +15,36 @@ import (
 // history ever holds them, and go with the dialog when it is deleted or
 // erased.
 
-// Note is an internal note on a dialog.
-type Note struct {
-	ID, DialogID string
-	// Author is who wrote it (a user id, key:<id> or platform) and
-	// AuthorName the name the console shows.
-	Author, AuthorName string
-	Text               string
-	CreatedAt          time.Time
-}
-
-func noteView(n *store.DialogNote) Note {
-	return Note{ID: n.ID, DialogID: n.DialogID, Author: n.AuthorID, AuthorName: n.AuthorName, Text: n.Text, CreatedAt: n.CreatedAt}
+// noteView is n as callers see it.
+func noteView(n *store.DialogNote) apiclient.Note {
+	return apiclient.Note{ID: n.ID, DialogID: n.DialogID, Author: n.AuthorID, AuthorName: n.AuthorName, Text: n.Text, CreatedAt: n.CreatedAt}
 }
 
 // AddNote stores text as the caller's internal note on the tenant's
 // dialog, and tells the members who follow the dialog.
-func (h Handoffs) AddNote(ctx context.Context, p *platform.Principal, tenant, dialog, text string) (Note, error) {
+func (h Handoffs) AddNote(ctx context.Context, p *platform.Principal, tenant, dialog, text string) (apiclient.Note, error) {
 	r := h.rt
 	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
-		return Note{}, err
+		return apiclient.Note{}, err
 	}
 	if err := checkText(text); err != nil {
-		return Note{}, err
+		return apiclient.Note{}, err
 	}
 	id, display, err := operatorOf(p, "")
 	if err != nil {
-		return Note{}, err
+		return apiclient.Note{}, err
 	}
 	n := store.DialogNote{DialogID: dialog, AuthorID: id, AuthorName: display, Text: text, CreatedAt: r.now()}
 	if err := r.store.Tenant(tenantID).DialogNotes().Add(ctx, &n); err != nil {
-		return Note{}, r.storeErr(ctx, "add note", "dialog", err)
+		return apiclient.Note{}, r.storeErr(ctx, "add note", "dialog", err)
 	}
 	return noteView(&n), nil
 }
 
 // ListNotes returns the internal notes on the tenant's dialog, oldest
 // first.
-func (h Handoffs) ListNotes(ctx context.Context, p *platform.Principal, tenant, dialog string) ([]Note, error) {
+func (h Handoffs) ListNotes(ctx context.Context, p *platform.Principal, tenant, dialog string) ([]apiclient.Note, error) {
 	r := h.rt
 	tenantID, err := r.svc.Auth().AuthorizeTenant(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
@@ -66,7 +57,7 @@ func (h Handoffs) ListNotes(ctx context.Context, p *platform.Principal, tenant, 
 	if err != nil {
 		return nil, r.internal(ctx, "list notes", err)
 	}
-	out := make([]Note, 0, len(rows))
+	out := make([]apiclient.Note, 0, len(rows))
 	for i := range rows {
 		out = append(out, noteView(&rows[i]))
 	}

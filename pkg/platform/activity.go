@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -28,28 +29,10 @@ const (
 	ActivityMaxHours     = 7 * 24
 )
 
-// ActivityDay is one bucket of a tenant's (or bot's) activity: Day is its
-// UTC day, and Hour (YYYY-MM-DDTHH) its UTC hour when bucketed by hour.
-type ActivityDay struct {
-	Day          string
-	Hour         string
-	Dialogs      int64
-	EndUsers     int64
-	Messages     int64
-	InputTokens  int64
-	OutputTokens int64
-	CostMicroUSD int64
-	CostUSD      float64
-	ToolCalls    int64
-	ToolErrors   int64
-	FeedbackUp   int64
-	FeedbackDown int64
-}
-
 // Activity returns the tenant's activity day by day or hour by hour, for
 // charts: every bucket of the range, empty ones included. q comes back
 // with its range and bucket filled in.
-func (u Usage) Activity(ctx context.Context, p *Principal, tenant string, q *ActivityQuery, now time.Time) ([]ActivityDay, error) {
+func (u Usage) Activity(ctx context.Context, p *Principal, tenant string, q *ActivityQuery, now time.Time) ([]apiclient.ActivityDay, error) {
 	s := u.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
 	if err != nil {
@@ -71,8 +54,8 @@ func (u Usage) Activity(ctx context.Context, p *Principal, tenant string, q *Act
 	if err != nil {
 		return nil, s.internal(ctx, "activity", err)
 	}
-	return mapSlice(buckets, func(b *store.ActivityBucket) ActivityDay {
-		d := ActivityDay{Day: b.Start[:len(store.DayFormat)], Dialogs: b.Dialogs, EndUsers: b.EndUsers, Messages: b.Messages, InputTokens: b.InputTokens,
+	return mapSlice(buckets, func(b *store.ActivityBucket) apiclient.ActivityDay {
+		d := apiclient.ActivityDay{Day: b.Start[:len(store.DayFormat)], Dialogs: b.Dialogs, EndUsers: b.EndUsers, Messages: b.Messages, InputTokens: b.InputTokens,
 			OutputTokens: b.OutputTokens, CostMicroUSD: b.CostMicroUSD, CostUSD: float64(b.CostMicroUSD) / 1e6,
 			ToolCalls: b.ToolCalls, ToolErrors: b.ToolErrors, FeedbackUp: b.FeedbackUp, FeedbackDown: b.FeedbackDown}
 		if q.Bucket == store.BucketHour {

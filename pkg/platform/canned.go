@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -30,8 +31,11 @@ const MaxCannedReplyChars = 4000
 // composer, one word.
 var cannedShortcut = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
-// CannedReply is a tenant's canned reply.
-type CannedReply = store.CannedReply
+// wireCanned is a canned reply as callers see it: its row without the
+// tenant.
+func wireCanned(r *store.CannedReply) apiclient.CannedReply {
+	return apiclient.CannedReply{ID: r.ID, Shortcut: r.Shortcut, Text: r.Text, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
 
 // checkCanned says what is wrong with a canned reply's fields.
 func checkCanned(shortcut, text string) error {
@@ -54,30 +58,30 @@ func checkCanned(shortcut, text string) error {
 const cannedTaken = "another canned reply has this shortcut"
 
 // List returns the tenant's canned replies by shortcut.
-func (c CannedReplies) List(ctx context.Context, p *Principal, tenant string) ([]CannedReply, error) {
+func (c CannedReplies) List(ctx context.Context, p *Principal, tenant string) ([]apiclient.CannedReply, error) {
 	s := c.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.store.Tenant(t.ID).CannedReplies().List(ctx)
+	rows, err := s.store.Tenant(t.ID).CannedReplies().List(ctx)
 	if err != nil {
 		return nil, s.internal(ctx, "list canned replies", err)
 	}
-	return out, nil
+	return mapSlice(rows, wireCanned), nil
 }
 
 // Create adds a canned reply; a shortcut in use is a conflict.
-func (c CannedReplies) Create(ctx context.Context, p *Principal, tenant, shortcut, text string) (*CannedReply, error) {
+func (c CannedReplies) Create(ctx context.Context, p *Principal, tenant, shortcut, text string) (apiclient.CannedReply, error) {
 	s := c.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
-		return nil, err
+		return apiclient.CannedReply{}, err
 	}
 	if err := checkCanned(shortcut, text); err != nil {
-		return nil, err
+		return apiclient.CannedReply{}, err
 	}
-	r := &CannedReply{Shortcut: shortcut, Text: text}
+	r := &store.CannedReply{Shortcut: shortcut, Text: text}
 	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		all, err := tx.Tenant(t.ID).CannedReplies().List(ctx)
 		if err != nil {
@@ -91,20 +95,23 @@ func (c CannedReplies) Create(ctx context.Context, p *Principal, tenant, shortcu
 	})
 	var refused *Error
 	if errors.As(err, &refused) {
-		return nil, refused
+		return apiclient.CannedReply{}, refused
 	}
-	return r, s.storeErr(ctx, "create canned reply", "canned reply", cannedTaken, err)
+	if err != nil {
+		return apiclient.CannedReply{}, s.storeErr(ctx, "create canned reply", "canned reply", cannedTaken, err)
+	}
+	return wireCanned(r), nil
 }
 
 // Update changes a canned reply's shortcut, text or both (nil
 // keeps it).
-func (c CannedReplies) Update(ctx context.Context, p *Principal, tenant, id string, shortcut, text *string) (*CannedReply, error) {
+func (c CannedReplies) Update(ctx context.Context, p *Principal, tenant, id string, shortcut, text *string) (apiclient.CannedReply, error) {
 	s := c.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActOperate)
 	if err != nil {
-		return nil, err
+		return apiclient.CannedReply{}, err
 	}
-	var r *CannedReply
+	var r *store.CannedReply
 	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		old, err := tx.Tenant(t.ID).CannedReplies().Get(ctx, id)
 		if err != nil {
@@ -125,9 +132,12 @@ func (c CannedReplies) Update(ctx context.Context, p *Principal, tenant, id stri
 	})
 	var refused *Error
 	if errors.As(err, &refused) {
-		return nil, refused
+		return apiclient.CannedReply{}, refused
 	}
-	return r, s.storeErr(ctx, "update canned reply", "canned reply", cannedTaken, err)
+	if err != nil {
+		return apiclient.CannedReply{}, s.storeErr(ctx, "update canned reply", "canned reply", cannedTaken, err)
+	}
+	return wireCanned(r), nil
 }
 
 // Delete deletes a canned reply.

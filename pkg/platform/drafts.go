@@ -3,9 +3,9 @@ package platform
 import (
 	"context"
 	"errors"
-	"time"
 	"unicode/utf8"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -21,36 +21,28 @@ func (s *Service) Drafts() Drafts { return Drafts{s} }
 // and only its size is checked.
 const maxDraftChars = 512 << 10
 
-// Draft is the caller's autosaved, unsaved config of a bot
-// (docs/api.md, "Drafts"): the editor's text as typed and its conversation
-// tests, with when it was last written.
-type Draft struct {
-	Config    string
-	Tests     string
-	UpdatedAt time.Time
-}
-
 // Get returns p's draft of the bot, and false when p has none.
 // Drafts are per person: nobody reads another's.
-func (dr Drafts) Get(ctx context.Context, p *Principal, tenant, bot string) (Draft, bool, error) {
+func (dr Drafts) Get(ctx context.Context, p *Principal, tenant, bot string) (apiclient.Draft, bool, error) {
 	s := dr.svc
 	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
-		return Draft{}, false, err
+		return apiclient.Draft{}, false, err
 	}
 	d, err := s.store.Tenant(b.TenantID).Drafts().Get(ctx, b.ID, p.Actor())
 	if errors.Is(err, store.ErrNotFound) {
-		return Draft{}, false, nil
+		return apiclient.Draft{}, false, nil
 	}
 	if err != nil {
-		return Draft{}, false, s.storeErr(ctx, "get draft", "draft", "", err)
+		return apiclient.Draft{}, false, s.storeErr(ctx, "get draft", "draft", "", err)
 	}
-	return Draft{Config: d.Config, Tests: d.Tests, UpdatedAt: d.UpdatedAt}, true, nil
+	return apiclient.Draft{Config: d.Config, Tests: d.Tests, UpdatedAt: d.UpdatedAt}, true, nil
 }
 
-// Put replaces p's draft of the bot. Only those who may save a
-// version keep a draft of one.
-func (dr Drafts) Put(ctx context.Context, p *Principal, tenant, bot string, d Draft) (Draft, error) {
+// Put replaces p's draft of the bot with d's config and tests (the
+// store sets UpdatedAt). Only those who may save a version keep a draft
+// of one.
+func (dr Drafts) Put(ctx context.Context, p *Principal, tenant, bot string, d apiclient.Draft) (apiclient.Draft, error) {
 	s := dr.svc
 	var ps problems
 	if d.Config == "" {
@@ -63,17 +55,17 @@ func (dr Drafts) Put(ctx context.Context, p *Principal, tenant, bot string, d Dr
 		ps.add("/tests", "must have at most %d characters", maxDraftChars)
 	}
 	if err := ps.err(); err != nil {
-		return Draft{}, err
+		return apiclient.Draft{}, err
 	}
 	b, err := s.Versions().botFor(ctx, p, tenant, bot, auth.ObjVersions, auth.ActWrite)
 	if err != nil {
-		return Draft{}, err
+		return apiclient.Draft{}, err
 	}
 	row := store.BotDraft{BotID: b.ID, Owner: p.Actor(), Config: d.Config, Tests: d.Tests}
 	if err := s.store.Tenant(b.TenantID).Drafts().Put(ctx, &row); err != nil {
-		return Draft{}, s.storeErr(ctx, "put draft", "draft", "", err)
+		return apiclient.Draft{}, s.storeErr(ctx, "put draft", "draft", "", err)
 	}
-	return Draft{Config: row.Config, Tests: row.Tests, UpdatedAt: row.UpdatedAt}, nil
+	return apiclient.Draft{Config: row.Config, Tests: row.Tests, UpdatedAt: row.UpdatedAt}, nil
 }
 
 // Delete discards p's draft of the bot; having none is fine.

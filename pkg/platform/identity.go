@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/identity"
 	"github.com/parleyhq/parley/pkg/store"
@@ -39,26 +39,19 @@ type IdentityInput struct {
 	Audience string
 }
 
-// Identity is a tenant's identity settings as callers see them: never the
-// secret, only whether there is one.
-type Identity struct {
-	HasSecret bool
-	JWKSURL   string
-	Audience  string
-	UpdatedAt time.Time
-}
-
-func identityView(ti *store.TenantIdentity) Identity {
-	return Identity{HasSecret: len(ti.Ciphertext) > 0, JWKSURL: ti.JWKSURL, Audience: ti.Audience, UpdatedAt: ti.UpdatedAt}
+// identityView is a tenant's identity settings as callers see them: never
+// the secret, only whether there is one.
+func identityView(ti *store.TenantIdentity) apiclient.Identity {
+	return apiclient.Identity{HasSecret: len(ti.Ciphertext) > 0, JWKSURL: ti.JWKSURL, Audience: ti.Audience, UpdatedAt: ti.UpdatedAt}
 }
 
 // Put replaces the tenant's identity settings; the secret is
 // sealed before it reaches the store and is never returned.
-func (i Identities) Put(ctx context.Context, p *Principal, tenant string, in IdentityInput) (Identity, error) {
+func (i Identities) Put(ctx context.Context, p *Principal, tenant string, in IdentityInput) (apiclient.Identity, error) {
 	s := i.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
-		return Identity{}, err
+		return apiclient.Identity{}, err
 	}
 	var ps problems
 	switch {
@@ -77,12 +70,12 @@ func (i Identities) Put(ctx context.Context, p *Principal, tenant string, in Ide
 		ps.add("/audience", "must be at most %d characters", maxAudience)
 	}
 	if err := ps.err(); err != nil {
-		return Identity{}, err
+		return apiclient.Identity{}, err
 	}
 	ti := store.TenantIdentity{TenantID: t.ID, JWKSURL: in.JWKSURL, Audience: in.Audience}
 	if in.Secret != "" {
 		if ti.Nonce, ti.Ciphertext, err = s.opts.Sealer.Seal(t.ID, identitySealName, []byte(in.Secret)); err != nil {
-			return Identity{}, s.internal(ctx, "seal identity secret", err)
+			return apiclient.Identity{}, s.internal(ctx, "seal identity secret", err)
 		}
 	}
 	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
@@ -96,21 +89,21 @@ func (i Identities) Put(ctx context.Context, p *Principal, tenant string, in Ide
 		return auditRecord{action: AuditIdentitySet, detail: detail}, tx.Tenant(ti.TenantID).Identity().Put(ctx, &ti)
 	})
 	if err != nil {
-		return Identity{}, s.internal(ctx, "put identity", err)
+		return apiclient.Identity{}, s.internal(ctx, "put identity", err)
 	}
 	return identityView(&ti), nil
 }
 
 // Get returns the tenant's identity settings.
-func (i Identities) Get(ctx context.Context, p *Principal, tenant string) (Identity, error) {
+func (i Identities) Get(ctx context.Context, p *Principal, tenant string) (apiclient.Identity, error) {
 	s := i.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
 	if err != nil {
-		return Identity{}, err
+		return apiclient.Identity{}, err
 	}
 	ti, err := s.store.Tenant(t.ID).Identity().Get(ctx)
 	if err != nil {
-		return Identity{}, s.storeErr(ctx, "get identity", "identity settings", "", err)
+		return apiclient.Identity{}, s.storeErr(ctx, "get identity", "identity settings", "", err)
 	}
 	return identityView(&ti), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -16,15 +17,8 @@ func (s *Service) Limits() Limits { return Limits{s} }
 
 // TenantLimits are a tenant's own limits, its plan: a null field uses the
 // server's setting (PARLEY_DAILY_TOKEN_QUOTA, PARLEY_RATE_LIMIT_TENANT).
-type TenantLimits struct {
-	// DailyTokenQuota is input plus output tokens per UTC day; 0 is
-	// unlimited.
-	DailyTokenQuota *int64
-	// RatePerSecond is messages per second for the whole tenant, with
-	// bursts of RateBurst (default one second's worth); 0 is unlimited.
-	RatePerSecond *float64
-	RateBurst     *int
-}
+// They are the same thing on the wire, so one type serves both.
+type TenantLimits = apiclient.TenantLimits
 
 // Get returns the tenant's own limits; its members may read
 // them, as they read its usage.

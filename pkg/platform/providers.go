@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/outbound"
@@ -60,14 +60,6 @@ type ProviderSpec struct {
 	Models       []string
 }
 
-// ProviderInfo is a tenant provider as callers see it: never the key, only
-// the secret's name.
-type ProviderInfo struct {
-	Name string
-	ProviderSpec
-	UpdatedAt time.Time
-}
-
 // TenantProvider is a tenant provider ready to be built, its API key
 // decrypted: for the dialog runtime only, never for an API handler.
 type TenantProvider struct {
@@ -87,11 +79,11 @@ func DefaultBaseURL(kind string) string {
 // Put creates or replaces the tenant's provider. Providers send a
 // tenant secret (the API key) to their base URL, so managing them takes
 // the right to write secrets.
-func (pr Providers) Put(ctx context.Context, p *Principal, tenant, name string, spec ProviderSpec) (ProviderInfo, error) {
+func (pr Providers) Put(ctx context.Context, p *Principal, tenant, name string, spec ProviderSpec) (apiclient.Provider, error) {
 	s := pr.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
-		return ProviderInfo{}, err
+		return apiclient.Provider{}, err
 	}
 	if spec.BaseURL == "" {
 		spec.BaseURL = DefaultBaseURL(spec.Kind)
@@ -100,15 +92,15 @@ func (pr Providers) Put(ctx context.Context, p *Principal, tenant, name string, 
 	ps := checkProvider(name, spec)
 	s.Providers().checkProviderURL(ctx, ps, spec.BaseURL)
 	if err := ps.err(); err != nil {
-		return ProviderInfo{}, err
+		return apiclient.Provider{}, err
 	}
 	if spec.APIKeySecret != "" {
 		rows, err := s.store.Tenant(t.ID).Secrets().Get(ctx, []string{spec.APIKeySecret})
 		if err != nil {
-			return ProviderInfo{}, s.internal(ctx, "put provider: secret", err)
+			return apiclient.Provider{}, s.internal(ctx, "put provider: secret", err)
 		}
 		if len(rows) == 0 {
-			return ProviderInfo{}, Invalid(Detail{Pointer: "/api_key_secret",
+			return apiclient.Provider{}, Invalid(Detail{Pointer: "/api_key_secret",
 				Message: fmt.Sprintf("the tenant has no secret named %q; put it first (PUT /secrets/%s)", spec.APIKeySecret, spec.APIKeySecret)})
 		}
 	}
@@ -127,9 +119,9 @@ func (pr Providers) Put(ctx context.Context, p *Principal, tenant, name string, 
 			"api_key_secret": row.APIKeySecret, "models": len(spec.Models)}}, tx.Tenant(row.TenantID).Providers().Put(ctx, &row)
 	})
 	if err != nil {
-		return ProviderInfo{}, s.internal(ctx, "put provider", err)
+		return apiclient.Provider{}, s.internal(ctx, "put provider", err)
 	}
-	return providerInfo(&row), nil
+	return wireProvider(&row), nil
 }
 
 func checkProvider(name string, spec ProviderSpec) *problems {
@@ -196,7 +188,7 @@ func (p Providers) checkProviderURL(ctx context.Context, ps *problems, raw strin
 
 // List lists the tenant's providers, with the names of their key
 // secrets and never the keys.
-func (pr Providers) List(ctx context.Context, p *Principal, tenant string) ([]ProviderInfo, error) {
+func (pr Providers) List(ctx context.Context, p *Principal, tenant string) ([]apiclient.Provider, error) {
 	s := pr.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
 	if err != nil {
@@ -206,7 +198,7 @@ func (pr Providers) List(ctx context.Context, p *Principal, tenant string) ([]Pr
 	if err != nil {
 		return nil, s.internal(ctx, "list providers", err)
 	}
-	return mapSlice(rows, providerInfo), nil
+	return mapSlice(rows, wireProvider), nil
 }
 
 // Delete removes the tenant's provider. Bots that name it fail
@@ -248,9 +240,8 @@ func (p Providers) OfTenant(ctx context.Context, tenantID string, names []string
 	}
 	out := make([]TenantProvider, 0, len(rows))
 	for i := range rows {
-		info := providerInfo(&rows[i])
-		out = append(out, TenantProvider{Name: info.Name, ProviderSpec: info.ProviderSpec,
-			APIKey: vars[botconfig.SecretPrefix+info.APIKeySecret]})
+		out = append(out, TenantProvider{Name: rows[i].Name, ProviderSpec: providerSpec(&rows[i]),
+			APIKey: vars[botconfig.SecretPrefix+rows[i].APIKeySecret]})
 	}
 	return out, nil
 }
@@ -302,7 +293,7 @@ func (p Providers) modelLists(rows []store.Provider) map[string][]string {
 		models = map[string][]string{}
 	}
 	for i := range rows {
-		models[rows[i].Name] = providerInfo(&rows[i]).Models
+		models[rows[i].Name] = providerSpec(&rows[i]).Models
 	}
 	return models
 }
@@ -318,7 +309,8 @@ func modelWarnings(bot *botconfig.Bot, models map[string][]string) []Detail {
 	return out
 }
 
-func providerInfo(r *store.Provider) ProviderInfo {
+// providerSpec is what a provider's row sets, its JSON columns parsed.
+func providerSpec(r *store.Provider) ProviderSpec {
 	var headers map[string]string
 	if err := json.Unmarshal([]byte(r.Headers), &headers); err != nil || len(headers) == 0 {
 		headers = nil
@@ -327,6 +319,13 @@ func providerInfo(r *store.Provider) ProviderInfo {
 	if err := json.Unmarshal([]byte(r.Models), &models); err != nil || len(models) == 0 {
 		models = nil
 	}
-	return ProviderInfo{Name: r.Name, UpdatedAt: r.UpdatedAt, ProviderSpec: ProviderSpec{Kind: r.Kind,
-		BaseURL: r.BaseURL, APIKeySecret: r.APIKeySecret, Headers: headers, Models: models}}
+	return ProviderSpec{Kind: r.Kind, BaseURL: r.BaseURL, APIKeySecret: r.APIKeySecret, Headers: headers, Models: models}
+}
+
+// wireProvider is a tenant provider as callers see it: never the key, only
+// the secret's name.
+func wireProvider(r *store.Provider) apiclient.Provider {
+	spec := providerSpec(r)
+	return apiclient.Provider{Name: r.Name, Kind: spec.Kind, BaseURL: spec.BaseURL, APIKeySecret: spec.APIKeySecret,
+		Headers: spec.Headers, Models: spec.Models, UpdatedAt: r.UpdatedAt}
 }

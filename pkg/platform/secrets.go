@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/botconfig"
 	"github.com/parleyhq/parley/pkg/store"
@@ -22,11 +23,11 @@ const MaxSecretSize = 16 << 10
 // Put creates or replaces the tenant's secret, encrypted before it
 // reaches the store. Secrets are write-only: nothing returns the value
 // except SecretVars, for the runtime.
-func (se Secrets) Put(ctx context.Context, p *Principal, tenant, name, value string) (SecretInfo, error) {
+func (se Secrets) Put(ctx context.Context, p *Principal, tenant, name, value string) (apiclient.Secret, error) {
 	s := se.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActWrite)
 	if err != nil {
-		return SecretInfo{}, err
+		return apiclient.Secret{}, err
 	}
 	var ps problems
 	checkSecretName(&ps, name)
@@ -37,20 +38,20 @@ func (se Secrets) Put(ctx context.Context, p *Principal, tenant, name, value str
 		ps.add("/value", "must be at most %d bytes", MaxSecretSize)
 	}
 	if err := ps.err(); err != nil {
-		return SecretInfo{}, err
+		return apiclient.Secret{}, err
 	}
 	nonce, ct, err := s.opts.Sealer.Seal(t.ID, name, []byte(value))
 	if err != nil {
-		return SecretInfo{}, s.internal(ctx, "seal secret", err)
+		return apiclient.Secret{}, s.internal(ctx, "seal secret", err)
 	}
 	sec := store.Secret{TenantID: t.ID, Name: name, Nonce: nonce, Ciphertext: ct}
 	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		return auditRecord{action: AuditSecretSet, target: name}, tx.Tenant(sec.TenantID).Secrets().Put(ctx, &sec)
 	})
 	if err != nil {
-		return SecretInfo{}, s.internal(ctx, "put secret", err)
+		return apiclient.Secret{}, s.internal(ctx, "put secret", err)
 	}
-	return SecretInfo{Name: sec.Name, UpdatedAt: sec.UpdatedAt}, nil
+	return apiclient.Secret{Name: sec.Name, UpdatedAt: sec.UpdatedAt}, nil
 }
 
 func checkSecretName(ps *problems, name string) {
@@ -60,7 +61,7 @@ func checkSecretName(ps *problems, name string) {
 }
 
 // ListNames lists the tenant's secret names, never their values.
-func (se Secrets) ListNames(ctx context.Context, p *Principal, tenant string) ([]SecretInfo, error) {
+func (se Secrets) ListNames(ctx context.Context, p *Principal, tenant string) ([]apiclient.Secret, error) {
 	s := se.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjSecrets, auth.ActRead)
 	if err != nil {
@@ -70,8 +71,8 @@ func (se Secrets) ListNames(ctx context.Context, p *Principal, tenant string) ([
 	if err != nil {
 		return nil, s.internal(ctx, "list secrets", err)
 	}
-	return mapSlice(rows, func(r *store.Secret) SecretInfo {
-		return SecretInfo{Name: r.Name, UpdatedAt: r.UpdatedAt}
+	return mapSlice(rows, func(r *store.Secret) apiclient.Secret {
+		return apiclient.Secret{Name: r.Name, UpdatedAt: r.UpdatedAt}
 	}), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -20,24 +21,9 @@ type UsageQuery struct {
 	From, To, GroupBy string
 }
 
-// UsageRow is the usage of one day, bot, key or provider.
-type UsageRow struct {
-	// Group is the day, bot id, key id ("" for use without a key) or
-	// provider name ("" for use metered before providers were recorded).
-	Group        string
-	InputTokens  int64
-	OutputTokens int64
-	CostMicroUSD int64
-	CostUSD      float64
-	ToolCalls    int64
-	Turns        int64
-	// EmbeddingTokens are the tokens knowledge searches embedded.
-	EmbeddingTokens int64
-}
-
 // Summary reports the tenant's metered usage as written; runtimes write
 // theirs every second (see dialog.Runtime.Metering().Summary).
-func (us Usage) Summary(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]UsageRow, error) {
+func (us Usage) Summary(ctx context.Context, p *Principal, tenant string, q UsageQuery) ([]apiclient.UsageRow, error) {
 	s := us.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjUsage, auth.ActRead)
 	if err != nil {
@@ -64,8 +50,8 @@ func (us Usage) Summary(ctx context.Context, p *Principal, tenant string, q Usag
 	if err != nil {
 		return nil, s.internal(ctx, "usage", err)
 	}
-	return mapSlice(rows, func(u *store.UsageTotal) UsageRow {
-		return UsageRow{Group: u.Group, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+	return mapSlice(rows, func(u *store.UsageTotal) apiclient.UsageRow {
+		return apiclient.UsageRow{Group: u.Group, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CostMicroUSD: u.CostMicroUSD, CostUSD: float64(u.CostMicroUSD) / 1e6, ToolCalls: u.ToolCalls, Turns: u.Turns,
 			EmbeddingTokens: u.EmbeddingTokens}
 	}), nil

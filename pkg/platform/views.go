@@ -61,12 +61,6 @@ type CreatedKey struct {
 	Key string
 }
 
-// SecretInfo describes a secret without its value.
-type SecretInfo struct {
-	Name      string
-	UpdatedAt time.Time
-}
-
 // Bot is a bot as callers see it: its store row, which holds nothing
 // secret and nothing the platform would add to.
 type Bot = store.Bot
@@ -112,6 +106,8 @@ func userView(u *store.User) User { return User{ID: u.ID, Email: u.Email, Create
 // a password yet; CreatedAt is set in lists.
 type Member = store.Member
 
+// mapSlice converts each of in. Its result is never nil, so a list the
+// API answers with it is [] when empty, never null.
 func mapSlice[S, T any](in []S, f func(*S) T) []T {
 	out := make([]T, len(in))
 	for i := range in {

@@ -260,7 +260,7 @@ type EventError struct {
 // UsageRow is the usage of one day, bot, key or provider.
 type UsageRow struct {
 	// Group is the day, bot id, key id ("" for use without a key) or
-	// provider name.
+	// provider name ("" for use metered before providers were recorded).
 	Group        string  `json:"group"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`

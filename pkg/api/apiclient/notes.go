@@ -9,8 +9,10 @@ import (
 // Note is a member's internal note on a dialog; the end user never sees
 // it.
 type Note struct {
-	ID         string    `json:"id"`
-	DialogID   string    `json:"dialog_id"`
+	ID       string `json:"id"`
+	DialogID string `json:"dialog_id"`
+	// Author is who wrote it (a user id, key:<id> or platform) and
+	// AuthorName the name the console shows.
 	Author     string    `json:"author"`
 	AuthorName string    `json:"author_name"`
 	Text       string    `json:"text"`
