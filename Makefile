@@ -18,9 +18,12 @@ build:
 
 # PostgreSQL-backed suites also run when PARLEY_TEST_DATABASE_URL is set.
 # Long scenarios run a short case here; test-long runs them at full size
-# (docs/testing.md, "Running Parley's own tests").
+# (docs/testing.md, "Running Parley's own tests"). The browser tests are the
+# longest package, so they are listed first: go test starts packages in the
+# order given, and the others then run beside them instead of after them.
+TEST_PKGS = $(shell $(GO) list ./web/webtest $(PKGS))
 test:
-	$(GO) test -timeout 20m -count=1 $(PKGS)
+	$(GO) test -timeout 20m -count=1 $(TEST_PKGS)
 
 # The packages whose tests use pkg/longtest, with PARLEY_TEST_LONG=1: soak
 # runs, kill-and-restart loops, the real binary, several server processes.
