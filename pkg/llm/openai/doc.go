@@ -41,5 +41,10 @@
 // concurrent calls share connections; a pool of idle connections per host
 // over plain HTTP), honouring HTTP_PROXY and NO_PROXY. Config.HTTPClient
 // replaces it. A request written to a reused connection that then fails is
-// not sent again: the server may be answering it.
+// not sent again: the server may be answering it. Under either, a body
+// go-openai closes before its end (an answer decoded before the chunked
+// terminator, a stream after [DONE]) has its rest read first, at most 2 KiB
+// for at most 50 ms and never after the request's context ends, so a
+// plain-HTTP connection goes back to the pool instead of being closed
+// (drain.go).
 package openai

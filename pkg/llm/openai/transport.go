@@ -98,7 +98,7 @@ func newRetryClient(cfg Config) *retryablehttp.Client {
 		hc = &http.Client{Transport: newTransport()}
 	}
 	p := retryPolicy{maxRetryAfter: cfg.MaxRetryAfter}
-	rc := httpretry.New(hc, cfg.MaxRetries, cfg.RetryWaitMin, cfg.RetryWaitMax, p.check)
+	rc := httpretry.New(withDrain(hc), cfg.MaxRetries, cfg.RetryWaitMin, cfg.RetryWaitMax, p.check)
 	if cfg.Logger != nil {
 		rc.Logger = cfg.Logger
 	}
