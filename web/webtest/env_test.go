@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -92,6 +93,13 @@ type world struct {
 	// webhookSet holds the setWebhook calls the fake Telegram Bot API got,
 	// as JSON.
 	webhookSet chan string
+	// asked gets a value when the model is asked to "take your time", and
+	// holds its answer until the test calls answer: a reply still being
+	// written for as long as the test needs.
+	asked  chan struct{}
+	answer func()
+	// following counts the dialogs' live streams (GET .../events) open.
+	following atomic.Int32
 }
 
 // Owner credentials of the tenant, for the password sign-in.
@@ -132,7 +140,19 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		fmt.Fprint(rw, `{"ok":true,"result":true,"description":"Webhook was set"}`)
 	}))
 	t.Cleanup(telegram.Close)
-	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: model})
+	w.asked = make(chan struct{}, 1)
+	answered := make(chan struct{})
+	w.answer = sync.OnceFunc(func() { close(answered) })
+	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: func(req *llmtest.ChatRequest) llmtest.ServerReply {
+		if req.Messages[len(req.Messages)-1].Text() == "take your time" {
+			select {
+			case w.asked <- struct{}{}:
+			default:
+			}
+			<-answered
+		}
+		return model(req)
+	}})
 	provider, err := openai.New(openai.Config{BaseURL: llmSrv.URL(), APIKey: "sk-test", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +194,10 @@ func newWorld(t *testing.T, st *store.Store) *world {
 				return
 			}
 		}
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/events") {
+			w.following.Add(1)
+			defer w.following.Add(-1)
+		}
 		h.ServeHTTP(rw, r)
 	}))
 	t.Cleanup(w.api.Close)
@@ -194,6 +218,9 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	if _, err := svc.Versions().Publish(ctx, op, "acme", "support", 1); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails while the model holds its answer lets it go before
+	// the runtime and the model's server stop, which wait for it.
+	t.Cleanup(w.answer)
 	return w
 }
 
