@@ -782,7 +782,9 @@
         // written; any other status ends the wait (paused, it asks the
         // visitor first).
         if (answering && ev.status === 'active') break;
-        if (answering && ev.status === 'paused') json('GET', path('dialogs', dialogId)).then(function (d) { pending(d.pending); }, function () {});
+        if (answering && ev.status === 'paused') {
+          json('GET', path('dialogs', dialogId)).then(function (d) { pending(d.pending); }, function () {});
+        }
         answered();
         if (ev.status === 'handoff' && !liveOperator) handedOff();
         if (ev.status === 'handoff' && liveOperator && liveOperator !== wasOperator) note(t('joined', liveOperator));
