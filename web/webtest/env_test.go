@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,11 +92,10 @@ type world struct {
 	// webhookSet holds the setWebhook calls the fake Telegram Bot API got,
 	// as JSON.
 	webhookSet chan string
-	// asked gets a value when the model is asked to "take your time", and
-	// holds its answer until the test calls answer: a reply still being
-	// written for as long as the test needs.
-	asked  chan struct{}
-	answer func()
+	// asked gets a value when the model is asked a text that starts with
+	// "take your time", and holds its answer until the test calls answer:
+	// a reply still being written for as long as the test needs.
+	asked, held chan struct{}
 	// following counts the dialogs' live streams (GET .../events) open.
 	following atomic.Int32
 }
@@ -140,16 +138,14 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		fmt.Fprint(rw, `{"ok":true,"result":true,"description":"Webhook was set"}`)
 	}))
 	t.Cleanup(telegram.Close)
-	w.asked = make(chan struct{}, 1)
-	answered := make(chan struct{})
-	w.answer = sync.OnceFunc(func() { close(answered) })
+	w.asked, w.held = make(chan struct{}, 1), make(chan struct{})
 	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: func(req *llmtest.ChatRequest) llmtest.ServerReply {
-		if req.Messages[len(req.Messages)-1].Text() == "take your time" {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "user" && strings.HasPrefix(last.Text(), "take your time") {
 			select {
 			case w.asked <- struct{}{}:
 			default:
 			}
-			<-answered
+			<-w.held
 		}
 		return model(req)
 	}})
@@ -220,9 +216,12 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	}
 	// A test that fails while the model holds its answer lets it go before
 	// the runtime and the model's server stop, which wait for it.
-	t.Cleanup(w.answer)
+	t.Cleanup(func() { close(w.held) })
 	return w
 }
+
+// answer lets the model's held answer go, once asked has said it waits.
+func (w *world) answer() { w.held <- struct{}{} }
 
 // model is the fake model's script: it reports a tool's result, calls
 // locate when asked where the visitor is, cancel_order when asked to
