@@ -51,6 +51,8 @@ func (run *dialogRun) onEvent(e agent.Event) {
 		}
 		run.turn.Done = &ev
 		run.r.metrics.runs.WithLabelValues(string(ev.StopReason)).Inc()
+		run.rec.loopDone(e)
+		return
 	case agent.Error:
 		if run.r.base.Err() != nil {
 			ev = restartingEvent()

@@ -67,6 +67,11 @@ type runRecord struct {
 	update   store.MessageUpdate
 	announce agent.Event
 	after    []agent.Event
+	// done is the loop's done event, sent last with the save, so a caller
+	// that acts on it finds the dialog as the run left it: a widget told
+	// of a handoff follows the dialog and must read it handed off, not
+	// still active.
+	done agent.Event
 	// lastSeq is the highest message seq the run has written or taken.
 	lastSeq int64
 
@@ -133,6 +138,11 @@ func (rec *runRecord) refuse(transition string, want leasePhase, replies ...repl
 	}
 	return &transitionError{transition: transition, lease: lease, reply: rec.reply}
 }
+
+// loopDone keeps the loop's done event for the save (or for end, when
+// the run fails before it). It is no transition: events flow in every
+// phase.
+func (rec *runRecord) loopDone(e agent.Event) { rec.done = e }
 
 // holdsLease says whether the lease is the run's to renew.
 func (rec *runRecord) holdsLease() bool { return rec.leasePhase() == leaseHeld }
@@ -350,7 +360,9 @@ func (rec *runRecord) save(ctx context.Context, status, state string, release bo
 		save = rec.saveRun
 	}
 	lastSeq, err := save(ctx, sv)
-	rec.sendHeld(err == nil)
+	done := rec.done
+	rec.done = nil
+	rec.sendHeld(err == nil, done)
 	if err == nil && release {
 		rec.lease.Store(int32(leaseReleased))
 	}
@@ -371,6 +383,10 @@ func (rec *runRecord) end(ctx context.Context) error {
 	if rec.reply == replyReserved {
 		rec.discard(ctx)
 	}
+	if rec.done != nil { // the run failed before its save
+		rec.emit(rec.done)
+		rec.done = nil
+	}
 	rec.lease.Store(int32(leaseEnded))
 	if lease == leaseHeld {
 		if err := rec.store.Tenant(rec.dialog.TenantID).Leases().Release(ctx, rec.dialog.ID, rec.owner); err != nil {
@@ -384,7 +400,7 @@ func (rec *runRecord) end(ctx context.Context) error {
 // follow it, and lets its events go. Reply held → none.
 func (rec *runRecord) writeHeld(ctx context.Context) error {
 	err := rec.store.Tenant(rec.row.TenantID).Messages().Update(ctx, rec.row.ID, rec.update)
-	rec.sendHeld(err == nil)
+	rec.sendHeld(err == nil, nil)
 	return err
 }
 
@@ -397,17 +413,23 @@ type BatchSink interface {
 }
 
 // sendHeld ends the held phase once the held reply's write ended, letting
-// its events go: its own only if stored. Reply held → none; otherwise it
-// does nothing.
-func (rec *runRecord) sendHeld(stored bool) {
-	if rec.reply != replyHeld {
+// its events go: its own only if stored, then last (when not nil), all
+// at once. Reply held → none; otherwise only last goes.
+func (rec *runRecord) sendHeld(stored bool, last agent.Event) {
+	var events []agent.Event
+	if rec.reply == replyHeld {
+		events = rec.after
+		if stored && rec.announce != nil {
+			events = append([]agent.Event{rec.announce}, rec.after...)
+		}
+		rec.reply, rec.row, rec.update, rec.announce, rec.after = replyNone, nil, store.MessageUpdate{}, nil, nil
+	}
+	if last != nil {
+		events = append(events, last)
+	}
+	if len(events) == 0 {
 		return
 	}
-	events := rec.after
-	if stored && rec.announce != nil {
-		events = append([]agent.Event{rec.announce}, rec.after...)
-	}
-	rec.reply, rec.row, rec.update, rec.announce, rec.after = replyNone, nil, store.MessageUpdate{}, nil, nil
 	switch sink := rec.sink.(type) {
 	case nil:
 	case BatchSink:

@@ -1,6 +1,7 @@
 package dialog_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -220,6 +221,31 @@ func TestHandoffStopsTheBot(t *testing.T) {
 		got, _ := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
 		if got.Status != dialog.DialogHandoff {
 			t.Fatalf("status %s", got.Status)
+		}
+	})
+}
+
+// TestDoneComesOnceTheDialogIsSaved: a caller told by done that the bot
+// handed off (a widget, which then follows the dialog) reads the dialog
+// handed off already, never still active.
+func TestDoneComesOnceTheDialogIsSaved(t *testing.T) {
+	t.Parallel()
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
+		d := e.dialog(t)
+		e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked for a person"}`}}})
+		var seen []string
+		sink := agent.SinkFunc(func(ev agent.Event) {
+			if _, ok := ev.(agent.Done); !ok {
+				return
+			}
+			got, err := e.rt.Dialogs().Get(ctx, e.admin, "shop", d.ID, "")
+			seen = append(seen, fmt.Sprint(got.Status, err))
+		})
+		if _, err := e.rt.SendMessage(ctx, e.admin, "shop", d.ID, dialog.SendInput{Text: "a human please"}, sink); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{dialog.DialogHandoff + "<nil>"}; !slices.Equal(seen, want) {
+			t.Fatalf("when done came the dialog read %q; want %q", seen, want)
 		}
 	})
 }

@@ -603,6 +603,7 @@
       if (d.greeting) say('bot', d.greeting);
       lastSeq = 0;
       readWanted = readSent = readUpTo = 0;
+      answered();
       unfollow();
     });
   }
@@ -612,9 +613,11 @@
   // messages while the dialog is handed off, and its handoff status. The
   // widget follows its dialog only from a handoff until the dialog is back
   // with the bot (its own requests carry the bot's replies), so a site's
-  // idle visitors hold no stream. The stream resumes after the last message
-  // seq the page drew (a reload draws the transcript first) and reconnects
-  // with a growing pause after a failure.
+  // idle visitors hold no stream. A page reloaded while the bot was
+  // answering follows it too, until the reply is stored (awaitReply). The
+  // stream resumes after the last message seq the page drew (a reload draws
+  // the transcript first) and reconnects with a growing pause after a
+  // failure.
 
   var lastSeq = 0;
   var live = null; // { dialog, stop }: the stream being followed
@@ -681,6 +684,44 @@
     seenMark = el('div', 'seen', t('read'));
     read[read.length - 1].el.insertAdjacentElement('afterend', seenMark);
   }
+  // answering says the page waits for a reply it did not ask for itself:
+  // it was reloaded while the bot answered. As during its own turn, the
+  // dots show and Send waits; the reply comes from the live stream.
+  var answering = false;
+  // replies are the bot's message bubbles on screen by message id, so a
+  // reply the stream brings is drawn once, over its text so far if any.
+  var replies = {};
+  function awaitReply() {
+    answering = true;
+    busy = true;
+    canSend();
+    showTyping();
+    follow();
+  }
+  // answered ends the wait, and the stream with it unless a person has
+  // the dialog.
+  function answered() {
+    if (!answering) return;
+    answering = false;
+    busy = false;
+    canSend();
+    hideTyping();
+    if (liveStatus !== 'handoff') unfollow();
+  }
+  // replied draws a reply the stream brings while the page waits for it.
+  // A reply that calls tools is not the last word: another follows, or
+  // the dialog pauses for the visitor (a confirmation, a client tool).
+  function replied(m) {
+    if (m.text) {
+      var shown = replies[m.id];
+      if (!shown) shown = replies[m.id] = say('bot', m.text);
+      else if (shown.dataset.text !== m.text) paint(shown, m.text);
+      (m.citations || []).forEach(function (c) { cite(shown, c); });
+      if (m.status === 'complete') rateable(shown, m.id);
+    }
+    var calls = Array.isArray(m.content) && m.content.some(function (b) { return b.type === 'tool_use'; });
+    if (!calls) answered();
+  }
   function follow() {
     if (!dialogId || (live && live.dialog === dialogId)) return;
     unfollow();
@@ -694,9 +735,10 @@
         wait = 1000;
         return readEvents(res, onLive);
       }).catch(function (err) {
-        // A refusal (the key, the origin, a dialog erased) will not change
-        // by retrying; a network failure or a 5xx may.
-        refused = err instanceof ApiError && !retryable(err);
+        // A refusal of the key, the origin or the user, or a dialog
+        // erased, will not change by retrying; anything else (a network
+        // failure, a 5xx, a 409 or 429) may, and is tried again.
+        refused = err instanceof ApiError && [400, 401, 403, 404].indexOf(err.status) >= 0;
       }).then(function () {
         if (refused || live !== mine) return;
         setTimeout(connect, wait);
@@ -719,6 +761,7 @@
       case 'message':
         lastSeq = Math.max(lastSeq, ev.message.seq);
         numbered(ev.message);
+        if (answering && ev.message.kind === 'assistant') replied(ev.message);
         break;
       case 'typing':
         if (ev.who !== 'operator') break;
@@ -735,6 +778,14 @@
         var was = liveStatus, wasOperator = liveOperator;
         liveStatus = ev.status;
         liveOperator = ev.operator || '';
+        // A dialog stays active while the reply the page waits for is
+        // written; any other status ends the wait (paused, it asks the
+        // visitor first).
+        if (answering && ev.status === 'active') break;
+        if (answering && ev.status === 'paused') {
+          json('GET', path('dialogs', dialogId)).then(function (d) { pending(d.pending); }, function () {});
+        }
+        answered();
         if (ev.status === 'handoff' && !liveOperator) handedOff();
         if (ev.status === 'handoff' && liveOperator && liveOperator !== wasOperator) note(t('joined', liveOperator));
         if (ev.status === 'handoff') break;
@@ -755,26 +806,38 @@
       if (d.status === 'closed') return forget();
       var rated = {};
       (d.feedback || []).forEach(function (f) { rated[f.message_id] = f.rating; });
+      // writing: a reply is still being written, so the stream must
+      // start before it to bring it once stored.
+      var writing = false;
       (d.messages || []).forEach(function (m) {
         if (m.kind === 'operator') sayOperator(m);
         else if ((m.role === 'user' || m.role === 'assistant') && m.text) {
           var shown = say(m.role === 'user' ? 'user' : 'bot', m.text);
           if (m.role === 'user') sent.push({ el: shown, seq: m.seq || 0 });
+          else replies[m.id] = shown;
           (m.citations || []).forEach(function (c) { cite(shown, c); });
           if (m.role === 'assistant' && m.status === 'complete') rateable(shown, m.id, rated[m.id]);
         }
-        lastSeq = Math.max(lastSeq, m.seq || 0);
+        writing = writing || m.status === 'streaming';
+        if (!writing) lastSeq = Math.max(lastSeq, m.seq || 0);
       });
       if (d.status === 'handoff') follow(); // the stream says who is there
-      (d.pending || []).forEach(function (c) {
-        if (c.kind === 'confirmation') ask({ id: c.id, name: c.name, arguments: c.arguments });
-      });
-      var client = (d.pending || []).filter(function (c) { return c.kind === 'client'; });
-      if (client.length) runClientTools(client);
+      else if (writing) awaitReply();
+      pending(d.pending);
     }, function (err) {
       if (err instanceof ApiError && err.status === 404) return forget();
       throw err;
     });
+  }
+
+  // pending asks the visitor about the calls a paused dialog waits for,
+  // and runs its client tools in the page.
+  function pending(calls) {
+    (calls || []).forEach(function (c) {
+      if (c.kind === 'confirmation') ask({ id: c.id, name: c.name, arguments: c.arguments });
+    });
+    var client = (calls || []).filter(function (c) { return c.kind === 'client'; });
+    if (client.length) runClientTools(client);
   }
 
   function forget() {
@@ -799,6 +862,7 @@
         numbered(ev.message);
         // The stored reply the bubble streamed: now it can be rated.
         if (bubble && ev.message && ev.message.kind === 'assistant' && ev.message.text) {
+          replies[ev.message.id] = bubble;
           var cited = bubble;
           (ev.message.citations || []).forEach(function (c) { cite(cited, c); });
           rateable(bubble, ev.message.id);

@@ -92,6 +92,12 @@ type world struct {
 	// webhookSet holds the setWebhook calls the fake Telegram Bot API got,
 	// as JSON.
 	webhookSet chan string
+	// asked gets a value when the model is asked a text that starts with
+	// "take your time", and holds its answer until the test calls answer:
+	// a reply still being written for as long as the test needs.
+	asked, held chan struct{}
+	// following counts the dialogs' live streams (GET .../events) open.
+	following atomic.Int32
 }
 
 // Owner credentials of the tenant, for the password sign-in.
@@ -132,7 +138,17 @@ func newWorld(t *testing.T, st *store.Store) *world {
 		fmt.Fprint(rw, `{"ok":true,"result":true,"description":"Webhook was set"}`)
 	}))
 	t.Cleanup(telegram.Close)
-	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: model})
+	w.asked, w.held = make(chan struct{}, 1), make(chan struct{})
+	llmSrv := llmtest.NewServer(t, llmtest.Options{APIKey: "sk-test", FragmentSize: 3, Handler: func(req *llmtest.ChatRequest) llmtest.ServerReply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "user" && strings.HasPrefix(last.Text(), "take your time") {
+			select {
+			case w.asked <- struct{}{}:
+			default:
+			}
+			<-w.held
+		}
+		return model(req)
+	}})
 	provider, err := openai.New(openai.Config{BaseURL: llmSrv.URL(), APIKey: "sk-test", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +190,10 @@ func newWorld(t *testing.T, st *store.Store) *world {
 				return
 			}
 		}
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/events") {
+			w.following.Add(1)
+			defer w.following.Add(-1)
+		}
 		h.ServeHTTP(rw, r)
 	}))
 	t.Cleanup(w.api.Close)
@@ -194,8 +214,14 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	if _, err := svc.Versions().Publish(ctx, op, "acme", "support", 1); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails while the model holds its answer lets it go before
+	// the runtime and the model's server stop, which wait for it.
+	t.Cleanup(func() { close(w.held) })
 	return w
 }
+
+// answer lets the model's held answer go, once asked has said it waits.
+func (w *world) answer() { w.held <- struct{}{} }
 
 // model is the fake model's script: it reports a tool's result, calls
 // locate when asked where the visitor is, cancel_order when asked to

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/parleyhq/parley/pkg/api"
+	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/dialog"
 	"github.com/parleyhq/parley/pkg/dialog/dialogtest"
 	"github.com/parleyhq/parley/pkg/llm/llmtest"
@@ -22,10 +25,12 @@ import (
 
 // totpServer is the admin UI on a server whose clock the test moves, so
 // authenticator codes of the next 30-second step need no waiting; the
-// owner of acme signs in with a password.
+// owner of acme signs in with a password, hashed at bcrypt's cheapest
+// cost like every test's (the default costs each sign-in a CPU-bound
+// moment that a loaded machine stretches).
 func totpServer(t *testing.T, st *store.Store, clock *platformtest.Clock) (*httptest.Server, *platform.Service) {
 	t.Helper()
-	svc := platformtest.New(t, st, platform.Options{Clock: clock.Now})
+	svc := platformtest.New(t, st, platform.Options{Clock: clock.Now, Passwords: auth.PasswordHasher{Cost: bcrypt.MinCost}})
 	reg := prometheus.NewRegistry()
 	rt := dialogtest.New(t, dialog.Options{Service: svc, Store: st, Provider: llmtest.NewScripted(llmtest.Text("ok")),
 		DefaultModel: "gpt-4o-mini", Metrics: reg})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -224,6 +225,9 @@ func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
 			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
 			send("Hello from the demo"),
 			until(contains(shadow, ".msg.bot", "Echo: Hello from the demo")),
+			// Thumbs come once the reply is stored: the reload below reads
+			// it back (a reload mid-reply is TestAReloadMidReplyStillGetsTheReply).
+			until(shadow+`.querySelector('.rate .thumb') !== null`),
 		)
 		// After a reload the widget reads its dialog back with a GET,
 		// which Chromium sends without Origin on the page's own origin.
@@ -236,6 +240,77 @@ func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
 			send("Still there after the reload?"),
 			until(contains(shadow, ".msg.bot", "Echo: Still there after the reload?")),
 		)
+	})
+}
+
+// TestAReloadMidReplyStillGetsTheReply reloads the page while the bot is
+// still answering (the model holds its answer): the widget shows the
+// visitor's message and the dots, then the reply once it is stored,
+// without another reload, and then holds no stream open. A reply that
+// turns out to be a client tool's call is run by the reloaded page.
+func TestAReloadMidReplyStillGetsTheReply(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+		site := w.site(t)
+		run(t, ctx, "open",
+			chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
+			until(shadow+`.querySelector('.launcher') !== null`),
+			click(shadow+`.querySelector('.launcher')`),
+			until(contains(shadow, ".msg.bot", "Hi! I am the Acme assistant.")),
+		)
+		// reloadMidReply sends text, reloads once the model holds its
+		// answer, and lets the answer go once the reloaded page shows the
+		// message waiting for it.
+		reloadMidReply := func(t *testing.T, text string) {
+			run(t, ctx, "ask", send(text))
+			select {
+			case <-w.asked: // the message is stored and its reply under way
+			case <-time.After(waitLimit):
+				t.Fatal("the model was never asked")
+			}
+			run(t, ctx, "reload while the bot answers",
+				chromedp.Reload(),
+				until(shadow+`.querySelector('.launcher') !== null`),
+				click(shadow+`.querySelector('.launcher')`),
+				until(contains(shadow, ".msg.user", text)),
+				until(shadow+`.querySelector('.typing') !== null`),
+			)
+			w.answer()
+		}
+		// noStreams waits for the widget to close its live stream.
+		noStreams := func(t *testing.T) {
+			deadline := time.Now().Add(waitLimit)
+			for w.following.Load() != 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d live streams still open after the reply came; want none for an idle visitor", w.following.Load())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+
+		t.Run("the reply shows once stored", func(t *testing.T) {
+			reloadMidReply(t, "take your time")
+			run(t, ctx, "the reply comes",
+				until(contains(shadow, ".msg.bot", "Echo: take your time")),
+				until(shadow+`.querySelector('.rate .thumb') !== null`),
+				until(shadow+`.querySelector('.typing') === null`),
+				until(`!`+shadow+`.querySelector('form .btn').disabled`),
+			)
+			if n := eval[int](t, ctx, `Array.from(`+shadow+`.querySelectorAll('.msg.bot')).filter(e => e.textContent.includes('Echo: take your time')).length`); n != 1 {
+				t.Errorf("the reply shows %d times; want once", n)
+			}
+			noStreams(t)
+			run(t, ctx, "the chat goes on", send("still there?"), until(contains(shadow, ".msg.bot", "Echo: still there?")))
+		})
+
+		t.Run("a client tool the reply calls runs in the reloaded page", func(t *testing.T) {
+			reloadMidReply(t, "take your time, where am I?")
+			run(t, ctx, "the tool runs and the reply comes",
+				until(contains(shadow, ".msg.bot", `Tool said: {"city":"Oslo","tool":"locate"}`)),
+				until(`!`+shadow+`.querySelector('form .btn').disabled`),
+			)
+			noStreams(t)
+		})
 	})
 }
 
