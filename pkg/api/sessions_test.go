@@ -43,6 +43,13 @@ func TestPeopleSeeAndEndTheirSessionsAndAdminsSignMembersOut(t *testing.T) {
 			}
 		})
 
+		t.Run("a session goes over the wire with exactly its fields", func(t *testing.T) {
+			var list apiclient.SessionList
+			body := e.strictGet(t, "/v1/auth/sessions", laptop, &list)
+			wantKeys(t, body, []string{"sessions"})
+			wantKeys(t, body, []string{"id", "via", "created_at", "expires_at", "current"}, "sessions", 0)
+		})
+
 		t.Run("someone else cannot end a session that is not theirs", func(t *testing.T) {
 			mine, _ := e.client(phone).ListSessions(ctx)
 			for _, s := range mine.Sessions {
