@@ -94,6 +94,11 @@ func TestPeopleSeeAndEndTheirSessionsAndAdminsSignMembersOut(t *testing.T) {
 			if err != nil || len(log.Entries) != 1 || log.Entries[0].Target != "owner@acme.test" {
 				t.Fatalf("audit log: %+v, %v", log, err)
 			}
+			var strict apiclient.AuditLog
+			body := e.strictGet(t, "/v1/tenants/acme/audit-log?action="+platform.AuditMemberSessionsEnded, adminKey, &strict)
+			wantKeys(t, body, []string{"entries"})
+			wantKeys(t, body, []string{"id", "actor", "action", "target", "detail", "ip", "at"}, "entries", 0)
+			wantKeys(t, body, []string{"kind", "id", "name"}, "entries", 0, "actor")
 			if _, err := e.client(adminKey).EndMemberSessions(ctx, "acme", "owner@beta.test"); apiCode(err) != http.StatusNotFound {
 				t.Errorf("signing out someone of another tenant: %v, want 404", err)
 			}
