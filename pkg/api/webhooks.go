@@ -97,7 +97,7 @@ func (s *server) testWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, deliveryOut(d))
+	c.JSON(http.StatusAccepted, d)
 }
 
 // listWebhookDeliveries: GET /v1/tenants/{tenant}/webhooks/{id}/deliveries.
@@ -112,7 +112,7 @@ func (s *server) listWebhookDeliveries(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.WebhookDeliveryList{Deliveries: mapAll(ds, deliveryOut), NextCursor: next})
+	c.JSON(http.StatusOK, apiclient.WebhookDeliveryList{Deliveries: ds, NextCursor: next})
 }
 
 // replayWebhookDelivery: POST /v1/tenants/{tenant}/webhooks/{id}/deliveries/{delivery}/replay.
@@ -122,7 +122,7 @@ func (s *server) replayWebhookDelivery(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, deliveryOut(d))
+	c.JSON(http.StatusAccepted, d)
 }
 
 func webhookOut(w platform.Webhook) apiclient.Webhook {
@@ -133,15 +133,4 @@ func webhookOut(w platform.Webhook) apiclient.Webhook {
 
 func newWebhookOut(w platform.CreatedWebhook) apiclient.NewWebhook {
 	return apiclient.NewWebhook{Webhook: webhookOut(w.Webhook), Secret: w.Secret}
-}
-
-func deliveryOut(d platform.WebhookDelivery) apiclient.WebhookDelivery {
-	out := apiclient.WebhookDelivery{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status,
-		NextAttemptAt: d.NextAttemptAt, LastStatus: d.LastStatus, LastError: d.LastError, DeliveredAt: d.DeliveredAt,
-		CreatedAt: d.CreatedAt, Attempts: make([]apiclient.WebhookAttempt, len(d.Attempts))}
-	for i, a := range d.Attempts {
-		out.Attempts[i] = apiclient.WebhookAttempt{Number: a.Number, Status: a.Status, DurationMS: a.DurationMS,
-			Response: a.Response, Error: a.Error, At: a.At}
-	}
-	return out
 }

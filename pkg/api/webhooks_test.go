@@ -59,6 +59,10 @@ func TestWebhookRoutesShowTheSecretOnceAndSayWhatIsWrong(t *testing.T) {
 			if err != nil || len(log.Deliveries) != 1 || log.Deliveries[0].ID != d.ID {
 				t.Fatalf("log: %+v, %v", log, err)
 			}
+			var strict apiclient.WebhookDeliveryList
+			body := e.strictGet(t, "/v1/tenants/acme/webhooks/"+h.ID+"/deliveries", key, &strict)
+			wantKeys(t, body, []string{"deliveries"})
+			wantKeys(t, body, []string{"id", "event_id", "event_type", "status", "attempts", "next_attempt_at", "created_at"}, "deliveries", 0)
 			if err := cl.DeleteWebhook(ctx, "acme", h.ID); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
@@ -80,30 +81,13 @@ type WebhookPatch struct {
 	Enabled     *bool
 }
 
-// WebhookDelivery is one event's delivery to an endpoint, with its attempts.
-type WebhookDelivery struct {
-	ID            string
-	EventID       string
-	EventType     string
-	Status        string
-	Attempts      []WebhookAttempt
-	NextAttemptAt *time.Time
-	LastStatus    int
-	LastError     string
-	DeliveredAt   *time.Time
-	CreatedAt     time.Time
-}
+// WebhookDelivery is one event's delivery to an endpoint, with its
+// attempts, in its wire form.
+type WebhookDelivery = apiclient.WebhookDelivery
 
-// WebhookAttempt is one HTTP attempt: no headers, so no signature.
-type WebhookAttempt struct {
-	Number int
-	// Status is the HTTP status; 0 when no answer came (see Error).
-	Status     int
-	DurationMS int64
-	Response   string
-	Error      string
-	At         time.Time
-}
+// WebhookAttempt is one HTTP attempt in its wire form: no headers, so no
+// signature.
+type WebhookAttempt = apiclient.WebhookAttempt
 
 func webhookView(e *store.WebhookEndpoint) Webhook {
 	var events []string
