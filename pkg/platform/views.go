@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -101,10 +102,10 @@ type User struct {
 
 func userView(u *store.User) User { return User{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt} }
 
-// Member is a user's role in a tenant, with the user's email: the
-// store's read of it. Pending says the user was invited and has not set
-// a password yet; CreatedAt is set in lists.
-type Member = store.Member
+// Member is a user's role in a tenant, with the user's email, in its
+// wire form. Pending says the user was invited and has not set a
+// password yet.
+type Member = apiclient.Member
 
 // mapSlice converts each of in. Its result is never nil, so a list the
 // API answers with it is [] when empty, never null.
