@@ -7,6 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parleyhq/parley/pkg/api/apiclient"
+	"github.com/parleyhq/parley/pkg/store"
+	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
 // strictGet GETs path as token and decodes the answer into out, failing on
@@ -59,4 +63,22 @@ func wantKeys(t *testing.T, body string, want []string, at ...any) {
 	if !slices.Equal(got, want) {
 		t.Errorf("%v has keys %v, want %v", at, got, want)
 	}
+}
+
+func TestATenantGoesOverTheWireWithExactlyItsFields(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		e.mustCreateTenant(t, "acme")
+		tenantKeys := []string{"id", "slug", "name", "retention_days", "idle_minutes", "require_two_factor", "created_at"}
+
+		var one apiclient.Tenant
+		wantKeys(t, e.strictGet(t, "/v1/tenants/acme", testPlatformToken, &one), tenantKeys)
+		var list apiclient.TenantList
+		wantKeys(t, e.strictGet(t, "/v1/tenants", testPlatformToken, &list), tenantKeys, "tenants", 0)
+		var me apiclient.Me
+		body := e.strictGet(t, "/v1/auth/me", signIn(t, e, "acme").Value, &me)
+		wantKeys(t, body, []string{"tenant", "role"}, "memberships", 0)
+		wantKeys(t, body, tenantKeys, "memberships", 0, "tenant")
+	})
 }

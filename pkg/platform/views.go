@@ -18,9 +18,13 @@ type ListOptions struct {
 
 func (o ListOptions) page() store.Page { return store.Page{Cursor: o.Cursor, Limit: o.Limit} }
 
-// Tenant is a tenant as callers see it: its store row, which holds
-// nothing secret.
-type Tenant = store.Tenant
+// Tenant is a tenant as callers see it, in its wire form.
+type Tenant = apiclient.Tenant
+
+func tenantView(t *store.Tenant) Tenant {
+	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes,
+		RequireTwoFactor: t.RequireTwoFactor, CreatedAt: t.CreatedAt}
+}
 
 // APIKey is a key's record. A server key itself is only in CreatedKey,
 // once; a publishable key's is in Publishable, since it is public anyway.
