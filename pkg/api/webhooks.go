@@ -24,7 +24,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, newWebhookOut(w))
+	c.JSON(http.StatusCreated, w)
 }
 
 // listWebhooks: GET /v1/tenants/{tenant}/webhooks.
@@ -34,7 +34,7 @@ func (s *server) listWebhooks(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.WebhookList{Webhooks: mapAll(ws, webhookOut)})
+	c.JSON(http.StatusOK, apiclient.WebhookList{Webhooks: ws})
 }
 
 // getWebhook: GET /v1/tenants/{tenant}/webhooks/{id}.
@@ -44,7 +44,7 @@ func (s *server) getWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, webhookOut(w))
+	c.JSON(http.StatusOK, w)
 }
 
 // updateWebhook: PATCH /v1/tenants/{tenant}/webhooks/{id}.
@@ -60,7 +60,7 @@ func (s *server) updateWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, webhookOut(w))
+	c.JSON(http.StatusOK, w)
 }
 
 // deleteWebhook: DELETE /v1/tenants/{tenant}/webhooks/{id}.
@@ -87,7 +87,7 @@ func (s *server) rotateWebhookSecret(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newWebhookOut(w))
+	c.JSON(http.StatusOK, w)
 }
 
 // testWebhook: POST /v1/tenants/{tenant}/webhooks/{id}/test.
@@ -123,14 +123,4 @@ func (s *server) replayWebhookDelivery(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusAccepted, d)
-}
-
-func webhookOut(w platform.Webhook) apiclient.Webhook {
-	return apiclient.Webhook{ID: w.ID, Name: w.Name, URL: w.URL, Description: w.Description, Events: w.Events, Bot: w.Bot, Enabled: w.Enabled,
-		DisabledReason: w.DisabledReason, PreviousSecretExpiresAt: w.PreviousSecretExpiresAt, FailingSince: w.FailingSince,
-		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
-}
-
-func newWebhookOut(w platform.CreatedWebhook) apiclient.NewWebhook {
-	return apiclient.NewWebhook{Webhook: webhookOut(w.Webhook), Secret: w.Secret}
 }

@@ -25,6 +25,14 @@ func TestWebhookRoutesShowTheSecretOnceAndSayWhatIsWrong(t *testing.T) {
 		if !strings.HasPrefix(h.Secret, "whsec_") || !h.Enabled {
 			t.Fatalf("created %+v", h.Webhook)
 		}
+		t.Run("an endpoint goes over the wire with exactly its fields", func(t *testing.T) {
+			var one apiclient.Webhook
+			wantKeys(t, e.strictGet(t, "/v1/tenants/acme/webhooks/"+h.ID, key, &one),
+				[]string{"id", "url", "events", "enabled", "created_at", "updated_at"})
+			var list apiclient.WebhookList
+			wantKeys(t, e.strictGet(t, "/v1/tenants/acme/webhooks", key, &list),
+				[]string{"id", "url", "events", "enabled", "created_at", "updated_at"}, "webhooks", 0)
+		})
 		t.Run("no later answer holds the secret", func(t *testing.T) {
 			for _, path := range []string{"/v1/tenants/acme/webhooks", "/v1/tenants/acme/webhooks/" + h.ID, "/v1/tenants/acme/webhooks/" + h.ID + "/deliveries"} {
 				if r := e.raw(t, "GET", path, key, ""); r.StatusCode != http.StatusOK || strings.Contains(r.body, h.Secret) || strings.Contains(r.body, "secret\":") {

@@ -34,30 +34,13 @@ const MaxWebhookURL = 2048
 // MaxWebhookDescription caps an endpoint description's length.
 const MaxWebhookDescription = 500
 
-// Webhook is an endpoint as callers see it: never its secret.
-type Webhook struct {
-	ID          string
-	Name        string
-	URL         string
-	Description string
-	Events      []string
-	// Bot limits the endpoint to one bot's events (its id); empty is all.
-	Bot            string
-	Enabled        bool
-	DisabledReason string
-	// PreviousSecretExpiresAt is set during a rotation's overlap.
-	PreviousSecretExpiresAt *time.Time
-	// FailingSince is the first failed attempt since the last success.
-	FailingSince *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
+// Webhook is an endpoint as callers see it, in its wire form: never its
+// secret.
+type Webhook = apiclient.Webhook
 
-// CreatedWebhook is a new endpoint with its secret, shown this once.
-type CreatedWebhook struct {
-	Webhook
-	Secret string
-}
+// CreatedWebhook is a new endpoint with its secret, shown this once, in
+// its wire form.
+type CreatedWebhook = apiclient.NewWebhook
 
 // WebhookInput is a new endpoint: {url, events, bot?, enabled?}, and the
 // optional name and secret parley apply sets.
