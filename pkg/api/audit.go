@@ -29,10 +29,5 @@ func (s *server) auditLog(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.AuditLog{Entries: mapAll(entries, auditOut), NextCursor: next})
-}
-
-func auditOut(e platform.AuditEntry) apiclient.AuditEntry {
-	return apiclient.AuditEntry{ID: e.ID, Actor: apiclient.AuditActor{Kind: e.ActorKind, ID: e.ActorID, Name: e.ActorName},
-		Action: e.Action, Target: e.Target, Detail: e.Detail, IP: e.IP, At: e.CreatedAt}
+	c.JSON(http.StatusOK, apiclient.AuditLog{Entries: entries, NextCursor: next})
 }

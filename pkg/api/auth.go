@@ -134,12 +134,9 @@ func (s *server) me(c *gin.Context) {
 }
 
 func meOut(me platform.Me) apiclient.Me {
-	out := apiclient.Me{Kind: string(me.Kind)}
+	out := apiclient.Me{Kind: string(me.Kind), Memberships: me.Memberships}
 	if me.User != nil {
 		out.User = &apiclient.User{ID: me.User.ID, Email: me.User.Email}
-	}
-	for _, m := range me.Memberships {
-		out.Memberships = append(out.Memberships, apiclient.Membership{Tenant: tenantOut(m.Tenant), Role: m.Role})
 	}
 	if me.Key != nil {
 		k := keyOut(*me.Key)

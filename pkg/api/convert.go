@@ -48,11 +48,6 @@ func listOptions(c *gin.Context) (platform.ListOptions, error) {
 	return opts, nil
 }
 
-func tenantOut(t platform.Tenant) apiclient.Tenant {
-	return apiclient.Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes,
-		RequireTwoFactor: t.RequireTwoFactor, CreatedAt: t.CreatedAt}
-}
-
 func keyOut(k platform.APIKey) apiclient.APIKey {
 	return apiclient.APIKey{
 		ID: k.ID, Name: k.Name, Kind: k.Kind, Scopes: k.Scopes, Bot: k.BotID, Origins: k.Origins,

@@ -104,6 +104,15 @@ func TestKnowledgeBasesThroughTheAPI(t *testing.T) {
 				t.Fatalf("get: %+v, %v", got, err)
 			}
 		})
+		t.Run("a base and a source go over the wire with exactly their fields", func(t *testing.T) {
+			var base apiclient.KnowledgeBase
+			wantKeys(t, e.strictGet(t, "/v1/tenants/acme/knowledge-bases/"+kb.Slug, key, &base),
+				[]string{"id", "slug", "name", "generation", "created_at", "updated_at"})
+			var src apiclient.KnowledgeSource
+			wantKeys(t, e.strictGet(t, "/v1/tenants/acme/knowledge-bases/"+kb.Slug+"/sources/"+text.ID, key, &src),
+				[]string{"id", "kind", "title", "url", "filename", "tags", "status", "error", "chunks", "pages", "indexed_at",
+					"content_hash", "bytes", "created_at"})
+		})
 		t.Run("keyword search finds a chunk once it is indexed", func(t *testing.T) {
 			indexQueued(t, st)
 			got, err := cl.GetSource(ctx, "acme", kb.Slug, text.ID)

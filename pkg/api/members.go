@@ -5,7 +5,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // InvitePath is where the admin UI accepts an invite token: the token
@@ -19,7 +18,7 @@ func (s *server) listMembers(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.MemberList{Members: mapAll(ms, memberOut)})
+	c.JSON(http.StatusOK, apiclient.MemberList{Members: ms})
 }
 
 // inviteMember: POST /v1/tenants/{tenant}/members {email, role}. The invite
@@ -36,7 +35,7 @@ func (s *server) inviteMember(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	out := apiclient.Invitation{Member: memberOut(inv.Member)}
+	out := apiclient.Invitation{Member: inv.Member}
 	if inv.Token != "" {
 		out.InviteToken, out.InvitePath, out.ExpiresAt = inv.Token, InvitePath+inv.Token, &inv.ExpiresAt
 	}
@@ -55,7 +54,7 @@ func (s *server) updateMember(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, memberOut(m))
+	c.JSON(http.StatusOK, m)
 }
 
 // removeMember: DELETE /v1/tenants/{tenant}/members/{user}.
@@ -65,8 +64,4 @@ func (s *server) removeMember(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-func memberOut(m platform.Member) apiclient.Member {
-	return apiclient.Member{UserID: m.UserID, Email: m.Email, Role: m.Role, Pending: m.Pending}
 }

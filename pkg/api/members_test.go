@@ -46,7 +46,8 @@ func TestAnInvitedEditorSetsAPasswordSignsInAndCannotDoAnAdminsWork(t *testing.T
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
 		e := newEnv(t, st)
-		admin := e.client(e.mustCreateTenant(t, "acme"))
+		adminKey := e.mustCreateTenant(t, "acme")
+		admin := e.client(adminKey)
 		ctx := context.Background()
 		inv, err := admin.InviteMember(ctx, "acme", "Eve@Example.com", "editor")
 		if err != nil {
@@ -67,6 +68,12 @@ func TestAnInvitedEditorSetsAPasswordSignsInAndCannotDoAnAdminsWork(t *testing.T
 			if !found {
 				t.Fatalf("members %+v lack pending editor eve", list.Members)
 			}
+		})
+		t.Run("a member goes over the wire with exactly its fields", func(t *testing.T) {
+			var list apiclient.MemberList
+			body := e.strictGet(t, "/v1/tenants/acme/members", adminKey, &list)
+			wantKeys(t, body, []string{"members"})
+			wantKeys(t, body, []string{"user_id", "email", "role", "pending"}, "members", 0)
 		})
 		t.Run("a pending member cannot sign in before accepting", func(t *testing.T) {
 			_, err := e.client("").Login(ctx, "eve@example.com", "")

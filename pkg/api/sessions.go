@@ -5,7 +5,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/parleyhq/parley/pkg/api/apiclient"
-	"github.com/parleyhq/parley/pkg/platform"
 )
 
 // listSessions: GET /v1/auth/sessions -> the caller's own sessions.
@@ -15,11 +14,7 @@ func (s *server) listSessions(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	out := apiclient.SessionList{Sessions: make([]apiclient.Session, 0, len(rows))}
-	for _, r := range rows {
-		out.Sessions = append(out.Sessions, sessionOut(r))
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, apiclient.SessionList{Sessions: rows})
 }
 
 // endSession: DELETE /v1/auth/sessions/{id} ends one of the caller's
@@ -41,8 +36,4 @@ func (s *server) endMemberSessions(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, apiclient.EndedSessions{Ended: n})
-}
-
-func sessionOut(r platform.SessionInfo) apiclient.Session {
-	return apiclient.Session{ID: r.ID, Via: r.Via, TenantID: r.TenantID, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Current: r.Current}
 }

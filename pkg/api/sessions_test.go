@@ -43,6 +43,13 @@ func TestPeopleSeeAndEndTheirSessionsAndAdminsSignMembersOut(t *testing.T) {
 			}
 		})
 
+		t.Run("a session goes over the wire with exactly its fields", func(t *testing.T) {
+			var list apiclient.SessionList
+			body := e.strictGet(t, "/v1/auth/sessions", laptop, &list)
+			wantKeys(t, body, []string{"sessions"})
+			wantKeys(t, body, []string{"id", "via", "created_at", "expires_at", "current"}, "sessions", 0)
+		})
+
 		t.Run("someone else cannot end a session that is not theirs", func(t *testing.T) {
 			mine, _ := e.client(phone).ListSessions(ctx)
 			for _, s := range mine.Sessions {
@@ -87,6 +94,11 @@ func TestPeopleSeeAndEndTheirSessionsAndAdminsSignMembersOut(t *testing.T) {
 			if err != nil || len(log.Entries) != 1 || log.Entries[0].Target != "owner@acme.test" {
 				t.Fatalf("audit log: %+v, %v", log, err)
 			}
+			var strict apiclient.AuditLog
+			body := e.strictGet(t, "/v1/tenants/acme/audit-log?action="+platform.AuditMemberSessionsEnded, adminKey, &strict)
+			wantKeys(t, body, []string{"entries"})
+			wantKeys(t, body, []string{"id", "actor", "action", "target", "detail", "ip", "at"}, "entries", 0)
+			wantKeys(t, body, []string{"kind", "id", "name"}, "entries", 0, "actor")
 			if _, err := e.client(adminKey).EndMemberSessions(ctx, "acme", "owner@beta.test"); apiCode(err) != http.StatusNotFound {
 				t.Errorf("signing out someone of another tenant: %v, want 404", err)
 			}

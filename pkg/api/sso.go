@@ -111,7 +111,7 @@ func (s *server) putSSO(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, ssoOut(out))
+	c.JSON(http.StatusOK, out)
 }
 
 // getSSO: GET /v1/tenants/{tenant}/sso.
@@ -121,7 +121,7 @@ func (s *server) getSSO(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, ssoOut(out))
+	c.JSON(http.StatusOK, out)
 }
 
 // deleteSSO: DELETE /v1/tenants/{tenant}/sso.
@@ -131,9 +131,4 @@ func (s *server) deleteSSO(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-func ssoOut(o platform.SSO) apiclient.SSO {
-	return apiclient.SSO{Issuer: o.Issuer, ClientID: o.ClientID, HasSecret: o.HasSecret, DefaultRole: o.DefaultRole,
-		AllowedDomains: o.AllowedDomains, RequireSSO: o.RequireSSO, UpdatedAt: o.UpdatedAt}
 }

@@ -269,6 +269,15 @@ func TestSingleSignOnThroughARealProvider(t *testing.T) {
 			}
 		})
 
+		t.Run("the settings go over the wire with exactly their fields, never the secret", func(t *testing.T) {
+			var got apiclient.SSO
+			body := w.strictGet(t, "/v1/tenants/acme/sso", testPlatformToken, &got)
+			wantKeys(t, body, []string{"issuer", "client_id", "has_secret", "default_role", "allowed_domains", "require_sso", "updated_at"})
+			if !got.HasSecret || strings.Contains(body, ssoClientSecret) {
+				t.Errorf("GET sso = %s: want has_secret and no secret", body)
+			}
+		})
+
 		t.Run("a domain just-in-time membership does not admit is refused", func(t *testing.T) {
 			status, body, _ := w.ssoSignIn(t, "acme", "mallory")
 			if status != http.StatusForbidden || !strings.Contains(body, "mallory@elsewhere.test is not a member") {

@@ -22,7 +22,7 @@ func (s *server) createTenant(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, apiclient.CreateTenantResponse{Tenant: tenantOut(t), APIKey: newKeyOut(key)})
+	c.JSON(http.StatusCreated, apiclient.CreateTenantResponse{Tenant: t, APIKey: newKeyOut(key)})
 }
 
 // listTenants: GET /v1/tenants. The operator sees all; others their own.
@@ -37,7 +37,7 @@ func (s *server) listTenants(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.TenantList{Tenants: mapAll(ts, tenantOut), NextCursor: next})
+	c.JSON(http.StatusOK, apiclient.TenantList{Tenants: ts, NextCursor: next})
 }
 
 // getTenant: GET /v1/tenants/{tenant}.
@@ -47,7 +47,7 @@ func (s *server) getTenant(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, tenantOut(t))
+	c.JSON(http.StatusOK, t)
 }
 
 // updateTenant: PATCH /v1/tenants/{tenant} {name?, retention_days?, idle_minutes?}.
@@ -64,5 +64,5 @@ func (s *server) updateTenant(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, tenantOut(t))
+	c.JSON(http.StatusOK, t)
 }

@@ -24,7 +24,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, newWebhookOut(w))
+	c.JSON(http.StatusCreated, w)
 }
 
 // listWebhooks: GET /v1/tenants/{tenant}/webhooks.
@@ -34,7 +34,7 @@ func (s *server) listWebhooks(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.WebhookList{Webhooks: mapAll(ws, webhookOut)})
+	c.JSON(http.StatusOK, apiclient.WebhookList{Webhooks: ws})
 }
 
 // getWebhook: GET /v1/tenants/{tenant}/webhooks/{id}.
@@ -44,7 +44,7 @@ func (s *server) getWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, webhookOut(w))
+	c.JSON(http.StatusOK, w)
 }
 
 // updateWebhook: PATCH /v1/tenants/{tenant}/webhooks/{id}.
@@ -60,7 +60,7 @@ func (s *server) updateWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, webhookOut(w))
+	c.JSON(http.StatusOK, w)
 }
 
 // deleteWebhook: DELETE /v1/tenants/{tenant}/webhooks/{id}.
@@ -87,7 +87,7 @@ func (s *server) rotateWebhookSecret(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newWebhookOut(w))
+	c.JSON(http.StatusOK, w)
 }
 
 // testWebhook: POST /v1/tenants/{tenant}/webhooks/{id}/test.
@@ -97,7 +97,7 @@ func (s *server) testWebhook(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, deliveryOut(d))
+	c.JSON(http.StatusAccepted, d)
 }
 
 // listWebhookDeliveries: GET /v1/tenants/{tenant}/webhooks/{id}/deliveries.
@@ -112,7 +112,7 @@ func (s *server) listWebhookDeliveries(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, apiclient.WebhookDeliveryList{Deliveries: mapAll(ds, deliveryOut), NextCursor: next})
+	c.JSON(http.StatusOK, apiclient.WebhookDeliveryList{Deliveries: ds, NextCursor: next})
 }
 
 // replayWebhookDelivery: POST /v1/tenants/{tenant}/webhooks/{id}/deliveries/{delivery}/replay.
@@ -122,26 +122,5 @@ func (s *server) replayWebhookDelivery(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, deliveryOut(d))
-}
-
-func webhookOut(w platform.Webhook) apiclient.Webhook {
-	return apiclient.Webhook{ID: w.ID, Name: w.Name, URL: w.URL, Description: w.Description, Events: w.Events, Bot: w.Bot, Enabled: w.Enabled,
-		DisabledReason: w.DisabledReason, PreviousSecretExpiresAt: w.PreviousSecretExpiresAt, FailingSince: w.FailingSince,
-		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
-}
-
-func newWebhookOut(w platform.CreatedWebhook) apiclient.NewWebhook {
-	return apiclient.NewWebhook{Webhook: webhookOut(w.Webhook), Secret: w.Secret}
-}
-
-func deliveryOut(d platform.WebhookDelivery) apiclient.WebhookDelivery {
-	out := apiclient.WebhookDelivery{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status,
-		NextAttemptAt: d.NextAttemptAt, LastStatus: d.LastStatus, LastError: d.LastError, DeliveredAt: d.DeliveredAt,
-		CreatedAt: d.CreatedAt, Attempts: make([]apiclient.WebhookAttempt, len(d.Attempts))}
-	for i, a := range d.Attempts {
-		out.Attempts[i] = apiclient.WebhookAttempt{Number: a.Number, Status: a.Status, DurationMS: a.DurationMS,
-			Response: a.Response, Error: a.Error, At: a.At}
-	}
-	return out
+	c.JSON(http.StatusAccepted, d)
 }

@@ -25,6 +25,14 @@ func TestWebhookRoutesShowTheSecretOnceAndSayWhatIsWrong(t *testing.T) {
 		if !strings.HasPrefix(h.Secret, "whsec_") || !h.Enabled {
 			t.Fatalf("created %+v", h.Webhook)
 		}
+		t.Run("an endpoint goes over the wire with exactly its fields", func(t *testing.T) {
+			var one apiclient.Webhook
+			wantKeys(t, e.strictGet(t, "/v1/tenants/acme/webhooks/"+h.ID, key, &one),
+				[]string{"id", "url", "events", "enabled", "created_at", "updated_at"})
+			var list apiclient.WebhookList
+			wantKeys(t, e.strictGet(t, "/v1/tenants/acme/webhooks", key, &list),
+				[]string{"id", "url", "events", "enabled", "created_at", "updated_at"}, "webhooks", 0)
+		})
 		t.Run("no later answer holds the secret", func(t *testing.T) {
 			for _, path := range []string{"/v1/tenants/acme/webhooks", "/v1/tenants/acme/webhooks/" + h.ID, "/v1/tenants/acme/webhooks/" + h.ID + "/deliveries"} {
 				if r := e.raw(t, "GET", path, key, ""); r.StatusCode != http.StatusOK || strings.Contains(r.body, h.Secret) || strings.Contains(r.body, "secret\":") {
@@ -59,6 +67,10 @@ func TestWebhookRoutesShowTheSecretOnceAndSayWhatIsWrong(t *testing.T) {
 			if err != nil || len(log.Deliveries) != 1 || log.Deliveries[0].ID != d.ID {
 				t.Fatalf("log: %+v, %v", log, err)
 			}
+			var strict apiclient.WebhookDeliveryList
+			body := e.strictGet(t, "/v1/tenants/acme/webhooks/"+h.ID+"/deliveries", key, &strict)
+			wantKeys(t, body, []string{"deliveries"})
+			wantKeys(t, body, []string{"id", "event_id", "event_type", "status", "attempts", "next_attempt_at", "created_at"}, "deliveries", 0)
 			if err := cl.DeleteWebhook(ctx, "acme", h.ID); err != nil {
 				t.Fatal(err)
 			}

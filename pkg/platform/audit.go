@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -73,19 +74,6 @@ type auditRecord struct {
 	target string
 	// detail holds the change's particulars; never a secret's value.
 	detail map[string]any
-}
-
-// AuditEntry is one entry of a tenant's audit log.
-type AuditEntry struct {
-	ID        string
-	ActorKind string
-	ActorID   string
-	ActorName string
-	Action    string
-	Target    string
-	Detail    json.RawMessage
-	IP        string
-	CreatedAt time.Time
 }
 
 // AuditFilter narrows ListAuditLog.
@@ -192,9 +180,9 @@ func (p *Principal) auditActor() (kind, id, name string) {
 	}
 }
 
-// List returns one page of the tenant's audit log, newest first.
-// Admins (and sk_ admin keys) may read it.
-func (a AuditLog) List(ctx context.Context, p *Principal, tenant string, f AuditFilter, opts ListOptions) ([]AuditEntry, string, error) {
+// List returns one page of the tenant's audit log in its wire form,
+// newest first. Admins (and sk_ admin keys) may read it.
+func (a AuditLog) List(ctx context.Context, p *Principal, tenant string, f AuditFilter, opts ListOptions) ([]apiclient.AuditEntry, string, error) {
 	s := a.svc
 	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjAudit, auth.ActRead)
 	if err != nil {
@@ -204,8 +192,8 @@ func (a AuditLog) List(ctx context.Context, p *Principal, tenant string, f Audit
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list audit log", "audit entry", "", err)
 	}
-	return mapSlice(rows, func(e *store.AuditEntry) AuditEntry {
-		return AuditEntry{ID: e.ID, ActorKind: e.ActorKind, ActorID: e.ActorID, ActorName: e.ActorName, Action: e.Action,
-			Target: e.Target, Detail: json.RawMessage(e.Detail), IP: e.IP, CreatedAt: e.CreatedAt}
+	return mapSlice(rows, func(e *store.AuditEntry) apiclient.AuditEntry {
+		return apiclient.AuditEntry{ID: e.ID, Actor: apiclient.AuditActor{Kind: e.ActorKind, ID: e.ActorID, Name: e.ActorName},
+			Action: e.Action, Target: e.Target, Detail: json.RawMessage(e.Detail), IP: e.IP, At: e.CreatedAt}
 	}), next, nil
 }

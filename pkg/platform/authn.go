@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -183,11 +184,9 @@ type Me struct {
 	Key *APIKey
 }
 
-// Membership is one tenant a user belongs to, with the role there.
-type Membership struct {
-	Tenant Tenant
-	Role   string
-}
+// Membership is one tenant a user belongs to, with the role there, in
+// its wire form.
+type Membership = apiclient.Membership
 
 // Me returns what the admin UI shows about the signed-in caller.
 func (a Auth) Me(ctx context.Context, p *Principal) (Me, error) {
@@ -216,7 +215,7 @@ func (a Auth) Me(ctx context.Context, p *Principal) (Me, error) {
 			if err != nil {
 				return Me{}, s.internal(ctx, "me: tenant", err)
 			}
-			me.Memberships = append(me.Memberships, Membership{Tenant: *t, Role: m.Role})
+			me.Memberships = append(me.Memberships, Membership{Tenant: tenantView(t), Role: m.Role})
 		}
 	case KindKey:
 		k, err := s.store.Tenant(p.TenantID).Keys().Get(ctx, p.KeyID)

@@ -44,7 +44,9 @@ func (me Members) List(ctx context.Context, p *Principal, tenant string) ([]Memb
 	if err != nil {
 		return nil, s.internal(ctx, "list members", err)
 	}
-	return rows, nil
+	return mapSlice(rows, func(m *store.Member) Member {
+		return Member{UserID: m.UserID, Email: m.Email, Role: m.Role, Pending: m.Pending}
+	}), nil
 }
 
 // Invite gives the person with this email a role in the tenant,

@@ -82,7 +82,7 @@ func (te Tenants) Update(ctx context.Context, p *Principal, tenant string, in Up
 		return Tenant{}, err
 	}
 	if len(fields) == 0 {
-		return *t, nil
+		return tenantView(t), nil
 	}
 	err = s.AuditLog().audited(ctx, p, t.ID, func(tx *store.Store) (auditRecord, error) {
 		detail := maps.Clone(fields) // UpdateTenant adds updated_at to fields
@@ -95,5 +95,5 @@ func (te Tenants) Update(ctx context.Context, p *Principal, tenant string, in Up
 	if err != nil {
 		return Tenant{}, s.storeErr(ctx, "update tenant", "tenant", "", err)
 	}
-	return *t, nil
+	return tenantView(t), nil
 }

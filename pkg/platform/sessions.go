@@ -3,8 +3,8 @@ package platform
 import (
 	"context"
 	"errors"
-	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -19,27 +19,14 @@ func (s *Service) Sessions() Sessions { return Sessions{s} }
 // member out everywhere.
 const AuditMemberSessionsEnded = "member.sessions_ended"
 
-// SessionInfo is one of a user's admin UI sessions, never its token.
-type SessionInfo struct {
-	ID string
-	// Via is how it began: password, sso or break_glass.
-	Via string
-	// TenantID is set for a session begun through a tenant's provider.
-	TenantID  string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	// Current is the session of the request.
-	Current bool
-}
-
-// List returns the caller's sessions, newest first; an API key or
-// the operator has none.
-func (se Sessions) List(ctx context.Context, p *Principal) ([]SessionInfo, error) {
+// List returns the caller's sessions in their wire form (never a
+// token), newest first; an API key or the operator has none.
+func (se Sessions) List(ctx context.Context, p *Principal) ([]apiclient.Session, error) {
 	s := se.svc
 	if p == nil {
 		return nil, unauthorized("authentication required")
 	}
-	out := []SessionInfo{}
+	out := []apiclient.Session{}
 	if p.Kind != KindSession {
 		return out, nil
 	}
@@ -48,7 +35,7 @@ func (se Sessions) List(ctx context.Context, p *Principal) ([]SessionInfo, error
 		return nil, s.internal(ctx, "list sessions", err)
 	}
 	for _, r := range rows {
-		out = append(out, SessionInfo{ID: r.ID(), Via: r.Via, TenantID: r.TenantID, CreatedAt: r.CreatedAt,
+		out = append(out, apiclient.Session{ID: r.ID(), Via: r.Via, TenantID: r.TenantID, CreatedAt: r.CreatedAt,
 			ExpiresAt: r.ExpiresAt, Current: r.ID() == p.SessionID})
 	}
 	return out, nil

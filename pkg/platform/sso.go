@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
@@ -65,17 +66,9 @@ type SSOInput struct {
 	RequireSSO     bool
 }
 
-// SSO is a tenant's single sign-on settings as callers see them: never
+// SSO is a tenant's single sign-on settings in their wire form: never
 // the client secret, only whether there is one.
-type SSO struct {
-	Issuer         string
-	ClientID       string
-	HasSecret      bool
-	DefaultRole    string
-	AllowedDomains []string
-	RequireSSO     bool
-	UpdatedAt      time.Time
-}
+type SSO = apiclient.SSO
 
 func ssoView(t *store.TenantSSO) SSO {
 	out := SSO{Issuer: t.Issuer, ClientID: t.ClientID, HasSecret: len(t.Ciphertext) > 0, DefaultRole: t.DefaultRole,

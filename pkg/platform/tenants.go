@@ -67,7 +67,7 @@ func (te Tenants) Create(ctx context.Context, p *Principal, in CreateTenantInput
 	if err != nil {
 		return Tenant{}, CreatedKey{}, err
 	}
-	return t, CreatedKey{APIKey: keyView(&k), Key: gen.Plaintext}, nil
+	return tenantView(&t), CreatedKey{APIKey: keyView(&k), Key: gen.Plaintext}, nil
 }
 
 // List lists every tenant for the operator, and the tenants a user
@@ -84,7 +84,7 @@ func (t Tenants) List(ctx context.Context, p *Principal, opts ListOptions) ([]Te
 	if err != nil {
 		return nil, "", s.storeErr(ctx, "list tenants", "tenant", "", err)
 	}
-	return rows, next, nil
+	return mapSlice(rows, tenantView), next, nil
 }
 
 // ownTenants is the short, unpaged list of tenants p can act in.
@@ -103,7 +103,7 @@ func (te Tenants) ownTenants(ctx context.Context, p *Principal) ([]Tenant, strin
 		if err != nil {
 			return nil, "", s.storeErr(ctx, "list own tenants", "tenant", "", err)
 		}
-		out = append(out, *t)
+		out = append(out, tenantView(t))
 	}
 	return out, "", nil
 }
@@ -115,5 +115,5 @@ func (te Tenants) Get(ctx context.Context, p *Principal, tenant string) (Tenant,
 	if err != nil {
 		return Tenant{}, err
 	}
-	return *t, nil
+	return tenantView(t), nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/store"
 )
 
@@ -17,9 +18,13 @@ type ListOptions struct {
 
 func (o ListOptions) page() store.Page { return store.Page{Cursor: o.Cursor, Limit: o.Limit} }
 
-// Tenant is a tenant as callers see it: its store row, which holds
-// nothing secret.
-type Tenant = store.Tenant
+// Tenant is a tenant as callers see it, in its wire form.
+type Tenant = apiclient.Tenant
+
+func tenantView(t *store.Tenant) Tenant {
+	return Tenant{ID: t.ID, Slug: t.Slug, Name: t.Name, RetentionDays: t.RetentionDays, IdleMinutes: t.IdleMinutes,
+		RequireTwoFactor: t.RequireTwoFactor, CreatedAt: t.CreatedAt}
+}
 
 // APIKey is a key's record. A server key itself is only in CreatedKey,
 // once; a publishable key's is in Publishable, since it is public anyway.
@@ -101,10 +106,10 @@ type User struct {
 
 func userView(u *store.User) User { return User{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt} }
 
-// Member is a user's role in a tenant, with the user's email: the
-// store's read of it. Pending says the user was invited and has not set
-// a password yet; CreatedAt is set in lists.
-type Member = store.Member
+// Member is a user's role in a tenant, with the user's email, in its
+// wire form. Pending says the user was invited and has not set a
+// password yet.
+type Member = apiclient.Member
 
 // mapSlice converts each of in. Its result is never nil, so a list the
 // API answers with it is [] when empty, never null.

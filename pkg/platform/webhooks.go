@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/auth"
 	"github.com/parleyhq/parley/pkg/outbound"
 	"github.com/parleyhq/parley/pkg/store"
@@ -33,30 +34,13 @@ const MaxWebhookURL = 2048
 // MaxWebhookDescription caps an endpoint description's length.
 const MaxWebhookDescription = 500
 
-// Webhook is an endpoint as callers see it: never its secret.
-type Webhook struct {
-	ID          string
-	Name        string
-	URL         string
-	Description string
-	Events      []string
-	// Bot limits the endpoint to one bot's events (its id); empty is all.
-	Bot            string
-	Enabled        bool
-	DisabledReason string
-	// PreviousSecretExpiresAt is set during a rotation's overlap.
-	PreviousSecretExpiresAt *time.Time
-	// FailingSince is the first failed attempt since the last success.
-	FailingSince *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
+// Webhook is an endpoint as callers see it, in its wire form: never its
+// secret.
+type Webhook = apiclient.Webhook
 
-// CreatedWebhook is a new endpoint with its secret, shown this once.
-type CreatedWebhook struct {
-	Webhook
-	Secret string
-}
+// CreatedWebhook is a new endpoint with its secret, shown this once, in
+// its wire form.
+type CreatedWebhook = apiclient.NewWebhook
 
 // WebhookInput is a new endpoint: {url, events, bot?, enabled?}, and the
 // optional name and secret parley apply sets.
@@ -80,30 +64,13 @@ type WebhookPatch struct {
 	Enabled     *bool
 }
 
-// WebhookDelivery is one event's delivery to an endpoint, with its attempts.
-type WebhookDelivery struct {
-	ID            string
-	EventID       string
-	EventType     string
-	Status        string
-	Attempts      []WebhookAttempt
-	NextAttemptAt *time.Time
-	LastStatus    int
-	LastError     string
-	DeliveredAt   *time.Time
-	CreatedAt     time.Time
-}
+// WebhookDelivery is one event's delivery to an endpoint, with its
+// attempts, in its wire form.
+type WebhookDelivery = apiclient.WebhookDelivery
 
-// WebhookAttempt is one HTTP attempt: no headers, so no signature.
-type WebhookAttempt struct {
-	Number int
-	// Status is the HTTP status; 0 when no answer came (see Error).
-	Status     int
-	DurationMS int64
-	Response   string
-	Error      string
-	At         time.Time
-}
+// WebhookAttempt is one HTTP attempt in its wire form: no headers, so no
+// signature.
+type WebhookAttempt = apiclient.WebhookAttempt
 
 func webhookView(e *store.WebhookEndpoint) Webhook {
 	var events []string
