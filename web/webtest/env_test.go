@@ -357,9 +357,9 @@ func (w *world) signInAs(key, tenant string) chromedp.Action[chromedp.Void] {
 // steps is one action that runs several in order.
 func steps(actions ...chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, tgt *chromedp.Target) (chromedp.Void, error) {
-		for _, a := range actions {
+		for i, a := range actions {
 			if v, err := a(ctx, tgt); err != nil {
-				return v, err
+				return v, fmt.Errorf("part %d of %d: %w", i+1, len(actions), err)
 			}
 		}
 		return chromedp.Void{}, nil
