@@ -413,6 +413,12 @@ func js(s string) string {
 // temporary folder, and logs where.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	// Two animation frames first: a page that has just arrived (after a
+	// redirect, say) may not be laid out yet, and Chromium refuses to
+	// capture a page of width 0.
+	if _, err := chromedp.Run(ctx, do(`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`)); err != nil {
+		t.Fatalf("screenshot %s: wait for a frame: %v", name, err)
+	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
