@@ -98,6 +98,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return openSQLite(ctx, cfg, gcfg, log)
 }
 
+// poolSize is how many connections to PostgreSQL a server holds at most.
+const poolSize = 20
+
 func openPostgres(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.Logger) (*Store, error) {
 	dsn := cfg.DatabaseURL
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
@@ -113,10 +116,15 @@ func openPostgres(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.
 		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
 	}
 	if sqlDB, err := db.DB(); err == nil {
-		// Bounded, so many replicas stay under the server's max_connections;
-		// idle connections are recycled so a failover is picked up.
-		sqlDB.SetMaxOpenConns(20)
-		sqlDB.SetMaxIdleConns(10)
+		// Bounded, so many replicas stay under the server's max_connections.
+		// Every open connection may stay idle: with fewer, a server busy
+		// with between that many and 20 statements at once closed a
+		// connection whenever a burst ended and opened a new one (a
+		// backend and a re-prepare) for the next (docs/performance.md,
+		// issue 29). Connections idle for minutes are still closed, so a
+		// quiet server holds few and a failover is picked up.
+		sqlDB.SetMaxOpenConns(poolSize)
+		sqlDB.SetMaxIdleConns(poolSize)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	keys := newKeyCache()

@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -236,4 +238,46 @@ func TestListsRefuseACursorTheyDidNotHandOut(t *testing.T) {
 			t.Errorf("a well-formed cursor: %v", err)
 		}
 	})
+}
+
+// TestABurstReusesTheConnectionsOfTheLast is issue 29's dip: a server
+// running between 10 and 20 statements at once must not close connections
+// when a burst ends only to open new ones (a backend each) for the next.
+func TestABurstReusesTheConnectionsOfTheLast(t *testing.T) {
+	t.Parallel()
+	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("PARLEY_TEST_DATABASE_URL is not set")
+	}
+	st := storetest.OpenPostgres(t, url)
+	sqlDB, err := st.DB().DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const burst = 15 // under the pool's 20
+	backends := func() map[int]bool {
+		conns := make([]*sql.Conn, burst) // all held at once: burst connections
+		pids := map[int]bool{}
+		for i := range conns {
+			if conns[i], err = sqlDB.Conn(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var pid int
+			if err := conns[i].QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			pids[pid] = true
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		return pids
+	}
+	first, second := backends(), backends()
+	for pid := range second {
+		if !first[pid] {
+			t.Fatalf("the second burst of %d opened new backends: %v after %v", burst, second, first)
+		}
+	}
 }
