@@ -27,6 +27,8 @@
 // turn; the figures are the whole. -redis (or PARLEY_REDIS_URL) shares
 // the servers' limits through Redis, with a daily quota and a stream
 // limit no run reaches, so every message pays Redis's round trip.
+// -slow 20ms writes each answered turn slower than that to stderr with the
+// time it started (UTC), to match a tail against the database's log.
 //
 // docs/performance.md holds the figures of every round and how they were
 // taken.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -41,6 +42,10 @@ type driveOptions struct {
 	// a person reading it would: 0 drives the server flat out (its
 	// throughput), more measures latency at a load it keeps up with.
 	Think time.Duration
+	// Slow, when set, writes each answered turn that takes longer to Log,
+	// with the time it started, to match a stall against a database's log.
+	Slow time.Duration
+	Log  io.Writer
 }
 
 // drive runs o.Concurrency dialogs at once for o.Duration, each worker
@@ -88,7 +93,12 @@ func drive(ctx context.Context, s *session, o driveOptions) level {
 				n++
 				t0 := time.Now()
 				err := s.send(ctx, o.Mode, dialog, fmt.Sprintf("Worker %d, message %d: where is my order?", w, n))
-				record(time.Since(t0), err)
+				took := time.Since(t0)
+				record(took, err)
+				if o.Slow > 0 && took > o.Slow && err == nil {
+					fmt.Fprintf(o.Log, "slow turn: started %s, took %.1f ms (worker %d, message %d)\n",
+						t0.UTC().Format("15:04:05.000"), ms(took), w, n)
+				}
 				if err != nil {
 					dialog = dialogRef{} // whatever state it is in, do not build on it
 				}

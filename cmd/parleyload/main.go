@@ -49,8 +49,11 @@ type config struct {
 	Duration       time.Duration
 	TurnsPerDialog int
 	Think          time.Duration
-	Streams        int
-	JSON           bool
+	// Slow prints each measured turn that takes longer, with the time it
+	// started, to match a stall against a database's log.
+	Slow    time.Duration
+	Streams int
+	JSON    bool
 }
 
 func parseConfig(args []string, log io.Writer) (config, error) {
@@ -71,6 +74,7 @@ func parseConfig(args []string, log io.Writer) (config, error) {
 	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "how long each level runs")
 	fs.IntVar(&c.TurnsPerDialog, "turns-per-dialog", 10, "messages per dialog before a worker starts a new one")
 	fs.DurationVar(&c.Think, "think", 0, "pause after each answer per dialog; 0 drives the server flat out")
+	fs.DurationVar(&c.Slow, "slow", 0, "print each measured turn slower than this, with its start time (UTC), to stderr; 0 prints none")
 	fs.IntVar(&c.Streams, "streams", 1000, "idle event streams to open for the memory measure; 0 skips it")
 	fs.BoolVar(&c.JSON, "json", false, "print the results as JSON")
 	if err := fs.Parse(args); err != nil {
@@ -259,7 +263,7 @@ func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, l
 		for _, n := range c.Concurrency {
 			warm := driveOptions{Mode: mode, Concurrency: n, Duration: min(c.Duration/5, 2*time.Second), TurnsPerDialog: c.TurnsPerDialog, Think: c.Think}
 			drive(ctx, s, warm)
-			l := drive(ctx, s, driveOptions{Mode: mode, Concurrency: n, Duration: c.Duration, TurnsPerDialog: c.TurnsPerDialog, Think: c.Think})
+			l := drive(ctx, s, driveOptions{Mode: mode, Concurrency: n, Duration: c.Duration, TurnsPerDialog: c.TurnsPerDialog, Think: c.Think, Slow: c.Slow, Log: log})
 			if _, ok := providers[n]; !ok {
 				if providers[n], err = providerLatency(ctx, fake, n, providerDuration(c), c.Think); err != nil {
 					return nil, err
