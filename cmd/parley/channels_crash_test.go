@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,16 +22,15 @@ import (
 
 // chatPlatform is a local Telegram Bot API (POST /bot<token>/sendMessage)
 // and Slack Web API (POST /chat.postMessage, Bearer token) in one server,
-// answering as the platforms document. While stalled it takes requests
-// and never answers them nor acts on them, as a platform behind a broken
-// network would; stalled says when the first such request came.
+// answering as the platforms document. It can stall one request: take it
+// and never answer it nor act on it, as a platform behind a broken network
+// would, until its caller goes away.
 type chatPlatform struct {
 	srv *httptest.Server
 
 	mu      sync.Mutex
-	sent    []string // "chat:text" (Telegram) or "channel/thread:text" (Slack)
-	stall   chan struct{}
-	stalled chan struct{}
+	sent    []string      // "chat:text" (Telegram) or "channel/thread:text" (Slack)
+	stalled chan struct{} // the next request stalls, and closes it
 }
 
 const (
@@ -42,20 +42,6 @@ const (
 func newChatPlatform(t *testing.T) *chatPlatform {
 	p := &chatPlatform{}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		stall, stalled := p.stall, p.stalled
-		if stall != nil && stalled != nil {
-			close(stalled)
-			p.stalled = nil
-		}
-		p.mu.Unlock()
-		if stall != nil {
-			select {
-			case <-stall:
-			case <-r.Context().Done():
-			}
-			return
-		}
 		var body struct {
 			ChatID   json.Number `json:"chat_id"`
 			Channel  string      `json:"channel"`
@@ -63,6 +49,16 @@ func newChatPlatform(t *testing.T) *chatPlatform {
 			Text     string      `json:"text"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&body)
+		_, _ = io.Copy(io.Discard, r.Body) // read to the end, so the context ends when the caller goes away
+		p.mu.Lock()
+		stalled := p.stalled
+		p.stalled = nil
+		p.mu.Unlock()
+		if stalled != nil {
+			close(stalled)
+			<-r.Context().Done()        // the caller went away (killed) or the platform closed
+			panic(http.ErrAbortHandler) // no answer, as over a broken network
+		}
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.URL.Path == "/bot"+crashTelegramToken+"/sendMessage":
@@ -86,22 +82,16 @@ func (p *chatPlatform) record(s string) {
 	p.sent = append(p.sent, s)
 }
 
-// stallNext makes the platform stall until resume; the returned channel
-// closes when the first stalled request arrives.
+// stallNext makes the platform stall the next request it gets; the
+// returned channel closes when that request arrives. The requests after
+// it are answered: a server that takes over from the stalled request's
+// caller may reach the platform as soon as that caller is dead, before
+// the test goes on.
 func (p *chatPlatform) stallNext() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.stall, p.stalled = make(chan struct{}), make(chan struct{})
+	p.stalled = make(chan struct{})
 	return p.stalled
-}
-
-func (p *chatPlatform) resume() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stall != nil {
-		close(p.stall)
-	}
-	p.stall, p.stalled = nil, nil
 }
 
 func (p *chatPlatform) messages() []string {
@@ -282,7 +272,7 @@ func TestSIGKILLAfterTheAcknowledgementLosesNoChannelMessage(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatal("the reply never reached Slack")
 			}
-			p = killAndTakeOver(t, p, bin, env, chat.resume)
+			p = killAndTakeOver(t, p, bin, env, func() {}) // the stalled request dies with its caller
 			chat.waitSent(t, "C1/1700000001.000100:re: a question from slack")
 			if got := userTexts(t, p.URL, key); len(got) != 2 || !slices.Contains(got, "a question from slack") {
 				t.Fatalf("user messages %q, want the Slack text once besides the Telegram one", got)
