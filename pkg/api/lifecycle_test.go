@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/dialog"
@@ -19,15 +18,16 @@ import (
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
-// story is a reply long enough, streamed slowly, for a stop to land
-// while it streams.
+// story is the reply a stop lands in while it streams.
 const story = "Once upon a time a parcel left the warehouse, crossed three countries, " +
 	"missed two trains, befriended a pigeon and finally arrived at the customer's door, slightly dented but proud."
 
-// enqueueSlowStory scripts the model's next reply as story, a chunk every
-// 40ms (about five seconds in all).
+// enqueueSlowStory scripts the model's next reply as story, which stops
+// after its first words and waits until the call is given up: the stop
+// lands mid-reply however long it takes to arrive (under CI's load, a
+// reply streamed at a chunk every 40 ms sometimes ended first).
 func (e *chatEnv) enqueueSlowStory() {
-	e.llm.Enqueue(llmtest.ServerReply{Text: story, Fault: &llmtest.Fault{ChunkDelay: 40 * time.Millisecond}})
+	e.llm.Enqueue(llmtest.ServerReply{Text: story, Fault: &llmtest.Fault{HoldAfterChunks: 3}})
 }
 
 // streamUntilText posts text as an SSE turn on srv and returns the open

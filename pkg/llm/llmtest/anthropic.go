@@ -214,7 +214,7 @@ func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, msg *wi
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Request-Id", "req_fake")
 	w.WriteHeader(http.StatusOK)
-	ev := sseWriter{sw: &streamWriter{w: w, r: r, flusher: flusher, delay: s.opts.ChunkDelay, cut: f.CutAfterChunks}}
+	ev := sseWriter{sw: &streamWriter{w: w, r: r, flusher: flusher, delay: s.opts.ChunkDelay, cut: f.CutAfterChunks, hold: f.HoldAfterChunks}}
 	start := *msg
 	start.Content, start.StopReason = []json.RawMessage{}, nil
 	start.Usage.OutputTokens = 1

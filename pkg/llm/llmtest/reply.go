@@ -51,6 +51,11 @@ type Fault struct {
 	// CutAfterChunks, for streamed replies, drops the connection after this
 	// many chunks, as a proxy or a crashing backend would.
 	CutAfterChunks int `json:"cut_after_chunks,omitempty"`
+	// HoldAfterChunks, for streamed replies, stops after this many chunks
+	// and keeps the connection open until the caller goes away, as a model
+	// that stalls mid-answer would: a test can stop the reply whenever it
+	// gets there, however slow the machine.
+	HoldAfterChunks int `json:"hold_after_chunks,omitempty"`
 	// Disconnect drops the connection without answering at all.
 	Disconnect bool `json:"disconnect,omitempty"`
 	// InStream, for streamed Anthropic replies, sends the error as an

@@ -101,7 +101,8 @@ type wireChunk struct {
 	Usage   *wire.Usage       `json:"usage,omitempty"`
 }
 
-// streamWriter writes server-sent chunks, counting them for CutAfterChunks.
+// streamWriter writes server-sent chunks, counting them for CutAfterChunks
+// and HoldAfterChunks.
 type streamWriter struct {
 	w       http.ResponseWriter
 	r       *http.Request
@@ -109,6 +110,7 @@ type streamWriter struct {
 	base    wireChunk
 	sent    int
 	cut     int
+	hold    int
 	delay   time.Duration
 }
 
@@ -121,6 +123,10 @@ func (sw *streamWriter) send(choices []wireChunkChoice, usage *wire.Usage) bool 
 
 // write sends v as one server-sent event, named event unless that is "".
 func (sw *streamWriter) write(event string, v any) bool {
+	if sw.hold > 0 && sw.sent >= sw.hold {
+		<-sw.r.Context().Done()
+		return false
+	}
 	if sw.sent > 0 && !waitOrDone(sw.r, sw.delay) {
 		return false
 	}
@@ -158,7 +164,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *ChatRequest
 	sw := &streamWriter{w: w, r: r, flusher: flusher, delay: s.opts.ChunkDelay,
 		base: wireChunk{ID: completionID(id), Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: req.Model}}
 	if reply.Fault != nil {
-		sw.cut = reply.Fault.CutAfterChunks
+		sw.cut, sw.hold = reply.Fault.CutAfterChunks, reply.Fault.HoldAfterChunks
 		sw.delay += reply.Fault.ChunkDelay
 	}
 	empty := ""
