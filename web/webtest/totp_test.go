@@ -67,16 +67,21 @@ func TestTwoFactorEnrolSignInAndReplay(t *testing.T) {
 			}
 			return c
 		}
+		// The sign-in page's email field: the members page has one too (the
+		// invite form), and a sign-out there that took any email field for
+		// the sign-in page went on, and reloaded, before the sign-out
+		// request had ended the session.
+		const signInEmail = `main.signin input[name="email"]`
 		password := steps(
 			chromedp.Navigate(srv.URL+"/admin/"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
-			chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
-			chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
+			chromedp.WaitVisible(chromedp.CSS(signInEmail)),
+			chromedp.SendKeys(chromedp.CSS(signInEmail), ownerEmail),
+			chromedp.SendKeys(chromedp.CSS(`main.signin input[name="password"]`), ownerPassword),
+			chromedp.Click(chromedp.CSS(`main.signin form:has(input[name="email"]) button[type="submit"]`)),
 		)
 		signOut := steps(
 			chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+			chromedp.WaitVisible(chromedp.CSS(signInEmail)), // shown once the sign-out request is answered
 		)
 		run(t, ctx, "sign in with a password", password, until(contains("document", ".who", ownerEmail)))
 
