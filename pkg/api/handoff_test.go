@@ -291,10 +291,12 @@ func TestHumanHandoff(t *testing.T) {
 	})
 }
 
-// TestLiveStreamsHearOtherServers follows a dialog on one server while an
-// operator answers it on another sharing the PostgreSQL database. The
-// following server never re-reads on its own (an hour between checks),
-// so only the notification can bring the message.
+// TestLiveStreamsHearOtherServers follows a dialog on one server while
+// the bot answers it on another sharing the PostgreSQL database, then
+// hands it off and an operator answers. The following server never
+// re-reads on its own (an hour between checks), so only the
+// notifications can bring the messages: the bot's reply's, sent because
+// the stream marked the dialog followed, and the operator's.
 func TestLiveStreamsHearOtherServers(t *testing.T) {
 	t.Parallel()
 	url := os.Getenv("PARLEY_TEST_DATABASE_URL")
@@ -306,10 +308,6 @@ func TestLiveStreamsHearOtherServers(t *testing.T) {
 	e.liveRecheck = time.Hour
 	other, _ := e.serve(t, st2)
 	d := e.dialog(t)
-	e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
-	if _, err := e.client(e.key).SendMessage(context.Background(), "shop", d, "a person please"); err != nil {
-		t.Fatal(err)
-	}
 	// The helpdesk's side: apiclient follows the dialog on the other server.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -322,6 +320,22 @@ func TestLiveStreamsHearOtherServers(t *testing.T) {
 		close(heard)
 	}()
 	live := &followed{events: heard, stop: cancel}
+	if h := handoffStatus(t, live.next(t, "handoff")); h.Status != "active" {
+		t.Fatalf("status %+v", h)
+	}
+	e.llm.Enqueue(llmtest.ServerReply{Text: "Happy to help"})
+	if _, err := e.client(e.key).SendMessage(context.Background(), "shop", d, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hello", "Happy to help"} {
+		if ev := live.next(t, "message"); !strings.Contains(string(ev.Data), want) {
+			t.Fatalf("wanted %q, got %s", want, ev.Data)
+		}
+	}
+	e.llm.Enqueue(llmtest.ServerReply{ToolCalls: []llmtest.ServerCall{{ID: "h1", Name: "handoff_to_human", Arguments: `{"reason":"asked"}`}}})
+	if _, err := e.client(e.key).SendMessage(context.Background(), "shop", d, "a person please"); err != nil {
+		t.Fatal(err)
+	}
 	if h := handoffStatus(t, live.next(t, "handoff")); h.Status != "handoff" {
 		t.Fatalf("status %+v", h)
 	}

@@ -20,13 +20,20 @@ import (
 // last message it sent (the SSE event id, so Last-Event-ID resumes it
 // exactly), and it reads the store only when woken: by a signal that the
 // dialog changed (signals.go: in process on SQLite, PostgreSQL NOTIFY
-// across processes), or by a slow re-check that covers a notification
+// across processes, sent for the dialogs a stream marked it follows), or
+// by a slow re-check that covers a notification
 // lost while the listener reconnected. An idle stream costs a goroutine
 // and one indexed read every Options.LiveRecheck; no stream polls.
 
 // defaultLiveRecheck is how often a stream re-reads its dialog without a
 // signal (Options.LiveRecheck).
 const defaultLiveRecheck = 30 * time.Second
+
+// followMark is how long a stream's mark on its dialog lasts
+// (store.Dialogs.Follow): only a marked dialog's saves tell the other
+// processes. A stream renews it when half is gone, so it runs out only
+// minutes after the stream has.
+const followMark = 2 * time.Minute
 
 // maxFollowBatch caps the messages one read of a stream sends.
 const maxFollowBatch = 100
@@ -89,7 +96,13 @@ func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dia
 		side: r.Presence().sideOf(ctx, p, tenant), reads: map[string]int64{}}
 	heard, stop := r.signals.listen(d.TenantID, d.ID)
 	defer stop()
-	recheck := time.NewTimer(r.opts.LiveRecheck)
+	// The mark goes before the first read: what a save commits after the
+	// read, it signals.
+	if err := f.mark(ctx); err != nil {
+		return err
+	}
+	recheckEvery := min(r.opts.LiveRecheck, followMark/2)
+	recheck := time.NewTimer(recheckEvery)
 	defer recheck.Stop()
 	if err := f.catchUp(ctx); err != nil || f.status == DialogClosed {
 		return err
@@ -110,11 +123,27 @@ func (r *Runtime) Follow(ctx context.Context, p *platform.Principal, tenant, dia
 			}
 		case <-recheck.C:
 		}
-		recheck.Reset(r.opts.LiveRecheck)
+		recheck.Reset(recheckEvery)
+		if r.now().After(f.renewAt) {
+			if err := f.mark(ctx); err != nil {
+				return err
+			}
+		}
 		if err := f.catchUp(ctx); err != nil || f.status == DialogClosed {
 			return err
 		}
 	}
+}
+
+// mark tells the store the stream follows its dialog for followMark more,
+// so that the dialog's saves in every process signal it.
+func (f *follower) mark(ctx context.Context) error {
+	now := f.r.now()
+	if err := f.r.store.Tenant(f.tenantID).Dialogs().Follow(ctx, f.dialogID, now.Add(followMark)); err != nil {
+		return f.failed(ctx, err)
+	}
+	f.renewAt = now.Add(followMark / 2)
+	return nil
 }
 
 // heard passes on what a typing or read signal says to the stream's
@@ -187,6 +216,8 @@ type follower struct {
 	// reads the read marks the stream last sent, by side.
 	side  string
 	reads map[string]int64
+	// renewAt is when the stream renews its mark on the dialog (mark).
+	renewAt time.Time
 }
 
 // catchUp sends what changed since the stream last looked: the status,

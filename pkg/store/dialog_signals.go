@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // Signals subscribes this process to the dialog signals and reply stops
@@ -17,7 +18,9 @@ type Signals struct{ s *Store }
 const dialogSignalChannel = "parley_dialog_signal"
 
 // SignalChanged is the signal that a dialog has new messages or a new
-// status; Dialogs.SaveRun sends it itself on PostgreSQL.
+// status. Dialogs.SaveRun sends it itself on PostgreSQL, when someone
+// listens: while a stream follows the dialog (Dialogs.Follow), and when
+// the run hands the dialog off (the operators' inbox).
 const SignalChanged = "changed"
 
 // AcrossProcesses says whether Dialogs.Signal reaches other
@@ -39,6 +42,26 @@ func (di Dialogs) Signal(ctx context.Context, dialogID, signal string) error {
 	}
 	_, err := s.exec(ctx, `SELECT pg_notify('`+dialogSignalChannel+`', $1)`, tenantID+" "+dialogID+" "+signal)
 	return wrap("signal dialog", err)
+}
+
+// Follow marks that a live stream follows the dialog until until, so
+// that the runs' saves that commit after it tell every process
+// (Dialogs.SaveRun); the stream renews it before it runs out. A save that
+// commits before it is one the stream reads once Follow returns: the mark
+// and the save both update the dialog's row, so one waits for the other.
+// Unmarked dialogs, nearly all of them, cost no notification a turn. A
+// no-op on SQLite, whose one process delivers its signals itself.
+func (di Dialogs) Follow(ctx context.Context, dialogID string, until time.Time) error {
+	s, tenantID := di.s, di.tenant
+	if s.listener == nil {
+		return nil
+	}
+	n, err := s.exec(ctx, `UPDATE dialogs SET followed_until = CASE WHEN followed_until > $3 THEN followed_until ELSE $3 END
+WHERE tenant_id = $1 AND id = $2`, tenantID, dialogID, until)
+	if err == nil && n == 0 {
+		err = ErrNotFound
+	}
+	return wrap("follow dialog", err)
 }
 
 // OnDialog makes hear get Dialogs.Signal's signals from every process,

@@ -230,7 +230,10 @@ func (di Dialogs) SaveRun(ctx context.Context, sv Save) (int64, error) {
 // run ends, deletes it; either way a takeover that commits meanwhile is
 // seen, as PostgreSQL re-reads a row it waited for before acting on it.
 // The save also signals the dialog changed (Dialogs.Signal), delivered as it
-// commits, so a run's end costs live streams no statement of its own.
+// commits, so a run's end costs live streams no statement of its own; it
+// does so only when someone listens (SignalChanged), as every NOTIFY
+// commits under one lock of the whole cluster and wakes every listening
+// process.
 // Their arguments: $1 tenant, $2 dialog, $3 owner, $4 status, $5 state,
 // $6 updated_at, $7 the reply (” none) and $8-$16 its MessageUpdate.
 const (
@@ -245,9 +248,10 @@ reply AS (
   WHERE tenant_id = $1 AND id = $7 AND EXISTS (SELECT 1 FROM held) RETURNING 1),
 saved AS (
   UPDATE dialogs SET status = CASE WHEN status = 'closed' THEN status ELSE $4 END, state = $5, updated_at = $6
-  WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM held) RETURNING last_seq)
+  WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM held) RETURNING last_seq, status, followed_until)
 SELECT (SELECT last_seq FROM saved), (SELECT count(*) FROM reply), EXISTS (SELECT 1 FROM held),
-  (SELECT count(*) FROM (SELECT pg_notify('` + dialogSignalChannel + `', $1 || ' ' || $2 || ' ` + SignalChanged + `') FROM saved) AS told)`
+  (SELECT count(*) FROM (SELECT pg_notify('` + dialogSignalChannel + `', $1 || ' ' || $2 || ' ` + SignalChanged + `') FROM saved
+    WHERE followed_until > $6 OR status = '` + DialogHandoff + `') AS told)`
 )
 
 // saveRunStatement is Dialogs.SaveRun on PostgreSQL: one statement, so the end

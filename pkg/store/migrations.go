@@ -60,6 +60,7 @@ var migrations = []migration{
 	{37, "analytics rollups time operators' first answers to handed-off dialogs", migrateV37},
 	{38, "two-factor sign-in: authenticator secrets, recovery codes, sign-in challenges; tenants may require it", migrateV38},
 	{39, "read marks of a dialog's two sides; handoff waiting times in the analytics rollups", migrateV39},
+	{40, "until when a live stream follows a dialog", migrateV40},
 }
 
 // schemaMigration records an applied step.
