@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -103,7 +104,9 @@ func (s *server) logout(c *gin.Context) {
 		return
 	}
 	if strings.HasPrefix(token, auth.SessionPrefix) {
-		if err := s.platform.Auth().Logout(c.Request.Context(), token); err != nil {
+		// A browser that reloads mid-request cancels its context; the
+		// session must end anyway, or signing out leaves the user signed in.
+		if err := s.platform.Auth().Logout(context.WithoutCancel(c.Request.Context()), token); err != nil {
 			s.fail(c, err)
 			return
 		}

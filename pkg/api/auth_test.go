@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/pkg/api/apiclient"
 	"github.com/parleyhq/parley/pkg/platform"
+	"github.com/parleyhq/parley/pkg/store"
 	"github.com/parleyhq/parley/pkg/store/storetest"
 )
 
@@ -126,6 +128,27 @@ func TestLogoutEndsTheSessionAndClearsTheCookie(t *testing.T) {
 	if me := e.raw(t, "GET", "/v1/auth/me", "", "", "Cookie", cookie); me.StatusCode != http.StatusUnauthorized {
 		t.Errorf("me with the old cookie after logout: %d, want 401", me.StatusCode)
 	}
+}
+
+// A browser that reloads while its sign-out is on the way drops the
+// request; the server must still end the session, or the person who
+// signed out stays signed in.
+func TestLogoutWhoseCallerWentAwayStillEndsTheSession(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
+		e := newEnv(t, st)
+		e.mustCreateTenant(t, "acme")
+		cookie := "parley_session=" + signIn(t, e, "acme").Value
+		gone, cancel := context.WithCancel(context.Background())
+		cancel()
+		req := httptest.NewRequestWithContext(gone, "POST", "/v1/auth/logout", nil)
+		req.Header.Set("Cookie", cookie)
+		req.Header.Set(apiclient.HeaderCSRF, "1")
+		e.h.ServeHTTP(httptest.NewRecorder(), req)
+		if me := e.raw(t, "GET", "/v1/auth/me", "", "", "Cookie", cookie); me.StatusCode != http.StatusUnauthorized {
+			t.Errorf("me with the cookie of a sign-out whose caller went away: %d, want 401", me.StatusCode)
+		}
+	})
 }
 
 func TestAPublishableKeyWorksOnlyFromItsOrigins(t *testing.T) {

@@ -292,7 +292,7 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 		t.Run("an admin deletes the base after confirming", func(t *testing.T) {
 			run(t, ctx, "delete",
 				chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
-				chromedp.WaitVisible(chromedp.CSS(`input[name="api_key"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`main.signin input[name="api_key"]`)),
 				w.signInAs(w.adminKey, "acme"),
 				until(contains("document", ".who", "key sk_")),
 				chromedp.Navigate(base+"/knowledge"),

@@ -53,7 +53,7 @@ func TestAnInvitedEditorSignsInAndCannotDoAnAdminsWork(t *testing.T) {
 		})
 		run(t, ctx, "owner signs out",
 			chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`main.signin input[name="email"]`)),
 		)
 		t.Run("the editor sets a password from the link and is signed in", func(t *testing.T) {
 			run(t, ctx, "accept",

@@ -225,10 +225,29 @@ func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 			screenshot(t, ctx, "admin-usage")
 		})
 
+		t.Run("a sign-out that fails says so and leaves the person signed in", func(t *testing.T) {
+			w.cutSignOut.Store(true)
+			defer w.cutSignOut.Store(false)
+			run(t, ctx, "sign out",
+				chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
+				until(contains("document", ".signout-failed .alert.error[role=alert]", "Signing out failed, so you are still signed in")),
+			)
+			screenshot(t, ctx, "admin-sign-out-failed")
+			if eval[bool](t, ctx, `document.querySelector('main.signin') !== null`) {
+				t.Errorf("the sign-in page is shown after a sign-out that failed")
+			}
+			if got := eval[string](t, ctx, textOf("document", ".who")); got != ownerEmail {
+				t.Errorf("the header names %q after a sign-out that failed; want %q", got, ownerEmail)
+			}
+			if status := eval[int](t, ctx, `fetch('/v1/auth/me').then(r => r.status)`); status != 200 {
+				t.Errorf("GET /v1/auth/me after a sign-out that failed answered %d; want 200", status)
+			}
+		})
+
 		t.Run("signing out ends the session", func(t *testing.T) {
 			run(t, ctx, "sign out",
 				chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
-				chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`main.signin input[name="email"]`)),
 			)
 			status := eval[int](t, ctx, `fetch('/v1/auth/me').then(r => r.status)`)
 			if status != 401 {

@@ -137,7 +137,7 @@ func TestSignInWithSSOThroughARealProvider(t *testing.T) {
 			screenshot(t, ctx, "admin-account-sessions")
 			run(t, ctx, "sign out",
 				chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
-				chromedp.WaitVisible(chromedp.CSS(`input[name="sso_tenant"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`main.signin input[name="sso_tenant"]`)),
 			)
 		})
 		t.Run("an email the provider has not verified gets a page saying so", func(t *testing.T) {

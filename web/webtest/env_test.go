@@ -87,6 +87,9 @@ type world struct {
 	// cut, while set, closes the connection of every message post without
 	// an answer: a network failure as the browser sees it.
 	cut atomic.Bool
+	// cutSignOut, while set, does the same to every sign-out
+	// (POST /v1/auth/logout), so the session is not ended.
+	cutSignOut atomic.Bool
 	// shopURL is where cancel_order sends its calls.
 	shopURL string
 	// webhookSet holds the setWebhook calls the fake Telegram Bot API got,
@@ -184,7 +187,8 @@ func newWorld(t *testing.T, st *store.Store) *world {
 	}
 	w.st, w.svc, w.rt, w.shopURL = st, svc, rt, shop.URL
 	w.api = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if w.cut.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") {
+		if (w.cut.Load() && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages")) ||
+			(w.cutSignOut.Load() && r.URL.Path == "/v1/auth/logout") {
 			if conn, _, err := rw.(http.Hijacker).Hijack(); err == nil {
 				conn.Close()
 				return

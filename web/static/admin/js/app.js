@@ -3,7 +3,7 @@
 // the view modules.
 
 import { api, creds, follow, tenantPath, ApiError } from './api.js';
-import { h, mount, errorBox } from './dom.js';
+import { h, mount, errorBox, busy } from './dom.js';
 import { signIn, signOut } from './signin.js';
 import { botsView } from './bots.js';
 import { botView } from './bot.js';
@@ -158,6 +158,7 @@ function showCount() {
 }
 
 function frame(at, main) {
+  const signOutFailed = h('div', { class: 'signout-failed' });
   const here = at ? sectionOf(at.rest) : null;
   const picker = h('select', {
     'aria-label': 'Tenant',
@@ -175,11 +176,19 @@ function frame(at, main) {
         : h('span', { class: 'who' }, who),
       h('button', {
         class: 'ghost', type: 'button',
-        onclick: async () => {
+        onclick: async (e) => {
           if (!mayLeave()) return;
-          await signOut(); me = null; location.hash = ''; await route();
+          signOutFailed.replaceChildren();
+          try {
+            await busy(e.currentTarget, signOut);
+          } catch (err) {
+            signOutFailed.replaceChildren(errorBox(new Error(`Signing out failed, so you are still signed in: ${err.message}`)));
+            return;
+          }
+          me = null; location.hash = ''; await route();
         },
       }, 'Sign out')),
+    signOutFailed,
     main,
   ];
 }

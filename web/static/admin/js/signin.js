@@ -75,9 +75,12 @@ export function signIn(done) {
     out, forms);
 }
 
-/** signOut ends the cookie session and forgets a key. */
+/**
+ * signOut ends the cookie session and forgets a key. It throws when the
+ * server did not end the session: the person is still signed in and must
+ * not be shown the sign-in page as if they were not.
+ */
 export async function signOut() {
-  const hadKey = creds.key();
+  if (!creds.key()) await api('POST', '/v1/auth/logout');
   creds.clear();
-  if (!hadKey) await api('POST', '/v1/auth/logout').catch(() => {});
 }
