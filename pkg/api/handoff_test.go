@@ -293,9 +293,10 @@ func TestHumanHandoff(t *testing.T) {
 
 // TestLiveStreamsHearOtherServers follows a dialog on one server while
 // the bot answers it on another sharing the PostgreSQL database, then
-// hands it off and an operator answers. The following server never
-// re-reads on its own (an hour between checks), so only the
-// notifications can bring the messages: the bot's reply's, sent because
+// hands it off and an operator answers. The following server re-reads
+// on its own only every minute (the stream's mark renewal; its re-check is
+// an hour), longer than the test, so only the notifications can bring the
+// messages: the bot's reply's, sent because
 // the stream marked the dialog followed, and the operator's.
 func TestLiveStreamsHearOtherServers(t *testing.T) {
 	t.Parallel()
