@@ -21,9 +21,10 @@ import (
 // exactly), and it reads the store only when woken: by a signal that the
 // dialog changed (signals.go: in process on SQLite, PostgreSQL NOTIFY
 // across processes, sent for the dialogs a stream marked it follows), or
-// by a slow re-check that covers a notification
-// lost while the listener reconnected. An idle stream costs a goroutine
-// and one indexed read every Options.LiveRecheck; no stream polls.
+// by a slow re-check that covers a notification lost while the listener
+// reconnected. An idle stream costs a goroutine, one indexed read every
+// Options.LiveRecheck and its mark's renewal every minute; no stream
+// polls.
 
 // defaultLiveRecheck is how often a stream re-reads its dialog without a
 // signal (Options.LiveRecheck).
