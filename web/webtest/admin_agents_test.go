@@ -64,7 +64,7 @@ func TestAdminFollowsAnAgentCallToItsSubRun(t *testing.T) {
 // refused, and the bot's page says which bots call it; once none does,
 // the delete goes through and the page returns to the bot list.
 func TestAdminDeleteOfABotAnotherCallsSaysWhoCallsIt(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		if _, _, err := w.svc.Bots().Create(bg, op, "acme", "concierge", []byte(`{"basic_settings": {"name": "Concierge"}, "agents": [{"bot": "support"}]}`)); err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // new dialogs go to it, and promotes it.
 func TestAdminStartsAndPromotesACanary(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		if _, _, err := w.svc.Versions().Create(context.Background(), platform.Operator(), "acme", "support", []byte(w.draftConfig())); err != nil {
 			t.Fatal(err)
 		}

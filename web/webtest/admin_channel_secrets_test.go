@@ -18,7 +18,7 @@ import (
 // holds both, and neither value shows on the page.
 func TestAChannelsTokensAreCreatedWhereTheChannelIsMade(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		token := `[data-role="bot_token"]`
 		signing := `[data-role="signing_secret"]`
 		run(t, ctx, "open channels", append(w.signInWithKey(),

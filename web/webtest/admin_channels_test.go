@@ -17,7 +17,7 @@ import (
 // Telegram's webhook from the page.
 func TestAdminCreatesChannelsAndSetsTelegramsWebhook(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		cl := apiclient.New(w.api.URL, w.adminKey)
 		if _, err := cl.PutSecret(context.Background(), "acme", "TELEGRAM_TOKEN", "123:telegram-token"); err != nil {
 			t.Fatal(err)

@@ -31,7 +31,7 @@ import (
 // base, and find a viewer searching it without the controls to change it.
 func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		release := make(chan struct{}) // lets the page /slow answer
 		site := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/slow" {
@@ -316,7 +316,7 @@ func TestKnowledgeBaseIsBuiltAndSearchedInTheConsole(t *testing.T) {
 // under "knowledge" with the config's own field names.
 func TestKnowledgeSectionOfTheBotFormWritesTheConfig(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		for _, name := range []string{"Help Center", "Price List"} {
 			if _, err := w.svc.Knowledge().CreateBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: name}); err != nil {
@@ -358,7 +358,7 @@ func TestKnowledgeSectionOfTheBotFormWritesTheConfig(t *testing.T) {
 // provider's models, and the base is listed as searched by meaning.
 func TestKnowledgeBaseSearchedByMeaningPicksATenantProvidersModel(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		if _, err := w.svc.Providers().Put(bg, op, "acme", "embedder", platform.ProviderSpec{Kind: "openai", BaseURL: "https://ai.acme.example/v1",
 			Models: []string{"text-embedding-3-small", "text-embedding-3-large"}}); err != nil {

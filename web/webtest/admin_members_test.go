@@ -15,7 +15,7 @@ import (
 // admin's pages hidden, refused when opened anyway, and the API refusing.
 func TestAnInvitedEditorSignsInAndCannotDoAnAdminsWork(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		base := w.api.URL + "/admin/#/t/acme"
 		const editorEmail, editorPassword = "eve@acme.test", "plum tractor velvet"
 		run(t, ctx, "owner signs in",

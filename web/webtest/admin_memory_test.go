@@ -18,7 +18,7 @@ import (
 // shows as its type and size.
 func TestAdminSeesAndDeletesWhatABotRemembersAboutAUser(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		bg := context.Background()
 		c := apiclient.New(w.api.URL, w.adminKey)
 		d, err := c.CreateDialog(bg, "acme", "support", apiclient.CreateDialogRequest{UserID: "u-9"})

@@ -17,7 +17,7 @@ import (
 // signing out.
 func TestAdminManagesKeysSecretsAndReadsTheLog(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		dialogID := w.confirmedCancel(t)
 		base := w.api.URL + "/admin/#/t/acme"
 

@@ -114,68 +114,67 @@ func arrived(expr string) chromedp.Action[chromedp.Void] {
 func TestSignInWithSSOThroughARealProvider(t *testing.T) {
 	t.Parallel()
 	b := browser(t)
-	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
-		srv, issuer := ssoServer(t, st)
-		ctx := tab(t, b)
-		startSSO := steps(
-			chromedp.Navigate(srv.URL+"/admin/"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="sso_tenant"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="sso_tenant"]`), "acme"),
-			chromedp.Click(chromedp.Search(`//button[text()="Sign in with SSO"]`)),
+	st := storetest.OpenSQLite(t)
+	srv, issuer := ssoServer(t, st)
+	ctx := tab(t, b)
+	startSSO := steps(
+		chromedp.Navigate(srv.URL+"/admin/"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="sso_tenant"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="sso_tenant"]`), "acme"),
+		chromedp.Click(chromedp.Search(`//button[text()="Sign in with SSO"]`)),
+	)
+	t.Run("a member signs in through the tenant's provider and lands in the admin UI", func(t *testing.T) {
+		run(t, ctx, "sso", startSSO, atTheProvider("ada"),
+			arrived(contains("document", ".who", "ada@acme.test")),
+			until(contains("document", "nav a", "Bots")),
 		)
-		t.Run("a member signs in through the tenant's provider and lands in the admin UI", func(t *testing.T) {
-			run(t, ctx, "sso", startSSO, atTheProvider("ada"),
-				arrived(contains("document", ".who", "ada@acme.test")),
-				until(contains("document", "nav a", "Bots")),
-			)
-			screenshot(t, ctx, "admin-sso-signed-in")
-			run(t, ctx, "her sessions",
-				chromedp.Click(chromedp.CSS(`a.who`)),
-				until(contains("document", "tr[data-session]", "single sign-on")),
-				until(contains("document", "tr[data-session] .badge", "this browser")),
-			)
-			screenshot(t, ctx, "admin-account-sessions")
-			run(t, ctx, "sign out",
-				chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
-				chromedp.WaitVisible(chromedp.CSS(`main.signin input[name="sso_tenant"]`)),
-			)
+		screenshot(t, ctx, "admin-sso-signed-in")
+		run(t, ctx, "her sessions",
+			chromedp.Click(chromedp.CSS(`a.who`)),
+			until(contains("document", "tr[data-session]", "single sign-on")),
+			until(contains("document", "tr[data-session] .badge", "this browser")),
+		)
+		screenshot(t, ctx, "admin-account-sessions")
+		run(t, ctx, "sign out",
+			chromedp.Click(chromedp.Search(`//button[text()="Sign out"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`main.signin input[name="sso_tenant"]`)),
+		)
+	})
+	t.Run("an email the provider has not verified gets a page saying so", func(t *testing.T) {
+		// The provider remembers ada's sign-in in its own cookies:
+		// forget it, so its login page asks again.
+		forget := chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tgt, network.ClearBrowserCookies, cdp.Empty{})
+			return err
 		})
-		t.Run("an email the provider has not verified gets a page saying so", func(t *testing.T) {
-			// The provider remembers ada's sign-in in its own cookies:
-			// forget it, so its login page asks again.
-			forget := chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
-				_, err := cdp.Call(ctx, tgt, network.ClearBrowserCookies, cdp.Empty{})
-				return err
-			})
-			run(t, ctx, "sso refused", forget, startSSO, atTheProvider("unchecked"),
-				arrived(contains("document", "#sso-error", "has not verified the email address unchecked@acme.test")),
-			)
-			screenshot(t, ctx, "admin-sso-refused")
-		})
-		t.Run("the owner sets up just-in-time membership and require SSO on the Members page", func(t *testing.T) {
-			run(t, ctx, "owner signs in",
-				chromedp.Navigate(srv.URL+"/admin/"),
-				chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
-				chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
-				chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
-				chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
-				until(contains("document", ".who", ownerEmail)),
-				chromedp.Navigate(srv.URL+"/admin/#/t/acme/members"),
-				until(contains("document", ".sso-state", "Provider "+issuer)),
-				until(`document.querySelector('.sso-form input[name="issuer"]').value === `+js(issuer)),
-				chromedp.SetValue(chromedp.CSS(`.sso-form select[name="default_role"]`), "viewer"),
-				chromedp.SendKeys(chromedp.CSS(`.sso-form input[name="allowed_domains"]`), "acme.test"),
-				chromedp.Click(chromedp.Search(`//form[contains(@class,"sso-form")]//button[text()="Save"]`)),
-				until(contains("document", ".alert.ok", "Saved the single sign-on settings")),
-				until(contains("document", ".sso-state", "new people from acme.test join as viewer")),
-				until(contains("document", ".sso-state", "with a secret")),
-			)
-			screenshot(t, ctx, "admin-sso-settings")
-			run(t, ctx, "require SSO from a password session",
-				chromedp.Click(chromedp.CSS(`.sso-form input[name="require_sso"]`)),
-				chromedp.Click(chromedp.Search(`//form[contains(@class,"sso-form")]//button[text()="Save"]`)),
-				until(contains("document", ".alert.error", "sign in through the tenant's provider first")),
-			)
-		})
+		run(t, ctx, "sso refused", forget, startSSO, atTheProvider("unchecked"),
+			arrived(contains("document", "#sso-error", "has not verified the email address unchecked@acme.test")),
+		)
+		screenshot(t, ctx, "admin-sso-refused")
+	})
+	t.Run("the owner sets up just-in-time membership and require SSO on the Members page", func(t *testing.T) {
+		run(t, ctx, "owner signs in",
+			chromedp.Navigate(srv.URL+"/admin/"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
+			chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
+			chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
+			until(contains("document", ".who", ownerEmail)),
+			chromedp.Navigate(srv.URL+"/admin/#/t/acme/members"),
+			until(contains("document", ".sso-state", "Provider "+issuer)),
+			until(`document.querySelector('.sso-form input[name="issuer"]').value === `+js(issuer)),
+			chromedp.SetValue(chromedp.CSS(`.sso-form select[name="default_role"]`), "viewer"),
+			chromedp.SendKeys(chromedp.CSS(`.sso-form input[name="allowed_domains"]`), "acme.test"),
+			chromedp.Click(chromedp.Search(`//form[contains(@class,"sso-form")]//button[text()="Save"]`)),
+			until(contains("document", ".alert.ok", "Saved the single sign-on settings")),
+			until(contains("document", ".sso-state", "new people from acme.test join as viewer")),
+			until(contains("document", ".sso-state", "with a secret")),
+		)
+		screenshot(t, ctx, "admin-sso-settings")
+		run(t, ctx, "require SSO from a password session",
+			chromedp.Click(chromedp.CSS(`.sso-form input[name="require_sso"]`)),
+			chromedp.Click(chromedp.Search(`//form[contains(@class,"sso-form")]//button[text()="Save"]`)),
+			until(contains("document", ".alert.error", "sign in through the tenant's provider first")),
+		)
 	})
 }

@@ -28,7 +28,7 @@ func (w *world) draftConfig() string {
 // preview, then publish it.
 func TestAdminAuthorsPreviewsAndPublishesABot(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 
 		t.Run("signing in with an API key shows the tenant's bots", func(t *testing.T) {
 			run(t, ctx, "sign in",

@@ -36,7 +36,7 @@ func (w *world) openBotPage() []chromedp.Action[chromedp.Void] {
 // see the publish of a failing version refused with the failing test.
 func TestAdminRunsTestsAndTheGateBlocksAFailingVersion(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op := platform.Operator()
 		config := strings.ReplaceAll(botConfig, "SHOP", w.shopURL)
 		if _, _, err := w.svc.Versions().CreateWithTests(context.Background(), op, "acme", "support", []byte(w.draftConfig()), greetingTests("Hello")); err != nil {

@@ -25,7 +25,7 @@ const draftStatus = `fetch('/v1/tenants/acme/bots/support/draft', {headers: {Aut
 // the bot with the change restored and a notice; Discard brings the saved
 // version back, and saving a version drops the draft.
 func TestTheEditorKeepsADraftThatAnotherBrowserRestores(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		typed := strings.Replace(strings.ReplaceAll(botConfig, "SHOP", w.shopURL), `"Acme Support"`, `"Acme Draft Support"`, 1)
 		run(t, ctx, "type a change and wait for the autosave",
 			steps(w.openBotPage()...),
@@ -79,7 +79,7 @@ func TestTheEditorKeepsADraftThatAnotherBrowserRestores(t *testing.T) {
 // chat is beside the editor at 1,280 px and under it at 400 px, and
 // "Restart on draft" talks to what was typed.
 func TestProblemsAreMarkedInTheGutterAndThePreviewSitsBesideTheEditor(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		config := strings.ReplaceAll(botConfig, "SHOP", w.shopURL)
 		bad := strings.Replace(config, `"llm": {"model": "gpt-4o-mini"}`, `"llm": {"model": "gpt-4o-mini", "temperature": 7}`, 1)
 		line := 1 + strings.Count(bad[:strings.Index(bad, `"temperature"`)], "\n")
@@ -148,7 +148,7 @@ func TestProblemsAreMarkedInTheGutterAndThePreviewSitsBesideTheEditor(t *testing
 // may allow it, and the request tester names both settings with the
 // exact values for the URL.
 func TestARefusedPrivateEndpointNamesEverySettingThatWouldAllowIt(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		// The world allows 127.0.0.1/32 and the shop's port; 127.0.0.2 and
 		// port 8081 are neither.
 		config := strings.ReplaceAll(botConfig, "SHOP", "http://127.0.0.2:8081")
@@ -186,7 +186,7 @@ func cardShown(title string) string {
 // guided start takes a name, what the bot is for and a first tool, and the
 // new bot's page hides canary and comparison until a second version.
 func TestANewBotStartsGuidedAndShowsCanaryOnlyWithTwoVersions(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		_, created, err := w.svc.Tenants().Create(context.Background(), platform.Operator(), platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +235,7 @@ func TestANewBotStartsGuidedAndShowsCanaryOnlyWithTwoVersions(t *testing.T) {
 // TestAnActionBookPicksItsToolsFromTheBotsTools opens the form's action
 // books: the tools are the bot's own and native tools, ticked, not typed.
 func TestAnActionBookPicksItsToolsFromTheBotsTools(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		run(t, ctx, "add an action book and tick a tool",
 			steps(w.openBotPage()...),
 			until(contains("document", ".pill", "Valid")),
@@ -262,7 +262,7 @@ func TestAnActionBookPicksItsToolsFromTheBotsTools(t *testing.T) {
 // an HTTP tool's headers and puts it into a new Authorization header,
 // without leaving the form or typing the placeholder.
 func TestASecretIsChosenOrCreatedWhereAHeaderUsesIt(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		picker := `[data-pointer="/tools/1/endpoint/headers"] .secret-pick`
 		run(t, ctx, "create a secret in the form and use it",
 			steps(w.openBotPage()...),
@@ -296,7 +296,7 @@ func TestASecretIsChosenOrCreatedWhereAHeaderUsesIt(t *testing.T) {
 // from the form's provider list, its API key kept as a tenant secret, and
 // the bot uses it.
 func TestAProviderIsCreatedWhereTheBotChoosesIt(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		pick := `[data-pointer="/llm/provider"]`
 		run(t, ctx, "create a provider in the form",
 			steps(w.openBotPage()...),

@@ -26,7 +26,7 @@ const brokenConfig = "{\n  \"basic_settings\": {\"name\": \"Acme Support\", \"gr
 // JSON as a person typing would: the status says where, the form says so
 // and takes no edits, so what was typed since the JSON last parsed stays.
 func TestASyntaxErrorInTheJSONIsShownAndTheFormCannotOverwriteIt(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		run(t, ctx, "open the bot", w.openBotPage()...)
 		run(t, ctx, "break the JSON",
 			until(contains("document", ".pill", "Valid")),
@@ -77,7 +77,7 @@ func TestASyntaxErrorInTheJSONIsShownAndTheFormCannotOverwriteIt(t *testing.T) {
 // leaves its page by the navigation, by the browser's back button and by
 // closing the tab: each asks before the edit is lost.
 func TestLeavingABotPageWithUnsavedEditsAsksFirst(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		// confirm answers what window.answer says and counts its questions.
 		const stubConfirm = `window.asked = []; window.answer = false; window.confirm = (m) => { window.asked.push(m); return window.answer; }`
 		const leaveTab = `(() => { const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`
@@ -136,7 +136,7 @@ func TestLeavingABotPageWithUnsavedEditsAsksFirst(t *testing.T) {
 // them with the v flag and drops the bad ones with a console error), and
 // no page scrolls sideways at 1,280 or 400 pixels.
 func TestSkipLinkPatternsAndWidthsOfTheAdminPages(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		for _, u := range []string{"https://crm.example.com/hooks/parley/with/a/rather/long/path/that/goes/on?and=a&query=string", "https://example.org/h"} {
 			if _, err := w.svc.Webhooks().Create(bg, op, "acme", platform.WebhookInput{URL: u, Events: []string{"dialog.created", "message.created", "dialog.handoff_requested", "dialog.handoff_taken", "dialog.closed", "tool.failed"}, Description: "Leads for the sales team from every new dialog"}); err != nil {
@@ -222,7 +222,7 @@ func (w *world) talk(t *testing.T, user string, texts ...string) string {
 // dialog view and the inbox, the newest dialog on top and every listed id
 // told apart from the others.
 func TestTheDialogLogShowsEventsAsEventsRendersRepliesAndListsNewestFirst(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		older := w.talk(t, "u-old", "hello")
 		newer := w.talk(t, "u-new", "a packing list please", "I want to talk to a person")
 		run(t, ctx, "sign in", w.signInWithKey()...)
@@ -361,7 +361,7 @@ func TestTheWidgetScrollsToAnOperatorsWholeReply(t *testing.T) {
 // will not send past it, and a message the server refuses comes back to
 // the box instead of vanishing.
 func TestTheWidgetSaysTheMessageLimitAndKeepsTheText(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		typed := func(n int) chromedp.Action[chromedp.Void] {
 			return do(fmt.Sprintf(`(() => { const i = %s.querySelector('form textarea'); i.value = 'x'.repeat(%d); i.dispatchEvent(new Event('input')); return true; })()`, shadow, n))
@@ -422,7 +422,7 @@ func TestTheWidgetSaysTheMessageLimitAndKeepsTheText(t *testing.T) {
 // is stored as its hash alone, and the widget key's origins are edited
 // in place, with a bad origin refused at its pointer.
 func TestAPublishableKeyIsShownAgainAndItsOriginsEdited(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		pk := w.widgetKey(t, "https://www.acme.example")
 		row := `Array.from(document.querySelectorAll('main tr')).find(r => r.textContent.includes('pk_'))`
 		run(t, ctx, "open the keys", append(w.signInWithKey(),

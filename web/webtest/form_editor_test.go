@@ -53,7 +53,7 @@ func openSection(id string) chromedp.Action[chromedp.Void] {
 // call, and the usage page charts the day and the hour.
 func TestABotBuiltWithTheFormAloneAnswersInTheWidgetAndItsDialogIsFound(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		_, created, err := w.svc.Tenants().Create(bg, op, platform.CreateTenantInput{Slug: "trail", Name: "Trail Co"})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // A bot's guardrails are set in the form: the kinds of personal data to
 // mask and where, and the blocked topics, which the JSON view then holds.
 func TestTheFormSetsABotsGuardrails(t *testing.T) {
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		run(t, ctx, "sign in", w.signInWithKey()...)
 		run(t, ctx, "guardrails",
 			chromedp.Navigate(w.api.URL+"/admin/#/t/acme/bots/support"),

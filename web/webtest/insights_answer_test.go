@@ -20,7 +20,7 @@ import (
 // it with a citation.
 func TestAnUnansweredQuestionBecomesAnAnswerTheBotCites(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		if _, err := w.svc.Knowledge().CreateBase(bg, op, "acme", platform.KnowledgeBaseInput{Name: "Help center", Slug: "help"}); err != nil {
 			t.Fatal(err)

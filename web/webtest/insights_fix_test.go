@@ -21,7 +21,7 @@ import (
 // searches its own bases.
 func TestABadDialogBecomesATestThatFailsUntilTheBotIsFixed(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		withBases := func(bases string) []byte {
 			return []byte(strings.Replace(strings.ReplaceAll(botConfig, "SHOP", w.shopURL), `"llm":`, `"knowledge": {"bases": [`+bases+`]}, "llm":`, 1))

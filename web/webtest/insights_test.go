@@ -18,7 +18,7 @@ import (
 // dialog's view, sets labels and makes the dialog a test.
 func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		op, bg := platform.Operator(), context.Background()
 		resolved := w.talk(t, "u-hello", "hello")
 		handed := w.talk(t, "u-person", "I want to talk to a person")
@@ -108,7 +108,7 @@ func TestInsightsPageShowsRatesVersionsAndUnansweredQuestions(t *testing.T) {
 // to five stars, and the stars given become the dialog's rating.
 func TestWidgetAsksForARatingWhenTheDialogEnds(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		key := w.widgetKey(t, site.URL)
 		run(t, ctx, "chat",

@@ -28,7 +28,7 @@ import (
 // the admin preview links the uploaded PDF too.
 func TestAKnowledgeBaseBuiltInTheConsoleAnswersInTheWidget(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		pages := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/guide.pdf" {
 				rw.Header().Set("Content-Type", "application/pdf")

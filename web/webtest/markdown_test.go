@@ -92,7 +92,7 @@ func has(els []element, tag, text string) bool {
 // would have run an onerror handler in the same time.
 func TestMarkdownRendererKeepsModelHTMLInert(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		run(t, ctx, "render hostile Markdown",
 			chromedp.Navigate(site.URL+"/?key="+w.widgetKey(t, site.URL)),
@@ -140,7 +140,7 @@ func TestMarkdownRendererKeepsModelHTMLInert(t *testing.T) {
 // a nested list and a code block; a hostile reply stays inert.
 func TestWidgetRendersAMarkdownReply(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		lastBot := `Array.from(` + shadow + `.querySelectorAll('.msg.bot')).pop()`
 		run(t, ctx, "send Markdown",

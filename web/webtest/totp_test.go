@@ -162,38 +162,37 @@ func TestTwoFactorEnrolSignInAndReplay(t *testing.T) {
 func TestATenantThatRequiresTwoFactorHasMembersEnrolAtSignIn(t *testing.T) {
 	t.Parallel()
 	b := browser(t)
-	storetest.ForEach(t, func(t *testing.T, st *store.Store) {
-		clock := platformtest.NewClock(time.Now().UTC())
-		srv, svc := totpServer(t, st, clock)
-		on := true
-		if _, err := svc.Tenants().Update(context.Background(), platform.Operator(), "acme", platform.UpdateTenantInput{RequireTwoFactor: &on}); err != nil {
-			t.Fatal(err)
-		}
-		ctx := tab(t, b)
-		run(t, ctx, "password",
-			chromedp.Navigate(srv.URL+"/admin/"),
-			chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
-			chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
-			chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
-			chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
-			until(contains("document", "h2", "Set up two-factor sign-in")),
-			until(`document.querySelector('code.totp-secret') !== null`),
-		)
-		if got := eval[bool](t, ctx, `document.querySelector('.who') === null`); !got {
-			t.Fatal("signed in before enrolling")
-		}
-		secret := eval[string](t, ctx, `document.querySelector('code.totp-secret').dataset.secret`)
-		code, err := platform.TOTPCode(secret, clock.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		run(t, ctx, "enrol",
-			chromedp.SendKeys(chromedp.CSS(`input[name="totp_code"]`), code),
-			chromedp.Click(chromedp.Search(`//button[text()="Turn on"]`)),
-			until(`document.querySelectorAll('ul.recovery-codes li').length === 10`),
-			chromedp.Click(chromedp.Search(`//button[text()="I saved them"]`)),
-			until(contains("document", ".who", ownerEmail)),
-		)
-		screenshot(t, ctx, "signin-two-factor-enrol")
-	})
+	st := storetest.OpenSQLite(t)
+	clock := platformtest.NewClock(time.Now().UTC())
+	srv, svc := totpServer(t, st, clock)
+	on := true
+	if _, err := svc.Tenants().Update(context.Background(), platform.Operator(), "acme", platform.UpdateTenantInput{RequireTwoFactor: &on}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := tab(t, b)
+	run(t, ctx, "password",
+		chromedp.Navigate(srv.URL+"/admin/"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="email"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), ownerEmail),
+		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), ownerPassword),
+		chromedp.Click(chromedp.CSS(`form:has(input[name="email"]) button[type="submit"]`)),
+		until(contains("document", "h2", "Set up two-factor sign-in")),
+		until(`document.querySelector('code.totp-secret') !== null`),
+	)
+	if got := eval[bool](t, ctx, `document.querySelector('.who') === null`); !got {
+		t.Fatal("signed in before enrolling")
+	}
+	secret := eval[string](t, ctx, `document.querySelector('code.totp-secret').dataset.secret`)
+	code, err := platform.TOTPCode(secret, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, "enrol",
+		chromedp.SendKeys(chromedp.CSS(`input[name="totp_code"]`), code),
+		chromedp.Click(chromedp.Search(`//button[text()="Turn on"]`)),
+		until(`document.querySelectorAll('ul.recovery-codes li').length === 10`),
+		chromedp.Click(chromedp.Search(`//button[text()="I saved them"]`)),
+		until(contains("document", ".who", ownerEmail)),
+	)
+	screenshot(t, ctx, "signin-two-factor-enrol")
 }

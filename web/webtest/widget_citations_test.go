@@ -71,7 +71,7 @@ func (w *world) withKnowledge(t *testing.T) string {
 // the form edits the knowledge section.
 func TestWidgetShowsCitationsAsFootnotes(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		page := w.withKnowledge(t)
 		site := w.site(t)
 		key := w.widgetKey(t, site.URL)

@@ -17,7 +17,7 @@ var pixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\
 // question, and the model's reply says it saw the image.
 func TestWidgetAttachesOneImageTheModelSees(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		key := w.widgetKey(t, site.URL)
 		pick := fmt.Sprintf(`(() => {

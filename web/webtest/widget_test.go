@@ -183,7 +183,7 @@ func send(text string) chromedp.Action[chromedp.Void] {
 // says so instead of failing silently.
 func TestWidgetOnASiteTheKeyDoesNotAllowShowsAnError(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		site := w.site(t)
 		key := w.widgetKey(t, "https://www.acme.example")
 		run(t, ctx, "open widget",
@@ -214,7 +214,7 @@ func click(expr string) chromedp.Action[chromedp.Void] {
 // calls must still work there, as on any site with a strict policy.
 func TestWidgetDemoPageWorksUnderItsStrictCSP(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		key := w.widgetKey(t, w.api.URL)
 		run(t, ctx, "demo",
 			chromedp.Navigate(w.api.URL+"/widget-demo.html?key="+key+"&tenant=acme&bot=support"),
@@ -320,7 +320,7 @@ func TestAReloadMidReplyStillGetsTheReply(t *testing.T) {
 // ones (a javascript: address, a colour that is not one) fall back.
 func TestWidgetThemeAvatarLogoAndLanguage(t *testing.T) {
 	t.Parallel()
-	eachBackend(t, func(t *testing.T, w *world, ctx context.Context) {
+	onSQLite(t, func(t *testing.T, w *world, ctx context.Context) {
 		t.Run("valid attributes theme the widget in German", func(t *testing.T) {
 			site := w.siteWith(t, `data-locale="de-AT" data-theme="dark" data-position="left" data-color="#0a7d4f"
   data-logo="https://cdn.acme.example/logo.png" data-avatar="SITE/avatar.png"`)
