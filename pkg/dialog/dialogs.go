@@ -207,7 +207,15 @@ const MaxSearchChars = 200
 // context variables and give every required one.
 func (di Dialogs) Create(ctx context.Context, p *platform.Principal, tenant, bot string, in CreateDialogInput) (Dialog, error) {
 	r := di.rt
-	b, err := r.svc.Auth().AuthorizeChat(ctx, p, tenant, bot, in.Origin)
+	// Two statements when warm: the bot, read fresh because publishing
+	// changes it, and the insert of the dialog. The tenant comes from
+	// chatTenant's cache and the version from versionBot's, both of rows
+	// that never change.
+	tenantID, err := r.chatTenant(ctx, p, tenant)
+	if err != nil {
+		return Dialog{}, err
+	}
+	b, err := r.svc.Auth().AuthorizeChatIn(ctx, p, tenantID, bot, in.Origin)
 	if err != nil {
 		return Dialog{}, err
 	}
@@ -216,11 +224,7 @@ func (di Dialogs) Create(ctx context.Context, p *platform.Principal, tenant, bot
 		return Dialog{}, err
 	}
 	preview := variant == variantPreview
-	v, err := r.store.Tenant(b.TenantID).Versions().Get(ctx, b.ID, number)
-	if err != nil {
-		return Dialog{}, r.storeErr(ctx, "create dialog: version", "version", err)
-	}
-	compiled, err := r.compiled(ctx, v)
+	compiled, err := r.versionBot(ctx, b.TenantID, b.ID, number)
 	if err != nil {
 		return Dialog{}, err
 	}
@@ -263,6 +267,9 @@ func (di Dialogs) Create(ctx context.Context, p *platform.Principal, tenant, bot
 	if err != nil {
 		return Dialog{}, r.internal(ctx, "create dialog", err)
 	}
+	// Its first turn here need not read back the row just inserted to
+	// find the dialog's bot version, which never changes.
+	r.dialogBots.put(&store.Dialog{TenantID: d.TenantID, ID: d.ID, BotID: d.BotID, VersionNumber: d.VersionNumber})
 	if vault.Len() > 0 {
 		// After the commit: the vault belongs to a dialog that exists.
 		data, err := json.Marshal(vault)

@@ -443,17 +443,26 @@ func (c *botCache) put(id string, b *botconfig.Bot) {
 	c.bots[id] = b
 }
 
-// botFor returns the compiled bot dialog d runs. A version never
-// changes, so it is cached by tenant, bot and number too, and a warm turn
-// reads no version row.
+// botFor returns the compiled bot dialog d runs.
 func (r *Runtime) botFor(ctx context.Context, d *store.Dialog) (*botconfig.Bot, error) {
-	key := d.TenantID + "/" + d.BotID + "/" + strconv.Itoa(d.VersionNumber)
+	return r.versionBot(ctx, d.TenantID, d.BotID, d.VersionNumber)
+}
+
+// versionBot returns the compiled version number of the tenant's bot. A
+// version row is never updated (an edit adds the next number; a draft is
+// a version not yet published), so it is cached by tenant, bot and number
+// and a warm turn or a new dialog reads no version row. A deleted bot's
+// entries are never wrong either: its versions are reached only through
+// the bot or a dialog, which are read first and go with it, and a new bot
+// gets a new id.
+func (r *Runtime) versionBot(ctx context.Context, tenantID, botID string, number int) (*botconfig.Bot, error) {
+	key := tenantID + "/" + botID + "/" + strconv.Itoa(number)
 	if b, ok := r.bots.get(key); ok {
 		return b, nil
 	}
-	v, err := r.store.Tenant(d.TenantID).Versions().Get(ctx, d.BotID, d.VersionNumber)
+	v, err := r.store.Tenant(tenantID).Versions().Get(ctx, botID, number)
 	if err != nil {
-		return nil, r.storeErr(ctx, "run: version", "version", err)
+		return nil, r.storeErr(ctx, "version", "version", err)
 	}
 	b, err := r.compiled(ctx, v)
 	if err != nil {

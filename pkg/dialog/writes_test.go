@@ -2,6 +2,7 @@ package dialog_test
 
 import (
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,24 +89,79 @@ func TestAWarmTurnCostsThreeStatements(t *testing.T) {
 			}
 		}
 		send() // warms the bot, its tools and the dialog's history
-		// The store remembers keys once it hears revocations, which its
-		// listener starts doing in its own time.
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			before := n.Load()
-			platformtest.Authenticate(t, e.svc, key.Key)
-			if n.Load() == before {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the key is still read on every request after 10 s")
-			}
-		}
+		awaitKeyRemembered(t, e, key.Key, n)
 		n.Store(0)
 		send()
 		if got := n.Load(); got != 3 {
 			t.Fatalf("a warm turn ran %d statements, want 3", got)
 		}
 	})
+}
+
+// TestStartingAWarmDialogCostsTwoStatements guards the cost of starting a
+// dialog on PostgreSQL with an API key, once the key, the tenant and the
+// bot's published version are known: the bot, read on every start because
+// publishing changes it and every server must see that at once, and the
+// insert of the dialog. Its first turn on the server that started it then
+// costs what any warm turn does: the dialog is not read back.
+func TestStartingAWarmDialogCostsTwoStatements(t *testing.T) {
+	t.Parallel()
+	forEachRuntime(t, dialog.Limits{}, func(t *testing.T, e *rtEnv) {
+		if e.store.Dialect() != store.DialectPostgres {
+			t.Skip("SQLite hears no revocations, so it reads the key on every request")
+		}
+		key, err := e.svc.APIKeys().Create(ctx, e.admin, "shop", platform.APIKeyInput{Name: "chat", Scopes: []string{"chat"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := countStatements(e.store.DB()) // the store is this test's own
+		start := func() dialog.Dialog {
+			p := platformtest.Authenticate(t, e.svc, key.Key)
+			in := dialog.CreateDialogInput{UserID: "u1", Context: map[string]string{"tier": "gold"}}
+			d, err := e.rt.Dialogs().Create(ctx, p, "shop", "helper", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		send := func(d dialog.Dialog) {
+			p := platformtest.Authenticate(t, e.svc, key.Key)
+			e.llm.Enqueue(llmtest.ServerReply{Text: "fine"})
+			if _, err := e.rt.SendMessage(ctx, p, "shop", d.ID, dialog.SendInput{Text: "hello?"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send(start()) // warms the tenant, its limits and the bot's published version
+		awaitKeyRemembered(t, e, key.Key, n)
+		n.Store(0)
+		d := start()
+		if got := n.Load(); got != 2 {
+			t.Fatalf("starting a warm dialog ran %d statements, want 2", got)
+		}
+		n.Store(0)
+		send(d)
+		// The lease, the secrets of the bot's one tool, the save.
+		if got := n.Load(); got != 3 {
+			t.Fatalf("the new dialog's first turn ran %d statements, want 3", got)
+		}
+	})
+}
+
+// awaitKeyRemembered waits until authenticating with key runs no
+// statement (n counts them): the store remembers keys once it hears
+// revocations, which its listener starts doing in its own time.
+func awaitKeyRemembered(t *testing.T, e *rtEnv, key string, n *atomic.Int64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		before := n.Load()
+		platformtest.Authenticate(t, e.svc, key)
+		if n.Load() == before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the key is still read on every request after 10 s")
+		}
+	}
 }
 
 // TestTheReplysRowIsStoredWithTheUsersText: the row a reply streams into

@@ -110,12 +110,33 @@ func (bo Bots) Get(ctx context.Context, p *Principal, tenant, bot string) (Bot, 
 // routes call it before creating dialogs or sending messages: a pk key
 // works only with its own bot and only from its allowed origins.
 func (a Auth) AuthorizeChat(ctx context.Context, p *Principal, tenant, bot, origin string) (Bot, error) {
-	s := a.svc
-	t, err := s.Auth().tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
+	t, err := a.tenantFor(ctx, p, tenant, auth.ObjDialogs, auth.ActChat)
 	if err != nil {
 		return Bot{}, err
 	}
-	b, err := s.store.Tenant(t.ID).Bots().Get(ctx, bot)
+	return a.chatBot(ctx, p, t.ID, bot, origin)
+}
+
+// AuthorizeChatIn is AuthorizeChat in the tenant with this id, for a
+// caller who resolved the tenant's reference itself (from a cache: tenant
+// rows never change). It checks p exactly as strictly and reads only the
+// bot, which is never cached: publishing changes it, and every server must
+// see that at once.
+func (a Auth) AuthorizeChatIn(ctx context.Context, p *Principal, tenantID, bot, origin string) (Bot, error) {
+	if p == nil {
+		return Bot{}, unauthorized("authentication required")
+	}
+	if err := a.Authorize(p, tenantID, auth.ObjDialogs, auth.ActChat); err != nil {
+		return Bot{}, err
+	}
+	return a.chatBot(ctx, p, tenantID, bot, origin)
+}
+
+// chatBot reads the bot p, authorised to chat in its tenant, asks for and
+// holds a publishable key to its own bot and allowed origins.
+func (a Auth) chatBot(ctx context.Context, p *Principal, tenantID, bot, origin string) (Bot, error) {
+	s := a.svc
+	b, err := s.store.Tenant(tenantID).Bots().Get(ctx, bot)
 	if err != nil {
 		return Bot{}, s.storeErr(ctx, "authorize chat", "bot", "", err)
 	}
