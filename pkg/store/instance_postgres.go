@@ -20,6 +20,12 @@ import (
 // closes its sockets). A dialog lease whose owner is an instance whose
 // lock is free was left by a dead process, and is taken at once rather
 // than when it expires.
+//
+// A host that vanishes (power lost, network cut) closes nothing: no FIN,
+// no RST reaches PostgreSQL, whose backend would keep the idle session,
+// and the lock, until TCP gives up on it, two hours and more with the
+// operating system's defaults. So the lock's connection (and the key
+// listener's) asks its backend to probe the client sooner (vanishedClientSQL).
 
 // instancePrefix starts the instance ids whose liveness the lock tells.
 // Lease owners are "<instance id>/<run>"; an owner without the prefix
@@ -39,6 +45,41 @@ const ownerDeadSQL = `CASE WHEN dialog_leases.owner LIKE '` + instancePrefix + `
 // instanceCheck is how often the instance's lock connection is checked,
 // and how soon after losing it the instance takes it again.
 const instanceCheck = 2 * time.Second
+
+// The backend's TCP settings on the connections whose life says "this
+// server is alive". The backend probes a connection quiet for
+// backendKeepaliveIdle every backendKeepaliveInterval and drops it after
+// backendKeepaliveCount unanswered probes: 10 + 3×5 = 25 s after the
+// client last spoke (the lock's client pings every instanceCheck, so it
+// is never quiet that long while it lives). backendUserTimeout drops it
+// as soon when what the backend sent stays unacknowledged (a reply, a
+// notification), where Linux would otherwise retransmit for about 15
+// minutes. PostgreSQL ignores them on a Unix socket, where a vanished
+// peer cannot be.
+const (
+	backendKeepaliveIdle     = 10 * time.Second
+	backendKeepaliveInterval = 5 * time.Second
+	backendKeepaliveCount    = 3
+	backendUserTimeout       = 25 * time.Second
+)
+
+// vanishedClientSQL sets the backend's TCP settings for the session.
+// SET rather than startup parameters, which PgBouncer refuses.
+func vanishedClientSQL() string {
+	return fmt.Sprintf("SET tcp_keepalives_idle = %d; SET tcp_keepalives_interval = %d; "+
+		"SET tcp_keepalives_count = %d; SET tcp_user_timeout = %d",
+		int(backendKeepaliveIdle.Seconds()), int(backendKeepaliveInterval.Seconds()),
+		backendKeepaliveCount, backendUserTimeout.Milliseconds())
+}
+
+// instancePingTimeout bounds the lock's ping: a connection to a
+// PostgreSQL that vanished answers nothing, and without a bound the ping
+// would wait as long as TCP retransmits, this server believing itself
+// the lock's holder all along.
+const instancePingTimeout = 5 * time.Second
+
+// instanceApplication names the lock's connection in pg_stat_activity.
+const instanceApplication = "parley instance lock"
 
 // instanceLock holds the instance's liveness lock while the store is
 // open, reconnecting when its connection breaks.
@@ -63,6 +104,7 @@ func newInstanceID() string {
 // holdInstanceLock takes the lock of a new instance id and keeps it until
 // close.
 func holdInstanceLock(ctx context.Context, cfg *pgx.ConnConfig, log *slog.Logger) (*instanceLock, error) {
+	cfg.RuntimeParams["application_name"] = instanceApplication
 	l := &instanceLock{id: newInstanceID(), cfg: cfg, log: log, done: make(chan struct{})}
 	conn, err := l.lock(ctx)
 	if err != nil {
@@ -78,6 +120,10 @@ func holdInstanceLock(ctx context.Context, cfg *pgx.ConnConfig, log *slog.Logger
 func (l *instanceLock) lock(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, l.cfg)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, vanishedClientSQL()); err != nil {
+		conn.Close(ctx)
 		return nil, err
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, l.id); err != nil {
@@ -107,7 +153,10 @@ func (l *instanceLock) keep(ctx context.Context, conn *pgx.Conn) {
 		case <-t.C:
 		}
 		if conn != nil {
-			if err := conn.Ping(ctx); err == nil {
+			pctx, cancel := context.WithTimeout(ctx, instancePingTimeout)
+			err := conn.Ping(pctx)
+			cancel()
+			if err == nil {
 				continue
 			}
 			conn.Close(context.Background())

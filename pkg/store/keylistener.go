@@ -148,7 +148,10 @@ func (l *keyListener) listen() (listened bool, err error) {
 		defer cancel()
 		_ = conn.Close(cctx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+revocationChannel+"; LISTEN "+replyStopChannel+"; LISTEN "+dialogSignalChannel); err != nil {
+	// The backend probes this client like the instance lock's: a
+	// listener whose host vanished holds a connection slot, and the
+	// NOTIFY queue cannot shrink past what it has not yet sent on.
+	if _, err := conn.Exec(ctx, vanishedClientSQL()+"; LISTEN "+revocationChannel+"; LISTEN "+replyStopChannel+"; LISTEN "+dialogSignalChannel); err != nil {
 		return false, err
 	}
 	l.keys.setLive(true)
