@@ -61,7 +61,6 @@ var migrations = []migration{
 	{38, "two-factor sign-in: authenticator secrets, recovery codes, sign-in challenges; tenants may require it", migrateV38},
 	{39, "read marks of a dialog's two sides; handoff waiting times in the analytics rollups", migrateV39},
 	{40, "until when a live stream follows a dialog", migrateV40},
-	{41, "dialogs are found by tenant and id with one index, whatever the statistics", migrateV41},
 }
 
 // schemaMigration records an applied step.
