@@ -25,7 +25,8 @@ import (
 // no RST reaches PostgreSQL, whose backend would keep the idle session,
 // and the lock, until TCP gives up on it, two hours and more with the
 // operating system's defaults. So the lock's connection (and the key
-// listener's) asks its backend to probe the client sooner (vanishedClientSQL).
+// listener's, and the pool's) asks its backend to probe the client sooner
+// (vanishedClientSQL).
 
 // instancePrefix starts the instance ids whose liveness the lock tells.
 // Lease owners are "<instance id>/<run>"; an owner without the prefix

@@ -110,8 +110,16 @@ func openPostgres(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
 	}
+	// Every pooled connection's backend probes its client as the instance
+	// lock's does: a server whose host vanished mid-transaction would
+	// otherwise hold that transaction's row locks (a dialog's, its
+	// lease's) for as long as TCP's defaults wait, hours.
+	probe := stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, vanishedClientSQL())
+		return err
+	})
 	db, err := gorm.Open(postgres.New(postgres.Config{DSN: dsn,
-		OptionOpenDB: []stdlib.OptionOpenDB{stdlib.OptionShouldPing(pingIdle)}}), gcfg)
+		OptionOpenDB: []stdlib.OptionOpenDB{stdlib.OptionShouldPing(pingIdle), probe}}), gcfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres at %s: %w", redactURL(dsn), err)
 	}
