@@ -10,9 +10,10 @@ import (
 )
 
 // tenantCacheTTL bounds how long a tenant reference is trusted without
-// reading it again. Tenant rows are never updated or deleted today, so a
-// hit is never wrong; the bound keeps a future rename or deletion from
-// going unseen for long.
+// reading it again. A tenant's id and slug never change and tenants are
+// never deleted today (an update changes only its settings, which the
+// cache does not hold), so a hit is never wrong; the bound keeps a future
+// rename or deletion from going unseen for long.
 const tenantCacheTTL = time.Minute
 
 // tenantCache maps tenant references (id or slug) to tenant ids for the
