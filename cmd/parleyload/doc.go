@@ -29,6 +29,9 @@
 // limit no run reaches, so every message pays Redis's round trip.
 // -slow 20ms writes each answered turn slower than that to stderr with the
 // time it started (UTC), to match a tail against the database's log.
+// On -database-url it analyses the servers' tables after the first
+// warm-up, so a run measures a database with planner statistics, as one
+// in service has (analyze.go).
 //
 // docs/performance.md holds the figures of every round and how they were
 // taken.

@@ -259,10 +259,17 @@ func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, l
 	}
 	providers := map[int]latency{}
 	var levels []level
+	analysed := false // after the first warm-up, once the tables hold rows
 	for _, mode := range c.Modes {
 		for _, n := range c.Concurrency {
 			warm := driveOptions{Mode: mode, Concurrency: n, Duration: min(c.Duration/5, 2*time.Second), TurnsPerDialog: c.TurnsPerDialog, Think: c.Think}
 			drive(ctx, s, warm)
+			if c.DatabaseURL != "" && !analysed {
+				if err := analyze(ctx, c.DatabaseURL); err != nil {
+					return nil, err
+				}
+				analysed = true
+			}
 			l := drive(ctx, s, driveOptions{Mode: mode, Concurrency: n, Duration: c.Duration, TurnsPerDialog: c.TurnsPerDialog, Think: c.Think, Slow: c.Slow, Log: log})
 			if _, ok := providers[n]; !ok {
 				if providers[n], err = providerLatency(ctx, fake, n, providerDuration(c), c.Think); err != nil {
