@@ -29,6 +29,10 @@
 // limit no run reaches, so every message pays Redis's round trip.
 // -slow 20ms writes each answered turn slower than that to stderr with the
 // time it started (UTC), to match a tail against the database's log.
+// For the servers it started, every level also reports their CPU time and
+// context switches per turn, all servers together, from /proc
+// (usage.go): the first says whether a change costs more work, the second
+// what several processes on shared cores pay in waking up.
 // On -database-url it analyses the servers' tables after the first
 // warm-up, so a run measures a database with planner statistics, as one
 // in service has (analyze.go).

@@ -30,6 +30,9 @@ type level struct {
 	// concurrency; Added is Turn minus Provider at each percentile.
 	Provider latency `json:"provider"`
 	Added    latency `json:"added"`
+	// Server is what the turns cost the started servers (usage.go); nil
+	// for -server.
+	Server *serverCost `json:"server,omitempty"`
 }
 
 // driveOptions shape a run.

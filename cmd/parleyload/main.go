@@ -270,15 +270,19 @@ func measureTurns(ctx context.Context, c config, start starter, fake *fakeLLM, l
 				}
 				analysed = true
 			}
+			before, counted := processesUsage(t.pids)
 			l := drive(ctx, s, driveOptions{Mode: mode, Concurrency: n, Duration: c.Duration, TurnsPerDialog: c.TurnsPerDialog, Think: c.Think, Slow: c.Slow, Log: log})
+			if after, ok := processesUsage(t.pids); counted && ok {
+				l.Server = perTurn(before, after, l.Turns)
+			}
 			if _, ok := providers[n]; !ok {
 				if providers[n], err = providerLatency(ctx, fake, n, providerDuration(c), c.Think); err != nil {
 					return nil, err
 				}
 			}
 			l.withProvider(providers[n])
-			fmt.Fprintf(log, "parleyload: %s x%d: %d turns, %.0f/s, p50 %.2f ms, p99 %.2f ms, %d errors\n",
-				mode, n, l.Turns, l.TurnsPerSec, l.Turn.P50, l.Turn.P99, l.Errors)
+			fmt.Fprintf(log, "parleyload: %s x%d: %d turns, %.0f/s, p50 %.2f ms, p99 %.2f ms, %d errors%s\n",
+				mode, n, l.Turns, l.TurnsPerSec, l.Turn.P50, l.Turn.P99, l.Errors, l.Server)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

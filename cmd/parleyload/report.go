@@ -37,10 +37,10 @@ func printResults(w io.Writer, r results) {
 // printLevels writes every level with its percentiles.
 func printLevels(w io.Writer, r results) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tdialogs\tthink ms\tturns/s\tp50 ms\tp90 ms\tp99 ms\tmodel p50\tmodel p99\tadded p50\tadded p99\terrors\t")
+	fmt.Fprintln(tw, "mode\tdialogs\tthink ms\tturns/s\tp50 ms\tp90 ms\tp99 ms\tmodel p50\tmodel p99\tadded p50\tadded p99\terrors\tserver CPU ms/turn\tswitches/turn\t")
 	for _, l := range r.Levels {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t\n", l.Mode, l.Concurrency, l.ThinkMS, l.TurnsPerSec,
-			l.Turn.P50, l.Turn.P90, l.Turn.P99, l.Provider.P50, l.Provider.P99, l.Added.P50, l.Added.P99, l.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%s\t\n", l.Mode, l.Concurrency, l.ThinkMS, l.TurnsPerSec,
+			l.Turn.P50, l.Turn.P90, l.Turn.P99, l.Provider.P50, l.Provider.P99, l.Added.P50, l.Added.P99, l.Errors, l.Server.columns())
 	}
 	tw.Flush()
 }

@@ -56,9 +56,9 @@ func ratio(a, b float64) float64 {
 // printSweep writes one row per level and the ratios.
 func printSweep(w io.Writer, r results) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tdialogs\tturns/s\tadded p50 ms\tadded p99 ms\terrors\t")
+	fmt.Fprintln(tw, "mode\tdialogs\tturns/s\tadded p50 ms\tadded p99 ms\terrors\tserver CPU ms/turn\tswitches/turn\t")
 	for _, l := range r.Levels {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t\n", l.Mode, l.Concurrency, l.TurnsPerSec, l.Added.P50, l.Added.P99, l.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t%s\t\n", l.Mode, l.Concurrency, l.TurnsPerSec, l.Added.P50, l.Added.P99, l.Errors, l.Server.columns())
 	}
 	tw.Flush()
 	for _, s := range r.Sweep {

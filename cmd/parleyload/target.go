@@ -22,7 +22,10 @@ type target struct {
 	URL   string
 	More  []string
 	Token string // the platform token
-	stop  func()
+	// pids are the processes of the servers parleyload started; none
+	// for -server or a server in this process.
+	pids []int
+	stop func()
 }
 
 // serverOptions start a `parley serve` child process.
@@ -75,6 +78,7 @@ func startServers(ctx context.Context, o serverOptions, n int) (*target, error) 
 	first := *all[0]
 	for _, t := range all[1:] {
 		first.More = append(first.More, t.URL)
+		first.pids = append(first.pids, t.pids...)
 	}
 	first.stop = stop
 	return &first, nil
@@ -134,7 +138,7 @@ func startServer(ctx context.Context, o serverOptions) (*target, error) {
 		stop()
 		return nil, err
 	}
-	return &target{URL: url, Token: token, stop: stop}, nil
+	return &target{URL: url, Token: token, pids: []int{cmd.Process.Pid}, stop: stop}, nil
 }
 
 // listeningURL reads the server's start-up lines until the one naming its
