@@ -47,8 +47,16 @@ func TestMetricsMoveToTheirOwnAddressWhenOneIsSet(t *testing.T) {
 	})
 	t.Run("unset, the public port serves them", func(t *testing.T) {
 		srv := startParley(t, parleyEnv{"PARLEY_DATA_DIR": t.TempDir()})
-		if code, body := get(t, srv.URL+"/metrics"); code != http.StatusOK || !strings.Contains(body, "go_goroutines") {
+		code, body := get(t, srv.URL+"/metrics")
+		if code != http.StatusOK || !strings.Contains(body, "go_goroutines") {
 			t.Errorf("public /metrics: %d\n%.300s", code, body)
+		}
+		// The database pool, whose saturation queues turns: SQLite's is
+		// one connection.
+		for _, want := range []string{`go_sql_max_open_connections{db_name="parley"} 1`, `go_sql_wait_duration_seconds_total{db_name="parley"}`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("/metrics lacks %s", want)
+			}
 		}
 	})
 	t.Run("a malformed address is refused", func(t *testing.T) {

@@ -72,6 +72,12 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	defer d.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The connection pool: go_sql_in_use_connections at go_sql_max_open_connections,
+	// and go_sql_wait_duration_seconds_total rising, say turns queue for
+	// connections (docs/deploy.md).
+	if pool, err := d.store.DB().DB(); err == nil {
+		reg.MustRegister(collectors.NewDBStatsCollector(pool, "parley"))
+	}
 	rt, closeTools, err := openRuntime(d, reg)
 	if err != nil {
 		return err

@@ -3,10 +3,12 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/pkg/store"
 )
@@ -72,5 +74,47 @@ func TestLoggedStatementsHoldNoValues(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "4111") || strings.Contains(logs.String(), "msg_1") {
 		t.Fatalf("the log holds the statement's values:\n%s", logs.String())
+	}
+}
+
+// TestASlowStatementSaysHowBusyThePoolWas: a statement's time includes
+// its wait for a pooled connection, so its warning says how many were in
+// use as it ended; every one busy points at the pool, not the database.
+func TestASlowStatementSaysHowBusyThePoolWas(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	ctx := context.Background()
+	st := storeWithLogs(t, &logs)
+	sqlDB, err := st.DB().DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := sqlDB.Conn(ctx) // SQLite's one connection, as a long transaction holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	statement := func() (string, int64) { return "UPDATE dialogs SET state = $1 WHERE id = $2", 1 }
+	quick, slow := time.Now(), time.Now().Add(-2*time.Second)
+	st.DB().Logger.Trace(ctx, quick, statement, nil)
+	if logs.Len() != 0 {
+		t.Fatalf("a quick statement was logged:\n%s", logs.String())
+	}
+	st.DB().Logger.Trace(ctx, slow, statement, nil)
+	held.Close()
+	var line struct {
+		Level, Msg, SQL string
+		DurationMS      int64 `json:"duration_ms"`
+		PoolInUse       int   `json:"pool_in_use"`
+		PoolMax         int   `json:"pool_size"`
+	}
+	dec := json.NewDecoder(&logs)
+	if err := dec.Decode(&line); err != nil {
+		t.Fatal(err)
+	}
+	if line.Level != "WARN" || !strings.Contains(line.Msg, "slow SQL statement") || line.SQL == "" || line.DurationMS < 2000 {
+		t.Fatalf("logged %+v; want a warning with the statement and its 2 s", line)
+	}
+	if line.PoolInUse != 1 || line.PoolMax != 1 {
+		t.Fatalf("pool %d of %d in use; want the one connection, held", line.PoolInUse, line.PoolMax)
 	}
 }

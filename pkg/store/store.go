@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -134,6 +136,7 @@ func openPostgres(ctx context.Context, cfg Config, gcfg *gorm.Config, log *slog.
 		sqlDB.SetMaxOpenConns(poolSize)
 		sqlDB.SetMaxIdleConns(poolSize)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+		watchPool(gcfg, sqlDB)
 	}
 	keys := newKeyCache()
 	s := &Store{db: db, dialect: DialectPostgres, where: redactURL(dsn),
@@ -224,6 +227,7 @@ func openSQLiteFile(ctx context.Context, dir string, gcfg *gorm.Config, log *slo
 	// pragmas above in force.
 	sqlDB.SetMaxOpenConns(1)
 	sqlDB.SetConnMaxLifetime(0)
+	watchPool(gcfg, sqlDB)
 	s := &Store{db: db, dialect: DialectSQLite, where: path, checkpoints: checkpoints, stmts: newStatements(sqlDB), ftsWords: &ftsWordCounts{}}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
@@ -313,15 +317,14 @@ func redactURL(dsn string) string {
 	return u.Redacted()
 }
 
-// newGormLogger sends gorm's warnings (slow queries) and errors to slog,
-// never the SQL arguments, which may hold hashes or ciphertext.
-func newGormLogger(log *slog.Logger) logger.Interface {
+// newGormLogger sends gorm's errors and slow statements to slog, never
+// the SQL arguments, which may hold hashes or ciphertext.
+func newGormLogger(log *slog.Logger) quietLogger {
 	return quietLogger{Interface: logger.NewSlogLogger(log, logger.Config{
-		SlowThreshold:             slowQuery,
 		LogLevel:                  logger.Warn,
 		IgnoreRecordNotFoundError: true,
 		ParameterizedQueries:      true,
-	})}
+	}), log: log, pool: &poolRef{}}
 }
 
 // slowQuery is the duration past which a statement is logged as slow.
@@ -330,11 +333,27 @@ const slowQuery = 500 * time.Millisecond
 // quietLogger keeps expected outcomes out of the error log: a unique-key
 // conflict is an answer (409, "slug taken"), not a failure. It also turns
 // message arguments into text, because some driver errors hold values the
-// JSON log handler cannot encode.
-type quietLogger struct{ logger.Interface }
+// JSON log handler cannot encode, and says how busy the connection pool
+// was when a statement is slow.
+type quietLogger struct {
+	logger.Interface
+	log  *slog.Logger
+	pool *poolRef
+}
+
+// poolRef is the store's connection pool once it is open.
+type poolRef struct{ db atomic.Pointer[sql.DB] }
+
+// watchPool gives gcfg's logger the pool its slow statements waited on.
+func watchPool(gcfg *gorm.Config, db *sql.DB) {
+	if q, ok := gcfg.Logger.(quietLogger); ok {
+		q.pool.db.Store(db)
+	}
+}
 
 func (q quietLogger) LogMode(l logger.LogLevel) logger.Interface {
-	return quietLogger{Interface: q.Interface.LogMode(l)}
+	q.Interface = q.Interface.LogMode(l)
+	return q
 }
 
 // Trace hands on only what will be logged: gorm's own logger renders every
@@ -343,10 +362,27 @@ func (q quietLogger) Trace(ctx context.Context, begin time.Time, fc func() (stri
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		err = nil
 	}
-	if err == nil && time.Since(begin) < slowQuery {
-		return
+	switch took := time.Since(begin); {
+	case err != nil:
+		q.Interface.Trace(ctx, begin, fc, err)
+	case took >= slowQuery:
+		q.logSlow(ctx, took, fc)
 	}
-	q.Interface.Trace(ctx, begin, fc, err)
+}
+
+// logSlow warns of a slow statement with the pool's state as it ended.
+// Its time includes the wait for a pooled connection: with every
+// connection in use, that wait, not the database, is the likelier cause,
+// and the answer is fewer concurrent turns per server or more servers,
+// not an index (docs/deploy.md).
+func (q quietLogger) logSlow(ctx context.Context, took time.Duration, fc func() (string, int64)) {
+	statement, rows := fc()
+	attrs := []any{"duration_ms", took.Milliseconds(), "sql", statement, "rows", rows}
+	if db := q.pool.db.Load(); db != nil {
+		st := db.Stats()
+		attrs = append(attrs, "pool_in_use", st.InUse, "pool_size", st.MaxOpenConnections)
+	}
+	q.log.WarnContext(ctx, "slow SQL statement, its time including any wait for a pooled connection", attrs...)
 }
 
 // ParamsFilter keeps a statement's arguments out of its log line. gorm
