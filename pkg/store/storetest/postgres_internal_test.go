@@ -61,3 +61,21 @@ func TestSchemasOfADeadProcessAreDroppedAndALiveOnesKept(t *testing.T) {
 		t.Errorf("the running process's schema %s was dropped", schemas[2])
 	}
 }
+
+// TestAStoresConnectionsCommitWithoutWaitingForTheDisk: every connection
+// of a test schema runs with synchronous_commit off (urlOf), the
+// store's pooled ones included, and sees its own schema first.
+func TestAStoresConnectionsCommitWithoutWaitingForTheDisk(t *testing.T) {
+	u := os.Getenv(EnvDatabaseURL)
+	if u == "" {
+		t.Skip(EnvDatabaseURL + " is not set")
+	}
+	st := OpenPostgres(t, u)
+	var commit, path string
+	if err := st.DB().Raw("SELECT current_setting('synchronous_commit'), current_setting('search_path')").Row().Scan(&commit, &path); err != nil {
+		t.Fatal(err)
+	}
+	if commit != "off" || path == "" || path == `"$user", public` {
+		t.Fatalf("synchronous_commit %q, search_path %q; want off and the test's schema", commit, path)
+	}
+}
